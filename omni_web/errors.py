@@ -1,0 +1,317 @@
+"""Every error omni-web raises on purpose, under one base class.
+
+Each message says what happened and what to do about it; attributes carry the facts (model key,
+port, pid, log path) so the UI and the CLI can render them without parsing text. Foreign errors
+(httpx, OSError, huggingface_hub, ffmpeg exit codes) are translated once, at the boundary of the
+module that meets them, and chained with ``from exc``.
+
+::
+
+    OmniWebError
+    ├── SettingsError
+    ├── UnknownModel                (also KeyError)
+    ├── ServerError
+    │   ├── ServerStartError        the managed process died or never became healthy
+    │   │   └── BootTimeout
+    │   ├── PortTaken               the port is held; names both ports and the remedy
+    │   ├── ForeignServer           a server we did not start hosts another model
+    │   └── ServerNotRunning
+    ├── SpeechError                 the server answered a speech/voice request with an error
+    │   ├── KVCapacityError         "Request requires more tokens than the thinker KV cache…"
+    │   ├── UnknownVoice            refused before any request
+    │   └── ServerUnavailable       connection refused / 503 after retries
+    ├── BackendError                the sglang-omni venv or its interpreter
+    │   └── InstallError
+    ├── ModelError
+    │   ├── ModelNotInstalled       (also FileNotFoundError)
+    │   ├── GatedModel
+    │   └── DownloadError
+    ├── GpuError
+    ├── BookError                   the EPUB cannot be read
+    │   └── DrmProtected
+    ├── VoiceError                  a reference clip or voice name is unusable
+    ├── FfmpegError                 ffmpeg/ffprobe failed or is missing
+    ├── DiskFullError               (also OSError)
+    └── JobError
+        ├── JobNotFound             (also KeyError)
+        └── JobCancelled
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = [
+    "BackendError",
+    "BookError",
+    "BootTimeout",
+    "DiskFullError",
+    "DownloadError",
+    "DrmProtected",
+    "FfmpegError",
+    "ForeignServer",
+    "GatedModel",
+    "GpuError",
+    "InstallError",
+    "JobCancelled",
+    "JobError",
+    "JobNotFound",
+    "KVCapacityError",
+    "ModelError",
+    "ModelNotInstalled",
+    "OmniWebError",
+    "PortTaken",
+    "ServerError",
+    "ServerNotRunning",
+    "ServerStartError",
+    "ServerUnavailable",
+    "SettingsError",
+    "SpeechError",
+    "UnknownModel",
+    "UnknownVoice",
+    "VoiceError",
+]
+
+
+class OmniWebError(Exception):
+    """Base of every error omni-web raises on purpose; ``str()`` is the user-facing message."""
+
+
+# --- settings and catalog -------------------------------------------------------------------
+
+
+class SettingsError(OmniWebError):
+    """A setting has a value the app cannot use (raised when settings are loaded or changed)."""
+
+
+class UnknownModel(OmniWebError, KeyError):
+    """A catalog key that is not in the catalog."""
+
+    def __init__(self, key: str, known: list[str]) -> None:
+        self.key = key
+        self.known = known
+        super().__init__(f"Unknown model '{key}'. Known models: {', '.join(known)}.")
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0])
+
+
+# --- server lifecycle -----------------------------------------------------------------------
+
+
+class ServerError(OmniWebError):
+    """Something is wrong with the `sgl-omni serve` process or the endpoint."""
+
+
+class ServerStartError(ServerError):
+    """The managed server process died during boot (or was aborted); carries its log tail."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        exit_code: int | None = None,
+        log_path: Path | None = None,
+        log_tail: str = "",
+    ) -> None:
+        self.exit_code = exit_code
+        self.log_path = log_path
+        self.log_tail = log_tail
+        super().__init__(message)
+
+
+class BootTimeout(ServerStartError):
+    """The server process lived but `/health` never answered 200 within the start timeout."""
+
+
+class PortTaken(ServerError):
+    """The configured port is held by another program.
+
+    ``fallback_port`` is where sglang-omni would have moved the server (None when strict mode
+    refused to fall back).
+    """
+
+    def __init__(self, port: int, *, fallback_port: int | None = None, host: str = "127.0.0.1") -> None:
+        self.port = port
+        self.fallback_port = fallback_port
+        self.host = host
+        moved = (
+            f" sgl-omni tried to move the server to port {fallback_port}, where no client looks for it,"
+            " so the boot was aborted."
+            if fallback_port is not None
+            else ""
+        )
+        super().__init__(
+            f"Port {port} is already in use.{moved} Find and stop the program holding it "
+            f"(ss -tlnp 'sport = :{port}'), or pick another port in Settings (CLI: --port), then start again."
+        )
+
+
+class ForeignServer(ServerError):
+    """A server this app did not start answers at the endpoint but hosts a different model."""
+
+    def __init__(self, endpoint: str, *, hosted_model: str, wanted_model: str) -> None:
+        self.endpoint = endpoint
+        self.hosted_model = hosted_model
+        self.wanted_model = wanted_model
+        super().__init__(
+            f"The server at {endpoint} was not started by omni-web and hosts '{hosted_model}', "
+            f"not '{wanted_model}'. Stop that server yourself, point omni-web at another port or "
+            f"URL, or choose the model it hosts."
+        )
+
+
+class ServerNotRunning(ServerError):
+    """An operation needs a running server and none answers."""
+
+
+# --- speech client --------------------------------------------------------------------------
+
+
+class SpeechError(OmniWebError):
+    """The server answered with an error envelope; fields mirror ``{"error": {...}}``."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int | None = None,
+        error_type: str | None = None,
+        param: str | None = None,
+    ) -> None:
+        self.message = message
+        self.status_code = status_code
+        self.error_type = error_type
+        self.param = param
+        prefix = f"HTTP {status_code}: " if status_code is not None else ""
+        super().__init__(prefix + message)
+
+
+class KVCapacityError(SpeechError):
+    """The request does not fit the engine's KV cache / context window even after a refit."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kv_capacity: int,
+        input_tokens: int,
+        max_new_tokens: int,
+        status_code: int | None = 400,
+    ) -> None:
+        self.kv_capacity = kv_capacity
+        self.input_tokens = input_tokens
+        self.max_new_tokens = max_new_tokens
+        super().__init__(message, status_code=status_code, error_type="BadRequestError")
+
+
+class UnknownVoice(SpeechError):
+    """A voice name the server does not list; refused before any speech request is sent."""
+
+    def __init__(self, voice: str, valid: list[str]) -> None:
+        self.voice = voice
+        self.valid = valid
+        super().__init__(f"Unknown voice '{voice}'. Valid voices: {', '.join(valid) or '(none)'}.")
+
+
+class ServerUnavailable(SpeechError):
+    """The server could not be reached, or stayed busy (503) through every retry."""
+
+
+# --- backend install, models, GPU -----------------------------------------------------------
+
+
+class BackendError(OmniWebError):
+    """The sglang-omni backend venv is missing, broken, or has no usable interpreter."""
+
+
+class InstallError(BackendError):
+    """A pip/uv step failed; ``log_path`` holds the full output."""
+
+    def __init__(self, message: str, *, log_path: Path | None = None) -> None:
+        self.log_path = log_path
+        super().__init__(message)
+
+
+class ModelError(OmniWebError):
+    """A model cannot be installed, found or removed."""
+
+
+class ModelNotInstalled(ModelError, FileNotFoundError):
+    """The model's weights are not in the Hugging Face cache."""
+
+    def __init__(self, key: str, repo_id: str) -> None:
+        self.key = key
+        self.repo_id = repo_id
+        super().__init__(
+            f"Model '{key}' ({repo_id}) is not downloaded. Install it in the Models tab "
+            f"(CLI: python -m omni_web models install {key})."
+        )
+
+    def __str__(self) -> str:  # FileNotFoundError would format errno/filename
+        return str(self.args[0])
+
+
+class GatedModel(ModelError):
+    """The hub refused a download because the repository is gated."""
+
+
+class DownloadError(ModelError):
+    """A download failed (network, disk, hub error)."""
+
+
+class GpuError(OmniWebError):
+    """A GPU fact the app needs could not be read."""
+
+
+# --- books, voices, audio -------------------------------------------------------------------
+
+
+class BookError(OmniWebError):
+    """The EPUB cannot be read; the message names the problem and what to do."""
+
+
+class DrmProtected(BookError):
+    """The EPUB's content is encrypted (``META-INF/encryption.xml``)."""
+
+
+class VoiceError(OmniWebError):
+    """A reference clip or voice name cannot be used."""
+
+
+class FfmpegError(OmniWebError):
+    """ffmpeg or ffprobe failed or is missing; carries the command's stderr tail."""
+
+    def __init__(self, message: str, *, stderr_tail: str = "", returncode: int | None = None) -> None:
+        self.stderr_tail = stderr_tail
+        self.returncode = returncode
+        super().__init__(message)
+
+
+class DiskFullError(OmniWebError, OSError):
+    """A write failed for lack of space; nothing already written is removed."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+# --- jobs -----------------------------------------------------------------------------------
+
+
+class JobError(OmniWebError):
+    """A job cannot be queued, run, resumed or cancelled."""
+
+
+class JobNotFound(JobError, KeyError):
+    """No job with that id."""
+
+    def __init__(self, job_id: str) -> None:
+        self.job_id = job_id
+        super().__init__(f"No job with id '{job_id}'.")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class JobCancelled(JobError):
+    """The job was cancelled by the user; finished chunks are kept for a resume."""

@@ -1,0 +1,149 @@
+"""User settings, persisted as YAML in the data root.
+
+Settings are a frozen record; changing one returns a new record (``dataclasses.replace``) that the
+caller saves. Unknown keys in the file are ignored so an older app can read a newer file; values
+are validated on load, and a bad one raises :class:`SettingsError` naming the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from omni_web.errors import SettingsError
+from omni_web.paths import DataPaths
+
+__all__ = ["Settings", "load_settings", "save_settings"]
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything a user can change; defaults are what a new install uses."""
+
+    # The managed `sgl-omni serve`: host it binds, port it listens on, start timeout.
+    server_host: str = "127.0.0.1"
+    server_port: int = 8100
+    start_timeout_s: float = 1200.0
+    # None lets the vendored config (or upstream) decide; a value adds --mem-fraction-static.
+    mem_fraction_static: float | None = None
+    # An external server; when set, no managed server is started.
+    remote_url: str = ""
+    # Text chunking and rendering.
+    chunk_size_words: int = 120
+    concurrency: int | None = None  # None = the model's catalog default
+    # Pauses inserted during assembly.
+    pause_between_chunks_ms: int = 250
+    pause_after_heading_ms: int = 800
+    pause_between_chapters_ms: int = 1500
+    # Output.
+    output_dir: str = ""  # "" = <data root>/outputs
+    output_format: str = "m4b"  # m4b | mp3
+    also_mp3_chapters: bool = False
+    aac_bitrate_kbps: int = 64
+    # Reference-clip transcription (faster-whisper model size).
+    transcription_model: str = "small"
+    # Web UI.
+    web_host: str = "0.0.0.0"
+    web_port: int = 7860
+
+    def validate(self) -> Settings:
+        """Return self if every value is usable; raise SettingsError naming the first bad one."""
+        checks: list[tuple[bool, str]] = [
+            (1 <= self.server_port <= 65535, "server_port must be between 1 and 65535"),
+            (1 <= self.web_port <= 65535, "web_port must be between 1 and 65535"),
+            (self.start_timeout_s > 0, "start_timeout_s must be positive"),
+            (
+                self.mem_fraction_static is None or 0 < self.mem_fraction_static < 1,
+                "mem_fraction_static must be between 0 and 1 (exclusive), or empty",
+            ),
+            (1 <= self.chunk_size_words <= 1000, "chunk_size_words must be between 1 and 1000"),
+            (self.concurrency is None or 1 <= self.concurrency <= 256, "concurrency must be 1-256"),
+            (self.pause_between_chunks_ms >= 0, "pause_between_chunks_ms must be >= 0"),
+            (self.pause_after_heading_ms >= 0, "pause_after_heading_ms must be >= 0"),
+            (self.pause_between_chapters_ms >= 0, "pause_between_chapters_ms must be >= 0"),
+            (self.output_format in ("m4b", "mp3"), "output_format must be m4b or mp3"),
+            (8 <= self.aac_bitrate_kbps <= 512, "aac_bitrate_kbps must be 8-512"),
+            (
+                not self.remote_url or self.remote_url.startswith(("http://", "https://")),
+                "remote_url must start with http:// or https://",
+            ),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise SettingsError(f"Invalid setting: {message}.")
+        return self
+
+    def output_path(self, paths: DataPaths) -> Path:
+        """Where finished books go."""
+        return Path(self.output_dir).expanduser() if self.output_dir else paths.outputs_dir
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values for YAML/JSON."""
+        return dataclasses.asdict(self)
+
+
+def _coerce(name: str, value: Any, default: Any) -> Any:
+    """Convert a YAML value to the field's type (YAML may give int for float, str for int)."""
+    if value is None:
+        return None
+    try:
+        if isinstance(default, bool):
+            if isinstance(value, str):
+                return value.strip().lower() in ("1", "true", "yes", "on")
+            return bool(value)
+        if isinstance(default, int):
+            return int(value)
+        if isinstance(default, float):
+            return float(value)
+        if default is None:  # optional numbers
+            return float(value) if name == "mem_fraction_static" else int(value)
+        return str(value)
+    except (TypeError, ValueError):
+        raise SettingsError(f"Invalid setting: {name} = {value!r} is not a valid value.") from None
+
+
+def settings_from_dict(data: dict[str, Any]) -> Settings:
+    """Build validated Settings from a mapping, ignoring unknown keys."""
+    defaults = Settings()
+    values = {}
+    for field in fields(Settings):
+        if field.name in data:
+            values[field.name] = _coerce(field.name, data[field.name], getattr(defaults, field.name))
+    return Settings(**values).validate()
+
+
+def load_settings(paths: DataPaths) -> Settings:
+    """Read the settings file; a missing file gives the defaults."""
+    try:
+        text = paths.settings_file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings()
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise SettingsError(
+            f"{paths.settings_file} is not valid YAML ({exc}). Fix or delete it to use the defaults."
+        ) from exc
+    if not isinstance(data, dict):
+        raise SettingsError(f"{paths.settings_file} must hold a mapping of setting: value.")
+    return settings_from_dict(data)
+
+
+def save_settings(paths: DataPaths, settings: Settings) -> None:
+    """Validate and write atomically (temp file + rename), so a crash never leaves half a file."""
+    settings.validate()
+    paths.settings_file.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=paths.settings_file.parent, prefix=".settings-", suffix=".yaml")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            yaml.safe_dump(settings.to_dict(), handle, sort_keys=False)
+        os.replace(tmp, paths.settings_file)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
