@@ -1,0 +1,6 @@
+"""Persistent jobs: a SQLite queue in the data root and one worker thread that runs them."""
+
+from omni_web.jobs.store import Job, JobState, JobStore
+from omni_web.jobs.worker import JobContext, JobRunner, JobWorker
+
+__all__ = ["Job", "JobContext", "JobRunner", "JobState", "JobStore", "JobWorker"]

@@ -1,0 +1,269 @@
+"""The persistent job queue: one SQLite file in the data root.
+
+Jobs outlive the browser and the app: a page refresh, a second browser and an app restart all read
+the same rows. Every call opens its own connection (SQLite connections must not cross threads), in
+WAL mode so the UI can read while the worker writes.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omni_web.errors import JobError, JobNotFound
+
+__all__ = ["Job", "JobState", "JobStore"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    title TEXT NOT NULL,
+    state TEXT NOT NULL,
+    params TEXT NOT NULL,
+    progress TEXT NOT NULL DEFAULT '{}',
+    result TEXT NOT NULL DEFAULT '{}',
+    error TEXT NOT NULL DEFAULT '',
+    cancel_requested INTEGER NOT NULL DEFAULT 0,
+    created_at REAL NOT NULL,
+    started_at REAL,
+    finished_at REAL,
+    updated_at REAL NOT NULL,
+    seq INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_state_seq ON jobs(state, seq);
+"""
+
+
+class JobState(enum.StrEnum):
+    """Where a job is in its life."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    @property
+    def finished(self) -> bool:
+        """True for states the worker will not pick up again without a resume."""
+        return self in (JobState.DONE, JobState.FAILED, JobState.CANCELLED)
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One row of the queue, as read; ``params``, ``progress`` and ``result`` are plain JSON."""
+
+    id: str
+    kind: str
+    title: str
+    state: JobState
+    params: Mapping[str, Any]
+    progress: Mapping[str, Any] = field(default_factory=dict)
+    result: Mapping[str, Any] = field(default_factory=dict)
+    error: str = ""
+    cancel_requested: bool = False
+    created_at: float = 0.0
+    started_at: float | None = None
+    finished_at: float | None = None
+    updated_at: float = 0.0
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> Job:
+        """Convert a database row (the one boundary where dicts become records)."""
+        return cls(
+            id=row["id"],
+            kind=row["kind"],
+            title=row["title"],
+            state=JobState(row["state"]),
+            params=json.loads(row["params"]),
+            progress=json.loads(row["progress"]),
+            result=json.loads(row["result"]),
+            error=row["error"],
+            cancel_requested=bool(row["cancel_requested"]),
+            created_at=row["created_at"],
+            started_at=row["started_at"],
+            finished_at=row["finished_at"],
+            updated_at=row["updated_at"],
+        )
+
+
+class JobStore:
+    """CRUD and state transitions for jobs; safe to use from any thread."""
+
+    def __init__(self, db_path: Path, *, clock=time.time) -> None:
+        self.db_path = db_path
+        self._clock = clock
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as conn:
+            conn.executescript(_SCHEMA)
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        conn = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA busy_timeout=30000")
+            yield conn
+        finally:
+            conn.close()
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def get(self, job_id: str) -> Job:
+        """The job with ``job_id``; raise JobNotFound."""
+        with self._connect() as conn:
+            row = conn.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        if row is None:
+            raise JobNotFound(job_id)
+        return Job.from_row(row)
+
+    def list(self, *, limit: int = 200) -> list[Job]:
+        """Newest first."""
+        with self._connect() as conn:
+            rows = conn.execute("SELECT * FROM jobs ORDER BY seq DESC LIMIT ?", (limit,)).fetchall()
+        return [Job.from_row(row) for row in rows]
+
+    def queue_position(self, job_id: str) -> int:
+        """1-based place among queued jobs (0 when not queued)."""
+        job = self.get(job_id)
+        if job.state is not JobState.QUEUED:
+            return 0
+        with self._connect() as conn:
+            (ahead,) = conn.execute(
+                "SELECT COUNT(*) FROM jobs WHERE state = ? AND seq < (SELECT seq FROM jobs WHERE id = ?)",
+                (JobState.QUEUED.value, job_id),
+            ).fetchone()
+        return int(ahead) + 1
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def enqueue(self, kind: str, params: Mapping[str, Any], *, title: str = "") -> Job:
+        """Add a job at the end of the queue."""
+        now = self._clock()
+        job_id = uuid.uuid4().hex[:12]
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            (seq,) = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").fetchone()
+            conn.execute(
+                "INSERT INTO jobs (id, kind, title, state, params, created_at, updated_at, seq)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (job_id, kind, title or kind, JobState.QUEUED.value, json.dumps(dict(params)), now, now, seq),
+            )
+            conn.execute("COMMIT")
+        return self.get(job_id)
+
+    def claim_next(self) -> Job | None:
+        """Atomically move the oldest queued job to RUNNING and return it."""
+        now = self._clock()
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            row = conn.execute(
+                "SELECT id FROM jobs WHERE state = ? ORDER BY seq LIMIT 1", (JobState.QUEUED.value,)
+            ).fetchone()
+            if row is None:
+                conn.execute("COMMIT")
+                return None
+            conn.execute(
+                "UPDATE jobs SET state = ?, started_at = ?, updated_at = ?, error = '' WHERE id = ?",
+                (JobState.RUNNING.value, now, now, row["id"]),
+            )
+            conn.execute("COMMIT")
+        return self.get(row["id"])
+
+    def update_progress(self, job_id: str, progress: Mapping[str, Any]) -> None:
+        """Replace the job's progress document."""
+        self._update(job_id, progress=json.dumps(dict(progress)))
+
+    def finish(
+        self,
+        job_id: str,
+        state: JobState,
+        *,
+        result: Mapping[str, Any] | None = None,
+        error: str = "",
+    ) -> Job:
+        """Move a running job to a finished state."""
+        if not state.finished:
+            raise JobError(f"finish() needs a finished state, not {state.value}.")
+        fields_: dict[str, Any] = {"state": state.value, "error": error, "finished_at": self._clock()}
+        if result is not None:
+            fields_["result"] = json.dumps(dict(result))
+        self._update(job_id, **fields_)
+        return self.get(job_id)
+
+    def request_cancel(self, job_id: str) -> Job:
+        """Cancel a queued job at once; ask a running one to stop at its next check."""
+        job = self.get(job_id)
+        if job.state is JobState.QUEUED:
+            self._update(job_id, state=JobState.CANCELLED.value, finished_at=self._clock(), cancel_requested=1)
+        elif job.state is JobState.RUNNING:
+            self._update(job_id, cancel_requested=1)
+        return self.get(job_id)
+
+    def resume(self, job_id: str) -> Job:
+        """Put a failed or cancelled job back in the queue; finished chunks are reused."""
+        job = self.get(job_id)
+        if job.state in (JobState.QUEUED, JobState.RUNNING):
+            return job
+        if job.state is JobState.DONE:
+            raise JobError(f"Job '{job_id}' is already done; start a new one to render it again.")
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            (seq,) = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").fetchone()
+            conn.execute(
+                "UPDATE jobs SET state = ?, cancel_requested = 0, error = '', finished_at = NULL,"
+                " updated_at = ?, seq = ? WHERE id = ?",
+                (JobState.QUEUED.value, self._clock(), seq, job_id),
+            )
+            conn.execute("COMMIT")
+        return self.get(job_id)
+
+    def requeue_interrupted(self) -> list[str]:
+        """Jobs left RUNNING by a previous app process go back to the front of the queue.
+
+        Called once when a worker starts: no worker of this data root is running then, so a
+        RUNNING row can only be a job whose process died (crash, kill, power cut).
+        """
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            rows = conn.execute("SELECT id FROM jobs WHERE state = ?", (JobState.RUNNING.value,)).fetchall()
+            conn.execute(
+                "UPDATE jobs SET state = ?, updated_at = ? WHERE state = ?",
+                (JobState.QUEUED.value, self._clock(), JobState.RUNNING.value),
+            )
+            conn.execute("COMMIT")
+        return [row["id"] for row in rows]
+
+    def cancel_requested(self, job_id: str) -> bool:
+        """Whether someone asked this job to stop."""
+        with self._connect() as conn:
+            row = conn.execute("SELECT cancel_requested FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        if row is None:
+            raise JobNotFound(job_id)
+        return bool(row["cancel_requested"])
+
+    def delete(self, job_id: str) -> None:
+        """Forget a finished job (its output files stay)."""
+        job = self.get(job_id)
+        if not job.state.finished:
+            raise JobError(f"Job '{job_id}' is {job.state.value}; cancel it before deleting it.")
+        with self._connect() as conn:
+            conn.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
+
+    def _update(self, job_id: str, **values: Any) -> None:
+        values["updated_at"] = self._clock()
+        assignments = ", ".join(f"{name} = ?" for name in values)
+        with self._connect() as conn:
+            cursor = conn.execute(f"UPDATE jobs SET {assignments} WHERE id = ?", (*values.values(), job_id))  # noqa: S608 - column names are ours
+        if cursor.rowcount == 0:
+            raise JobNotFound(job_id)
