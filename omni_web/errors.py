@@ -32,6 +32,7 @@ module that meets them, and chained with ``from exc``.
     ├── VoiceError                  a reference clip or voice name is unusable
     ├── FfmpegError                 ffmpeg/ffprobe failed or is missing
     ├── DiskFullError               (also OSError)
+    ├── ChunkFailed                 a chunk could not be rendered; names chapter, chunk, text
     └── JobError
         ├── JobNotFound             (also KeyError)
         └── JobCancelled
@@ -45,6 +46,7 @@ __all__ = [
     "BackendError",
     "BookError",
     "BootTimeout",
+    "ChunkFailed",
     "DiskFullError",
     "DownloadError",
     "DrmProtected",
@@ -293,6 +295,25 @@ class DiskFullError(OmniWebError, OSError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+# --- rendering ------------------------------------------------------------------------------
+
+
+class ChunkFailed(OmniWebError):
+    """A chunk still failed after its retries; the job stops instead of leaving a silent gap."""
+
+    def __init__(self, *, chapter_title: str, chapter_number: int, chunk_number: int, text: str, cause: str) -> None:
+        self.chapter_title = chapter_title
+        self.chapter_number = chapter_number
+        self.chunk_number = chunk_number
+        self.text = text
+        self.cause = cause
+        excerpt = text if len(text) <= 160 else text[:157] + "..."
+        super().__init__(
+            f"Chunk {chunk_number} of chapter {chapter_number} ('{chapter_title}') failed: {cause}\n"
+            f"Text: \"{excerpt}\"\nFinished chunks are kept; fix the cause and resume the job."
+        )
 
 
 # --- jobs -----------------------------------------------------------------------------------

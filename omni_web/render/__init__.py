@@ -1,0 +1,25 @@
+"""Rendering: chunk keys and the concurrent, resumable chunk renderer."""
+
+from omni_web.render.keys import chunk_key, file_sha256, shaping_fingerprint
+from omni_web.render.renderer import (
+    RenderItem,
+    RenderProgress,
+    RenderSummary,
+    RetryPolicy,
+    Synthesize,
+    render_chunks,
+    wav_duration_s,
+)
+
+__all__ = [
+    "RenderItem",
+    "RenderProgress",
+    "RenderSummary",
+    "RetryPolicy",
+    "Synthesize",
+    "chunk_key",
+    "file_sha256",
+    "render_chunks",
+    "shaping_fingerprint",
+    "wav_duration_s",
+]
