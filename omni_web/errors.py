@@ -21,11 +21,13 @@ module that meets them, and chained with ``from exc``.
     │   ├── UnknownVoice            refused before any request
     │   └── ServerUnavailable       connection refused / 503 after retries
     ├── BackendError                the sglang-omni venv or its interpreter
-    │   └── InstallError
+    │   ├── InstallError
+    │   └── InstallCancelled        the user cancelled a pip/uv step; a re-run repairs
     ├── ModelError
     │   ├── ModelNotInstalled       (also FileNotFoundError)
     │   ├── GatedModel
-    │   └── DownloadError
+    │   ├── DownloadError
+    │   └── DownloadCancelled       finished files stay cached; a re-run fetches the rest
     ├── GpuError
     ├── BookError                   the EPUB cannot be read
     │   └── DrmProtected
@@ -48,12 +50,14 @@ __all__ = [
     "BootTimeout",
     "ChunkFailed",
     "DiskFullError",
+    "DownloadCancelled",
     "DownloadError",
     "DrmProtected",
     "FfmpegError",
     "ForeignServer",
     "GatedModel",
     "GpuError",
+    "InstallCancelled",
     "InstallError",
     "JobCancelled",
     "JobError",
@@ -235,6 +239,14 @@ class InstallError(BackendError):
         super().__init__(message)
 
 
+class InstallCancelled(BackendError):
+    """The user cancelled a pip/uv step; the child was stopped and a re-run repairs the venv."""
+
+    def __init__(self, message: str, *, log_path: Path | None = None) -> None:
+        self.log_path = log_path
+        super().__init__(message)
+
+
 class ModelError(OmniWebError):
     """A model cannot be installed, found or removed."""
 
@@ -260,6 +272,18 @@ class GatedModel(ModelError):
 
 class DownloadError(ModelError):
     """A download failed (network, disk, hub error)."""
+
+
+class DownloadCancelled(ModelError):
+    """The user cancelled a model download; finished files stay cached, the rest is fetched again."""
+
+    def __init__(self, key: str, repo_id: str) -> None:
+        self.key = key
+        self.repo_id = repo_id
+        super().__init__(
+            f"Download of '{key}' ({repo_id}) was cancelled. Files that finished stay in the cache; "
+            f"install the model again to fetch the rest."
+        )
 
 
 class GpuError(OmniWebError):
