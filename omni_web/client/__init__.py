@@ -1,21 +1,38 @@
 """The httpx client for one sgl-omni endpoint: health, models, voices, speech.
 
-Public surface (re-exported here): :class:`SpeechClient`, its records (:class:`HealthStatus`,
-:class:`VoiceCatalog`, :class:`UploadedVoice`, :class:`SpeechResult`), and the URL rule
-:func:`is_loopback_url`.
+Modules: ``requests`` (voice choices and the pure speech-payload builder), ``errors`` (the one
+table of server texts the client recognises, and error-body parsing), ``records`` (frozen
+results), ``http`` (:class:`SpeechClient`). Everything public is re-exported here.
 """
 
 from __future__ import annotations
 
+from omni_web.client.errors import KVCapacityReport, parse_kv_capacity
 from omni_web.client.http import SpeechClient, is_loopback_url, normalize_base_url
 from omni_web.client.records import HealthStatus, SpeechResult, UploadedVoice, VoiceCatalog
+from omni_web.client.requests import (
+    MAX_REFERENCE_AUDIO_BYTES,
+    SpeechRequest,
+    VoiceChoice,
+    VoiceKind,
+    build_speech_payload,
+    check_voice_choice,
+)
 
 __all__ = [
+    "MAX_REFERENCE_AUDIO_BYTES",
     "HealthStatus",
+    "KVCapacityReport",
     "SpeechClient",
+    "SpeechRequest",
     "SpeechResult",
     "UploadedVoice",
     "VoiceCatalog",
+    "VoiceChoice",
+    "VoiceKind",
+    "build_speech_payload",
+    "check_voice_choice",
     "is_loopback_url",
     "normalize_base_url",
+    "parse_kv_capacity",
 ]

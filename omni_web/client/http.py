@@ -11,18 +11,45 @@ with exponential backoff, up to ``connect_retries`` times, then raise :class:`Se
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
+import re
+import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from types import TracebackType
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import httpx
 
-from omni_web.client.errors import ServerText, classify, error_from_response, parse_error_body
-from omni_web.client.records import HealthStatus
-from omni_web.errors import ServerError, ServerUnavailable, SpeechError
+from omni_web.catalog import CatalogEntry, VoiceMode
+from omni_web.client.errors import (
+    KVCapacityReport,
+    ServerText,
+    classify,
+    error_from_response,
+    parse_error_body,
+    parse_kv_capacity,
+)
+from omni_web.client.records import HealthStatus, SpeechResult, UploadedVoice, VoiceCatalog, read_wav_info
+from omni_web.client.requests import (
+    MAX_REFERENCE_AUDIO_BYTES,
+    SpeechRequest,
+    VoiceKind,
+    audio_mime_type,
+    build_speech_payload,
+    check_voice_choice,
+)
+from omni_web.errors import (
+    KVCapacityError,
+    ServerError,
+    ServerUnavailable,
+    SpeechError,
+    UnknownVoice,
+    VoiceError,
+)
 
 __all__ = ["SpeechClient", "is_loopback_url", "normalize_base_url"]
 
@@ -36,6 +63,13 @@ _RETRYABLE_TRANSPORT_ERRORS = (
     httpx.PoolTimeout,
 )
 _HEALTH_TIMEOUT_S = 10.0
+# POST /v1/audio/voices name rule (VOICE_NAME_PATTERN, sglang_omni/serve/speech_voices.py).
+_VOICE_NAME_RE = re.compile(r"^(?=.*[A-Za-z0-9])[A-Za-z0-9_.-]+$")
+_NAMED_KINDS = (VoiceKind.SPEAKER, VoiceKind.PRESET, VoiceKind.UPLOADED)
+_KV_REMEDY = (
+    "Use a shorter reference clip (10-20 s), smaller chunks, or relaunch the server with a larger "
+    "--mem-fraction-static."
+)
 
 
 def normalize_base_url(url: str) -> str:
@@ -107,6 +141,9 @@ class SpeechClient:
         self.connect_retries = max(0, connect_retries)
         self.backoff_s = backoff_s
         self._sleep = sleep
+        # The server's voice list, fetched once and refreshed on a miss or after an upload/delete.
+        self._voices_lock = threading.Lock()
+        self._voices_cache: VoiceCatalog | None = None
         self._http = httpx.Client(
             base_url=self.base_url,
             transport=transport,
@@ -175,6 +212,156 @@ class SpeechClient:
         if not isinstance(data, list):
             return []
         return [str(item["id"]) for item in data if isinstance(item, dict) and item.get("id")]
+
+    # --- voices ---------------------------------------------------------------------------------
+
+    def voices(self) -> VoiceCatalog:
+        """``GET /v1/audio/voices``: the names the server accepts and its uploaded voices."""
+        body = self._get_json("/v1/audio/voices")
+        names = body.get("voices")
+        uploaded = body.get("uploaded_voices")
+        catalog = VoiceCatalog(
+            voices=tuple(str(n) for n in names) if isinstance(names, list) else (),
+            uploaded=tuple(UploadedVoice.from_json(v) for v in uploaded if isinstance(v, dict))
+            if isinstance(uploaded, list)
+            else (),
+        )
+        with self._voices_lock:
+            self._voices_cache = catalog
+        return catalog
+
+    def upload_voice(self, name: str, clip: Path, *, consent: str, ref_text: str | None = None) -> UploadedVoice:
+        """Store ``clip`` on the server as voice ``name`` (``POST /v1/audio/voices``, multipart).
+
+        The server keeps 1-30 s clips, decodes them to 24 kHz mono and overwrites a voice of the
+        same name (case-insensitive). ``consent`` is the speaker's consent statement (required).
+
+        Raises:
+            VoiceError: bad name, empty consent, missing or oversized clip (checked before sending).
+            SpeechError: the server refused the clip (``message`` is its reason).
+        """
+        name = name.strip()
+        if not _VOICE_NAME_RE.match(name):
+            raise VoiceError(
+                f"Voice name '{name}' is not allowed: use letters, numbers, '.', '_' and '-' "
+                "(at least one letter or number)."
+            )
+        if name.casefold() == "default":
+            raise VoiceError("'default' is reserved for the model's own voice; choose another name.")
+        if not consent.strip():
+            raise VoiceError("Uploading a voice needs the speaker's consent statement; fill it in.")
+        audio = _read_clip(clip)
+        data = {"name": name, "consent": consent.strip()}
+        if ref_text and ref_text.strip():
+            data["ref_text"] = ref_text.strip()
+        files = {"audio_sample": (clip.name, audio, audio_mime_type(clip, audio[:16]))}
+        try:
+            response = self._send("POST", "/v1/audio/voices", data=data, files=files)
+        finally:
+            self._forget_voices()
+        return UploadedVoice.from_json(self._json_object(response))
+
+    def delete_voice(self, name: str) -> None:
+        """Remove an uploaded voice; raise :class:`VoiceError` when the server has no such voice."""
+        try:
+            response = self._send("DELETE", f"/v1/audio/voices/{quote(name.strip(), safe='')}", ok_statuses=(404,))
+        finally:
+            self._forget_voices()
+        if response.status_code == 404:
+            raise VoiceError(
+                f"There is no such voice '{name}' on the server at {self.base_url}; "
+                "refresh the voice list to see the uploaded voices."
+            )
+
+    def resolve_voice_name(self, entry: CatalogEntry, name: str) -> str:
+        """The server's spelling of voice ``name`` for ``entry``'s model, matched case-insensitively.
+
+        Built-in speakers and uploaded voices are matched against ``GET /v1/audio/voices`` (the
+        list is cached and fetched again once on a miss). Preset voices, which the server does not
+        list, are matched against the catalog's ``preset_voices`` plus ``default``.
+
+        Raises:
+            UnknownVoice: no such name; the message lists the valid ones.
+        """
+        if entry.voice_mode is VoiceMode.PRESET_VOICES:
+            valid = ["default", *entry.preset_voices]
+            return _match_name(name, valid) or _raise_unknown(name, valid)
+        with self._voices_lock:
+            cached = self._voices_cache
+        catalog = cached if cached is not None else self.voices()
+        found = catalog.match(name)
+        if found is None and cached is not None:
+            catalog = self.voices()  # someone may have uploaded it since the list was read
+            found = catalog.match(name)
+        if found is None:
+            valid = list(dict.fromkeys((*catalog.voices, *catalog.uploaded_names)))
+            _raise_unknown(name, valid)
+        return found
+
+    def _forget_voices(self) -> None:
+        with self._voices_lock:
+            self._voices_cache = None
+
+    # --- speech ---------------------------------------------------------------------------------
+
+    def speech(self, entry: CatalogEntry, request: SpeechRequest) -> SpeechResult:
+        """Synthesize ``request`` with the model of ``entry`` (``POST /v1/audio/speech``).
+
+        Voice names are resolved first (:meth:`resolve_voice_name`), so an unknown voice is
+        refused before any speech request. When the server rejects the request because prompt +
+        ``max_new_tokens`` exceed its KV window, ``max_new_tokens`` is refit to
+        ``kv_capacity - input_tokens`` and the request is sent once more; the identical request is
+        never resent.
+
+        Raises:
+            VoiceError: the model cannot use the voice, or the clip cannot be sent.
+            UnknownVoice: the voice name is not one the server (or catalog) knows.
+            KVCapacityError: the request does not fit even after the refit.
+            ServerUnavailable: no connection, or 503 through every retry.
+            SpeechError: any other server error; ``message`` is the server's ``error.message``.
+        """
+        check_voice_choice(entry, request.voice)
+        if request.voice.kind in _NAMED_KINDS:
+            resolved = self.resolve_voice_name(entry, request.voice.name)
+            request = dataclasses.replace(request, voice=request.voice.with_name(resolved))
+        payload = build_speech_payload(entry, request, inline_reference=self.inline_reference)
+        try:
+            return self._post_speech(payload, refitted=False)
+        except SpeechError as exc:
+            report = parse_kv_capacity(exc.message) if not isinstance(exc, ServerUnavailable) else None
+            if report is None:
+                raise
+            fitted = report.fitting_max_new_tokens
+            sent = payload.get("max_new_tokens", report.max_new_tokens)
+            if fitted < 1 or fitted >= sent:
+                raise _kv_error(report, refitted=False, status_code=exc.status_code) from exc
+            refit_payload = {**payload, "max_new_tokens": fitted}
+        try:
+            return self._post_speech(refit_payload, refitted=True)
+        except SpeechError as exc:
+            report = parse_kv_capacity(exc.message) if not isinstance(exc, ServerUnavailable) else None
+            if report is None:
+                raise
+            raise _kv_error(report, refitted=True, status_code=exc.status_code) from exc
+
+    def _post_speech(self, payload: dict[str, Any], *, refitted: bool) -> SpeechResult:
+        response = self._send("POST", "/v1/audio/speech", json=payload)
+        audio = response.content
+        content_type = response.headers.get("content-type", "")
+        info = read_wav_info(audio) if payload.get("response_format", "wav") == "wav" else None
+        return SpeechResult(
+            audio=audio,
+            content_type=content_type,
+            sample_rate_hz=info.sample_rate_hz if info else None,
+            channels=info.channels if info else None,
+            duration_s=info.duration_s if info else None,
+            finish_reason=response.headers.get("x-finish-reason"),
+            request_id=response.headers.get("x-request-id"),
+            max_new_tokens_sent=payload.get("max_new_tokens"),
+            refitted=refitted,
+            prompt_tokens=_int_header(response, "x-prompt-tokens"),
+            completion_tokens=_int_header(response, "x-completion-tokens"),
+        )
 
     # --- request core ---------------------------------------------------------------------------
 
@@ -255,3 +442,59 @@ class SpeechClient:
             status_code=503,
             error_type="server_error",
         )
+
+
+def _kv_error(report: KVCapacityReport, *, refitted: bool, status_code: int | None) -> KVCapacityError:
+    """The user-facing KV-capacity error, with the numbers the server reported."""
+    if refitted:
+        what = (
+            f"The request still does not fit the model's window after lowering max_new_tokens to "
+            f"{report.max_new_tokens}: it needs {report.required_tokens} tokens, the window holds "
+            f"{report.kv_capacity}."
+        )
+    else:
+        what = (
+            f"The prompt (text plus reference clip) takes {report.input_tokens} of the model's "
+            f"{report.kv_capacity}-token window, leaving no room to generate speech."
+        )
+    return KVCapacityError(
+        f"{what} {_KV_REMEDY}",
+        kv_capacity=report.kv_capacity,
+        input_tokens=report.input_tokens,
+        max_new_tokens=report.max_new_tokens,
+        status_code=status_code,
+    )
+
+
+def _match_name(name: str, valid: list[str]) -> str | None:
+    wanted = name.strip().casefold()
+    return next((candidate for candidate in valid if candidate.casefold() == wanted), None)
+
+
+def _raise_unknown(name: str, valid: list[str]) -> str:
+    raise UnknownVoice(name, valid)
+
+
+def _read_clip(clip: Path) -> bytes:
+    """The bytes of a clip to upload; :class:`VoiceError` when missing or over the server's limit."""
+    try:
+        size = clip.stat().st_size
+        if size > MAX_REFERENCE_AUDIO_BYTES:
+            raise VoiceError(
+                f"Clip {clip.name} is {size / 2**20:.1f} MiB ({size} bytes); the server stores at most "
+                f"{MAX_REFERENCE_AUDIO_BYTES // 2**20} MiB ({MAX_REFERENCE_AUDIO_BYTES} bytes). "
+                "Use a shorter clip (1-30 s) or re-encode it."
+            )
+        return clip.read_bytes()
+    except FileNotFoundError:
+        raise VoiceError(f"Clip not found: {clip}. Choose another file.") from None
+    except IsADirectoryError:
+        raise VoiceError(f"{clip} is a folder, not an audio clip. Choose a file.") from None
+
+
+def _int_header(response: httpx.Response, name: str) -> int | None:
+    value = response.headers.get(name)
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
