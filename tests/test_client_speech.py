@@ -429,3 +429,14 @@ def test_upload_and_delete_invalidate_the_voice_cache(clip: Path) -> None:
     assert client.resolve_voice_name(entry, "N1") == "n1"
     gets = [r for r in server.requests if r.url.path == "/v1/audio/voices"]
     assert len(gets) == 2
+
+
+def test_non_wav_format_has_no_header_facts() -> None:
+    server = FakeServer()
+    server.speech_replies.append(httpx.Response(200, content=b"\xff\xfb\x90\x00" * 10, headers={"content-type": "audio/mpeg"}))
+    result = client_for(server).speech(
+        get_entry("higgs_audio_v3_tts"), SpeechRequest("T.", VoiceChoice.default(), response_format="mp3")
+    )
+    assert server.speech_bodies()[0]["response_format"] == "mp3"
+    assert result.content_type == "audio/mpeg"
+    assert (result.sample_rate_hz, result.channels, result.duration_s) == (None, None, None)

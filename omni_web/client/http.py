@@ -348,7 +348,8 @@ class SpeechClient:
         response = self._send("POST", "/v1/audio/speech", json=payload)
         audio = response.content
         content_type = response.headers.get("content-type", "")
-        info = read_wav_info(audio) if payload.get("response_format", "wav") == "wav" else None
+        is_wav = str(payload.get("response_format", "wav")).strip().lower() == "wav"
+        info = read_wav_info(audio) if is_wav else None
         return SpeechResult(
             audio=audio,
             content_type=content_type,
