@@ -1,0 +1,31 @@
+"""The `sgl-omni serve` side of omni-web: plan the command, own the process, find the endpoint.
+
+- :mod:`~omni_web.server.spec`: catalog entry + GPU + settings → :class:`ServeSpec` → argv (pure).
+- :mod:`~omni_web.server.manager`: :class:`ServerManager` starts, watches, finds again and stops
+  the managed server, and applies the one-model-per-server policy (:meth:`~ServerManager.ensure_serving`).
+- :mod:`~omni_web.server.record`, :mod:`~omni_web.server.process`, :mod:`~omni_web.server.boot`,
+  :mod:`~omni_web.server.bootlog`, :mod:`~omni_web.server.discovery`: the parts it is built from.
+"""
+
+from omni_web.server.discovery import EndpointProbe, hosted_model_id, probe_endpoint
+from omni_web.server.manager import ServerManager
+from omni_web.server.record import ServerRecord, load_record, record_matches_process
+from omni_web.server.spec import ServeSpec, build_argv, build_serve_spec, shell_command
+from omni_web.server.status import Endpoint, ServerState, ServerStatus
+
+__all__ = [
+    "Endpoint",
+    "EndpointProbe",
+    "ServeSpec",
+    "ServerManager",
+    "ServerRecord",
+    "ServerState",
+    "ServerStatus",
+    "build_argv",
+    "build_serve_spec",
+    "hosted_model_id",
+    "load_record",
+    "probe_endpoint",
+    "record_matches_process",
+    "shell_command",
+]

@@ -1,0 +1,504 @@
+"""The one owner of the managed `sgl-omni serve` process, and the one-model-per-server policy.
+
+:class:`ServerManager` follows jupyter_client's ``KernelManager``: the argv is planned first
+(:mod:`omni_web.server.spec`), the child is launched in its own session with a log file per start
+(:mod:`omni_web.server.process`), the boot is watched until ``/health`` says 200 ``healthy``, and
+pid + process start time + model + port are recorded in the data root
+(:mod:`omni_web.server.record`). Stop is polite then forced (SIGTERM to the group, SIGKILL after a
+grace period), and only ever for a process the record proves this app started.
+
+:meth:`ServerManager.ensure_serving` is the policy a run calls: a remote URL is used when it hosts
+the model; a server of ours with another model is restarted; a foreign server at the endpoint is
+used as-is (and left running) when it hosts the model, and refused otherwise; else ours starts.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from omni_web.catalog import CatalogEntry
+from omni_web.client import SpeechClient
+from omni_web.errors import (
+    BackendError,
+    ForeignServer,
+    PortTaken,
+    ServerError,
+    ServerNotRunning,
+    ServerStartError,
+)
+from omni_web.paths import DataPaths
+from omni_web.server.boot import (
+    new_log_path,
+    port_accepts,
+    wait_until_healthy,
+    watcher_at_end,
+    write_log_header,
+)
+from omni_web.server.bootlog import BootLogWatcher
+from omni_web.server.discovery import EndpointProbe, catalog_key_for, hosted_model_id, probe_endpoint
+from omni_web.server.process import launch, terminate_group
+from omni_web.server.record import (
+    ServerRecord,
+    clear_record,
+    load_record,
+    process_info,
+    record_matches_process,
+    save_record,
+)
+from omni_web.server.spec import ServeSpec, build_argv, build_serve_spec, client_host, shell_command
+from omni_web.server.status import Endpoint, ServerState, ServerStatus
+from omni_web.settings import Settings
+
+__all__ = ["ServerManager"]
+
+_STRICT_PORT_ENV = {"SGLANG_OMNI_STRICT_PORT": "1"}
+# Python children flush stdout per line, so the boot log shows progress as it happens.
+_CHILD_ENV = {"PYTHONUNBUFFERED": "1"}
+
+LogCallback = Callable[[str], None]
+
+
+def _ignore(_line: str) -> None:
+    """The default boot-output sink."""
+
+
+class ServerManager:
+    """Starts, watches, finds again and stops the app's `sgl-omni serve` process.
+
+    Args:
+        paths: the data root (backend venv, logs, server record).
+        settings: host, port, start timeout, ``mem_fraction_static``, remote URL.
+        client_factory: builds the probe client; called as ``factory(base_url, timeout_s=…,
+            connect_retries=0)``.
+        clock, sleep: injectable time (monotonic seconds) for the boot wait.
+        before_start: called with the catalog entry right before a launch (e.g. to install the
+            model's companion packages); its errors abort the start.
+        strict_port: set ``SGLANG_OMNI_STRICT_PORT=1`` for the child (True by default), so a busy
+            port fails the boot instead of moving the server.
+        poll_interval_s: how often the boot wait polls ``/health``.
+        probe_timeout_s: timeout of one health or models request.
+    """
+
+    def __init__(
+        self,
+        paths: DataPaths,
+        settings: Settings,
+        *,
+        client_factory: Callable[..., SpeechClient] = SpeechClient,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+        before_start: Callable[[CatalogEntry], None] | None = None,
+        strict_port: bool = True,
+        poll_interval_s: float = 1.0,
+        probe_timeout_s: float = 5.0,
+    ) -> None:
+        self._paths = paths
+        self._settings = settings
+        self._client_factory = client_factory
+        self._clock = clock
+        self._sleep = sleep
+        self._before_start = before_start
+        self._strict_port = strict_port
+        self._poll_interval_s = poll_interval_s
+        self._probe_timeout_s = probe_timeout_s
+        self._lock = threading.RLock()  # guards the fields below; held only briefly
+        self._op_lock = threading.Lock()  # one start / ensure_serving at a time
+        self._cancel = threading.Event()  # set by stop() to abort a boot in progress
+        self._state = ServerState.STOPPED
+        self._message = ""
+        self._popen: subprocess.Popen[bytes] | None = None
+        self._pending_spec: ServeSpec | None = None  # the start in progress, before it has a record
+        self._last_spec: ServeSpec | None = None
+
+    # --- configuration --------------------------------------------------------------------------
+
+    @property
+    def settings(self) -> Settings:
+        """The settings in use."""
+        with self._lock:
+            return self._settings
+
+    def use_settings(self, settings: Settings) -> None:
+        """Use new settings from the next operation on (a running server is not touched)."""
+        with self._lock:
+            self._settings = settings
+
+    @property
+    def sgl_omni(self) -> Path:
+        """The backend's ``sgl-omni`` executable."""
+        return self._paths.backend_venv / "bin" / "sgl-omni"
+
+    def build_spec(
+        self, entry: CatalogEntry, *, compute_capability: tuple[int, int] | None = None, port: int | None = None
+    ) -> ServeSpec:
+        """The spec a start of ``entry`` would use with the current settings."""
+        return build_serve_spec(entry, settings=self.settings, compute_capability=compute_capability, port=port)
+
+    def command_line(
+        self, entry: CatalogEntry, *, compute_capability: tuple[int, int] | None = None, port: int | None = None
+    ) -> str:
+        """The exact shell-quoted command a start of ``entry`` would run."""
+        spec = self.build_spec(entry, compute_capability=compute_capability, port=port)
+        return shell_command(build_argv(spec, sgl_omni=self.sgl_omni))
+
+    # --- queries --------------------------------------------------------------------------------
+
+    def owned_record(self) -> ServerRecord | None:
+        """The record of a live process this app started, or None (a stale record is ignored)."""
+        record = load_record(self._paths)
+        return record if record is not None and record_matches_process(record) else None
+
+    def is_alive(self) -> bool:
+        """True when the process this app started is alive (asks the OS, not a flag)."""
+        return self.owned_record() is not None
+
+    def status(self) -> ServerStatus:
+        """What serves now: the remote URL, our recorded process, or a foreign server on the port."""
+        settings = self.settings
+        if settings.remote_url:
+            return self._foreign_status(self._probe(settings.remote_url), remote=True)
+        self._notice_exit()
+        with self._lock:
+            state, message, pending = self._state, self._message, self._pending_spec
+        record = load_record(self._paths)
+        if record is not None and record_matches_process(record):
+            return self._own_status(record, state)
+        if state is ServerState.STARTING and pending is not None:
+            # Preparing (companion packages) or launching: no process to probe yet.
+            return ServerStatus(
+                state=ServerState.STARTING,
+                endpoint=pending.base_url,
+                model_key=pending.model_key,
+                tag=pending.tag,
+                owned=True,
+                message="Preparing the server start.",
+            )
+        if record is not None:
+            clear_record(self._paths)  # the process is gone; the record proves nothing any more
+        base_url = f"http://{client_host(settings.server_host)}:{settings.server_port}"
+        probe = self._probe(base_url)
+        if probe.reachable:
+            return self._foreign_status(probe, remote=False)
+        if state is ServerState.FAILED:
+            return ServerStatus(state=ServerState.FAILED, endpoint=probe.base_url, message=message)
+        return ServerStatus(state=ServerState.STOPPED, endpoint=probe.base_url)
+
+    def _notice_exit(self) -> None:
+        """Turn an unexpected exit of our healthy child into FAILED with its exit code and log."""
+        with self._lock:
+            popen, state = self._popen, self._state
+            if popen is None or state is not ServerState.HEALTHY:
+                return
+            code = popen.poll()
+            if code is None:
+                return
+            record = load_record(self._paths)
+            log = f"; see its log {record.log_path}" if record is not None else ""
+            self._state, self._popen = ServerState.FAILED, None
+            self._message = f"The server (pid {popen.pid}) exited unexpectedly with code {code}{log}."
+
+    def _own_status(self, record: ServerRecord, state: ServerState) -> ServerStatus:
+        probe = self._probe(record.base_url)
+        if state is ServerState.STOPPING:
+            shown = ServerState.STOPPING
+        else:
+            shown = probe.state if probe.reachable else ServerState.STARTING
+        return ServerStatus(
+            state=shown,
+            endpoint=record.base_url,
+            model_key=record.model_key,
+            tag=record.tag,
+            model_ids=probe.model_ids,
+            pid=record.pid,
+            owned=True,
+            log_path=record.log_path,
+            message="The server reports 'unhealthy'; see its log." if shown is ServerState.FAILED else "",
+        )
+
+    @staticmethod
+    def _foreign_status(probe: EndpointProbe, *, remote: bool) -> ServerStatus:
+        message = ""
+        if remote and not probe.reachable:
+            message = f"Nothing answers at the remote URL {probe.base_url}; check Settings (CLI: --api-url)."
+        return ServerStatus(
+            state=probe.state,
+            endpoint=probe.base_url,
+            model_key=catalog_key_for(probe.model_ids),
+            model_ids=probe.model_ids,
+            owned=False,
+            remote=remote,
+            message=message,
+        )
+
+    def _probe(self, base_url: str) -> EndpointProbe:
+        return probe_endpoint(base_url, client_factory=self._client_factory, timeout_s=self._probe_timeout_s)
+
+    # --- the one-model policy -------------------------------------------------------------------
+
+    def ensure_serving(
+        self,
+        entry: CatalogEntry,
+        *,
+        compute_capability: tuple[int, int] | None = None,
+        port: int | None = None,
+        timeout_s: float | None = None,
+        on_log: LogCallback | None = None,
+    ) -> Endpoint:
+        """Return a healthy endpoint that hosts ``entry``, starting or restarting ours if needed.
+
+        Raises:
+            ForeignServer: a server this app did not start (or the remote URL) hosts another model.
+            ServerNotRunning: the remote URL or a foreign server does not answer healthy.
+            PortTaken, ServerStartError, BootTimeout, BackendError: our start failed.
+        """
+        settings = self.settings
+        if settings.remote_url:
+            return self._use_foreign(entry, self._probe(settings.remote_url), remote=True)
+        spec = self.build_spec(entry, compute_capability=compute_capability, port=port)
+        with self._op_lock:
+            if self.owned_record() is None:
+                probe = self._probe(spec.base_url)
+                if probe.reachable:
+                    return self._use_foreign(entry, probe, remote=False)
+            status = self._start_locked(spec, timeout_s=timeout_s, on_log=on_log or _ignore)
+        model_id = hosted_model_id(entry, status.model_ids) or entry.repo_id
+        return Endpoint(base_url=status.endpoint, model_key=entry.key, model_id=model_id, owned=True, tag=status.tag)
+
+    @staticmethod
+    def _use_foreign(entry: CatalogEntry, probe: EndpointProbe, *, remote: bool) -> Endpoint:
+        where = "remote server" if remote else "server (not started by omni-web)"
+        if not probe.reachable:
+            raise ServerNotRunning(
+                f"Nothing answers at the {where} {probe.base_url}. Start it, or fix the URL in Settings "
+                "(CLI: --api-url)."
+            )
+        model_id = hosted_model_id(entry, probe.model_ids)
+        if model_id is None:
+            hosted = ", ".join(probe.model_ids) or "no model it would name"
+            raise ForeignServer(probe.base_url, hosted_model=hosted, wanted_model=entry.key)
+        if not probe.healthy:
+            raise ServerNotRunning(
+                f"The {where} at {probe.base_url} hosts {entry.key} but is not ready "
+                f"(/health: {probe.status or 'no answer'}, HTTP {probe.http_status}). Wait until it "
+                "is healthy, then try again."
+            )
+        return Endpoint(base_url=probe.base_url, model_key=entry.key, model_id=model_id, owned=False)
+
+    # --- start ----------------------------------------------------------------------------------
+
+    def start(
+        self,
+        entry: CatalogEntry,
+        *,
+        compute_capability: tuple[int, int] | None = None,
+        port: int | None = None,
+        timeout_s: float | None = None,
+        on_log: LogCallback | None = None,
+    ) -> ServerStatus:
+        """Make our server host ``entry`` and return once ``/health`` is 200 ``healthy``.
+
+        Our server already hosting ``entry`` on that port is reused (waiting for it if it still
+        boots); ours with another model or port is stopped first. ``on_log`` receives the boot
+        output: why a config was chosen, the command, then each server log line.
+
+        Raises:
+            BackendError: ``sgl-omni`` is not installed, or cannot be run.
+            PortTaken: the port is held (before launch, or seen in the boot log); names both ports.
+            ServerStartError: the process died during boot (exit code, log path, last log lines).
+            BootTimeout: not healthy within ``timeout_s`` (default: the start-timeout setting).
+        """
+        spec = self.build_spec(entry, compute_capability=compute_capability, port=port)
+        with self._op_lock:
+            return self._start_locked(spec, timeout_s=timeout_s, on_log=on_log or _ignore)
+
+    def restart(self, *, timeout_s: float | None = None, on_log: LogCallback | None = None) -> ServerStatus:
+        """Stop our server and start the last spec again (same model, config, port)."""
+        with self._lock:
+            spec = self._last_spec
+        if spec is None:
+            raise ServerError("Cannot restart the server: this app has not started one. Start it with a model first.")
+        with self._op_lock:
+            record = self.owned_record()
+            if record is not None:
+                self._terminate(record, grace_s=10.0)
+            return self._start_locked(spec, timeout_s=timeout_s, on_log=on_log or _ignore)
+
+    def _start_locked(self, spec: ServeSpec, *, timeout_s: float | None, on_log: LogCallback) -> ServerStatus:
+        self._cancel.clear()
+        timeout = self.settings.start_timeout_s if timeout_s is None else timeout_s
+        with self._lock:
+            self._state, self._message, self._pending_spec = ServerState.STARTING, "", spec
+        try:
+            record = self.owned_record()
+            if record is not None and _same_server(record, spec):
+                on_log(f"Using the running server for {record.model_label} (pid {record.pid}).")
+                with self._lock:
+                    popen = self._popen if self._popen is not None and self._popen.pid == record.pid else None
+                watcher = watcher_at_end(record.log_path)
+                self._wait_healthy(spec, record, popen, watcher, timeout, on_log)
+                return self._mark_healthy(spec)
+            if record is not None:
+                on_log(f"Stopping the server for {record.model_label} (pid {record.pid}) to start {spec.model_label}.")
+                self._terminate(record, grace_s=10.0, final_state=ServerState.STARTING)
+            return self._launch_and_wait(spec, timeout, on_log)
+        except BaseException as exc:
+            with self._lock:
+                cancelled = self._cancel.is_set()
+                self._state = ServerState.STOPPED if cancelled else ServerState.FAILED
+                self._message = "" if cancelled else str(exc)
+            raise
+        finally:
+            with self._lock:
+                self._pending_spec = None
+
+    def _preflight(self, spec: ServeSpec) -> None:
+        """Refuse a start that cannot work, before anything runs."""
+        if not self.sgl_omni.exists():
+            raise BackendError(
+                "The SGLang-Omni backend is not installed. Install it in the Setup tab "
+                "(CLI: python -m omni_web setup)."
+            )
+        if spec.config_path is not None and not spec.config_path.is_file():
+            raise ServerStartError(
+                f"The serve config {spec.config_path} is missing. Restore it (git checkout configs/) "
+                "and start again."
+            )
+        if port_accepts(client_host(spec.host).strip("[]"), spec.port):
+            # Something already listens there; a health poll would reach it instead of our server.
+            raise PortTaken(spec.port, host=spec.host)
+
+    def _launch_and_wait(self, spec: ServeSpec, timeout_s: float, on_log: LogCallback) -> ServerStatus:
+        self._preflight(spec)
+        if self._before_start is not None:
+            self._before_start(spec.entry)
+        if self._cancel.is_set():
+            raise ServerStartError("The server start was cancelled.")
+        argv = build_argv(spec, sgl_omni=self.sgl_omni)
+        log_path = new_log_path(self._paths.logs_dir, spec.model_key)
+        offset = write_log_header(log_path, spec, argv, strict_port=self._strict_port)
+        for note in spec.notes:
+            on_log(note)
+        on_log(f"Starting {spec.model_label}: {shell_command(argv)}")
+        on_log(f"Log: {log_path}")
+        env = dict(_CHILD_ENV, **(_STRICT_PORT_ENV if self._strict_port else {}))
+        popen = launch(argv, log_path=log_path, env_extra=env, cwd=self._paths.root)
+        info = process_info(popen.pid)
+        record = ServerRecord(
+            pid=popen.pid,
+            pgid=info.pgid if info is not None else popen.pid,
+            start_ticks=info.start_ticks if info is not None else 0,
+            model_key=spec.model_key,
+            repo_id=spec.model_path,
+            host=spec.host,
+            port=spec.port,
+            log_path=log_path,
+            argv=tuple(argv),
+            tag=spec.tag,
+            started_at=time.time(),
+        )
+        save_record(self._paths, record)
+        with self._lock:
+            self._popen, self._last_spec = popen, spec
+        self._wait_healthy(spec, record, popen, BootLogWatcher(log_path, offset=offset), timeout_s, on_log)
+        on_log(f"Server healthy at {spec.base_url} (pid {popen.pid}, {spec.model_label}).")
+        return self._mark_healthy(spec)
+
+    def _mark_healthy(self, spec: ServeSpec) -> ServerStatus:
+        with self._lock:
+            self._state, self._message, self._last_spec = ServerState.HEALTHY, "", spec
+        return self.status()
+
+    # --- the boot wait --------------------------------------------------------------------------
+
+    def _wait_healthy(
+        self,
+        spec: ServeSpec,
+        record: ServerRecord,
+        popen: subprocess.Popen[bytes] | None,
+        watcher: BootLogWatcher,
+        timeout_s: float,
+        on_log: LogCallback,
+    ) -> None:
+        """Wait for ``/health`` 200 ``healthy``; on any failure stop the process, then raise."""
+        client = self._client_factory(spec.base_url, timeout_s=self._probe_timeout_s, connect_retries=0)
+        try:
+            wait_until_healthy(
+                spec,
+                record,
+                popen=popen,
+                watcher=watcher,
+                client=client,
+                timeout_s=timeout_s,
+                on_log=on_log,
+                cancelled=self._cancel.is_set,
+                clock=self._clock,
+                sleep=self._sleep,
+                poll_interval_s=self._poll_interval_s,
+                probe_timeout_s=self._probe_timeout_s,
+            )
+        except BaseException:  # includes KeyboardInterrupt: never leave a half-booted server
+            self._abort_boot(record, popen)
+            raise
+        finally:
+            client.close()
+
+    def _abort_boot(self, record: ServerRecord, popen: subprocess.Popen[bytes] | None) -> None:
+        """Stop the process whose boot failed (it is ours: we launched or verified it) and forget it."""
+        if popen is not None or record_matches_process(record):
+            terminate_group(record.pgid, leader=popen, grace_s=10.0)
+        clear_record(self._paths)
+        with self._lock:
+            if self._popen is popen:
+                self._popen = None
+
+    # --- stop -----------------------------------------------------------------------------------
+
+    def stop(self, grace_s: float = 10.0) -> bool:
+        """Stop the server this app started: SIGTERM to its group, SIGKILL after ``grace_s``.
+
+        A boot in progress is aborted. A server this app did not start is never signalled.
+
+        Returns:
+            True when a process of ours was stopped; False when none was running.
+        """
+        self._cancel.set()
+        record = load_record(self._paths)
+        if record is None or not record_matches_process(record):
+            if record is not None:
+                clear_record(self._paths)
+            with self._lock:
+                if self._state is not ServerState.STARTING:
+                    self._state, self._message = ServerState.STOPPED, ""
+            return False
+        self._terminate(record, grace_s=grace_s)
+        return True
+
+    def _terminate(
+        self, record: ServerRecord, *, grace_s: float, final_state: ServerState = ServerState.STOPPED
+    ) -> None:
+        """Stop a process the caller has proven is ours, and forget it."""
+        with self._lock:
+            popen = self._popen if self._popen is not None and self._popen.pid == record.pid else None
+            self._state = ServerState.STOPPING
+        try:
+            terminate_group(record.pgid, leader=popen, grace_s=grace_s)
+        finally:
+            clear_record(self._paths)
+            with self._lock:
+                self._state, self._message = final_state, ""
+                if popen is not None:
+                    self._popen = None
+
+
+def _same_server(record: ServerRecord, spec: ServeSpec) -> bool:
+    """True when the recorded server runs what ``spec`` asks for (model, config choice, address)."""
+    return (
+        record.model_key == spec.model_key
+        and record.tag == spec.tag
+        and record.host == spec.host
+        and record.port == spec.port
+    )

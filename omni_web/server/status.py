@@ -1,0 +1,95 @@
+"""Records the server manager returns: its state, a status snapshot, and a usable endpoint."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Endpoint", "ServerState", "ServerStatus"]
+
+
+class ServerState(enum.StrEnum):
+    """Where a server is in its life, as the app sees it."""
+
+    STOPPED = "stopped"  # nothing answers, or nothing of ours runs
+    STARTING = "starting"  # alive but /health is not 200 yet (loading, or 503 "starting")
+    HEALTHY = "healthy"  # /health answered 200 "healthy"
+    STOPPING = "stopping"  # a stop is in progress
+    FAILED = "failed"  # the last start failed, or the server reports "unhealthy"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerStatus:
+    """A snapshot of the server the app would talk to.
+
+    ``owned`` is True only for a process this app started (proven by the record); a foreign or
+    remote server has ``owned=False`` and no pid. ``model_key`` is the catalog key when the hosted
+    model is in the catalog; ``model_ids`` is what ``/v1/models`` listed (foreign servers).
+    """
+
+    state: ServerState
+    endpoint: str = ""
+    model_key: str | None = None
+    tag: str = ""
+    model_ids: tuple[str, ...] = ()
+    pid: int | None = None
+    owned: bool = False
+    remote: bool = False
+    log_path: Path | None = None
+    message: str = ""
+
+    @property
+    def healthy(self) -> bool:
+        """True when the server takes speech requests."""
+        return self.state is ServerState.HEALTHY
+
+    @property
+    def model_label(self) -> str:
+        """The model with its tag, e.g. ``"zonos2 (bf16 fallback)"``; a raw id if not in the catalog."""
+        name = self.model_key or (self.model_ids[0] if self.model_ids else "")
+        return f"{name} ({self.tag})" if name and self.tag else name
+
+    @property
+    def owner_str(self) -> str:
+        """Who runs the server, in words."""
+        if self.owned:
+            return "started by omni-web"
+        if self.remote:
+            return "remote (Settings remote URL)"
+        return "not started by omni-web (left running)" if self.state is not ServerState.STOPPED else "-"
+
+    def lines(self) -> list[str]:
+        """``label: value`` lines for the CLI and the Server tab."""
+        rows = [
+            ("State", self.state.value),
+            ("Model", self.model_label or "-"),
+            ("Endpoint", self.endpoint or "-"),
+            ("PID", str(self.pid) if self.pid is not None else "-"),
+            ("Owner", self.owner_str),
+            ("Log", str(self.log_path) if self.log_path else "-"),
+        ]
+        out = [f"{label + ':':<10} {value}" for label, value in rows]
+        if self.message:
+            out.append(self.message)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """A server that hosts the requested model and answers ``/health`` 200.
+
+    ``model_id`` is the id the server lists in ``/v1/models`` (send it as ``model``); ``owned``
+    says whether this app started it (and may stop or restart it).
+    """
+
+    base_url: str
+    model_key: str
+    model_id: str
+    owned: bool
+    tag: str = ""
+
+    @property
+    def model_label(self) -> str:
+        """The key with its tag, e.g. ``"zonos2 (bf16 fallback)"``."""
+        return f"{self.model_key} ({self.tag})" if self.tag else self.model_key
