@@ -1,0 +1,167 @@
+"""``python -m omni_web server start|stop|status|command``: the managed `sgl-omni serve`.
+
+Exit codes of ``server status``: 0 healthy, 3 stopped (nothing answers), 4 starting, stopping or
+failed (something is there but not ready). The other subcommands exit 0 on success and 1 on an
+error (the message says what to do).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import importlib.util
+import sys
+
+from omni_web.catalog import get_entry, keys
+from omni_web.errors import OmniWebError, SettingsError
+from omni_web.paths import data_root_from_env
+from omni_web.server.manager import ServerManager
+from omni_web.server.spec import build_argv, shell_command
+from omni_web.server.status import ServerState
+from omni_web.settings import Settings, load_settings
+
+__all__ = ["EXIT_NOT_READY", "EXIT_STOPPED", "first_gpu_compute_capability", "register"]
+
+EXIT_STOPPED = 3
+EXIT_NOT_READY = 4
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``server`` and its subcommands."""
+    parser = subparsers.add_parser(
+        "server",
+        help="start, stop or inspect the sgl-omni server",
+        description="Start, stop or inspect the SGLang-Omni server that hosts one TTS model.",
+    )
+    commands = parser.add_subparsers(dest="server_command", metavar="SUBCOMMAND", required=True)
+
+    start = commands.add_parser(
+        "start",
+        help="start the server for a model and wait until it is healthy",
+        description=(
+            "Start `sgl-omni serve` for a model in the background and return once /health is healthy. "
+            "A server omni-web did not start that already hosts the model is used as-is; one that hosts "
+            "another model is refused. Our server hosting another model is restarted."
+        ),
+    )
+    _add_model(start, required=False)
+    _add_endpoint(start)
+    start.add_argument("--timeout", type=float, metavar="S", help="seconds to wait for /health (default: setting, 1200)")
+    start.add_argument("--quiet", action="store_true", help="do not print the server's boot log")
+    start.set_defaults(handler=_start)
+
+    stop = commands.add_parser("stop", help="stop the server omni-web started (never a foreign one)")
+    stop.add_argument("--grace", type=float, default=10.0, metavar="S", help="seconds between SIGTERM and SIGKILL")
+    stop.set_defaults(handler=_stop)
+
+    status = commands.add_parser(
+        "status",
+        help="show what serves: state, model, endpoint, pid, owner, log",
+        description="Exit code: 0 healthy, 3 stopped, 4 starting/stopping/failed.",
+    )
+    _add_endpoint(status)
+    status.set_defaults(handler=_status)
+
+    command = commands.add_parser(
+        "command",
+        help="print the exact command line a start would run (to start the server by hand)",
+        description=(
+            "Print the shell-quoted `sgl-omni serve` command a start would run. omni-web also sets "
+            "SGLANG_OMNI_STRICT_PORT=1 in its environment; the notes (why a config was chosen) go to stderr."
+        ),
+    )
+    _add_model(command, required=True)
+    command.add_argument("--port", type=int, metavar="P", help="port (default: the server_port setting)")
+    command.set_defaults(handler=_command)
+
+
+def _add_model(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    parser.add_argument("--model", metavar="KEY", required=required, help=f"catalog key: {', '.join(keys())}")
+
+
+def _add_endpoint(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", type=int, metavar="P", help="port (default: the server_port setting)")
+    parser.add_argument("--api-url", metavar="URL", help="use an external sgl-omni server at URL instead")
+
+
+def _settings(args: argparse.Namespace) -> tuple[ServerManager, Settings]:
+    paths = data_root_from_env().ensure()
+    settings = load_settings(paths)
+    changes: dict[str, object] = {}
+    if getattr(args, "port", None) is not None:
+        changes["server_port"] = args.port
+    if getattr(args, "api_url", None):
+        changes["remote_url"] = args.api_url.strip()
+    try:
+        settings = dataclasses.replace(settings, **changes).validate()
+    except SettingsError as exc:
+        raise SettingsError(f"{exc} (check --port / --api-url)") from None
+    return ServerManager(paths, settings), settings
+
+
+def first_gpu_compute_capability() -> tuple[int, int] | None:
+    """The first GPU's compute capability from ``omni_web.gpu.probe_gpus()``, or None (no GPU)."""
+    if importlib.util.find_spec("omni_web.gpu") is None:
+        return None
+    probe = importlib.import_module("omni_web.gpu").probe_gpus()  # never raises; no GPU → no gpus
+    gpus = getattr(probe, "gpus", ())
+    return tuple(gpus[0].compute_capability) if gpus else None  # type: ignore[return-value]
+
+
+def _print_status(manager: ServerManager) -> ServerState:
+    status = manager.status()
+    for line in status.lines():
+        print(line)
+    return status.state
+
+
+def _start(args: argparse.Namespace) -> int:
+    manager, settings = _settings(args)
+    if not args.model:
+        state = _print_status(manager)
+        if state is ServerState.HEALTHY:
+            return 0
+        raise OmniWebError(
+            f"Choose the model to serve: python -m omni_web server start --model KEY (one of: {', '.join(keys())})."
+        )
+    entry = get_entry(args.model)
+    on_log = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
+    endpoint = manager.ensure_serving(
+        entry, compute_capability=first_gpu_compute_capability(), port=args.port, timeout_s=args.timeout, on_log=on_log
+    )
+    if not endpoint.owned:
+        where = "remote server" if settings.remote_url else "server not started by omni-web"
+        print(f"Using the {where} at {endpoint.base_url}: it hosts {endpoint.model_id}; it is left running.")
+    _print_status(manager)
+    return 0
+
+
+def _stop(args: argparse.Namespace) -> int:
+    manager, _ = _settings(args)
+    record = manager.owned_record()
+    if record is not None and manager.stop(grace_s=args.grace):
+        print(f"Stopped the server for {record.model_label} (pid {record.pid}).")
+        return 0
+    print("No server started by omni-web is running.")
+    status = manager.status()
+    if status.state is not ServerState.STOPPED and not status.owned:
+        print(f"A server omni-web did not start answers at {status.endpoint}; it was left running.")
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    manager, _ = _settings(args)
+    state = _print_status(manager)
+    if state is ServerState.HEALTHY:
+        return 0
+    return EXIT_STOPPED if state is ServerState.STOPPED else EXIT_NOT_READY
+
+
+def _command(args: argparse.Namespace) -> int:
+    manager, _ = _settings(args)
+    spec = manager.build_spec(get_entry(args.model), compute_capability=first_gpu_compute_capability(), port=args.port)
+    for note in spec.notes:
+        print(f"# {note}", file=sys.stderr)
+    print(shell_command(build_argv(spec, sgl_omni=manager.sgl_omni)))
+    return 0
