@@ -34,6 +34,7 @@ module that meets them, and chained with ``from exc``.
     ├── VoiceError                  a reference clip or voice name is unusable
     ├── FfmpegError                 ffmpeg/ffprobe failed or is missing
     ├── DiskFullError               (also OSError)
+    ├── OutputNotWritable           (also OSError) the output folder cannot be written
     ├── ChunkFailed                 a chunk could not be rendered; names chapter, chunk, text
     └── JobError
         ├── JobNotFound             (also KeyError)
@@ -66,6 +67,7 @@ __all__ = [
     "ModelError",
     "ModelNotInstalled",
     "OmniWebError",
+    "OutputNotWritable",
     "PortTaken",
     "ServerError",
     "ServerNotRunning",
@@ -316,6 +318,13 @@ class FfmpegError(OmniWebError):
 
 class DiskFullError(OmniWebError, OSError):
     """A write failed for lack of space; nothing already written is removed."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class OutputNotWritable(OmniWebError, OSError):
+    """An output folder cannot be created or written (permissions, missing mount, read-only disk)."""
 
     def __str__(self) -> str:
         return str(self.args[0])
