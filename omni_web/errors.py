@@ -30,7 +30,10 @@ module that meets them, and chained with ``from exc``.
     │   └── DownloadCancelled       finished files stay cached; a re-run fetches the rest
     ├── GpuError
     ├── BookError                   the EPUB cannot be read
-    │   └── DrmProtected
+    │   ├── NotAnEpub               not a ZIP, no container/OPF, broken package XML
+    │   ├── UnsafeBook              decompression bomb or XML entity declarations
+    │   ├── DrmProtected
+    │   └── EmptyBook               nothing in it can be read aloud
     ├── VoiceError                  a reference clip or voice name is unusable
     ├── FfmpegError                 ffmpeg/ffprobe failed or is missing
     ├── DiskFullError               (also OSError)
@@ -54,6 +57,7 @@ __all__ = [
     "DownloadCancelled",
     "DownloadError",
     "DrmProtected",
+    "EmptyBook",
     "FfmpegError",
     "ForeignServer",
     "GatedModel",
@@ -66,6 +70,7 @@ __all__ = [
     "KVCapacityError",
     "ModelError",
     "ModelNotInstalled",
+    "NotAnEpub",
     "OmniWebError",
     "OutputNotWritable",
     "PortTaken",
@@ -77,6 +82,7 @@ __all__ = [
     "SpeechError",
     "UnknownModel",
     "UnknownVoice",
+    "UnsafeBook",
     "VoiceError",
 ]
 
@@ -299,8 +305,20 @@ class BookError(OmniWebError):
     """The EPUB cannot be read; the message names the problem and what to do."""
 
 
+class NotAnEpub(BookError):
+    """The file is not a readable EPUB: not a ZIP, no container or package document, broken XML."""
+
+
+class UnsafeBook(BookError):
+    """The EPUB looks built to exhaust memory (decompression bomb, XML entity expansion)."""
+
+
 class DrmProtected(BookError):
     """The EPUB's content is encrypted (``META-INF/encryption.xml``)."""
+
+
+class EmptyBook(BookError):
+    """The EPUB opened fine but has no text to read aloud (image-only or empty pages)."""
 
 
 class VoiceError(OmniWebError):
