@@ -1,0 +1,69 @@
+"""Voice names: one rule for the library's file names and the server's upload names.
+
+The server accepts upload names matching ``^(?=.*[A-Za-z0-9])[A-Za-z0-9_.-]+$``, compares them
+case-insensitively and reserves ``default`` (``sglang_omni/serve/speech_voices.py``, API doc 2.8).
+Library names follow the same rule, so any library voice can be uploaded under its own name, and
+add two more for the file system: no leading dot (no hidden files, no ``..``) and at most 64
+characters. A name is therefore always a single plain file name: no path can be smuggled in.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from omni_web.errors import VoiceError
+
+__all__ = [
+    "MAX_NAME_LENGTH",
+    "RESERVED_NAMES",
+    "name_from_path",
+    "sanitize_name",
+    "validate_name",
+]
+
+MAX_NAME_LENGTH = 64
+RESERVED_NAMES = frozenset({"default"})
+_NAME = re.compile(r"^(?=.*[A-Za-z0-9])[A-Za-z0-9_.-]+$")
+_UNSAFE_RUN = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def sanitize_name(raw: str) -> str:
+    """The nearest valid name to ``raw``: unsafe runs become ``_``, edges lose dots and dashes.
+
+    Returns ``"voice"`` when nothing usable is left, and appends ``_voice`` to a reserved name.
+    """
+    name = _UNSAFE_RUN.sub("_", raw.strip()).strip("._-")[:MAX_NAME_LENGTH].rstrip("._-")
+    if not name or not _NAME.match(name):
+        return "voice"
+    if name.casefold() in RESERVED_NAMES:
+        return f"{name}_voice"
+    return name
+
+
+def validate_name(name: str) -> str:
+    """Return ``name`` stripped if it is a valid voice name; raise :class:`VoiceError` otherwise.
+
+    The message names the rule and suggests the sanitised form.
+    """
+    text = name.strip()
+    problem = None
+    if not text:
+        problem = "is empty"
+    elif len(text) > MAX_NAME_LENGTH:
+        problem = f"is longer than {MAX_NAME_LENGTH} characters"
+    elif not _NAME.match(text):
+        problem = "may hold only letters, digits, '.', '_' and '-', with at least one letter or digit"
+    elif text.startswith("."):
+        problem = "may not start with '.'"
+    elif text.casefold() in RESERVED_NAMES:
+        problem = "is reserved for the server's default voice"
+    if problem is None:
+        return text
+    shown = text if len(text) <= 80 else text[:77] + "..."
+    raise VoiceError(f"The voice name '{shown}' {problem}. Try '{sanitize_name(text)}'.")
+
+
+def name_from_path(path: Path) -> str:
+    """A valid voice name made from a clip's file name (its stem, sanitised)."""
+    return sanitize_name(Path(path).stem)
