@@ -25,6 +25,7 @@ module that meets them, and chained with ``from exc``.
     │   └── InstallCancelled        the user cancelled a pip/uv step; a re-run repairs
     ├── ModelError
     │   ├── ModelNotInstalled       (also FileNotFoundError)
+    │   │   └── TranscriberNotInstalled  faster-whisper weights for transcripts
     │   ├── GatedModel
     │   ├── DownloadError
     │   └── DownloadCancelled       finished files stay cached; a re-run fetches the rest
@@ -80,6 +81,7 @@ __all__ = [
     "ServerUnavailable",
     "SettingsError",
     "SpeechError",
+    "TranscriberNotInstalled",
     "UnknownModel",
     "UnknownVoice",
     "UnsafeBook",
@@ -272,6 +274,24 @@ class ModelNotInstalled(ModelError, FileNotFoundError):
 
     def __str__(self) -> str:  # FileNotFoundError would format errno/filename
         return str(self.args[0])
+
+
+class TranscriberNotInstalled(ModelNotInstalled):
+    """The faster-whisper weights that transcribe reference clips are not in the HF cache.
+
+    ``key`` is ``whisper-<size>``; ``size`` is the Settings value (``transcription_model``).
+    """
+
+    def __init__(self, size: str, repo_id: str) -> None:
+        self.key = f"whisper-{size}"
+        self.size = size
+        self.repo_id = repo_id
+        # Skip ModelNotInstalled's text: the remedy is the voices command, not `models install`.
+        super(ModelNotInstalled, self).__init__(
+            f"The transcription model faster-whisper '{size}' ({repo_id}) is not downloaded. "
+            f"Download it with: python -m omni_web voices transcriber install --size {size} "
+            "(or type the transcript yourself)."
+        )
 
 
 class GatedModel(ModelError):
