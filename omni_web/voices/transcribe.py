@@ -2,7 +2,7 @@
 
 Weights are Hugging Face repos (``Systran/faster-whisper-<size>``) kept in the standard HF cache,
 installed through the model-management layer like any model (:func:`install_whisper_model`);
-loading never downloads (:func:`load_whisper_model` raises :class:`ModelNotInstalled` instead),
+loading never downloads (:func:`load_whisper_model` raises :class:`TranscriberNotInstalled`),
 so a transcription never stalls on a hidden download. The device is the GPU when CTranslate2 sees
 one (float16), else the CPU with int8 weights.
 
@@ -15,17 +15,20 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from omni_web.errors import ModelNotInstalled, VoiceError
+from omni_web.errors import TranscriberNotInstalled, VoiceError
 from omni_web.paths import DataPaths
 from omni_web.voices.library import file_sha256
 
 __all__ = [
     "WHISPER_MODELS",
     "WhisperLike",
+    "WhisperWeights",
     "cached_transcript",
     "choose_device",
     "install_whisper_model",
@@ -101,41 +104,79 @@ def choose_device(device: str | None = None) -> tuple[str, str]:
     return device, "float16" if device == "cuda" else "int8"
 
 
-def whisper_local_dir(size: str) -> Path | None:
-    """The cached snapshot folder of ``size``'s weights in the standard HF cache, or None."""
+@dataclass(frozen=True, slots=True)
+class WhisperWeights:
+    """faster-whisper weights as the model-management layer sees a model: a key and a repo."""
+
+    size: str
+    key: str
+    repo_id: str
+
+    @classmethod
+    def for_size(cls, size: str) -> WhisperWeights:
+        """The weights of ``size`` (``tiny`` … ``large-v3``, or a repo id)."""
+        return cls(size=size.strip(), key=f"whisper-{size.strip()}", repo_id=whisper_repo_id(size))
+
+
+def whisper_local_dir(size: str, *, cache_dir: Path | None = None) -> Path | None:
+    """The cached snapshot folder of ``size``'s weights in the HF cache, or None when absent.
+
+    ``cache_dir`` None means the standard cache (``HF_HUB_CACHE``), the one the Models tab uses.
+    """
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import LocalEntryNotFoundError
 
+    from omni_web.models.cache import hub_cache_dir
+
     try:
-        return Path(snapshot_download(whisper_repo_id(size), local_files_only=True))
+        folder = snapshot_download(
+            whisper_repo_id(size), cache_dir=str(hub_cache_dir(cache_dir)), local_files_only=True
+        )
     except (LocalEntryNotFoundError, FileNotFoundError, OSError):
         return None
+    # faster-whisper needs the CTranslate2 weights; a snapshot without them is not installed.
+    return Path(folder) if (Path(folder) / "model.bin").is_file() else None
 
 
-def install_whisper_model(size: str, *, progress: Callable[[int, int], None] | None = None) -> Path:
-    """Download ``size``'s weights into the standard HF cache; return the snapshot folder.
+def install_whisper_model(
+    size: str,
+    *,
+    progress: Callable[[Any], None] | None = None,
+    cancel: threading.Event | None = None,
+    cache_dir: Path | None = None,
+    endpoint: str | None = None,
+) -> Path:
+    """Download ``size``'s weights into the HF cache through the model-management layer.
 
-    ``progress(done_bytes, total_bytes)`` is called as files arrive when the model-management
-    layer reports progress.
+    Files already cached are skipped. ``progress`` receives the model layer's
+    ``DownloadProgress`` events; ``cancel`` aborts.
+
+    Returns:
+        The snapshot folder.
 
     Raises:
-        DownloadError, GatedModel: from the model-management layer.
+        DownloadError, GatedModel, DiskFullError, DownloadCancelled: from
+        :func:`omni_web.models.download.download_model`.
     """
-    from omni_web.voices._hub_bridge import download_repo
+    from omni_web.models.download import download_model
 
-    return download_repo(whisper_repo_id(size), progress=progress)
+    # download_model reads only `key` and `repo_id` of its entry, which WhisperWeights carries.
+    return download_model(
+        WhisperWeights.for_size(size),  # type: ignore[arg-type]
+        progress=progress, cancel=cancel, cache_dir=cache_dir, endpoint=endpoint,
+    )
 
 
-def load_whisper_model(size: str, *, device: str | None = None) -> Any:
+def load_whisper_model(size: str, *, device: str | None = None, cache_dir: Path | None = None) -> Any:
     """Load faster-whisper ``size`` from the HF cache on ``device`` (GPU if any, else CPU int8).
 
     Raises:
-        ModelNotInstalled: the weights are not downloaded (install them first).
+        TranscriberNotInstalled: the weights are not downloaded (:func:`install_whisper_model`).
         VoiceError: the weights are there but do not load.
     """
-    local = whisper_local_dir(size)
+    local = whisper_local_dir(size, cache_dir=cache_dir)
     if local is None:
-        raise ModelNotInstalled(f"whisper-{size}", whisper_repo_id(size))
+        raise TranscriberNotInstalled(size.strip(), whisper_repo_id(size))
     device_name, compute_type = choose_device(device)
     from faster_whisper import WhisperModel
 
@@ -170,6 +211,7 @@ def transcribe_clip(
     device: str | None = None,
     cache_dir: Path | None = None,
     language: str | None = None,
+    hf_cache_dir: Path | None = None,
 ) -> str:
     """What the clip at ``path`` says, as one line of text.
 
@@ -181,9 +223,10 @@ def transcribe_clip(
         device: ``"cuda"`` or ``"cpu"`` when loading; None picks the GPU if there is one.
         cache_dir: the transcript cache (:func:`transcript_cache_dir`); None disables caching.
         language: an ISO code such as ``"en"``; None lets Whisper detect it.
+        hf_cache_dir: the HF cache to load weights from; None is the standard one.
 
     Raises:
-        ModelNotInstalled: ``model`` is None and the weights are not downloaded.
+        TranscriberNotInstalled: ``model`` is None and the weights are not downloaded.
         VoiceError: the model failed on this clip, or heard no speech.
     """
     path = Path(path)
@@ -192,7 +235,7 @@ def transcribe_clip(
         if hit:
             return hit
     if model is None:
-        model = load_whisper_model(model_size, device=device)
+        model = load_whisper_model(model_size, device=device, cache_dir=hf_cache_dir)
     try:
         segments, _info = model.transcribe(str(path), beam_size=_BEAM_SIZE, language=language)
         # `segments` is a generator: the model runs while it is consumed.
