@@ -32,6 +32,7 @@ from omni_web.voices.transcribe import (
     whisper_local_dir,
     whisper_repo_id,
 )
+from tests.fakes.fake_hf_hub import FakeHub, FakeRepo
 from tests.voice_clips import EIGHT_SECONDS_TEXT, espeak
 
 _REAL_TRANSCRIBE = inspect.signature(WhisperModel.transcribe)
@@ -162,19 +163,15 @@ def test_broken_weights_fail_to_load_with_a_clear_message(tmp_path: Path) -> Non
         load_whisper_model("tiny", device="cpu", cache_dir=tmp_path)
 
 
-def test_install_goes_through_the_model_layer(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    seen: dict[str, Any] = {}
-
-    def fake_download(entry: Any, **kwargs: Any) -> Path:
-        seen.update(key=entry.key, repo_id=entry.repo_id, **kwargs)
-        return tmp_path
-
-    import omni_web.models.download as download
-
-    monkeypatch.setattr(download, "download_model", fake_download)
-    assert install_whisper_model("base", cache_dir=tmp_path) == tmp_path
-    assert seen["key"] == "whisper-base" and seen["repo_id"] == "Systran/faster-whisper-base"
-    assert seen["cache_dir"] == tmp_path
+def test_install_downloads_through_the_model_layer_into_the_hf_cache(tmp_path: Path) -> None:
+    files = {"config.json": b'{"lang_ids": []}', "model.bin": bytes(range(256)) * 64, "vocabulary.txt": b"a\nb\n"}
+    events: list[Any] = []
+    with FakeHub([FakeRepo("Systran/faster-whisper-tiny", files)]) as hub:
+        folder = install_whisper_model("tiny", cache_dir=tmp_path, endpoint=hub.url, progress=events.append)
+    assert folder.parent.parent == tmp_path / "models--Systran--faster-whisper-tiny"
+    assert (folder / "model.bin").read_bytes() == files["model.bin"]
+    assert whisper_local_dir("tiny", cache_dir=tmp_path) == folder
+    assert events and events[-1].key == "whisper-tiny"
     assert WhisperWeights.for_size(" small ").key == "whisper-small"
 
 
