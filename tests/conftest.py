@@ -10,6 +10,9 @@ from omni_web.paths import DataPaths
 
 DATA_DIR = Path(__file__).parent / "data"
 
+# The fake sgl-omni's `fake_server` fixture factory (tests/fakes/fixtures.py).
+pytest_plugins = ["tests.fakes.fixtures"]
+
 
 @pytest.fixture
 def data_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DataPaths:

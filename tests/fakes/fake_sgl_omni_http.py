@@ -176,7 +176,10 @@ class _Handler(BaseHTTPRequestHandler):
         status = int(code) if str(code).isdigit() else 0
         phrase = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else ""
         host, port = self.client_address[:2]
-        print(f'INFO:     {host}:{port} - "{self.requestline}" {status} {phrase}', flush=True)
+        try:
+            print(f'INFO:     {host}:{port} - "{self.requestline}" {status} {phrase}', flush=True)
+        except OSError:
+            return  # stdout closed by the parent: the access line is lost, the response is not
 
     def _read_body(self) -> bytes:
         length = int(self.headers.get("content-length") or 0)
