@@ -21,10 +21,14 @@ _SERVER = VoiceCatalog(
 )
 
 
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return espeak(EIGHT_SECONDS_TEXT, tmp_path_factory.mktemp("menu") / "speech.wav")
+
+
 @pytest.fixture
-def library_voices(data_paths: DataPaths, tmp_path: Path) -> list[Voice]:
+def library_voices(data_paths: DataPaths, clip: Path) -> list[Voice]:
     library = VoiceLibrary(data_paths)
-    clip = espeak(EIGHT_SECONDS_TEXT, tmp_path / "speech.wav")
     library.add(clip, name="bob", transcript="The quick brown fox.")
     library.add(clip, name="carol")
     return library.list()
