@@ -42,7 +42,8 @@ module that meets them, and chained with ``from exc``.
     ├── ChunkFailed                 a chunk could not be rendered; names chapter, chunk, text
     └── JobError
         ├── JobNotFound             (also KeyError)
-        └── JobCancelled
+        ├── JobCancelled
+        └── TaskBusy                a background task of that kind (install, download, start) runs
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ __all__ = [
     "ServerUnavailable",
     "SettingsError",
     "SpeechError",
+    "TaskBusy",
     "TranscriberNotInstalled",
     "UnknownModel",
     "UnknownVoice",
@@ -407,3 +409,12 @@ class JobNotFound(JobError, KeyError):
 
 class JobCancelled(JobError):
     """The job was cancelled by the user; finished chunks are kept for a resume."""
+
+
+class TaskBusy(JobError):
+    """A background task of the same kind (backend install, model changes, server start) is running."""
+
+    def __init__(self, kind: str, title: str) -> None:
+        self.kind = kind
+        self.title = title
+        super().__init__(f"'{title}' is still running. Wait for it to finish or cancel it, then try again.")
