@@ -1,0 +1,131 @@
+"""Sections to chapters: titles, word counts, and which chapters are preselected."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from omni_web.book.matter import MatterSignals, classify_matter
+from omni_web.book.model import Chapter, TextBlock
+from omni_web.book.text import count_words, text_key
+from omni_web.book.toc import Landmark, Section
+
+__all__ = ["build_chapters"]
+
+# TOC labels that say where to start, not what the chapter is called; the heading says that.
+_GENERIC_TITLE_KEYS = frozenset(
+    text_key(label)
+    for label in (
+        "Start", "Start reading", "Begin", "Begin reading", "Beginning", "Text", "Content",
+        "Main text", "Commencer la lecture", "Début", "Début de la lecture", "Lecture",
+        "Empezar a leer", "Comenzar a leer", "Inizia a leggere", "Lesen beginnen", "Anfang",
+    )
+)
+_BODY_START_KINDS = frozenset({"bodymatter", "text", "start"})
+_MAX_TITLE_CHARS = 150
+_FRONT_MATTER_MAX_WORDS = 20  # short heading-only pages before the body ("Edition 3.0", a part title)
+
+
+def build_chapters(
+    sections: Sequence[Section], *, book_title: str, landmarks: Sequence[Landmark] = ()
+) -> tuple[Chapter, ...]:
+    """Turn sections into numbered chapters with real titles and default selection.
+
+    A chapter is deselected when the matter classifier names a reason, and short heading-only
+    pages before the body starts (per the bodymatter landmark, else the first real chapter with
+    paragraphs) are deselected as "front matter".
+    """
+    kinds_at: dict[tuple[str, str], set[str]] = {}
+    titles_at: dict[tuple[str, str], str] = {}
+    for landmark in landmarks:
+        kinds_at.setdefault((landmark.path, landmark.fragment), set()).update(landmark.kinds)
+        titles_at.setdefault((landmark.path, landmark.fragment), landmark.title)
+    drafts: list[tuple[Section, tuple[TextBlock, ...], int, str, str, frozenset[str]]] = []
+    for index, section in enumerate(sections):
+        blocks = tuple(block for segment in section.segments for block in segment.blocks)
+        words = sum(segment.word_count for segment in section.segments)
+        place = (section.path, section.fragment)
+        landmark_kinds = frozenset(kinds_at.get(place, ()))
+        title = _title(section, blocks, titles_at.get(place, ""), book_title)
+        signals = MatterSignals(
+            title=title,
+            blocks=blocks,
+            word_count=words,
+            image_count=sum(segment.image_count for segment in section.segments),
+            link_words=sum(segment.link_words for segment in section.segments),
+            types=_dominant_types(section) | (landmark_kinds - _BODY_START_KINDS),
+            is_nav=section.is_nav,
+            book_title=book_title,
+        )
+        reason = classify_matter(signals)
+        if index == 0 and reason == "image-only page":
+            reason = "cover"  # a picture before everything else is the cover
+        if not title:  # nothing names it: say what it is, or number it
+            title = reason[:1].upper() + reason[1:] if reason else f"Chapter {index + 1}"
+        drafts.append((section, blocks, words, title, reason, landmark_kinds))
+    body_start = _body_start(drafts)
+    chapters = []
+    for index, (section, blocks, words, title, reason, _) in enumerate(drafts):
+        if not reason and index < body_start and _is_front_page(blocks, words):
+            reason = "front matter"
+        chapters.append(
+            Chapter(
+                index=index,
+                title=title,
+                blocks=blocks,
+                word_count=words,
+                selected_by_default=not reason and words > 0,
+                matter_reason=reason,
+                source_href=section.href,
+            )
+        )
+    return tuple(chapters)
+
+
+def _title(section: Section, blocks: tuple[TextBlock, ...], landmark_title: str, book_title: str) -> str:
+    """TOC title; else the first heading; else landmark or document title; else ""."""
+    toc_title = " ".join(section.toc_title.split())
+    if toc_title and text_key(toc_title) not in _GENERIC_TITLE_KEYS:
+        return toc_title
+    heading = next((block.text for block in blocks if block.is_heading), "")
+    if heading:
+        return _shorten(heading)
+    for candidate in (toc_title, landmark_title):
+        if candidate.strip():
+            return _shorten(" ".join(candidate.split()))
+    doc_title = " ".join(section.doc_title.split()).strip("\"'")
+    if doc_title and text_key(doc_title) != text_key(book_title):
+        return _shorten(doc_title)
+    return ""
+
+
+def _shorten(title: str) -> str:
+    if len(title) <= _MAX_TITLE_CHARS:
+        return title
+    return title[: _MAX_TITLE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _dominant_types(section: Section) -> frozenset[str]:
+    """Types of the segments that hold at least half the section's words (all, if it has none)."""
+    total = sum(segment.word_count for segment in section.segments)
+    types: set[str] = set()
+    for segment in section.segments:
+        if total == 0 or segment.word_count * 2 >= total:
+            types |= segment.types
+    return frozenset(types)
+
+
+def _body_start(drafts: list[tuple[Section, tuple[TextBlock, ...], int, str, str, frozenset[str]]]) -> int:
+    """Index of the first body chapter: the bodymatter landmark, else the first real chapter with prose."""
+    for index, draft in enumerate(drafts):
+        if draft[5] & _BODY_START_KINDS:
+            return index
+    for index, (_, blocks, words, _, reason, _) in enumerate(drafts):
+        if not reason and not _is_front_page(blocks, words):
+            return index
+    return 0
+
+
+def _is_front_page(blocks: tuple[TextBlock, ...], words: int) -> bool:
+    """Only headings, or a handful of words."""
+    paragraph_words = sum(count_words(block.text) for block in blocks if not block.is_heading)
+    return paragraph_words == 0 or words < _FRONT_MATTER_MAX_WORDS

@@ -1,0 +1,107 @@
+"""Chapters to speech chunks: whole sentences up to a word budget, never over the model's caps.
+
+Each chunk is one request to the TTS server. Chunks never cross a paragraph or heading boundary,
+so every chunk's ``pause_after`` can tell assembly which silence follows it (a longer one after a
+heading and at the chapter's end). Sentences longer than the budget are cut at clause
+punctuation, then between words.
+"""
+
+from __future__ import annotations
+
+from omni_web.book.model import Chapter, Chunk, PauseKind
+from omni_web.book.text import (
+    count_words,
+    normalize_text,
+    pack_pieces,
+    split_long_text,
+    split_sentences,
+    text_key,
+)
+from omni_web.catalog import CatalogEntry
+
+__all__ = ["chunk_chapter", "effective_chunk_limits", "title_is_spoken"]
+
+
+def effective_chunk_limits(entry: CatalogEntry, chunk_words: int) -> tuple[int, int | None, int | None]:
+    """The (chunk_words, max_words, max_chars) to chunk with for a model.
+
+    ``chunk_words`` (the user's setting) is clamped to the entry's ``max_words_per_request``;
+    ``max_chars`` is the server's input limit for the model (None where it has none).
+    """
+    words = max(1, chunk_words)
+    max_words = entry.max_words_per_request
+    if max_words is not None:
+        words = min(words, max_words)
+    return words, max_words, entry.max_input_chars
+
+
+def title_is_spoken(chapter: Chapter) -> bool:
+    """Whether :func:`chunk_chapter` puts the title first: unless the first block is that heading."""
+    title = text_key(chapter.title)
+    if not title:
+        return False
+    for block in chapter.blocks:
+        if not normalize_text(block.text):
+            continue
+        heading = text_key(block.text) if block.is_heading else ""
+        return not (heading and (title in heading or heading in title))
+    return False  # nothing to read: no title either
+
+
+def chunk_chapter(
+    chapter: Chapter,
+    *,
+    chunk_words: int,
+    max_words: int | None = None,
+    max_chars: int | None = None,
+    speak_title: bool = True,
+) -> tuple[Chunk, ...]:
+    """Cut a chapter's text into chunks of whole sentences.
+
+    Args:
+        chapter: the chapter to read.
+        chunk_words: target words per chunk (sentences are packed up to it).
+        max_words: hard cap on words per chunk (the model's per-request cap), None for none.
+        max_chars: hard cap on characters per chunk (the server's input limit), None for none.
+        speak_title: put the chapter title first as its own heading chunk (skipped when the
+            chapter already opens with that heading).
+
+    Returns:
+        The chunks in reading order; empty when the chapter has nothing to speak.
+    """
+    cap = max(1, min(chunk_words, max_words) if max_words is not None else chunk_words)
+    units: list[tuple[list[str], PauseKind]] = []
+    if speak_title and title_is_spoken(chapter):
+        title = normalize_text(chapter.title)
+        if title:
+            units.append((split_long_text(title, max_words=cap, max_chars=max_chars), PauseKind.HEADING))
+    for block in chapter.blocks:
+        text = normalize_text(block.text)
+        if not text:
+            continue
+        if block.is_heading:
+            units.append((split_long_text(text, max_words=cap, max_chars=max_chars), PauseKind.HEADING))
+            continue
+        pieces = [
+            piece
+            for sentence in split_sentences(text)
+            for piece in split_long_text(sentence, max_words=cap, max_chars=max_chars)
+        ]
+        units.append((pack_pieces(pieces, target_words=cap, max_chars=max_chars), PauseKind.PARAGRAPH))
+    chunks: list[Chunk] = []
+    for parts, end_pause in units:
+        for position, part in enumerate(parts):
+            pause = end_pause if position == len(parts) - 1 else PauseKind.CHUNK
+            chunks.append(
+                Chunk(
+                    chapter_index=chapter.index,
+                    index=len(chunks),
+                    text=part,
+                    words=count_words(part),
+                    pause_after=pause,
+                )
+            )
+    if chunks:
+        last = chunks[-1]
+        chunks[-1] = Chunk(last.chapter_index, last.index, last.text, last.words, PauseKind.CHAPTER_END)
+    return tuple(chunks)

@@ -1,0 +1,277 @@
+"""Reading an EPUB file into a :class:`~omni_web.book.model.Book` (ebooklib for the package).
+
+The archive is checked first (:mod:`omni_web.book.safety`), then ebooklib reads the package
+(metadata, manifest, spine, guide) from the same open file. The table of contents, landmarks and
+text come from our own safe parsers (:mod:`omni_web.book.toc`, :mod:`omni_web.book.extract`), so a
+quirky nav or NCX never costs more than its chapter titles. Every failure leaves as a
+:class:`~omni_web.errors.BookError` naming the problem and what to do.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import zipfile
+import zlib
+from pathlib import Path
+from typing import IO
+
+import ebooklib
+from ebooklib import epub
+from lxml import etree
+
+from omni_web.book.chapters import build_chapters
+from omni_web.book.extract import DocumentText, extract_document
+from omni_web.book.model import Book, BookMetadata, CoverImage
+from omni_web.book.safety import DEFAULT_LIMITS, ArchiveCheck, ArchiveLimits, check_archive
+from omni_web.book.toc import (
+    Landmark,
+    SpineDoc,
+    TocEntry,
+    assemble_sections,
+    parse_nav,
+    parse_ncx,
+    resolve_href,
+    split_ids_by_path,
+)
+from omni_web.errors import BookError, EmptyBook, NotAnEpub
+
+__all__ = ["load_book"]
+
+_DC = "DC"
+_OPF_NS = "http://www.idpf.org/2007/opf"
+_XHTML_TYPES = frozenset({"application/xhtml+xml", "text/html", "application/html"})
+_NCX_TYPE = "application/x-dtbncx+xml"
+# What ebooklib (and zipfile/lxml under it) raises on a damaged package.
+_READ_ERRORS = (
+    epub.EpubException,
+    KeyError,
+    IndexError,
+    AttributeError,
+    TypeError,
+    ValueError,
+    etree.LxmlError,
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    NotImplementedError,
+)
+_GUIDE_KINDS = {"title-page": "titlepage", "notes": "endnotes"}
+_TAG_RE = re.compile(r"<[^>]+>")
+
+
+class _TolerantReader(epub.EpubReader):
+    """ebooklib's reader, but a manifest entry missing from the archive reads as empty, not a crash."""
+
+    def read_file(self, name: str) -> bytes:
+        try:
+            return super().read_file(name)
+        except KeyError:
+            return b""  # a missing font or image must not make the whole book unreadable
+
+
+def load_book(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
+    """Read an EPUB into chapters of speakable text, with metadata and cover.
+
+    Args:
+        path: the .epub file.
+        limits: archive size limits (the defaults suit real books; tests pass small ones).
+
+    Raises:
+        NotAnEpub: not a ZIP, no container or package document, or a damaged package.
+        UnsafeBook: a decompression bomb or XML entity declarations.
+        DrmProtected: encrypted content.
+        EmptyBook: nothing in the book can be read aloud.
+        BookError: the file cannot be opened at all.
+    """
+    path = Path(path)
+    name = path.name
+    if path.is_dir():
+        raise NotAnEpub(f"'{name}' is a folder, not an EPUB file; choose the .epub file itself.")
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(8)
+            handle.seek(0)
+            check, ebook = _open(handle, name, head, limits)
+    except FileNotFoundError as exc:
+        raise BookError(f"No such file: {path}. Check the path and try again.") from exc
+    except OSError as exc:
+        raise BookError(f"'{name}' cannot be read ({exc.strerror or exc}). Check the file and its permissions.") from exc
+    return _build_book(ebook, path, check)
+
+
+def _open(
+    handle: IO[bytes], name: str, head: bytes, limits: ArchiveLimits
+) -> tuple[ArchiveCheck, epub.EpubBook]:
+    """Check the archive, then let ebooklib read the package from the same handle."""
+    try:
+        archive = zipfile.ZipFile(handle)
+    except (zipfile.BadZipFile, EOFError) as exc:
+        raise NotAnEpub(_not_a_zip_message(name, head)) from exc
+    try:
+        with archive:
+            check = check_archive(archive, name=name, limits=limits)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+        raise NotAnEpub(
+            f"'{name}' is damaged: its ZIP archive cannot be unpacked ({exc}). Download it again or "
+            "use another copy of the book."
+        ) from exc
+    handle.seek(0)
+    reader = _TolerantReader(handle, {"ignore_ncx": False})
+    try:
+        ebook = reader.load()
+        reader.process()
+    except _READ_ERRORS as exc:
+        raise NotAnEpub(
+            f"'{name}' could not be read as an EPUB ({type(exc).__name__}: {exc}). It may be "
+            "damaged: repair it with Calibre or Sigil, or use another copy of the book."
+        ) from exc
+    return check, ebook
+
+
+def _not_a_zip_message(name: str, head: bytes) -> str:
+    if head.startswith(b"%PDF"):
+        kind = "a PDF file"
+    elif not head:
+        kind = "an empty file"
+    else:
+        kind = "not a ZIP archive, which every EPUB is"
+    return (
+        f"'{name}' is not an EPUB: it is {kind}. Choose an .epub file (convert other formats to EPUB "
+        "with Calibre first)."
+    )
+
+
+def _build_book(ebook: epub.EpubBook, path: Path, check: ArchiveCheck) -> Book:
+    """Metadata, cover and chapters from ebooklib's package plus our TOC and text parsing."""
+    metadata = _metadata(ebook, fallback_title=path.stem)
+    contents = _spine(ebook)
+    spine = [doc for doc, _ in contents]
+    if not spine:
+        raise EmptyBook(f"'{path.name}' has no readable pages: its spine lists no XHTML documents.")
+    entries, landmarks = _toc(ebook, {doc.path for doc in spine})
+    ids = split_ids_by_path(entries)
+    documents: dict[str, DocumentText] = {}
+    for doc, content in contents:
+        try:
+            documents[doc.path] = extract_document(content, split_ids=ids.get(doc.path, ()))
+        except etree.LxmlError:
+            documents[doc.path] = DocumentText(segments=(), title="")  # unreadable page: no text
+    sections = assemble_sections(
+        spine, entries, documents, landmark_paths=frozenset(landmark.path for landmark in landmarks)
+    )
+    chapters = build_chapters(sections, book_title=metadata.title, landmarks=landmarks)
+    if not any(chapter.word_count for chapter in chapters):
+        images = sum(1 for chapter in chapters if chapter.matter_reason in ("image-only page", "cover"))
+        detail = f"its {len(chapters)} pages hold only pictures or nothing" if images else "its pages are empty"
+        raise EmptyBook(
+            f"'{path.name}' has no text to read aloud: {detail} (a scanned or picture book?). omni-web "
+            "reads text; use an EPUB with real text, e.g. an OCR'd edition."
+        )
+    cover = _cover(ebook, check)
+    return Book(metadata=metadata, cover=cover, chapters=chapters, source_path=path)
+
+
+def _spine(ebook: epub.EpubBook) -> list[tuple[SpineDoc, bytes]]:
+    """XHTML spine documents in reading order (each once), with their raw bytes."""
+    docs: list[tuple[SpineDoc, bytes]] = []
+    seen: set[str] = set()
+    for entry in ebook.spine:
+        idref, linear = entry if isinstance(entry, tuple) else (entry, "yes")
+        item = ebook.get_item_with_id(idref)
+        if item is None or item.file_name in seen:
+            continue
+        if item.media_type not in _XHTML_TYPES and not isinstance(item, epub.EpubHtml):
+            continue
+        seen.add(item.file_name)
+        doc = SpineDoc(path=item.file_name, linear=str(linear).lower() != "no", is_nav=isinstance(item, epub.EpubNav))
+        docs.append((doc, bytes(item.content or b"")))
+    return docs
+
+
+def _toc(ebook: epub.EpubBook, spine_paths: set[str]) -> tuple[tuple[TocEntry, ...], tuple[Landmark, ...]]:
+    """TOC entries (EPUB 3 nav first, else NCX) and landmarks (nav landmarks plus EPUB 2 guide)."""
+    entries: tuple[TocEntry, ...] = ()
+    landmarks: list[Landmark] = []
+    for item in ebook.get_items():
+        if isinstance(item, epub.EpubNav) and item.content:
+            try:
+                nav_entries, nav_landmarks = parse_nav(item.content, item.file_name)
+            except etree.LxmlError:
+                continue
+            landmarks.extend(nav_landmarks)
+            if any(entry.path in spine_paths for entry in nav_entries):
+                entries = nav_entries
+                break
+    if not entries:
+        for item in ebook.get_items_of_media_type(_NCX_TYPE):
+            try:
+                entries = parse_ncx(item.content or b"", item.file_name)
+            except etree.LxmlError:
+                continue
+            if entries:
+                break
+    for reference in getattr(ebook, "guide", None) or []:
+        target = resolve_href(reference.get("href") or "", "")
+        kind = (reference.get("type") or "").lower()
+        if target is not None and kind:
+            kinds = frozenset({kind, _GUIDE_KINDS.get(kind, kind)})
+            landmarks.append(Landmark(kinds, target[0], target[1], reference.get("title") or ""))
+    return entries, tuple(landmarks)
+
+
+def _metadata(ebook: epub.EpubBook, *, fallback_title: str) -> BookMetadata:
+    """Dublin Core fields; authors are creators whose role is author (or all, if none says)."""
+
+    def values(field: str) -> list[tuple[str, dict[str, str]]]:
+        return [(str(v).strip(), dict(a or {})) for v, a in ebook.get_metadata(_DC, field) if v and str(v).strip()]
+
+    refinements: dict[str, dict[str, str]] = {}
+    for value, attrs in ebook.get_metadata("OPF", "meta"):
+        refines, prop = attrs.get("refines", ""), attrs.get("property", "")
+        if refines.startswith("#") and prop and value:
+            refinements.setdefault(refines[1:], {}).setdefault(prop, str(value).strip())
+    creators = values("creator")
+    roles = [
+        refinements.get(attrs.get("id", ""), {}).get("role") or attrs.get(f"{{{_OPF_NS}}}role") or ""
+        for _, attrs in creators
+    ]
+    authors = tuple(name for (name, _), role in zip(creators, roles, strict=True) if role in ("", "aut"))
+    if not authors:
+        authors = tuple(name for name, _ in creators)
+    dates = values("date")
+    published = [value for value, attrs in dates if attrs.get(f"{{{_OPF_NS}}}event") == "publication"]
+    identifier = str(getattr(ebook, "uid", "") or "") or next((v for v, _ in values("identifier")), "")
+    description = next((v for v, _ in values("description")), "")
+    titles = values("title")
+    return BookMetadata(
+        title=titles[0][0] if titles else fallback_title,
+        authors=authors,
+        language=next((v for v, _ in values("language")), ""),
+        description=" ".join(_TAG_RE.sub(" ", description).split()),
+        date=(published or [v for v, _ in dates] or [""])[0],
+        publisher=next((v for v, _ in values("publisher")), ""),
+        identifier=identifier,
+    )
+
+
+def _cover(ebook: epub.EpubBook, check: ArchiveCheck) -> CoverImage | None:
+    """The cover image: the EPUB 3 cover-image item, else the EPUB 2 ``<meta name="cover">``."""
+    opf_dir = posixpath.dirname(check.opf_path)
+    candidates = list(ebook.get_items_of_type(ebooklib.ITEM_COVER))
+    for _value, attrs in ebook.get_metadata("OPF", "meta"):
+        if (attrs.get("name") or "").lower() == "cover" and attrs.get("content"):
+            item = ebook.get_item_with_id(attrs["content"])
+            if item is not None:
+                candidates.append(item)
+    candidates += [
+        item
+        for item in ebook.get_items_of_type(ebooklib.ITEM_IMAGE)
+        if "cover" in f"{item.id} {item.file_name}".lower()
+    ]
+    for item in candidates:
+        media_type = (item.media_type or "").lower()
+        archive_path = posixpath.normpath(posixpath.join(opf_dir, item.file_name))
+        if media_type.startswith("image/") and item.content and archive_path not in check.encrypted_paths:
+            return CoverImage(data=bytes(item.content), media_type=media_type)
+    return None

@@ -1,0 +1,346 @@
+"""XHTML content documents to paragraph and heading blocks, split at TOC anchors.
+
+One walk over a document's tree yields *segments*: the text before the first anchor, then one
+segment per anchor id (in document order), so several chapters sharing one file come apart at
+their ``#fragment`` targets. The walk keeps paragraph and heading boundaries and drops what must
+not be read aloud: note references and page-break markers (``epub:type``/``role``), footnote and
+endnote bodies inside chapters, line and page numbers, scripts, styles, images, ruby annotations
+and hidden elements.
+"""
+
+from __future__ import annotations
+
+import html.entities
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from omni_web.book.model import BlockKind, TextBlock
+from omni_web.book.safety import parse_xml
+from omni_web.book.text import count_words
+
+__all__ = [
+    "DocumentText",
+    "Segment",
+    "element_text",
+    "element_types",
+    "extract_document",
+    "localname",
+    "parse_markup",
+]
+
+_EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
+_BLOCK_TAGS = frozenset(
+    """
+    address article aside blockquote body caption center dd details dialog div dl dt fieldset
+    figcaption figure footer form header hgroup hr legend li main nav ol p pre section summary
+    table tbody td tfoot th thead tr ul
+    """.split()
+)
+_SWITCH_CASE_TAGS = frozenset({"{http://www.idpf.org/2007/ops}case", "epub:case"})
+_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_IMAGE_TAGS = frozenset({"img", "svg", "image"})
+# Never spoken: not text, or text that duplicates the main text (ruby annotations).
+_SKIP_TAGS = frozenset(
+    """
+    head script style noscript template img svg math audio video object embed iframe canvas map
+    button input select textarea rt rp
+    """.split()
+)
+_NOTEREF_TYPES = frozenset({"noteref", "doc-noteref", "annoref"})
+_PAGEBREAK_TYPES = frozenset({"pagebreak", "doc-pagebreak"})
+_NOTES_SECTION_TYPES = frozenset({"footnotes", "endnotes", "rearnotes", "doc-endnotes"})
+_NOTE_TYPES = _NOTES_SECTION_TYPES | {"footnote", "endnote", "rearnote", "note", "doc-footnote", "doc-endnote"}
+# Publisher classes for printed page and line numbers ("pagenum" is Project Gutenberg's).
+_NUMBER_CLASSES = frozenset(
+    {"pagenum", "pageno", "page-number", "pagenumber", "lnum", "linenum", "linenumber", "line-number"}
+)
+_NOTE_ID_RE = re.compile(r"foot-?note|end-?note", re.IGNORECASE)
+_LETTER_RE = re.compile(r"[^\W\d_]")
+_SPACE_RE = re.compile(r"\s+")
+_HIDDEN_STYLE_RE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+_MARKER_MAX_CHARS = 8  # "[12]", "*", "†": longer link texts without letters are kept
+# Note bodies are read only on a notes page: where the other text is under a tenth of the notes.
+_NOTES_PAGE_RATIO = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """The text of one stretch of a document: before the first anchor, or from one anchor on.
+
+    ``types`` holds the ``epub:type``/``role`` tokens that cover most of the segment's words (all
+    tokens seen, for a segment without words): "titlepage", "cover", "bibliography", ...
+    """
+
+    anchor: str | None
+    blocks: tuple[TextBlock, ...]
+    image_count: int
+    link_words: int
+    types: frozenset[str]
+    word_count: int
+
+    @property
+    def is_empty(self) -> bool:
+        """No text and no images."""
+        return not self.blocks and not self.image_count
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentText:
+    """A content document's segments in document order and its ``<title>``."""
+
+    segments: tuple[Segment, ...]
+    title: str
+
+    @property
+    def anchors(self) -> frozenset[str]:
+        """The anchor ids that were found."""
+        return frozenset(segment.anchor for segment in self.segments if segment.anchor is not None)
+
+
+def parse_markup(data: bytes) -> etree._Element:
+    """Parse XHTML (or HTML as a fallback) safely, with named entities turned into text."""
+    try:
+        root = parse_xml(data, recover=True)
+    except etree.XMLSyntaxError:
+        parser = etree.HTMLParser(no_network=True, remove_comments=True, remove_pis=True)
+        root = etree.fromstring(data, parser)
+        if root is None:
+            raise
+    _inline_entities(root)
+    return root
+
+
+def localname(element: etree._Element) -> str:
+    """The tag without namespace, lowercased ("" for comments and the like)."""
+    tag = element.tag
+    if not isinstance(tag, str):
+        return ""
+    return tag.rsplit("}", 1)[-1].lower()
+
+
+def element_types(element: etree._Element) -> frozenset[str]:
+    """``epub:type`` and ARIA ``role`` tokens of an element, lowercased, prefixes dropped."""
+    raw = " ".join(
+        value
+        for value in (element.get(_EPUB_TYPE), element.get("epub:type"), element.get("role"))
+        if value
+    )
+    return frozenset(token.rsplit(":", 1)[-1].lower() for token in raw.split())
+
+
+def element_text(element: etree._Element) -> str:
+    """All text inside an element, whitespace collapsed."""
+    return _SPACE_RE.sub(" ", "".join(element.itertext())).strip()
+
+
+def extract_document(data: bytes, *, split_ids: Iterable[str] = ()) -> DocumentText:
+    """Blocks of one XHTML document, cut into segments at the given element ids.
+
+    Args:
+        data: the document's bytes (already checked by :mod:`omni_web.book.safety`).
+        split_ids: ids (TOC ``#fragment`` targets) where a new segment starts; ids that do not
+            occur are ignored, so ``DocumentText.anchors`` tells which were found.
+    """
+    root = parse_markup(data)
+    title = ""
+    for element in root.iter():
+        if localname(element) == "title":
+            title = element_text(element)
+            break
+    walker = _Walker(frozenset(split_ids))
+    walker.walk(root, frozenset())
+    return DocumentText(segments=walker.finish(), title=title)
+
+
+def _inline_entities(root: etree._Element) -> None:
+    """Replace undeclared entity references (&nbsp; in XHTML 1.1) with their characters."""
+    for entity in list(root.iter(etree.Entity)):
+        name = entity.name if isinstance(entity.name, str) else ""
+        value = html.entities.html5.get(f"{name};", "")
+        replacement = value + (entity.tail or "")
+        parent = entity.getparent()
+        if parent is None:
+            continue
+        previous = entity.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + replacement
+        else:
+            parent.text = (parent.text or "") + replacement
+        parent.remove(entity)
+
+
+@dataclass(frozen=True, slots=True)
+class _RawBlock:
+    block: TextBlock
+    words: int
+    context: frozenset[str]
+    in_note: bool
+
+
+@dataclass
+class _SegmentBuilder:
+    anchor: str | None
+    keep_notes: bool
+    context_types: frozenset[str]
+    blocks: list[_RawBlock] = field(default_factory=list)
+    image_count: int = 0
+    link_words: int = 0
+    types_seen: set[str] = field(default_factory=set)
+
+    def build(self) -> Segment:
+        """Drop note bodies unless this segment is a notes page (or starts in a notes section)."""
+        note_words = sum(raw.words for raw in self.blocks if raw.in_note)
+        main_words = sum(raw.words for raw in self.blocks if not raw.in_note)
+        keep_notes = self.keep_notes or main_words * _NOTES_PAGE_RATIO < note_words
+        kept = [raw for raw in self.blocks if keep_notes or not raw.in_note]
+        words = sum(raw.words for raw in kept)
+        if words:
+            type_words: Counter[str] = Counter()
+            for raw in kept:
+                for token in raw.context:
+                    type_words[token] += raw.words
+            types = frozenset(t for t, count in type_words.items() if count * 2 >= words)
+        else:
+            types = frozenset(self.types_seen | self.context_types)
+        return Segment(
+            anchor=self.anchor,
+            blocks=tuple(raw.block for raw in kept),
+            image_count=self.image_count,
+            link_words=self.link_words,
+            types=types,
+            word_count=words,
+        )
+
+
+class _Walker:
+    """One document walk; collects blocks into segments (private, one per call)."""
+
+    def __init__(self, split_ids: frozenset[str]) -> None:
+        self.split_ids = split_ids
+        self.done: list[_SegmentBuilder] = []
+        self.current = _SegmentBuilder(anchor=None, keep_notes=False, context_types=frozenset())
+        self.buffer: list[str] = []
+        self.kinds: list[BlockKind] = [BlockKind.PARAGRAPH]
+        self.note_depth = 0
+
+    def finish(self) -> tuple[Segment, ...]:
+        self.flush(frozenset())
+        return tuple(builder.build() for builder in [*self.done, self.current])
+
+    def flush(self, context: frozenset[str]) -> None:
+        """Close the block being collected (if it has text) into the current segment."""
+        text = _SPACE_RE.sub(" ", "".join(self.buffer)).strip()
+        self.buffer.clear()
+        if not text:
+            return
+        block = TextBlock(kind=self.kinds[-1], text=text)
+        raw = _RawBlock(block=block, words=count_words(text), context=context, in_note=self.note_depth > 0)
+        self.current.blocks.append(raw)
+        self.current.types_seen.update(context)
+
+    def start_segment(self, anchor: str, *, before: frozenset[str], inside: frozenset[str]) -> None:
+        """Close the text so far into the old segment and open the anchor's segment."""
+        self.flush(before)
+        self.done.append(self.current)
+        keep_notes = bool(inside & _NOTES_SECTION_TYPES)
+        self.current = _SegmentBuilder(anchor=anchor, keep_notes=keep_notes, context_types=inside)
+
+    def walk(self, element: etree._Element, context: frozenset[str]) -> None:
+        tag = localname(element)
+        if not tag:
+            self.buffer.append(element.tail or "")
+            return
+        types = element_types(element)
+        inner = context | types if types else context
+        element_id = element.get("id")
+        if element_id in self.split_ids:
+            self.start_segment(element_id, before=context, inside=inner)
+        if self._skipped(element, tag, types):
+            if tag in _IMAGE_TAGS:
+                self.current.image_count += 1
+                self.current.types_seen.update(inner)
+            self.buffer.append(element.tail or "")
+            return
+        if tag == "br":
+            self.buffer.append(" " + (element.tail or ""))
+            return
+        is_heading = tag in _HEADING_TAGS or "heading" in types
+        is_block = is_heading or tag in _BLOCK_TAGS
+        is_note = _is_note(element, tag, types)
+        if is_block or is_note:
+            self.flush(context)
+            self.kinds.append(BlockKind.HEADING if is_heading else self.kinds[-1])
+        self.note_depth += is_note
+        first_block = len(self.current.blocks)
+        self.buffer.append(element.text or "")
+        for child in element:
+            self.walk(child, inner)
+        if tag == "a" and element.get("href"):
+            self.current.link_words += count_words(element_text(element))
+        if is_block or is_note:
+            self.flush(inner)
+            self.kinds.pop()
+        self.note_depth -= is_note
+        if tag in ("header", "hgroup"):
+            self._join_heading_group(first_block)
+        self.buffer.append(element.tail or "")
+
+    @staticmethod
+    def _skipped(element: etree._Element, tag: str, types: frozenset[str]) -> bool:
+        """Whether an element's content must not be read (its tail still is)."""
+        if tag in _SKIP_TAGS or element.get("hidden") is not None:
+            return True
+        if element.tag in _SWITCH_CASE_TAGS:
+            return True  # <epub:switch>: read only its XHTML <epub:default> fallback
+        if _HIDDEN_STYLE_RE.search(element.get("style", "")):
+            return True
+        if types & (_NOTEREF_TYPES | _PAGEBREAK_TYPES):
+            return True
+        if _NUMBER_CLASSES.intersection(element.get("class", "").lower().split()):
+            return True
+        return tag in ("a", "sup") and _is_marker(element, tag)
+
+    def _join_heading_group(self, first_block: int) -> None:
+        """A <header>/<hgroup> of several headings ("Chapter 2" + "What is cancer?") is one heading."""
+        group = self.current.blocks[first_block:]
+        if len(group) < 2 or not all(raw.block.is_heading for raw in group):
+            return
+        text = group[0].block.text
+        for raw in group[1:]:
+            separator = " " if text[-1:] in ".:;!?\u061f" else ": "
+            text = f"{text}{separator}{raw.block.text}"
+        joined = TextBlock(kind=BlockKind.HEADING, text=text)
+        raw = _RawBlock(
+            block=joined,
+            words=sum(r.words for r in group),
+            context=group[0].context,
+            in_note=group[0].in_note,
+        )
+        del self.current.blocks[first_block:]
+        self.current.blocks.append(raw)
+
+
+def _is_note(element: etree._Element, tag: str, types: frozenset[str]) -> bool:
+    """A footnote/endnote body or a notes section (by epub:type/role, or an aside named so)."""
+    if types & _NOTE_TYPES:
+        return True
+    if tag == "aside":
+        label = f"{element.get('id', '')} {element.get('class', '')}"
+        return bool(_NOTE_ID_RE.search(label))
+    return False
+
+
+def _is_marker(element: etree._Element, tag: str) -> bool:
+    """A note marker: an internal link or a linked <sup> whose text has no letters ("[1]", "*")."""
+    if tag == "a":
+        href = element.get("href", "")
+        if "#" not in href or href.startswith(("http:", "https:", "mailto:")):
+            return False
+    elif not any(localname(child) == "a" for child in element.iter()):
+        return False
+    text = element_text(element)
+    return len(text) <= _MARKER_MAX_CHARS and not _LETTER_RE.search(text)

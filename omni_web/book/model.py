@@ -1,0 +1,170 @@
+"""Records of the book layer: a parsed book, its chapters and text blocks, and speech chunks.
+
+Everything here is a frozen value: the book is read once by :func:`omni_web.book.load_book` and
+then only looked at (chapter selection lives with the job, not in the book).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "BlockKind",
+    "Book",
+    "BookMetadata",
+    "Chapter",
+    "Chunk",
+    "CoverImage",
+    "PauseKind",
+    "TextBlock",
+]
+
+_EXTENSIONS = {
+    "image/jpeg": "jpg",
+    "image/png": "png",
+    "image/gif": "gif",
+    "image/webp": "webp",
+    "image/svg+xml": "svg",
+    "image/bmp": "bmp",
+    "image/tiff": "tiff",
+}
+
+
+class BlockKind(enum.StrEnum):
+    """What a block of text is; headings get a longer pause after them."""
+
+    PARAGRAPH = "paragraph"
+    HEADING = "heading"
+
+
+class PauseKind(enum.StrEnum):
+    """The pause assembly inserts after a chunk, shortest first."""
+
+    CHUNK = "chunk"  # the chunk ends mid-paragraph (between sentences)
+    PARAGRAPH = "paragraph"  # the chunk ends a paragraph
+    HEADING = "heading"  # the chunk ends a heading (or the spoken chapter title)
+    CHAPTER_END = "chapter_end"  # the last chunk of a chapter
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlock:
+    """One paragraph or heading as it appears in the book (whitespace collapsed, not yet normalised)."""
+
+    kind: BlockKind
+    text: str
+
+    @property
+    def is_heading(self) -> bool:
+        """True for headings."""
+        return self.kind is BlockKind.HEADING
+
+
+@dataclass(frozen=True, slots=True)
+class BookMetadata:
+    """What the package document says about the book; empty strings where it says nothing."""
+
+    title: str
+    authors: tuple[str, ...] = ()
+    language: str = ""
+    description: str = ""
+    date: str = ""  # as written in the OPF, e.g. "2008-06-27" or "2012"
+    publisher: str = ""
+    identifier: str = ""
+
+    @property
+    def year(self) -> int | None:
+        """The four-digit year at the start of ``date``, if any."""
+        head = self.date[:4]
+        return int(head) if len(head) == 4 and head.isdigit() else None
+
+    @property
+    def authors_str(self) -> str:
+        """Authors joined for display ("A, B and C"); "" when unknown."""
+        if len(self.authors) <= 1:
+            return "".join(self.authors)
+        return ", ".join(self.authors[:-1]) + " and " + self.authors[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class CoverImage:
+    """The cover picture's bytes as stored in the EPUB."""
+
+    data: bytes
+    media_type: str
+
+    @property
+    def extension(self) -> str:
+        """File extension without the dot ("jpg", "png", ...), from the media type."""
+        return _EXTENSIONS.get(self.media_type.lower(), self.media_type.rsplit("/", 1)[-1] or "bin")
+
+    @property
+    def size_bytes(self) -> int:
+        """Size of the image data."""
+        return len(self.data)
+
+
+@dataclass(frozen=True, slots=True)
+class Chapter:
+    """One chapter in reading order, with the text to speak and whether it is preselected.
+
+    ``matter_reason`` is "" for real chapters; otherwise it names why the chapter is not selected by
+    default ("table of contents", "copyright page", "Project Gutenberg licence", ...).
+    """
+
+    index: int  # 0-based position in Book.chapters
+    title: str
+    blocks: tuple[TextBlock, ...]
+    word_count: int
+    selected_by_default: bool
+    matter_reason: str
+    source_href: str  # the XHTML file (and #fragment) the chapter starts at, relative to the OPF
+
+    @property
+    def number(self) -> int:
+        """1-based chapter number, as shown to users."""
+        return self.index + 1
+
+    @property
+    def has_text(self) -> bool:
+        """True when the chapter has anything to speak."""
+        return self.word_count > 0
+
+
+@dataclass(frozen=True, slots=True)
+class Book:
+    """A parsed EPUB: metadata, optional cover, and chapters in reading order."""
+
+    metadata: BookMetadata
+    cover: CoverImage | None
+    chapters: tuple[Chapter, ...]
+    source_path: Path
+
+    @property
+    def title(self) -> str:
+        """The book's title (shortcut for ``metadata.title``)."""
+        return self.metadata.title
+
+    @property
+    def word_count(self) -> int:
+        """Words in all chapters."""
+        return sum(chapter.word_count for chapter in self.chapters)
+
+    def selected_by_default(self) -> tuple[int, ...]:
+        """Indexes of the chapters preselected for rendering."""
+        return tuple(chapter.index for chapter in self.chapters if chapter.selected_by_default)
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One request's worth of text: whole sentences of one paragraph or heading.
+
+    ``pause_after`` tells assembly how long a silence to put after this chunk's audio.
+    """
+
+    chapter_index: int
+    index: int  # 0-based within the chapter
+    text: str
+    words: int
+    pause_after: PauseKind

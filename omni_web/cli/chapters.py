@@ -1,0 +1,66 @@
+"""``python -m omni_web chapters BOOK.epub [--all]``: the book's chapters and what is preselected.
+
+Prints the title, author and language, then one row per chapter: number, selection mark, title,
+words, and why a chapter is not selected by default (front/back matter). ``--all`` shows the
+table as it would be with every chapter selected. A bad book prints the reason and exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from omni_web.book import chapter_rows, load_book
+from omni_web.book.summary import WORDS_PER_MINUTE, ChapterRow
+
+__all__ = ["format_table", "register"]
+
+_TITLE_WIDTH = 56
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``chapters`` command."""
+    parser = subparsers.add_parser(
+        "chapters",
+        help="list a book's chapters, word counts and the default selection",
+        description="List an EPUB's chapters with word counts; front and back matter is not "
+        "preselected, and the reason is shown.",
+    )
+    parser.add_argument("book", type=Path, metavar="BOOK.epub", help="the EPUB file")
+    parser.add_argument("--all", action="store_true", help="show every chapter as selected")
+    parser.set_defaults(handler=_chapters)
+
+
+def _chapters(args: argparse.Namespace) -> int:
+    book = load_book(args.book)
+    selected = range(len(book.chapters)) if args.all else None
+    rows = chapter_rows(book, selected)
+    meta = book.metadata
+    chosen = [row for row in rows if row.selected]
+    words = sum(row.word_count for row in chosen)
+    print(f"Title:    {meta.title}")
+    print(f"Author:   {meta.authors_str or '(unknown)'}")
+    print(f"Language: {meta.language or '(unknown)'}")
+    print(
+        f"Chapters: {len(rows)}, {len(chosen)} selected "
+        f"({words:,} words, about {_hours(words)} of audio)"
+    )
+    print()
+    print(format_table(rows))
+    return 0
+
+
+def format_table(rows: list[ChapterRow]) -> str:
+    """The chapter table as plain text lines."""
+    lines = [f"{'#':>4}  {'sel':3}  {'title':{_TITLE_WIDTH}}  {'words':>7}  note"]
+    for row in rows:
+        title = row.title if len(row.title) <= _TITLE_WIDTH else row.title[: _TITLE_WIDTH - 1] + "…"
+        mark = " x " if row.selected else "   "
+        note = row.reason if not row.selected or row.reason else ""
+        lines.append(f"{row.number:>4}  {mark}  {title:{_TITLE_WIDTH}}  {row.words_str:>7}  {note}".rstrip())
+    return "\n".join(lines)
+
+
+def _hours(words: int) -> str:
+    minutes = round(words / WORDS_PER_MINUTE)
+    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
