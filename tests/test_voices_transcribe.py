@@ -163,6 +163,26 @@ def test_broken_weights_fail_to_load_with_a_clear_message(tmp_path: Path) -> Non
         load_whisper_model("tiny", device="cpu", cache_dir=tmp_path)
 
 
+def test_a_gpu_that_cannot_load_falls_back_to_the_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import omni_web.voices.transcribe as module
+
+    config = json.dumps({"alignment_heads": [], "lang_ids": [], "suppress_ids": []}).encode()
+    _fake_snapshot(tmp_path, "Systran/faster-whisper-tiny", {"config.json": config, "model.bin": b"junk"})
+    real_choose = module.choose_device
+    tried: list[str | None] = []
+
+    def pretend_gpu(device: str | None = None) -> tuple[str, str]:
+        tried.append(device)
+        return ("cuda", "float16") if device is None else real_choose(device)
+
+    monkeypatch.setattr(module, "choose_device", pretend_gpu)
+    # This machine's CTranslate2 cannot load on CUDA, so the auto choice retries on the CPU,
+    # where the junk weights fail with the CPU named in the message.
+    with pytest.raises(VoiceError, match="did not load on cpu"):
+        load_whisper_model("tiny", cache_dir=tmp_path)
+    assert tried == [None, "cpu"]
+
+
 def test_install_downloads_through_the_model_layer_into_the_hf_cache(tmp_path: Path) -> None:
     files = {"config.json": b'{"lang_ids": []}', "model.bin": bytes(range(256)) * 64, "vocabulary.txt": b"a\nb\n"}
     events: list[Any] = []

@@ -13,10 +13,12 @@ import errno
 import hashlib
 import logging
 import os
+import uuid
 import wave
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from omni_web.backend.disk import format_bytes
 from omni_web.errors import DiskFullError, OmniWebError, VoiceError
 from omni_web.paths import DataPaths
 from omni_web.voices.clip import MAX_SPEECH_S, PreparedClip, prepare_clip, probe_clip
@@ -69,13 +71,8 @@ class Voice:
 
     @property
     def size_str(self) -> str:
-        """Size for display, e.g. ``"1.2 MB"``."""
-        size = float(self.size_bytes)
-        for unit in ("B", "KB", "MB"):
-            if size < 1000 or unit == "MB":
-                return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-            size /= 1000
-        return f"{size:.1f} MB"
+        """Size for display, e.g. ``"1.2 MB"`` (decimal units, as the Models tab shows)."""
+        return format_bytes(self.size_bytes)
 
     @property
     def label(self) -> str:
@@ -165,7 +162,7 @@ class VoiceLibrary:
             raise self._taken(existing.stem)
         text = _clean_text(transcript)
         self.directory.mkdir(parents=True, exist_ok=True)
-        staged = self.directory / f".{final}.adding.wav"
+        staged = self.directory / f".{final}.{uuid.uuid4().hex[:12]}.adding.wav"  # unique per call
         try:
             clip = prepare_clip(source, staged)
             if clip.was_cut and text:

@@ -170,6 +170,9 @@ def install_whisper_model(
 def load_whisper_model(size: str, *, device: str | None = None, cache_dir: Path | None = None) -> Any:
     """Load faster-whisper ``size`` from the HF cache on ``device`` (GPU if any, else CPU int8).
 
+    With ``device`` None a GPU that cannot take the model (the TTS server holds its memory) falls
+    back to the CPU.
+
     Raises:
         TranscriberNotInstalled: the weights are not downloaded (:func:`install_whisper_model`).
         VoiceError: the weights are there but do not load.
@@ -183,6 +186,10 @@ def load_whisper_model(size: str, *, device: str | None = None, cache_dir: Path 
     try:
         return WhisperModel(str(local), device=device_name, compute_type=compute_type)
     except (RuntimeError, ValueError, OSError) as exc:
+        if device is None and device_name == "cuda":
+            # The TTS server usually holds most of the VRAM; the CPU with int8 still works.
+            _log.warning("faster-whisper did not load on the GPU (%s); using the CPU", exc)
+            return load_whisper_model(size, device="cpu", cache_dir=cache_dir)
         raise VoiceError(
             f"The transcription model '{size}' at {local} did not load on {device_name} ({exc}). "
             "Remove it and install it again, or pick another size in Settings."
