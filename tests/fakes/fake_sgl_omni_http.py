@@ -182,6 +182,16 @@ class _Handler(BaseHTTPRequestHandler):
             return  # stdout closed by the parent: the access line is lost, the response is not
 
     def _read_body(self) -> bytes:
+        if "chunked" in (self.headers.get("transfer-encoding") or "").lower():
+            parts = []
+            while True:
+                size = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        continue
+                    return b"".join(parts)
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()
         length = int(self.headers.get("content-length") or 0)
         return self.rfile.read(length) if length > 0 else b""
 
