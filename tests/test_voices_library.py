@@ -91,6 +91,7 @@ def test_invalid_names_are_refused_and_nothing_escapes(
         library.add(sources["speech.wav"], name=bad)
     with pytest.raises(VoiceError):
         library.get(bad)
+    assert library.find(bad) is None
     assert _files(library) == []
     assert not (data_paths.root / "x.wav").exists()
 

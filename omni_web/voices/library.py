@@ -117,13 +117,23 @@ class VoiceLibrary:
         return [voice.name for voice in self.list()]
 
     def find(self, name: str) -> Voice | None:
-        """The voice called ``name`` (case-insensitive), or None; invalid names raise."""
-        path = self._existing_path(validate_name(name))
+        """The voice called ``name`` (case-insensitive), or None (also for a name no voice can have)."""
+        try:
+            valid = validate_name(name)
+        except VoiceError:
+            return None  # no path is ever built from an invalid name
+        path = self._existing_path(valid)
         return None if path is None else _read_voice(path)
 
     def get(self, name: str) -> Voice:
-        """The voice called ``name``; raise :class:`VoiceError` naming the known ones if absent."""
-        voice = self.find(name)
+        """The voice called ``name``.
+
+        Raises:
+            VoiceError: the name breaks the name rule (the message says how), or no voice has it
+                (the message names the voices there are).
+        """
+        path = self._existing_path(validate_name(name))
+        voice = None if path is None else _read_voice(path)
         if voice is None:
             known = ", ".join(self.names()) or "none yet"
             raise VoiceError(
