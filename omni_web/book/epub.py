@@ -21,7 +21,7 @@ from ebooklib import epub
 from lxml import etree
 
 from omni_web.book.chapters import build_chapters
-from omni_web.book.extract import DocumentText, extract_document
+from omni_web.book.extract import DocumentText, Segment, extract_document
 from omni_web.book.model import Book, BookMetadata, CoverImage
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveCheck, ArchiveLimits, check_archive
 from omni_web.book.toc import (
@@ -58,6 +58,7 @@ _READ_ERRORS = (
 )
 _GUIDE_KINDS = {"title-page": "titlepage", "notes": "endnotes"}
 _TAG_RE = re.compile(r"<[^>]+>")
+_EMPTY_SEGMENT = Segment(anchor=None, blocks=(), image_count=0, link_words=0, types=frozenset(), word_count=0)
 
 
 class _TolerantReader(epub.EpubReader):
@@ -155,8 +156,8 @@ def _build_book(ebook: epub.EpubBook, path: Path, check: ArchiveCheck) -> Book:
     for doc, content in contents:
         try:
             documents[doc.path] = extract_document(content, split_ids=ids.get(doc.path, ()))
-        except etree.LxmlError:
-            documents[doc.path] = DocumentText(segments=(), title="")  # unreadable page: no text
+        except etree.LxmlError:  # an unreadable page reads as empty; the rest of the book still loads
+            documents[doc.path] = DocumentText(segments=(_EMPTY_SEGMENT,), title="")
     sections = assemble_sections(
         spine, entries, documents, landmark_paths=frozenset(landmark.path for landmark in landmarks)
     )

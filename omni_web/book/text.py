@@ -51,7 +51,7 @@ _RANGE_DASH_RE = re.compile(r"(?<=\w)\u2013(?=\w)")
 _PAUSE_DASH_RE = re.compile(r"\s*(?:[\u2013\u2014\u2015\u2e3a\u2e3b]+|-{2,})\s*")
 # "Well—" she said: the comma hugs the closing quote.
 _COMMA_BEFORE_CLOSING_QUOTE_RE = re.compile(r",\s+(?=[\"'](?:\s|$))")
-_SPACED_DOTS_RE = re.compile(r"\.(?:\s\.){2,}")
+_SPACED_DOTS_RE = re.compile(r"\s?\.(?:\s\.){2,}")
 _SPACE_RE = re.compile(r"\s+")
 _SPACE_BEFORE_PUNCT_RE = re.compile(r"\s+(?=[,;:!?\u060c\u061b\u061f](?:\s|$|[\"')\]]))")
 _COMMA_BEFORE_PUNCT_RE = re.compile(r",\s*(?=[.!?;:,\u061f])")
