@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from omni_web.book.matter import MatterSignals, classify_matter
 from omni_web.book.model import Chapter, TextBlock
-from omni_web.book.text import count_words, text_key
+from omni_web.book.text import text_key
 from omni_web.book.toc import Landmark, Section
 
 __all__ = ["build_chapters"]
@@ -22,7 +22,7 @@ _GENERIC_TITLE_KEYS = frozenset(
 )
 _BODY_START_KINDS = frozenset({"bodymatter", "text", "start"})
 _MAX_TITLE_CHARS = 150
-_FRONT_MATTER_MAX_WORDS = 20  # short heading-only pages before the body ("Edition 3.0", a part title)
+_FRONT_MATTER_MAX_WORDS = 20  # heading-only pages before the body ("Edition 3.0", a half title)
 
 
 def build_chapters(
@@ -126,6 +126,5 @@ def _body_start(drafts: list[tuple[Section, tuple[TextBlock, ...], int, str, str
 
 
 def _is_front_page(blocks: tuple[TextBlock, ...], words: int) -> bool:
-    """Only headings, or a handful of words."""
-    paragraph_words = sum(count_words(block.text) for block in blocks if not block.is_heading)
-    return paragraph_words == 0 or words < _FRONT_MATTER_MAX_WORDS
+    """A short page of headings only ("Edition 3.0", a half title); a dedication has prose."""
+    return words < _FRONT_MATTER_MAX_WORDS and all(block.is_heading for block in blocks)

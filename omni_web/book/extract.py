@@ -63,7 +63,7 @@ _LETTER_RE = re.compile(r"[^\W\d_]")
 _SPACE_RE = re.compile(r"\s+")
 _HIDDEN_STYLE_RE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _MARKER_MAX_CHARS = 8  # "[12]", "*", "†": longer link texts without letters are kept
-# Note bodies are read only on a notes page: where the other text is under a tenth of the notes.
+# Note bodies are read only on a notes page: headings only besides the notes, or under a tenth of them.
 _NOTES_PAGE_RATIO = 10
 
 
@@ -195,7 +195,8 @@ class _SegmentBuilder:
         """Drop note bodies unless this segment is a notes page (or starts in a notes section)."""
         note_words = sum(raw.words for raw in self.blocks if raw.in_note)
         main_words = sum(raw.words for raw in self.blocks if not raw.in_note)
-        keep_notes = self.keep_notes or main_words * _NOTES_PAGE_RATIO < note_words
+        prose_words = sum(raw.words for raw in self.blocks if not raw.in_note and not raw.block.is_heading)
+        keep_notes = self.keep_notes or (note_words > 0 and (prose_words == 0 or main_words * _NOTES_PAGE_RATIO < note_words))
         kept = [raw for raw in self.blocks if keep_notes or not raw.in_note]
         words = sum(raw.words for raw in kept)
         if words:
