@@ -1,0 +1,1 @@
+"""Import stub: the `sglang.srt` package (see `sglang/__init__.py`)."""

@@ -1,0 +1,1 @@
+"""Import stub: the `sglang.srt.arg_groups` package."""
