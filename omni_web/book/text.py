@@ -27,8 +27,9 @@ __all__ = [
 _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_RE = re.compile(f"[{_CJK_CHARS}]")
 _CJK_OR_PUNCT_RE = re.compile(f"[{_CJK_CHARS}\u3000-\u303f\uff00-\uffef]")
-_TOKEN_RE = re.compile(f"[{_CJK_CHARS}]|[^\\s{_CJK_CHARS}]+")
 _ALNUM_RE = re.compile(r"[^\W_]")
+# A counted word: one CJK character, or a space-free run holding a letter or digit.
+_WORD_RE = re.compile(f"[{_CJK_CHARS}]|[^\\s{_CJK_CHARS}]*?(?![{_CJK_CHARS}])[^\\W_][^\\s{_CJK_CHARS}]*")
 
 # Characters replaced one for one (spaces, invisible marks, ligatures, typographic quotes).
 _TRANSLATE = str.maketrans(
@@ -55,8 +56,7 @@ _SPACED_DOTS_RE = re.compile(r"\s?\.(?:\s\.){2,}")
 _SPACE_RE = re.compile(r"\s+")
 _SPACE_BEFORE_PUNCT_RE = re.compile(r"\s+(?=[,;:!?\u060c\u061b\u061f](?:\s|$|[\"')\]]))")
 _COMMA_BEFORE_PUNCT_RE = re.compile(r",\s*(?=[.!?;:,\u061f])")
-_LEADING_COMMA_RE = re.compile(r"^[\s,]+")
-_TRAILING_COMMA_RE = re.compile(r"[\s,]+$")
+_DASH_CHARS = frozenset("\u2013\u2014\u2015\u2e3a\u2e3b")
 _COMMA_AFTER_OPEN_RE = re.compile(r"(?<=[(\[])\s*,\s*")
 
 # Clause punctuation where an over-long sentence may be cut (after the mark).
@@ -70,7 +70,6 @@ _CLOSERS = "\"')\\]\u00bb\u300d\u300f\u3011\u3015\uff09"
 _TERMINATOR_RE = re.compile(f"(?:[.!?\u061f\u06d4\u0964]+|[\u3002\uff01\uff1f]+)[{_CLOSERS}]*")
 _OPENERS = "\"'([\u00ab\u00bf\u00a1"
 _FULLWIDTH_STOPS = frozenset("\u3002\uff01\uff1f")
-_WORD_BEFORE_RE = re.compile(r"(\S+)$")
 
 # Words after which a period does not end a sentence (compared lowercased, without the final dot).
 _ABBREVIATIONS = frozenset(
@@ -92,22 +91,25 @@ def normalize_text(text: str) -> str:
     hyphens ("1914–1918" -> "1914-1918"), and writes ellipses as "...".
     """
     text = unicodedata.normalize("NFC", text)
-    text = _RANGE_DASH_RE.sub("-", text).translate(_TRANSLATE)
-    text = _PAUSE_DASH_RE.sub(", ", text)
-    text = _COMMA_BEFORE_CLOSING_QUOTE_RE.sub(",", text)
-    text = _SPACED_DOTS_RE.sub("...", text)
+    if "\u2013" in text:
+        text = _RANGE_DASH_RE.sub("-", text)
+    text = text.translate(_TRANSLATE)
+    if _DASH_CHARS.intersection(text) or "--" in text:  # the dash pattern is slow on dash-free text
+        text = _PAUSE_DASH_RE.sub(", ", text)
+        text = _COMMA_BEFORE_CLOSING_QUOTE_RE.sub(",", text)
+    if ". ." in text:
+        text = _SPACED_DOTS_RE.sub("...", text)
     text = _SPACE_RE.sub(" ", text)
     text = _COMMA_AFTER_OPEN_RE.sub("", text)
     text = _COMMA_BEFORE_PUNCT_RE.sub("", text)
     text = _SPACE_BEFORE_PUNCT_RE.sub("", text)
-    text = _LEADING_COMMA_RE.sub("", text)
-    text = _TRAILING_COMMA_RE.sub("", text)
+    text = text.strip(" ,")
     return text if _ALNUM_RE.search(text) else ""
 
 
 def count_words(text: str) -> int:
     """Words in ``text``: space-separated tokens with a letter or digit, plus each CJK character."""
-    return sum(1 for match in _TOKEN_RE.finditer(text) if _ALNUM_RE.search(match.group()))
+    return len(_WORD_RE.findall(text))
 
 
 def text_key(text: str) -> str:
@@ -163,10 +165,9 @@ def _is_boundary(text: str, start: int, end: int) -> bool:
     stripped = marks.rstrip(_CLOSERS)
     if stripped != ".":
         return True  # "?", "!", "...", "?!" before a capital or an uncased script
-    word = _WORD_BEFORE_RE.search(text[:start])
-    if word is None:
+    token = text[text.rfind(" ", 0, start) + 1 : start].lstrip("\"'([\u00ab").casefold()
+    if not token:
         return True
-    token = word.group(1).lstrip("\"'([\u00ab").casefold()
     if token in _ABBREVIATIONS or _INITIALS_RE.match(token):
         return False  # "Mr. Smith", "J. R. R. Tolkien", "CHAPTER I. Down", "e.g. This"
     return True
@@ -209,7 +210,7 @@ def pack_pieces(pieces: list[str], *, target_words: int, max_chars: int | None) 
 
 def _split_between_words(text: str, *, max_words: int, max_chars: int | None) -> list[str]:
     """Cut at word starts into nearly equal parts within the limits."""
-    starts = [m.start() for m in _TOKEN_RE.finditer(text) if _ALNUM_RE.search(m.group())]
+    starts = [m.start() for m in _WORD_RE.finditer(text)]
     total = len(starts)
     if total <= 1:
         return _split_between_chars(text, max_chars)

@@ -1,0 +1,152 @@
+"""Benchmark: parse and chunk EPUBs (the largest fixture, then synthetic books of growing size).
+
+Prints plain lines: median seconds to load and chunk (several runs), chunks per second, and the
+peak RSS of a fresh process doing the work, so scaling with book size is visible. Not a test.
+
+    .venv/bin/python bench/bench_ingest.py [--runs 5] [--sizes-mb 0.5 1 2 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from omni_web.book import chunk_chapter, load_book  # noqa: E402
+
+DATA_DIR = ROOT / "tests" / "data"
+CHUNK_SETTINGS = ((120, None, 4096), (80, 80, 4096))  # app default; a per-request word cap
+
+
+def measure(path: Path, runs: int) -> dict[str, float]:
+    """Load and chunk ``path`` ``runs`` times in this process; median timings and peak RSS."""
+    load_s, chunk_s = [], []
+    chunks = words = 0
+    for _ in range(runs):
+        start = time.perf_counter()
+        book = load_book(path)
+        loaded = time.perf_counter()
+        chunks = 0
+        for chunk_words, max_words, max_chars in CHUNK_SETTINGS:
+            for chapter in book.chapters:
+                chunks += len(chunk_chapter(chapter, chunk_words=chunk_words, max_words=max_words, max_chars=max_chars))
+        load_s.append(loaded - start)
+        chunk_s.append(time.perf_counter() - loaded)
+        words = book.word_count
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {
+        "load_s": statistics.median(load_s),
+        "chunk_s": statistics.median(chunk_s),
+        "chunks": chunks,
+        "words": words,
+        "peak_rss_mib": peak_kib / 1024,
+    }
+
+
+def measure_in_child(path: Path, runs: int) -> dict[str, float]:
+    """Run :func:`measure` in a fresh interpreter so each peak RSS belongs to one book."""
+    result = subprocess.run(  # noqa: S603 - our own interpreter and script
+        [sys.executable, __file__, "--child", str(path), "--runs", str(runs)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def synthetic_book(path: Path, target_bytes: int) -> int:
+    """Write an EPUB of about ``target_bytes`` of XHTML, from the fixtures' own paragraphs."""
+    paragraphs: list[str] = []
+    for fixture in ("pg11-alice.epub", "childrens-literature.epub", "wasteland.epub"):
+        for chapter in load_book(DATA_DIR / fixture).chapters:
+            if chapter.selected_by_default:
+                paragraphs.extend(block.text for block in chapter.blocks if not block.is_heading)
+    docs: list[str] = []
+    size = 0
+    index = 0
+    while size < target_bytes:
+        body = [f"<h1>Chapter {len(docs) + 1}</h1>"]
+        chapter_bytes = 0
+        while chapter_bytes < 60_000:  # ~60 kB per chapter file, like a typical novel chapter
+            text = escape(paragraphs[index % len(paragraphs)])
+            body.append(f"<p>{text}</p>")
+            chapter_bytes += len(text) + 7
+            index += 7  # stride through the paragraphs so files do not repeat verbatim
+        page = (
+            '<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml">'
+            f"<head><title>c</title></head><body>{''.join(body)}</body></html>"
+        )
+        docs.append(page)
+        size += len(page.encode())
+    manifest = "".join(f'<item id="c{i}" href="c{i}.xhtml" media-type="application/xhtml+xml"/>' for i in range(len(docs)))
+    spine = "".join(f'<itemref idref="c{i}"/>' for i in range(len(docs)))
+    opf = (
+        '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="u">'
+        '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="u">bench</dc:identifier>'
+        "<dc:title>Bench</dc:title><dc:language>en</dc:language></metadata>"
+        f"<manifest>{manifest}</manifest><spine>{spine}</spine></package>"
+    )
+    container = (
+        '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
+        '<rootfiles><rootfile full-path="content.opf" media-type="application/oebps-package+xml"/></rootfiles>'
+        "</container>"
+    )
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        archive.writestr("META-INF/container.xml", container)
+        archive.writestr("content.opf", opf)
+        for i, page in enumerate(docs):
+            archive.writestr(f"c{i}.xhtml", page)
+    return size
+
+
+def _report(label: str, xhtml_bytes: int, numbers: dict[str, float]) -> None:
+    total = numbers["load_s"] + numbers["chunk_s"]
+    mb = xhtml_bytes / 1e6
+    print(
+        f"{label:34} {mb:6.2f} MB xhtml  {int(numbers['words']):>8} words  "
+        f"load {numbers['load_s']:6.3f} s  chunk {numbers['chunk_s']:6.3f} s  "
+        f"{total / mb:6.3f} s/MB  {numbers['chunks'] / numbers['chunk_s']:9.0f} chunks/s  "
+        f"peak RSS {numbers['peak_rss_mib']:6.1f} MiB"
+    )
+
+
+def _xhtml_bytes(path: Path) -> int:
+    with zipfile.ZipFile(path) as archive:
+        return sum(i.file_size for i in archive.infolist() if i.filename.endswith((".xhtml", ".html", ".htm")))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--sizes-mb", type=float, nargs="*", default=[0.5, 1.0, 2.0, 4.0])
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(measure(args.child, args.runs)))
+        return 0
+    baseline = measure_in_child(DATA_DIR / "hefty-water.epub", 1)
+    print(f"interpreter + imports + tiny book: peak RSS {baseline['peak_rss_mib']:.1f} MiB")
+    largest = max(DATA_DIR.glob("*.epub"), key=_xhtml_bytes)
+    _report(f"fixture {largest.name}", _xhtml_bytes(largest), measure_in_child(largest, args.runs))
+    with tempfile.TemporaryDirectory() as tmp:
+        for size_mb in args.sizes_mb:
+            path = Path(tmp) / f"synthetic-{size_mb}MB.epub"
+            synthetic_book(path, int(size_mb * 1e6))
+            _report(f"synthetic {size_mb} MB", _xhtml_bytes(path), measure_in_child(path, max(1, args.runs // 2)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
