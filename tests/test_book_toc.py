@@ -232,3 +232,18 @@ def test_classify_matter_rules() -> None:
     assert reason("Chapter 1", text="A story that mentions Project Gutenberg once. " + "word " * 400) == ""
     assert reason("My Book", text="by Ann", book_title="My Book") == "title page"
     assert reason("Chapter 1", text="Some words.", is_nav=True) == "table of contents"
+
+
+def test_nav_without_toc_or_empty_nav_falls_back_to_spine(tmp_path: Path) -> None:
+    docs = [("a.xhtml", xhtml("<h1>A</h1><p>Alpha text.</p>")), ("b.xhtml", xhtml("<h1>B</h1><p>Beta text.</p>"))]
+    landmarks_only = xhtml('<nav epub:type="landmarks"><ol><li><a href="a.xhtml">A</a></li></ol></nav>')
+    for name, nav in (("landmarks-only", landmarks_only), ("empty", "")):
+        book = load_book(make_epub(tmp_path / f"{name}.epub", docs, nav=nav))
+        assert [c.title for c in book.chapters] == ["A", "B"], name
+
+
+def test_anchor_inside_a_paragraph_splits_it(tmp_path: Path) -> None:
+    docs = [("b.xhtml", xhtml("<h1>B</h1><p>End of b. <a id='two'/>Start of two.</p>"))]
+    nav = nav_xhtml([("b.xhtml", "B"), ("b.xhtml#two", "Two")])
+    book = load_book(make_epub(tmp_path / "inline.epub", docs, nav=nav))
+    assert [[b.text for b in c.blocks] for c in book.chapters] == [["B", "End of b."], ["Start of two."]]

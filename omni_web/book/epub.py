@@ -9,6 +9,7 @@ quirky nav or NCX never costs more than its chapter titles. Every failure leaves
 
 from __future__ import annotations
 
+import contextlib
 import posixpath
 import re
 import zipfile
@@ -69,6 +70,12 @@ class _TolerantReader(epub.EpubReader):
             return super().read_file(name)
         except KeyError:
             return b""  # a missing font or image must not make the whole book unreadable
+
+    def _parse_nav(self, data: bytes, base_path: str, navtype: str = "toc") -> None:
+        # ebooklib's nav parsing only fills book.toc/pages, which we do not use (toc.py parses the
+        # nav itself); a nav without a toc <nav>, or an empty one, must not make the book unreadable.
+        with contextlib.suppress(IndexError, AttributeError, TypeError, etree.LxmlError):
+            super()._parse_nav(data, base_path, navtype)
 
 
 def load_book(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
