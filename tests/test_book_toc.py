@@ -247,3 +247,9 @@ def test_anchor_inside_a_paragraph_splits_it(tmp_path: Path) -> None:
     nav = nav_xhtml([("b.xhtml", "B"), ("b.xhtml#two", "Two")])
     book = load_book(make_epub(tmp_path / "inline.epub", docs, nav=nav))
     assert [[b.text for b in c.blocks] for c in book.chapters] == [["B", "End of b."], ["Start of two."]]
+
+
+def test_broken_ncx_falls_back_to_spine(tmp_path: Path) -> None:
+    docs = [("a.xhtml", xhtml("<h1>A</h1><p>Alpha text.</p>")), ("b.xhtml", xhtml("<h1>B</h1><p>Beta text.</p>"))]
+    book = load_book(make_epub(tmp_path / "ncx.epub", docs, ncx=""))
+    assert [c.title for c in book.chapters] == ["A", "B"]

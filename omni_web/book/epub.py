@@ -77,6 +77,11 @@ class _TolerantReader(epub.EpubReader):
         with contextlib.suppress(IndexError, AttributeError, TypeError, etree.LxmlError):
             super()._parse_nav(data, base_path, navtype)
 
+    def _parse_ncx(self, data: bytes) -> None:
+        # Same for the NCX: toc.py reads it; an empty or broken one only costs its titles.
+        with contextlib.suppress(IndexError, AttributeError, TypeError, etree.LxmlError):
+            super()._parse_ncx(data)
+
 
 def load_book(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
     """Read an EPUB into chapters of speakable text, with metadata and cover.
