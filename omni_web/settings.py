@@ -39,7 +39,8 @@ class Settings:
     concurrency: int | None = None  # None = the model's catalog default
     # Pauses inserted during assembly.
     pause_between_chunks_ms: int = 250
-    pause_after_heading_ms: int = 800
+    pause_after_paragraph_ms: int = 600
+    pause_after_heading_ms: int = 900
     pause_between_chapters_ms: int = 1500
     # Output.
     output_dir: str = ""  # "" = <data root>/outputs
@@ -65,6 +66,7 @@ class Settings:
             (1 <= self.chunk_size_words <= 1000, "chunk_size_words must be between 1 and 1000"),
             (self.concurrency is None or 1 <= self.concurrency <= 256, "concurrency must be 1-256"),
             (self.pause_between_chunks_ms >= 0, "pause_between_chunks_ms must be >= 0"),
+            (self.pause_after_paragraph_ms >= 0, "pause_after_paragraph_ms must be >= 0"),
             (self.pause_after_heading_ms >= 0, "pause_after_heading_ms must be >= 0"),
             (self.pause_between_chapters_ms >= 0, "pause_between_chapters_ms must be >= 0"),
             (self.output_format in ("m4b", "mp3"), "output_format must be m4b or mp3"),

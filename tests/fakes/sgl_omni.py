@@ -50,26 +50,38 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _write_dist_info(venv_dir: Path) -> None:
-    """Make the venv report ``sglang-omni 0.1.9`` to ``importlib.metadata`` and ``pip show``."""
+def _write_dist_info(venv_dir: Path, name: str = "sglang-omni", version_: str = "0.1.9") -> None:
+    """Make the venv report ``name version_`` to ``importlib.metadata`` and ``pip show``."""
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    dist = venv_dir / "lib" / version / "site-packages" / "sglang_omni-0.1.9.dist-info"
+    folder = f"{re.sub(r'[-.]+', '_', name)}-{version_}.dist-info"
+    dist = venv_dir / "lib" / version / "site-packages" / folder
     dist.mkdir(parents=True, exist_ok=True)
     (dist / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: sglang-omni\nVersion: 0.1.9\nRequires-Python: <3.13,>=3.11\n"
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version_}\nRequires-Python: <3.13,>=3.11\n"
         "Summary: test double installed by tests/fakes/sgl_omni.py\n", encoding="utf-8")
-    (dist / "entry_points.txt").write_text("[console_scripts]\nsgl-omni = sglang_omni.cli:app\n", encoding="utf-8")
+    if name == "sglang-omni":
+        (dist / "entry_points.txt").write_text("[console_scripts]\nsgl-omni = sglang_omni.cli:app\n", encoding="utf-8")
     (dist / "INSTALLER").write_text("fake\n", encoding="utf-8")
     (dist / "RECORD").write_text("", encoding="utf-8")
 
 
-def install_fake_sgl_omni(venv_dir: Path) -> Path:
+def _write_companions(venv_dir: Path) -> None:
+    """Mark every catalog companion package as installed, at its pinned version (or 1.0)."""
+    from omni_web.catalog import CATALOG
+
+    for spec in sorted({spec for entry in CATALOG for spec in entry.companion_packages}):
+        name, _, pin = spec.partition("==")
+        _write_dist_info(venv_dir, name, pin or "1.0")
+
+
+def install_fake_sgl_omni(venv_dir: Path, *, companions: bool = True) -> Path:
     """Create ``venv_dir/bin/sgl-omni`` running the fake with this interpreter; returns its path.
 
     The directory is a small but real venv: ``pyvenv.cfg``, ``bin/python`` (a symlink to this
     interpreter, which then runs isolated in ``venv_dir``) and an ``sglang_omni-0.1.9.dist-info``, so
     code that checks the backend venv's Python version or installed sglang-omni version sees 0.1.9.
-    ``bin/sgl-omni`` itself runs the fake with ``sys.executable`` (the test interpreter).
+    With ``companions`` every catalog companion package is marked installed too, so a managed start
+    never runs pip. ``bin/sgl-omni`` itself runs the fake with ``sys.executable`` (the test interpreter).
     """
     bin_dir = venv_dir / "bin"
     bin_dir.mkdir(parents=True, exist_ok=True)
@@ -78,6 +90,8 @@ def install_fake_sgl_omni(venv_dir: Path) -> Path:
     (venv_dir / "pyvenv.cfg").write_text(
         f"home = {base.parent}\ninclude-system-site-packages = false\nversion = {version}\n", encoding="utf-8")
     _write_dist_info(venv_dir)
+    if companions:  # as if `models install` had run each model's companion recipe
+        _write_companions(venv_dir)
     script = bin_dir / "sgl-omni"
     script.write_text(
         f"#!{sys.executable}\n"

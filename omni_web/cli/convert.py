@@ -1,0 +1,203 @@
+"""``python -m omni_web convert BOOK.epub --model KEY ...``: one book to an audiobook.
+
+Without ``--api-url`` the managed server for the model is started, used and stopped again; a server
+that already hosts the model (ours from an earlier run, or one started by hand) is used and left
+running. A killed run started again renders only the chunks that are missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from tqdm import tqdm
+
+from omni_web.catalog import CatalogEntry, VoiceMode, get_entry, keys
+from omni_web.client import SpeechClient, VoiceChoice
+from omni_web.errors import ModelNotInstalled, OmniWebError, SettingsError
+from omni_web.paths import DataPaths, data_root_from_env
+from omni_web.pipeline import (
+    ConvertRequest,
+    chunk_size_conflict,
+    endpoint_for,
+    make_recover,
+    parse_chapter_spec,
+    run_conversion,
+)
+from omni_web.server import ServerManager
+from omni_web.services import build_server_manager
+from omni_web.settings import load_settings
+from omni_web.voices import VoiceLibrary, transcribe_clip
+
+__all__ = ["ask_higgs_window", "register", "voice_from_args"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``convert``."""
+    parser = subparsers.add_parser(
+        "convert",
+        help="turn an EPUB into an m4b (or MP3 chapters)",
+        description="Turn an EPUB into an audiobook with one model of the catalog.",
+    )
+    parser.add_argument("book", type=Path, metavar="BOOK.epub")
+    parser.add_argument("--model", required=True, choices=keys(), metavar="KEY", help="catalog key (models list)")
+    voice = parser.add_mutually_exclusive_group()
+    voice.add_argument("--voice", metavar="NAME", help="built-in speaker, preset, library voice or uploaded voice")
+    voice.add_argument("--clone", metavar="CLIP", help="reference clip: a file, or a library voice name")
+    voice.add_argument("--instructions", metavar="TEXT", help="voice design description (VoiceDesign)")
+    parser.add_argument("--transcription", metavar="TEXT", help="what the --clone clip says (else transcribed)")
+    parser.add_argument("--api-url", metavar="URL", help="use this sgl-omni server instead of the managed one")
+    parser.add_argument("--chunk-size", type=int, metavar="N", help="words per request (default: setting, 120)")
+    parser.add_argument("--chapters", metavar="SPEC", help="e.g. 1-3,5 (default: all but front/back matter)")
+    parser.add_argument("--format", choices=("m4b", "mp3"), help="output format (default: setting, m4b)")
+    parser.add_argument("--mp3-chapters", action="store_true", help="also write per-chapter MP3s")
+    parser.add_argument("--concurrency", type=int, metavar="N", help="requests in flight (default: the model's)")
+    parser.add_argument("--language", metavar="LANG", help="e.g. English (default: the model decides)")
+    parser.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: setting)")
+    parser.set_defaults(handler=_convert)
+
+
+def ask_higgs_window(entry: CatalogEntry, chunk_words: int, *, stdin: TextIO, stdout: TextIO) -> int:
+    """Resolve a chunk size above the model's per-request cap: ``[S/t/c]`` on a console.
+
+    S (the default) sets the chunk size to the cap for this run, t keeps it (audio may cut off),
+    c cancels. A closed or non-interactive stdin clamps, so unattended runs never truncate.
+    """
+    cap = chunk_size_conflict(entry, chunk_words)
+    if cap is None:
+        return chunk_words
+    print(
+        f"{entry.label} voices at most ~{cap} words per request (its 4096-token window); the chunk "
+        f"size is {chunk_words}, so audio may cut off mid-chunk.",
+        file=stdout,
+    )
+    if not stdin.isatty():
+        print(f"No console to ask: using a chunk size of {cap} for this run.", file=stdout)
+        return cap
+    stdout.write(f"[S]et chunk to {cap} / keep [t]he size / [c]ancel? [S/t/c] ")
+    stdout.flush()
+    answer = stdin.readline().strip().lower()
+    if answer.startswith("c"):
+        raise SettingsError("Cancelled before rendering anything.")
+    if answer.startswith("t"):
+        return chunk_words
+    return cap
+
+
+def voice_from_args(args: argparse.Namespace, entry: CatalogEntry, paths: DataPaths, settings) -> VoiceChoice:
+    """The voice the flags ask for, checked against what the model can do."""
+    library = VoiceLibrary(paths)
+    if args.instructions:
+        return VoiceChoice.design(args.instructions)
+    if args.clone:
+        return _clone_choice(args.clone, args.transcription, library, settings)
+    if args.voice:
+        if entry.voice_mode in (VoiceMode.BUILTIN_SPEAKERS, VoiceMode.PRESET_VOICES):
+            return VoiceChoice.speaker(args.voice)
+        if entry.can_clone and library.find(args.voice) is not None:
+            return _clone_choice(args.voice, args.transcription, library, settings)
+        return VoiceChoice.uploaded(args.voice)
+    if entry.voice_mode is VoiceMode.CLONE_REQUIRED:
+        raise SettingsError(f"{entry.label} needs a reference clip: add --clone CLIP (or --voice <library voice>).")
+    if entry.voice_mode is VoiceMode.INSTRUCTIONS:
+        raise SettingsError(f"{entry.label} designs a voice from a description: add --instructions TEXT.")
+    return VoiceChoice.default()
+
+
+def _clone_choice(clip: str, transcription: str | None, library: VoiceLibrary, settings) -> VoiceChoice:
+    voice = library.find(clip)
+    if voice is not None:
+        return VoiceChoice.clone(voice.wav_path, transcription or voice.transcript)
+    path = Path(clip).expanduser()
+    if not path.is_file():
+        raise SettingsError(f"No clip at {path} and no library voice named '{clip}'. See: python -m omni_web voices list")
+    if transcription is None:
+        try:
+            transcription = transcribe_clip(path, model_size=settings.transcription_model)
+        except ModelNotInstalled as exc:
+            print(f"warning: {exc} Cloning without a transcript; quality may drop.", file=sys.stderr)
+    return VoiceChoice.clone(path.resolve(), transcription)
+
+
+def _convert(args: argparse.Namespace) -> int:
+    paths = data_root_from_env().ensure()
+    settings = load_settings(paths)
+    entry = get_entry(args.model)
+    chunk_words = ask_higgs_window(entry, args.chunk_size or settings.chunk_size_words, stdin=sys.stdin, stdout=sys.stdout)
+    request = ConvertRequest(
+        book_path=args.book.expanduser().resolve(),
+        model_key=entry.key,
+        voice=voice_from_args(args, entry, paths, settings),
+        chapters=parse_chapter_spec(args.chapters) if args.chapters else None,
+        chunk_words=chunk_words,
+        concurrency=args.concurrency,
+        language=args.language,
+        output_format=args.format,
+        also_mp3_chapters=True if args.mp3_chapters else None,
+        output_dir=args.out.expanduser().resolve() if args.out else None,
+        api_url=args.api_url,
+    )
+    if not request.book_path.is_file():
+        raise SettingsError(f"No such file: {request.book_path}")
+    manager = build_server_manager(paths, settings)
+    was_ours = manager.owned_record() is not None
+    endpoint = endpoint_for(manager, entry, paths=paths, api_url=args.api_url, on_log=_print_boot_line)
+    started_here = endpoint.owned and not was_ours
+    print(f"Using {endpoint.model_label} at {endpoint.base_url}" + (" (started for this run)" if started_here else ""))
+    try:
+        return _render(request, endpoint, manager, paths, settings)
+    finally:
+        if started_here:
+            print("Stopping the server started for this run.")
+            manager.stop()
+
+
+def _render(request: ConvertRequest, endpoint, manager: ServerManager, paths: DataPaths, settings) -> int:
+    bar = tqdm(total=0, unit="chunk", dynamic_ncols=True, disable=None)
+    chapter_lines: set[int] = set()
+
+    def progress(doc) -> None:
+        total = doc.get("chunks_total") or 0
+        if total and bar.total != total:
+            bar.total = total
+        bar.n = doc.get("chunks_done") or 0
+        eta = doc.get("eta_s")
+        rtf = doc.get("realtime_factor")
+        bar.set_postfix_str(
+            f"audio {doc.get('audio_s', 0) / 60:.1f} min"
+            + (f", x{rtf:.1f} realtime" if rtf else "")
+            + (f", ETA {eta / 60:.1f} min" if eta else ""),
+            refresh=True,
+        )
+        for chapter in doc.get("chapters", []):
+            if chapter["state"] == "ready" and chapter["number"] not in chapter_lines:
+                chapter_lines.add(chapter["number"])
+                bar.write(f"chapter {chapter['number']} ready: {chapter['title']} -> {chapter['audio_path']}")
+
+    try:
+        with SpeechClient(endpoint.base_url) as client:
+            result = run_conversion(
+                request,
+                paths=paths,
+                settings=settings,
+                client=client,
+                recover=make_recover(manager, endpoint),
+                progress=progress,
+            )
+    except OmniWebError:
+        bar.close()
+        raise
+    bar.close()
+    print(f"Done: {len(result.chapters)} chapters, {result.duration_s / 60:.1f} minutes of audio "
+          f"({result.chunks_total - result.chunks_cached} chunks rendered, {result.chunks_cached} reused).")
+    if result.m4b:
+        print(f"Audiobook: {result.m4b}")
+    if result.mp3_dir:
+        print(f"MP3 chapters: {result.mp3_dir}")
+    return 0
+
+
+def _print_boot_line(line: str) -> None:
+    print(f"  server: {line.rstrip()}", file=sys.stderr)

@@ -1,0 +1,35 @@
+"""The conversion pipeline: plan → render → assemble, and the server a run talks to."""
+
+from omni_web.pipeline.convert import ConvertResult, ProgressCallback, prepare_voice, run_conversion
+from omni_web.pipeline.plan import (
+    ChapterWork,
+    ConversionPlan,
+    chunk_size_conflict,
+    narrator_label,
+    pause_ms,
+    plan_conversion,
+    select_chapters,
+)
+from omni_web.pipeline.request import ConvertRequest, parse_chapter_spec, voice_from_dict, voice_to_dict
+from omni_web.pipeline.serving import endpoint_for, first_gpu_compute_capability, make_recover
+
+__all__ = [
+    "ChapterWork",
+    "ConversionPlan",
+    "ConvertRequest",
+    "ConvertResult",
+    "ProgressCallback",
+    "chunk_size_conflict",
+    "endpoint_for",
+    "first_gpu_compute_capability",
+    "make_recover",
+    "narrator_label",
+    "parse_chapter_spec",
+    "pause_ms",
+    "plan_conversion",
+    "prepare_voice",
+    "run_conversion",
+    "select_chapters",
+    "voice_from_dict",
+    "voice_to_dict",
+]

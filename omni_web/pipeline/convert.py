@@ -1,0 +1,297 @@
+"""Run one conversion: EPUB → chunk audio (N in flight) → chapter files → m4b / MP3s.
+
+A chapter's file is assembled in a background thread as soon as its last chunk lands, so it is
+playable while later chapters render and the GPU never waits for ffmpeg. Every file is named by a
+hash of what shapes it, so running the same request again (resume after a cancel, a crash or a
+SIGKILL) renders only the chunks and chapters that are missing.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from omni_web.assemble import (
+    AudioFormat,
+    ChapterAudio,
+    ChapterPlan,
+    Segment,
+    book_folder,
+    build_m4b,
+    chapter_audio_from_file,
+    export_mp3_chapters,
+    render_chapter_audio,
+    safe_filename,
+)
+from omni_web.book import Book, load_book
+from omni_web.catalog import CatalogEntry, get_entry
+from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice, VoiceKind
+from omni_web.paths import DataPaths
+from omni_web.pipeline.plan import ChapterWork, ConversionPlan, plan_conversion
+from omni_web.pipeline.request import ConvertRequest
+from omni_web.render import RenderItem, RenderProgress, render_chunks
+from omni_web.settings import Settings
+from omni_web.voices import fit_reference
+from omni_web.voices.reference import reference_cache_dir
+
+__all__ = ["ConvertResult", "ProgressCallback", "prepare_voice", "run_conversion"]
+
+ProgressCallback = Callable[[Mapping[str, Any]], None]
+
+# Progress documents are written at most this often while chunks stream in (phase changes and
+# finished chapters are always written at once).
+_PROGRESS_INTERVAL_S = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class ConvertResult:
+    """What a finished conversion produced."""
+
+    output_dir: Path
+    m4b: Path | None
+    mp3_dir: Path | None
+    chapters: tuple[ChapterAudio, ...]
+    chunks_total: int
+    chunks_cached: int
+    duration_s: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON for the job store (the job's ``result``)."""
+        return {
+            "output_dir": str(self.output_dir),
+            "m4b": str(self.m4b) if self.m4b else None,
+            "mp3_dir": str(self.mp3_dir) if self.mp3_dir else None,
+            "duration_s": round(self.duration_s, 3),
+            "chunks_total": self.chunks_total,
+            "chunks_cached": self.chunks_cached,
+            "chapters": [
+                {"number": c.index, "title": c.title, "path": str(c.path), "duration_s": c.duration_ms / 1000}
+                for c in self.chapters
+            ],
+        }
+
+
+def prepare_voice(entry: CatalogEntry, voice: VoiceChoice, *, client: SpeechClient, paths: DataPaths) -> VoiceChoice:
+    """Check the voice against the server and the clip limit before any speech request.
+
+    Named voices are matched case-insensitively to the server's spelling (an unknown one raises
+    UnknownVoice listing the valid names); a reference clip over the server's 10 MiB limit is
+    replaced by a re-encoded copy that fits.
+    """
+    if voice.kind in (VoiceKind.SPEAKER, VoiceKind.PRESET, VoiceKind.UPLOADED):
+        return voice.with_name(client.resolve_voice_name(entry, voice.name))
+    if voice.kind is VoiceKind.CLONE and voice.reference is not None:
+        fitted = fit_reference(voice.reference, cache_dir=reference_cache_dir(paths))
+        return replace(voice, reference=fitted)
+    return voice
+
+
+class _Progress:
+    """The job's progress document, updated from the render and assembly threads."""
+
+    def __init__(self, plan: ConversionPlan, sink: ProgressCallback | None) -> None:
+        self._sink = sink
+        self._lock = threading.Lock()
+        self._last_emit = 0.0
+        self.doc: dict[str, Any] = {
+            "phase": "preparing",
+            "message": "",
+            "title": plan.tags.title,
+            "model": plan.entry.key,
+            "chunks_done": 0,
+            "chunks_total": len({i.key for i in plan.items}),
+            "audio_s": 0.0,
+            "elapsed_s": 0.0,
+            "eta_s": None,
+            "realtime_factor": None,
+            "chapters": [
+                {"number": w.number, "title": w.chapter.title, "state": "pending", "audio_path": None,
+                 "duration_s": None}
+                for w in plan.chapters
+            ],
+        }
+
+    def _emit(self, *, force: bool) -> None:
+        now = time.monotonic()
+        if self._sink is None or (not force and now - self._last_emit < _PROGRESS_INTERVAL_S):
+            return
+        self._last_emit = now
+        self._sink({**self.doc, "chapters": [dict(c) for c in self.doc["chapters"]]})
+
+    def phase(self, phase: str, message: str = "") -> None:
+        with self._lock:
+            self.doc.update(phase=phase, message=message)
+            self._emit(force=True)
+
+    def render(self, progress: RenderProgress) -> None:
+        with self._lock:
+            self.doc.update(progress.to_dict())
+            self._emit(force=progress.chunks_done == progress.chunks_total)
+
+    def chapter(self, number: int, state: str, audio: ChapterAudio | None = None) -> None:
+        with self._lock:
+            for row in self.doc["chapters"]:
+                if row["number"] == number:
+                    row["state"] = state
+                    if audio is not None:
+                        row.update(audio_path=str(audio.path), duration_s=audio.duration_ms / 1000)
+            self._emit(force=True)
+
+
+class _ChapterAssembler:
+    """Joins a chapter's chunk files in a background thread once all of them exist."""
+
+    def __init__(self, plan: ConversionPlan, parts_dir: Path, fmt: AudioFormat, progress: _Progress) -> None:
+        self._parts_dir = parts_dir
+        self._fmt = fmt
+        self._progress = progress
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="omni-assemble")
+        self._by_number = {work.number: work for work in plan.chapters}
+        self._missing = {work.number: {item.key for item in work.items} for work in plan.chapters}
+        self._chunk_paths: dict[str, Path] = {}
+        self._futures: dict[int, Future[ChapterAudio]] = {}
+
+    def chunk_done(self, item: RenderItem, path: Path) -> None:
+        """Called for every finished chunk (from the render loop's thread)."""
+        self._chunk_paths[item.key] = path
+        # The renderer reports a key once even when the same text recurs in several chapters.
+        for number, missing in self._missing.items():
+            missing.discard(item.key)
+            if not missing and number not in self._futures:
+                self._progress.chapter(number, "rendered")
+                self._futures[number] = self._pool.submit(self._assemble, self._by_number[number])
+
+    def _assemble(self, work: ChapterWork) -> ChapterAudio:
+        out = self._parts_dir / work.file_name
+        if out.is_file():
+            audio = chapter_audio_from_file(out, index=work.number, title=work.chapter.title)
+        else:
+            segments = tuple(
+                Segment(self._chunk_paths[item.key], pause)
+                for item, pause in zip(work.items, work.pauses_ms, strict=True)
+            )
+            audio = render_chapter_audio(
+                ChapterPlan(index=work.number, title=work.chapter.title, segments=segments), out, fmt=self._fmt
+            )
+        self._progress.chapter(work.number, "ready", audio)
+        return audio
+
+    def results(self) -> list[ChapterAudio]:
+        """Wait for every chapter file, in book order; re-raises an assembly error."""
+        return [self._futures[number].result() for number in sorted(self._futures)]
+
+    def close(self) -> None:
+        """Stop without waiting; a chapter being encoded lands atomically or not at all."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _write_cover(book: Book, parts_dir: Path) -> Path | None:
+    if book.cover is None:
+        return None
+    path = parts_dir / f"cover.{book.cover.extension}"
+    if not path.is_file():
+        path.write_bytes(book.cover.data)
+    return path
+
+
+def run_conversion(
+    request: ConvertRequest,
+    *,
+    paths: DataPaths,
+    settings: Settings,
+    client: SpeechClient,
+    recover: Callable[[Exception], bool] | None = None,
+    progress: ProgressCallback | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+    book: Book | None = None,
+) -> ConvertResult:
+    """Convert one book with a server that already hosts the request's model.
+
+    Raises:
+        BookError, UnknownVoice, VoiceError: before any speech request.
+        ChunkFailed: a chunk failed after its retries (chapter, chunk and text named).
+        JobCancelled: ``cancelled()`` turned true; finished chunks and chapters are kept.
+        FfmpegError, DiskFullError: assembly failed; rendered chunks are kept.
+    """
+    entry = get_entry(request.model_key)
+    book = book if book is not None else load_book(request.book_path)
+    voice = prepare_voice(entry, request.voice, client=client, paths=paths)
+    plan = plan_conversion(book, replace(request, voice=voice), entry, settings)
+    tracker = _Progress(plan, progress)
+    out_root = Path(request.output_dir) if request.output_dir else settings.output_path(paths)
+    parts_dir = out_root / ".parts" / plan.folder_name
+    parts_dir.mkdir(parents=True, exist_ok=True)
+    concurrency = request.concurrency or settings.concurrency or entry.default_concurrency
+    speech_voice = voice
+
+    def synthesize(text: str) -> bytes:
+        return client.speech(entry, SpeechRequest(text=text, voice=speech_voice, language=request.language)).audio
+
+    assembler = _ChapterAssembler(plan, parts_dir, AudioFormat(entry.sample_rate_hz, entry.channels), tracker)
+    tracker.phase("rendering", f"{len(plan.chapters)} chapters, {plan.words} words, {concurrency} requests in flight")
+    try:
+        summary = render_chunks(
+            plan.items,
+            synthesize,
+            cache_dir=paths.chunk_cache_dir,
+            concurrency=concurrency,
+            cancelled=cancelled,
+            progress=tracker.render,
+            on_done=assembler.chunk_done,
+            recover=recover,
+        )
+        chapters = assembler.results()
+    finally:
+        assembler.close()
+    return _finish(request, plan, chapters, summary.progress, out_root, parts_dir, settings, tracker)
+
+
+def _finish(
+    request: ConvertRequest,
+    plan: ConversionPlan,
+    chapters: list[ChapterAudio],
+    rendered: RenderProgress,
+    out_root: Path,
+    parts_dir: Path,
+    settings: Settings,
+    tracker: _Progress,
+) -> ConvertResult:
+    """Build the m4b and/or the MP3 folder from the chapter files."""
+    output_format = request.output_format or settings.output_format
+    also_mp3 = settings.also_mp3_chapters if request.also_mp3_chapters is None else request.also_mp3_chapters
+    cover = _write_cover(plan.book, parts_dir)
+    folder = book_folder(out_root, plan.tags)
+    folder.mkdir(parents=True, exist_ok=True)
+    m4b: Path | None = None
+    mp3_dir: Path | None = None
+    if output_format == "m4b":
+        tracker.phase("assembling", "Encoding the m4b")
+        m4b = build_m4b(
+            chapters,
+            folder / f"{safe_filename(plan.tags.title, fallback='audiobook')}.m4b",
+            tags=plan.tags,
+            cover=cover,
+            pause_between_chapters_ms=settings.pause_between_chapters_ms,
+            bitrate_kbps=settings.aac_bitrate_kbps,
+        )
+    if output_format == "mp3" or also_mp3:
+        tracker.phase("assembling", "Encoding the MP3 chapters")
+        mp3_root = out_root if output_format == "mp3" else out_root / "MP3"
+        files = export_mp3_chapters(chapters, mp3_root, tags=plan.tags, cover=cover)
+        mp3_dir = files[0].parent if files else None
+    duration_s = sum(c.duration_ms for c in chapters) / 1000
+    tracker.phase("done", f"{len(chapters)} chapters, {duration_s / 60:.1f} minutes of audio")
+    return ConvertResult(
+        output_dir=folder,
+        m4b=m4b,
+        mp3_dir=mp3_dir,
+        chapters=tuple(chapters),
+        chunks_total=rendered.chunks_total,
+        chunks_cached=rendered.chunks_cached,
+        duration_s=duration_s,
+    )

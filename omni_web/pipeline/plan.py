@@ -1,0 +1,193 @@
+"""Plan a conversion: which chapters, which chunks, which files, with which pauses.
+
+Pure apart from hashing the reference clip: no server, no ffmpeg. The plan is recomputed on every
+run of a job (from the same book and settings it is the same plan), which is what makes resume
+simple: every chunk and chapter file is named by a hash of what shapes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from omni_web.assemble import AudiobookTags, safe_filename
+from omni_web.book import Book, Chapter, Chunk, PauseKind, chunk_chapter, effective_chunk_limits
+from omni_web.catalog import CatalogEntry
+from omni_web.client import VoiceChoice, VoiceKind
+from omni_web.errors import BookError, SettingsError
+from omni_web.pipeline.request import ConvertRequest
+from omni_web.render import RenderItem, chunk_key, file_sha256, shaping_fingerprint
+from omni_web.settings import Settings
+
+__all__ = [
+    "ChapterWork",
+    "ConversionPlan",
+    "chunk_size_conflict",
+    "narrator_label",
+    "pause_ms",
+    "plan_conversion",
+    "select_chapters",
+]
+
+
+def chunk_size_conflict(entry: CatalogEntry, chunk_words: int) -> int | None:
+    """The model's per-request word cap when ``chunk_words`` exceeds it, else None.
+
+    Higgs Audio v3 narrates at most ~80 words per request before its 4096-token window cuts the
+    audio off; the UI and CLI ask the user before such a run.
+    """
+    cap = entry.max_words_per_request
+    return cap if cap is not None and chunk_words > cap else None
+
+
+def pause_ms(kind: PauseKind, settings: Settings) -> int:
+    """Silence after a chunk; the chapter's end gets none (the m4b adds the chapter pause)."""
+    return {
+        PauseKind.CHUNK: settings.pause_between_chunks_ms,
+        PauseKind.PARAGRAPH: settings.pause_after_paragraph_ms,
+        PauseKind.HEADING: settings.pause_after_heading_ms,
+        PauseKind.CHAPTER_END: 0,
+    }[kind]
+
+
+def narrator_label(entry: CatalogEntry, voice: VoiceChoice) -> str:
+    """The narrator tag: model and voice, e.g. "Qwen3-TTS 0.6B CustomVoice (Vivian)"."""
+    if voice.kind is VoiceKind.CLONE and voice.reference is not None:
+        detail = f"voice clone of {voice.reference.stem}"
+    elif voice.kind is VoiceKind.DESIGN:
+        detail = "designed voice"
+    elif voice.kind is VoiceKind.DEFAULT:
+        detail = "default voice"
+    else:
+        detail = voice.name
+    return f"{entry.label} ({detail})"
+
+
+def select_chapters(book: Book, numbers: tuple[int, ...] | None) -> tuple[Chapter, ...]:
+    """The chapters to render: the given 1-based numbers, or the book's default selection."""
+    if numbers is None:
+        chosen = [c for c in book.chapters if c.selected_by_default]
+    else:
+        last = len(book.chapters)
+        wrong = [n for n in numbers if n > last]
+        if wrong:
+            raise SettingsError(
+                f"The book has {last} chapters; there is no chapter {', '.join(map(str, wrong))}. "
+                "List them with: python -m omni_web chapters BOOK.epub"
+            )
+        chosen = [book.chapters[n - 1] for n in sorted(numbers)]
+    chosen = [c for c in chosen if c.has_text]
+    if not chosen:
+        raise BookError("None of the selected chapters has any text to read. Select other chapters.")
+    return tuple(chosen)
+
+
+@dataclass(frozen=True, slots=True)
+class ChapterWork:
+    """One chapter of the plan: its chunks, their render items and the chapter file it makes."""
+
+    chapter: Chapter
+    chunks: tuple[Chunk, ...]
+    items: tuple[RenderItem, ...]
+    pauses_ms: tuple[int, ...]  # after each chunk
+    file_name: str  # the chapter audio file, named by a hash of its chunks and pauses
+
+    @property
+    def number(self) -> int:
+        """1-based chapter number in the book."""
+        return self.chapter.number
+
+
+@dataclass(frozen=True, slots=True)
+class ConversionPlan:
+    """Everything a run needs to know before it talks to a server."""
+
+    book: Book
+    entry: CatalogEntry
+    voice: VoiceChoice
+    chunk_words: int
+    fingerprint: str
+    chapters: tuple[ChapterWork, ...]
+    tags: AudiobookTags
+    folder_name: str  # the book's work folder under <output>/.parts
+
+    @property
+    def items(self) -> list[RenderItem]:
+        """Every chunk of every selected chapter, in reading order."""
+        return [item for work in self.chapters for item in work.items]
+
+    @property
+    def words(self) -> int:
+        """Words to be spoken."""
+        return sum(chunk.words for work in self.chapters for chunk in work.chunks)
+
+
+def _voice_shaping(voice: VoiceChoice) -> dict[str, object]:
+    reference = voice.reference
+    return {
+        "kind": voice.kind.value,
+        "name": voice.name.lower(),
+        "reference_sha256": file_sha256(reference) if reference is not None else None,
+        "ref_text": voice.transcript,
+        "instructions": voice.instructions,
+    }
+
+
+def plan_conversion(
+    book: Book,
+    request: ConvertRequest,
+    entry: CatalogEntry,
+    settings: Settings,
+) -> ConversionPlan:
+    """Chunk the selected chapters and name every file the run will make."""
+    chunk_words = request.chunk_words or settings.chunk_size_words
+    words, max_words, max_chars = effective_chunk_limits(entry, chunk_words)
+    shaping = {
+        "model": entry.key,
+        "repo": entry.repo_id,
+        "voice": _voice_shaping(request.voice),
+        "language": request.language,
+        "max_new_tokens": entry.request_max_new_tokens,
+    }
+    fingerprint = shaping_fingerprint(shaping)
+    chapters: list[ChapterWork] = []
+    for chapter in select_chapters(book, request.chapters):
+        chunks = chunk_chapter(chapter, chunk_words=words, max_words=max_words, max_chars=max_chars)
+        items = tuple(
+            RenderItem(
+                key=chunk_key(chunk.text, fingerprint),
+                text=chunk.text,
+                chapter_index=chapter.index,
+                chapter_number=chapter.number,
+                chapter_title=chapter.title,
+                chunk_number=chunk.index + 1,
+            )
+            for chunk in chunks
+        )
+        pauses = tuple(pause_ms(chunk.pause_after, settings) for chunk in chunks)
+        chapter_hash = shaping_fingerprint({"keys": [i.key for i in items], "pauses": pauses})[:16]
+        name = f"{chapter.number:03d}-{chapter_hash}.flac"
+        chapters.append(ChapterWork(chapter, chunks, items, pauses, name))
+    meta = book.metadata
+    tags = AudiobookTags(
+        title=meta.title or Path(book.source_path).stem,
+        author=meta.authors_str,
+        narrator=narrator_label(entry, request.voice),
+        year=meta.year,
+        description=meta.description,
+        language=meta.language,
+        publisher=meta.publisher,
+        comment=f"Narrated by {entry.label} through SGLang-Omni, made with omni-web.",
+    )
+    book_id = shaping_fingerprint({"book": file_sha256(Path(book.source_path)), "voice": fingerprint})[:12]
+    folder = f"{safe_filename(tags.title, fallback='book', max_bytes=60)}-{book_id}"
+    return ConversionPlan(
+        book=book,
+        entry=entry,
+        voice=request.voice,
+        chunk_words=words,
+        fingerprint=fingerprint,
+        chapters=tuple(chapters),
+        tags=tags,
+        folder_name=folder,
+    )

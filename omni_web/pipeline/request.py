@@ -1,0 +1,113 @@
+"""What a conversion is asked to do, as a frozen record that round-trips through job params."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omni_web.client import VoiceChoice, VoiceKind
+from omni_web.errors import SettingsError
+
+__all__ = ["ConvertRequest", "parse_chapter_spec", "voice_from_dict", "voice_to_dict"]
+
+
+def voice_to_dict(voice: VoiceChoice) -> dict[str, Any]:
+    """Plain JSON for a voice choice."""
+    return {
+        "kind": voice.kind.value,
+        "name": voice.name,
+        "reference": str(voice.reference) if voice.reference else None,
+        "ref_text": voice.ref_text,
+        "instructions": voice.instructions,
+    }
+
+
+def voice_from_dict(data: Mapping[str, Any]) -> VoiceChoice:
+    """Inverse of :func:`voice_to_dict`."""
+    reference = data.get("reference")
+    return VoiceChoice(
+        kind=VoiceKind(data.get("kind", "default")),
+        name=data.get("name") or "",
+        reference=Path(reference) if reference else None,
+        ref_text=data.get("ref_text"),
+        instructions=data.get("instructions"),
+    )
+
+
+def parse_chapter_spec(spec: str) -> tuple[int, ...]:
+    """Parse ``"1-3,5"`` into 1-based chapter numbers ``(1, 2, 3, 5)``."""
+    numbers: list[int] = []
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        try:
+            if "-" in part:
+                first, last = (int(x) for x in part.split("-", 1))
+                if first > last:
+                    raise ValueError
+                numbers.extend(range(first, last + 1))
+            else:
+                numbers.append(int(part))
+        except ValueError:
+            raise SettingsError(
+                f"Bad chapter selection '{part}': use numbers and ranges like 1-3,5."
+            ) from None
+    if any(n < 1 for n in numbers):
+        raise SettingsError("Chapter numbers start at 1.")
+    return tuple(dict.fromkeys(numbers))
+
+
+@dataclass(frozen=True, slots=True)
+class ConvertRequest:
+    """One book to convert, with every choice that shapes the result.
+
+    ``chapters`` holds 1-based chapter numbers; None means the book's default selection (front
+    and back matter deselected). ``None`` settings fall back to the user's Settings.
+    """
+
+    book_path: Path
+    model_key: str
+    voice: VoiceChoice = field(default_factory=VoiceChoice.default)
+    chapters: tuple[int, ...] | None = None
+    chunk_words: int | None = None
+    concurrency: int | None = None
+    language: str | None = None
+    output_format: str | None = None  # m4b | mp3
+    also_mp3_chapters: bool | None = None
+    output_dir: Path | None = None
+    api_url: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON for the job store."""
+        return {
+            "book_path": str(self.book_path),
+            "model_key": self.model_key,
+            "voice": voice_to_dict(self.voice),
+            "chapters": list(self.chapters) if self.chapters is not None else None,
+            "chunk_words": self.chunk_words,
+            "concurrency": self.concurrency,
+            "language": self.language,
+            "output_format": self.output_format,
+            "also_mp3_chapters": self.also_mp3_chapters,
+            "output_dir": str(self.output_dir) if self.output_dir else None,
+            "api_url": self.api_url,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ConvertRequest:
+        """Inverse of :meth:`to_dict`."""
+        chapters = data.get("chapters")
+        output_dir = data.get("output_dir")
+        return cls(
+            book_path=Path(data["book_path"]),
+            model_key=data["model_key"],
+            voice=voice_from_dict(data.get("voice") or {}),
+            chapters=tuple(chapters) if chapters is not None else None,
+            chunk_words=data.get("chunk_words"),
+            concurrency=data.get("concurrency"),
+            language=data.get("language"),
+            output_format=data.get("output_format"),
+            also_mp3_chapters=data.get("also_mp3_chapters"),
+            output_dir=Path(output_dir) if output_dir else None,
+            api_url=data.get("api_url"),
+        )

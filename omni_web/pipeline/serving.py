@@ -1,0 +1,77 @@
+"""Find or start the server a conversion talks to, and bring a dead managed server back.
+
+The one-model policy itself lives in :class:`~omni_web.server.ServerManager`; this module only
+adds what a conversion needs around it: the ``--api-url`` override and a recovery hook for the
+renderer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+from collections.abc import Callable
+
+from omni_web.catalog import CatalogEntry
+from omni_web.gpu import probe_gpus
+from omni_web.paths import DataPaths
+from omni_web.server import Endpoint, ServerManager
+
+__all__ = ["MAX_RESTARTS_PER_RUN", "endpoint_for", "first_gpu_compute_capability", "make_recover"]
+
+log = logging.getLogger(__name__)
+
+# A server that keeps dying mid-job is not restarted forever; the chunk then fails with its error.
+MAX_RESTARTS_PER_RUN = 3
+
+
+def first_gpu_compute_capability() -> tuple[int, int] | None:
+    """Compute capability of GPU 0, or None without NVML (then the default config is used)."""
+    probe = probe_gpus()
+    return probe.gpus[0].compute_capability if probe.gpus else None
+
+
+def endpoint_for(
+    manager: ServerManager,
+    entry: CatalogEntry,
+    *,
+    paths: DataPaths,
+    api_url: str | None = None,
+    on_log: Callable[[str], None] | None = None,
+) -> Endpoint:
+    """A healthy endpoint hosting ``entry``: the given URL, or the managed server (started if needed).
+
+    Raises:
+        ForeignServer, ServerNotRunning: the URL or a foreign server does not host the model.
+        PortTaken, ServerStartError, BootTimeout, BackendError: the managed start failed.
+    """
+    if api_url:
+        remote = ServerManager(paths, dataclasses.replace(manager.settings, remote_url=api_url))
+        return remote.ensure_serving(entry)
+    return manager.ensure_serving(entry, compute_capability=first_gpu_compute_capability(), on_log=on_log)
+
+
+def make_recover(manager: ServerManager, endpoint: Endpoint) -> Callable[[Exception], bool]:
+    """A renderer hook that restarts our server when it died; True means "retry the chunk now".
+
+    Only a server this app started is restarted (never a foreign or remote one), at most
+    MAX_RESTARTS_PER_RUN times, one restart at a time even when many requests fail together.
+    """
+    lock = threading.Lock()
+    restarts = 0
+
+    def recover(exc: Exception) -> bool:
+        nonlocal restarts
+        if not endpoint.owned:
+            return False
+        with lock:
+            if manager.is_alive():
+                return True  # alive (or restarted while this thread waited for the lock)
+            if restarts >= MAX_RESTARTS_PER_RUN:
+                return False
+            restarts += 1
+            log.warning("The managed server died (%s); restarting it (%d/%d)", exc, restarts, MAX_RESTARTS_PER_RUN)
+            manager.restart()
+            return True
+
+    return recover

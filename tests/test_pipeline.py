@@ -1,0 +1,159 @@
+"""The whole conversion against the fake sgl-omni: every fixture EPUB to an m4b, read back with ffprobe."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from omni_web.assemble import probe_chapters, probe_duration_ms, probe_streams, probe_tags
+from omni_web.book import load_book
+from omni_web.catalog import get_entry
+from omni_web.cli.convert import ask_higgs_window
+from omni_web.client import SpeechClient, VoiceChoice
+from omni_web.errors import ChunkFailed, JobCancelled, SettingsError, UnknownVoice
+from omni_web.paths import DataPaths
+from omni_web.pipeline import (
+    ConvertRequest,
+    chunk_size_conflict,
+    parse_chapter_spec,
+    plan_conversion,
+    run_conversion,
+)
+from omni_web.settings import Settings
+from tests.conftest import DATA_DIR
+
+FIXTURES = sorted(p.name for p in DATA_DIR.glob("*.epub"))
+FAST = {"FAKE_SGL_SECONDS_PER_WORD": "0.004"}
+
+
+def convert(data_paths: DataPaths, server, book: str, **kwargs):
+    settings = kwargs.pop("settings", Settings())
+    docs: list[dict] = []
+    request = ConvertRequest(book_path=DATA_DIR / book, model_key=kwargs.pop("model", "qwen3_tts_0_6b_customvoice"),
+                             **kwargs)
+    with SpeechClient(server.base_url) as client:
+        result = run_conversion(request, paths=data_paths, settings=settings, client=client,
+                                progress=lambda d: docs.append(json.loads(json.dumps(d))))
+    return result, docs
+
+
+@pytest.mark.parametrize("book", FIXTURES)
+def test_every_fixture_becomes_an_m4b_with_real_chapters(data_paths: DataPaths, fake_server, book: str) -> None:
+    server = fake_server("qwen3_tts_0_6b_customvoice", env=FAST)
+    settings = Settings(pause_between_chapters_ms=1000)
+    result, docs = convert(data_paths, server, book, voice=VoiceChoice.speaker("Vivian"), settings=settings)
+    parsed = load_book(DATA_DIR / book)
+    expected = [c for c in parsed.chapters if c.selected_by_default and c.has_text]
+    marks = probe_chapters(result.m4b)
+    assert [m.title for m in marks] == [c.title for c in expected]
+    # Chapter marks follow the measured chapter audio plus the pause between chapters.
+    for mark, audio, following in zip(marks, result.chapters, [*result.chapters[1:], None], strict=True):
+        pause = 1000 if following is not None else 0
+        assert abs(mark.duration_ms - (audio.duration_ms + pause)) <= 120, (mark, audio)
+        assert audio.duration_ms > 0
+    total_ms = probe_duration_ms(result.m4b)
+    assert abs(total_ms - (sum(a.duration_ms for a in result.chapters) + 1000 * (len(marks) - 1))) <= 250
+    tags = probe_tags(result.m4b)
+    assert tags.get("title") == (parsed.metadata.title or (DATA_DIR / book).stem)
+    assert "Qwen3-TTS 0.6B CustomVoice (Vivian)" in json.dumps(tags, ensure_ascii=False)
+    assert tags.get("genre") == "Audiobook"
+    if parsed.cover is not None:
+        assert any(s.codec_type == "video" for s in probe_streams(result.m4b))
+    # Every chapter was playable before the book was done.
+    assert docs[-1]["phase"] == "done"
+    first_ready = next(i for i, d in enumerate(docs) if any(c["state"] == "ready" for c in d["chapters"]))
+    assert first_ready < len(docs) - 1
+    assert all(Path(c["audio_path"]).is_file() for c in docs[-1]["chapters"])
+
+
+def test_mp3_chapters_and_a_rerun_reuses_everything(data_paths: DataPaths, fake_server, tmp_path: Path) -> None:
+    log = tmp_path / "requests.jsonl"
+    server = fake_server("voxtral_tts", env={**FAST, "FAKE_SGL_REQUEST_LOG": str(log)})
+    kwargs = dict(model="voxtral_tts", voice=VoiceChoice.preset("Casual_Male"), chapters=(2, 3),
+                  also_mp3_chapters=True)
+    result, _ = convert(data_paths, server, "wasteland.epub", **kwargs)
+    requests = [json.loads(line) for line in log.read_text().splitlines()]
+    assert {tuple(sorted(r)) for r in requests} <= {("input", "response_format", "voice"),
+                                                   ("input", "max_new_tokens", "response_format", "voice")}
+    assert all(r["voice"] == "casual_male" for r in requests)
+    mp3s = sorted(result.mp3_dir.glob("*.mp3"))
+    assert len(mp3s) == 2 and mp3s[0].name.startswith("01 - ")
+    assert result.mp3_dir.parts[-3:] == ("MP3", "T.S. Eliot", "The Waste Land")
+    again, _ = convert(data_paths, server, "wasteland.epub", **kwargs)
+    assert len(log.read_text().splitlines()) == len(requests)  # not one request more
+    assert again.chunks_cached == again.chunks_total and again.m4b == result.m4b
+
+
+def test_unknown_voice_is_refused_before_any_speech(data_paths: DataPaths, fake_server, tmp_path: Path) -> None:
+    log = tmp_path / "requests.jsonl"
+    server = fake_server("qwen3_tts_0_6b_customvoice", env={"FAKE_SGL_REQUEST_LOG": str(log)})
+    with pytest.raises(UnknownVoice, match="Vivian"):
+        convert(data_paths, server, "hefty-water.epub", voice=VoiceChoice.speaker("Nobody"))
+    assert not log.exists() or not log.read_text()
+
+
+def test_failing_chunk_stops_the_job_naming_it(data_paths: DataPaths, fake_server) -> None:
+    server = fake_server("qwen3_tts_0_6b_customvoice", env={**FAST, "FAKE_SGL_CRASH_AFTER_REQUESTS": "3"})
+    with pytest.raises(ChunkFailed) as info:
+        convert(data_paths, server, "hefty-water.epub", voice=VoiceChoice.speaker("Vivian"), concurrency=1)
+    assert "Chunk" in str(info.value) and "chapter" in str(info.value)
+    assert len(list(data_paths.chunk_cache_dir.glob("*.wav"))) == 3  # kept for a resume
+
+
+def test_cancel_keeps_finished_chunks(data_paths: DataPaths, fake_server) -> None:
+    server = fake_server("qwen3_tts_0_6b_customvoice", env={**FAST, "FAKE_SGL_LATENCY_S": "0.05"})
+    request = ConvertRequest(book_path=DATA_DIR / "wasteland.epub", model_key="qwen3_tts_0_6b_customvoice",
+                             voice=VoiceChoice.speaker("Vivian"), concurrency=2)
+    seen = {"n": 0}
+
+    def progress(doc) -> None:
+        seen["n"] = doc.get("chunks_done", 0)
+
+    with SpeechClient(server.base_url) as client, pytest.raises(JobCancelled):
+        run_conversion(request, paths=data_paths, settings=Settings(), client=client, progress=progress,
+                       cancelled=lambda: seen["n"] >= 4)
+    assert len(list(data_paths.chunk_cache_dir.glob("*.wav"))) >= 4
+
+
+def test_clone_reference_changes_every_chunk_key(data_paths: DataPaths, tmp_path: Path) -> None:
+    book = load_book(DATA_DIR / "hefty-water.epub")
+    entry = get_entry("qwen3_tts_0_6b_base")
+    clip_a, clip_b = tmp_path / "a.wav", tmp_path / "b.wav"
+    clip_a.write_bytes(b"RIFF-a")
+    clip_b.write_bytes(b"RIFF-b")
+
+    def keys(clip: Path, text: str | None) -> set[str]:
+        request = ConvertRequest(book_path=DATA_DIR / "hefty-water.epub", model_key=entry.key,
+                                 voice=VoiceChoice.clone(clip, text))
+        return {i.key for i in plan_conversion(book, request, entry, Settings()).items}
+
+    assert keys(clip_a, "hello").isdisjoint(keys(clip_b, "hello"))
+    assert keys(clip_a, "hello").isdisjoint(keys(clip_a, None))
+    assert keys(clip_a, "hello") == keys(clip_a, "hello")
+
+
+def test_higgs_window() -> None:
+    higgs = get_entry("higgs_audio_v3_tts")
+    assert chunk_size_conflict(higgs, 120) == 80 and chunk_size_conflict(higgs, 80) is None
+    assert chunk_size_conflict(get_entry("qwen3_tts_0_6b_base"), 500) is None
+    out = io.StringIO()
+    assert ask_higgs_window(higgs, 120, stdin=io.StringIO(""), stdout=out) == 80  # not a console: clamp
+    assert "No console" in out.getvalue()
+
+    class Console(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert ask_higgs_window(higgs, 120, stdin=Console("t\n"), stdout=io.StringIO()) == 120
+    assert ask_higgs_window(higgs, 120, stdin=Console("\n"), stdout=io.StringIO()) == 80
+    with pytest.raises(SettingsError, match="Cancelled"):
+        ask_higgs_window(higgs, 120, stdin=Console("c\n"), stdout=io.StringIO())
+
+
+def test_chapter_spec() -> None:
+    assert parse_chapter_spec("1-3,5,3") == (1, 2, 3, 5)
+    with pytest.raises(SettingsError):
+        parse_chapter_spec("3-1")
