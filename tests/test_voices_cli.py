@@ -181,3 +181,46 @@ def test_server_commands_without_a_server_say_what_to_do(
     assert main(["voices", "add", str(padded_mp3), "--name", "narrator"]) == 0
     assert main(["voices", "upload", "narrator", "--consent", "yes"]) == 1
     assert "python -m omni_web server start" in capsys.readouterr().err
+
+
+def test_done_when_a_cli_voice_clones_a_book_by_path_and_by_base64(
+    data_paths: DataPaths, padded_mp3: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's "done when": a CLI-added clip is used for a clone conversion, by path and by base64."""
+    from omni_web.client import VoiceChoice
+    from omni_web.pipeline import ConvertRequest, run_conversion
+    from tests.conftest import DATA_DIR
+
+    log = tmp_path / "requests.jsonl"
+    book = DATA_DIR / "hefty-water.epub"
+    with start_fake_server(
+        "moss_tts", env={"FAKE_SGL_REQUEST_LOG": str(log), "FAKE_SGL_SECONDS_PER_WORD": "0.01"},
+        log_path=tmp_path / "fake.log",
+    ) as server:
+        assert main(["voices", "add", str(padded_mp3), "--name", "narrator", "--transcript", TRANSCRIPT]) == 0
+        voice = VoiceLibrary(data_paths).get("narrator")
+
+        # CLI conversion against a loopback server: the clip goes as its local path.
+        out = tmp_path / "by-path"
+        assert main(["convert", str(book), "--model", "moss_tts", "--clone", "narrator", "--chapters", "1",
+                     "--api-url", server.base_url, "--out", str(out)]) == 0
+        bodies = _requests(tmp_path)
+        assert bodies and all(b["ref_audio"] == str(voice.wav_path.resolve()) for b in bodies)
+        assert all(b["ref_text"] == TRANSCRIPT for b in bodies)
+        assert list(out.rglob("*.m4b"))
+
+        # The same conversion as a remote server gets it: the clip inlined as base64.
+        log.write_text("")
+        request = ConvertRequest(book_path=book, model_key="moss_tts", chapters=(1,),
+                                 voice=VoiceChoice.clone(voice.wav_path, voice.transcript),
+                                 output_dir=tmp_path / "by-base64")
+        fresh = DataPaths(tmp_path / "other-home").ensure()  # no chunks cached from the first run
+        with SpeechClient(server.base_url, local_server=False) as remote:
+            result = run_conversion(request, paths=fresh, settings=Settings(), client=remote)
+        assert result.m4b is not None and result.m4b.is_file()
+        prefix = "data:audio/wav;base64,"
+        bodies = _requests(tmp_path)
+        assert bodies and all(b["ref_audio"].startswith(prefix) for b in bodies)
+        for body in bodies:
+            assert base64.b64decode(body["ref_audio"].removeprefix(prefix)) == voice.wav_path.read_bytes()
+            assert body["ref_text"] == TRANSCRIPT
