@@ -10,13 +10,20 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
+import socket
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 
+from omni_web.catalog import CatalogEntry
+from omni_web.server.spec import build_argv, build_serve_spec
+from omni_web.settings import Settings
 from tests.contract.fake_hub import write_fake_hub
 from tests.contract.setup_env import (
     HARNESS_DIR,
@@ -27,6 +34,8 @@ from tests.contract.setup_env import (
 )
 
 PARSER = HARNESS_DIR / "run_serve_parser.py"
+RUN_APP = HARNESS_DIR / "run_app.py"
+SERVER_START_TIMEOUT_S = 120.0
 MARKER = "OMNI_WEB_RESOLVED_CONFIG "
 _BOX = re.compile(r"[│╭╮╰╯─┃━┏┓┗┛]")
 
@@ -109,3 +118,80 @@ def run_serve_parser(
             results[item["id"]] = ParseResult(item["exit_code"], item["stdout"], item["stderr"])
     assert set(results) == set(cases), f"missing results: {set(cases) - set(results)}"
     return results
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass(frozen=True, slots=True)
+class ContractServer:
+    """The real sglang-omni server (stub pipeline) started with our argv for one catalog entry."""
+
+    entry: CatalogEntry
+    argv: tuple[str, ...]
+    base_url: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    def log_tail(self, lines: int = 40) -> str:
+        """The end of the server's combined stdout/stderr."""
+        text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        return "".join(text.splitlines(keepends=True)[-lines:])
+
+    def stop(self) -> None:
+        """SIGINT (the real server's clean stop), then SIGKILL; only our own process."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+
+def start_contract_server(
+    venv: ContractVenv,
+    env: dict[str, str],
+    entry: CatalogEntry,
+    workdir: Path,
+    *,
+    extra_env: dict[str, str] | None = None,
+    compute_capability: tuple[int, int] = (8, 9),
+) -> ContractServer:
+    """Start `run_app.py` with the argv `build_argv` makes for `entry`; return once /health is 200.
+
+    Each server gets its own uploaded-voices folder under `workdir`.
+    """
+    port = free_port()
+    spec = build_serve_spec(
+        entry, settings=Settings(server_host="127.0.0.1", server_port=port), compute_capability=compute_capability
+    )
+    argv = build_argv(spec, sgl_omni=Path("sgl-omni"))[1:]
+    workdir.mkdir(parents=True, exist_ok=True)
+    log_path = workdir / "server.log"
+    server_env = {**env, "SPEAKER_SAMPLES_DIR": str(workdir / "speakers"), **(extra_env or {})}
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(  # noqa: S603 - argv list
+            [str(venv.python), str(RUN_APP), *argv],
+            env=server_env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    server = ContractServer(entry, tuple(argv), spec.base_url, process, log_path)
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"contract server exited with {process.returncode}:\n{server.log_tail()}")
+        try:
+            if httpx.get(f"{spec.base_url}/health", timeout=2).status_code == 200:
+                return server
+        except httpx.TransportError:
+            pass
+        time.sleep(0.3)
+    server.stop()
+    raise AssertionError(f"contract server not healthy after {SERVER_START_TIMEOUT_S:.0f} s:\n{server.log_tail()}")

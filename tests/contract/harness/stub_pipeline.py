@@ -95,18 +95,20 @@ def speak(text: str, sample_rate: int, channels: int) -> np.ndarray:
 
 
 def _reference_bytes(reference: object) -> bytes | None:
-    """Bytes of a reference as the HTTP layer hands it on: a server path, base64 data, or a data URL."""
+    """Bytes of a reference as the HTTP layer hands it on.
+
+    A descriptor dict carries raw base64 (`data`) or a string (`audio_path`, `ref_audio`,
+    `audio`); a string is a data URL (inline clips, uploaded voices) or a server-side path.
+    """
     if isinstance(reference, dict):
-        if reference.get("audio_path"):
-            return Path(str(reference["audio_path"])).read_bytes()
         if reference.get("data"):
             return base64.b64decode(str(reference["data"]))
-        reference = reference.get("ref_audio") or reference.get("audio")
-    if isinstance(reference, str) and reference.startswith("data:"):
+        reference = reference.get("audio_path") or reference.get("ref_audio") or reference.get("audio")
+    if not isinstance(reference, str) or not reference:
+        return None
+    if reference.startswith("data:"):
         return base64.b64decode(reference.partition(",")[2])
-    if isinstance(reference, str) and reference:
-        return Path(reference).read_bytes()
-    return None
+    return Path(reference).read_bytes()
 
 
 class FamilyChecks:
