@@ -1,0 +1,66 @@
+"""Uploaded books kept in the data root, so a queued or resumed job still finds its EPUB.
+
+The web UI's upload folder is temporary (Gradio cleans it); a job may run hours later or resume
+after a restart. Each book is copied once under a name made from its content hash, so uploading the
+same file twice reuses one copy and resumed jobs see identical bytes.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import re
+import shutil
+from pathlib import Path
+
+from omni_web.errors import BookError, DiskFullError
+from omni_web.paths import DataPaths
+
+__all__ = ["books_dir", "store_book"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def books_dir(paths: DataPaths) -> Path:
+    """Where uploaded books are kept (``state/books``)."""
+    return paths.state_dir / "books"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def store_book(paths: DataPaths, source: Path, *, name: str | None = None) -> Path:
+    """Copy ``source`` into :func:`books_dir` (once per content) and return the kept path.
+
+    ``name`` is the file name the user uploaded (the upload's own name may be mangled).
+
+    Raises:
+        BookError: the file cannot be read.
+        DiskFullError: no space left for the copy.
+    """
+    source = Path(source)
+    try:
+        digest = _sha256(source)
+    except OSError as exc:
+        raise BookError(f"Cannot read the uploaded book {source.name}: {exc.strerror or exc}. Upload it again.") from exc
+    stem = _UNSAFE.sub("_", Path(name or source.name).stem).strip("._") or "book"
+    target = books_dir(paths) / f"{digest[:16]}-{stem[:80]}.epub"
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staged = target.with_name(f".{target.name}.partial")
+    try:
+        shutil.copyfile(source, staged)
+        os.replace(staged, target)
+    except OSError as exc:
+        staged.unlink(missing_ok=True)
+        if exc.errno == errno.ENOSPC:
+            raise DiskFullError(f"No space left to keep the book in {target.parent}. Free some space.") from exc
+        raise BookError(f"Cannot keep a copy of the book in {target.parent}: {exc.strerror or exc}.") from exc
+    return target

@@ -1,0 +1,91 @@
+"""What every tab is built with: the app's services, the background tasks and a few seams.
+
+:class:`UiContext` is created once per app (``omni_web.ui.app.build_app``) and passed to each
+tab's ``build(ctx)``. It holds no per-user state and no job state: jobs live in the job store,
+background tasks in the :class:`~omni_web.tasks.TaskRunner`, settings in the settings file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from omni_web.paths import DataPaths
+from omni_web.settings import Settings
+from omni_web.tasks import TaskRunner
+from omni_web.voices import VoiceLibrary
+
+if TYPE_CHECKING:
+    from omni_web.jobs import Job, JobStore, JobWorker
+    from omni_web.pipeline.request import ConvertRequest
+    from omni_web.server import ServerManager
+
+__all__ = ["OnLoad", "Services", "UiContext"]
+
+# Background task kinds (one task of each at a time).
+TASK_BACKEND = "backend"
+TASK_MODELS = "models"
+TASK_SERVER = "server"
+
+
+@dataclass(frozen=True, slots=True)
+class OnLoad:
+    """What a tab renders when a page opens (``app.py`` registers it with ``demo.load``)."""
+
+    fn: Callable[..., Any]
+    inputs: Sequence[Any]
+    outputs: Sequence[Any]
+
+
+class Services(Protocol):
+    """The core objects the UI drives (``omni_web.services.AppServices`` provides them)."""
+
+    paths: DataPaths
+    jobs: JobStore
+    worker: JobWorker
+    server: ServerManager
+
+    @property
+    def settings(self) -> Settings:
+        """The settings as saved now."""
+
+    def submit_conversion(self, request: ConvertRequest) -> Job:
+        """Queue a conversion job."""
+
+    def save_settings(self, settings: Settings) -> Settings:
+        """Validate, persist and apply new settings."""
+
+
+@dataclass(frozen=True, slots=True)
+class UiContext:
+    """The app-wide objects handed to every tab.
+
+    ``hf_cache_dir`` and ``hf_endpoint`` are None for the standard Hugging Face cache and hub
+    (tests point them elsewhere).
+    """
+
+    services: Services
+    tasks: TaskRunner = field(default_factory=TaskRunner)
+    hf_cache_dir: Path | None = None
+    hf_endpoint: str | None = None
+
+    @property
+    def paths(self) -> DataPaths:
+        """The data root."""
+        return self.services.paths
+
+    @property
+    def settings(self) -> Settings:
+        """The current settings (read from the file each time, so every browser sees the same)."""
+        return self.services.settings
+
+    @property
+    def library(self) -> VoiceLibrary:
+        """The reference-clip library."""
+        return VoiceLibrary(self.paths)
+
+    def save_settings(self, settings: Settings) -> Settings:
+        """Validate and save ``settings``; the server manager uses them from its next operation."""
+        return self.services.save_settings(settings)

@@ -1,0 +1,271 @@
+"""Generate tab: upload an EPUB, pick chapters, model, voice and chunk size; Preview or Generate.
+
+Generate only queues a job (the worker renders it); for a model whose per-request window is
+smaller than the chunk size (Higgs: 80 words) a dialog asks first: set the chunk size to the cap,
+keep it (audio may cut off), or cancel.
+"""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import wave
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import numpy as np
+
+from omni_web import pipeline
+from omni_web.book import Book, chapter_rows, load_book
+from omni_web.bookshelf import store_book
+from omni_web.catalog import CATALOG, get_entry
+from omni_web.errors import BookError, SettingsError
+from omni_web.jobs import Job
+from omni_web.models import installed_keys
+from omni_web.pipeline import ConvertRequest, chunk_size_conflict
+from omni_web.ui.context import OnLoad, UiContext
+from omni_web.ui.errors import guarded
+from omni_web.ui.labels import model_picker_choices
+from omni_web.ui.voices import (
+    VoiceRefs,
+    build_voice_controls,
+    render_voice_controls,
+    voice_choice,
+    wire_voice_controls,
+)
+from omni_web.ui.widgets import esc
+
+__all__ = ["GenerateRefs", "book_header_html", "build", "chapter_choices"]
+
+
+@dataclass(frozen=True, slots=True)
+class GenerateRefs:
+    """The Generate tab's components; ``submitted`` holds the id of the job a click queued."""
+
+    epub: gr.File
+    book: gr.State  # {"path", "all", "defaults"} of the loaded book (form state only)
+    header: gr.HTML
+    cover: gr.Image
+    chapters: gr.CheckboxGroup
+    select_all: gr.Button
+    select_none: gr.Button
+    select_defaults: gr.Button
+    model: gr.Dropdown
+    model_info: gr.Markdown
+    voice: VoiceRefs
+    chunk_words: gr.Slider
+    preview: gr.Button
+    preview_audio: gr.Audio
+    generate: gr.Button
+    dialog: gr.Group
+    dialog_text: gr.Markdown
+    dialog_clamp: gr.Button
+    dialog_keep: gr.Button
+    dialog_cancel: gr.Button
+    notice: gr.Markdown
+    submitted: gr.Textbox
+    submit_events: tuple[Any, ...] = ()
+    on_load: OnLoad | None = field(default=None)
+
+
+def chapter_choices(book: Book) -> tuple[list[tuple[str, int]], list[int]]:
+    """Checkbox labels ``  3. Title  ·  2,153 words`` (with why a chapter is not preselected)."""
+    choices, selected = [], []
+    for row in chapter_rows(book):
+        reason = f"  ·  {row.reason}" if row.reason else ""
+        choices.append((f"{row.number:>3}. {row.title}  ·  {row.words_str} words{reason}", row.number))
+        if row.selected:
+            selected.append(row.number)
+    return choices, selected
+
+
+def book_header_html(book: Book) -> str:
+    """Title, author and size of the loaded book."""
+    meta = book.metadata
+    words = sum(chapter.word_count for chapter in book.chapters)
+    return (
+        f'<div class="ow-book"><div class="ow-book-title">{esc(meta.title or book.source_path.stem)}</div>'
+        f'<div class="ow-book-author">{esc(meta.authors_str or "Unknown author")}</div>'
+        f'<div class="ow-dim">{len(book.chapters)} chapters · {words:,} words'
+        f'{" · " + esc(meta.language) if meta.language else ""}</div></div>'
+    )
+
+
+def _cover(book: Book) -> Any:
+    if book.cover is None:
+        return None
+    from PIL import Image, UnidentifiedImageError  # Pillow comes with gradio
+
+    try:
+        return Image.open(io.BytesIO(book.cover.data)).convert("RGB")
+    except (UnidentifiedImageError, OSError, ValueError):
+        return None  # e.g. an SVG cover: the m4b keeps it, the page just shows none
+
+
+def _model_info(ctx: UiContext, key: str) -> str:
+    entry = get_entry(key)
+    downloaded = key in installed_keys(cache_dir=ctx.hf_cache_dir)
+    state = "downloaded" if downloaded else "not downloaded yet: the server fetches it on first start (slow); " \
+        "the Models tab downloads it ahead"
+    notes = f" {entry.vram_note}" if entry.vram_note else ""
+    cap = f" Requests carry at most {entry.max_words_per_request} words." if entry.max_words_per_request else ""
+    return f"**{entry.label}** ({entry.repo_id}): {state}.{notes}{cap}"
+
+
+def _default_model(ctx: UiContext, downloaded: set[str]) -> str:
+    hosted = ctx.services.server.status().model_key
+    if hosted:
+        return hosted
+    return next((entry.key for entry in CATALOG if entry.key in downloaded), CATALOG[0].key)
+
+
+def _request(ctx: UiContext, book: dict | None, chapters: list[int], model: str, voice: str | None,
+             transcript: str, instructions: str, chunk_words: float) -> ConvertRequest:
+    if not book:
+        raise BookError("Upload an EPUB first.")
+    if not chapters:
+        raise SettingsError("No chapter is selected; check at least one.")
+    choice = voice_choice(ctx, model, voice, transcript, instructions)
+    return ConvertRequest(book_path=Path(book["path"]), model_key=model, voice=choice,
+                          chapters=tuple(sorted(int(n) for n in chapters)), chunk_words=int(chunk_words))
+
+
+def _read_wav(path: Path) -> tuple[int, np.ndarray]:
+    """(rate, samples) of a PCM WAV, so the preview needs no file the page could fetch later."""
+    with wave.open(str(path), "rb") as handle:
+        dtype = {1: np.uint8, 2: np.int16, 4: np.int32}.get(handle.getsampwidth())
+        if dtype is None:
+            raise SettingsError(f"The preview came back as {8 * handle.getsampwidth()}-bit audio; cannot play it.")
+        frames = handle.readframes(handle.getnframes())
+        return handle.getframerate(), np.frombuffer(frames, dtype=dtype).reshape(-1, handle.getnchannels())
+
+
+def _queued(ctx: UiContext, job: Job) -> str:
+    position = ctx.services.jobs.queue_position(job.id)
+    where = "it starts now" if position <= 1 else f"position {position} in the queue"
+    return f"Queued **{esc(job.title)}** as job `{job.id}` ({where}). Follow it in the **Jobs** tab."
+
+
+def build(ctx: UiContext) -> GenerateRefs:
+    """Create the Generate tab's components and wire them (inside a ``gr.Tab``)."""
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=5):
+            epub = gr.File(label="EPUB", file_types=[".epub"], elem_id="gen-epub", height=120)
+            with gr.Row(equal_height=False):
+                cover = gr.Image(label="Cover", type="pil", interactive=False, height=220, show_label=False,
+                                 elem_id="gen-cover", scale=1, min_width=140, buttons=[])
+                header = gr.HTML(elem_id="gen-book", scale=2)
+            chapters = gr.CheckboxGroup(label="Chapters", elem_id="gen-chapters", elem_classes=["ow-chapters"],
+                                        info="Front and back matter are unchecked; check what should be read.")
+            with gr.Row():
+                select_all = gr.Button("All", size="sm")
+                select_none = gr.Button("None", size="sm")
+                select_defaults = gr.Button("Suggested", size="sm")
+        with gr.Column(scale=4):
+            model = gr.Dropdown(label="Model", elem_id="gen-model", elem_classes=["ow-mono"], interactive=True,
+                                info="Columns: tts = narrates with a built-in voice, clone = clones a clip, "
+                                     "design = voice from a description.")
+            model_info = gr.Markdown(elem_id="gen-model-info")
+            voice = build_voice_controls()
+            chunk_words = gr.Slider(20, 400, step=10, label="Chunk size (words per request)", elem_id="gen-chunk",
+                                    info="Longer chunks flow better; some models cap it (Higgs: 80).")
+            with gr.Row():
+                preview = gr.Button("Preview", elem_id="gen-preview")
+                generate = gr.Button("Generate audiobook", variant="primary", elem_id="gen-generate")
+            preview_audio = gr.Audio(label="Preview", interactive=False, autoplay=True, elem_id="gen-preview-audio")
+            with gr.Group(visible=False, elem_id="gen-dialog", elem_classes=["ow-dialog"]) as dialog:
+                dialog_text = gr.Markdown(padding=True)
+                with gr.Row():
+                    dialog_clamp = gr.Button("Set Chunk to 80", variant="primary", elem_id="gen-dialog-clamp")
+                    dialog_keep = gr.Button("Keep", elem_id="gen-dialog-keep")
+                    dialog_cancel = gr.Button("Cancel", elem_id="gen-dialog-cancel")
+            notice = gr.Markdown(elem_id="gen-notice")
+            submitted = gr.Textbox(visible=False, elem_id="gen-submitted")
+    refs = GenerateRefs(epub, gr.State(None), header, cover, chapters, select_all, select_none, select_defaults,
+                        model, model_info, voice, chunk_words, preview, preview_audio, generate, dialog,
+                        dialog_text, dialog_clamp, dialog_keep, dialog_cancel, notice, submitted)
+    return _wire(ctx, refs)
+
+
+def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
+    wire_voice_controls(ctx, refs.voice, refs.model)
+    v = refs.voice
+    form = [refs.book, refs.chapters, refs.model, v.voice, v.transcript, v.instructions, refs.chunk_words]
+    dialog_out = [refs.dialog, refs.dialog_text, refs.dialog_clamp]
+    submit_out = [refs.notice, refs.submitted, *dialog_out, refs.chunk_words]
+
+    @guarded
+    def load() -> tuple[Any, ...]:
+        downloaded = installed_keys(cache_dir=ctx.hf_cache_dir)
+        key = _default_model(ctx, downloaded)
+        picker = gr.update(choices=model_picker_choices(downloaded), value=key)
+        return (picker, _model_info(ctx, key), ctx.settings.chunk_size_words, *render_voice_controls(ctx, key))
+
+    @guarded
+    def upload(file: str | None) -> tuple[Any, ...]:
+        if not file:
+            return None, "", None, gr.update(choices=[], value=[]), ""
+        kept = store_book(ctx.paths, Path(file))
+        book = load_book(kept)
+        choices, selected = chapter_choices(book)
+        state = {"path": str(kept), "all": [n for _, n in choices], "defaults": selected}
+        return state, book_header_html(book), _cover(book), gr.update(choices=choices, value=selected), ""
+
+    @guarded
+    def preview(*values: Any) -> tuple[int, np.ndarray]:
+        request = _request(ctx, *values)
+        with tempfile.TemporaryDirectory(prefix="omni-preview-") as tmp:
+            wav = pipeline.preview_request(request, paths=ctx.paths, settings=ctx.settings,
+                                           server=ctx.services.server, out_path=Path(tmp) / "preview.wav")
+            return _read_wav(Path(wav))
+
+    def submit(values: tuple[Any, ...], chunk_words: int) -> tuple[Any, ...]:
+        request = replace(_request(ctx, *values), chunk_words=chunk_words)
+        job = ctx.services.submit_conversion(request)
+        return _queued(ctx, job), job.id, gr.update(visible=False), "", gr.skip(), chunk_words
+
+    @guarded
+    def generate(*values: Any) -> tuple[Any, ...]:
+        entry = get_entry(values[2])
+        cap = chunk_size_conflict(entry, int(values[-1]))
+        if cap is None:
+            return submit(values, int(values[-1]))
+        text = (f"**{entry.label}** voices at most **{cap} words** per request; longer chunks get cut off "
+                f"mid-sentence. Your chunk size is **{int(values[-1])}**.\n\nSet it to {cap} for this run, keep "
+                f"{int(values[-1])} (audio may cut off), or cancel?")
+        return "", "", gr.update(visible=True), text, gr.update(value=f"Set Chunk to {cap}"), gr.skip()
+
+    @guarded
+    def clamp(*values: Any) -> tuple[Any, ...]:
+        cap = chunk_size_conflict(get_entry(values[2]), int(values[-1])) or int(values[-1])
+        return submit(values, cap)
+
+    @guarded
+    def keep(*values: Any) -> tuple[Any, ...]:
+        return submit(values, int(values[-1]))
+
+    def pick(kind: str):
+        def select(book: dict | None) -> list[int]:
+            return (book or {}).get(kind, [])
+        return select
+
+    refs.epub.change(upload, [refs.epub], [refs.book, refs.header, refs.cover, refs.chapters, refs.notice],
+                     api_name="book_upload", concurrency_limit=4)
+    refs.select_all.click(pick("all"), [refs.book], refs.chapters, api_visibility="private")
+    refs.select_defaults.click(pick("defaults"), [refs.book], refs.chapters, api_visibility="private")
+    refs.select_none.click(lambda: [], None, refs.chapters, api_visibility="private")
+    refs.model.change(guarded(lambda key: _model_info(ctx, key)), [refs.model], refs.model_info,
+                      api_visibility="private")
+    refs.preview.click(preview, form, refs.preview_audio, api_name="preview", concurrency_limit=1,
+                       concurrency_id="gpu-server")
+    events = (
+        refs.generate.click(generate, form, submit_out, api_name="generate", concurrency_limit=4),
+        refs.dialog_clamp.click(clamp, form, submit_out, api_name="generate_clamped", concurrency_limit=4),
+        refs.dialog_keep.click(keep, form, submit_out, api_name="generate_keep", concurrency_limit=4),
+    )
+    refs.dialog_cancel.click(lambda: gr.update(visible=False), None, refs.dialog, api_visibility="private")
+    on_load = OnLoad(load, [], [refs.model, refs.model_info, refs.chunk_words, v.voice, v.help, v.transcript,
+                                v.save_transcript, v.transcribe, v.instructions])
+    return replace(refs, submit_events=events, on_load=on_load)

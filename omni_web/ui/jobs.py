@@ -1,0 +1,227 @@
+"""Jobs tab: every job with its state, progress and ETA; cancel and resume; finished chapters
+playable while the rest renders; the m4b (and MP3s) to download.
+
+Everything shown is read from the job store on each tick, so a refresh, a second browser and an
+app restart show the same jobs. The page remembers only what it last rendered, so a playing
+chapter or a download link is not replaced while nothing about it changed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from omni_web.jobs import Job, JobState, JobStore
+from omni_web.ui.context import OnLoad, UiContext
+from omni_web.ui.errors import guarded
+from omni_web.ui.widgets import badge, callout, clock_str, esc, progress_bar, table
+
+__all__ = [
+    "JobsRefs",
+    "build",
+    "chapter_audio",
+    "job_choices",
+    "job_detail_html",
+    "jobs_table_html",
+    "playable_chapters",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class JobsRefs:
+    """The Jobs tab's components."""
+
+    overview: gr.HTML
+    pick: gr.Dropdown
+    detail: gr.HTML
+    cancel: gr.Button
+    resume: gr.Button
+    chapter: gr.Dropdown
+    player: gr.Audio
+    m4b: gr.DownloadButton
+    mp3s: gr.File
+    shown: gr.State
+    timer: gr.Timer
+    on_load: OnLoad | None = field(default=None)
+
+
+def _fraction(progress: Mapping[str, Any]) -> float | None:
+    total = progress.get("chunks_total") or 0
+    return min(1.0, (progress.get("chunks_done") or 0) / total) if total else None
+
+
+def _progress_cell(job: Job, position: int) -> str:
+    if job.state is JobState.QUEUED:
+        return f'<span class="ow-dim">queued, #{position} in line</span>'
+    if job.state is JobState.DONE:
+        return progress_bar(1.0, text=f"done · {clock_str(job.result.get('duration_s'))} of audio")
+    p = job.progress
+    text = f"{p.get('phase', 'starting')} · {p.get('chunks_done', 0)}/{p.get('chunks_total', '?')} chunks"
+    return progress_bar(_fraction(p) if job.state is JobState.RUNNING or p else 0.0, text=text)
+
+
+def jobs_table_html(jobs: Sequence[Job], store: JobStore) -> str:
+    """The overview: one row per job, newest first."""
+    if not jobs:
+        return callout("No jobs yet. Queue one in the Generate tab.")
+    rows = []
+    for job in jobs:
+        position = store.queue_position(job.id) if job.state is JobState.QUEUED else 0
+        eta = job.progress.get("eta_s") if job.state is JobState.RUNNING else None
+        created = time.strftime("%Y-%m-%d %H:%M", time.localtime(job.created_at))
+        rows.append((esc(job.title), esc(job.params.get("model_key", "-")), badge(job.state.value),
+                     _progress_cell(job, position), esc(clock_str(eta)), esc(created), f"<code>{esc(job.id)}</code>"))
+    return table(["Book", "Model", "State", "Progress", "ETA", "Queued", "Job"], rows, raw_columns=range(7))
+
+
+def job_choices(jobs: Sequence[Job]) -> list[tuple[str, str]]:
+    """Dropdown entries ``Alice (running) · 3f2a…`` → job id."""
+    return [(f"{job.title} ({job.state.value}) · {job.id}", job.id) for job in jobs]
+
+
+def job_detail_html(job: Job, position: int) -> str:
+    """The selected job: phase, progress, speed, ETA, chapters, and the error if it failed."""
+    p = job.progress
+    head = f'<div class="ow-status">{badge(job.state.value)} <b>{esc(job.title)}</b> ' \
+           f'<span class="ow-dim">{esc(job.params.get("model_key", ""))} · job {esc(job.id)}</span></div>'
+    if job.state is JobState.QUEUED:
+        body = callout(f"Waiting: #{position} in the queue. Jobs for the GPU server run one after another.")
+    else:
+        rtf = p.get("realtime_factor")
+        facts = [f"{p.get('chunks_done', 0)}/{p.get('chunks_total', '?')} chunks",
+                 f"{clock_str(p.get('audio_s'))} of audio", f"elapsed {clock_str(p.get('elapsed_s'))}"]
+        if job.state is JobState.RUNNING:
+            facts.append(f"ETA {clock_str(p.get('eta_s'))}")
+        if rtf:
+            facts.append(f"{rtf:.1f}× real time")
+        fraction = 1.0 if job.state is JobState.DONE else _fraction(p)
+        body = progress_bar(fraction, text=f"{p.get('phase', '')} — {p.get('message', '')}".strip(" —"))
+        body += f'<div class="ow-dim">{esc(" · ".join(facts))}</div>'
+    if job.error:
+        body += callout(job.error, tone="bad" if job.state is JobState.FAILED else "info")
+    chapters = p.get("chapters") or []
+    if chapters:
+        rows = [(str(c.get("number")), esc(c.get("title", "")), badge(c.get("state", "pending")),
+                 esc(clock_str(c.get("duration_s")))) for c in chapters]
+        body += table(["#", "Chapter", "State", "Length"], rows, raw_columns=(1, 2, 3))
+    return head + body
+
+
+def playable_chapters(job: Job) -> list[tuple[str, str]]:
+    """``(label, chapter number)`` for every chapter whose audio file is ready and on disk."""
+    return [(f"{number}. {title}", str(number)) for number, title, _ in _ready_chapters(job)]
+
+
+def _ready_chapters(job: Job) -> list[tuple[int, str, Path]]:
+    found = []
+    for chapter in job.progress.get("chapters") or []:
+        path = chapter.get("audio_path")
+        if chapter.get("state") == "ready" and path and Path(path).is_file():
+            found.append((int(chapter.get("number", 0)), str(chapter.get("title", "")), Path(path)))
+    return found
+
+
+def chapter_audio(job: Job, number: int) -> Path | None:
+    """The audio file of chapter ``number`` when it is ready (only paths the job itself reports)."""
+    return next((path for n, _, path in _ready_chapters(job) if n == number), None)
+
+
+def _downloads(job: Job) -> tuple[str | None, list[str]]:
+    """The m4b and the MP3 files of a finished job (only files that exist)."""
+    if job.state is not JobState.DONE:
+        return None, []
+    m4b = job.result.get("m4b")
+    mp3_dir = job.result.get("mp3_dir")
+    mp3s = sorted(str(p) for p in Path(mp3_dir).glob("*.mp3")) if mp3_dir and Path(mp3_dir).is_dir() else []
+    return (m4b if m4b and Path(m4b).is_file() else None), mp3s
+
+
+def build(ctx: UiContext) -> JobsRefs:
+    """Create the Jobs tab's components and wire them (inside a ``gr.Tab``)."""
+    overview = gr.HTML(elem_id="jobs-table", padding=False)
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=3):
+            pick = gr.Dropdown(label="Job", elem_id="jobs-pick", interactive=True)
+            detail = gr.HTML(elem_id="jobs-detail", padding=False)
+            with gr.Row():
+                cancel = gr.Button("Cancel job", variant="stop", visible=False, elem_id="jobs-cancel")
+                resume = gr.Button("Resume job", variant="primary", visible=False, elem_id="jobs-resume")
+        with gr.Column(scale=2):
+            chapter = gr.Dropdown(label="Play a finished chapter", elem_id="jobs-chapter", interactive=True,
+                                  info="Chapters become playable as soon as they are assembled.")
+            player = gr.Audio(label="Chapter", interactive=False, elem_id="jobs-player", type="filepath")
+            m4b = gr.DownloadButton("Download m4b", visible=False, variant="primary", elem_id="jobs-download")
+            mp3s = gr.File(label="MP3 chapters", file_count="multiple", visible=False, elem_id="jobs-mp3s")
+    refs = JobsRefs(overview, pick, detail, cancel, resume, chapter, player, m4b, mp3s, gr.State({}), gr.Timer(2.0))
+    return replace(refs, on_load=_wire(ctx, refs))
+
+
+def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
+    store = ctx.services.jobs
+    outputs = [refs.overview, refs.pick, refs.detail, refs.cancel, refs.resume, refs.chapter, refs.player,
+               refs.m4b, refs.mp3s, refs.shown]
+
+    def render(selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
+        shown = dict(shown or {})
+        jobs = store.list()
+        ids = [job.id for job in jobs]
+        selected = selected if selected in ids else (ids[0] if ids else None)
+        choices = job_choices(jobs)
+        pick = gr.update(choices=choices, value=selected) if choices != shown.get("choices") else gr.skip()
+        new = {"choices": choices, "job": selected}
+        if selected is None:
+            return [jobs_table_html(jobs, store), pick, "", gr.update(visible=False), gr.update(visible=False),
+                    gr.update(choices=[], value=None), None, gr.update(visible=False), gr.update(visible=False), new]
+        job = next(job for job in jobs if job.id == selected)
+        position = store.queue_position(job.id) if job.state is JobState.QUEUED else 0
+        same_job = shown.get("job") == selected
+        ready = playable_chapters(job)
+        new["ready"] = ready
+        if not same_job:
+            chapter = gr.update(choices=ready, value=None)
+        else:
+            chapter = gr.skip() if ready == shown.get("ready") else gr.update(choices=ready)
+        player = gr.skip() if same_job else None
+        m4b, mp3s = _downloads(job)
+        new["files"] = [m4b, mp3s]
+        files_same = same_job and new["files"] == shown.get("files")
+        m4b_out = gr.skip() if files_same else gr.update(value=m4b, visible=m4b is not None)
+        mp3_out = gr.skip() if files_same else gr.update(value=mp3s or None, visible=bool(mp3s))
+        return [jobs_table_html(jobs, store), pick, job_detail_html(job, position),
+                gr.update(visible=not job.state.finished), gr.update(visible=job.state in (JobState.FAILED,
+                                                                                        JobState.CANCELLED)),
+                chapter, player, m4b_out, mp3_out, new]
+
+    @guarded
+    def cancel(selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
+        if selected:
+            store.request_cancel(selected)
+            gr.Info("Cancel requested: the job stops after the chunks in flight. Resume it later to go on.")
+        return render(selected, shown)
+
+    @guarded
+    def resume(selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
+        if selected:
+            store.resume(selected)
+            ctx.services.worker.wake()
+        return render(selected, shown)
+
+    def play(selected: str | None, number: str | None) -> str | None:
+        # The page sends a chapter number, never a path: only files a job reports are served.
+        if not selected or not number:
+            return None
+        path = chapter_audio(store.get(selected), int(number))
+        return str(path) if path else None
+
+    refs.timer.tick(guarded(render), [refs.pick, refs.shown], outputs, show_progress="hidden",
+                    api_name="jobs_refresh", concurrency_limit=None)
+    refs.pick.input(guarded(render), [refs.pick, refs.shown], outputs, api_visibility="private")
+    refs.cancel.click(cancel, [refs.pick, refs.shown], outputs, api_name="job_cancel")
+    refs.resume.click(resume, [refs.pick, refs.shown], outputs, api_name="job_resume")
+    refs.chapter.input(guarded(play), [refs.pick, refs.chapter], refs.player, api_name="job_play_chapter")
+    return OnLoad(guarded(lambda: render(None, None)), [], outputs)

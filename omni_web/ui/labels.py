@@ -1,0 +1,32 @@
+"""Text labels that must line up: the model picker reads as a table.
+
+Each label is the model name padded to the widest one, then one fixed-width column per
+capability word (``tts``, ``clone``, ``design``), then ``downloaded`` when the weights are in the
+cache. Rendered in a monospace font, every word sits in its own column down the list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from omni_web.catalog import CAPABILITY_COLUMNS, CATALOG, CatalogEntry
+
+__all__ = ["model_picker_choices", "model_picker_label"]
+
+_GAP = "  "
+
+
+def model_picker_label(entry: CatalogEntry, *, name_width: int, downloaded: bool) -> str:
+    """One row: name padded to ``name_width``, then the capability columns and the cache mark."""
+    columns = [word.ljust(len(column)) for word, column in zip(entry.capability_columns(), CAPABILITY_COLUMNS, strict=True)]
+    mark = "downloaded" if downloaded else ""
+    return _GAP.join([entry.label.ljust(name_width), *columns, mark]).rstrip()
+
+
+def model_picker_choices(
+    downloaded: Collection[str], entries: Sequence[CatalogEntry] = CATALOG
+) -> list[tuple[str, str]]:
+    """``(label, key)`` pairs for the picker, downloaded models first, catalog order within."""
+    width = max(len(entry.label) for entry in entries)
+    ordered = sorted(entries, key=lambda entry: entry.key not in downloaded)
+    return [(model_picker_label(e, name_width=width, downloaded=e.key in downloaded), e.key) for e in ordered]

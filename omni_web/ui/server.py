@@ -1,0 +1,218 @@
+"""Server tab: what serves now, Start (asking which downloaded model) / Stop, the remote URL, the
+exact command line, and the boot log.
+
+A start runs as a background task (it waits up to the start timeout for ``/health``), so the
+page, a refresh or a second browser all follow the same boot.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from omni_web.catalog import CATALOG, get_entry
+from omni_web.gpu import probe_gpus
+from omni_web.models import installed_models
+from omni_web.server import ServerState, ServerStatus
+from omni_web.tasks import TaskHandle, TaskState
+from omni_web.ui.context import TASK_SERVER, OnLoad, UiContext
+from omni_web.ui.errors import guarded
+from omni_web.ui.widgets import badge, callout, esc, task_status_html
+
+__all__ = ["ServerRefs", "build", "status_html"]
+
+_LOG_TAIL_BYTES = 48_000
+NO_MODELS = "No model is downloaded yet. Open the **Models** tab, check one and press Apply; then start it here."
+
+
+@dataclass(frozen=True, slots=True)
+class ServerRefs:
+    """The Server tab's components."""
+
+    status: gr.HTML
+    start: gr.Button
+    stop: gr.Button
+    notice: gr.Markdown
+    chooser: gr.Group
+    choice: gr.Radio
+    choose_start: gr.Button
+    choose_cancel: gr.Button
+    remote_url: gr.Textbox
+    save_remote: gr.Button
+    command_model: gr.Dropdown
+    command: gr.Textbox
+    boot_log: gr.Textbox
+    timer: gr.Timer
+    on_load: OnLoad | None = field(default=None)
+
+
+def status_html(status: ServerStatus) -> str:
+    """The status line: state, model (with a ``bf16 fallback`` tag), endpoint, owner."""
+    parts = [badge(status.state.value), f"<b>{esc(status.model_key or (status.model_ids or ['no model'])[0])}</b>"]
+    if status.tag:
+        parts.append(badge(status.tag, tone="wait"))
+    parts.append(f"<code>{esc(status.endpoint or '-')}</code>")
+    owner = status.owner_str + (f", pid {status.pid}" if status.pid else "")
+    parts.append(f'<span class="ow-dim">{esc(owner)}</span>')
+    html = f'<div class="ow-status ow-server-status" id="server-status-line">{" ".join(parts)}</div>'
+    return html + (callout(status.message, tone="bad" if status.state is ServerState.FAILED else "info")
+                   if status.message else "")
+
+
+def _downloaded(ctx: UiContext) -> list[tuple[str, str]]:
+    return [(model.label, model.key) for model in installed_models(cache_dir=ctx.hf_cache_dir)]
+
+
+def _read_tail(path: Path | None) -> str:
+    if path is None:
+        return ""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(0, size - _LOG_TAIL_BYTES))
+            data = handle.read()
+    except OSError:
+        return ""
+    text = data.decode("utf-8", "replace")
+    return text if size <= _LOG_TAIL_BYTES else text.split("\n", 1)[-1]
+
+
+def _latest_server_log(ctx: UiContext) -> Path | None:
+    prefixes = tuple(f"{entry.key}-" for entry in CATALOG)
+    logs = [p for p in ctx.paths.logs_dir.glob("*.log") if p.name.startswith(prefixes)]
+    return max(logs, key=lambda p: p.stat().st_mtime) if logs else None
+
+
+def _boot_log(ctx: UiContext, status: ServerStatus) -> str:
+    """The start task's output while it runs (or just failed), else the server's log file."""
+    task = ctx.tasks.snapshot(TASK_SERVER)
+    if task.running or task.state is TaskState.FAILED and status.state is not ServerState.HEALTHY:
+        return task.log_text
+    return _read_tail(status.log_path or _latest_server_log(ctx))
+
+
+def _command_for(ctx: UiContext, key: str | None) -> str:
+    if not key:
+        return ""
+    probe = probe_gpus()
+    cc = probe.gpus[0].compute_capability if probe.gpus else None
+    spec = ctx.services.server.build_spec(get_entry(key), compute_capability=cc)
+    notes = "".join(f"# {note}\n" for note in spec.notes)
+    return f"{notes}SGLANG_OMNI_STRICT_PORT=1 {ctx.services.server.command_line(get_entry(key), compute_capability=cc)}"
+
+
+def _start(ctx: UiContext, key: str) -> None:
+    entry = get_entry(key)
+    probe = probe_gpus()
+    cc = probe.gpus[0].compute_capability if probe.gpus else None
+
+    def work(handle: TaskHandle) -> str:
+        status = ctx.services.server.start(entry, compute_capability=cc, on_log=handle.log)
+        return f"Serving {status.model_label} at {status.endpoint}."
+
+    ctx.tasks.start(TASK_SERVER, f"Starting the server for {entry.key}", work)
+
+
+def build(ctx: UiContext) -> ServerRefs:
+    """Create the Server tab's components and wire them (inside a ``gr.Tab``)."""
+    status = gr.HTML(elem_id="server-status", padding=False)
+    with gr.Row():
+        start = gr.Button("Start", variant="primary", elem_id="server-start", scale=0, min_width=140)
+        stop = gr.Button("Stop", variant="stop", elem_id="server-stop", scale=0, min_width=140)
+    notice = gr.Markdown(elem_id="server-notice")
+    with gr.Group(visible=False, elem_id="server-chooser", elem_classes=["ow-dialog"]) as chooser:
+        choice = gr.Radio(label="Which downloaded model should the server load?", elem_id="server-choice")
+        with gr.Row():
+            choose_start = gr.Button("Start this model", variant="primary", elem_id="server-choose-start")
+            choose_cancel = gr.Button("Cancel", elem_id="server-choose-cancel")
+    with gr.Row(equal_height=False):
+        with gr.Column():
+            remote_url = gr.Textbox(
+                label="Remote server URL", placeholder="http://gpu-box:8100 (empty: start and use a local server)",
+                info="An sgl-omni server started elsewhere. When set, Start/Stop do nothing and jobs use it.",
+                elem_id="server-remote-url",
+            )
+            save_remote = gr.Button("Save remote URL", elem_id="server-save-remote", size="sm")
+        with gr.Column():
+            command_model = gr.Dropdown(label="Command line for", elem_id="server-command-model",
+                                        choices=[(e.label, e.key) for e in CATALOG])
+            command = gr.Textbox(
+                label="Exact command a start runs (copy it to start the server by hand)", lines=3,
+                interactive=False, buttons=["copy"], elem_id="server-command", elem_classes=["ow-mono"],
+            )
+    boot_log = gr.Textbox(label="Boot log", lines=16, max_lines=16, interactive=False, autoscroll=True,
+                          elem_id="server-boot-log", elem_classes=["ow-log"], buttons=["copy"])
+    refs = ServerRefs(status, start, stop, notice, chooser, choice, choose_start, choose_cancel, remote_url,
+                      save_remote, command_model, command, boot_log, gr.Timer(2.0))
+    return replace(refs, on_load=_wire(ctx, refs))
+
+
+def _wire(ctx: UiContext, refs: ServerRefs) -> OnLoad:
+    server = ctx.services.server
+
+    def live() -> tuple[str, str]:
+        current = server.status()
+        task = ctx.tasks.snapshot(TASK_SERVER)
+        line = status_html(current)
+        if task.running:
+            line += task_status_html(task)
+        return line, _boot_log(ctx, current)
+
+    @guarded
+    def load() -> tuple[Any, ...]:
+        current = server.status()
+        downloaded = _downloaded(ctx)
+        key = current.model_key or (downloaded[0][1] if downloaded else CATALOG[0].key)
+        return (*live(), ctx.settings.remote_url, key, _command_for(ctx, key))
+
+    @guarded
+    def start() -> tuple[Any, ...]:
+        if ctx.settings.remote_url:
+            return ("A remote server URL is set, so no local server is started. Clear it below to manage "
+                    "a local server.", gr.update(visible=False), gr.skip())
+        downloaded = _downloaded(ctx)
+        if not downloaded:
+            return NO_MODELS, gr.update(visible=False), gr.skip()
+        if len(downloaded) == 1:
+            _start(ctx, downloaded[0][1])
+            return f"Starting {downloaded[0][0]}...", gr.update(visible=False), gr.skip()
+        current = server.status().model_key
+        keys = [key for _, key in downloaded]
+        return "", gr.update(visible=True), gr.update(choices=downloaded, value=current if current in keys else keys[0])
+
+    @guarded
+    def choose(key: str | None) -> tuple[Any, ...]:
+        if not key:
+            raise gr.Error("Pick a model to start.")
+        _start(ctx, key)
+        return f"Starting {get_entry(key).label}...", gr.update(visible=False)
+
+    @guarded
+    def stop() -> str:
+        if ctx.settings.remote_url:
+            return "The remote server is not managed by omni-web; it was left running."
+        stopped = server.stop()
+        return "Stopped the server." if stopped else "No server started by omni-web is running."
+
+    @guarded
+    def save_remote(url: str) -> str:
+        settings = ctx.save_settings(dataclasses.replace(ctx.settings, remote_url=(url or "").strip()))
+        return f"Remote URL set to {settings.remote_url}." if settings.remote_url else "Remote URL cleared."
+
+    start_out = [refs.notice, refs.chooser, refs.choice]
+    refs.start.click(start, None, start_out, api_name="server_start", concurrency_limit=1)
+    refs.choose_start.click(choose, [refs.choice], [refs.notice, refs.chooser], api_name="server_start_model",
+                            concurrency_limit=1)
+    refs.choose_cancel.click(lambda: gr.update(visible=False), None, refs.chooser, api_visibility="private")
+    refs.stop.click(stop, None, refs.notice, api_name="server_stop", concurrency_limit=1)
+    refs.save_remote.click(save_remote, [refs.remote_url], refs.notice, api_name="server_save_remote")
+    refs.command_model.change(guarded(lambda key: _command_for(ctx, key)), [refs.command_model], refs.command,
+                              api_name="server_command")
+    refs.timer.tick(guarded(live), None, [refs.status, refs.boot_log], show_progress="hidden",
+                    api_name="server_status", concurrency_limit=4)
+    return OnLoad(load, [], [refs.status, refs.boot_log, refs.remote_url, refs.command_model, refs.command])

@@ -1,0 +1,91 @@
+"""Settings tab: the values that persist in ``settings.yaml`` in the data root."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import gradio as gr
+
+from omni_web.settings import Settings
+from omni_web.ui.context import OnLoad, UiContext
+from omni_web.ui.errors import guarded
+
+__all__ = ["SettingsRefs", "build", "settings_values"]
+
+WHISPER_SIZES = ("tiny", "base", "small", "medium", "large-v3")
+# The form's fields, in the order of SettingsRefs.fields and of the save handler's arguments.
+FIELDS = (
+    "web_port", "server_port", "remote_url", "chunk_size_words", "concurrency", "pause_between_chunks_ms",
+    "pause_after_heading_ms", "pause_between_chapters_ms", "output_dir", "output_format", "also_mp3_chapters",
+    "transcription_model",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsRefs:
+    """The Settings tab's components (``fields`` follow FIELDS)."""
+
+    fields: tuple[Any, ...]
+    save: gr.Button
+    status: gr.Markdown
+    on_load: OnLoad | None = field(default=None)
+
+
+def settings_values(settings: Settings) -> list[Any]:
+    """The form values for ``settings`` (concurrency None shows as 0, output folder "" as empty)."""
+    values = [getattr(settings, name) for name in FIELDS]
+    values[FIELDS.index("concurrency")] = settings.concurrency or 0
+    return values
+
+
+def build(ctx: UiContext) -> SettingsRefs:
+    """Create the Settings tab's components and wire them (inside a ``gr.Tab``)."""
+    gr.Markdown(f"Saved in `{ctx.paths.settings_file}`; every browser and the CLI read the same file.")
+    with gr.Row(equal_height=False):
+        with gr.Column():
+            gr.Markdown("#### Servers")
+            web_port = gr.Number(label="Web UI port", precision=0, info="Used at the next start of webapp.py.")
+            server_port = gr.Number(label="SGLang-Omni port", precision=0,
+                                    info="Where the managed sgl-omni server listens.")
+            remote_url = gr.Textbox(label="SGLang-Omni remote URL", placeholder="empty: use a local server",
+                                    info="An sgl-omni server elsewhere (http://host:port).")
+            gr.Markdown("#### Rendering")
+            chunk = gr.Slider(20, 400, step=10, label="Chunk size (words per request)")
+            concurrency = gr.Number(label="Requests in flight", precision=0, minimum=0, maximum=256,
+                                    info="0 = the model's default (Qwen3-TTS: 16, others: 8).")
+        with gr.Column():
+            gr.Markdown("#### Pauses (milliseconds)")
+            pause_chunk = gr.Number(label="Between chunks", precision=0, minimum=0)
+            pause_heading = gr.Number(label="After a heading", precision=0, minimum=0)
+            pause_chapter = gr.Number(label="Between chapters", precision=0, minimum=0)
+            gr.Markdown("#### Output")
+            output_dir = gr.Textbox(label="Output folder", placeholder=str(ctx.paths.outputs_dir),
+                                    info="Empty = outputs/ in the data root. The page serves files from a new "
+                                         "folder after the app restarts.")
+            output_format = gr.Radio(["m4b", "mp3"], label="Book format")
+            also_mp3 = gr.Checkbox(label="Also export MP3 chapters (Audiobookshelf layout)")
+            whisper = gr.Dropdown(list(WHISPER_SIZES), label="Transcription model (faster-whisper)",
+                                  info="Used for reference-clip transcripts.")
+    save = gr.Button("Save settings", variant="primary", elem_id="settings-save")
+    status = gr.Markdown(elem_id="settings-status")
+    fields = (web_port, server_port, remote_url, chunk, concurrency, pause_chunk, pause_heading, pause_chapter,
+              output_dir, output_format, also_mp3, whisper)
+    refs = SettingsRefs(fields, save, status)
+
+    @guarded
+    def save_all(*values: Any) -> str:
+        changes = dict(zip(FIELDS, values, strict=True))
+        for name in ("web_port", "server_port", "chunk_size_words", "pause_between_chunks_ms",
+                     "pause_after_heading_ms", "pause_between_chapters_ms"):
+            changes[name] = int(changes[name] or 0)
+        changes["concurrency"] = int(changes["concurrency"] or 0) or None
+        changes["remote_url"] = (changes["remote_url"] or "").strip()
+        changes["output_dir"] = (changes["output_dir"] or "").strip()
+        settings = dataclasses.replace(ctx.settings, **changes).validate()
+        ctx.save_settings(settings)
+        return f"Saved. Output folder: `{settings.output_path(ctx.paths)}`."
+
+    save.click(save_all, list(fields), status, api_name="settings_save")
+    return replace(refs, on_load=OnLoad(guarded(lambda: settings_values(ctx.settings)), [], list(fields)))

@@ -1,0 +1,211 @@
+"""The Generate tab's voice controls: a menu that fits the model, a clip's transcript, voice-design
+instructions, and adding clips to the voice library.
+
+The menu comes from :func:`omni_web.voices.voice_menu`: built-in speakers (from the server's
+``GET /v1/audio/voices`` when a server hosting the model answers), Voxtral presets, library clips,
+voices uploaded to the server, or one "describe the voice" entry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from omni_web.catalog import VoiceMode, get_entry
+from omni_web.client import SpeechClient, VoiceCatalog, VoiceChoice, VoiceKind
+from omni_web.errors import OmniWebError, VoiceError
+from omni_web.ui.context import UiContext
+from omni_web.ui.errors import guarded
+from omni_web.voices import (
+    CLIP_ADVICE,
+    VoiceOption,
+    option_for_key,
+    transcribe_clip,
+    transcript_cache_dir,
+    transcript_warning,
+    voice_menu,
+)
+
+__all__ = [
+    "VoiceRefs",
+    "build_voice_controls",
+    "render_voice_controls",
+    "voice_choice",
+    "voice_details",
+    "wire_voice_controls",
+]
+
+_MODE_HELP = {
+    VoiceMode.BUILTIN_SPEAKERS: "This model speaks with its built-in speakers.",
+    VoiceMode.PRESET_VOICES: "This model speaks with its preset voices.",
+    VoiceMode.CLONE_REQUIRED: "This model clones a reference clip: pick one from the voice library (or add one "
+                              "below), or a voice uploaded to the server.",
+    VoiceMode.DEFAULT_OR_CLONE: "This model narrates with its default voice, or clones a reference clip.",
+    VoiceMode.INSTRUCTIONS: "This model designs a voice from your description.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class VoiceRefs:
+    """The voice components (created inside the Generate tab)."""
+
+    voice: gr.Dropdown
+    help: gr.Markdown
+    transcript: gr.Textbox
+    save_transcript: gr.Button
+    transcribe: gr.Button
+    instructions: gr.Textbox
+    clip: gr.Audio
+    clip_name: gr.Textbox
+    clip_transcript: gr.Textbox
+    add_clip: gr.Button
+
+
+def _server_voices(ctx: UiContext, model_key: str) -> VoiceCatalog | None:
+    """The voices of a healthy server hosting ``model_key``, or None (no such server)."""
+    status = ctx.services.server.status()
+    if not status.healthy or status.model_key != model_key:
+        return None
+    try:
+        with SpeechClient(status.endpoint, timeout_s=5.0, connect_retries=0) as client:
+            return client.voices()
+    except OmniWebError:
+        return None
+
+
+def _options(ctx: UiContext, model_key: str) -> list[VoiceOption]:
+    entry = get_entry(model_key)
+    return voice_menu(entry, _server_voices(ctx, model_key), ctx.library.list())
+
+
+def voice_details(ctx: UiContext, model_key: str, voice_key: str | None) -> tuple[Any, ...]:
+    """Help text and the transcript / instructions fields for the chosen voice."""
+    entry = get_entry(model_key)
+    option = None
+    if voice_key:
+        try:
+            option = option_for_key(_options(ctx, model_key), voice_key)
+        except VoiceError:
+            option = None
+    clone = option is not None and option.kind is VoiceKind.CLONE and option.voice is not None
+    help_lines = [_MODE_HELP[entry.voice_mode]]
+    if clone:
+        warning = transcript_warning(entry, option.voice)
+        help_lines.append(f"Clip **{option.voice.name}**: {option.voice.duration_str}. {CLIP_ADVICE}")
+        if warning:
+            help_lines.append(f"⚠ {warning}")
+    design = entry.voice_mode is VoiceMode.INSTRUCTIONS
+    return (
+        "\n\n".join(help_lines),
+        gr.update(visible=clone, value=(option.voice.transcript or "") if clone else ""),
+        gr.update(visible=clone),
+        gr.update(visible=clone),
+        gr.update(visible=design),
+    )
+
+
+def render_voice_controls(ctx: UiContext, model_key: str, keep: str | None = None) -> tuple[Any, ...]:
+    """Updates for the voice menu (keeping ``keep`` when it is still offered) and its details."""
+    options = _options(ctx, model_key)
+    keys = [option.key for option in options]
+    value = keep if keep in keys else (keys[0] if keys else None)
+    menu = gr.update(choices=[(option.label, option.key) for option in options], value=value)
+    if not options:
+        menu = gr.update(choices=[], value=None)
+    return (menu, *voice_details(ctx, model_key, value))
+
+
+def voice_choice(
+    ctx: UiContext, model_key: str, voice_key: str | None, transcript: str, instructions: str
+) -> VoiceChoice:
+    """The request's voice; a clone's edited transcript is saved to the library first.
+
+    Raises:
+        VoiceError: nothing chosen, or the choice does not fit the model.
+    """
+    entry = get_entry(model_key)
+    if entry.voice_mode is VoiceMode.INSTRUCTIONS:
+        return VoiceChoice.design(instructions or "")
+    if not voice_key:
+        hint = " Add a reference clip below." if entry.needs_reference else ""
+        raise VoiceError(f"Pick a voice for {entry.label}.{hint}")
+    option = option_for_key(_options(ctx, model_key), voice_key)
+    if option.kind is VoiceKind.CLONE and option.voice is not None:
+        if (transcript or "").strip() != (option.voice.transcript or ""):
+            option = VoiceOption(option.kind, option.name, option.label,
+                                 ctx.library.set_transcript(option.voice.name, transcript))
+    return option.to_choice(paths=ctx.paths, instructions=instructions)
+
+
+def build_voice_controls() -> VoiceRefs:
+    """Create the voice components (call inside the Generate tab's layout)."""
+    voice = gr.Dropdown(label="Voice", elem_id="gen-voice", interactive=True)
+    help_md = gr.Markdown(elem_id="gen-voice-help")
+    transcript = gr.Textbox(
+        label="Transcript of the clip", lines=2, visible=False, elem_id="gen-transcript",
+        info="What the clip says, word for word. Cloning is better with it.",
+    )
+    with gr.Row():
+        save_transcript = gr.Button("Save transcript", size="sm", visible=False, elem_id="gen-save-transcript")
+        transcribe = gr.Button("Transcribe with Whisper", size="sm", visible=False, elem_id="gen-transcribe")
+    instructions = gr.Textbox(
+        label="Describe the voice", lines=2, visible=False, elem_id="gen-instructions",
+        placeholder="A warm adult female narrator with a British accent, speaking calmly.",
+    )
+    with gr.Accordion("Add a reference clip to the voice library", open=False, elem_id="gen-add-clip"):
+        gr.Markdown(f"Upload or record the voice to clone. {CLIP_ADVICE} Silence is trimmed, long clips are cut "
+                    "at a pause near 30 s.")
+        clip = gr.Audio(label="Clip", sources=["upload", "microphone"], type="filepath", elem_id="gen-clip")
+        clip_name = gr.Textbox(label="Name", placeholder="narrator", elem_id="gen-clip-name",
+                               info="Letters, digits, - and _ (the file name is used when empty).")
+        clip_transcript = gr.Textbox(label="Transcript (optional)", lines=2, elem_id="gen-clip-transcript")
+        add_clip = gr.Button("Add to the voice library", elem_id="gen-clip-add")
+    return VoiceRefs(voice, help_md, transcript, save_transcript, transcribe, instructions, clip, clip_name,
+                     clip_transcript, add_clip)
+
+
+def wire_voice_controls(ctx: UiContext, refs: VoiceRefs, model: gr.Dropdown) -> None:
+    """Connect the voice controls to the model picker and the library."""
+    details_out = [refs.help, refs.transcript, refs.save_transcript, refs.transcribe, refs.instructions]
+    menu_out = [refs.voice, *details_out]
+
+    def clone_name(model_key: str, voice_key: str | None) -> str:
+        option = option_for_key(_options(ctx, model_key), voice_key or "")
+        if option.voice is None:
+            raise VoiceError("Pick a clip from the voice library first.")
+        return option.voice.name
+
+    def save(model_key: str, voice_key: str | None, text: str) -> str:
+        ctx.library.set_transcript(clone_name(model_key, voice_key), text)
+        gr.Info("Transcript saved.")
+        return text
+
+    def transcribe(model_key: str, voice_key: str | None) -> str:
+        voice = ctx.library.get(clone_name(model_key, voice_key))
+        text = transcribe_clip(voice.wav_path, model_size=ctx.settings.transcription_model,
+                               cache_dir=transcript_cache_dir(ctx.paths))
+        ctx.library.set_transcript(voice.name, text)
+        return text
+
+    def add(model_key: str, clip: str | None, name: str, text: str) -> tuple[Any, ...]:
+        if not clip:
+            raise VoiceError("Choose or record a clip first.")
+        voice = ctx.library.add(Path(clip), name=(name or "").strip() or None, transcript=text)
+        notes = " ".join(voice.notes)
+        gr.Info(f"Added '{voice.name}' ({voice.duration_str}). {notes}".strip())
+        return (*render_voice_controls(ctx, model_key, keep=f"{VoiceKind.CLONE.value}:{voice.name}"), None, "", "")
+
+    model.change(guarded(lambda key, keep: render_voice_controls(ctx, key, keep)), [model, refs.voice], menu_out,
+                 api_name="voice_menu")
+    refs.voice.change(guarded(lambda key, voice: voice_details(ctx, key, voice)), [model, refs.voice], details_out,
+                      api_visibility="private")
+    refs.save_transcript.click(guarded(save), [model, refs.voice, refs.transcript], refs.transcript,
+                               api_name="voice_save_transcript")
+    refs.transcribe.click(guarded(transcribe), [model, refs.voice], refs.transcript, api_name="voice_transcribe",
+                          concurrency_limit=1)
+    refs.add_clip.click(guarded(add), [model, refs.clip, refs.clip_name, refs.clip_transcript],
+                        [*menu_out, refs.clip, refs.clip_name, refs.clip_transcript], api_name="voice_add_clip",
+                        concurrency_limit=2)
