@@ -22,6 +22,7 @@ from omni_web.pipeline import (
     plan_conversion,
     run_conversion,
 )
+from omni_web.render import RetryPolicy
 from omni_web.settings import Settings
 from tests.conftest import DATA_DIR
 
@@ -31,11 +32,13 @@ FAST = {"FAKE_SGL_SECONDS_PER_WORD": "0.004"}
 
 def convert(data_paths: DataPaths, server, book: str, **kwargs):
     settings = kwargs.pop("settings", Settings())
+    client_kwargs = kwargs.pop("client_kwargs", {})
+    retry = kwargs.pop("retry", RetryPolicy())
     docs: list[dict] = []
     request = ConvertRequest(book_path=DATA_DIR / book, model_key=kwargs.pop("model", "qwen3_tts_0_6b_customvoice"),
                              **kwargs)
-    with SpeechClient(server.base_url) as client:
-        result = run_conversion(request, paths=data_paths, settings=settings, client=client,
+    with SpeechClient(server.base_url, **client_kwargs) as client:
+        result = run_conversion(request, paths=data_paths, settings=settings, client=client, retry=retry,
                                 progress=lambda d: docs.append(json.loads(json.dumps(d))))
     return result, docs
 
@@ -98,7 +101,8 @@ def test_unknown_voice_is_refused_before_any_speech(data_paths: DataPaths, fake_
 def test_failing_chunk_stops_the_job_naming_it(data_paths: DataPaths, fake_server) -> None:
     server = fake_server("qwen3_tts_0_6b_customvoice", env={**FAST, "FAKE_SGL_CRASH_AFTER_REQUESTS": "3"})
     with pytest.raises(ChunkFailed) as info:
-        convert(data_paths, server, "hefty-water.epub", voice=VoiceChoice.speaker("Vivian"), concurrency=1)
+        convert(data_paths, server, "hefty-water.epub", voice=VoiceChoice.speaker("Vivian"), concurrency=1,
+                client_kwargs={"backoff_s": 0.01, "connect_retries": 2}, retry=RetryPolicy(attempts=2, backoff_s=0.01))
     assert "Chunk" in str(info.value) and "chapter" in str(info.value)
     assert len(list(data_paths.chunk_cache_dir.glob("*.wav"))) == 3  # kept for a resume
 

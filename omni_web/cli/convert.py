@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from omni_web.catalog import CatalogEntry, VoiceMode, get_entry, keys
 from omni_web.client import SpeechClient, VoiceChoice
-from omni_web.errors import ModelNotInstalled, OmniWebError, SettingsError
+from omni_web.errors import ModelNotInstalled, OmniWebError, SettingsError, VoiceError
 from omni_web.paths import DataPaths, data_root_from_env
 from omni_web.pipeline import (
     ConvertRequest,
@@ -29,7 +29,7 @@ from omni_web.pipeline import (
 from omni_web.server import ServerManager
 from omni_web.services import build_server_manager
 from omni_web.settings import load_settings
-from omni_web.voices import VoiceLibrary, transcribe_clip
+from omni_web.voices import VoiceLibrary, transcribe_clip, transcript_cache_dir
 
 __all__ = ["ask_higgs_window", "register", "voice_from_args"]
 
@@ -92,12 +92,12 @@ def voice_from_args(args: argparse.Namespace, entry: CatalogEntry, paths: DataPa
     if args.instructions:
         return VoiceChoice.design(args.instructions)
     if args.clone:
-        return _clone_choice(args.clone, args.transcription, library, settings)
+        return _clone_choice(args.clone, args.transcription, library, paths, settings)
     if args.voice:
         if entry.voice_mode in (VoiceMode.BUILTIN_SPEAKERS, VoiceMode.PRESET_VOICES):
             return VoiceChoice.speaker(args.voice)
         if entry.can_clone and library.find(args.voice) is not None:
-            return _clone_choice(args.voice, args.transcription, library, settings)
+            return _clone_choice(args.voice, args.transcription, library, paths, settings)
         return VoiceChoice.uploaded(args.voice)
     if entry.voice_mode is VoiceMode.CLONE_REQUIRED:
         raise SettingsError(f"{entry.label} needs a reference clip: add --clone CLIP (or --voice <library voice>).")
@@ -106,7 +106,7 @@ def voice_from_args(args: argparse.Namespace, entry: CatalogEntry, paths: DataPa
     return VoiceChoice.default()
 
 
-def _clone_choice(clip: str, transcription: str | None, library: VoiceLibrary, settings) -> VoiceChoice:
+def _clone_choice(clip: str, transcription: str | None, library: VoiceLibrary, paths: DataPaths, settings) -> VoiceChoice:
     voice = library.find(clip)
     if voice is not None:
         return VoiceChoice.clone(voice.wav_path, transcription or voice.transcript)
@@ -115,8 +115,10 @@ def _clone_choice(clip: str, transcription: str | None, library: VoiceLibrary, s
         raise SettingsError(f"No clip at {path} and no library voice named '{clip}'. See: python -m omni_web voices list")
     if transcription is None:
         try:
-            transcription = transcribe_clip(path, model_size=settings.transcription_model)
-        except ModelNotInstalled as exc:
+            transcription = transcribe_clip(
+                path, model_size=settings.transcription_model, cache_dir=transcript_cache_dir(paths)
+            )
+        except (ModelNotInstalled, VoiceError) as exc:
             print(f"warning: {exc} Cloning without a transcript; quality may drop.", file=sys.stderr)
     return VoiceChoice.clone(path.resolve(), transcription)
 

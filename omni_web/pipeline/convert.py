@@ -34,7 +34,7 @@ from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice, VoiceKind
 from omni_web.paths import DataPaths
 from omni_web.pipeline.plan import ChapterWork, ConversionPlan, plan_conversion
 from omni_web.pipeline.request import ConvertRequest
-from omni_web.render import RenderItem, RenderProgress, render_chunks
+from omni_web.render import RenderItem, RenderProgress, RetryPolicy, render_chunks
 from omni_web.settings import Settings
 from omni_web.voices import fit_reference
 from omni_web.voices.reference import reference_cache_dir
@@ -46,6 +46,7 @@ ProgressCallback = Callable[[Mapping[str, Any]], None]
 # Progress documents are written at most this often while chunks stream in (phase changes and
 # finished chapters are always written at once).
 _PROGRESS_INTERVAL_S = 0.5
+_DEFAULT_RETRY = RetryPolicy()
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +210,7 @@ def run_conversion(
     progress: ProgressCallback | None = None,
     cancelled: Callable[[], bool] = lambda: False,
     book: Book | None = None,
+    retry: RetryPolicy = _DEFAULT_RETRY,
 ) -> ConvertResult:
     """Convert one book with a server that already hosts the request's model.
 
@@ -244,6 +246,7 @@ def run_conversion(
             progress=tracker.render,
             on_done=assembler.chunk_done,
             recover=recover,
+            retry=retry,
         )
         chapters = assembler.results()
     finally:

@@ -1,0 +1,98 @@
+"""`python -m omni_web convert` end to end: the managed (fake) server, SIGKILL halfway, and a resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from omni_web.assemble import probe_chapters
+from omni_web.book import load_book
+from omni_web.catalog import get_entry
+from omni_web.client import VoiceChoice
+from omni_web.paths import REPO_ROOT, DataPaths
+from omni_web.pipeline import ConvertRequest, plan_conversion
+from omni_web.server import ServerManager, load_record, record_matches_process
+from omni_web.settings import Settings, save_settings
+from tests.conftest import DATA_DIR
+from tests.fakes.sgl_omni import free_port, install_fake_sgl_omni
+
+MODEL = "qwen3_tts_0_6b_customvoice"
+
+
+@pytest.fixture
+def managed_home(data_paths: DataPaths, tmp_path: Path) -> Iterator[tuple[DataPaths, dict[str, str], Path]]:
+    """A data root with the fake backend installed, a free server port and a request log."""
+    install_fake_sgl_omni(data_paths.backend_venv)
+    save_settings(data_paths, Settings(server_port=free_port(), start_timeout_s=60))
+    log = tmp_path / "requests.jsonl"
+    env = {
+        **os.environ,
+        "OMNI_WEB_HOME": str(data_paths.root),
+        "FAKE_SGL_REQUEST_LOG": str(log),
+        "FAKE_SGL_SECONDS_PER_WORD": "0.01",
+        "FAKE_SGL_LATENCY_S": "0.05",
+        "FAKE_SGL_SLOTS": "2",
+    }
+    yield data_paths, env, log
+    record = load_record(data_paths)  # whatever a killed run left behind is stopped by its own pid
+    if record is not None and record_matches_process(record):
+        os.killpg(record.pgid, signal.SIGKILL)
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "omni_web", "convert", *args]
+
+
+def test_managed_server_is_started_and_stopped_again(managed_home) -> None:
+    paths, env, _ = managed_home
+    done = subprocess.run(cli(str(DATA_DIR / "hefty-water.epub"), "--model", MODEL, "--voice", "vivian"),
+                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "started for this run" in done.stdout and "Stopping the server" in done.stdout
+    m4b = Path(done.stdout.split("Audiobook: ")[1].splitlines()[0])
+    assert [c.title for c in probe_chapters(m4b)] == [c.title for c in load_book(DATA_DIR / "hefty-water.epub").chapters]
+    assert load_record(paths) is None
+
+
+def test_sigkill_halfway_then_rerun_renders_no_finished_chunk(managed_home) -> None:
+    paths, env, log = managed_home
+    args = cli(str(DATA_DIR / "wasteland.epub"), "--model", MODEL, "--voice", "Vivian", "--concurrency", "2")
+    first = subprocess.Popen(args, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(paths.chunk_cache_dir.glob("*.wav"))) < 12:
+            assert first.poll() is None, "the first run ended before it could be killed"
+            assert time.monotonic() < deadline, "no chunks rendered"
+            time.sleep(0.05)
+    finally:
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait()
+    finished = {p.stem for p in paths.chunk_cache_dir.glob("*.wav")}
+    requests_before = len(log.read_text().splitlines())
+
+    second = subprocess.run(args, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert second.returncode == 0, second.stderr
+    assert f"{len(finished)} reused" in second.stdout or "reused" in second.stdout
+
+    # Map every request of the second run back to its chunk key through the same plan.
+    entry = get_entry(MODEL)
+    book = load_book(DATA_DIR / "wasteland.epub")
+    request = ConvertRequest(book_path=DATA_DIR / "wasteland.epub", model_key=MODEL, voice=VoiceChoice.speaker("Vivian"))
+    plan = plan_conversion(book, request, entry, Settings())
+    key_by_text = {item.text: item.key for item in plan.items}
+    later = [json.loads(line)["input"] for line in log.read_text().splitlines()[requests_before:]]
+    assert later, "the second run rendered nothing"
+    rerendered = {key_by_text[text] for text in later} & finished
+    assert not rerendered, f"{len(rerendered)} finished chunks were rendered again"
+    assert {key_by_text[t] for t in later} | finished >= set(key_by_text.values())
+    # The server the killed run started is ours, reused by the second run and still ours to stop.
+    assert ServerManager(paths, Settings()).owned_record() is not None
