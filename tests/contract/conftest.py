@@ -10,18 +10,20 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
 
-from omni_web.catalog import CatalogEntry
+from omni_web.catalog import CatalogEntry, get_entry
 from omni_web.server.spec import build_argv, build_serve_spec
 from omni_web.settings import Settings
 from tests.contract.fake_hub import write_fake_hub
@@ -36,6 +38,8 @@ from tests.contract.setup_env import (
 PARSER = HARNESS_DIR / "run_serve_parser.py"
 RUN_APP = HARNESS_DIR / "run_app.py"
 SERVER_START_TIMEOUT_S = 120.0
+HIGGS_KV_CAPACITY = 1200
+REFERENCE_TEXT = "This is the narrator's reference voice, reading one calm sentence for the test."
 MARKER = "OMNI_WEB_RESOLVED_CONFIG "
 _BOX = re.compile(r"[│╭╮╰╯─┃━┏┓┗┛]")
 
@@ -195,3 +199,57 @@ def start_contract_server(
         time.sleep(0.3)
     server.stop()
     raise AssertionError(f"contract server not healthy after {SERVER_START_TIMEOUT_S:.0f} s:\n{server.log_tail()}")
+
+
+# --- contract servers, one per checkpoint kind, shared by the HTTP and convert tests ----------
+
+
+def _server(
+    request: pytest.FixtureRequest,
+    key: str,
+    *,
+    extra_env: dict[str, str] | None = None,
+) -> Iterator[ContractServer]:
+    venv: ContractVenv = request.getfixturevalue("contract_venv")
+    env: dict[str, str] = request.getfixturevalue("contract_env")
+    workdir = request.getfixturevalue("tmp_path_factory").mktemp(f"server-{key}")
+    server = start_contract_server(venv, env, get_entry(key), workdir, extra_env=extra_env)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def qwen_custom(request: pytest.FixtureRequest) -> Iterator[ContractServer]:
+    yield from _server(request, "qwen3_tts_0_6b_customvoice")
+
+
+@pytest.fixture(scope="session")
+def qwen_design(request: pytest.FixtureRequest) -> Iterator[ContractServer]:
+    yield from _server(request, "qwen3_tts_1_7b_voicedesign")
+
+
+@pytest.fixture(scope="session")
+def qwen_base(request: pytest.FixtureRequest) -> Iterator[ContractServer]:
+    yield from _server(request, "qwen3_tts_0_6b_base")
+
+
+@pytest.fixture(scope="session")
+def voxtral(request: pytest.FixtureRequest) -> Iterator[ContractServer]:
+    yield from _server(request, "voxtral_tts")
+
+
+@pytest.fixture(scope="session")
+def higgs(request: pytest.FixtureRequest) -> Iterator[ContractServer]:
+    yield from _server(request, "higgs_audio_v3_tts", extra_env={"CONTRACT_STUB_KV_CAPACITY": str(HIGGS_KV_CAPACITY)})
+
+
+@pytest.fixture(scope="session")
+def reference_clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A few seconds of real speech (espeak-ng) to clone and to upload."""
+    espeak = shutil.which("espeak-ng")
+    assert espeak, "espeak-ng is required (scripts/test.sh installs it)"
+    path = tmp_path_factory.mktemp("reference") / "narrator.wav"
+    subprocess.run([espeak, "-w", str(path), REFERENCE_TEXT], check=True, capture_output=True)  # noqa: S603
+    return path

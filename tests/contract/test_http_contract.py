@@ -9,78 +9,22 @@ answered: status codes, its exact messages, and the audio it sent.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from omni_web.catalog import CatalogEntry, get_entry
+from omni_web.catalog import CatalogEntry
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice, parse_kv_capacity
 from omni_web.errors import KVCapacityError, SpeechError, UnknownVoice, VoiceError
-from tests.contract.conftest import ContractServer, start_contract_server
+from tests.contract.conftest import HIGGS_KV_CAPACITY, REFERENCE_TEXT, ContractServer
 from tests.contract.fake_hub import QWEN3_CUSTOM_VOICE_SPEAKERS
-from tests.contract.setup_env import ContractVenv
 
 pytestmark = pytest.mark.contract
 
-HIGGS_KV_CAPACITY = 1200
 SENTENCE = "The lighthouse keeper climbed the stairs at dusk and lit the great lamp."
-REFERENCE_TEXT = "This is the narrator's reference voice, reading one calm sentence for the test."
 MAX_INPUT_CHARS = 4096
-
-
-def _server(
-    request: pytest.FixtureRequest,
-    key: str,
-    *,
-    extra_env: dict[str, str] | None = None,
-) -> Iterator[ContractServer]:
-    venv: ContractVenv = request.getfixturevalue("contract_venv")
-    env: dict[str, str] = request.getfixturevalue("contract_env")
-    workdir = request.getfixturevalue("tmp_path_factory").mktemp(f"server-{key}")
-    server = start_contract_server(venv, env, get_entry(key), workdir, extra_env=extra_env)
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="module")
-def qwen_custom(request: pytest.FixtureRequest) -> Iterator[ContractServer]:
-    yield from _server(request, "qwen3_tts_0_6b_customvoice")
-
-
-@pytest.fixture(scope="module")
-def qwen_design(request: pytest.FixtureRequest) -> Iterator[ContractServer]:
-    yield from _server(request, "qwen3_tts_1_7b_voicedesign")
-
-
-@pytest.fixture(scope="module")
-def qwen_base(request: pytest.FixtureRequest) -> Iterator[ContractServer]:
-    yield from _server(request, "qwen3_tts_0_6b_base")
-
-
-@pytest.fixture(scope="module")
-def voxtral(request: pytest.FixtureRequest) -> Iterator[ContractServer]:
-    yield from _server(request, "voxtral_tts")
-
-
-@pytest.fixture(scope="module")
-def higgs(request: pytest.FixtureRequest) -> Iterator[ContractServer]:
-    yield from _server(request, "higgs_audio_v3_tts", extra_env={"CONTRACT_STUB_KV_CAPACITY": str(HIGGS_KV_CAPACITY)})
-
-
-@pytest.fixture(scope="module")
-def reference_clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A few seconds of real speech (espeak-ng) to clone and to upload."""
-    espeak = shutil.which("espeak-ng")
-    assert espeak, "espeak-ng is required (scripts/test.sh installs it)"
-    path = tmp_path_factory.mktemp("reference") / "narrator.wav"
-    subprocess.run([espeak, "-w", str(path), REFERENCE_TEXT], check=True, capture_output=True)  # noqa: S603
-    return path
 
 
 def ffprobe_audio(audio: bytes, tmp_path: Path) -> dict[str, float | int]:
@@ -369,10 +313,3 @@ def test_input_limit_is_4096_characters(qwen_custom: ContractServer, tmp_path: P
     assert info.value.status_code == 400
     assert info.value.message == "input must be at most 4096 characters"
     assert info.value.param == "input"
-
-
-# --- the whole `convert` run ------------------------------------------------------------------
-# PENDING (issue 7, item 2): a whole `python -m omni_web convert` of a tests/data EPUB against
-# these servers (CustomVoice speaker, clone, Voxtral preset, Higgs with the KV refit) belongs
-# here once the pipeline's convert CLI has landed. Start servers with `start_contract_server`
-# and point convert at `server.base_url` (remote URL setting); assert the m4b with ffprobe.
