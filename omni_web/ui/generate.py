@@ -164,7 +164,8 @@ def build(ctx: UiContext) -> GenerateRefs:
                 select_none = gr.Button("None", size="sm")
                 select_defaults = gr.Button("Suggested", size="sm")
         with gr.Column(scale=4):
-            model = gr.Dropdown(label="Model", elem_id="gen-model", elem_classes=["ow-mono"], interactive=True,
+            model = gr.Dropdown(model_picker_choices(set()), label="Model", elem_id="gen-model",
+                                elem_classes=["ow-mono"], interactive=True,
                                 info="Columns: tts = narrates with a built-in voice, clone = clones a clip, "
                                      "design = voice from a description.")
             model_info = gr.Markdown(elem_id="gen-model-info")

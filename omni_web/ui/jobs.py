@@ -146,13 +146,15 @@ def build(ctx: UiContext) -> JobsRefs:
     overview = gr.HTML(elem_id="jobs-table", padding=False)
     with gr.Row(equal_height=False):
         with gr.Column(scale=3):
-            pick = gr.Dropdown(label="Job", elem_id="jobs-pick", interactive=True)
+            # Values are checked against the job store, not a fixed list (the list changes every tick).
+            pick = gr.Dropdown(label="Job", elem_id="jobs-pick", interactive=True, allow_custom_value=True)
             detail = gr.HTML(elem_id="jobs-detail", padding=False)
             with gr.Row():
                 cancel = gr.Button("Cancel job", variant="stop", visible=False, elem_id="jobs-cancel")
                 resume = gr.Button("Resume job", variant="primary", visible=False, elem_id="jobs-resume")
         with gr.Column(scale=2):
             chapter = gr.Dropdown(label="Play a finished chapter", elem_id="jobs-chapter", interactive=True,
+                                  allow_custom_value=True,
                                   info="Chapters become playable as soon as they are assembled.")
             player = gr.Audio(label="Chapter", interactive=False, elem_id="jobs-player", type="filepath")
             m4b = gr.DownloadButton("Download m4b", visible=False, variant="primary", elem_id="jobs-download")

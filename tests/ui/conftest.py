@@ -1,0 +1,75 @@
+"""Fixtures for the UI tests: the app launched in this process on a free loopback port, with a
+temporary data root, the fake sgl-omni as its backend, and a Hugging Face cache holding one model.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from gradio_client import Client
+
+from omni_web.auth import Credentials
+from omni_web.paths import DataPaths
+from omni_web.services import AppServices
+from omni_web.ui import UiContext, build_app, launch_options
+from tests.fakes.sgl_omni import free_port
+from tests.ui.helpers import FAST_FAKE_ENV, cache_model, prepare_root
+
+MODEL = "qwen3_tts_0_6b_customvoice"
+USER, PASSWORD = "tester", "s3cret-pass"
+
+
+@dataclass
+class RunningApp:
+    """The in-process app and what the tests look at behind it."""
+
+    url: str
+    paths: DataPaths
+    services: AppServices
+    ctx: UiContext
+    cache_dir: Path
+
+    def client(self) -> Client:
+        """A fresh gradio_client session, logged in."""
+        return Client(self.url, auth=(USER, PASSWORD), verbose=False, download_files=str(self.paths.root / "dl"))
+
+
+@contextmanager
+def launch_app(base: Path, *, hf_endpoint: str | None = None) -> Iterator[RunningApp]:
+    """The app over a fresh data root under ``base``, launched in this process; closed on exit."""
+    saved = {name: os.environ.get(name) for name in FAST_FAKE_ENV}
+    os.environ.update(FAST_FAKE_ENV)  # inherited by the fake server the app starts
+    paths = prepare_root(base / "home", model_keys=(MODEL,))
+    cache_dir = base / "hf-cache"
+    cache_model(cache_dir, MODEL)
+    services = AppServices.create(paths)
+    services.start()
+    ctx = UiContext(services, hf_cache_dir=cache_dir, hf_endpoint=hf_endpoint)
+    demo, _ = build_app(ctx)
+    demo.queue(default_concurrency_limit=8)
+    port = free_port()
+    options = launch_options(ctx, host="127.0.0.1", port=port, credentials=Credentials(USER, PASSWORD))
+    demo.launch(**options, prevent_thread_lock=True)
+    try:
+        yield RunningApp(f"http://127.0.0.1:{port}", paths, services, ctx, cache_dir)
+    finally:
+        demo.close()
+        services.stop()
+        services.server.stop(grace_s=5.0)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@pytest.fixture(scope="module")
+def ui_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
+    """One app per test module (building and launching it takes a few seconds)."""
+    with launch_app(tmp_path_factory.mktemp("ui-app")) as app:
+        yield app

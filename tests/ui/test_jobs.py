@@ -1,0 +1,147 @@
+"""Jobs tab handlers through gradio_client: a book goes from upload to a downloadable m4b, jobs
+queue in order for two users, cancel and resume, and only output files are served."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+from pathlib import Path
+
+import httpx
+from gradio_client import handle_file
+
+from omni_web.jobs import JobState
+from tests.conftest import DATA_DIR
+from tests.ui.conftest import MODEL, PASSWORD, USER
+from tests.ui.helpers import wait_for
+
+
+def _ffprobe(path: Path) -> dict:
+    done = subprocess.run(  # noqa: S603 - fixed argv
+        ["ffprobe", "-v", "error", "-show_format", "-show_chapters", "-of", "json", str(path)],
+        capture_output=True, text=True, check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def _submit(client, book: str = "hefty-water.epub", chapters: list[int] | None = None) -> str:
+    client.predict(api_name="/generate_load")
+    _, _, chapter_update, _ = client.predict(handle_file(DATA_DIR / book), api_name="/book_upload")
+    chosen = chapters if chapters is not None else chapter_update["value"]
+    notice, job_id, _, _ = client.predict(chosen, MODEL, "speaker:Vivian", "", "", 120, api_name="/generate")
+    assert job_id and "Queued" in notice
+    return job_id
+
+
+def _wait_finished(app, job_id: str, timeout_s: float = 120):
+    return wait_for(lambda: (job := app.services.jobs.get(job_id)).state.finished and job,
+                    timeout_s=timeout_s, what=f"job {job_id} to finish")
+
+
+def _value(output):
+    """A component's value whether the API returned it bare or inside an update."""
+    return output.get("value") if isinstance(output, dict) else output
+
+
+def _logged_in(app) -> httpx.Client:
+    http = httpx.Client(base_url=app.url, timeout=30)
+    http.post("/login", data={"username": USER, "password": PASSWORD}).raise_for_status()
+    return http
+
+
+def test_a_book_goes_from_upload_to_a_downloadable_m4b(ui_app):
+    client = ui_app.client()
+    job_id = _submit(client)
+    seen_running = False
+
+    def refresh():
+        nonlocal seen_running
+        outputs = client.predict(job_id, api_name="/jobs_refresh")
+        seen_running |= "running" in outputs[2] or "queued" in outputs[2]
+        return outputs if "badge ow-ok\">done" in outputs[2] else None
+
+    overview, pick, detail, chapter, player, m4b, mp3s = wait_for(refresh, timeout_s=120, interval_s=0.5,
+                                                                  what="the job to be done on the Jobs tab")
+    job = ui_app.services.jobs.get(job_id)
+    assert job.state is JobState.DONE, job.error
+    assert "Hefty Water" in overview and job_id in overview
+    assert _value(pick) == job_id
+    assert "done" in detail and "Hefty Ruby Water" in detail
+    assert seen_running or job.finished_at - job.created_at < 2.0
+    # The m4b offered for download is the job's file, with one chapter mark per chapter.
+    m4b = _value(m4b)
+    assert m4b is not None and Path(m4b).read_bytes() == Path(job.result["m4b"]).read_bytes()
+    probe = _ffprobe(Path(m4b))
+    assert float(probe["format"]["duration"]) > 5
+    assert [c["tags"]["title"] for c in probe["chapters"]] == ["Hefty Water", "The Switch", "The Source",
+                                                               "Hefty Ruby Water"]
+    assert Path(job.result["m4b"]).is_relative_to(ui_app.paths.outputs_dir)
+    # Finished chapters play in the page (a fresh page gets the whole list at once).
+    chapter = ui_app.client().predict(job_id, api_name="/jobs_refresh")[3]
+    ready = [value for _, value in chapter["choices"]]
+    assert ready == ["1", "2", "3", "4"]
+    audio = client.predict(job_id, "2", api_name="/job_play_chapter")
+    assert audio is not None and float(_ffprobe(Path(audio))["format"]["duration"]) > 1
+
+
+def test_only_output_and_voice_files_are_served(ui_app):
+    job = next(job for job in ui_app.services.jobs.list() if job.state is JobState.DONE and job.result.get("m4b"))
+    anonymous = httpx.get(f"{ui_app.url}/gradio_api/file={job.result['m4b']}", timeout=30)
+    assert anonymous.status_code in (401, 403)
+    http = _logged_in(ui_app)
+    served = http.get(f"/gradio_api/file={job.result['m4b']}")
+    assert served.status_code == 200 and served.content == Path(job.result["m4b"]).read_bytes()
+    for private in (ui_app.paths.jobs_db, ui_app.paths.settings_file, next(ui_app.paths.logs_dir.glob("*.log")),
+                    ui_app.paths.backend_venv / "pyvenv.cfg", DATA_DIR / "hefty-water.epub"):
+        assert http.get(f"/gradio_api/file={private}").status_code == 403, private
+
+
+def test_a_second_session_sees_the_same_jobs(ui_app):
+    jobs_before = ui_app.services.jobs.list()
+    overview, *_ = ui_app.client().predict(api_name="/jobs_load")
+    for job in jobs_before:
+        assert job.id in overview
+
+
+def test_two_users_submitting_at_once_both_finish_in_order(ui_app):
+    clients = [ui_app.client(), ui_app.client()]
+    ids: list[str] = []
+    errors: list[BaseException] = []
+
+    def submit(client) -> None:
+        try:
+            ids.append(_submit(client))
+        except BaseException as exc:  # surfaced below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=submit, args=(client,)) for client in clients]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert not errors and len(ids) == 2
+    jobs = sorted((_wait_finished(ui_app, job_id) for job_id in ids), key=lambda job: job.created_at)
+    assert all(job.state is JobState.DONE for job in jobs), [job.error for job in jobs]
+    first, second = jobs
+    assert second.started_at >= first.finished_at  # one GPU server: they ran one after the other
+
+
+def test_cancel_a_queued_and_a_running_job_then_resume(ui_app):
+    client = ui_app.client()
+    long_id = _submit(client, "pg11-alice.epub")
+    short_id = _submit(client, "hefty-water.epub")
+    queued = ui_app.services.jobs.get(short_id)
+    assert queued.state is JobState.QUEUED
+    client.predict(short_id, api_name="/job_cancel")
+    assert ui_app.services.jobs.get(short_id).state is JobState.CANCELLED
+    wait_for(lambda: (ui_app.services.jobs.get(long_id).progress.get("chunks_done") or 0) > 0,
+             timeout_s=60, what="the long job to render its first chunks")
+    client.predict(long_id, api_name="/job_cancel")
+    cancelled = _wait_finished(ui_app, long_id, timeout_s=60)
+    assert cancelled.state is JobState.CANCELLED
+    assert cancelled.progress["chunks_done"] < cancelled.progress["chunks_total"]
+    outputs = client.predict(short_id, api_name="/job_resume")
+    assert short_id in outputs[0]
+    assert _wait_finished(ui_app, short_id).state is JobState.DONE
+    assert ui_app.services.jobs.get(long_id).state is JobState.CANCELLED  # untouched until resumed
