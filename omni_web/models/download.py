@@ -157,8 +157,8 @@ def _translate(exc: BaseException, entry: CatalogEntry, endpoint: str | None) ->
         return DiskFullError(f"The disk filled up while downloading {name}: free some space and install again.")
     if type(exc).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore"):
         return DownloadError(
-            f"{name}: the connection to the hub at {where} failed ({type(exc).__name__}: {exc}). Check the "
-            "network and install again; finished files are kept."
+            f"{name}: could not reach the hub at {where} ({type(exc).__name__}: {exc}). Check the network, "
+            "HF_ENDPOINT and HF_HUB_OFFLINE, then install again; finished files are kept."
         )
     if isinstance(exc, OSError):
         return DownloadError(

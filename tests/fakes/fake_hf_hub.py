@@ -322,10 +322,11 @@ class FakeHub:
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
+        if self._thread is not None:  # shutdown() waits for serve_forever, so only when it runs
+            self._server.shutdown()
             self._thread.join(timeout=5)
+            self._thread = None
+        self._server.server_close()
 
     def __enter__(self) -> FakeHub:
         return self.start()
