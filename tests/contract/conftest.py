@@ -74,7 +74,8 @@ def contract_venv() -> ContractVenv:
     try:
         return ensure_contract_venv()
     except ContractVenvError as exc:
-        pytest.fail(str(exc), pytrace=False)
+        failure = str(exc)
+    pytest.fail(failure, pytrace=False)
 
 
 @pytest.fixture(scope="session")
