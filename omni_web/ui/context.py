@@ -62,14 +62,16 @@ class Services(Protocol):
 class UiContext:
     """The app-wide objects handed to every tab.
 
-    ``hf_cache_dir`` and ``hf_endpoint`` are None for the standard Hugging Face cache and hub
-    (tests point them elsewhere).
+    ``hf_cache_dir`` and ``hf_endpoint`` are None for the standard Hugging Face cache and hub;
+    ``backend_index_args`` are extra pip arguments for the backend install (e.g. a local wheel
+    folder: ``--no-index --find-links DIR``). Tests point all three elsewhere.
     """
 
     services: Services
     tasks: TaskRunner = field(default_factory=TaskRunner)
     hf_cache_dir: Path | None = None
     hf_endpoint: str | None = None
+    backend_index_args: tuple[str, ...] = ()
 
     @property
     def paths(self) -> DataPaths:

@@ -138,7 +138,8 @@ def _wire(ctx: UiContext, refs: SetupRefs) -> OnLoad:
     @guarded
     def start_install(seen: dict[str, Any] | None) -> tuple[Any, ...]:
         def work(handle: TaskHandle) -> str:
-            status = install_backend(ctx.paths, log=handle.log, cancel=handle.cancel_event)
+            status = install_backend(ctx.paths, log=handle.log, cancel=handle.cancel_event,
+                                     index_args=ctx.backend_index_args)
             return status.summary
 
         ctx.tasks.start(TASK_BACKEND, "Installing the SGLang-Omni backend", work)

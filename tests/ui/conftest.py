@@ -40,7 +40,9 @@ class RunningApp:
 
 
 @contextmanager
-def launch_app(base: Path, *, hf_endpoint: str | None = None) -> Iterator[RunningApp]:
+def launch_app(
+    base: Path, *, hf_endpoint: str | None = None, backend_index_args: tuple[str, ...] = ()
+) -> Iterator[RunningApp]:
     """The app over a fresh data root under ``base``, launched in this process; closed on exit."""
     saved = {name: os.environ.get(name) for name in FAST_FAKE_ENV}
     os.environ.update(FAST_FAKE_ENV)  # inherited by the fake server the app starts
@@ -49,7 +51,8 @@ def launch_app(base: Path, *, hf_endpoint: str | None = None) -> Iterator[Runnin
     cache_model(cache_dir, MODEL)
     services = AppServices.create(paths)
     services.start()
-    ctx = UiContext(services, hf_cache_dir=cache_dir, hf_endpoint=hf_endpoint)
+    ctx = UiContext(services, hf_cache_dir=cache_dir, hf_endpoint=hf_endpoint,
+                    backend_index_args=backend_index_args)
     demo, _ = build_app(ctx)
     demo.queue(default_concurrency_limit=8)
     port = free_port()

@@ -1,0 +1,97 @@
+"""Models tab handlers through gradio_client: the tree from the disk, Apply as one task (removal
+after a confirm, stopping a server that hosts the model; downloads from a local fake hub)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from omni_web.catalog import get_entry
+from omni_web.models import installed_keys
+from omni_web.tasks import TaskState
+from omni_web.ui.context import TASK_MODELS
+from omni_web.ui.models import catalog_orgs
+from tests.fakes.fake_hf_hub import FakeHub, FakeRepo
+from tests.ui.conftest import MODEL, RunningApp, launch_app
+from tests.ui.helpers import cache_model, wait_for
+
+ORGS = catalog_orgs()
+VOXTRAL = "voxtral_tts"
+
+
+@pytest.fixture(scope="module")
+def hub() -> Iterator[FakeHub]:
+    files = {"config.json": b'{"model_type": "voxtral"}\n', "model.safetensors": b"\0" * 300_000}
+    with FakeHub([FakeRepo(get_entry(VOXTRAL).repo_id, files)]) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory, hub: FakeHub) -> Iterator[RunningApp]:
+    with launch_app(tmp_path_factory.mktemp("models-app"), hf_endpoint=hub.url) as running:
+        yield running
+
+
+def _tree(client) -> dict[str, dict]:
+    outputs = client.predict(api_name="/models_load")
+    return dict(zip(ORGS, outputs[: len(ORGS)], strict=True))
+
+
+def _checked(tree: dict[str, dict]) -> list[list[str]]:
+    return [list(tree[org]["value"]) for org in ORGS]
+
+
+def _finish(app: RunningApp):
+    return wait_for(lambda: (s := app.ctx.tasks.snapshot(TASK_MODELS)).state.finished and s,
+                    timeout_s=60, what="the model changes to finish")
+
+
+def test_tree_groups_by_org_and_checks_what_is_on_disk(app):
+    tree = _tree(app.client())
+    assert ORGS[0] == "Qwen" and {"Boson AI", "Mistral AI", "Zyphra"} <= set(ORGS)
+    assert tree["Qwen"]["value"] == [MODEL]
+    labels = dict((key, label) for label, key in tree["Qwen"]["choices"])
+    assert "installed" in labels[MODEL] and "~2.5 GB download" in labels["qwen3_tts_0_6b_base"]
+    assert all(tree[org]["value"] == [] for org in ORGS if org != "Qwen")
+
+
+def test_apply_with_no_change_starts_nothing(app):
+    client = app.client()
+    tree = _tree(client)
+    client.predict(*_checked(tree), api_name="/models_apply")
+    assert app.ctx.tasks.snapshot(TASK_MODELS).state is TaskState.IDLE
+
+
+def test_checking_a_model_downloads_it_with_a_live_log(app):
+    client = app.client()
+    checked = _checked(_tree(client))
+    checked[ORGS.index("Mistral AI")] = [VOXTRAL]
+    confirm_text, status, log = client.predict(*checked, api_name="/models_apply")
+    assert confirm_text == ""  # nothing to remove: no confirm
+    done = _finish(app)
+    assert done.state is TaskState.DONE, done.message
+    assert VOXTRAL in installed_keys(cache_dir=app.cache_dir)
+    assert "Downloading voxtral_tts" in done.log_text and done.progress == 1.0
+    tree = _tree(client)  # the tree re-opens from the disk
+    assert tree["Mistral AI"]["value"] == [VOXTRAL]
+
+
+def test_unchecking_asks_first_then_stops_the_hosting_server_and_removes(app):
+    client = app.client()
+    cache_model(app.cache_dir, "qwen3_tts_0_6b_base")
+    app.services.server.start(get_entry(MODEL))  # the managed server hosts the model to remove
+    checked = _checked(_tree(client))
+    checked[ORGS.index("Qwen")] = ["qwen3_tts_0_6b_base"]  # uncheck MODEL
+    checked[ORGS.index("Mistral AI")] = []  # and voxtral
+    confirm_text, _, _ = client.predict(*checked, api_name="/models_apply")
+    assert "Remove 2 models" in confirm_text and MODEL in confirm_text and VOXTRAL in confirm_text
+    assert "running server hosting qwen3_tts_0_6b_customvoice is stopped first" in confirm_text
+    assert MODEL in installed_keys(cache_dir=app.cache_dir)  # nothing removed before the confirm
+    client.predict(api_name="/models_confirm")
+    done = _finish(app)
+    assert done.state is TaskState.DONE, done.message
+    assert installed_keys(cache_dir=app.cache_dir) == {"qwen3_tts_0_6b_base"}
+    assert app.services.server.owned_record() is None
+    assert "Stopping the managed server hosting qwen3_tts_0_6b_customvoice" in done.log_text
+    assert _tree(client)["Qwen"]["value"] == ["qwen3_tts_0_6b_base"]
