@@ -46,6 +46,7 @@ def _print_banner(urls: list[str], credentials: Credentials | None) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per health poll otherwise
     paths = data_root_from_env().ensure()
     try:
         settings = load_settings(paths)
