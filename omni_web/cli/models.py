@@ -101,7 +101,7 @@ class _Bars:
 
 def _cancelable(work: Callable[[threading.Event], T]) -> T:
     """Run ``work`` in a thread so Ctrl-C can set its cancel event and wait for a clean stop."""
-    cancel = threading.Event()
+    cancel, finished = threading.Event(), threading.Event()
     outcome: dict[str, object] = {}
 
     def target() -> None:
@@ -109,16 +109,19 @@ def _cancelable(work: Callable[[threading.Event], T]) -> T:
             outcome["value"] = work(cancel)
         except BaseException as exc:  # handed to the main thread below
             outcome["error"] = exc
+        finally:
+            finished.set()
 
-    thread = threading.Thread(target=target, name="models-task", daemon=True)
-    thread.start()
+    threading.Thread(target=target, name="models-task", daemon=True).start()
+    # Wait on an Event, not Thread.join: a join interrupted by Ctrl-C can return early afterwards.
     try:
-        while thread.is_alive():
-            thread.join(timeout=0.2)
+        while not finished.wait(timeout=0.2):
+            continue
     except KeyboardInterrupt:
         print("\nCancelling (finished files are kept)...", file=sys.stderr, flush=True)
         cancel.set()
-        thread.join()
+        while not finished.wait(timeout=0.2):
+            continue
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
     return outcome["value"]  # type: ignore[return-value]
