@@ -10,6 +10,7 @@ place every stage on GPU 0.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 from dataclasses import dataclass
 from typing import Any
@@ -168,10 +169,9 @@ def probe_gpus(nvml: Any = None) -> GpuProbe:
     except caught as exc:
         return _no_gpu(str(exc) or type(exc).__name__)
     finally:
-        try:
+        # Shutting NVML down can fail after a failed query; nothing is left to release then.
+        with contextlib.suppress(*caught):
             nvml.nvmlShutdown()
-        except caught:
-            pass  # shutting NVML down can fail after a failed query; nothing is left to release
     if not gpus:
         reason = "; ".join(failures) if failures else f"driver {driver} reports no GPU"
         probe = _no_gpu(reason)

@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from omni_web.errors import InstallCancelled, InstallError
 
@@ -78,9 +79,7 @@ def _stop(proc: subprocess.Popen[str], grace_s: float) -> None:
     _signal_group(proc, signal.SIGKILL)
 
 
-def _pump(
-    proc: subprocess.Popen[str], handle, log: LogCallback | None, tail: deque[str]
-) -> None:
+def _pump(proc: subprocess.Popen[str], handle: TextIO, log: LogCallback | None, tail: deque[str]) -> None:
     """Copy the child's output line by line to the log file, the tail and the callback."""
     assert proc.stdout is not None
     for raw in proc.stdout:

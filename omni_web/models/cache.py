@@ -109,7 +109,10 @@ def _from_scanned(entry: CatalogEntry, repo: CachedRepoInfo, cache_dir: Path) ->
     details = []
     for revision in repo.revisions:
         ok, why = _revision_complete(repo, revision, cache_dir)
-        (complete_revisions.append(revision) if ok else details.append(why))
+        if ok:
+            complete_revisions.append(revision)
+        else:
+            details.append(why)
     # Prefer the revision the default branch points at.
     complete_revisions.sort(key=lambda rev: ("main" not in rev.refs, -rev.last_modified))
     chosen = complete_revisions[0] if complete_revisions else None

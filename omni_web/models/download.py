@@ -175,7 +175,7 @@ class _Tracker:
         cancel: threading.Event | None,
     ) -> None:
         self.entry, self.plan, self.progress, self.cancel = entry, plan, progress, cancel
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.byte_bars: list[Any] = []
         self.file_bars: list[Any] = []
         self.last_event = 0.0
@@ -195,17 +195,22 @@ class _Tracker:
         if self.cancel is not None and self.cancel.is_set():
             raise DownloadCancelled(self.entry.key, self.entry.repo_id)
 
-    def changed(self) -> None:
+    def changed(self, bar: Any = None, n: float = 0) -> None:
+        """Count ``n`` more units on ``bar`` (worker threads share the aggregate bars, so under the
+        lock), emit an event now and then, and raise if the download was cancelled."""
         self.check_cancel()
-        if self.progress is None:
-            return
         with self.lock:
+            if bar is not None:
+                bar.n += n
+            if self.progress is None:
+                return
             event = self.snapshot()
             now = time.monotonic()
             if event.files_done == self.last_files and now - self.last_event < _MIN_EVENT_INTERVAL_S:
                 return
             self.last_event, self.last_files = now, event.files_done
-        self.progress(event)
+            # Emitted under the lock so events arrive in order; callbacks must be quick.
+            self.progress(event)
 
     def tqdm_class(self) -> type[base_tqdm]:
         tracker = self
@@ -221,9 +226,8 @@ class _Tracker:
                     (tracker.byte_bars if kwargs.get("unit") == "B" else tracker.file_bars).append(self)
 
             def update(self, n: float | None = 1) -> bool | None:
-                # A disabled tqdm does not count, so count here; negative n rolls back a restart.
-                self.n += n or 0
-                tracker.changed()
+                # A disabled tqdm does not count, so the tracker does; a negative n rolls back a restart.
+                tracker.changed(self, n or 0)
                 return None
 
         return _TrackedBar
