@@ -18,7 +18,9 @@ from omni_web.catalog import SGLANG_OMNI_VERSION, get_entry
 from omni_web.models import download_model, installed_keys
 from omni_web.paths import REPO_ROOT, DataPaths
 from omni_web.server.record import ServerRecord, load_record, process_info, save_record
+from omni_web.setup_report import collect_setup_report, render_setup_report
 from tests.fakes.fake_hf_hub import FakeHub, FakeRepo
+from tests.fakes.fake_nvml import FakeNvml
 from tests.fakes.wheels import make_wheel
 
 QWEN = get_entry("qwen3_tts_0_6b_base")
@@ -213,3 +215,26 @@ def test_setup_builds_the_backend_venv_with_pip_settings_from_the_environment(
     assert "The backend is ready" in done.stdout
     assert f"ok  {data_paths.backend_venv}: ready" in done.stdout
     assert (data_paths.backend_venv / "bin" / "sgl-omni").exists()
+
+
+def test_report_with_a_gpu_shows_fit_per_model_and_install_lines_for_missing_tools(
+    data_paths: DataPaths, tmp_path: Path
+) -> None:
+    gib = 1024**3
+    nvml = FakeNvml([("NVIDIA GeForce RTX 3090", (8, 6), 24 * gib, 20 * gib)])
+    present = {"ffmpeg", "ffprobe", "pacman"}
+    report = collect_setup_report(
+        data_paths, nvml=nvml, cache_dir=tmp_path / "hf", which=lambda n: f"/usr/bin/{n}" if n in present else None,
+        app_python=sys.executable, app_version=(3, 13, 2),
+    )
+    text = render_setup_report(report)
+    assert "driver 550.54.15" in text
+    assert "GPU 0: NVIDIA GeForce RTX 3090, compute capability 8.6, 24.0 GiB total, 20.0 GiB free" in text
+    zonos = next(line for line in text.splitlines() if " zonos2 " in line)
+    assert zonos.lstrip().startswith("ok") and "8.6 < 8.9" in zonos and "bf16" in zonos
+    moss = next(line for line in text.splitlines() if " moss_tts " in line)
+    assert moss.lstrip().startswith("ok")  # 24 GB asked, 24 GiB present
+    sox = text.splitlines().index(next(line for line in text.splitlines() if "sox" in line and "MISSING" in line))
+    assert text.splitlines()[sox + 1].strip() == "pacman: sudo pacman -S sox"  # this machine's manager first
+    assert "never blocks a model download" in text
+    assert "3.13.2, outside >=3.11,<3.13" in text  # the rejected app interpreter is named

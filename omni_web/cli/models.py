@@ -64,8 +64,8 @@ def _list(args: argparse.Namespace) -> int:
         status = model.status_str if model else "-"
         size = model.size_str if model else "-"
         print(
-            f"{entry.key:<{width}}  {status:<9}  {size:>9}  ~{entry.approx_download_gb:>4g} GB  "
-            f"{entry.min_vram_gb:>2g} GB  {entry.label} ({entry.repo_id})"
+            f"{entry.key:<{width}}  {status:<9}  {size:>9}  {f'~{entry.approx_download_gb:g} GB':>8}  "
+            f"{f'{entry.min_vram_gb:g} GB':>5}  {entry.label} ({entry.repo_id})"
         )
     partial = [model.key for model in cached.values() if not model.complete]
     if partial:
