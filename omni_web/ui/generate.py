@@ -155,7 +155,7 @@ def build(ctx: UiContext) -> GenerateRefs:
             epub = gr.File(label="EPUB", file_types=[".epub"], elem_id="gen-epub", height=120)
             with gr.Row(equal_height=False):
                 cover = gr.Image(label="Cover", type="pil", interactive=False, height=220, show_label=False,
-                                 elem_id="gen-cover", scale=1, min_width=140, buttons=[])
+                                 elem_id="gen-cover", scale=1, min_width=140, buttons=[], visible=False)
                 header = gr.HTML(elem_id="gen-book", scale=2)
             chapters = gr.CheckboxGroup(label="Chapters", elem_id="gen-chapters", elem_classes=["ow-chapters"],
                                         info="Front and back matter are unchecked; check what should be read.")
@@ -166,8 +166,8 @@ def build(ctx: UiContext) -> GenerateRefs:
         with gr.Column(scale=4):
             model = gr.Dropdown(model_picker_choices(set()), label="Model", elem_id="gen-model",
                                 elem_classes=["ow-mono"], interactive=True,
-                                info="Columns: tts = narrates with a built-in voice, clone = clones a clip, "
-                                     "design = voice from a description.")
+                                info="✓ = downloaded. tts: narrates with its own voices, clone: clones a "
+                                     "reference clip, design: a voice from your description.")
             model_info = gr.Markdown(elem_id="gen-model-info")
             voice = build_voice_controls()
             chunk_words = gr.Slider(20, 400, step=10, label="Chunk size (words per request)", elem_id="gen-chunk",
@@ -207,12 +207,14 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
     @guarded
     def upload(file: str | None) -> tuple[Any, ...]:
         if not file:
-            return None, "", None, gr.update(choices=[], value=[]), ""
+            return None, "", gr.update(value=None, visible=False), gr.update(choices=[], value=[]), ""
         kept = store_book(ctx.paths, Path(file))
         book = load_book(kept)
         choices, selected = chapter_choices(book)
         state = {"path": str(kept), "all": [n for _, n in choices], "defaults": selected}
-        return state, book_header_html(book), _cover(book), gr.update(choices=choices, value=selected), ""
+        cover = _cover(book)
+        return (state, book_header_html(book), gr.update(value=cover, visible=cover is not None),
+                gr.update(choices=choices, value=selected), "")
 
     @guarded
     def preview(*values: Any) -> tuple[int, np.ndarray]:

@@ -93,8 +93,9 @@ def job_detail_html(job: Job, position: int) -> str:
         body = callout(f"Waiting: #{position} in the queue. Jobs for the GPU server run one after another.")
     else:
         rtf = p.get("realtime_factor")
+        audio_s = job.result.get("duration_s") if job.state is JobState.DONE else p.get("audio_s")
         facts = [f"{p.get('chunks_done', 0)}/{p.get('chunks_total', '?')} chunks",
-                 f"{clock_str(p.get('audio_s'))} of audio", f"elapsed {clock_str(p.get('elapsed_s'))}"]
+                 f"{clock_str(audio_s)} of audio", f"elapsed {clock_str(p.get('elapsed_s'))}"]
         if job.state is JobState.RUNNING:
             facts.append(f"ETA {clock_str(p.get('eta_s'))}")
         if rtf:

@@ -1,8 +1,8 @@
 """Text labels that must line up: the model picker reads as a table.
 
-Each label is the model name padded to the widest one, then one fixed-width column per
-capability word (``tts``, ``clone``, ``design``), then ``downloaded`` when the weights are in the
-cache. Rendered in a monospace font, every word sits in its own column down the list.
+Each label starts with a mark column (``✓`` when the weights are in the cache), then the model
+name padded to the widest one, then one fixed-width column per capability word (``tts``,
+``clone``, ``design``). Rendered in a monospace font, every word sits in its own column.
 """
 
 from __future__ import annotations
@@ -11,16 +11,17 @@ from collections.abc import Collection, Sequence
 
 from omni_web.catalog import CAPABILITY_COLUMNS, CATALOG, CatalogEntry
 
-__all__ = ["model_picker_choices", "model_picker_label"]
+__all__ = ["DOWNLOADED_MARK", "model_picker_choices", "model_picker_label"]
 
 _GAP = "  "
+DOWNLOADED_MARK = "✓"
 
 
 def model_picker_label(entry: CatalogEntry, *, name_width: int, downloaded: bool) -> str:
-    """One row: name padded to ``name_width``, then the capability columns and the cache mark."""
+    """One row: the cache mark, the name padded to ``name_width``, then the capability columns."""
     columns = [word.ljust(len(column)) for word, column in zip(entry.capability_columns(), CAPABILITY_COLUMNS, strict=True)]
-    mark = "downloaded" if downloaded else ""
-    return _GAP.join([entry.label.ljust(name_width), *columns, mark]).rstrip()
+    mark = DOWNLOADED_MARK if downloaded else " "
+    return f"{mark} " + _GAP.join([entry.label.ljust(name_width), *columns]).rstrip()
 
 
 def model_picker_choices(

@@ -106,6 +106,10 @@ def _command_for(ctx: UiContext, key: str | None) -> str:
     return f"{notes}SGLANG_OMNI_STRICT_PORT=1 {ctx.services.server.command_line(get_entry(key), compute_capability=cc)}"
 
 
+def _started(label: str) -> str:
+    return f"Start requested: {label}. The status line turns *healthy* when it answers; the boot log follows it."
+
+
 def _start(ctx: UiContext, key: str) -> None:
     entry = get_entry(key)
     probe = probe_gpus()
@@ -180,7 +184,7 @@ def _wire(ctx: UiContext, refs: ServerRefs) -> OnLoad:
             return NO_MODELS, gr.update(visible=False), gr.skip()
         if len(downloaded) == 1:
             _start(ctx, downloaded[0][1])
-            return f"Starting {downloaded[0][0]}...", gr.update(visible=False), gr.skip()
+            return _started(downloaded[0][0]), gr.update(visible=False), gr.skip()
         current = server.status().model_key
         keys = [key for _, key in downloaded]
         return "", gr.update(visible=True), gr.update(choices=downloaded, value=current if current in keys else keys[0])
@@ -190,7 +194,7 @@ def _wire(ctx: UiContext, refs: ServerRefs) -> OnLoad:
         if not key:
             raise gr.Error("Pick a model to start.")
         _start(ctx, key)
-        return f"Starting {get_entry(key).label}...", gr.update(visible=False)
+        return _started(get_entry(key).label), gr.update(visible=False)
 
     @guarded
     def stop() -> str:

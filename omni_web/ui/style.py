@@ -48,7 +48,9 @@ ul.options li[aria-label*="  "] {
 @keyframes ow-slide { 0% { margin-left: -35%; } 100% { margin-left: 100%; } }
 .ow-bar-text { display: block; font-size: 0.85em; color: var(--body-text-color-subdued); margin-top: 3px; }
 
-.ow-table { width: 100%; border-collapse: collapse; font-size: 0.92em; margin: 6px 0; }
+.ow-table { width: 100%; border-collapse: collapse; font-size: 0.92em; margin: 6px 0; border: none !important; }
+.ow-table th, .ow-table td { border-left: none !important; border-right: none !important;
+  border-top: none !important; }
 .ow-table th { text-align: left; font-weight: 600; color: var(--body-text-color-subdued);
   border-bottom: 1px solid var(--border-color-primary); padding: 6px 8px; }
 .ow-table td { border-bottom: 1px solid var(--border-color-primary); padding: 6px 8px; vertical-align: middle; }

@@ -22,7 +22,7 @@ def test_upload_shows_title_author_cover_and_preselected_chapters(ui_app):
     header, cover, chapters, notice = client.predict(handle_file(DATA_DIR / "wasteland.epub"),
                                                      api_name="/book_upload")
     assert "The Waste Land" in header and "T.S. Eliot" in header and "7 chapters" in header
-    assert cover is not None and cover.endswith((".webp", ".png", ".jpg", ".jpeg"))
+    assert cover["visible"] is True and cover["value"].endswith((".webp", ".png", ".jpg", ".jpeg"))
     labels = _labels(chapters)
     assert labels[0].startswith("  1. The Waste Land") and "35 words" in labels[0] and "title page" in labels[0]
     assert "595 words" in labels[1]
@@ -43,7 +43,8 @@ def test_model_picker_reads_as_a_table(ui_app):
     picker, info, chunk, *_ = ui_app.client().predict(api_name="/generate_load")
     labels = _labels(picker)
     assert picker["value"] == MODEL  # the one downloaded model is the default
-    assert picker["choices"][0][1] == MODEL and labels[0].rstrip().endswith("downloaded")
+    assert picker["choices"][0][1] == MODEL and labels[0].startswith("✓ ")
+    assert all(label.startswith("  ") for label in labels[1:])  # not downloaded: an empty mark column
     assert len(labels) == len(CATALOG)
     for word in CAPABILITY_COLUMNS:
         starts = {label.index(f" {word}") + 1 for label in labels if f" {word}" in label}

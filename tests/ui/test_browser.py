@@ -1,0 +1,175 @@
+"""The web UI in a real browser: Playwright drives Debian's chromium through ``webapp.py``.
+
+A new user's path: open the printed URL, log in with the printed password, start the (fake)
+server from the Server tab, upload an EPUB, generate, watch the job finish, download the m4b.
+A second test refreshes the page mid-job and finds the job still running. Screenshots of every
+tab go to ``test-artifacts/browser/``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from omni_web.paths import REPO_ROOT
+from omni_web.server import ServerManager
+from omni_web.settings import load_settings
+from tests.conftest import DATA_DIR
+from tests.fakes.sgl_omni import free_port
+from tests.ui.conftest import MODEL
+from tests.ui.helpers import AppProcess, cache_model, prepare_root, start_webapp
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+ARTIFACTS = REPO_ROOT / "test-artifacts" / "browser"
+LONG_S = 180  # generous: CI machines have two cores
+# Slow enough that a long book is still rendering after a page reload, fast enough for CI.
+BROWSER_FAKE_ENV = {"FAKE_SGL_LATENCY_S": "0.4", "FAKE_SGL_SLOTS": "8"}
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppProcess]:
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (scripts/test.sh installs it)")
+    base = tmp_path_factory.mktemp("browser-app")
+    paths = prepare_root(base / "home", model_keys=(MODEL,))
+    cache_model(base / "hf-cache", MODEL)
+    env = {"HF_HUB_CACHE": str(base / "hf-cache"), **BROWSER_FAKE_ENV}
+    running = start_webapp(paths, port=free_port(), host="0.0.0.0", env=env, log_path=base / "webapp.log")
+    try:
+        yield running
+    finally:
+        running.stop()
+        ServerManager(paths, load_settings(paths)).stop(grace_s=5.0)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with playwright_api.sync_playwright() as driver:
+        chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser, app):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    _log_in(page, app)
+    yield page
+    context.close()
+
+
+def _log_in(page, app: AppProcess) -> None:
+    password = app.password()
+    assert password, "webapp.py did not print a password on its first start:\n" + app.output()
+    page.goto(app.url)
+    page.locator("input[type=text]").fill("omni")
+    page.locator("input[type=password]").fill(password)
+    page.get_by_role("button", name="Login").click()
+    expect(page.get_by_role("tab", name="Generate")).to_be_visible(timeout=60_000)
+
+
+def _tab(page, name: str) -> None:
+    page.get_by_role("tab", name=name, exact=True).click()
+
+
+def _shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def _upload(page, book: str, title: str) -> None:
+    _tab(page, "Generate")
+    page.locator("#gen-epub input[type=file]").set_input_files(str(DATA_DIR / book))
+    expect(page.locator("#gen-book")).to_contain_text(title, timeout=60_000)
+
+
+def _job_badge(page):
+    return page.locator("#jobs-detail .ow-status .ow-badge").first
+
+
+def _duration_s(path: Path) -> float:
+    done = subprocess.run(  # noqa: S603 - fixed argv
+        ["ffprobe", "-v", "error", "-show_format", "-of", "json", str(path)],
+        capture_output=True, text=True, check=True,
+    )
+    return float(json.loads(done.stdout)["format"]["duration"])
+
+
+def test_epub_to_downloaded_m4b(page, app, tmp_path):
+    # Server tab: one downloaded model, so Start asks nothing.
+    _tab(page, "Server")
+    expect(page.locator("#server-status-line")).to_contain_text("stopped")
+    expect(page.locator("#server-command textarea")).to_have_value(re.compile(r"sgl-omni serve --model-path Qwen/"))
+    page.locator("#server-start").click()
+    expect(page.locator("#server-status-line")).to_contain_text("healthy", timeout=LONG_S * 1000)
+    expect(page.locator("#server-status-line")).to_contain_text(MODEL)
+    expect(page.locator("#server-boot-log textarea")).not_to_have_value("", timeout=30_000)
+
+    # Generate tab: the book, its chapters preselected, the model picker in columns.
+    _upload(page, "hefty-water.epub", "Hefty Water")
+    boxes = page.locator("#gen-chapters input[type=checkbox]")
+    expect(boxes).to_have_count(4)
+    for index in range(4):
+        expect(boxes.nth(index)).to_be_checked()
+    expect(page.locator("#gen-model input")).to_have_value(re.compile(r"^✓ Qwen3-TTS 0\.6B CustomVoice\s+tts"))
+    expect(page.locator("#gen-voice input")).to_have_value("Vivian")
+    page.locator("#gen-generate").click()
+
+    # Jobs tab opens on the new job; it finishes; its chapters play; the m4b downloads.
+    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true")
+    expect(_job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
+    expect(page.locator("#jobs-table")).to_contain_text("Hefty Water")
+    download_button = page.locator("#jobs-download")
+    expect(download_button).to_be_visible(timeout=30_000)
+    with page.expect_download(timeout=60_000) as info:
+        download_button.click()
+    saved = tmp_path / info.value.suggested_filename
+    info.value.save_as(saved)
+    assert saved.suffix == ".m4b" and _duration_s(saved) > 5
+    page.locator("#jobs-chapter input").click()
+    page.get_by_role("option", name=re.compile(r"^2\. The Switch")).click()
+    # The player fetched the chapter and loaded it into its waveform.
+    expect(page.locator("#jobs-player [data-testid=waveform-Chapter] audio")).to_have_attribute(
+        "src", re.compile(r"^blob:"), timeout=30_000)
+
+    for name in ("Jobs", "Server", "Models", "Setup", "Settings", "Generate"):
+        _tab(page, name)
+        page.wait_for_timeout(1500)  # let the tab's first poll render
+        _shot(page, name.lower())
+
+
+def test_a_refresh_mid_job_finds_the_job_still_running(page, app):
+    _upload(page, "pg11-alice.epub", "Alice")
+    page.get_by_role("button", name="None", exact=True).click()
+    boxes = page.locator("#gen-chapters input[type=checkbox]")
+    for index in range(5, 9):  # chapters I-IV: about 250 requests, some seconds of rendering
+        boxes.nth(index).check()
+    expect(boxes.nth(9)).not_to_be_checked()
+    page.locator("#gen-generate").click()
+    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true")
+    expect(_job_badge(page)).to_have_text("running", timeout=LONG_S * 1000)
+    expect(page.locator("#jobs-detail")).to_contain_text("rendering", timeout=LONG_S * 1000)
+    page.reload()
+    _tab(page, "Jobs")
+    expect(page.locator("#jobs-detail")).to_contain_text("Alice")
+    expect(_job_badge(page)).to_have_text("running")
+    _shot(page, "jobs-after-refresh")
+    expect(_job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
