@@ -59,7 +59,7 @@ class GenerateRefs:
     preview: gr.Button
     preview_audio: gr.Audio
     generate: gr.Button
-    dialog: gr.Group
+    dialog: gr.Column
     dialog_text: gr.Markdown
     dialog_clamp: gr.Button
     dialog_keep: gr.Button
@@ -166,7 +166,7 @@ def build(ctx: UiContext) -> GenerateRefs:
         with gr.Column(scale=4):
             model = gr.Dropdown(model_picker_choices(set()), label="Model", elem_id="gen-model",
                                 elem_classes=["ow-mono"], interactive=True,
-                                info="✓ = downloaded. tts: narrates with its own voices, clone: clones a "
+                                info="● = downloaded. tts: narrates with its own voices, clone: clones a "
                                      "reference clip, design: a voice from your description.")
             model_info = gr.Markdown(elem_id="gen-model-info")
             voice = build_voice_controls()
@@ -176,7 +176,7 @@ def build(ctx: UiContext) -> GenerateRefs:
                 preview = gr.Button("Preview", elem_id="gen-preview")
                 generate = gr.Button("Generate audiobook", variant="primary", elem_id="gen-generate")
             preview_audio = gr.Audio(label="Preview", interactive=False, autoplay=True, elem_id="gen-preview-audio")
-            with gr.Group(visible=False, elem_id="gen-dialog", elem_classes=["ow-dialog"]) as dialog:
+            with gr.Column(visible=False, elem_id="gen-dialog", elem_classes=["ow-dialog"]) as dialog:
                 dialog_text = gr.Markdown(padding=True)
                 with gr.Row():
                     dialog_clamp = gr.Button("Set Chunk to 80", variant="primary", elem_id="gen-dialog-clamp")

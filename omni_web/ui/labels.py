@@ -1,6 +1,6 @@
 """Text labels that must line up: the model picker reads as a table.
 
-Each label starts with a mark column (``✓`` when the weights are in the cache), then the model
+Each label starts with a mark column (``●`` when the weights are in the cache), then the model
 name padded to the widest one, then one fixed-width column per capability word (``tts``,
 ``clone``, ``design``). Rendered in a monospace font, every word sits in its own column.
 """
@@ -14,7 +14,7 @@ from omni_web.catalog import CAPABILITY_COLUMNS, CATALOG, CatalogEntry
 __all__ = ["DOWNLOADED_MARK", "model_picker_choices", "model_picker_label"]
 
 _GAP = "  "
-DOWNLOADED_MARK = "✓"
+DOWNLOADED_MARK = "●"
 
 
 def model_picker_label(entry: CatalogEntry, *, name_width: int, downloaded: bool) -> str:

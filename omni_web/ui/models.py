@@ -49,7 +49,7 @@ class ModelsRefs:
     details: gr.HTML
     apply: gr.Button
     cancel: gr.Button
-    confirm_box: gr.Group
+    confirm_box: gr.Column
     confirm_text: gr.HTML
     confirm_yes: gr.Button
     confirm_no: gr.Button
@@ -132,7 +132,7 @@ def build(ctx: UiContext) -> ModelsRefs:
             with gr.Row():
                 apply = gr.Button("Apply", variant="primary", elem_id="models-apply")
                 cancel = gr.Button("Cancel", variant="stop", elem_id="models-cancel")
-            with gr.Group(visible=False, elem_id="models-confirm", elem_classes=["ow-dialog"]) as confirm_box:
+            with gr.Column(visible=False, elem_id="models-confirm", elem_classes=["ow-dialog"]) as confirm_box:
                 confirm_text = gr.HTML(padding=True)
                 with gr.Row():
                     confirm_yes = gr.Button("Remove and apply", variant="stop", elem_id="models-confirm-yes")

@@ -37,7 +37,7 @@ class ServerRefs:
     start: gr.Button
     stop: gr.Button
     notice: gr.Markdown
-    chooser: gr.Group
+    chooser: gr.Column
     choice: gr.Radio
     choose_start: gr.Button
     choose_cancel: gr.Button
@@ -129,7 +129,7 @@ def build(ctx: UiContext) -> ServerRefs:
         start = gr.Button("Start", variant="primary", elem_id="server-start", scale=0, min_width=140)
         stop = gr.Button("Stop", variant="stop", elem_id="server-stop", scale=0, min_width=140)
     notice = gr.Markdown(elem_id="server-notice")
-    with gr.Group(visible=False, elem_id="server-chooser", elem_classes=["ow-dialog"]) as chooser:
+    with gr.Column(visible=False, elem_id="server-chooser", elem_classes=["ow-dialog"]) as chooser:
         choice = gr.Radio(label="Which downloaded model should the server load?", elem_id="server-choice")
         with gr.Row():
             choose_start = gr.Button("Start this model", variant="primary", elem_id="server-choose-start")

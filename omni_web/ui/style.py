@@ -23,11 +23,10 @@ CSS = """
 .ow-dim { color: var(--body-text-color-subdued); font-size: 0.9em; margin: 4px 0; }
 
 /* The model picker reads as a table: monospace, spaces kept, in the box and in the open list. */
-.ow-mono input, .ow-mono textarea, .ow-mono ul.options li, #gen-model ul.options li,
-ul.options li[aria-label*="  "] {
+.ow-mono input, .ow-mono textarea, .ow-mono li[role=option] {
   font-family: var(--font-mono) !important; white-space: pre !important;
 }
-.ow-mono ul.options, #gen-model ul.options { min-width: max-content; }
+.ow-mono ul.option-list { min-width: max-content; }
 
 .ow-badge { display: inline-block; padding: 1px 9px; border-radius: 999px; font-size: 0.82em;
   font-weight: 600; line-height: 1.6; border: 1px solid transparent; white-space: nowrap; }
@@ -62,8 +61,11 @@ ul.options li[aria-label*="  "] {
 .ow-callout-warn { background: #fffbeb; border-color: #f59e0b; color: #78350f; }
 .ow-callout-bad { background: #fef2f2; border-color: #ef4444; color: #7f1d1d; }
 
-.ow-dialog { border: 2px solid var(--color-accent) !important; border-radius: 12px !important;
-  box-shadow: 0 10px 30px rgba(30, 27, 75, 0.18); padding: 6px; background: var(--block-background-fill); }
+/* Questions (confirm a removal, pick a model, the Higgs chunk size) float over the page. */
+.ow-dialog { position: fixed !important; z-index: 1000; top: 22vh; left: 50%; transform: translateX(-50%);
+  width: min(600px, 92vw) !important; border: 2px solid var(--color-accent) !important;
+  border-radius: 14px !important; padding: 10px !important; background: var(--background-fill-primary) !important;
+  box-shadow: 0 0 0 100vmax rgba(15, 23, 42, 0.45), 0 18px 40px rgba(15, 23, 42, 0.35); }
 
 .ow-log textarea { font-family: var(--font-mono) !important; font-size: 0.82em !important; }
 .ow-chapters label { font-family: var(--font-mono); white-space: pre; }

@@ -129,7 +129,7 @@ def test_epub_to_downloaded_m4b(page, app, tmp_path):
     expect(boxes).to_have_count(4)
     for index in range(4):
         expect(boxes.nth(index)).to_be_checked()
-    expect(page.locator("#gen-model input")).to_have_value(re.compile(r"^✓ Qwen3-TTS 0\.6B CustomVoice\s+tts"))
+    expect(page.locator("#gen-model input")).to_have_value(re.compile(r"^● Qwen3-TTS 0\.6B CustomVoice\s+tts"))
     expect(page.locator("#gen-voice input")).to_have_value("Vivian")
     page.locator("#gen-generate").click()
 
@@ -149,6 +149,21 @@ def test_epub_to_downloaded_m4b(page, app, tmp_path):
     # The player fetched the chapter and loaded it into its waveform.
     expect(page.locator("#jobs-player [data-testid=waveform-Chapter] audio")).to_have_attribute(
         "src", re.compile(r"^blob:"), timeout=30_000)
+
+    # Higgs with a chunk size above its window: a dialog over the page asks first.
+    _tab(page, "Generate")
+    page.locator("#gen-model input").click()
+    page.get_by_role("option", name=re.compile(r"Higgs Audio v3 TTS")).click()
+    expect(page.locator("#gen-voice input")).to_have_value("Default voice")
+    page.locator("#gen-generate").click()
+    dialog = page.locator("#gen-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("80 words")
+    expect(page.locator("#gen-dialog-clamp")).to_have_text("Set Chunk to 80")
+    expect(page.locator("#gen-dialog-keep")).to_be_visible()
+    _shot(page, "generate-higgs-dialog")
+    page.locator("#gen-dialog-cancel").click()
+    expect(dialog).to_be_hidden()
 
     for name in ("Jobs", "Server", "Models", "Setup", "Settings", "Generate"):
         _tab(page, name)

@@ -43,7 +43,7 @@ def test_model_picker_reads_as_a_table(ui_app):
     picker, info, chunk, *_ = ui_app.client().predict(api_name="/generate_load")
     labels = _labels(picker)
     assert picker["value"] == MODEL  # the one downloaded model is the default
-    assert picker["choices"][0][1] == MODEL and labels[0].startswith("✓ ")
+    assert picker["choices"][0][1] == MODEL and labels[0].startswith("● ")
     assert all(label.startswith("  ") for label in labels[1:])  # not downloaded: an empty mark column
     assert len(labels) == len(CATALOG)
     for word in CAPABILITY_COLUMNS:
