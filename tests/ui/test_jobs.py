@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -145,3 +146,19 @@ def test_cancel_a_queued_and_a_running_job_then_resume(ui_app):
     assert short_id in outputs[0]
     assert _wait_finished(ui_app, short_id).state is JobState.DONE
     assert ui_app.services.jobs.get(long_id).state is JobState.CANCELLED  # untouched until resumed
+
+
+def test_mp3_chapters_are_offered_when_the_setting_asks_for_them(ui_app):
+    settings = ui_app.services.settings
+    ui_app.services.save_settings(replace(settings, also_mp3_chapters=True))
+    try:
+        job_id = _submit(ui_app.client(), chapters=[2, 3])
+        job = _wait_finished(ui_app, job_id)
+    finally:
+        ui_app.services.save_settings(settings)
+    assert job.state is JobState.DONE, job.error
+    outputs = ui_app.client().predict(job_id, api_name="/jobs_refresh")
+    m4b, mp3s = _value(outputs[5]), _value(outputs[6])
+    assert m4b and Path(m4b).suffix == ".m4b"
+    assert mp3s and len(mp3s) == 2 and all(Path(path).suffix == ".mp3" for path in mp3s)
+    assert all(_ffprobe(Path(path))["format"]["format_name"] == "mp3" for path in mp3s)
