@@ -1,0 +1,68 @@
+"""How the app is launched: file access limited to outputs and voices, login, upload limit; and
+the helpers every tab shares (error mapping, picker labels, task views)."""
+
+from __future__ import annotations
+
+import gradio as gr
+import pytest
+
+from omni_web.auth import Credentials
+from omni_web.catalog import CATALOG
+from omni_web.errors import VoiceError
+from omni_web.tasks import TaskRunner
+from omni_web.ui.app import MAX_UPLOAD_BYTES, launch_options
+from omni_web.ui.errors import guarded
+from omni_web.ui.labels import model_picker_choices
+from omni_web.ui.taskpanel import task_view
+
+
+def test_launch_serves_only_outputs_and_voices_and_requires_the_login(ui_app):
+    options = launch_options(ui_app.ctx, host="0.0.0.0", port=7860, credentials=Credentials("a", "b"))
+    paths = ui_app.paths
+    assert options["allowed_paths"] == [str(paths.outputs_dir.resolve()), str(paths.voices_dir.resolve())]
+    assert str(paths.state_dir.resolve()) in options["blocked_paths"]
+    assert str(paths.envs_dir.resolve()) in options["blocked_paths"]
+    assert options["auth"] == ("a", "b") and options["max_file_size"] == MAX_UPLOAD_BYTES
+    assert (options["server_name"], options["server_port"]) == ("0.0.0.0", 7860)
+    assert launch_options(ui_app.ctx, host="127.0.0.1", port=1, credentials=None)["auth"] is None
+
+
+def test_guarded_turns_our_errors_into_gr_error_and_bugs_into_a_logged_internal_error(caplog):
+    @guarded
+    def ours():
+        raise VoiceError("Pick a voice <first>.")
+
+    @guarded
+    def bug():
+        raise ZeroDivisionError("division by zero")
+
+    with pytest.raises(gr.Error) as ours_error:
+        ours()
+    assert ours_error.value.message == "Pick a voice &lt;first&gt;."  # escaped: gr.Error renders HTML
+    with caplog.at_level("ERROR", logger="omni_web.ui"), pytest.raises(gr.Error) as bug_error:
+        bug()
+    assert "Internal error: ZeroDivisionError" in bug_error.value.message
+    assert any(record.exc_info for record in caplog.records)
+
+
+def test_picker_lists_every_model_with_aligned_columns():
+    choices = model_picker_choices({"zonos2"})
+    assert [key for _, key in choices][0] == "zonos2" and len(choices) == len(CATALOG)
+    width = max(len(entry.label) for entry in CATALOG)
+    labels = {entry.key: entry.label for entry in CATALOG}
+    for label, key in choices:
+        assert label[0] == ("●" if key == "zonos2" else " ")
+        assert label[2 : 2 + width] == labels[key].ljust(width)  # names padded: columns start together
+    assert len({label.find("clone") for label, _ in choices if "clone" in label}) == 1
+
+
+def test_task_view_skips_unchanged_ticks_and_flags_a_finish():
+    runner = TaskRunner()
+    runner.start("backend", "Install", lambda handle: handle.log("line"))
+    first = task_view(runner.wait("backend", 5), None)
+    assert "Install" in first.status_html and first.log_text == "line"
+    assert not first.just_finished  # a fresh page renders everything anyway
+    again = task_view(runner.snapshot("backend"), first.seen)
+    assert isinstance(again.status_html, dict) and again.status_html.get("__type__") == "update"
+    seen_while_running = {"sig": "old", "finished_at": None}
+    assert task_view(runner.snapshot("backend"), seen_while_running).just_finished
