@@ -61,7 +61,7 @@ def test_two_downloaded_models_ask_which_one(ui_app):
 def test_one_downloaded_model_starts_without_asking_then_stops(ui_app):
     client = ui_app.client()
     notice, _choice = client.predict(api_name="/server_start")
-    assert notice.startswith("Starting Qwen3-TTS 0.6B CustomVoice")
+    assert notice.startswith("Start requested: Qwen3-TTS 0.6B CustomVoice")
     status, boot_log = wait_for(lambda: _healthy(client), timeout_s=60, what="the server to be healthy")
     assert MODEL in status and "started by omni-web" in status
     record = ui_app.services.server.owned_record()
