@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from omni_web.assemble.cover import prepare_cover
+from omni_web.assemble.cover import prepare_cover_or_none
 from omni_web.assemble.ffmpeg import path_arg, probe, probe_duration_us, run_ffmpeg
 from omni_web.assemble.metadata import build_ffmetadata, iso639_2, plan_chapter_marks
 from omni_web.assemble.records import AAC_SAMPLE_RATES_HZ, AudiobookTags, AudioFormat, ChapterAudio
@@ -96,7 +96,7 @@ def build_m4b(
         entries = _with_pauses(inputs, pause_between_chapters_ms, fmt, codec, scratch)
         list_file = write_text(scratch / "concat.txt", concat_list_text(entries))
         meta_file = write_text(scratch / "metadata.txt", build_ffmetadata(tags, marks))
-        cover_jpg = _cover_or_none(cover, scratch / "cover.jpg")
+        cover_jpg = prepare_cover_or_none(cover, scratch / "cover.jpg", purpose="Building the audiobook")
         encoded = scratch / "book.m4b"
         args = _encode_args(list_file, meta_file, cover_jpg, encoded, tags, bitrate_kbps, aac_coder)
         report = (lambda f: progress(0.99 * f)) if progress is not None else None
@@ -202,19 +202,6 @@ def _with_pauses(
         if position < len(inputs) - 1:
             entries.append(silence)
     return entries
-
-
-def _cover_or_none(cover: Path | None, target: Path) -> Path | None:
-    if cover is None:
-        return None
-    try:
-        return prepare_cover(Path(cover), target)
-    except DiskFullError:
-        raise
-    except FfmpegError as exc:
-        # A broken cover must not cost a finished book; the book is built without one.
-        log.warning("Building the audiobook without a cover: %s", exc)
-        return None
 
 
 def _encode_args(

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from omni_web.assemble.ffmpeg import path_arg, run_ffmpeg
 from omni_web.assemble.workspace import publish, work_dir
-from omni_web.errors import FfmpegError
+from omni_web.errors import DiskFullError, FfmpegError
 
-__all__ = ["COVER_MAX_PX", "prepare_cover"]
+__all__ = ["COVER_MAX_PX", "prepare_cover", "prepare_cover_or_none"]
 
 # Players show covers at a few hundred pixels; 1000 px keeps them sharp on retina screens while a
 # 4000 px EPUB cover (several MB) would bloat every MP3 file that embeds it.
 COVER_MAX_PX = 1000
+
+log = logging.getLogger(__name__)
 
 
 def prepare_cover(source: Path, out_path: Path, *, max_px: int = COVER_MAX_PX) -> Path:
@@ -59,3 +62,20 @@ def prepare_cover(source: Path, out_path: Path, *, max_px: int = COVER_MAX_PX) -
             output_dir=out_path.parent,
         )
         return publish(tmp, out_path)
+
+
+def prepare_cover_or_none(cover: Path | None, target: Path, *, purpose: str) -> Path | None:
+    """:func:`prepare_cover`, except that a broken cover only costs the cover.
+
+    A finished book must not be lost to a bad image: the error is logged (naming ``purpose``) and
+    None returned. A full disk still raises.
+    """
+    if cover is None:
+        return None
+    try:
+        return prepare_cover(Path(cover), target)
+    except DiskFullError:
+        raise
+    except FfmpegError as exc:
+        log.warning("%s without a cover: %s", purpose, exc)
+        return None

@@ -13,13 +13,13 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from omni_web.assemble.cover import prepare_cover
+from omni_web.assemble.cover import prepare_cover_or_none
 from omni_web.assemble.ffmpeg import path_arg, run_ffmpeg
 from omni_web.assemble.filenames import safe_filename, unique_name
 from omni_web.assemble.metadata import clean_chapter_title, iso639_2
 from omni_web.assemble.records import AudiobookTags, ChapterAudio
 from omni_web.assemble.workspace import ensure_dir, publish, work_dir
-from omni_web.errors import DiskFullError, FfmpegError
+from omni_web.errors import FfmpegError
 
 __all__ = ["book_folder", "export_mp3_chapters", "mp3_file_names"]
 
@@ -85,7 +85,7 @@ def export_mp3_chapters(
     if bitrate_kbps not in _MP3_KBPS:
         raise ValueError(f"bitrate_kbps must be one of {_MP3_KBPS}, got {bitrate_kbps}")
     folder = ensure_dir(book_folder(root, tags))
-    cover_jpg = _cover_or_none(cover, folder / "cover.jpg")
+    cover_jpg = prepare_cover_or_none(cover, folder / "cover.jpg", purpose="Exporting MP3 files")
     paths: list[Path] = []
     names = mp3_file_names(chapters)
     for number, (chapter, name) in enumerate(zip(chapters, names, strict=True), start=1):
@@ -145,15 +145,3 @@ def _id3_tags(chapter: ChapterAudio, number: int, total: int, tags: AudiobookTag
         ("comment", (tags.comment or tags.description).strip()),
     ]
     return [(key, value) for key, value in pairs if value]
-
-
-def _cover_or_none(cover: Path | None, target: Path) -> Path | None:
-    if cover is None:
-        return None
-    try:
-        return prepare_cover(Path(cover), target)
-    except DiskFullError:
-        raise
-    except FfmpegError as exc:
-        log.warning("Exporting MP3 files without a cover: %s", exc)
-        return None

@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
-import importlib.util
 import sys
 
 from omni_web.catalog import get_entry, keys
 from omni_web.errors import OmniWebError, SettingsError
 from omni_web.paths import data_root_from_env
+from omni_web.pipeline.serving import first_gpu_compute_capability
 from omni_web.server.manager import ServerManager
 from omni_web.server.spec import build_argv, shell_command
 from omni_web.server.status import ServerState
 from omni_web.settings import Settings, load_settings
 
-__all__ = ["EXIT_NOT_READY", "EXIT_STOPPED", "first_gpu_compute_capability", "register"]
+__all__ = ["EXIT_NOT_READY", "EXIT_STOPPED", "register"]
 
 EXIT_STOPPED = 3
 EXIT_NOT_READY = 4
@@ -100,13 +99,6 @@ def _settings(args: argparse.Namespace) -> tuple[ServerManager, Settings]:
     return ServerManager(paths, settings), settings
 
 
-def first_gpu_compute_capability() -> tuple[int, int] | None:
-    """The first GPU's compute capability from ``omni_web.gpu.probe_gpus()``, or None (no GPU)."""
-    if importlib.util.find_spec("omni_web.gpu") is None:
-        return None
-    probe = importlib.import_module("omni_web.gpu").probe_gpus()  # never raises; no GPU → no gpus
-    gpus = getattr(probe, "gpus", ())
-    return tuple(gpus[0].compute_capability) if gpus else None  # type: ignore[return-value]
 
 
 def _print_status(manager: ServerManager) -> ServerState:
