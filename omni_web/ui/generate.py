@@ -17,7 +17,6 @@ from typing import Any
 import gradio as gr
 import numpy as np
 
-from omni_web import pipeline
 from omni_web.book import Book, chapter_rows, load_book
 from omni_web.bookshelf import store_book
 from omni_web.catalog import CATALOG, get_entry
@@ -25,6 +24,7 @@ from omni_web.errors import BookError, SettingsError
 from omni_web.jobs import Job
 from omni_web.models import installed_keys
 from omni_web.pipeline import ConvertRequest, chunk_size_conflict
+from omni_web.preview import preview_request
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.labels import model_picker_choices
@@ -217,12 +217,12 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
                 gr.update(choices=choices, value=selected), "")
 
     @guarded
-    def preview(*values: Any) -> tuple[int, np.ndarray]:
+    def preview(*values: Any) -> tuple[Any, str]:
         request = _request(ctx, *values)
         with tempfile.TemporaryDirectory(prefix="omni-preview-") as tmp:
-            wav = pipeline.preview_request(request, paths=ctx.paths, settings=ctx.settings,
-                                           server=ctx.services.server, out_path=Path(tmp) / "preview.wav")
-            return _read_wav(Path(wav))
+            result = preview_request(request, paths=ctx.paths, settings=ctx.settings, server=ctx.services.server,
+                                     out_path=Path(tmp) / "preview.wav")
+            return _read_wav(result.path), f"Preview: “{esc(result.text)}”"
 
     def submit(values: tuple[Any, ...], chunk_words: int) -> tuple[Any, ...]:
         request = replace(_request(ctx, *values), chunk_words=chunk_words)
@@ -261,7 +261,7 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
     refs.select_none.click(lambda: [], None, refs.chapters, api_visibility="private")
     refs.model.change(guarded(lambda key: _model_info(ctx, key)), [refs.model], refs.model_info,
                       api_visibility="private")
-    refs.preview.click(preview, form, refs.preview_audio, api_name="preview", concurrency_limit=1,
+    refs.preview.click(preview, form, [refs.preview_audio, refs.notice], api_name="preview", concurrency_limit=1,
                        concurrency_id="gpu-server")
     events = (
         refs.generate.click(generate, form, submit_out, api_name="generate", concurrency_limit=4),

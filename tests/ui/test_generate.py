@@ -3,14 +3,16 @@ and the Higgs chunk-size dialog."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from gradio_client import handle_file
 from gradio_client.exceptions import AppError
 
-from omni_web.catalog import CAPABILITY_COLUMNS, CATALOG
+from omni_web.catalog import CAPABILITY_COLUMNS, CATALOG, get_entry
 from tests.conftest import DATA_DIR
 from tests.ui.conftest import MODEL
-from tests.voice_clips import EIGHT_SECONDS_TEXT, espeak
+from tests.voice_clips import EIGHT_SECONDS_TEXT, espeak, probe
 
 
 def _labels(update: dict) -> list[str]:
@@ -109,6 +111,22 @@ def test_generate_refuses_without_a_book_or_chapters(ui_app):
     client.predict("qwen3_tts_1_7b_voicedesign", None, api_name="/voice_menu")
     with pytest.raises(AppError, match="description of the voice"):
         client.predict([1], "qwen3_tts_1_7b_voicedesign", "design", "", "", 120, api_name="/generate")
+
+
+def test_preview_speaks_the_first_sentences_on_the_running_server(ui_app):
+    client = ui_app.client()
+    client.predict(api_name="/generate_load")
+    client.predict(handle_file(DATA_DIR / "hefty-water.epub"), api_name="/book_upload")
+    with pytest.raises(AppError, match="Start it in the Server tab"):
+        client.predict([2], MODEL, "speaker:Vivian", "", "", 120, api_name="/preview")
+    ui_app.services.server.start(get_entry(MODEL))
+    try:
+        audio, notice = client.predict([2], MODEL, "speaker:Vivian", "", "", 120, api_name="/preview")
+    finally:
+        ui_app.services.server.stop()
+    assert notice.startswith("Preview: “") and notice != "Preview: “The Switch”"  # body text, not the title
+    facts = probe(Path(audio))
+    assert facts["sample_rate"] == 24000 and facts["duration"] > 0.2  # the fake speaks 0.02 s per word
 
 
 def test_higgs_with_a_large_chunk_asks_first_and_set_chunk_clamps_the_run(ui_app):
