@@ -14,6 +14,7 @@ from typing import TextIO
 
 from tqdm import tqdm
 
+from omni_web.book import Book, load_book
 from omni_web.catalog import CatalogEntry, VoiceMode, get_entry, keys
 from omni_web.client import SpeechClient, VoiceChoice
 from omni_web.errors import ModelNotInstalled, OmniWebError, SettingsError, VoiceError
@@ -26,10 +27,12 @@ from omni_web.pipeline import (
     parse_chapter_spec,
     run_conversion,
 )
+from omni_web.render import file_sha256
 from omni_web.server import ServerManager
 from omni_web.services import build_server_manager
 from omni_web.settings import load_settings
-from omni_web.voices import VoiceLibrary, transcribe_clip, transcript_cache_dir
+from omni_web.voices import VoiceLibrary, prepare_clip, transcribe_clip, transcript_cache_dir
+from omni_web.voices.reference import reference_cache_dir
 
 __all__ = ["ask_higgs_window", "register", "voice_from_args"]
 
@@ -110,9 +113,15 @@ def _clone_choice(clip: str, transcription: str | None, library: VoiceLibrary, p
     voice = library.find(clip)
     if voice is not None:
         return VoiceChoice.clone(voice.wav_path, transcription or voice.transcript)
-    path = Path(clip).expanduser()
+    source = Path(clip).expanduser()
+    if not source.is_file():
+        raise SettingsError(f"No clip at {source} and no library voice named '{clip}'. See: python -m omni_web voices list")
+    # Cleaned like a library clip (decoded, mono, silence trimmed, at most 30 s); a file that is
+    # not speech-length audio is refused here, before any server starts.
+    path = reference_cache_dir(paths) / f"clone-{file_sha256(source)[:24]}.wav"
     if not path.is_file():
-        raise SettingsError(f"No clip at {path} and no library voice named '{clip}'. See: python -m omni_web voices list")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        prepare_clip(source, path)
     if transcription is None:
         try:
             transcription = transcribe_clip(
@@ -143,20 +152,21 @@ def _convert(args: argparse.Namespace) -> int:
     )
     if not request.book_path.is_file():
         raise SettingsError(f"No such file: {request.book_path}")
+    book = load_book(request.book_path)  # a bad book is refused before any server starts
     manager = build_server_manager(paths, settings)
     was_ours = manager.owned_record() is not None
     endpoint = endpoint_for(manager, entry, paths=paths, api_url=args.api_url, on_log=_print_boot_line)
     started_here = endpoint.owned and not was_ours
     print(f"Using {endpoint.model_label} at {endpoint.base_url}" + (" (started for this run)" if started_here else ""))
     try:
-        return _render(request, endpoint, manager, paths, settings)
+        return _render(request, book, endpoint, manager, paths, settings)
     finally:
         if started_here:
             print("Stopping the server started for this run.")
             manager.stop()
 
 
-def _render(request: ConvertRequest, endpoint, manager: ServerManager, paths: DataPaths, settings) -> int:
+def _render(request: ConvertRequest, book: Book, endpoint, manager: ServerManager, paths: DataPaths, settings) -> int:
     bar = tqdm(total=0, unit="chunk", dynamic_ncols=True, disable=None)
     chapter_lines: set[int] = set()
 
@@ -187,6 +197,7 @@ def _render(request: ConvertRequest, endpoint, manager: ServerManager, paths: Da
                 client=client,
                 recover=make_recover(manager, endpoint),
                 progress=progress,
+                book=book,
             )
     except OmniWebError:
         bar.close()
