@@ -144,15 +144,15 @@ def test_higgs_window() -> None:
     assert chunk_size_conflict(higgs, 120) == 80 and chunk_size_conflict(higgs, 80) is None
     assert chunk_size_conflict(get_entry("qwen3_tts_0_6b_base"), 500) is None
     out = io.StringIO()
-    assert ask_higgs_window(higgs, 120, stdin=io.StringIO(""), stdout=out) == 80  # not a console: clamp
+    assert ask_higgs_window(higgs, 120, stdin=io.StringIO(""), stdout=out) == (80, False)  # not a console: clamp
     assert "No console" in out.getvalue()
 
     class Console(io.StringIO):
         def isatty(self) -> bool:
             return True
 
-    assert ask_higgs_window(higgs, 120, stdin=Console("t\n"), stdout=io.StringIO()) == 120
-    assert ask_higgs_window(higgs, 120, stdin=Console("\n"), stdout=io.StringIO()) == 80
+    assert ask_higgs_window(higgs, 120, stdin=Console("t\n"), stdout=io.StringIO()) == (120, True)
+    assert ask_higgs_window(higgs, 120, stdin=Console("\n"), stdout=io.StringIO()) == (80, False)
     with pytest.raises(SettingsError, match="Cancelled"):
         ask_higgs_window(higgs, 120, stdin=Console("c\n"), stdout=io.StringIO())
 
@@ -161,3 +161,17 @@ def test_chapter_spec() -> None:
     assert parse_chapter_spec("1-3,5,3") == (1, 2, 3, 5)
     with pytest.raises(SettingsError):
         parse_chapter_spec("3-1")
+
+
+def test_keeping_a_chunk_size_over_the_cap_is_honoured() -> None:
+    higgs = get_entry("higgs_audio_v3_tts")
+    book = load_book(DATA_DIR / "pg11-alice.epub")
+
+    def longest(keep: bool) -> int:
+        request = ConvertRequest(book_path=DATA_DIR / "pg11-alice.epub", model_key=higgs.key, chunk_words=120,
+                                 keep_over_cap=keep, chapters=(6,))
+        return max(len(i.text.split()) for i in plan_conversion(book, request, higgs, Settings()).items)
+
+    assert longest(False) <= 80 < longest(True) <= 120 + 10
+    request = ConvertRequest(book_path=Path("b.epub"), model_key=higgs.key, keep_over_cap=True)
+    assert ConvertRequest.from_dict(request.to_dict()).keep_over_cap

@@ -22,14 +22,17 @@ from omni_web.catalog import CatalogEntry
 __all__ = ["chunk_chapter", "effective_chunk_limits", "title_is_spoken"]
 
 
-def effective_chunk_limits(entry: CatalogEntry, chunk_words: int) -> tuple[int, int | None, int | None]:
+def effective_chunk_limits(
+    entry: CatalogEntry, chunk_words: int, *, keep_over_cap: bool = False
+) -> tuple[int, int | None, int | None]:
     """The (chunk_words, max_words, max_chars) to chunk with for a model.
 
-    ``chunk_words`` (the user's setting) is clamped to the entry's ``max_words_per_request``;
-    ``max_chars`` is the server's input limit for the model (None where it has none).
+    ``chunk_words`` (the user's setting) is clamped to the entry's ``max_words_per_request``,
+    unless the user chose to keep a larger size (``keep_over_cap``: audio may then cut off);
+    ``max_chars`` is the server's input limit for the model (None where it has none) and always holds.
     """
     words = max(1, chunk_words)
-    max_words = entry.max_words_per_request
+    max_words = None if keep_over_cap else entry.max_words_per_request
     if max_words is not None:
         words = min(words, max_words)
     return words, max_words, entry.max_input_chars

@@ -62,15 +62,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=_convert)
 
 
-def ask_higgs_window(entry: CatalogEntry, chunk_words: int, *, stdin: TextIO, stdout: TextIO) -> int:
+def ask_higgs_window(entry: CatalogEntry, chunk_words: int, *, stdin: TextIO, stdout: TextIO) -> tuple[int, bool]:
     """Resolve a chunk size above the model's per-request cap: ``[S/t/c]`` on a console.
 
     S (the default) sets the chunk size to the cap for this run, t keeps it (audio may cut off),
     c cancels. A closed or non-interactive stdin clamps, so unattended runs never truncate.
+    Returns the chunk size and whether it was kept above the cap.
     """
     cap = chunk_size_conflict(entry, chunk_words)
     if cap is None:
-        return chunk_words
+        return chunk_words, False
     print(
         f"{entry.label} voices at most ~{cap} words per request (its 4096-token window); the chunk "
         f"size is {chunk_words}, so audio may cut off mid-chunk.",
@@ -78,15 +79,15 @@ def ask_higgs_window(entry: CatalogEntry, chunk_words: int, *, stdin: TextIO, st
     )
     if not stdin.isatty():
         print(f"No console to ask: using a chunk size of {cap} for this run.", file=stdout)
-        return cap
+        return cap, False
     stdout.write(f"[S]et chunk to {cap} / keep [t]he size / [c]ancel? [S/t/c] ")
     stdout.flush()
     answer = stdin.readline().strip().lower()
     if answer.startswith("c"):
         raise SettingsError("Cancelled before rendering anything.")
     if answer.startswith("t"):
-        return chunk_words
-    return cap
+        return chunk_words, True
+    return cap, False
 
 
 def voice_from_args(args: argparse.Namespace, entry: CatalogEntry, paths: DataPaths, settings) -> VoiceChoice:
@@ -136,13 +137,16 @@ def _convert(args: argparse.Namespace) -> int:
     paths = data_root_from_env().ensure()
     settings = load_settings(paths)
     entry = get_entry(args.model)
-    chunk_words = ask_higgs_window(entry, args.chunk_size or settings.chunk_size_words, stdin=sys.stdin, stdout=sys.stdout)
+    chunk_words, keep_over_cap = ask_higgs_window(
+        entry, args.chunk_size or settings.chunk_size_words, stdin=sys.stdin, stdout=sys.stdout
+    )
     request = ConvertRequest(
         book_path=args.book.expanduser().resolve(),
         model_key=entry.key,
         voice=voice_from_args(args, entry, paths, settings),
         chapters=parse_chapter_spec(args.chapters) if args.chapters else None,
         chunk_words=chunk_words,
+        keep_over_cap=keep_over_cap,
         concurrency=args.concurrency,
         language=args.language,
         output_format=args.format,

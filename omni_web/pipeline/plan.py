@@ -141,7 +141,7 @@ def plan_conversion(
 ) -> ConversionPlan:
     """Chunk the selected chapters and name every file the run will make."""
     chunk_words = request.chunk_words or settings.chunk_size_words
-    words, max_words, max_chars = effective_chunk_limits(entry, chunk_words)
+    words, max_words, max_chars = effective_chunk_limits(entry, chunk_words, keep_over_cap=request.keep_over_cap)
     shaping = {
         "model": entry.key,
         "repo": entry.repo_id,

@@ -70,6 +70,8 @@ class ConvertRequest:
     voice: VoiceChoice = field(default_factory=VoiceChoice.default)
     chapters: tuple[int, ...] | None = None
     chunk_words: int | None = None
+    # The user chose to keep a chunk size above the model's per-request word cap (audio may cut off).
+    keep_over_cap: bool = False
     concurrency: int | None = None
     language: str | None = None
     output_format: str | None = None  # m4b | mp3
@@ -85,6 +87,7 @@ class ConvertRequest:
             "voice": voice_to_dict(self.voice),
             "chapters": list(self.chapters) if self.chapters is not None else None,
             "chunk_words": self.chunk_words,
+            "keep_over_cap": self.keep_over_cap,
             "concurrency": self.concurrency,
             "language": self.language,
             "output_format": self.output_format,
@@ -104,6 +107,7 @@ class ConvertRequest:
             voice=voice_from_dict(data.get("voice") or {}),
             chapters=tuple(chapters) if chapters is not None else None,
             chunk_words=data.get("chunk_words"),
+            keep_over_cap=bool(data.get("keep_over_cap", False)),
             concurrency=data.get("concurrency"),
             language=data.get("language"),
             output_format=data.get("output_format"),
