@@ -186,7 +186,7 @@ def wire_voice_controls(ctx: UiContext, refs: VoiceRefs, model: gr.Dropdown) -> 
     def transcribe(model_key: str, voice_key: str | None) -> str:
         voice = ctx.library.get(clone_name(model_key, voice_key))
         text = transcribe_clip(voice.wav_path, model_size=ctx.settings.transcription_model,
-                               cache_dir=transcript_cache_dir(ctx.paths))
+                               cache_dir=transcript_cache_dir(ctx.paths), hf_cache_dir=ctx.hf_cache_dir)
         ctx.library.set_transcript(voice.name, text)
         return text
 

@@ -95,6 +95,8 @@ def test_added_clip_appears_in_clone_menus_with_its_transcript(ui_app, tmp_path)
     assert "clone:narrator" not in [key for _, key in custom_menu["choices"]]
     base_menu, *_ = client.predict("qwen3_tts_0_6b_base", None, api_name="/voice_menu")
     assert [key for _, key in base_menu["choices"]] == ["clone:narrator"]
+    with pytest.raises(AppError, match="(?i)whisper|transcri"):  # no faster-whisper weights in this cache
+        client.predict("qwen3_tts_0_6b_base", "clone:narrator", api_name="/voice_transcribe")
     saved = client.predict("qwen3_tts_0_6b_base", "clone:narrator", "Edited words.", api_name="/voice_save_transcript")
     assert saved == "Edited words."
     assert (ui_app.paths.voices_dir / "narrator.txt").read_text().strip() == "Edited words."

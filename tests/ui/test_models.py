@@ -18,12 +18,15 @@ from tests.ui.helpers import cache_model, wait_for
 
 ORGS = catalog_orgs()
 VOXTRAL = "voxtral_tts"
+SLOW = "moss_tts_local"  # no companion packages: its install is the download alone
 
 
 @pytest.fixture(scope="module")
 def hub() -> Iterator[FakeHub]:
     files = {"config.json": b'{"model_type": "voxtral"}\n', "model.safetensors": b"\0" * 300_000}
-    with FakeHub([FakeRepo(get_entry(VOXTRAL).repo_id, files)]) as server:
+    # Bigger than huggingface_hub's 10 MiB read chunk, so a cancel lands mid-file.
+    slow = {"config.json": b"{}\n", "model.safetensors": b"\1" * 24_000_000}
+    with FakeHub([FakeRepo(get_entry(VOXTRAL).repo_id, files), FakeRepo(get_entry(SLOW).repo_id, slow)]) as server:
         yield server
 
 
@@ -95,3 +98,21 @@ def test_unchecking_asks_first_then_stops_the_hosting_server_and_removes(app):
     assert app.services.server.owned_record() is None
     assert "Stopping the managed server hosting qwen3_tts_0_6b_customvoice" in done.log_text
     assert _tree(client)["Qwen"]["value"] == ["qwen3_tts_0_6b_base"]
+
+
+def test_a_download_can_be_cancelled_and_nothing_is_half_installed(app, hub):
+    client = app.client()
+    hub.set_chunk_delay(0.002)  # 16 KiB per 2 ms: about 3 s for the big file
+    try:
+        checked = _checked(_tree(client))
+        checked[ORGS.index("OpenMOSS")] = [SLOW]
+        client.predict(*checked, api_name="/models_apply")
+        wait_for(lambda: f"Downloading {SLOW}" in app.ctx.tasks.snapshot(TASK_MODELS).log_text, timeout_s=60,
+                 what="the download to start")
+        client.predict(api_name="/models_cancel")
+        done = _finish(app)
+    finally:
+        hub.set_chunk_delay(0.0)
+    assert done.state is TaskState.CANCELLED, done.message
+    assert SLOW not in installed_keys(cache_dir=app.cache_dir)
+    assert _tree(client)["OpenMOSS"]["value"] == []  # the tree shows the disk: not installed
