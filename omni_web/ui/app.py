@@ -60,7 +60,8 @@ def _link_generate_to_jobs(ctx: UiContext, refs: AppRefs) -> None:
 
 def build_app(ctx: UiContext) -> tuple[gr.Blocks, AppRefs]:
     """Build the Blocks app over ``ctx``; returns it with every tab's refs."""
-    with gr.Blocks(title="omni-web", analytics_enabled=False) as demo:
+    # Gradio copies served files (chapter audio, the m4b) into its cache; drop copies older than 6 h.
+    with gr.Blocks(title="omni-web", analytics_enabled=False, delete_cache=(3600, 6 * 3600)) as demo:
         gr.HTML(
             '<div class="ow-header"><span class="ow-logo">omni-web</span>'
             '<span class="ow-tagline">EPUB → audiobook with SGLang-Omni</span></div>',

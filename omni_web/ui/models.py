@@ -72,9 +72,10 @@ def _render_tree(ctx: UiContext) -> list[Any]:
     for entry in CATALOG:
         model = cached.get(entry.key)
         status = badge(model.status_str) if model else badge("not installed", tone="mute")
+        size = model.size_str if model else f"~{entry.approx_download_gb:g} GB"
         rows.append((
-            esc(entry.label), esc(entry.org), esc(" ".join(entry.capabilities)), status,
-            esc(model.size_str if model else f"~{entry.approx_download_gb:g} GB"), esc(entry.vram_note),
+            esc(entry.label), esc(entry.org), f'<span class="ow-nowrap">{esc(" ".join(entry.capabilities))}</span>',
+            status, f'<span class="ow-nowrap">{esc(size)}</span>', esc(entry.vram_note),
         ))
     cache_dir = hub_cache_dir(ctx.hf_cache_dir)
     details = table(["Model", "Org", "Can", "Status", "Size", "Notes"], rows, raw_columns=(0, 1, 2, 3, 4, 5))

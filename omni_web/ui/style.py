@@ -50,6 +50,8 @@ CSS = """
 .ow-table { width: 100%; border-collapse: collapse; font-size: 0.92em; margin: 6px 0; border: none !important; }
 .ow-table th, .ow-table td { border-left: none !important; border-right: none !important;
   border-top: none !important; }
+.ow-table thead, .ow-table tbody, .ow-table tr { border: none !important; }
+.ow-table td.ow-nowrap, .ow-nowrap { white-space: nowrap; }
 .ow-table th { text-align: left; font-weight: 600; color: var(--body-text-color-subdued);
   border-bottom: 1px solid var(--border-color-primary); padding: 6px 8px; }
 .ow-table td { border-bottom: 1px solid var(--border-color-primary); padding: 6px 8px; vertical-align: middle; }
