@@ -224,8 +224,8 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
                                      out_path=Path(tmp) / "preview.wav")
             return _read_wav(result.path), f"Preview: “{esc(result.text)}”"
 
-    def submit(values: tuple[Any, ...], chunk_words: int) -> tuple[Any, ...]:
-        request = replace(_request(ctx, *values), chunk_words=chunk_words)
+    def submit(values: tuple[Any, ...], chunk_words: int, *, keep_over_cap: bool = False) -> tuple[Any, ...]:
+        request = replace(_request(ctx, *values), chunk_words=chunk_words, keep_over_cap=keep_over_cap)
         job = ctx.services.submit_conversion(request)
         return _queued(ctx, job), job.id, gr.update(visible=False), "", gr.skip(), chunk_words
 
@@ -247,7 +247,8 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
 
     @guarded
     def keep(*values: Any) -> tuple[Any, ...]:
-        return submit(values, int(values[-1]))
+        # The user accepted that audio may cut off: the chunker must not clamp to the model's cap.
+        return submit(values, int(values[-1]), keep_over_cap=True)
 
     def pick(kind: str):
         def select(book: dict | None) -> list[int]:

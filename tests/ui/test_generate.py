@@ -150,6 +150,8 @@ def test_higgs_with_a_large_chunk_asks_first_and_set_chunk_clamps_the_run(ui_app
     assert job.params["voice"]["kind"] == "default"
     notice, kept_id, _, chunk = client.predict(
         [2], "higgs_audio_v3_tts", "default", "", "", 120, api_name="/generate_keep")
-    assert chunk == 120 and ui_app.services.jobs.get(kept_id).params["chunk_words"] == 120
+    kept = ui_app.services.jobs.get(kept_id).params
+    assert chunk == 120 and kept["chunk_words"] == 120 and kept["keep_over_cap"] is True
+    assert job.params["keep_over_cap"] is False
     for queued in (job_id, kept_id):  # no Higgs server here: do not leave them to the worker
         ui_app.services.jobs.request_cancel(queued)
