@@ -105,6 +105,9 @@ class _State:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Idle keep-alive connections (huggingface_hub pools them across tests) are closed after this
+    # many seconds, so a stopped hub never leaves a handler waiting on a client that moved on.
+    timeout = 5
     server: _Server
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
