@@ -175,3 +175,41 @@ def test_keeping_a_chunk_size_over_the_cap_is_honoured() -> None:
     assert longest(False) <= 80 < longest(True) <= 120 + 10
     request = ConvertRequest(book_path=Path("b.epub"), model_key=higgs.key, keep_over_cap=True)
     assert ConvertRequest.from_dict(request.to_dict()).keep_over_cap
+
+
+class FakeManager:
+    def __init__(self, *, alive: bool, stop_requested: bool = False) -> None:
+        self.alive = alive
+        self.stop_requested = stop_requested
+        self.restarts = 0
+
+    def is_alive(self) -> bool:
+        return self.alive
+
+    def restart(self) -> None:
+        self.restarts += 1
+        self.alive = True
+
+
+def test_recover_restarts_only_a_dead_server_of_ours() -> None:
+    from omni_web.errors import ServerNotRunning, ServerUnavailable
+    from omni_web.pipeline import make_recover
+    from omni_web.pipeline.serving import MAX_RESTARTS_PER_RUN
+    from omni_web.server import Endpoint
+
+    ours = Endpoint(base_url="http://127.0.0.1:1", model_key="m", model_id="m", owned=True)
+    foreign = Endpoint(base_url="http://127.0.0.1:1", model_key="m", model_id="m", owned=False)
+    dead = FakeManager(alive=False)
+    recover = make_recover(dead, ours)
+    assert recover(ServerUnavailable("refused")) is True and dead.restarts == 1
+    assert recover(ServerUnavailable("refused")) is True and dead.restarts == 1  # alive again: no restart
+    assert make_recover(FakeManager(alive=False), foreign)(ServerUnavailable("x")) is False
+    crashing = FakeManager(alive=False)
+    crash_recover = make_recover(crashing, ours)
+    for _ in range(MAX_RESTARTS_PER_RUN):
+        crashing.alive = False
+        assert crash_recover(ServerUnavailable("x")) is True
+    crashing.alive = False
+    assert crash_recover(ServerUnavailable("x")) is False
+    with pytest.raises(ServerNotRunning, match="stopped while the job"):
+        make_recover(FakeManager(alive=False, stop_requested=True), ours)(ServerUnavailable("x"))

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 
 from omni_web.catalog import CatalogEntry
+from omni_web.errors import ServerNotRunning
 from omni_web.gpu import probe_gpus
 from omni_web.paths import DataPaths
 from omni_web.server import Endpoint, ServerManager
@@ -54,8 +55,9 @@ def endpoint_for(
 def make_recover(manager: ServerManager, endpoint: Endpoint) -> Callable[[Exception], bool]:
     """A renderer hook that restarts our server when it died; True means "retry the chunk now".
 
-    Only a server this app started is restarted (never a foreign or remote one), at most
-    MAX_RESTARTS_PER_RUN times, one restart at a time even when many requests fail together.
+    Only a server this app started is restarted (never a foreign or remote one, nor one the user
+    stopped), at most MAX_RESTARTS_PER_RUN times, one restart at a time even when many requests
+    fail together.
     """
     lock = threading.Lock()
     restarts = 0
@@ -64,6 +66,11 @@ def make_recover(manager: ServerManager, endpoint: Endpoint) -> Callable[[Except
         nonlocal restarts
         if not endpoint.owned:
             return False
+        if manager.stop_requested:
+            raise ServerNotRunning(
+                "The server was stopped while the job was rendering. Finished chunks are kept: start "
+                "the server (or just resume the job) to go on."
+            )
         with lock:
             if manager.is_alive():
                 return True  # alive (or restarted while this thread waited for the lock)

@@ -113,6 +113,7 @@ class ServerManager:
         self._popen: subprocess.Popen[bytes] | None = None
         self._pending_spec: ServeSpec | None = None  # the start in progress, before it has a record
         self._last_spec: ServeSpec | None = None
+        self._stop_requested = False  # set by stop(), cleared by the next start
 
     # --- configuration --------------------------------------------------------------------------
 
@@ -151,6 +152,12 @@ class ServerManager:
         """The record of a live process this app started, or None (a stale record is ignored)."""
         record = load_record(self._paths)
         return record if record is not None and record_matches_process(record) else None
+
+    @property
+    def stop_requested(self) -> bool:
+        """True after :meth:`stop` until the next start: the server is down on purpose."""
+        with self._lock:
+            return self._stop_requested
 
     def is_alive(self) -> bool:
         """True when the process this app started is alive (asks the OS, not a flag)."""
@@ -328,6 +335,8 @@ class ServerManager:
             return self._start_locked(spec, timeout_s=timeout_s, on_log=on_log or _ignore)
 
     def _start_locked(self, spec: ServeSpec, *, timeout_s: float | None, on_log: LogCallback) -> ServerStatus:
+        with self._lock:
+            self._stop_requested = False
         self._cancel.clear()
         timeout = self.settings.start_timeout_s if timeout_s is None else timeout_s
         with self._lock:
@@ -466,6 +475,8 @@ class ServerManager:
             True when a process of ours was stopped; False when none was running.
         """
         self._cancel.set()
+        with self._lock:
+            self._stop_requested = True
         record = load_record(self._paths)
         if record is None or not record_matches_process(record):
             if record is not None:
