@@ -149,10 +149,10 @@ class JobStore:
 
     def enqueue(self, kind: str, params: Mapping[str, Any], *, title: str = "") -> Job:
         """Add a job at the end of the queue."""
-        now = self._clock()
         job_id = uuid.uuid4().hex[:12]
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
+            now = self._clock()  # read under the write lock, so created_at follows queue order
             (seq,) = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").fetchone()
             conn.execute(
                 "INSERT INTO jobs (id, kind, title, state, params, created_at, updated_at, seq)"
