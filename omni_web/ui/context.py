@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from omni_web.gpu import GpuProbe, probe_gpus
 from omni_web.paths import DataPaths
 from omni_web.settings import Settings
 from omni_web.tasks import TaskRunner
@@ -28,6 +29,7 @@ __all__ = ["OnLoad", "Services", "UiContext"]
 TASK_BACKEND = "backend"
 TASK_MODELS = "models"
 TASK_SERVER = "server"
+TASK_TRANSCRIBER = "transcriber"
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +66,9 @@ class UiContext:
 
     ``hf_cache_dir`` and ``hf_endpoint`` are None for the standard Hugging Face cache and hub;
     ``backend_index_args`` are extra pip arguments for the backend install (e.g. a local wheel
-    folder: ``--no-index --find-links DIR``). Tests point all three elsewhere.
+    folder: ``--no-index --find-links DIR``). ``nvml`` is a pynvml-like object for the GPU probe
+    (None: ``import pynvml``); ``whisper_loader`` loads faster-whisper for transcripts, called like
+    ``omni_web.voices.load_whisper_model`` (None: that function). Tests point them all elsewhere.
     """
 
     services: Services
@@ -72,6 +76,8 @@ class UiContext:
     hf_cache_dir: Path | None = None
     hf_endpoint: str | None = None
     backend_index_args: tuple[str, ...] = ()
+    nvml: Any = None
+    whisper_loader: Callable[..., Any] | None = None
 
     @property
     def paths(self) -> DataPaths:
@@ -87,6 +93,10 @@ class UiContext:
     def library(self) -> VoiceLibrary:
         """The reference-clip library."""
         return VoiceLibrary(self.paths)
+
+    def probe_gpus(self) -> GpuProbe:
+        """The GPUs as NVML reports them now (never raises; no GPU gives a warning instead)."""
+        return probe_gpus(self.nvml)
 
     def save_settings(self, settings: Settings) -> Settings:
         """Validate and save ``settings``; the server manager uses them from its next operation."""

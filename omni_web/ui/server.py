@@ -15,7 +15,6 @@ from typing import Any
 import gradio as gr
 
 from omni_web.catalog import CATALOG, get_entry
-from omni_web.gpu import probe_gpus
 from omni_web.models import installed_models
 from omni_web.server import ServerState, ServerStatus
 from omni_web.tasks import TaskHandle, TaskState
@@ -99,7 +98,7 @@ def _boot_log(ctx: UiContext, status: ServerStatus) -> str:
 def _command_for(ctx: UiContext, key: str | None) -> str:
     if not key:
         return ""
-    probe = probe_gpus()
+    probe = ctx.probe_gpus()
     cc = probe.gpus[0].compute_capability if probe.gpus else None
     spec = ctx.services.server.build_spec(get_entry(key), compute_capability=cc)
     notes = "".join(f"# {note}\n" for note in spec.notes)
@@ -112,7 +111,7 @@ def _started(label: str) -> str:
 
 def _start(ctx: UiContext, key: str) -> None:
     entry = get_entry(key)
-    probe = probe_gpus()
+    probe = ctx.probe_gpus()
     cc = probe.gpus[0].compute_capability if probe.gpus else None
 
     def work(handle: TaskHandle) -> str:

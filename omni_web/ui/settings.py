@@ -11,6 +11,12 @@ import gradio as gr
 from omni_web.settings import Settings
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
+from omni_web.ui.transcriber import (
+    TranscriberRefs,
+    build_transcriber_box,
+    transcriber_status_html,
+    wire_transcriber_box,
+)
 
 __all__ = ["SettingsRefs", "build", "settings_values"]
 
@@ -30,6 +36,7 @@ class SettingsRefs:
     fields: tuple[Any, ...]
     save: gr.Button
     status: gr.Markdown
+    transcriber: TranscriberRefs
     on_load: OnLoad | None = field(default=None)
 
 
@@ -68,11 +75,12 @@ def build(ctx: UiContext) -> SettingsRefs:
             also_mp3 = gr.Checkbox(label="Also export MP3 chapters (Audiobookshelf layout)")
             whisper = gr.Dropdown(list(WHISPER_SIZES), label="Transcription model (faster-whisper)",
                                   info="Used for reference-clip transcripts.")
+            transcriber = build_transcriber_box()
     save = gr.Button("Save settings", variant="primary", elem_id="settings-save")
     status = gr.Markdown(elem_id="settings-status")
     fields = (web_port, server_port, remote_url, chunk, concurrency, pause_chunk, pause_heading, pause_chapter,
               output_dir, output_format, also_mp3, whisper)
-    refs = SettingsRefs(fields, save, status)
+    refs = SettingsRefs(fields, save, status, transcriber)
 
     @guarded
     def save_all(*values: Any) -> str:
@@ -87,5 +95,14 @@ def build(ctx: UiContext) -> SettingsRefs:
         ctx.save_settings(settings)
         return f"Saved. Output folder: `{settings.output_path(ctx.paths)}`."
 
-    save.click(save_all, list(fields), status, api_name="settings_save")
-    return replace(refs, on_load=OnLoad(guarded(lambda: settings_values(ctx.settings)), [], list(fields)))
+    box_load = wire_transcriber_box(ctx, transcriber, whisper)
+
+    @guarded
+    def load() -> list[Any]:
+        values = settings_values(ctx.settings)
+        return [*values, *box_load.fn(values[FIELDS.index("transcription_model")])]
+
+    save.click(save_all, list(fields), status, api_name="settings_save").success(
+        guarded(lambda size: transcriber_status_html(ctx, size)), [whisper], transcriber.status,
+        api_visibility="private")
+    return replace(refs, on_load=OnLoad(load, [], [*fields, *box_load.outputs]))

@@ -8,7 +8,8 @@ from typing import Any
 import gradio as gr
 
 from omni_web.backend import install_backend
-from omni_web.catalog import SGLANG_OMNI_VERSION
+from omni_web.catalog import SGLANG_OMNI_VERSION, get_entry
+from omni_web.gpu import FitLevel
 from omni_web.setup_report import SetupReport, collect_setup_report
 from omni_web.tasks import TaskHandle
 from omni_web.ui.context import TASK_BACKEND, OnLoad, UiContext
@@ -16,7 +17,7 @@ from omni_web.ui.errors import guarded
 from omni_web.ui.taskpanel import TaskPanel, build_task_panel, task_view
 from omni_web.ui.widgets import badge, callout, esc, table
 
-__all__ = ["SetupRefs", "build", "render_backend", "render_gpus", "render_tools"]
+__all__ = ["SetupRefs", "build", "render_backend", "render_fit", "render_gpus", "render_tools"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +64,27 @@ def render_gpus(report: SetupReport) -> str:
     ]
     html = table(["#", "GPU", "Compute capability", "Memory", "Free"], rows)
     html += f'<div class="ow-dim">NVIDIA driver {esc(gpu.driver_version or "-")}</div>'
-    return html + (callout(gpu.warning, tone="warn") if gpu.warning else "")
+    html += callout(gpu.warning, tone="warn") if gpu.warning else ""
+    return html + render_fit(report)
+
+
+# The fit column's word and badge tone per level.
+_FIT_WORDS = {
+    FitLevel.FITS: ("fits", "ok"), FitLevel.TOO_SMALL: ("too small", "bad"), FitLevel.NO_GPU: ("no GPU", "mute"),
+}
+
+
+def render_fit(report: SetupReport) -> str:
+    """Each catalog model against GPU 0: fits or not, a fallback config it would run, the notes."""
+    rows = []
+    for hint in report.fit:
+        word, tone = _FIT_WORDS[hint.level]
+        marks = badge(word, tone=tone)
+        if hint.uses_fallback:
+            marks += " " + badge(get_entry(hint.key).fallback_tag or "fallback", tone="wait")
+        rows.append((esc(get_entry(hint.key).label), f'<span class="ow-nowrap">{marks}</span>', esc(hint.message)))
+    title = '<div class="ow-dim">Which models fit GPU 0 (every stage runs on GPU 0)</div>'
+    return title + table(["Model", "Fit on GPU 0", "Notes"], rows, raw_columns=(0, 1, 2))
 
 
 def render_tools(report: SetupReport) -> str:
@@ -115,7 +136,7 @@ def build(ctx: UiContext) -> SetupRefs:
 
 
 def _report(ctx: UiContext) -> tuple[str, str, str]:
-    report = collect_setup_report(ctx.paths, cache_dir=ctx.hf_cache_dir)
+    report = collect_setup_report(ctx.paths, nvml=ctx.nvml, cache_dir=ctx.hf_cache_dir)
     return render_backend(report), render_gpus(report), render_tools(report)
 
 

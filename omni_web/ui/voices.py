@@ -16,9 +16,10 @@ import gradio as gr
 
 from omni_web.catalog import VoiceMode, get_entry
 from omni_web.client import SpeechClient, VoiceCatalog, VoiceChoice, VoiceKind
-from omni_web.errors import OmniWebError, VoiceError
+from omni_web.errors import OmniWebError, TranscriberNotInstalled, VoiceError
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
+from omni_web.ui.server_voices import ServerVoiceRefs, build_server_voices, wire_server_voices
 from omni_web.voices import (
     CLIP_ADVICE,
     VoiceOption,
@@ -62,6 +63,7 @@ class VoiceRefs:
     clip_name: gr.Textbox
     clip_transcript: gr.Textbox
     add_clip: gr.Button
+    server: ServerVoiceRefs
 
 
 def _server_voices(ctx: UiContext, model_key: str) -> VoiceCatalog | None:
@@ -163,8 +165,9 @@ def build_voice_controls() -> VoiceRefs:
                                info="Letters, digits, - and _ (the file name is used when empty).")
         clip_transcript = gr.Textbox(label="Transcript (optional)", lines=2, elem_id="gen-clip-transcript")
         add_clip = gr.Button("Add to the voice library", elem_id="gen-clip-add")
+    server = build_server_voices()
     return VoiceRefs(voice, help_md, transcript, save_transcript, transcribe, instructions, clip, clip_name,
-                     clip_transcript, add_clip)
+                     clip_transcript, add_clip, server)
 
 
 def wire_voice_controls(ctx: UiContext, refs: VoiceRefs, model: gr.Dropdown) -> None:
@@ -185,8 +188,15 @@ def wire_voice_controls(ctx: UiContext, refs: VoiceRefs, model: gr.Dropdown) -> 
 
     def transcribe(model_key: str, voice_key: str | None) -> str:
         voice = ctx.library.get(clone_name(model_key, voice_key))
-        text = transcribe_clip(voice.wav_path, model_size=ctx.settings.transcription_model,
-                               cache_dir=transcript_cache_dir(ctx.paths), hf_cache_dir=ctx.hf_cache_dir)
+        try:
+            text = transcribe_clip(voice.wav_path, model_size=ctx.settings.transcription_model,
+                                   cache_dir=transcript_cache_dir(ctx.paths), hf_cache_dir=ctx.hf_cache_dir,
+                                   loader=ctx.whisper_loader)
+        except TranscriberNotInstalled as exc:
+            raise VoiceError(
+                f"The transcription model faster-whisper '{exc.size}' ({exc.repo_id}) is not downloaded. "
+                "Install it in the Settings tab (Transcription model: Install), or type the transcript yourself."
+            ) from exc
         ctx.library.set_transcript(voice.name, text)
         return text
 
@@ -209,3 +219,5 @@ def wire_voice_controls(ctx: UiContext, refs: VoiceRefs, model: gr.Dropdown) -> 
     refs.add_clip.click(guarded(add), [model, refs.clip, refs.clip_name, refs.clip_transcript],
                         [*menu_out, refs.clip, refs.clip_name, refs.clip_transcript], api_name="voice_add_clip",
                         concurrency_limit=2)
+    wire_server_voices(ctx, refs.server, model, refs.voice, menu_out,
+                       lambda key, keep: render_voice_controls(ctx, key, keep))

@@ -32,8 +32,10 @@ from omni_web.voices.server_voices import (
     delete_server_voice,
     list_server_voices,
     option_for_key,
+    server_voice_endpoint,
     transcript_warning,
     upload_library_voice,
+    uploaded_voices_unsupported,
     voice_menu,
 )
 from omni_web.voices.transcribe import (
@@ -41,6 +43,7 @@ from omni_web.voices.transcribe import (
     load_whisper_model,
     transcribe_clip,
     transcript_cache_dir,
+    whisper_local_dir,
     whisper_repo_id,
 )
 
@@ -65,11 +68,14 @@ __all__ = [
     "preview_voice",
     "prepare_clip",
     "sanitize_name",
+    "server_voice_endpoint",
     "transcribe_clip",
     "transcript_cache_dir",
     "transcript_warning",
     "upload_library_voice",
+    "uploaded_voices_unsupported",
     "validate_name",
     "voice_menu",
+    "whisper_local_dir",
     "whisper_repo_id",
 ]

@@ -12,21 +12,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from omni_web.catalog import CatalogEntry, VoiceMode
+from omni_web.catalog import CATALOG, CatalogEntry, VoiceMode
 from omni_web.client import SpeechClient, UploadedVoice, VoiceCatalog, VoiceChoice, VoiceKind
-from omni_web.errors import VoiceError
+from omni_web.errors import ServerNotRunning, VoiceError
 from omni_web.paths import DataPaths
 from omni_web.voices.library import Voice
 from omni_web.voices.reference import clone_choice, fit_reference, reference_cache_dir
+
+if TYPE_CHECKING:
+    from omni_web.server.status import ServerStatus
 
 __all__ = [
     "VoiceOption",
     "delete_server_voice",
     "list_server_voices",
     "option_for_key",
+    "server_voice_endpoint",
     "transcript_warning",
     "upload_library_voice",
+    "uploaded_voices_unsupported",
     "voice_menu",
 ]
 
@@ -166,3 +172,46 @@ def list_server_voices(client: SpeechClient) -> VoiceCatalog:
 def delete_server_voice(client: SpeechClient, name: str) -> None:
     """Remove the uploaded voice ``name``; VoiceError when the server has no such voice."""
     client.delete_voice(name)
+
+
+def uploaded_voices_unsupported(entry: CatalogEntry) -> str | None:
+    """Why ``entry``'s model cannot use voices uploaded to the server, or None when it can."""
+    if entry.supports_uploaded_voices:
+        return None
+    able = ", ".join(other.label for other in CATALOG if other.supports_uploaded_voices)
+    if not entry.can_clone:
+        how = {
+            VoiceMode.BUILTIN_SPEAKERS: "speaks only with its built-in speakers",
+            VoiceMode.PRESET_VOICES: "speaks only with its preset voices",
+            VoiceMode.INSTRUCTIONS: "designs its voice from a description",
+        }.get(entry.voice_mode, "does not clone voices")
+        return f"{entry.label} {how}, so it has no use for uploaded voices. Models that use them: {able}."
+    return (
+        f"{entry.label} clones from the clip sent with each request; sglang-omni does not let it use "
+        f"voices uploaded to the server. Pick a library clip instead. Models that use uploaded voices: {able}."
+    )
+
+
+def server_voice_endpoint(status: ServerStatus, entry: CatalogEntry) -> str:
+    """The endpoint whose uploaded voices ``entry``'s model uses: a healthy server hosting it.
+
+    Nothing is started: a server boot takes minutes, so the caller asks the user to start one.
+
+    Raises:
+        VoiceError: the model does not use uploaded voices (the message says why).
+        ServerNotRunning: no healthy server hosts the model (the message says where to start it).
+    """
+    reason = uploaded_voices_unsupported(entry)
+    if reason is not None:
+        raise VoiceError(reason)
+    if status.healthy and status.model_key == entry.key:
+        return status.endpoint
+    if status.healthy and status.model_label:
+        raise ServerNotRunning(
+            f"The server hosts {status.model_label}, not {entry.label}; uploaded voices belong to the server "
+            f"of the model that uses them. Start {entry.label} in the Server tab, then try again."
+        )
+    raise ServerNotRunning(
+        f"No server hosting {entry.label} is running, and voices are uploaded to a running server. "
+        f"Start {entry.label} in the Server tab, then try again."
+    )

@@ -219,6 +219,7 @@ def transcribe_clip(
     cache_dir: Path | None = None,
     language: str | None = None,
     hf_cache_dir: Path | None = None,
+    loader: Callable[..., WhisperLike] | None = None,
 ) -> str:
     """What the clip at ``path`` says, as one line of text.
 
@@ -231,6 +232,8 @@ def transcribe_clip(
         cache_dir: the transcript cache (:func:`transcript_cache_dir`); None disables caching.
         language: an ISO code such as ``"en"``; None lets Whisper detect it.
         hf_cache_dir: the HF cache to load weights from; None is the standard one.
+        loader: loads the model when ``model`` is None and the cache misses, called like
+            :func:`load_whisper_model` (``size, device=, cache_dir=``); None is that function.
 
     Raises:
         TranscriberNotInstalled: ``model`` is None and the weights are not downloaded.
@@ -242,7 +245,7 @@ def transcribe_clip(
         if hit:
             return hit
     if model is None:
-        model = load_whisper_model(model_size, device=device, cache_dir=hf_cache_dir)
+        model = (loader or load_whisper_model)(model_size, device=device, cache_dir=hf_cache_dir)
     try:
         segments, _info = model.transcribe(str(path), beam_size=_BEAM_SIZE, language=language)
         # `segments` is a generator: the model runs while it is consumed.

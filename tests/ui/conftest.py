@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gradio_client import Client
@@ -41,9 +42,12 @@ class RunningApp:
 
 @contextmanager
 def launch_app(
-    base: Path, *, hf_endpoint: str | None = None, backend_index_args: tuple[str, ...] = ()
+    base: Path, *, hf_endpoint: str | None = None, backend_index_args: tuple[str, ...] = (), **seams: Any
 ) -> Iterator[RunningApp]:
-    """The app over a fresh data root under ``base``, launched in this process; closed on exit."""
+    """The app over a fresh data root under ``base``, launched in this process; closed on exit.
+
+    ``seams`` are further UiContext fields (``nvml``, ``whisper_loader``).
+    """
     saved = {name: os.environ.get(name) for name in FAST_FAKE_ENV}
     os.environ.update(FAST_FAKE_ENV)  # inherited by the fake server the app starts
     paths = prepare_root(base / "home", model_keys=(MODEL,))
@@ -52,7 +56,7 @@ def launch_app(
     services = AppServices.create(paths)
     services.start()
     ctx = UiContext(services, hf_cache_dir=cache_dir, hf_endpoint=hf_endpoint,
-                    backend_index_args=backend_index_args)
+                    backend_index_args=backend_index_args, **seams)
     demo, _ = build_app(ctx)
     demo.queue(default_concurrency_limit=8)
     port = free_port()

@@ -4,6 +4,7 @@ cache holding one model, the app launched in this process or as ``webapp.py`` in
 from __future__ import annotations
 
 import hashlib
+import html.parser
 import os
 import re
 import signal
@@ -27,6 +28,7 @@ __all__ = [
     "cache_model",
     "prepare_root",
     "start_webapp",
+    "table_rows",
     "wait_for",
 ]
 
@@ -74,6 +76,37 @@ def cache_model(cache_dir: Path, key: str) -> Path:
     (repo / "refs").mkdir(exist_ok=True)
     (repo / "refs" / "main").write_text(commit, encoding="utf-8")
     return snapshot
+
+
+class _TableParser(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[list[str]]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr" and self.tables:
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None and self.tables and self.tables[-1]:
+            self.tables[-1][-1].append(" ".join("".join(self._cell).split()))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def table_rows(markup: str) -> list[list[list[str]]]:
+    """Every ``<table>`` in ``markup`` as rows of cell texts (tags dropped, spaces collapsed)."""
+    parser = _TableParser()
+    parser.feed(markup)
+    return parser.tables
 
 
 def wait_for(condition, *, timeout_s: float, interval_s: float = 0.2, what: str = "condition"):
