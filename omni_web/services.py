@@ -14,13 +14,11 @@ from typing import Any
 from omni_web.backend.companions import ensure_companion_packages
 from omni_web.book import load_book
 from omni_web.catalog import CatalogEntry, get_entry
-from omni_web.client import SpeechClient
 from omni_web.errors import SettingsError
 from omni_web.jobs import Job, JobContext, JobStore, JobWorker
 from omni_web.paths import DataPaths
-from omni_web.pipeline.convert import run_conversion
 from omni_web.pipeline.request import ConvertRequest
-from omni_web.pipeline.serving import endpoint_for, make_recover
+from omni_web.pipeline.serving import convert_on_endpoint, endpoint_for
 from omni_web.server import ServerManager
 from omni_web.settings import Settings, load_settings, save_settings
 
@@ -51,16 +49,10 @@ def make_convert_runner(paths: DataPaths, server: ServerManager):
         ctx.report({"phase": "starting server", "message": f"Getting a server for {entry.label}"})
         endpoint = endpoint_for(server, entry, paths=paths, api_url=request.api_url)
         ctx.raise_if_cancelled()
-        with SpeechClient(endpoint.base_url) as client:
-            result = run_conversion(
-                request,
-                paths=paths,
-                settings=settings,
-                client=client,
-                recover=make_recover(server, endpoint),
-                progress=ctx.report,
-                cancelled=ctx.cancelled,
-            )
+        result = convert_on_endpoint(
+            request, endpoint, manager=server, paths=paths, settings=settings,
+            progress=ctx.report, cancelled=ctx.cancelled,
+        )
         return result.to_dict()
 
     return run

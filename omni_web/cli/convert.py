@@ -16,16 +16,15 @@ from tqdm import tqdm
 
 from omni_web.book import Book, load_book
 from omni_web.catalog import CatalogEntry, VoiceMode, get_entry, keys
-from omni_web.client import SpeechClient, VoiceChoice
+from omni_web.client import VoiceChoice
 from omni_web.errors import ModelNotInstalled, OmniWebError, SettingsError, VoiceError
 from omni_web.paths import DataPaths, data_root_from_env
 from omni_web.pipeline import (
     ConvertRequest,
     chunk_size_conflict,
+    convert_on_endpoint,
     endpoint_for,
-    make_recover,
     parse_chapter_spec,
-    run_conversion,
 )
 from omni_web.render import file_sha256
 from omni_web.server import ServerManager
@@ -193,16 +192,9 @@ def _render(request: ConvertRequest, book: Book, endpoint, manager: ServerManage
                 bar.write(f"chapter {chapter['number']} ready: {chapter['title']} -> {chapter['audio_path']}")
 
     try:
-        with SpeechClient(endpoint.base_url) as client:
-            result = run_conversion(
-                request,
-                paths=paths,
-                settings=settings,
-                client=client,
-                recover=make_recover(manager, endpoint),
-                progress=progress,
-                book=book,
-            )
+        result = convert_on_endpoint(
+            request, endpoint, manager=manager, paths=paths, settings=settings, progress=progress, book=book
+        )
     except OmniWebError:
         bar.close()
         raise

@@ -11,7 +11,12 @@ from omni_web.pipeline.plan import (
     select_chapters,
 )
 from omni_web.pipeline.request import ConvertRequest, parse_chapter_spec, voice_from_dict, voice_to_dict
-from omni_web.pipeline.serving import endpoint_for, first_gpu_compute_capability, make_recover
+from omni_web.pipeline.serving import (
+    convert_on_endpoint,
+    endpoint_for,
+    first_gpu_compute_capability,
+    make_recover,
+)
 
 __all__ = [
     "ChapterWork",
@@ -20,6 +25,7 @@ __all__ = [
     "ConvertResult",
     "ProgressCallback",
     "chunk_size_conflict",
+    "convert_on_endpoint",
     "endpoint_for",
     "first_gpu_compute_capability",
     "make_recover",

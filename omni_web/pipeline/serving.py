@@ -12,13 +12,18 @@ import logging
 import threading
 from collections.abc import Callable
 
+from omni_web.book import Book
 from omni_web.catalog import CatalogEntry
+from omni_web.client import SpeechClient
 from omni_web.errors import ServerNotRunning
 from omni_web.gpu import probe_gpus
 from omni_web.paths import DataPaths
+from omni_web.pipeline.convert import ConvertResult, ProgressCallback, run_conversion
+from omni_web.pipeline.request import ConvertRequest
 from omni_web.server import Endpoint, ServerManager
+from omni_web.settings import Settings
 
-__all__ = ["MAX_RESTARTS_PER_RUN", "endpoint_for", "first_gpu_compute_capability", "make_recover"]
+__all__ = ["MAX_RESTARTS_PER_RUN", "convert_on_endpoint", "endpoint_for", "first_gpu_compute_capability", "make_recover"]
 
 log = logging.getLogger(__name__)
 
@@ -82,3 +87,28 @@ def make_recover(manager: ServerManager, endpoint: Endpoint) -> Callable[[Except
             return True
 
     return recover
+
+
+def convert_on_endpoint(
+    request: ConvertRequest,
+    endpoint: Endpoint,
+    *,
+    manager: ServerManager,
+    paths: DataPaths,
+    settings: Settings,
+    progress: ProgressCallback | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+    book: Book | None = None,
+) -> ConvertResult:
+    """Run one conversion against ``endpoint``, restarting our server if it dies mid-job."""
+    with SpeechClient(endpoint.base_url) as client:
+        return run_conversion(
+            request,
+            paths=paths,
+            settings=settings,
+            client=client,
+            recover=make_recover(manager, endpoint),
+            progress=progress,
+            cancelled=cancelled,
+            book=book,
+        )
