@@ -28,6 +28,7 @@ from omni_web.preview import preview_request
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.labels import model_picker_choices
+from omni_web.ui.server_voices import render_server_voices
 from omni_web.ui.voices import (
     VoiceRefs,
     build_voice_controls,
@@ -202,7 +203,8 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
         downloaded = installed_keys(cache_dir=ctx.hf_cache_dir)
         key = _default_model(ctx, downloaded)
         picker = gr.update(choices=model_picker_choices(downloaded), value=key)
-        return (picker, _model_info(ctx, key), ctx.settings.chunk_size_words, *render_voice_controls(ctx, key))
+        return (picker, _model_info(ctx, key), ctx.settings.chunk_size_words, *render_voice_controls(ctx, key),
+                *render_server_voices(ctx, key))
 
     @guarded
     def upload(file: str | None) -> tuple[Any, ...]:
@@ -271,5 +273,6 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
     )
     refs.dialog_cancel.click(lambda: gr.update(visible=False), None, refs.dialog, api_visibility="private")
     on_load = OnLoad(load, [], [refs.model, refs.model_info, refs.chunk_words, v.voice, v.help, v.transcript,
-                                v.save_transcript, v.transcribe, v.instructions])
+                                v.save_transcript, v.transcribe, v.instructions,
+                                v.server.info, v.server.listing, v.server.pick])
     return replace(refs, submit_events=events, on_load=on_load)

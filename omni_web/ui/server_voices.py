@@ -64,15 +64,14 @@ def build_server_voices() -> ServerVoiceRefs:
             placeholder="I, Jane Doe, agree that my recorded voice may be used to narrate audiobooks.",
             info="Required: the server stores a voice only with the speaker's consent statement.",
         )
-        with gr.Row(equal_height=True):
-            name = gr.Textbox(label="Name on the server (optional)", placeholder="the clip's name",
-                              elem_id="gen-sv-name", scale=2)
-            upload = gr.Button("Upload the selected clip", variant="primary", elem_id="gen-sv-upload", scale=1)
+        name = gr.Textbox(label="Name on the server (optional)", placeholder="the clip's name",
+                          elem_id="gen-sv-name")
+        with gr.Row():
+            upload = gr.Button("Upload the selected clip", variant="primary", size="sm", elem_id="gen-sv-upload")
+            refresh = gr.Button("Refresh", size="sm", elem_id="gen-sv-refresh")
         listing = gr.HTML(elem_id="gen-sv-list", padding=False)
-        with gr.Row(equal_height=True):
-            pick = gr.Dropdown(label="Uploaded voice", elem_id="gen-sv-pick", interactive=True, scale=2)
-            delete = gr.Button("Delete from the server", variant="stop", elem_id="gen-sv-delete", scale=1)
-        refresh = gr.Button("Refresh", size="sm", elem_id="gen-sv-refresh")
+        pick = gr.Dropdown(label="Uploaded voice", elem_id="gen-sv-pick", interactive=True)
+        delete = gr.Button("Delete from the server", variant="stop", size="sm", elem_id="gen-sv-delete")
     return ServerVoiceRefs(info, consent, name, upload, listing, pick, delete, refresh)
 
 
@@ -164,8 +163,10 @@ def wire_server_voices(ctx: UiContext, refs: ServerVoiceRefs, model: gr.Dropdown
 
     model.change(guarded(lambda key: render_server_voices(ctx, key)), [model], box_out, api_name="server_voices",
                  show_progress="hidden")
+    # A refusal is a toast; "hidden" keeps Gradio from stamping "Error" on every output it would update.
     refs.upload.click(upload, [model, voice, refs.consent, refs.name], [*menu_out, *box_out, refs.name],
-                      api_name="server_voice_upload", concurrency_limit=2)
+                      api_name="server_voice_upload", concurrency_limit=2, show_progress="hidden")
     refs.delete.click(delete, [model, voice, refs.pick], [*menu_out, *box_out], api_name="server_voice_delete",
-                      concurrency_limit=2)
-    refs.refresh.click(refresh, [model, voice], [*menu_out, *box_out], api_name="server_voices_refresh")
+                      concurrency_limit=2, show_progress="hidden")
+    refs.refresh.click(refresh, [model, voice], [*menu_out, *box_out], api_name="server_voices_refresh",
+                       show_progress="hidden")

@@ -82,7 +82,8 @@ def render_fit(report: SetupReport) -> str:
         marks = badge(word, tone=tone)
         if hint.uses_fallback:
             marks += " " + badge(get_entry(hint.key).fallback_tag or "fallback", tone="wait")
-        rows.append((esc(get_entry(hint.key).label), f'<span class="ow-nowrap">{marks}</span>', esc(hint.message)))
+        label = f'<span class="ow-nowrap">{esc(get_entry(hint.key).label)}</span>'
+        rows.append((label, f'<span class="ow-nowrap">{marks}</span>', esc(hint.message)))
     title = '<div class="ow-dim">Which models fit GPU 0 (every stage runs on GPU 0)</div>'
     return title + table(["Model", "Fit on GPU 0", "Notes"], rows, raw_columns=(0, 1, 2))
 

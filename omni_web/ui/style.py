@@ -37,6 +37,7 @@ CSS = """
 .ow-mute { background: #f1f5f9; color: #475569; border-color: #e2e8f0; }
 
 .ow-status { display: flex; flex-wrap: wrap; align-items: center; gap: 10px; padding: 6px 2px; }
+.ow-whisper { padding: 6px 2px; line-height: 1.8; }
 .ow-server-status { font-size: 1.05em; padding: 10px 12px; border-radius: 10px;
   background: var(--block-background-fill); border: 1px solid var(--border-color-primary); }
 

@@ -58,7 +58,7 @@ def transcriber_status_html(ctx: UiContext, size: str | None) -> str:
     saved = ctx.settings.transcription_model
     if size.strip() != saved:
         line += f'<div class="ow-dim">Transcripts use the saved size, {esc(saved)}, until you save this one.</div>'
-    return f'<div class="ow-status">{line}</div>'
+    return f'<div class="ow-whisper">{line}</div>'
 
 
 def _start_install(ctx: UiContext, size: str) -> None:

@@ -188,3 +188,25 @@ def test_a_refresh_mid_job_finds_the_job_still_running(page, app):
     expect(_job_badge(page)).to_have_text("running")
     _shot(page, "jobs-after-refresh")
     expect(_job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
+
+
+def test_server_voices_and_transcription_model_boxes(page):
+    _tab(page, "Generate")
+    expect(page.locator("#gen-voice input")).to_have_value("Vivian", timeout=30_000)
+    page.locator("#gen-server-voices").get_by_text("Voices on the server").click()
+    info = page.locator("#gen-sv-info")
+    expect(info).to_contain_text("speaks only with its built-in speakers")
+    page.locator("#gen-model input").click()
+    page.get_by_role("option", name=re.compile(r"Higgs Audio v3 TTS")).click()
+    # No server, or (after the first test) one hosting another model: either way, where to start it.
+    expect(info).to_contain_text("Start Higgs Audio v3 TTS in the Server tab")
+    page.locator("#gen-sv-upload").click()  # no clip chosen and no server: says what to do
+    expect(page.get_by_text("Start Higgs Audio v3 TTS in the Server tab").first).to_be_visible()
+    _shot(page, "generate-server-voices")
+
+    _tab(page, "Settings")
+    status = page.locator("#settings-whisper-status")
+    expect(status).to_contain_text("not downloaded")
+    expect(status).to_contain_text("faster-whisper small")
+    expect(page.locator("#settings-whisper-install")).to_be_visible()
+    _shot(page, "settings-transcriber")
