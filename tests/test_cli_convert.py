@@ -96,3 +96,27 @@ def test_sigkill_halfway_then_rerun_renders_no_finished_chunk(managed_home) -> N
     assert {key_by_text[t] for t in later} | finished >= set(key_by_text.values())
     # The server the killed run started is ours, reused by the second run and still ours to stop.
     assert ServerManager(paths, Settings()).owned_record() is not None
+
+
+def test_a_managed_server_that_dies_mid_job_is_restarted_and_the_job_goes_on(managed_home, monkeypatch) -> None:
+    from omni_web.pipeline import convert_on_endpoint, endpoint_for
+    from omni_web.services import build_server_manager
+    from omni_web.settings import load_settings
+
+    paths, _, _ = managed_home
+    # The managed server inherits these: it dies (os._exit) after every 8 speech requests.
+    for name, value in {"FAKE_SGL_CRASH_AFTER_REQUESTS": "8", "FAKE_SGL_SECONDS_PER_WORD": "0.01"}.items():
+        monkeypatch.setenv(name, value)
+    settings = load_settings(paths)
+    manager = build_server_manager(paths, settings)
+    entry = get_entry(MODEL)
+    endpoint = endpoint_for(manager, entry, paths=paths)
+    first_pid = manager.owned_record().pid
+    request = ConvertRequest(book_path=DATA_DIR / "hefty-water.epub", model_key=MODEL,
+                             voice=VoiceChoice.speaker("Vivian"), concurrency=1)
+    result = convert_on_endpoint(request, endpoint, manager=manager, paths=paths, settings=settings)
+    assert [c.title for c in probe_chapters(result.m4b)] == [
+        c.title for c in load_book(DATA_DIR / "hefty-water.epub").chapters
+    ]
+    assert result.chunks_total > 16  # so the server died at least twice on the way
+    assert manager.owned_record().pid != first_pid  # it crashed and was started again

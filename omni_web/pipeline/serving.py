@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 
 # A server that keeps dying mid-job is not restarted forever; the chunk then fails with its error.
 MAX_RESTARTS_PER_RUN = 3
+_OWNED_CONNECT_RETRIES = 2
+_FOREIGN_CONNECT_RETRIES = 5
 
 
 def first_gpu_compute_capability() -> tuple[int, int] | None:
@@ -101,7 +103,10 @@ def convert_on_endpoint(
     book: Book | None = None,
 ) -> ConvertResult:
     """Run one conversion against ``endpoint``, restarting our server if it dies mid-job."""
-    with SpeechClient(endpoint.base_url) as client:
+    # Our own server's death is handled by the recover hook (restart), so the client gives up on
+    # a refused connection after a few seconds instead of the ~30 s it waits for a foreign server.
+    retries = _OWNED_CONNECT_RETRIES if endpoint.owned else _FOREIGN_CONNECT_RETRIES
+    with SpeechClient(endpoint.base_url, connect_retries=retries) as client:
         return run_conversion(
             request,
             paths=paths,
