@@ -65,6 +65,17 @@ def _write_dist_info(venv_dir: Path, name: str = "sglang-omni", version_: str = 
     (dist / "RECORD").write_text("", encoding="utf-8")
 
 
+def _link_pip(venv_dir: Path) -> None:
+    """Give the venv the test interpreter's own pip (a symlink), so it looks like a healthy venv."""
+    import pip
+
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    target = venv_dir / "lib" / version / "site-packages" / "pip"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(Path(pip.__file__).resolve().parent, target_is_directory=True)
+
+
 def _write_companions(venv_dir: Path) -> None:
     """Mark every catalog companion package as installed, at its pinned version (or 1.0)."""
     from omni_web.catalog import CATALOG
@@ -90,6 +101,7 @@ def install_fake_sgl_omni(venv_dir: Path, *, companions: bool = True) -> Path:
     (venv_dir / "pyvenv.cfg").write_text(
         f"home = {base.parent}\ninclude-system-site-packages = false\nversion = {version}\n", encoding="utf-8")
     _write_dist_info(venv_dir)
+    _link_pip(venv_dir)
     if companions:  # as if `models install` had run each model's companion recipe
         _write_companions(venv_dir)
     script = bin_dir / "sgl-omni"
