@@ -24,8 +24,10 @@ from omni_web.server.spec import ServeSpec, shell_command
 
 __all__ = [
     "LOG_TAIL_LINES",
+    "latest_log_path",
     "new_log_path",
     "port_accepts",
+    "read_log_end",
     "wait_until_healthy",
     "watcher_at_end",
     "write_log_header",
@@ -43,6 +45,35 @@ def new_log_path(logs_dir: Path, model_key: str) -> Path:
         path = logs_dir / f"server-{model_key}-{stamp}-{counter}.log"
         counter += 1
     return path
+
+
+def latest_log_path(logs_dir: Path) -> Path | None:
+    """The newest ``server-*.log`` in ``logs_dir`` (the last start's log), or None when there is none."""
+    logs = []
+    for path in logs_dir.glob("server-*.log"):
+        try:
+            logs.append((path.stat().st_mtime, path))
+        except OSError:
+            continue  # removed while we looked
+    return max(logs)[1] if logs else None
+
+
+def read_log_end(path: Path | None, max_bytes: int) -> str:
+    """The last ``max_bytes`` of a log, starting at a whole line ("" when it cannot be read).
+
+    Seeks instead of reading the whole file, so a page polling a long server log stays cheap.
+    """
+    if path is None:
+        return ""
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, 2)
+            handle.seek(max(0, size - max_bytes))
+            data = handle.read()
+    except OSError:
+        return ""
+    text = data.decode("utf-8", "replace")
+    return text if size <= max_bytes else text.split("\n", 1)[-1]
 
 
 def write_log_header(log_path: Path, spec: ServeSpec, argv: list[str], *, strict_port: bool) -> int:

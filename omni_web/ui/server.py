@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -17,6 +16,7 @@ import gradio as gr
 from omni_web.catalog import CATALOG, get_entry
 from omni_web.models import installed_models
 from omni_web.server import ServerState, ServerStatus
+from omni_web.server.boot import latest_log_path, read_log_end
 from omni_web.tasks import TaskHandle, TaskState
 from omni_web.ui.context import TASK_SERVER, OnLoad, UiContext
 from omni_web.ui.errors import guarded
@@ -66,33 +66,12 @@ def _downloaded(ctx: UiContext) -> list[tuple[str, str]]:
     return [(model.label, model.key) for model in installed_models(cache_dir=ctx.hf_cache_dir)]
 
 
-def _read_tail(path: Path | None) -> str:
-    if path is None:
-        return ""
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(0, 2)
-            size = handle.tell()
-            handle.seek(max(0, size - _LOG_TAIL_BYTES))
-            data = handle.read()
-    except OSError:
-        return ""
-    text = data.decode("utf-8", "replace")
-    return text if size <= _LOG_TAIL_BYTES else text.split("\n", 1)[-1]
-
-
-def _latest_server_log(ctx: UiContext) -> Path | None:
-    prefixes = tuple(f"{entry.key}-" for entry in CATALOG)
-    logs = [p for p in ctx.paths.logs_dir.glob("*.log") if p.name.startswith(prefixes)]
-    return max(logs, key=lambda p: p.stat().st_mtime) if logs else None
-
-
 def _boot_log(ctx: UiContext, status: ServerStatus) -> str:
     """The start task's output while it runs (or just failed), else the server's log file."""
     task = ctx.tasks.snapshot(TASK_SERVER)
     if task.running or task.state is TaskState.FAILED and status.state is not ServerState.HEALTHY:
         return task.log_text
-    return _read_tail(status.log_path or _latest_server_log(ctx))
+    return read_log_end(status.log_path or latest_log_path(ctx.paths.logs_dir), _LOG_TAIL_BYTES)
 
 
 def _command_for(ctx: UiContext, key: str | None) -> str:
