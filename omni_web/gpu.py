@@ -83,6 +83,11 @@ class GpuProbe:
         """True when at least one GPU answered."""
         return bool(self.gpus)
 
+    @property
+    def compute_capability(self) -> tuple[int, int] | None:
+        """GPU 0's compute capability (every server stage runs there), or None without a GPU."""
+        return self.gpus[0].compute_capability if self.gpus else None
+
 
 class FitLevel(enum.StrEnum):
     """How well a model fits the local GPU."""

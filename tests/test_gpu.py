@@ -26,6 +26,7 @@ def test_probe_reads_driver_and_every_gpu() -> None:
     assert probe.driver_version == "550.54.15"
     first, second = probe.gpus
     assert first == GpuInfo(0, "NVIDIA GeForce RTX 4090", (8, 9), 24 * GIB, 23 * GIB)
+    assert probe.compute_capability == (8, 9)  # GPU 0's: the server's stages all run there
     assert second.compute_capability_str == "8.6" and second.total_memory_str == "12.0 GiB"
     assert "GPU 1: NVIDIA GeForce RTX 3060, compute capability 8.6" in second.summary
     assert nvml.calls == ["init", "shutdown"]
@@ -34,6 +35,7 @@ def test_probe_reads_driver_and_every_gpu() -> None:
 def test_nvml_that_does_not_answer_gives_a_loud_warning_not_an_exception() -> None:
     probe = probe_gpus(FakeNvml([], init_error=FakeNVMLError("NVML Shared Library Not Found")))
     assert not probe.available and probe.gpus == () and probe.driver_version is None
+    assert probe.compute_capability is None
     assert probe.warning.startswith("NO NVIDIA GPU")
     assert "NVML Shared Library Not Found" in probe.warning
     assert "SGLang-Omni needs an NVIDIA GPU" in probe.warning and "remote" in probe.warning

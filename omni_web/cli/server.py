@@ -16,7 +16,6 @@ from omni_web.errors import OmniWebError, SettingsError
 from omni_web.paths import data_root_from_env
 from omni_web.pipeline.serving import first_gpu_compute_capability
 from omni_web.server.manager import ServerManager
-from omni_web.server.spec import build_argv, shell_command
 from omni_web.server.status import ServerState
 from omni_web.settings import Settings, load_settings
 
@@ -155,5 +154,5 @@ def _command(args: argparse.Namespace) -> int:
     spec = manager.build_spec(get_entry(args.model), compute_capability=first_gpu_compute_capability(), port=args.port)
     for note in spec.notes:
         print(f"# {note}", file=sys.stderr)
-    print(shell_command(build_argv(spec, sgl_omni=manager.sgl_omni)))
+    print(manager.command_line(spec))
     return 0

@@ -35,8 +35,7 @@ _FOREIGN_CONNECT_RETRIES = 5
 
 def first_gpu_compute_capability() -> tuple[int, int] | None:
     """Compute capability of GPU 0, or None without NVML (then the default config is used)."""
-    probe = probe_gpus()
-    return probe.gpus[0].compute_capability if probe.gpus else None
+    return probe_gpus().compute_capability
 
 
 def endpoint_for(

@@ -14,6 +14,7 @@ used as-is (and left running) when it hosts the model, and refused otherwise; el
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import threading
 import time
@@ -139,12 +140,16 @@ class ServerManager:
         """The spec a start of ``entry`` would use with the current settings."""
         return build_serve_spec(entry, settings=self.settings, compute_capability=compute_capability, port=port)
 
-    def command_line(
-        self, entry: CatalogEntry, *, compute_capability: tuple[int, int] | None = None, port: int | None = None
-    ) -> str:
-        """The exact shell-quoted command a start of ``entry`` would run."""
-        spec = self.build_spec(entry, compute_capability=compute_capability, port=port)
-        return shell_command(build_argv(spec, sgl_omni=self.sgl_omni))
+    def command_line(self, spec: ServeSpec, *, with_env: bool = False) -> str:
+        """The exact shell-quoted command a start of ``spec`` runs.
+
+        ``with_env`` puts the environment this manager adds that changes how the server behaves
+        (``SGLANG_OMNI_STRICT_PORT=1`` when ``strict_port``) in front, for a start by hand.
+        """
+        line = shell_command(build_argv(spec, sgl_omni=self.sgl_omni))
+        if with_env and self._strict_port:
+            line = " ".join(f"{name}={shlex.quote(value)}" for name, value in _STRICT_PORT_ENV.items()) + " " + line
+        return line
 
     # --- queries --------------------------------------------------------------------------------
 

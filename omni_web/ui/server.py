@@ -77,11 +77,10 @@ def _boot_log(ctx: UiContext, status: ServerStatus) -> str:
 def _command_for(ctx: UiContext, key: str | None) -> str:
     if not key:
         return ""
-    probe = ctx.probe_gpus()
-    cc = probe.gpus[0].compute_capability if probe.gpus else None
-    spec = ctx.services.server.build_spec(get_entry(key), compute_capability=cc)
+    server = ctx.services.server
+    spec = server.build_spec(get_entry(key), compute_capability=ctx.probe_gpus().compute_capability)
     notes = "".join(f"# {note}\n" for note in spec.notes)
-    return f"{notes}SGLANG_OMNI_STRICT_PORT=1 {ctx.services.server.command_line(get_entry(key), compute_capability=cc)}"
+    return notes + server.command_line(spec, with_env=True)
 
 
 def _started(label: str) -> str:
@@ -90,8 +89,7 @@ def _started(label: str) -> str:
 
 def _start(ctx: UiContext, key: str) -> None:
     entry = get_entry(key)
-    probe = ctx.probe_gpus()
-    cc = probe.gpus[0].compute_capability if probe.gpus else None
+    cc = ctx.probe_gpus().compute_capability
 
     def work(handle: TaskHandle) -> str:
         status = ctx.services.server.start(entry, compute_capability=cc, on_log=handle.log)

@@ -110,6 +110,14 @@ def test_start_status_stop(make_manager, launched, data_paths, port) -> None:
     assert manager.stop() is False
 
 
+def test_command_line_puts_the_strict_port_env_in_front_only_when_asked(make_manager, data_paths) -> None:
+    spec = make_manager().build_spec(QWEN)
+    plain = make_manager().command_line(spec)
+    assert plain.startswith(f"{data_paths.backend_venv}/bin/sgl-omni serve --model-path {QWEN.repo_id}")
+    assert make_manager().command_line(spec, with_env=True) == f"SGLANG_OMNI_STRICT_PORT=1 {plain}"
+    assert make_manager(strict_port=False).command_line(spec, with_env=True) == plain
+
+
 def test_port_fallback_aborts_the_boot_and_names_both_ports(make_manager, launched, held_port, port) -> None:
     manager = make_manager(strict_port=False)  # let the fake fall back, as 0.1.9 does by default
     with pytest.raises(PortTaken) as caught:
