@@ -160,14 +160,7 @@ def server_stopper(paths: DataPaths) -> StopServerHosting:
     except SettingsError:
         settings = Settings()  # stopping reads only the server record, not the settings
     manager = ServerManager(paths, settings)
-
-    def stop(key: str) -> None:
-        record = manager.owned_record()
-        if record is not None and record.model_key == key:
-            print(f"Stopping the managed server hosting {key} (pid {record.pid}) before removing it.")
-            manager.stop()
-
-    return stop
+    return lambda key: manager.stop_before_removing(key, log=print)
 
 
 def _remove(args: argparse.Namespace) -> int:

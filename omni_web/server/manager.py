@@ -493,6 +493,17 @@ class ServerManager:
         self._terminate(record, grace_s=grace_s)
         return True
 
+    def stop_before_removing(self, model_key: str, *, log: LogCallback | None = None) -> bool:
+        """Stop our server when it hosts ``model_key``, whose weights are about to be deleted.
+
+        A server this app did not start is never stopped. Returns True when ours was stopped.
+        """
+        record = self.owned_record()
+        if record is None or record.model_key != model_key:
+            return False
+        (log or _ignore)(f"Stopping the managed server hosting {model_key} (pid {record.pid}) before removing it.")
+        return self.stop()
+
     def _terminate(
         self, record: ServerRecord, *, grace_s: float, final_state: ServerState = ServerState.STOPPED
     ) -> None:

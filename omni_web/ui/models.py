@@ -95,16 +95,10 @@ def _diff(ctx: UiContext, checked_groups: Iterable[list[str] | None]) -> tuple[l
 def _start_diff(ctx: UiContext, add: list[str], remove: list[str]) -> None:
     server = ctx.services.server
 
-    def stop_server_hosting(key: str, handle: TaskHandle) -> None:
-        record = server.owned_record()
-        if record is not None and record.model_key == key:
-            handle.log(f"Stopping the managed server hosting {key} (pid {record.pid}) before removing it.")
-            server.stop()
-
     def work(handle: TaskHandle) -> str:
         result = apply_model_diff(
             add, remove, paths=ctx.paths,
-            stop_server_hosting=lambda key: stop_server_hosting(key, handle),
+            stop_server_hosting=lambda key: server.stop_before_removing(key, log=handle.log),
             progress=lambda p: handle.progress(p.fraction, p.summary),
             log=handle.log, cancel=handle.cancel_event,
             cache_dir=ctx.hf_cache_dir, endpoint=ctx.hf_endpoint,

@@ -118,6 +118,18 @@ def test_command_line_puts_the_strict_port_env_in_front_only_when_asked(make_man
     assert make_manager(strict_port=False).command_line(spec, with_env=True) == plain
 
 
+def test_stop_before_removing_stops_only_our_server_hosting_that_model(make_manager, launched, data_paths) -> None:
+    manager = make_manager()
+    assert manager.stop_before_removing(QWEN.key) is False  # nothing of ours runs
+    manager.start(QWEN)
+    (proc,) = launched
+    assert manager.stop_before_removing("zonos2") is False and proc.poll() is None
+    lines: list[str] = []
+    assert manager.stop_before_removing(QWEN.key, log=lines.append) is True
+    assert proc.poll() is not None and load_record(data_paths) is None
+    assert lines == [f"Stopping the managed server hosting {QWEN.key} (pid {proc.pid}) before removing it."]
+
+
 def test_port_fallback_aborts_the_boot_and_names_both_ports(make_manager, launched, held_port, port) -> None:
     manager = make_manager(strict_port=False)  # let the fake fall back, as 0.1.9 does by default
     with pytest.raises(PortTaken) as caught:
