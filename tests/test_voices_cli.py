@@ -149,6 +149,8 @@ def test_clone_by_path_by_base64_upload_and_list_back(
         (uploaded,) = client.voices().uploaded
     assert (uploaded.name, uploaded.consent, uploaded.ref_text) == ("narrator", "I recorded this myself.", TRANSCRIPT)
     assert uploaded.file_size == voice.size_bytes
+    assert uploaded.size_str == voice.size_str and uploaded.size_str in listed  # sized like the Generate tab's list
+    assert uploaded.created_str != "-" and uploaded.created_str in listed
 
     # The uploaded voice is used by name; then it is deleted from the server.
     assert main(["voices", "preview", "uploaded:narrator", "--api-url", url, "--out", str(tmp_path / "up.wav")]) == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,12 @@ def test_transcript_warning_says_quality_may_drop(library_voices: list[Voice]) -
     assert "quality may drop" in (transcript_warning(higgs, carol) or "")
     assert "needs a transcript" in (transcript_warning(dots, carol) or "")
     assert transcript_warning(get_entry("voxtral_tts"), carol) is None
+
+
+def test_uploaded_voice_display_strings() -> None:
+    unknown = UploadedVoice(name="x")
+    assert (unknown.created_str, unknown.size_str) == ("-", "0 B")
+    stamp = 1_780_000_000
+    voice = UploadedVoice(name="x", created_at=stamp, file_size=1_234_567)
+    assert voice.created_str == datetime.datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M")
+    assert voice.size_str == "1.2 MB"

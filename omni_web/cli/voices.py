@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime
 import sys
 from pathlib import Path
 from typing import Any
@@ -201,9 +200,8 @@ def _list(args: argparse.Namespace) -> int:
         if not catalog.uploaded:
             print("  no uploaded voices")
         for voice in catalog.uploaded:
-            when = datetime.datetime.fromtimestamp(voice.created_at).strftime("%Y-%m-%d %H:%M") if voice.created_at else "-"
             text = "transcript" if voice.ref_text else "no transcript"
-            print(f"  {voice.name:<24} {when}  {voice.file_size:>9} B  {text}")
+            print(f"  {voice.name:<24} {voice.created_str:<16}  {voice.size_str:>9}  {text}")
         return 0
     voices = library.list()
     if not voices:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import datetime
 import io
 import wave
 from dataclasses import dataclass, field
 from typing import Any
 
+from omni_web.backend.disk import format_bytes
 from omni_web.errors import SpeechError
 
 __all__ = [
@@ -56,6 +58,18 @@ class UploadedVoice:
     ref_text: str | None = None
     speaker_description: str | None = None
     warning: str | None = None  # "Voice '<n>' overwritten" on a re-upload
+
+    @property
+    def created_str(self) -> str:
+        """``2026-11-30 14:05`` in local time; ``-`` when the server gave no time."""
+        if not self.created_at:
+            return "-"
+        return datetime.datetime.fromtimestamp(self.created_at).strftime("%Y-%m-%d %H:%M")
+
+    @property
+    def size_str(self) -> str:
+        """The uploaded clip's size, e.g. ``"1.2 MB"``."""
+        return format_bytes(self.file_size)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> UploadedVoice:

@@ -10,14 +10,12 @@ the voice menu is rendered again, so it shows (or drops) the ``On server:`` entr
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
 
-from omni_web.backend.disk import format_bytes
 from omni_web.catalog import get_entry
 from omni_web.client import SpeechClient, UploadedVoice, VoiceKind
 from omni_web.errors import OmniWebError, VoiceError
@@ -75,12 +73,6 @@ def build_server_voices() -> ServerVoiceRefs:
     return ServerVoiceRefs(info, consent, name, upload, listing, pick, delete, refresh)
 
 
-def _created_str(voice: UploadedVoice) -> str:
-    if not voice.created_at:
-        return "-"
-    return datetime.datetime.fromtimestamp(voice.created_at).strftime("%Y-%m-%d %H:%M")
-
-
 def _short(text: str | None) -> str:
     text = (text or "").strip()
     return text if len(text) <= _TRANSCRIPT_SHOWN else text[: _TRANSCRIPT_SHOWN - 1].rstrip() + "…"
@@ -89,7 +81,7 @@ def _short(text: str | None) -> str:
 def _listing_html(uploaded: tuple[UploadedVoice, ...]) -> str:
     if not uploaded:
         return '<div class="ow-dim">No voices uploaded to this server yet.</div>'
-    rows = [(v.name, _short(v.ref_text) or "(no transcript)", format_bytes(v.file_size), _created_str(v))
+    rows = [(v.name, _short(v.ref_text) or "(no transcript)", v.size_str, v.created_str)
             for v in sorted(uploaded, key=lambda v: v.name.casefold())]
     return table(["Name", "Transcript", "Clip", "Uploaded"], rows)
 
