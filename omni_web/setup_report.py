@@ -23,7 +23,9 @@ from omni_web.models.cache import CachedModel, cached_models, hub_cache_dir
 from omni_web.paths import DataPaths
 from omni_web.systools import ToolStatus, check_system_tools, detect_package_manager
 
-__all__ = ["SetupReport", "collect_setup_report", "render_setup_report"]
+__all__ = ["MISSING_TOOL_NOTE", "SetupReport", "collect_setup_report", "render_setup_report"]
+
+MISSING_TOOL_NOTE = "A missing program never blocks a model download; the server needs it to use that model."
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,15 @@ class SetupReport:
     def installed(self) -> tuple[CachedModel, ...]:
         """The completely downloaded models."""
         return tuple(model for model in self.models if model.complete)
+
+    @property
+    def tools_missing(self) -> bool:
+        """True when any system program is not found."""
+        return any(not tool.found for tool in self.tools)
+
+    def install_commands(self, tool: ToolStatus) -> list[tuple[str, str]]:
+        """``(package manager, command)`` pairs that install ``tool``, this machine's manager first."""
+        return sorted(tool.install, key=lambda item: item[0] != self.package_manager)
 
 
 def collect_setup_report(
@@ -109,10 +120,9 @@ def _tool_lines(report: SetupReport) -> list[str]:
         where = tool.path or "MISSING"
         lines.append(f"  {_mark(tool.found)}{tool.name:<{width}}  {where}  (needed by {tool.required_by_str})")
         if not tool.found:
-            ordered = sorted(tool.install, key=lambda item: item[0] != report.package_manager)
-            lines += [f"        {manager}: {command}" for manager, command in ordered]
-    if any(not tool.found for tool in report.tools):
-        lines.append("  A missing program never blocks a model download; the server needs it to use that model.")
+            lines += [f"        {manager}: {command}" for manager, command in report.install_commands(tool)]
+    if report.tools_missing:
+        lines.append(f"  {MISSING_TOOL_NOTE}")
     return lines
 
 

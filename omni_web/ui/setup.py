@@ -10,7 +10,7 @@ import gradio as gr
 from omni_web.backend import install_backend
 from omni_web.catalog import SGLANG_OMNI_VERSION, get_entry
 from omni_web.gpu import FitLevel
-from omni_web.setup_report import SetupReport, collect_setup_report
+from omni_web.setup_report import MISSING_TOOL_NOTE, SetupReport, collect_setup_report
 from omni_web.tasks import TaskHandle
 from omni_web.ui.context import TASK_BACKEND, OnLoad, UiContext
 from omni_web.ui.errors import guarded
@@ -92,8 +92,8 @@ def render_tools(report: SetupReport) -> str:
     """System programs with their status and, when missing, the line that installs them."""
     rows = []
     for tool in report.tools:
-        ordered = sorted(tool.install, key=lambda item: item[0] != report.package_manager)
-        fix = "" if tool.found else "<br>".join(f"<code>{esc(command)}</code>" for _, command in ordered)
+        commands = [] if tool.found else report.install_commands(tool)
+        fix = "<br>".join(f"<code>{esc(command)}</code>" for _, command in commands)
         rows.append((
             f"<b>{esc(tool.name)}</b>",
             badge("found" if tool.found else "missing"),
@@ -101,12 +101,7 @@ def render_tools(report: SetupReport) -> str:
             esc(tool.required_by_str),
             fix,
         ))
-    note = ""
-    if any(not tool.found for tool in report.tools):
-        note = callout(
-            "A missing program never blocks a model download; the server needs it to use that model.",
-            tone="warn",
-        )
+    note = callout(MISSING_TOOL_NOTE, tone="warn") if report.tools_missing else ""
     return table(["Program", "Status", "Path", "Needed by", "Install"], rows, raw_columns=(0, 1, 4)) + note
 
 

@@ -75,3 +75,16 @@ def test_install_runs_in_the_background_with_a_live_log(app):
 def test_cancel_with_nothing_running_changes_nothing(app):
     app.client().predict(api_name="/setup_cancel")
     assert app.ctx.tasks.snapshot(TASK_BACKEND).state is TaskState.DONE
+
+
+def test_install_lines_put_this_machines_package_manager_first(data_paths, tmp_path):
+    from omni_web.setup_report import MISSING_TOOL_NOTE, collect_setup_report
+    from omni_web.ui.setup import render_tools
+    from tests.fakes.fake_nvml import FakeNvml
+
+    present = {"ffmpeg", "ffprobe", "pacman"}
+    report = collect_setup_report(data_paths, nvml=FakeNvml([]), cache_dir=tmp_path / "hf",
+                                  which=lambda name: f"/usr/bin/{name}" if name in present else None)
+    html = render_tools(report)
+    assert html.index("sudo pacman -S sox") < html.index("sudo apt install sox")  # the CLI's order too
+    assert MISSING_TOOL_NOTE in html
