@@ -8,7 +8,6 @@ same file twice reuses one copy and resumed jobs see identical bytes.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import re
 import shutil
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from omni_web.errors import BookError, DiskFullError
 from omni_web.paths import DataPaths
+from omni_web.render.keys import file_sha256
 
 __all__ = ["books_dir", "store_book"]
 
@@ -25,14 +25,6 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 def books_dir(paths: DataPaths) -> Path:
     """Where uploaded books are kept (``state/books``)."""
     return paths.state_dir / "books"
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def store_book(paths: DataPaths, source: Path, *, name: str | None = None) -> Path:
@@ -46,7 +38,7 @@ def store_book(paths: DataPaths, source: Path, *, name: str | None = None) -> Pa
     """
     source = Path(source)
     try:
-        digest = _sha256(source)
+        digest = file_sha256(source)
     except OSError as exc:
         raise BookError(f"Cannot read the uploaded book {source.name}: {exc.strerror or exc}. Upload it again.") from exc
     stem = _UNSAFE.sub("_", Path(name or source.name).stem).strip("._") or "book"
