@@ -25,6 +25,7 @@ from omni_web.jobs import Job
 from omni_web.models import installed_keys
 from omni_web.pipeline import ConvertRequest, chunk_size_conflict
 from omni_web.preview import preview_request
+from omni_web.server import ServerStatus
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.labels import model_picker_choices
@@ -105,9 +106,11 @@ def _cover(book: Book) -> Any:
         return None  # e.g. an SVG cover: the m4b keeps it, the page just shows none
 
 
-def _model_info(ctx: UiContext, key: str) -> str:
+def _model_info(ctx: UiContext, key: str, downloaded_keys: set[str] | None = None) -> str:
     entry = get_entry(key)
-    downloaded = key in installed_keys(cache_dir=ctx.hf_cache_dir)
+    if downloaded_keys is None:
+        downloaded_keys = installed_keys(cache_dir=ctx.hf_cache_dir)
+    downloaded = key in downloaded_keys
     state = "downloaded" if downloaded else "not downloaded yet: the server fetches it on first start (slow); " \
         "the Models tab downloads it ahead"
     notes = f" {entry.vram_note}" if entry.vram_note else ""
@@ -115,10 +118,9 @@ def _model_info(ctx: UiContext, key: str) -> str:
     return f"**{entry.label}** ({entry.repo_id}): {state}.{notes}{cap}"
 
 
-def _default_model(ctx: UiContext, downloaded: set[str]) -> str:
-    hosted = ctx.services.server.status().model_key
-    if hosted:
-        return hosted
+def _default_model(status: ServerStatus, downloaded: set[str]) -> str:
+    if status.model_key:
+        return status.model_key
     return next((entry.key for entry in CATALOG if entry.key in downloaded), CATALOG[0].key)
 
 
@@ -200,11 +202,13 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
 
     @guarded
     def load() -> tuple[Any, ...]:
+        # One look at the cache and one at the server serve the whole form.
         downloaded = installed_keys(cache_dir=ctx.hf_cache_dir)
-        key = _default_model(ctx, downloaded)
+        status = ctx.services.server.status()
+        key = _default_model(status, downloaded)
         picker = gr.update(choices=model_picker_choices(downloaded), value=key)
-        return (picker, _model_info(ctx, key), ctx.settings.chunk_size_words, *render_voice_controls(ctx, key),
-                *render_server_voices(ctx, key))
+        return (picker, _model_info(ctx, key, downloaded), ctx.settings.chunk_size_words,
+                *render_voice_controls(ctx, key, status=status), *render_server_voices(ctx, key, status=status))
 
     @guarded
     def upload(file: str | None) -> tuple[Any, ...]:

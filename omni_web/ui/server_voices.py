@@ -19,6 +19,7 @@ import gradio as gr
 from omni_web.catalog import get_entry
 from omni_web.client import SpeechClient, UploadedVoice, VoiceKind
 from omni_web.errors import OmniWebError, VoiceError
+from omni_web.server import ServerStatus
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.widgets import table
@@ -86,8 +87,13 @@ def _listing_html(uploaded: tuple[UploadedVoice, ...]) -> str:
     return table(["Name", "Transcript", "Clip", "Uploaded"], rows)
 
 
-def render_server_voices(ctx: UiContext, model_key: str | None) -> tuple[Any, Any, Any]:
-    """(info, list, delete picker) for ``model_key``'s model and the server that hosts it now."""
+def render_server_voices(
+    ctx: UiContext, model_key: str | None, *, status: ServerStatus | None = None
+) -> tuple[Any, Any, Any]:
+    """(info, list, delete picker) for ``model_key``'s model and the server that hosts it now.
+
+    ``status`` is a server status the caller already has (None: ask the server now).
+    """
     if not model_key:
         return "", "", gr.update(choices=[], value=None)
     entry = get_entry(model_key)
@@ -95,7 +101,7 @@ def render_server_voices(ctx: UiContext, model_key: str | None) -> tuple[Any, An
     if reason is not None:
         return reason, "", gr.update(choices=[], value=None)
     try:
-        endpoint = server_voice_endpoint(ctx.services.server.status(), entry)
+        endpoint = server_voice_endpoint(status or ctx.services.server.status(), entry)
         with SpeechClient(endpoint, timeout_s=5.0, connect_retries=0) as client:
             uploaded = list_server_voices(client).uploaded
     except OmniWebError as exc:

@@ -17,6 +17,7 @@ import gradio as gr
 from omni_web.catalog import VoiceMode, get_entry
 from omni_web.client import SpeechClient, VoiceCatalog, VoiceChoice, VoiceKind
 from omni_web.errors import OmniWebError, TranscriberNotInstalled, VoiceError
+from omni_web.server import ServerStatus
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.server_voices import ServerVoiceRefs, build_server_voices, wire_server_voices
@@ -66,9 +67,12 @@ class VoiceRefs:
     server: ServerVoiceRefs
 
 
-def _server_voices(ctx: UiContext, model_key: str) -> VoiceCatalog | None:
-    """The voices of a healthy server hosting ``model_key``, or None (no such server)."""
-    status = ctx.services.server.status()
+def _server_voices(ctx: UiContext, model_key: str, status: ServerStatus | None = None) -> VoiceCatalog | None:
+    """The voices of a healthy server hosting ``model_key``, or None (no such server).
+
+    ``status`` is a server status the caller already has (None: ask the server now).
+    """
+    status = status or ctx.services.server.status()
     if not status.healthy or status.model_key != model_key:
         return None
     try:
@@ -78,18 +82,23 @@ def _server_voices(ctx: UiContext, model_key: str) -> VoiceCatalog | None:
         return None
 
 
-def _options(ctx: UiContext, model_key: str) -> list[VoiceOption]:
+def _options(ctx: UiContext, model_key: str, status: ServerStatus | None = None) -> list[VoiceOption]:
     entry = get_entry(model_key)
-    return voice_menu(entry, _server_voices(ctx, model_key), ctx.library.list())
+    return voice_menu(entry, _server_voices(ctx, model_key, status), ctx.library.list())
 
 
-def voice_details(ctx: UiContext, model_key: str, voice_key: str | None) -> tuple[Any, ...]:
-    """Help text and the transcript / instructions fields for the chosen voice."""
+def voice_details(
+    ctx: UiContext, model_key: str, voice_key: str | None, *, options: list[VoiceOption] | None = None
+) -> tuple[Any, ...]:
+    """Help text and the transcript / instructions fields for the chosen voice.
+
+    ``options`` is the menu the caller already built (None: build it, asking the server).
+    """
     entry = get_entry(model_key)
     option = None
     if voice_key:
         try:
-            option = option_for_key(_options(ctx, model_key), voice_key)
+            option = option_for_key(options if options is not None else _options(ctx, model_key), voice_key)
         except VoiceError:
             option = None
     clone = option is not None and option.kind is VoiceKind.CLONE and option.voice is not None
@@ -109,15 +118,20 @@ def voice_details(ctx: UiContext, model_key: str, voice_key: str | None) -> tupl
     )
 
 
-def render_voice_controls(ctx: UiContext, model_key: str, keep: str | None = None) -> tuple[Any, ...]:
-    """Updates for the voice menu (keeping ``keep`` when it is still offered) and its details."""
-    options = _options(ctx, model_key)
+def render_voice_controls(
+    ctx: UiContext, model_key: str, keep: str | None = None, *, status: ServerStatus | None = None
+) -> tuple[Any, ...]:
+    """Updates for the voice menu (keeping ``keep`` when it is still offered) and its details.
+
+    ``status`` is a server status the caller already has (None: ask the server now).
+    """
+    options = _options(ctx, model_key, status)
     keys = [option.key for option in options]
     value = keep if keep in keys else (keys[0] if keys else None)
     menu = gr.update(choices=[(option.label, option.key) for option in options], value=value)
     if not options:
         menu = gr.update(choices=[], value=None)
-    return (menu, *voice_details(ctx, model_key, value))
+    return (menu, *voice_details(ctx, model_key, value, options=options))
 
 
 def voice_choice(

@@ -56,6 +56,16 @@ def test_model_picker_reads_as_a_table(ui_app):
     assert "downloaded" in info and chunk == 120
 
 
+def test_page_open_looks_at_the_server_once(ui_app, monkeypatch):
+    server = ui_app.services.server
+    looks: list[object] = []
+    real_status = server.status
+    monkeypatch.setattr(server, "status", lambda: looks.append(1) or real_status())
+    picker, *_ = ui_app.client().predict(api_name="/generate_load")
+    assert picker["value"] == MODEL
+    assert len(looks) == 1  # the default model, the voice menu and the server-voices box share it
+
+
 @pytest.mark.parametrize(
     ("model", "first_voice", "instructions_visible"),
     [
