@@ -115,6 +115,7 @@ class ServerManager:
         self._pending_spec: ServeSpec | None = None  # the start in progress, before it has a record
         self._last_spec: ServeSpec | None = None
         self._stop_requested = False  # set by stop(), cleared by the next start
+        self._last_look: tuple[float, tuple[object, ...], ServerStatus] | None = None  # for status(max_age_s=)
 
     # --- configuration --------------------------------------------------------------------------
 
@@ -168,8 +169,25 @@ class ServerManager:
         """True when the process this app started is alive (asks the OS, not a flag)."""
         return self.owned_record() is not None
 
-    def status(self) -> ServerStatus:
-        """What serves now: the remote URL, our recorded process, or a foreign server on the port."""
+    def status(self, *, max_age_s: float = 0.0) -> ServerStatus:
+        """What serves now: the remote URL, our recorded process, or a foreign server on the port.
+
+        ``max_age_s`` lets pollers share one look: a status taken at most that long ago is
+        returned again while nothing this manager knows has changed (settings, a start, a stop,
+        a failure), so every open page polling the Server tab costs one probe per interval.
+        """
+        self._notice_exit()
+        with self._lock:
+            known = (self._settings, self._state, self._message, self._pending_spec, self._stop_requested, self._popen)
+            last = self._last_look
+        if max_age_s > 0 and last is not None and last[1] == known and time.monotonic() - last[0] <= max_age_s:
+            return last[2]
+        status = self._look()
+        with self._lock:
+            self._last_look = (time.monotonic(), known, status)
+        return status
+
+    def _look(self) -> ServerStatus:
         settings = self.settings
         if settings.remote_url:
             return self._foreign_status(self._probe(settings.remote_url), remote=True)

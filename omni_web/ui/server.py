@@ -25,6 +25,9 @@ from omni_web.ui.widgets import badge, callout, esc, task_status_html
 __all__ = ["ServerRefs", "build", "status_html"]
 
 _LOG_TAIL_BYTES = 48_000
+_TICK_S = 2.0
+# Just under the tick, so one page still sees a fresh probe on every tick.
+_STATUS_MAX_AGE_S = 1.5
 NO_MODELS = "No model is downloaded yet. Open the **Models** tab, check one and press Apply; then start it here."
 
 
@@ -128,15 +131,16 @@ def build(ctx: UiContext) -> ServerRefs:
     boot_log = gr.Textbox(label="Boot log", lines=16, max_lines=16, interactive=False, autoscroll=True,
                           elem_id="server-boot-log", elem_classes=["ow-log"], buttons=["copy"])
     refs = ServerRefs(status, start, stop, notice, chooser, choice, choose_start, choose_cancel, remote_url,
-                      save_remote, command_model, command, boot_log, gr.Timer(2.0))
+                      save_remote, command_model, command, boot_log, gr.Timer(_TICK_S))
     return replace(refs, on_load=_wire(ctx, refs))
 
 
 def _wire(ctx: UiContext, refs: ServerRefs) -> OnLoad:
     server = ctx.services.server
 
-    def live() -> tuple[str, str]:
-        current = server.status()
+    def live(current: ServerStatus | None = None) -> tuple[str, str]:
+        # Every open page ticks; pages ticking within the same interval share one probe.
+        current = current or server.status(max_age_s=_STATUS_MAX_AGE_S)
         task = ctx.tasks.snapshot(TASK_SERVER)
         line = status_html(current)
         if task.running:
@@ -148,7 +152,7 @@ def _wire(ctx: UiContext, refs: ServerRefs) -> OnLoad:
         current = server.status()
         downloaded = _downloaded(ctx)
         key = current.model_key or (downloaded[0][1] if downloaded else CATALOG[0].key)
-        return (*live(), ctx.settings.remote_url, key, _command_for(ctx, key))
+        return (*live(current), ctx.settings.remote_url, key, _command_for(ctx, key))
 
     @guarded
     def start() -> tuple[Any, ...]:
@@ -193,6 +197,6 @@ def _wire(ctx: UiContext, refs: ServerRefs) -> OnLoad:
     refs.save_remote.click(save_remote, [refs.remote_url], refs.notice, api_name="server_save_remote")
     refs.command_model.change(guarded(lambda key: _command_for(ctx, key)), [refs.command_model], refs.command,
                               api_name="server_command")
-    refs.timer.tick(guarded(live), None, [refs.status, refs.boot_log], show_progress="hidden",
+    refs.timer.tick(guarded(lambda: live()), None, [refs.status, refs.boot_log], show_progress="hidden",
                     api_name="server_status", concurrency_limit=4)
     return OnLoad(load, [], [refs.status, refs.boot_log, refs.remote_url, refs.command_model, refs.command])

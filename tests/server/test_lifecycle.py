@@ -16,6 +16,7 @@ from dataclasses import replace
 import pytest
 
 from omni_web.catalog import get_entry
+from omni_web.client import SpeechClient
 from omni_web.errors import BackendError, BootTimeout, ForeignServer, PortTaken, ServerStartError
 from omni_web.server import manager as manager_module
 from omni_web.server.process import pid_alive, signal_group
@@ -128,6 +129,26 @@ def test_stop_before_removing_stops_only_our_server_hosting_that_model(make_mana
     assert manager.stop_before_removing(QWEN.key, log=lines.append) is True
     assert proc.poll() is not None and load_record(data_paths) is None
     assert lines == [f"Stopping the managed server hosting {QWEN.key} (pid {proc.pid}) before removing it."]
+
+
+def test_pollers_share_one_status_look_until_the_manager_changes(data_paths, port) -> None:
+    looks: list[str] = []
+
+    def client_factory(base_url: str, **kwargs) -> SpeechClient:
+        looks.append(base_url)
+        return SpeechClient(base_url, **kwargs)
+
+    manager = manager_module.ServerManager(data_paths, Settings(server_port=port), client_factory=client_factory)
+    first = manager.status(max_age_s=60)
+    assert first.state is ServerState.STOPPED and len(looks) == 1
+    assert manager.status(max_age_s=60) is first and len(looks) == 1  # shared
+    manager.status()
+    assert len(looks) == 2  # without max_age_s: always a fresh look
+    manager.stop()  # what the manager knows changed: the next poll looks again
+    manager.status(max_age_s=60)
+    assert len(looks) == 3
+    manager.use_settings(Settings(server_port=free_port()))
+    assert manager.status(max_age_s=60).endpoint != first.endpoint and len(looks) == 4
 
 
 def test_port_fallback_aborts_the_boot_and_names_both_ports(make_manager, launched, held_port, port) -> None:
