@@ -34,6 +34,7 @@ def test_jobs_run_in_queue_order_with_progress(store: JobStore) -> None:
 
     jobs = [store.enqueue("convert", {"name": n}, title=n) for n in ("a", "b", "c")]
     assert [store.queue_position(j.id) for j in jobs] == [1, 2, 3]
+    assert store.queue_positions() == {job.id: place for place, job in enumerate(jobs, start=1)}
     worker = JobWorker(store, {"convert": runner}, idle_poll_s=0.05)
     worker.start()
     try:
@@ -41,6 +42,7 @@ def test_jobs_run_in_queue_order_with_progress(store: JobStore) -> None:
     finally:
         worker.stop()
     assert ran == ["a", "b", "c"]
+    assert store.queue_positions() == {}
     done = store.get(jobs[1].id)
     assert done.result == {"output": "b.m4b"} and done.progress["chunks_done"] == 1
     assert done.started_at is not None and done.finished_at >= done.started_at

@@ -145,6 +145,12 @@ class JobStore:
             ).fetchone()
         return int(ahead) + 1
 
+    def queue_positions(self) -> dict[str, int]:
+        """Every queued job's 1-based place in line, by id, from one query (for pages that poll)."""
+        with self._connect() as conn:
+            rows = conn.execute("SELECT id FROM jobs WHERE state = ? ORDER BY seq", (JobState.QUEUED.value,)).fetchall()
+        return {row["id"]: place for place, row in enumerate(rows, start=1)}
+
     # --- writing ---------------------------------------------------------------------------
 
     def enqueue(self, kind: str, params: Mapping[str, Any], *, title: str = "") -> Job:

@@ -16,7 +16,7 @@ from typing import Any
 
 import gradio as gr
 
-from omni_web.jobs import Job, JobState, JobStore
+from omni_web.jobs import Job, JobState
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.widgets import badge, callout, clock_str, esc, progress_bar, table
@@ -65,13 +65,13 @@ def _progress_cell(job: Job, position: int) -> str:
     return progress_bar(_fraction(p) if job.state is JobState.RUNNING or p else 0.0, text=text)
 
 
-def jobs_table_html(jobs: Sequence[Job], store: JobStore) -> str:
-    """The overview: one row per job, newest first."""
+def jobs_table_html(jobs: Sequence[Job], positions: Mapping[str, int]) -> str:
+    """The overview: one row per job, newest first (``positions``: JobStore.queue_positions())."""
     if not jobs:
         return callout("No jobs yet. Queue one in the Generate tab.")
     rows = []
     for job in jobs:
-        position = store.queue_position(job.id) if job.state is JobState.QUEUED else 0
+        position = positions.get(job.id, 0)
         eta = job.progress.get("eta_s") if job.state is JobState.RUNNING else None
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(job.created_at))
         rows.append((esc(job.title), esc(job.params.get("model_key", "-")), badge(job.state.value),
@@ -172,16 +172,17 @@ def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
     def render(selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
         shown = dict(shown or {})
         jobs = store.list()
+        positions = store.queue_positions()
         ids = [job.id for job in jobs]
         selected = selected if selected in ids else (ids[0] if ids else None)
         choices = job_choices(jobs)
         pick = gr.update(choices=choices, value=selected) if choices != shown.get("choices") else gr.skip()
         new = {"choices": choices, "job": selected}
         if selected is None:
-            return [jobs_table_html(jobs, store), pick, "", gr.update(visible=False), gr.update(visible=False),
+            return [jobs_table_html(jobs, positions), pick, "", gr.update(visible=False), gr.update(visible=False),
                     gr.update(choices=[], value=None), None, gr.update(visible=False), gr.update(visible=False), new]
         job = next(job for job in jobs if job.id == selected)
-        position = store.queue_position(job.id) if job.state is JobState.QUEUED else 0
+        position = positions.get(job.id, 0)
         same_job = shown.get("job") == selected
         ready = playable_chapters(job)
         new["ready"] = ready
@@ -195,7 +196,7 @@ def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
         files_same = same_job and new["files"] == shown.get("files")
         m4b_out = gr.skip() if files_same else gr.update(value=m4b, visible=m4b is not None)
         mp3_out = gr.skip() if files_same else gr.update(value=mp3s or None, visible=bool(mp3s))
-        return [jobs_table_html(jobs, store), pick, job_detail_html(job, position),
+        return [jobs_table_html(jobs, positions), pick, job_detail_html(job, position),
                 gr.update(visible=not job.state.finished), gr.update(visible=job.state in (JobState.FAILED,
                                                                                         JobState.CANCELLED)),
                 chapter, player, m4b_out, mp3_out, new]

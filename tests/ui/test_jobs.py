@@ -134,6 +134,10 @@ def test_cancel_a_queued_and_a_running_job_then_resume(ui_app):
     short_id = _submit(client, "hefty-water.epub")
     queued = ui_app.services.jobs.get(short_id)
     assert queued.state is JobState.QUEUED
+    wait_for(lambda: ui_app.services.jobs.get(long_id).state is JobState.RUNNING, timeout_s=30,
+             what="the long job to start")
+    overview, _pick, detail, *_ = client.predict(short_id, api_name="/jobs_refresh")
+    assert "queued, #1 in line" in overview and "Waiting: #1 in the queue" in detail
     client.predict(short_id, api_name="/job_cancel")
     assert ui_app.services.jobs.get(short_id).state is JobState.CANCELLED
     wait_for(lambda: (ui_app.services.jobs.get(long_id).progress.get("chunks_done") or 0) > 0,
