@@ -26,6 +26,7 @@ from omni_web.client import SpeechClient
 from omni_web.errors import (
     BackendError,
     ForeignServer,
+    OmniWebError,
     PortTaken,
     ServerError,
     ServerNotRunning,
@@ -381,7 +382,7 @@ class ServerManager:
             with self._lock:
                 cancelled = self._cancel.is_set()
                 self._state = ServerState.STOPPED if cancelled else ServerState.FAILED
-                self._message = "" if cancelled else str(exc)
+                self._message = "" if cancelled else _failure_message(exc)
             raise
         finally:
             with self._lock:
@@ -537,6 +538,16 @@ class ServerManager:
                 self._state, self._message = final_state, ""
                 if popen is not None:
                     self._popen = None
+
+
+def _failure_message(exc: BaseException) -> str:
+    """What the status line says after a failed start: our errors say it themselves; others are bugs."""
+    if isinstance(exc, OmniWebError):
+        return str(exc)
+    if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit
+        return "The server start was interrupted."
+    # The caller logs the traceback; the page gets no raw text from a foreign exception.
+    return f"Internal error while starting the server ({type(exc).__name__}); see the app log."
 
 
 def _same_server(record: ServerRecord, spec: ServeSpec) -> bool:

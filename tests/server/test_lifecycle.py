@@ -321,9 +321,23 @@ def test_before_start_hook_runs_first_and_can_abort(make_manager, launched) -> N
         seen.append(entry.key)
         raise BackendError("companion install failed")
 
+    manager = make_manager(before_start=hook)
     with pytest.raises(BackendError, match="companion"):
-        make_manager(before_start=hook).start(QWEN)
+        manager.start(QWEN)
     assert seen == [QWEN.key] and launched == []
+    assert manager.status().message == "companion install failed"
+
+
+def test_a_bug_during_start_leaves_no_raw_exception_text_in_the_status(make_manager, launched) -> None:
+    def hook(entry):
+        raise KeyError("internal detail")
+
+    manager = make_manager(before_start=hook)
+    with pytest.raises(KeyError):
+        manager.start(QWEN)
+    status = manager.status()
+    assert status.state is ServerState.FAILED and "internal detail" not in status.message
+    assert status.message.startswith("Internal error while starting the server (KeyError)")
 
 
 def test_stop_during_boot_cancels_the_start(make_manager, launched, monkeypatch, data_paths) -> None:
