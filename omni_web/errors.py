@@ -44,6 +44,9 @@ module that meets them, and chained with ``from exc``.
         ├── JobNotFound             (also KeyError)
         ├── JobCancelled
         └── TaskBusy                a background task of that kind (install, download, start) runs
+
+Anything else that escapes is a bug: :func:`internal_error_message` is the one line a user sees
+for it (the UI, background tasks, jobs and the server status use it), the traceback goes to the log.
 """
 
 from __future__ import annotations
@@ -88,6 +91,7 @@ __all__ = [
     "UnknownVoice",
     "UnsafeBook",
     "VoiceError",
+    "internal_error_message",
 ]
 
 
@@ -418,3 +422,11 @@ class TaskBusy(JobError):
         self.kind = kind
         self.title = title
         super().__init__(f"'{title}' is still running. Wait for it to finish or cancel it, then try again.")
+
+
+# --- bugs -------------------------------------------------------------------------------------
+
+
+def internal_error_message(exc: BaseException) -> str:
+    """The line shown for an exception that is not an :class:`OmniWebError` (a bug); log the traceback too."""
+    return f"Internal error: {type(exc).__name__}: {exc}. This is a bug; the app log has the details."

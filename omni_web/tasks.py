@@ -18,7 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from omni_web.errors import DownloadCancelled, InstallCancelled, JobCancelled, OmniWebError, TaskBusy
+from omni_web.errors import (
+    DownloadCancelled,
+    InstallCancelled,
+    JobCancelled,
+    OmniWebError,
+    TaskBusy,
+    internal_error_message,
+)
 
 __all__ = ["TaskHandle", "TaskRunner", "TaskSnapshot", "TaskState"]
 
@@ -232,7 +239,7 @@ class TaskRunner:
             self._finish(task, state, str(exc))
         except Exception as exc:  # a bug: record it for the page, keep the traceback in the app log
             _log.exception("Background task %s (%s) failed with an internal error", task.kind, task.title)
-            self._finish(task, TaskState.FAILED, f"Internal error: {exc!r} (see the app log).")
+            self._finish(task, TaskState.FAILED, internal_error_message(exc))
         else:
             if task.cancel.is_set():
                 self._finish(task, TaskState.CANCELLED, "Cancelled.", result)

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from omni_web.errors import JobCancelled, OmniWebError
+from omni_web.errors import JobCancelled, OmniWebError, internal_error_message
 from omni_web.jobs.store import Job, JobState, JobStore
 
 __all__ = ["JobContext", "JobRunner", "JobWorker"]
@@ -140,6 +140,6 @@ class JobWorker:
             self.store.finish(job.id, JobState.FAILED, error=str(exc))
         except Exception as exc:  # a bug: keep the worker alive, record it, log the traceback
             log.exception("Job %s failed with an internal error", job.id)
-            self.store.finish(job.id, JobState.FAILED, error=f"Internal error: {exc!r} (see the app log).")
+            self.store.finish(job.id, JobState.FAILED, error=internal_error_message(exc))
         finally:
             self._current = None

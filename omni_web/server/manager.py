@@ -31,6 +31,7 @@ from omni_web.errors import (
     ServerError,
     ServerNotRunning,
     ServerStartError,
+    internal_error_message,
 )
 from omni_web.paths import DataPaths
 from omni_web.server.boot import (
@@ -546,8 +547,7 @@ def _failure_message(exc: BaseException) -> str:
         return str(exc)
     if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit
         return "The server start was interrupted."
-    # The caller logs the traceback; the page gets no raw text from a foreign exception.
-    return f"Internal error while starting the server ({type(exc).__name__}); see the app log."
+    return internal_error_message(exc)  # the caller (task runner, CLI) logs or prints the traceback
 
 
 def _same_server(record: ServerRecord, spec: ServeSpec) -> bool:

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import gradio as gr
 
-from omni_web.errors import OmniWebError
+from omni_web.errors import OmniWebError, internal_error_message
 
 __all__ = ["guarded", "to_gr_error"]
 
@@ -30,10 +30,7 @@ def to_gr_error(exc: BaseException) -> gr.Error:
         # gr.Error renders HTML; our messages carry paths and quotes, never markup.
         return gr.Error(html.escape(str(exc)), title="Cannot do that", print_exception=False)
     _log.error("Internal error in a UI handler", exc_info=exc)
-    return gr.Error(
-        html.escape(f"Internal error: {type(exc).__name__}: {exc}. This is a bug; the app log has the details."),
-        title="Internal error",
-    )
+    return gr.Error(html.escape(internal_error_message(exc)), title="Internal error")
 
 
 def guarded(fn: F) -> F:
