@@ -56,7 +56,7 @@ def preview_text(book: Book, chapters: tuple[int, ...] | None, *, entry: Catalog
 
 def _endpoint(server: ServerManager, entry: CatalogEntry) -> str:
     status = server.status()
-    if status.healthy and status.model_key == entry.key:
+    if status.hosts(entry.key):
         return status.endpoint
     if status.healthy and status.model_label:
         raise ServerNotRunning(

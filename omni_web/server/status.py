@@ -44,6 +44,10 @@ class ServerStatus:
         """True when the server takes speech requests."""
         return self.state is ServerState.HEALTHY
 
+    def hosts(self, model_key: str) -> bool:
+        """True when this server is healthy and hosts ``model_key``: it takes that model's requests now."""
+        return self.healthy and self.model_key == model_key
+
     @property
     def model_label(self) -> str:
         """The model with its tag, e.g. ``"zonos2 (bf16 fallback)"``; a raw id if not in the catalog."""

@@ -73,7 +73,7 @@ def _server_voices(ctx: UiContext, model_key: str, status: ServerStatus | None =
     ``status`` is a server status the caller already has (None: ask the server now).
     """
     status = status or ctx.services.server.status()
-    if not status.healthy or status.model_key != model_key:
+    if not status.hosts(model_key):
         return None
     try:
         with SpeechClient(status.endpoint, timeout_s=5.0, connect_retries=0) as client:

@@ -204,7 +204,7 @@ def server_voice_endpoint(status: ServerStatus, entry: CatalogEntry) -> str:
     reason = uploaded_voices_unsupported(entry)
     if reason is not None:
         raise VoiceError(reason)
-    if status.healthy and status.model_key == entry.key:
+    if status.hosts(entry.key):
         return status.endpoint
     if status.healthy and status.model_label:
         raise ServerNotRunning(

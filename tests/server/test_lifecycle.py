@@ -87,6 +87,7 @@ def test_start_status_stop(make_manager, launched, data_paths, port) -> None:
     status = manager.start(QWEN, on_log=lines.append)
     (proc,) = launched
     assert status.state is ServerState.HEALTHY
+    assert status.hosts(QWEN.key) and not status.hosts("zonos2")
     assert (status.model_key, status.pid, status.owned) == (QWEN.key, proc.pid, True)
     assert status.endpoint == f"http://127.0.0.1:{port}"
     assert status.model_ids == (QWEN.repo_id,)
