@@ -15,7 +15,14 @@ import gradio as gr
 
 from omni_web.catalog import CATALOG, CatalogEntry
 from omni_web.errors import ModelError
-from omni_web.models import CachedModel, apply_model_diff, cached_models, hub_cache_dir, plan_removal
+from omni_web.models import (
+    CachedModel,
+    apply_model_diff,
+    cached_models,
+    hub_cache_dir,
+    installed_keys,
+    plan_removal,
+)
 from omni_web.tasks import TaskHandle
 from omni_web.ui.context import TASK_MODELS, OnLoad, UiContext
 from omni_web.ui.errors import guarded
@@ -86,7 +93,7 @@ def _render_tree(ctx: UiContext) -> list[Any]:
 def _diff(ctx: UiContext, checked_groups: Iterable[list[str] | None]) -> tuple[list[str], list[str]]:
     """(keys to download, keys to remove) in catalog order, comparing the boxes with the disk."""
     checked = {key for group in checked_groups for key in (group or [])}
-    installed = {model.key for model in cached_models(cache_dir=ctx.hf_cache_dir) if model.complete}
+    installed = installed_keys(cache_dir=ctx.hf_cache_dir)
     add = [entry.key for entry in CATALOG if entry.key in checked and entry.key not in installed]
     remove = [entry.key for entry in CATALOG if entry.key in installed and entry.key not in checked]
     return add, remove
