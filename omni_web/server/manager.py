@@ -193,7 +193,6 @@ class ServerManager:
         settings = self.settings
         if settings.remote_url:
             return self._foreign_status(self._probe(settings.remote_url), remote=True)
-        self._notice_exit()
         with self._lock:
             state, message, pending = self._state, self._message, self._pending_spec
         record = load_record(self._paths)
