@@ -224,9 +224,10 @@ def test_missing_manifest_file_does_not_break_the_book(tmp_path: Path) -> None:
     assert load_book(path).chapters[0].word_count == 3
 
 
-def test_unparseable_page_is_skipped_not_fatal(tmp_path: Path) -> None:
+def test_unparseable_page_is_skipped_not_fatal(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     docs = [("a.xhtml", xhtml("<h1>Fine</h1><p>Readable text here.</p>")), ("b.xhtml", "")]
     path = make_epub(tmp_path / "halfbroken.epub", docs, nav=nav_xhtml([("a.xhtml", "A"), ("b.xhtml", "B")]))
     book = load_book(path)
     assert [c.title for c in book.chapters] == ["A", "B"]
     assert book.chapters[1].word_count == 0 and book.chapters[1].matter_reason == "empty page"
+    assert any("b.xhtml cannot be parsed" in record.getMessage() for record in caplog.records)  # not silent

@@ -10,6 +10,7 @@ quirky nav or NCX never costs more than its chapter titles. Every failure leaves
 from __future__ import annotations
 
 import contextlib
+import logging
 import posixpath
 import re
 import zipfile
@@ -38,6 +39,8 @@ from omni_web.book.toc import (
 from omni_web.errors import BookError, EmptyBook, NotAnEpub
 
 __all__ = ["load_book"]
+
+_log = logging.getLogger(__name__)
 
 _DC = "DC"
 _OPF_NS = "http://www.idpf.org/2007/opf"
@@ -168,7 +171,8 @@ def _build_book(ebook: epub.EpubBook, path: Path, check: ArchiveCheck) -> Book:
     for doc, content in contents:
         try:
             documents[doc.path] = extract_document(content, split_ids=ids.get(doc.path, ()))
-        except etree.LxmlError:  # an unreadable page reads as empty; the rest of the book still loads
+        except etree.LxmlError as exc:  # an unreadable page reads as empty; the rest of the book still loads
+            _log.warning("%s: the page %s cannot be parsed (%s); it is read as empty", path.name, doc.path, exc)
             documents[doc.path] = DocumentText(segments=(_EMPTY_SEGMENT,), title="")
     sections = assemble_sections(
         spine, entries, documents, landmark_paths=frozenset(landmark.path for landmark in landmarks)
