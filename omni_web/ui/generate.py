@@ -86,11 +86,10 @@ def chapter_choices(book: Book) -> tuple[list[tuple[str, int]], list[int]]:
 def book_header_html(book: Book) -> str:
     """Title, author and size of the loaded book."""
     meta = book.metadata
-    words = sum(chapter.word_count for chapter in book.chapters)
     return (
         f'<div class="ow-book"><div class="ow-book-title">{esc(meta.title or book.source_path.stem)}</div>'
         f'<div class="ow-book-author">{esc(meta.authors_str or "Unknown author")}</div>'
-        f'<div class="ow-dim">{len(book.chapters)} chapters · {words:,} words'
+        f'<div class="ow-dim">{len(book.chapters)} chapters · {book.word_count:,} words'
         f'{" · " + esc(meta.language) if meta.language else ""}</div></div>'
     )
 
