@@ -8,6 +8,7 @@ voices uploaded to the server, or one "describe the voice" entry.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,8 @@ __all__ = [
     "voice_details",
     "wire_voice_controls",
 ]
+
+_log = logging.getLogger(__name__)
 
 _MODE_HELP = {
     VoiceMode.BUILTIN_SPEAKERS: "This model speaks with its built-in speakers.",
@@ -78,7 +81,9 @@ def _server_voices(ctx: UiContext, model_key: str, status: ServerStatus | None =
     try:
         with SpeechClient(status.endpoint, timeout_s=5.0, connect_retries=0) as client:
             return client.voices()
-    except OmniWebError:
+    except OmniWebError as exc:
+        # The menu falls back to the catalog's voices; say why in the log rather than nowhere.
+        _log.warning("Could not list the voices of the server at %s: %s", status.endpoint, exc)
         return None
 
 
