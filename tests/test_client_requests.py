@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import base64
-import io
-import wave
 from pathlib import Path
 
 import pytest
@@ -19,16 +17,7 @@ from omni_web.client import (
 )
 from omni_web.client.requests import audio_mime_type
 from omni_web.errors import VoiceError
-
-
-def wav_bytes(seconds: float = 0.5, rate: int = 24000, channels: int = 1) -> bytes:
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as wav:
-        wav.setnchannels(channels)
-        wav.setsampwidth(2)
-        wav.setframerate(rate)
-        wav.writeframes(b"\x01\x00" * int(seconds * rate) * channels)
-    return buffer.getvalue()
+from tests.audio import wav_bytes
 
 
 @pytest.fixture

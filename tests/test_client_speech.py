@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import base64
-import io
 import json
 import threading
-import wave
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,19 +14,16 @@ import pytest
 from omni_web.catalog import get_entry
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice
 from omni_web.errors import KVCapacityError, ServerUnavailable, SpeechError, UnknownVoice, VoiceError
+from tests.audio import wav_bytes as _wav_bytes
+
+
+def wav_bytes(seconds: float = 0.5, rate: int = 24000, channels: int = 1) -> bytes:
+    return _wav_bytes(seconds, rate, channels, sample=b"\x00\x00")
+
 
 LOOPBACK = "http://127.0.0.1:8100"
 REMOTE = "http://gpu-box.lan:8100"
 
-
-def wav_bytes(seconds: float = 0.5, rate: int = 24000, channels: int = 1) -> bytes:
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as wav:
-        wav.setnchannels(channels)
-        wav.setsampwidth(2)
-        wav.setframerate(rate)
-        wav.writeframes(b"\x00\x00" * int(seconds * rate) * channels)
-    return buffer.getvalue()
 
 
 def kv_text(input_tokens: int, max_new_tokens: int, kv_capacity: int) -> str:

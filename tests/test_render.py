@@ -1,10 +1,8 @@
 from __future__ import annotations
 
 import errno
-import io
 import threading
 import time
-import wave
 from pathlib import Path
 
 import pytest
@@ -18,16 +16,11 @@ from omni_web.render import (
     shaping_fingerprint,
     wav_duration_s,
 )
+from tests.audio import wav_bytes
 
 
 def make_wav(seconds: float, rate: int = 24000) -> bytes:
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as wav:
-        wav.setnchannels(1)
-        wav.setsampwidth(2)
-        wav.setframerate(rate)
-        wav.writeframes(b"\x01\x00" * int(seconds * rate))
-    return buffer.getvalue()
+    return wav_bytes(seconds, rate)
 
 
 def items(count: int, chapter: int = 0) -> list[RenderItem]:
