@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from omni_web.errors import SettingsError
+from omni_web.files import write_atomic
 from omni_web.paths import DataPaths
 
 __all__ = [
@@ -103,13 +104,8 @@ def read_auth_file(path: Path) -> Credentials:
 def _write_owner_only(path: Path, credentials: Credentials) -> None:
     """Write the stored login with mode 0600 from the first byte (never world-readable)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    staged = path.with_name(f".{path.name}.partial")
-    staged.unlink(missing_ok=True)
-    fd = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump({"username": credentials.username, "password": credentials.password}, handle)
-        handle.write("\n")
-    os.replace(staged, path)
+    text = json.dumps({"username": credentials.username, "password": credentials.password}) + "\n"
+    write_atomic(path, text, mode=0o600)
 
 
 def _stored(path: Path) -> Credentials | None:

@@ -8,14 +8,13 @@ same file twice reuses one copy and resumed jobs see identical bytes.
 from __future__ import annotations
 
 import errno
-import os
 import re
 import shutil
 from pathlib import Path
 
 from omni_web.errors import BookError, DiskFullError
+from omni_web.files import atomic_path, file_sha256
 from omni_web.paths import DataPaths
-from omni_web.render.keys import file_sha256
 
 __all__ = ["books_dir", "store_book"]
 
@@ -46,12 +45,10 @@ def store_book(paths: DataPaths, source: Path, *, name: str | None = None) -> Pa
     if target.is_file():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    staged = target.with_name(f".{target.name}.partial")
     try:
-        shutil.copyfile(source, staged)
-        os.replace(staged, target)
+        with atomic_path(target) as staged:
+            shutil.copyfile(source, staged)
     except OSError as exc:
-        staged.unlink(missing_ok=True)
         if exc.errno == errno.ENOSPC:
             raise DiskFullError(f"No space left to keep the book in {target.parent}. Free some space.") from exc
         raise BookError(f"Cannot keep a copy of the book in {target.parent}: {exc.strerror or exc}.") from exc

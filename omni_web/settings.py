@@ -8,8 +8,6 @@ are validated on load, and a bad one raises :class:`SettingsError` naming the ke
 from __future__ import annotations
 
 import dataclasses
-import os
-import tempfile
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ from typing import Any
 import yaml
 
 from omni_web.errors import SettingsError
+from omni_web.files import write_atomic
 from omni_web.paths import DataPaths
 
 __all__ = ["Settings", "load_settings", "save_settings"]
@@ -141,11 +140,4 @@ def save_settings(paths: DataPaths, settings: Settings) -> None:
     """Validate and write atomically (temp file + rename), so a crash never leaves half a file."""
     settings.validate()
     paths.settings_file.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=paths.settings_file.parent, prefix=".settings-", suffix=".yaml")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            yaml.safe_dump(settings.to_dict(), handle, sort_keys=False)
-        os.replace(tmp, paths.settings_file)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(paths.settings_file, yaml.safe_dump(settings.to_dict(), sort_keys=False))

@@ -151,7 +151,7 @@ def test_disk_full_stops_with_a_clear_message(tmp_path: Path, monkeypatch: pytes
     original = Path.write_bytes
 
     def full(self: Path, data: bytes) -> int:
-        if self.name.endswith(".tmp"):
+        if self.name.endswith(".partial"):
             raise OSError(errno.ENOSPC, "No space left on device")
         return original(self, data)
 

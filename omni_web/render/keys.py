@@ -10,22 +10,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
+
+from omni_web.files import file_sha256
 
 __all__ = ["chunk_key", "file_sha256", "shaping_fingerprint"]
 
 # Bump when the meaning of a rendered chunk changes (e.g. the request format), to invalidate caches.
 KEY_VERSION = 1
-
-
-def file_sha256(path: Path, *, block_bytes: int = 1 << 20) -> str:
-    """Hex SHA-256 of a file's contents, read in blocks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(block_bytes):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def shaping_fingerprint(shaping: Mapping[str, Any]) -> str:

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import errno
 import io
-import os
 import threading
 import time
-import uuid
 import wave
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -30,6 +28,7 @@ from omni_web.errors import (
     ServerUnavailable,
     SpeechError,
 )
+from omni_web.files import write_atomic
 
 __all__ = [
     "RenderItem",
@@ -140,12 +139,9 @@ def _is_transient(exc: Exception) -> bool:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        write_atomic(path, data)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         if exc.errno == errno.ENOSPC:
             raise DiskFullError(
                 f"The disk holding {path.parent} is full. Free some space, then resume the job: "

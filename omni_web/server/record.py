@@ -10,12 +10,11 @@ ever signals it.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from omni_web.files import write_atomic
 from omni_web.paths import DataPaths
 from omni_web.server.spec import client_host
 
@@ -127,14 +126,7 @@ def save_record(paths: DataPaths, record: ServerRecord) -> None:
     """Write the record atomically (temp file + rename)."""
     target = paths.server_record
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".server-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(record.to_dict(), handle, indent=2)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(target, json.dumps(record.to_dict(), indent=2))
 
 
 def clear_record(paths: DataPaths) -> None:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import errno
 import json
 import math
-import os
 import shutil
 import subprocess
 import wave
@@ -33,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from omni_web.errors import DiskFullError, FfmpegError, VoiceError
+from omni_web.files import atomic_path
 
 __all__ = [
     "CLIP_ADVICE",
@@ -398,12 +398,10 @@ def _too_short(speech_s: float, min_s: float) -> VoiceError:
 def _write_atomic(dest: Path, samples: np.ndarray, rate: int) -> None:
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".{dest.name}.partial")
     try:
-        write_wav(tmp, samples, rate)
-        os.replace(tmp, dest)
+        with atomic_path(dest, suffix=".wav") as staged:
+            write_wav(staged, samples, rate)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         if exc.errno == errno.ENOSPC:
             raise DiskFullError(f"The disk is full: could not write {dest}. Free some space and add the clip again.") from exc
         raise VoiceError(f"Could not write the clip to {dest}: {exc.strerror or exc}.") from exc

@@ -10,16 +10,15 @@ caller passes ``overwrite=True``.
 from __future__ import annotations
 
 import errno
-import hashlib
 import logging
 import os
-import uuid
 import wave
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from omni_web.backend.disk import format_bytes
 from omni_web.errors import DiskFullError, OmniWebError, VoiceError
+from omni_web.files import atomic_path, file_sha256, write_atomic
 from omni_web.paths import DataPaths
 from omni_web.voices.clip import MAX_SPEECH_S, PreparedClip, prepare_clip, probe_clip
 from omni_web.voices.names import name_from_path, validate_name
@@ -27,15 +26,6 @@ from omni_web.voices.names import name_from_path, validate_name
 __all__ = ["Voice", "VoiceLibrary", "file_sha256"]
 
 _log = logging.getLogger(__name__)
-
-
-def file_sha256(path: Path) -> str:
-    """Hex SHA-256 of a file's bytes, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,17 +162,13 @@ class VoiceLibrary:
             raise self._taken(existing.stem)
         text = _clean_text(transcript)
         self.directory.mkdir(parents=True, exist_ok=True)
-        staged = self.directory / f".{final}.{uuid.uuid4().hex[:12]}.adding.wav"  # unique per call
-        try:
+        target = self.directory / f"{final}.wav"
+        with atomic_path(target, suffix=".wav") as staged:
             clip = prepare_clip(source, staged)
             if clip.was_cut and text:
                 raise _cut_with_transcript(clip)
-            target = self.directory / f"{final}.wav"
-            os.replace(staged, target)
-            if existing is not None and not _same_file(existing, target):
-                self._remove_files(existing)  # the old spelling of the same name
-        finally:
-            staged.unlink(missing_ok=True)
+        if existing is not None and not _same_file(existing, target):
+            self._remove_files(existing)  # the old spelling of the same name
         self._write_transcript(target, text)
         return replace(_read_voice(target), notes=clip.notes)
 
@@ -243,12 +229,9 @@ class VoiceLibrary:
         if not text:
             txt.unlink(missing_ok=True)
             return
-        staged = txt.with_name(f".{txt.name}.partial")
         try:
-            staged.write_text(text + "\n", encoding="utf-8")
-            os.replace(staged, txt)
+            write_atomic(txt, text + "\n")
         except OSError as exc:
-            staged.unlink(missing_ok=True)
             if exc.errno == errno.ENOSPC:
                 raise DiskFullError(f"The disk is full: could not write {txt}. Free some space and retry.") from exc
             raise VoiceError(f"Could not write the transcript {txt}: {exc.strerror or exc}.") from exc

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from omni_web.catalog import CatalogEntry
 from omni_web.client import SpeechClient, SpeechRequest, SpeechResult, VoiceChoice
 from omni_web.errors import VoiceError
+from omni_web.files import write_atomic
 
 __all__ = ["SAMPLE_SENTENCE", "preview_voice"]
 
@@ -39,12 +39,9 @@ def preview_voice(
     result = client.speech(entry, SpeechRequest(text=text.strip(), voice=voice, language=language))
     if out_path is not None:
         out_path = Path(out_path)
-        staged = out_path.with_name(f".{out_path.name}.partial")
         try:
             out_path.parent.mkdir(parents=True, exist_ok=True)
-            staged.write_bytes(result.audio)
-            os.replace(staged, out_path)
+            write_atomic(out_path, result.audio)
         except OSError as exc:
-            staged.unlink(missing_ok=True)
             raise VoiceError(f"Could not save the preview to {out_path}: {exc.strerror or exc}.") from exc
     return result

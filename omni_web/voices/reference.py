@@ -11,15 +11,15 @@ length that fits. The fitted file is cached under ``<state>/references/`` by con
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from omni_web.client import MAX_REFERENCE_AUDIO_BYTES, VoiceChoice
 from omni_web.errors import VoiceError
+from omni_web.files import atomic_path, file_sha256
 from omni_web.paths import DataPaths
 from omni_web.voices.clip import probe_clip, run_tool, tool_path
-from omni_web.voices.library import Voice, file_sha256
+from omni_web.voices.library import Voice
 
 __all__ = [
     "MAX_REFERENCE_AUDIO_BYTES",
@@ -117,21 +117,19 @@ def fit_reference(
 def _encode(source: Path, target: Path, plan: FitPlan) -> None:
     """Run ffmpeg: first audio stream, mono, ``plan.sample_rate``, 16-bit, cut at ``plan.max_s``."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    staged = target.with_name(f".{target.name}.partial")
-    argv = [tool_path("ffmpeg"), "-nostdin", "-v", "error", "-y", "-i", str(source), "-map", "0:a:0"]
-    if plan.max_s is not None:
-        argv += ["-t", f"{plan.max_s:.3f}"]
-    # -map_metadata -1 and bitexact keep the header at 44 bytes (no LIST/encoder chunk).
-    argv += [
-        "-ac", "1", "-ar", str(plan.sample_rate), "-c:a", "pcm_s16le",
-        "-map_metadata", "-1", "-fflags", "+bitexact", "-flags:a", "+bitexact", "-f", "wav", str(staged),
-    ]
-    done = run_tool(argv)
-    if done.returncode != 0 or not staged.is_file():
-        staged.unlink(missing_ok=True)
-        detail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
-        raise VoiceError(f"Could not re-encode {source.name} to fit the server's limit ({detail[0]}).")
-    os.replace(staged, target)
+    with atomic_path(target, suffix=".wav") as staged:
+        argv = [tool_path("ffmpeg"), "-nostdin", "-v", "error", "-y", "-i", str(source), "-map", "0:a:0"]
+        if plan.max_s is not None:
+            argv += ["-t", f"{plan.max_s:.3f}"]
+        # -map_metadata -1 and bitexact keep the header at 44 bytes (no LIST/encoder chunk).
+        argv += [
+            "-ac", "1", "-ar", str(plan.sample_rate), "-c:a", "pcm_s16le",
+            "-map_metadata", "-1", "-fflags", "+bitexact", "-flags:a", "+bitexact", "-f", "wav", str(staged),
+        ]
+        done = run_tool(argv)
+        if done.returncode != 0 or not staged.is_file():
+            detail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
+            raise VoiceError(f"Could not re-encode {source.name} to fit the server's limit ({detail[0]}).")
 
 
 def clone_choice(voice: Voice, *, paths: DataPaths) -> VoiceChoice:

@@ -14,7 +14,6 @@ only a suggestion; the library's ``<name>.txt`` is what the user edits and what 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,8 +21,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from omni_web.errors import TranscriberNotInstalled, VoiceError
+from omni_web.files import file_sha256, write_atomic
 from omni_web.paths import DataPaths
-from omni_web.voices.library import file_sha256
 
 __all__ = [
     "WHISPER_MODELS",
@@ -264,11 +263,8 @@ def transcribe_clip(
 
 def _store(cache: Path, text: str) -> None:
     """Write the cache entry atomically; a failure to cache is not a failure to transcribe."""
-    staged = cache.with_name(f".{cache.name}.partial")
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        staged.write_text(text + "\n", encoding="utf-8")
-        os.replace(staged, cache)
+        write_atomic(cache, text + "\n")
     except OSError as exc:
-        staged.unlink(missing_ok=True)
         _log.warning("Could not cache the transcript in %s: %s", cache, exc)

@@ -1,0 +1,61 @@
+"""File helpers every layer shares: one atomic write and one content hash.
+
+A file that matters (a rendered chunk, settings, the server record, a login, a voice clip) is
+written under a hidden, unique name beside its final one and moved into place with one
+``os.replace``, so a crash, a kill or a full disk never leaves half a file under the final name,
+and two writers never share a staging file. Callers translate ``OSError`` into their own error
+(disk full, not writable, ...) because only they know what to tell the user.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["atomic_path", "file_sha256", "write_atomic"]
+
+
+@contextlib.contextmanager
+def atomic_path(path: Path, *, mode: int | None = None, suffix: str = "") -> Iterator[Path]:
+    """A fresh staging path beside ``path``; when the block ends without an error it becomes ``path``.
+
+    Write the staging file any way you like (a tool's output, ``write_bytes``...). On an error,
+    or when the block wrote nothing, the staging file is removed and ``path`` is untouched.
+    ``mode`` creates the staging file empty with that permission first (e.g. 0o600 for secrets),
+    so the content is never readable by others, not even for a moment. ``suffix`` ends the staging
+    name, for tools that pick a format by extension.
+    """
+    path = Path(path)
+    staged = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.partial{suffix}")
+    try:
+        if mode is not None:
+            os.close(os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode))
+        yield staged
+        os.replace(staged, path)
+    finally:
+        staged.unlink(missing_ok=True)
+
+
+def write_atomic(path: Path, data: bytes | str, *, mode: int | None = None, encoding: str = "utf-8") -> Path:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_path`); returns ``path``.
+
+    Raises:
+        OSError: the write or the rename failed; ``path`` is as it was.
+    """
+    payload = data.encode(encoding) if isinstance(data, str) else data
+    with atomic_path(path, mode=mode) as staged:
+        staged.write_bytes(payload)  # opening an existing file keeps the mode it was created with
+    return Path(path)
+
+
+def file_sha256(path: Path, *, block_bytes: int = 1 << 20) -> str:
+    """Hex SHA-256 of a file's contents, read in blocks (flat memory for any size)."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        while block := handle.read(block_bytes):
+            digest.update(block)
+    return digest.hexdigest()

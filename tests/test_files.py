@@ -1,0 +1,78 @@
+"""The one atomic write and the one file hash every layer uses."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from omni_web.files import atomic_path, file_sha256, write_atomic
+
+
+def test_write_atomic_replaces_the_file_and_leaves_no_staging_file(tmp_path: Path) -> None:
+    target = tmp_path / "settings.yaml"
+    target.write_text("old\n")
+    write_atomic(target, "new\n")
+    assert target.read_text() == "new\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["settings.yaml"]
+
+
+def test_a_failed_write_keeps_the_old_file_and_removes_the_staging_file(tmp_path: Path) -> None:
+    target = tmp_path / "chunk.wav"
+    target.write_bytes(b"old")
+    with pytest.raises(RuntimeError), atomic_path(target) as staged:
+        staged.write_bytes(b"half")
+        raise RuntimeError("killed mid-write")
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["chunk.wav"]
+
+
+def test_secret_files_are_owner_only_from_the_first_byte(tmp_path: Path) -> None:
+    target = tmp_path / "login.json"
+    seen: list[int] = []
+    original = Path.write_bytes
+
+    def spy(self: Path, data: bytes) -> int:
+        seen.append(stat.S_IMODE(self.stat().st_mode))  # the mode before any content lands
+        return original(self, data)
+
+    old_umask = os.umask(0)
+    try:
+        Path.write_bytes = spy  # type: ignore[method-assign]
+        write_atomic(target, '{"password": "x"}', mode=0o600)
+    finally:
+        Path.write_bytes = original  # type: ignore[method-assign]
+        os.umask(old_umask)
+    assert seen == [0o600]
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert target.read_text() == '{"password": "x"}'
+
+
+def test_concurrent_writers_never_share_a_staging_file(tmp_path: Path) -> None:
+    target = tmp_path / "record.json"
+    payloads = [f"writer {n} ".encode() * 5000 for n in range(8)]
+    threads = [threading.Thread(target=write_atomic, args=(target, data)) for data in payloads]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert target.read_bytes() in payloads  # one whole payload, never a mix
+    assert [p.name for p in tmp_path.iterdir()] == ["record.json"]
+
+
+def test_file_sha256_matches_hashlib_across_block_boundaries(tmp_path: Path) -> None:
+    data = os.urandom(3 * 1024 + 17)
+    path = tmp_path / "book.epub"
+    path.write_bytes(data)
+    assert file_sha256(path, block_bytes=1024) == hashlib.sha256(data).hexdigest()
+
+
+def test_every_layer_uses_the_one_file_sha256() -> None:
+    from omni_web.render import file_sha256 as render_hash
+    from omni_web.voices.library import file_sha256 as library_hash
+
+    assert render_hash is file_sha256 and library_hash is file_sha256
