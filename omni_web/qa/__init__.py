@@ -1,0 +1,69 @@
+"""Audio QA: per-chunk checks (finish reason, duration, silence, clipping, speech recognition),
+automatic retakes with the best take kept, records kept with the chunk, and the book's QA report.
+
+Layering: QA knows chunks by key and text; the pipeline binds it to a job (plan, client, chunk
+cache) and the renderer calls it through two hooks (``take`` and ``accept_cached``).
+"""
+
+from omni_web.qa.asr import AsrPool, Recogniser, WhisperRecogniser, language_code, load_recogniser
+from omni_web.qa.judge import asr_failures, basic_take, best_take, with_transcript
+from omni_web.qa.rate import DurationRateTracker, Expectation, TextUnits, text_units
+from omni_web.qa.records import ChunkRecord, QaStore, TakeRecord, Verdict
+from omni_web.qa.report import (
+    QA_REPORT_SUFFIX,
+    ChunkPlace,
+    FlaggedChunk,
+    build_report,
+    find_report,
+    flagged_chunks,
+    read_report,
+    write_report,
+)
+from omni_web.qa.audio import AudioFigures, decode_wav, measure_audio
+from omni_web.qa.takes import ChunkQa, QaCounts, QaItem, QaOptions, TakeAudio, take_seed
+from omni_web.qa.thresholds import DEFAULT_THRESHOLDS, QaLevel, Thresholds, parse_level
+from omni_web.qa.wer import TranscriptScore, normalise_words, score_transcript
+
+__all__ = [
+    "DEFAULT_THRESHOLDS",
+    "QA_REPORT_SUFFIX",
+    "AsrPool",
+    "AudioFigures",
+    "ChunkPlace",
+    "ChunkQa",
+    "ChunkRecord",
+    "DurationRateTracker",
+    "Expectation",
+    "FlaggedChunk",
+    "QaCounts",
+    "QaItem",
+    "QaLevel",
+    "QaOptions",
+    "QaStore",
+    "Recogniser",
+    "TakeAudio",
+    "TakeRecord",
+    "TextUnits",
+    "Thresholds",
+    "TranscriptScore",
+    "Verdict",
+    "WhisperRecogniser",
+    "asr_failures",
+    "basic_take",
+    "best_take",
+    "build_report",
+    "decode_wav",
+    "find_report",
+    "flagged_chunks",
+    "language_code",
+    "load_recogniser",
+    "measure_audio",
+    "normalise_words",
+    "parse_level",
+    "read_report",
+    "score_transcript",
+    "take_seed",
+    "text_units",
+    "with_transcript",
+    "write_report",
+]

@@ -1,0 +1,159 @@
+"""Speech recognition for QA: a faster-whisper model on its own worker thread, off the request path.
+
+The renderer's request threads hand a take to :class:`AsrPool` and wait for its transcript while
+another thread sends the next request, so the server's batch stays full while the CPU (or a free
+CUDA device) transcribes. The model loads once, lazily, on the pool's thread.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+__all__ = ["AsrPool", "Recogniser", "WhisperRecogniser", "language_code", "load_recogniser"]
+
+_log = logging.getLogger(__name__)
+
+# Request language names (the server's spelling) and book languages to Whisper codes.
+_NAMES = {
+    "english": "en", "chinese": "zh", "french": "fr", "german": "de", "italian": "it", "japanese": "ja",
+    "korean": "ko", "portuguese": "pt", "russian": "ru", "spanish": "es", "cantonese": "yue",
+    "arabic": "ar", "hindi": "hi", "dutch": "nl", "polish": "pl", "turkish": "tr",
+}
+
+
+def language_code(language: str | None) -> str | None:
+    """A Whisper language code for ``English``/``en``/``en-GB``; None when unknown or ``Auto``."""
+    if not language:
+        return None
+    value = language.strip().lower()
+    if value in ("auto", "auto_detect"):
+        return None
+    if value in _NAMES:
+        return _NAMES[value]
+    return value.replace("_", "-").split("-")[0] or None
+
+
+class Recogniser(Protocol):
+    """What QA needs of a speech recogniser."""
+
+    name: str
+
+    def covers(self, language: str | None) -> bool:
+        """True when the model can transcribe ``language`` (a Whisper code; None = undetermined)."""
+        ...  # pragma: no cover
+
+    def transcribe(self, wav: bytes, language: str | None) -> str:
+        """The text spoken in ``wav``."""
+        ...  # pragma: no cover
+
+
+@dataclass
+class WhisperRecogniser:
+    """A loaded faster-whisper model."""
+
+    name: str
+    model: Any  # faster_whisper.WhisperModel
+
+    def covers(self, language: str | None) -> bool:
+        if getattr(self.model, "model", None) is not None and not self.model.model.is_multilingual:
+            return language in (None, "en")
+        from faster_whisper.tokenizer import _LANGUAGE_CODES
+
+        return language is None or language in _LANGUAGE_CODES
+
+    def transcribe(self, wav: bytes, language: str | None) -> str:
+        from faster_whisper.audio import decode_audio
+
+        audio = decode_audio(io.BytesIO(wav), sampling_rate=16000)
+        multilingual = getattr(self.model, "model", None) is None or self.model.model.is_multilingual
+        segments, _info = self.model.transcribe(
+            audio,
+            language=language if multilingual else "en",
+            beam_size=1,  # greedy: 3x faster than beam 5 and the scores separate faults as well
+            vad_filter=False,  # a silence is a finding for QA, not something to cut away
+            condition_on_previous_text=False,  # one chunk, no context: no carried-over hallucination
+        )
+        return " ".join(segment.text.strip() for segment in segments).strip()
+
+
+def load_recogniser(size_or_dir: str, *, device: str | None = "cpu", cpu_threads: int = 1) -> WhisperRecogniser:
+    """Load a faster-whisper size (``tiny.en``, ``small``; from the HF cache) or a model directory.
+
+    Raises:
+        TranscriberNotInstalled: a size whose weights are not downloaded.
+        VoiceError: the weights do not load.
+    """
+    from faster_whisper import WhisperModel
+
+    from omni_web.errors import VoiceError
+    from omni_web.voices.transcribe import choose_device, whisper_local_dir, whisper_repo_id
+
+    folder = Path(size_or_dir).expanduser()
+    if not (folder.is_dir() and (folder / "model.bin").is_file()):
+        local = whisper_local_dir(size_or_dir)
+        if local is None:
+            from omni_web.errors import TranscriberNotInstalled
+
+            raise TranscriberNotInstalled(size_or_dir.strip(), whisper_repo_id(size_or_dir))
+        folder = local
+    device_name, compute_type = choose_device(device)
+    try:
+        model = WhisperModel(str(folder), device=device_name, compute_type=compute_type, cpu_threads=cpu_threads)
+    except (RuntimeError, ValueError, OSError) as exc:
+        raise VoiceError(
+            f"The QA speech-recognition model '{size_or_dir}' at {folder} did not load on {device_name} "
+            f"({exc}). Pick another model in Settings, or set the QA level to basic."
+        ) from exc
+    return WhisperRecogniser(name=size_or_dir, model=model)
+
+
+class AsrPool:
+    """One worker thread that owns the recogniser and transcribes takes in order of arrival."""
+
+    def __init__(self, load: Callable[[], Recogniser], *, workers: int = 1) -> None:
+        self._load = load
+        self._recogniser: Recogniser | None = None
+        self._load_error: Exception | None = None
+        self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="omni-qa-asr")
+        self.busy_s = 0.0  # time spent transcribing, for the bench and the progress line
+
+    def recogniser(self) -> Recogniser:
+        """The loaded model (loads it on first use; re-raises a load failure every time)."""
+        with self._lock:
+            if self._recogniser is None and self._load_error is None:
+                try:
+                    self._recogniser = self._load()
+                except Exception as exc:  # noqa: BLE001 - reported on every take, never kills a render
+                    _log.warning("QA speech recognition is unavailable: %s", exc)
+                    self._load_error = exc
+            if self._load_error is not None:
+                raise self._load_error
+            assert self._recogniser is not None
+            return self._recogniser
+
+    def submit(self, wav: bytes, language: str | None) -> Future[str]:
+        """Transcribe on the pool's thread."""
+        return self._pool.submit(self._run, wav, language)
+
+    def _run(self, wav: bytes, language: str | None) -> str:
+        import time
+
+        recogniser = self.recogniser()
+        started = time.perf_counter()
+        try:
+            return recogniser.transcribe(wav, language)
+        finally:
+            with self._lock:
+                self.busy_s += time.perf_counter() - started
+
+    def close(self) -> None:
+        """Stop the worker (queued takes are dropped; the job is over)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)

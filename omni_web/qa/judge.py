@@ -1,0 +1,106 @@
+"""Judge one take: the basic checks, the speech-recognition checks, and the choice of the best take.
+
+Every failure is a sentence a user can read in the review list ("audio is 0.31 of the expected
+length: cut off or words skipped"), not a code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+
+from omni_web.qa.rate import Expectation
+from omni_web.qa.records import TakeRecord
+from omni_web.qa.audio import AudioFigures
+from omni_web.qa.thresholds import Thresholds
+from omni_web.qa.wer import TranscriptScore
+
+__all__ = ["asr_failures", "basic_take", "best_take", "with_transcript"]
+
+
+def basic_take(
+    *,
+    number: int,
+    seed: int | None,
+    finish_reason: str | None,
+    figures: AudioFigures,
+    expectation: Expectation,
+    thresholds: Thresholds,
+) -> TakeRecord:
+    """The take's record with the finish reason, duration, silence and clipping checks applied."""
+    failures: list[str] = []
+    if finish_reason == "length":
+        failures.append("the model stopped at its token limit (finish reason 'length'): the end is cut off")
+    ratio: float | None = None
+    expected = expectation.seconds if expectation.units.count > 0 else None
+    if expected:
+        ratio = figures.duration_s / expected
+    if figures.duration_s <= 0.05:
+        failures.append("the audio is empty")
+    elif ratio is not None and expectation.units.count >= thresholds.min_units_for_ratio:
+        low, high = thresholds.ratio_bounds(expectation.units.count, measured=expectation.measured)
+        if ratio < low:
+            failures.append(f"the audio is {ratio:.2f} of the expected length: cut off or words skipped")
+        elif ratio > high:
+            failures.append(f"the audio is {ratio:.2f} times the expected length: a loop or babble")
+    if figures.silence_share > thresholds.max_silence_share:
+        failures.append(f"{figures.silence_share:.0%} of the audio is silent")
+    if figures.longest_internal_silence_s > thresholds.max_internal_silence_s:
+        failures.append(f"a silence of {figures.longest_internal_silence_s:.1f} s inside the chunk")
+    if figures.clipped_share > thresholds.max_clipped_share:
+        failures.append(f"{figures.clipped_share:.2%} of the samples are clipped")
+    return TakeRecord(
+        number=number,
+        seed=seed,
+        finish_reason=finish_reason,
+        duration_s=figures.duration_s,
+        expected_s=expected,
+        duration_ratio=ratio,
+        silence_share=figures.silence_share,
+        longest_internal_silence_s=figures.longest_internal_silence_s,
+        clipped_share=figures.clipped_share,
+        failures=tuple(failures),
+    )
+
+
+def asr_failures(score: TranscriptScore, thresholds: Thresholds) -> list[str]:
+    """Why a transcript does not match its text (empty when it does)."""
+    failures: list[str] = []
+    if score.reference_words < thresholds.min_words_for_asr:
+        return failures
+    share = score.transcript_words / score.reference_words
+    if score.wer > thresholds.max_wer:
+        failures.append(f"the transcript differs from the text (word error rate {score.wer:.0%})")
+    if score.recall < thresholds.min_word_recall:
+        failures.append(f"only {score.recall:.0%} of the words were heard")
+    if share < thresholds.min_word_share:
+        failures.append(
+            f"the transcript has {score.transcript_words} of {score.reference_words} words: words skipped"
+        )
+    elif share > thresholds.max_word_share:
+        failures.append(f"the transcript has {share:.1f} times the words of the text: a loop or babble")
+    return failures
+
+
+def with_transcript(take: TakeRecord, transcript: str, score: TranscriptScore, thresholds: Thresholds) -> TakeRecord:
+    """The take with its transcript, scores and any speech-recognition failures added."""
+    return replace(
+        take,
+        transcript=transcript,
+        wer=score.wer,
+        word_recall=score.recall,
+        failures=(*take.failures, *asr_failures(score, thresholds)),
+    )
+
+
+def _rank(take: TakeRecord) -> tuple[int, float, int, float]:
+    distance = abs(math.log(take.duration_ratio)) if take.duration_ratio and take.duration_ratio > 0 else math.inf
+    return (0 if take.passed else 1, take.wer if take.wer is not None else 0.0, len(take.failures), distance)
+
+
+def best_take(takes: Sequence[TakeRecord]) -> TakeRecord:
+    """A passing take first; then the lowest word error rate; then the duration nearest the expected."""
+    if not takes:
+        raise ValueError("no takes to choose from")
+    return min(takes, key=_rank)

@@ -1,0 +1,163 @@
+"""QA records: the figures of every take and the verdict of a chunk, stored beside its audio.
+
+A chunk's record is ``<cache>/<key>.qa.json`` next to ``<cache>/<key>.wav``, written atomically
+after the take is chosen, so a resumed job knows which chunks passed and never retakes them.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import uuid
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ChunkRecord", "QaStore", "TakeRecord", "Verdict"]
+
+
+class Verdict(enum.StrEnum):
+    """What QA (or the user) decided about a chunk."""
+
+    PASSED = "passed"  # the first take passed every check
+    RETAKEN = "retaken"  # a later take passed
+    FLAGGED = "flagged"  # no take passed; the best one is in the book, waiting for review
+    ACCEPTED = "accepted"  # flagged, then accepted as is by the user
+    UNCHECKED = "unchecked"  # rendered with QA off
+
+    @property
+    def needs_review(self) -> bool:
+        """True for chunks the review list shows."""
+        return self is Verdict.FLAGGED
+
+
+@dataclass(frozen=True, slots=True)
+class TakeRecord:
+    """One request's audio and what the checks measured in it."""
+
+    number: int  # 1-based, across the chunk's whole history (regenerations continue the count)
+    seed: int | None
+    finish_reason: str | None
+    duration_s: float
+    expected_s: float | None
+    duration_ratio: float | None
+    silence_share: float
+    longest_internal_silence_s: float
+    clipped_share: float
+    failures: tuple[str, ...] = ()  # why the take failed, in words a user reads
+    wer: float | None = None
+    word_recall: float | None = None
+    transcript: str | None = None
+    asr_note: str = ""  # why speech recognition was skipped, when it was
+
+    @property
+    def passed(self) -> bool:
+        """True when no check failed."""
+        return not self.failures
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON, figures rounded."""
+        data = asdict(self)
+        for name in ("duration_s", "expected_s", "duration_ratio", "silence_share", "longest_internal_silence_s",
+                     "wer", "word_recall"):
+            if data[name] is not None:
+                data[name] = round(data[name], 3)
+        data["clipped_share"] = round(self.clipped_share, 5)
+        data["failures"] = list(self.failures)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TakeRecord:
+        """Inverse of :meth:`to_dict` (unknown keys ignored)."""
+        names = set(cls.__dataclass_fields__)
+        values = {k: v for k, v in data.items() if k in names}
+        values["failures"] = tuple(values.get("failures") or ())
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    """The QA history of one chunk: its takes, the one kept, and the verdict."""
+
+    key: str
+    text: str
+    level: str
+    verdict: Verdict
+    chosen: int  # number of the take whose audio is the chunk's file
+    takes: tuple[TakeRecord, ...] = field(default_factory=tuple)
+    note: str = ""  # e.g. "accepted by the user"
+
+    @property
+    def chosen_take(self) -> TakeRecord | None:
+        """The take in the book."""
+        return next((t for t in self.takes if t.number == self.chosen), None)
+
+    @property
+    def next_take_number(self) -> int:
+        """The number a new take gets."""
+        return max((t.number for t in self.takes), default=0) + 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON."""
+        return {
+            "key": self.key,
+            "text": self.text,
+            "level": self.level,
+            "verdict": self.verdict.value,
+            "chosen": self.chosen,
+            "note": self.note,
+            "takes": [t.to_dict() for t in self.takes],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ChunkRecord:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            key=str(data["key"]),
+            text=str(data.get("text", "")),
+            level=str(data.get("level", "basic")),
+            verdict=Verdict(data.get("verdict", "flagged")),
+            chosen=int(data.get("chosen", 1)),
+            takes=tuple(TakeRecord.from_dict(t) for t in data.get("takes") or ()),
+            note=str(data.get("note", "")),
+        )
+
+    def accepted(self, note: str = "accepted as is by the user") -> ChunkRecord:
+        """The same record after the user accepted a flagged chunk."""
+        return replace(self, verdict=Verdict.ACCEPTED, note=note)
+
+
+class QaStore:
+    """Reads and writes chunk records in the chunk cache folder."""
+
+    def __init__(self, cache_dir: Path) -> None:
+        self.cache_dir = cache_dir
+
+    def path(self, key: str) -> Path:
+        """Where the record of ``key`` lives."""
+        return self.cache_dir / f"{key}.qa.json"
+
+    def audio_path(self, key: str) -> Path:
+        """The chunk's audio file (the renderer's naming)."""
+        return self.cache_dir / f"{key}.wav"
+
+    def load(self, key: str) -> ChunkRecord | None:
+        """The record of ``key``, or None when there is none (or it is unreadable)."""
+        try:
+            data = json.loads(self.path(key).read_text(encoding="utf-8"))
+            return ChunkRecord.from_dict(data)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def save(self, record: ChunkRecord) -> None:
+        """Write atomically, so a crash leaves the old record or the new one."""
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        path = self.path(record.key)
+        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+        try:
+            tmp.write_text(json.dumps(record.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)

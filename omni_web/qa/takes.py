@@ -1,0 +1,228 @@
+"""Takes: request a chunk, check it, request it again while it fails, keep the best take.
+
+:class:`ChunkQa` is the renderer's hook for one job. ``take(item)`` returns the audio to accept
+into the chunk cache and saves the chunk's record; ``accept_cached(item, path)`` tells the renderer
+whether a cached file already has a verdict. A chunk that never passes keeps its best take and is
+flagged: it never stops the job.
+
+Requests hold one of ``request_slots`` only while talking to the server, so with the ``asr`` level
+the renderer can run more threads than requests: some wait for their transcript while the others
+keep the server's batch full.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from omni_web.qa.asr import AsrPool, language_code
+from omni_web.qa.judge import basic_take, best_take, with_transcript
+from omni_web.qa.rate import DurationRateTracker
+from omni_web.qa.records import ChunkRecord, QaStore, TakeRecord, Verdict
+from omni_web.qa.audio import measure_audio
+from omni_web.qa.thresholds import DEFAULT_THRESHOLDS, QaLevel, Thresholds
+from omni_web.qa.wer import score_transcript
+
+__all__ = ["ChunkQa", "QaCounts", "QaItem", "QaOptions", "TakeAudio", "take_seed"]
+
+
+class QaItem(Protocol):
+    """What QA needs of a render item (``omni_web.render.RenderItem`` has it)."""
+
+    key: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TakeAudio:
+    """What one request returned: the WAV and the server's ``X-Finish-Reason``."""
+
+    audio: bytes
+    finish_reason: str | None = None
+
+
+# Sends one request for ``text``; ``seed`` is None for the first take (the request as it always was).
+RequestTake = Callable[[str, "int | None"], TakeAudio]
+
+
+@dataclass(frozen=True, slots=True)
+class QaOptions:
+    """The user's QA choices for one job."""
+
+    level: QaLevel = QaLevel.BASIC
+    takes: int = DEFAULT_THRESHOLDS.takes
+    asr_model: str = "tiny.en"  # a faster-whisper size or a CTranslate2 model directory
+    asr_device: str | None = "cpu"
+    thresholds: Thresholds = field(default_factory=Thresholds)
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain JSON for reports."""
+        return {"level": self.level.value, "takes": self.takes, "asr_model": self.asr_model}
+
+
+@dataclass(frozen=True, slots=True)
+class QaCounts:
+    """Verdicts so far in one job."""
+
+    passed: int = 0
+    retaken: int = 0
+    flagged: int = 0
+    accepted: int = 0
+    unchecked: int = 0
+    requests: int = 0  # takes requested by this run
+
+    def to_dict(self) -> dict[str, int]:
+        """Plain values for the progress document."""
+        return {"passed": self.passed, "retaken": self.retaken, "flagged": self.flagged,
+                "accepted": self.accepted, "unchecked": self.unchecked, "requests": self.requests}
+
+    @property
+    def line(self) -> str:
+        """``QA 270 passed, 6 retaken, 1 flagged`` for progress lines."""
+        text = f"QA {self.passed} passed, {self.retaken} retaken, {self.flagged} flagged"
+        return text + (f", {self.accepted} accepted" if self.accepted else "")
+
+
+def take_seed(key: str, number: int) -> int:
+    """A stable seed for take ``number`` of chunk ``key`` (a retake asks for other sampling)."""
+    digest = hashlib.sha256(f"{key}:{number}".encode("ascii")).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+class ChunkQa:
+    """Checks and retakes for one job's chunks; thread-safe (called from the render threads)."""
+
+    def __init__(
+        self,
+        options: QaOptions,
+        *,
+        store: QaStore,
+        request_take: RequestTake,
+        model_key: str,
+        voice_label: str,
+        language: str | None,
+        accepts_seed: bool,
+        request_slots: int,
+        asr_pool: AsrPool | None = None,
+        tracker: DurationRateTracker | None = None,
+    ) -> None:
+        self.options = options
+        self.store = store
+        self._request_take = request_take
+        self._model = model_key
+        self._voice = voice_label
+        self._language = language_code(language)
+        self._accepts_seed = accepts_seed
+        self._slots = threading.BoundedSemaphore(max(1, request_slots))
+        self._asr = asr_pool if options.level is QaLevel.ASR else None
+        self.tracker = tracker or DurationRateTracker(options.thresholds)
+        self._lock = threading.Lock()
+        self._counts: dict[str, int] = {v.value: 0 for v in Verdict} | {"requests": 0}
+
+    # --- the renderer's hook ----------------------------------------------------------------------
+
+    def accept_cached(self, item: QaItem, path: Path) -> bool:
+        """True when the cached file of ``item`` has a verdict (so it is not requested again)."""
+        record = self.store.load(item.key)
+        if record is None:
+            if self.options.level.checks:
+                return False  # rendered with QA off: check it (take() reuses the file as take 1)
+            self._count(Verdict.UNCHECKED)
+            return True
+        self._count(record.verdict)
+        chosen = record.chosen_take
+        if chosen is not None and chosen.passed:
+            self.tracker.learn(record.text, chosen.duration_s, model=self._model, voice=self._voice)
+        return True
+
+    def take(self, item: QaItem) -> bytes:
+        """Request, check and retake ``item``; save its record; return the audio to accept."""
+        prior = self.store.load(item.key)
+        history = prior.takes if prior is not None else ()
+        number = prior.next_take_number if prior is not None else 1
+        takes: list[TakeRecord] = []
+        audio_of: dict[int, bytes] = {}
+        unchecked = self.store.audio_path(item.key)
+        if prior is None and unchecked.is_file():
+            # A file from a QA-off run is the first take: checking it costs no request.
+            audio = unchecked.read_bytes()
+            takes.append(self._judge(item, number, None, TakeAudio(audio)))
+            audio_of[number] = audio
+            number += 1
+        while not (takes and takes[-1].passed) and len(takes) < max(1, self.options.takes):
+            seed = take_seed(item.key, number) if number > 1 and self._accepts_seed else None
+            with self._slots:
+                result = self._request_take(item.text, seed)
+            self._count_request()
+            takes.append(self._judge(item, number, seed, result))
+            audio_of[number] = result.audio
+            number += 1
+        best = best_take(takes)
+        if best.passed:
+            verdict = Verdict.PASSED if best is takes[0] and not history else Verdict.RETAKEN
+        else:
+            verdict = Verdict.FLAGGED
+        record = ChunkRecord(
+            key=item.key, text=item.text, level=self.options.level.value, verdict=verdict,
+            chosen=best.number, takes=(*history, *takes),
+        )
+        self.store.save(record)
+        self._count(verdict)
+        return audio_of[best.number]
+
+    # --- checks -----------------------------------------------------------------------------------
+
+    def _judge(self, item: QaItem, number: int, seed: int | None, result: TakeAudio) -> TakeRecord:
+        thresholds = self.options.thresholds
+        figures = measure_audio(result.audio, thresholds)
+        expectation = self.tracker.expect(item.text, model=self._model, voice=self._voice)
+        take = basic_take(number=number, seed=seed, finish_reason=result.finish_reason, figures=figures,
+                          expectation=expectation, thresholds=thresholds)
+        signal_ok = (result.finish_reason != "length" and figures.duration_s > 0.05
+                     and figures.silence_share <= thresholds.max_silence_share)
+        if take.passed and self._asr is not None:
+            take = self._transcribe(item, take, result.audio)
+        if signal_ok and not any("transcript" in f or "heard" in f for f in take.failures):
+            # Every take whose signal is sound feeds the rate: the median shrugs off the odd
+            # loop or cut among them, and a model slower than the prior is learnt, not flagged.
+            self.tracker.learn(item.text, figures.duration_s, model=self._model, voice=self._voice)
+        return take
+
+    def _transcribe(self, item: QaItem, take: TakeRecord, audio: bytes) -> TakeRecord:
+        from dataclasses import replace
+
+        assert self._asr is not None
+        try:
+            recogniser = self._asr.recogniser()
+        except Exception as exc:  # noqa: BLE001 - a broken ASR model degrades QA to basic, with a note
+            return replace(take, asr_note=f"speech recognition unavailable: {exc}")
+        if not recogniser.covers(self._language):
+            return replace(take, asr_note=(
+                f"speech recognition skipped: {recogniser.name} does not cover language '{self._language}'"))
+        try:
+            transcript = self._asr.submit(audio, self._language).result()
+        except Exception as exc:  # noqa: BLE001 - one undecodable take must not stop the book
+            return replace(take, asr_note=f"speech recognition failed on this take: {exc}")
+        score = score_transcript(item.text, transcript, lang=self._language or "en")
+        return with_transcript(take, transcript, score, self.options.thresholds)
+
+    # --- counts -----------------------------------------------------------------------------------
+
+    def _count(self, verdict: Verdict) -> None:
+        with self._lock:
+            self._counts[verdict.value] += 1
+
+    def _count_request(self) -> None:
+        with self._lock:
+            self._counts["requests"] += 1
+
+    def counts(self) -> QaCounts:
+        """Verdicts so far (cached chunks included)."""
+        with self._lock:
+            c = dict(self._counts)
+        return QaCounts(passed=c["passed"], retaken=c["retaken"], flagged=c["flagged"], accepted=c["accepted"],
+                        unchecked=c["unchecked"], requests=c["requests"])

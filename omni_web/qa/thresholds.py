@@ -1,0 +1,110 @@
+"""QA levels and every threshold a check uses, in one place, each with the reason for its value.
+
+A threshold change here changes what is retaken and flagged everywhere (renderer, review, bench),
+so the numbers are named and explained rather than scattered through the checks.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+__all__ = ["DEFAULT_THRESHOLDS", "QaLevel", "Thresholds", "parse_level"]
+
+
+class QaLevel(enum.StrEnum):
+    """How much checking every chunk gets before it is accepted."""
+
+    OFF = "off"  # accept what the server returns (the behaviour before QA existed)
+    BASIC = "basic"  # finish reason, duration against the text, silence, clipping (milliseconds)
+    ASR = "asr"  # basic, plus a transcript compared with the text (faster-whisper, off the request path)
+
+    @property
+    def checks(self) -> bool:
+        """True when chunks are checked at all."""
+        return self is not QaLevel.OFF
+
+
+def parse_level(value: str | QaLevel | None) -> QaLevel:
+    """``off``/``basic``/``asr`` (any case); None means the default, ``basic``."""
+    if value is None or value == "":
+        return QaLevel.BASIC
+    try:
+        return QaLevel(str(value).strip().lower())
+    except ValueError:
+        raise ValueError(f"QA level must be off, basic or asr, not {value!r}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """Every limit the checks apply; the defaults are what a new install uses."""
+
+    # --- duration against the text -----------------------------------------------------------
+    # Seconds per spoken character (letters and digits) before the job has measured its own rate:
+    # narration at ~150 words/min with ~4.7 letters a word is ~0.085 s; models read a little faster.
+    prior_s_per_char: float = 0.075
+    # CJK scripts carry a syllable per character: ~4-5 characters/s in narration.
+    prior_s_per_cjk_char: float = 0.22
+    # Chunks measured before the job's own median replaces the prior (the median of 8 is robust to
+    # two faulty takes among them).
+    rate_min_samples: int = 8
+    # Samples kept per model+voice+script; old ones age out so a long book follows drift.
+    rate_window: int = 200
+    # Allowed ratio of measured to expected duration, by text length. A third of the audio (a cut)
+    # is 0.33 and a triple loop is 3.0; honest speech varies with punctuation and word length, more
+    # so in short chunks, where a single pause is a large share of the audio.
+    ratio_long: tuple[float, float] = (0.55, 1.8)  # >= long_units characters
+    ratio_medium: tuple[float, float] = (0.45, 2.2)  # >= medium_units characters
+    ratio_short: tuple[float, float] = (0.3, 2.8)  # shorter texts (headings, one-liners)
+    long_units: int = 200
+    medium_units: int = 60
+    # Before the job's own rate is known the prior can be off by a model's pace: widen by this.
+    prior_widen: float = 1.25
+    # Below this many characters the ratio says nothing useful ("I." can take 0.2 s or 1 s).
+    min_units_for_ratio: int = 12
+    # --- silence and clipping ------------------------------------------------------------------
+    # A 20 ms window is "silent" below this RMS level in dBFS; speech sits at -30..-10 dBFS, room
+    # noise and TTS tails well below -45.
+    silence_dbfs: float = -45.0
+    window_s: float = 0.02
+    # Fail when more than this share of the chunk is silent: narration is ~15-35 % pauses.
+    max_silence_share: float = 0.6
+    # Fail on an internal silence (not counting the start and the end) longer than this: the
+    # longest pause a narrator makes mid-chunk is ~1.5 s; models that stall leave several seconds.
+    max_internal_silence_s: float = 3.0
+    # A sample at or above this magnitude (of full scale) counts as clipped...
+    clip_level: float = 0.999
+    # ... and the chunk fails when more than this share of its samples are: a few isolated peaks
+    # are inaudible, 0.1 % is audible crackle.
+    max_clipped_share: float = 0.001
+    # --- speech recognition --------------------------------------------------------------------
+    # Word error rate above which a take fails. Small Whisper models mishear names and synthetic
+    # voices (tiny.en on espeak-ng scores 0.05-0.47 on clean chunks of a novel), while a take
+    # with its words shuffled scores 0.9 and more.
+    max_wer: float = 0.65
+    # Share of the text's words (order ignored) the transcript must contain: clean takes reach
+    # 0.6-0.95 with tiny.en, takes that skipped a third of their words 0.33-0.62.
+    min_word_recall: float = 0.5
+    # Transcript words per text word: clean takes give 0.95-1.06, a take that skipped a third of
+    # its words 0.56-0.81 (the recogniser does not invent what was not said), a loop 2-3.
+    min_word_share: float = 0.85
+    max_word_share: float = 1.6
+    # Below this many words a transcript comparison is noise (one misheard word is 50 %).
+    min_words_for_asr: int = 4
+    # --- takes ---------------------------------------------------------------------------------
+    takes: int = 3  # a failing chunk is requested up to this many times in all
+
+    def ratio_bounds(self, units: int, *, measured: bool) -> tuple[float, float]:
+        """(low, high) allowed duration ratio for a text of ``units`` characters."""
+        if units >= self.long_units:
+            low, high = self.ratio_long
+        elif units >= self.medium_units:
+            low, high = self.ratio_medium
+        else:
+            low, high = self.ratio_short
+        if not measured:
+            low, high = low / self.prior_widen, high * self.prior_widen
+        return low, high
+
+
+DEFAULT_THRESHOLDS = Thresholds()

@@ -1,0 +1,72 @@
+"""Compare a transcript with the text it should say: normalisation, word error rate, word recall.
+
+Both sides are normalised the same way before scoring (case, punctuation, numbers spelled out with
+num2words, apostrophes and hyphens), so "Chapter 3." and "chapter three" score as equal. The error
+rate is jiwer's; recall (order ignored) tells a take that skipped words from one that misheard them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+
+import jiwer
+from num2words import num2words
+
+__all__ = ["TranscriptScore", "normalise_words", "score_transcript"]
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_ORDINAL = re.compile(r"\b(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
+
+
+def _spell_numbers(text: str, lang: str) -> str:
+    def ordinal(match: re.Match[str]) -> str:
+        try:
+            return f" {num2words(int(match.group(1)), to='ordinal', lang=lang)} "
+        except (NotImplementedError, OverflowError, ValueError):
+            return match.group(0)
+
+    def cardinal(match: re.Match[str]) -> str:
+        raw = match.group(0)
+        digits = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+", raw) else raw.replace(",", ".")
+        try:
+            value: int | float = float(digits) if "." in digits else int(digits)
+            return f" {num2words(value, lang=lang)} "
+        except (NotImplementedError, OverflowError, ValueError):
+            return f" {raw} "
+
+    return _NUMBER.sub(cardinal, _ORDINAL.sub(ordinal, text))
+
+
+def normalise_words(text: str, *, lang: str = "en") -> list[str]:
+    """Lower-case words with numbers spelled out and punctuation dropped."""
+    text = unicodedata.normalize("NFKC", text)
+    text = _spell_numbers(text, lang)
+    text = text.lower().replace("'", "").replace("\u2019", "")
+    # Hyphens and dashes separate words ("twenty-one", "queer-looking"); other marks vanish.
+    cleaned = "".join(c if unicodedata.category(c)[0] in ("L", "N") else " " for c in text)
+    return cleaned.split()
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptScore:
+    """How well a transcript matches the text."""
+
+    wer: float  # word error rate (can exceed 1 when the transcript babbles)
+    recall: float  # share of the text's words found in the transcript, order ignored
+    reference_words: int
+    transcript_words: int
+
+
+def score_transcript(reference: str, transcript: str, *, lang: str = "en") -> TranscriptScore:
+    """Score ``transcript`` against ``reference`` after normalising both."""
+    ref = normalise_words(reference, lang=lang)
+    hyp = normalise_words(transcript, lang=lang)
+    if not ref:
+        return TranscriptScore(0.0 if not hyp else 1.0, 1.0, 0, len(hyp))
+    wer = float(jiwer.wer(" ".join(ref), " ".join(hyp))) if hyp else 1.0
+    found = Counter(hyp)
+    recall = sum(min(n, found[w]) for w, n in Counter(ref).items()) / len(ref)
+    return TranscriptScore(wer, recall, len(ref), len(hyp))

@@ -1,0 +1,226 @@
+"""QA core: audio figures, the duration rate, transcript scores, take choice and the take loop."""
+
+from __future__ import annotations
+
+import io
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from omni_web.qa import (
+    ChunkQa,
+    DurationRateTracker,
+    QaLevel,
+    QaOptions,
+    QaStore,
+    TakeAudio,
+    Thresholds,
+    Verdict,
+    basic_take,
+    best_take,
+    measure_audio,
+    parse_level,
+    score_transcript,
+    text_units,
+)
+
+RATE = 24000
+TEXT = (
+    "They were indeed a queer-looking party that assembled on the bank, the birds with draggled "
+    "feathers, the animals with their fur clinging close to them, and all dripping wet, cross, and "
+    "uncomfortable."
+)
+
+
+def _wav(samples: np.ndarray, rate: int = RATE) -> bytes:
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as handle:
+        handle.setnchannels(1)
+        handle.setsampwidth(2)
+        handle.setframerate(rate)
+        handle.writeframes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
+    return buffer.getvalue()
+
+
+def _speechlike(seconds: float, *, pause_every_s: float = 0.4, pause_s: float = 0.1) -> np.ndarray:
+    t = np.arange(int(seconds * RATE)) / RATE
+    voiced = (t % pause_every_s) >= pause_s
+    return (0.3 * np.sin(2 * np.pi * 140 * t) * voiced).astype(np.float32)
+
+
+def _expected_s(text: str = TEXT) -> float:
+    return text_units(text).count * Thresholds().prior_s_per_char
+
+
+# --- audio figures ------------------------------------------------------------------------------
+
+def test_speechlike_audio_has_pauses_but_is_not_silent() -> None:
+    figures = measure_audio(_wav(_speechlike(6.0)), Thresholds())
+    assert figures.duration_s == pytest.approx(6.0, abs=0.01)
+    assert 0.15 < figures.silence_share < 0.35
+    assert figures.longest_internal_silence_s < 0.2
+    assert figures.clipped_share == 0
+
+
+def test_silent_audio_and_a_long_internal_gap_are_measured() -> None:
+    assert measure_audio(_wav(np.zeros(RATE * 5)), Thresholds()).silence_share == 1.0
+    gap = np.concatenate([_speechlike(2.0), np.zeros(RATE * 4), _speechlike(2.0)])
+    assert measure_audio(_wav(gap), Thresholds()).longest_internal_silence_s == pytest.approx(4.1, abs=0.15)
+
+
+def test_clipping_is_the_share_of_full_scale_samples() -> None:
+    loud = np.clip(_speechlike(3.0) * 10, -1, 1)
+    assert measure_audio(_wav(loud), Thresholds()).clipped_share > 0.3
+
+
+def test_not_a_wav_raises_value_error() -> None:
+    with pytest.raises(ValueError, match="not a WAV"):
+        measure_audio(b"hello", Thresholds())
+
+
+# --- duration rate --------------------------------------------------------------------------------
+
+def test_text_units_count_letters_or_cjk_characters() -> None:
+    assert text_units("Hello, world 42!").count == 12
+    units = text_units("他们确实是一群奇怪的人。")
+    assert (units.script, units.count) == ("cjk", 11)
+
+
+def test_rate_tracker_uses_the_prior_then_a_robust_median_per_voice() -> None:
+    tracker = DurationRateTracker(Thresholds(rate_min_samples=8))
+    assert tracker.expect(TEXT, model="m", voice="a").measured is False
+    units = text_units(TEXT).count
+    for _ in range(7):
+        tracker.learn(TEXT, units * 0.1, model="m", voice="a")
+    tracker.learn(TEXT, units * 0.3, model="m", voice="a")  # a loop among them
+    tracker.learn(TEXT, units * 0.03, model="m", voice="a")  # and a cut
+    expectation = tracker.expect(TEXT, model="m", voice="a")
+    assert expectation.measured and expectation.seconds == pytest.approx(units * 0.1)
+    # Another voice of the same model has its own rate.
+    assert tracker.expect(TEXT, model="m", voice="b").measured is False
+
+
+# --- transcripts ----------------------------------------------------------------------------------
+
+def test_transcript_scores_normalise_case_punctuation_and_numbers() -> None:
+    score = score_transcript("Chapter 3. It's 21 o'clock!", "chapter three, its twenty-one oclock")
+    assert score.wer == 0 and score.recall == 1
+
+
+def test_skipped_and_shuffled_words_score_apart_from_a_clean_transcript() -> None:
+    words = TEXT.split()
+    dropped = " ".join(w for i, w in enumerate(words) if i % 3 != 2)
+    shuffled = " ".join(reversed(words))
+    clean = score_transcript(TEXT, TEXT)
+    skipped = score_transcript(TEXT, dropped)
+    mixed = score_transcript(TEXT, shuffled)
+    assert clean.wer == 0
+    assert skipped.transcript_words / skipped.reference_words < 0.7
+    assert mixed.recall == 1 and mixed.wer > 0.8
+
+
+# --- judging --------------------------------------------------------------------------------------
+
+def _take(number: int, audio: np.ndarray, finish: str | None = "stop"):
+    tracker = DurationRateTracker(Thresholds())
+    return basic_take(number=number, seed=None, finish_reason=finish,
+                      figures=measure_audio(_wav(audio), Thresholds()),
+                      expectation=tracker.expect(TEXT, model="m", voice="v"), thresholds=Thresholds())
+
+
+def test_basic_checks_catch_cut_loop_silence_and_length_finish() -> None:
+    full = _expected_s()
+    assert _take(1, _speechlike(full)).passed
+    assert "cut off" in _take(1, _speechlike(full / 3)).failures[0]
+    assert "loop" in _take(1, _speechlike(full * 3)).failures[0]
+    assert any("silent" in f for f in _take(1, np.zeros(int(full * RATE))).failures)
+    assert "token limit" in _take(1, _speechlike(full), finish="length").failures[0]
+
+
+def test_best_take_prefers_passing_then_the_nearest_duration() -> None:
+    full = _expected_s()
+    cut, near, far = _take(1, _speechlike(full / 3)), _take(2, _speechlike(full)), _take(3, _speechlike(full * 1.4))
+    assert best_take([cut, far, near]).number == 2
+    assert best_take([cut, _take(4, _speechlike(full * 3))]).number in (1, 4)
+
+
+def test_parse_level() -> None:
+    assert parse_level(None) is QaLevel.BASIC
+    assert parse_level("ASR") is QaLevel.ASR
+    with pytest.raises(ValueError, match="off, basic or asr"):
+        parse_level("full")
+
+
+# --- the take loop ------------------------------------------------------------------------------
+
+class _Item:
+    def __init__(self, key: str, text: str = TEXT) -> None:
+        self.key, self.text = key, text
+
+
+class _Server:
+    """Answers each request with the next queued fault (then clean audio); records the seeds."""
+
+    def __init__(self, faults: list[str]) -> None:
+        self.faults = list(faults)
+        self.seeds: list[int | None] = []
+
+    def __call__(self, text: str, seed: int | None) -> TakeAudio:
+        self.seeds.append(seed)
+        fault = self.faults.pop(0) if self.faults else "clean"
+        full = _expected_s(text)
+        audio = {"clean": _speechlike(full), "cut": _speechlike(full / 3), "loop": _speechlike(full * 3),
+                 "silent": np.zeros(int(full * RATE))}[fault]
+        return TakeAudio(_wav(audio), "length" if fault == "length" else "stop")
+
+
+def _qa(tmp_path: Path, server: _Server, *, accepts_seed: bool = True, takes: int = 3) -> ChunkQa:
+    return ChunkQa(QaOptions(level=QaLevel.BASIC, takes=takes), store=QaStore(tmp_path), request_take=server,
+                   model_key="m", voice_label="v", language="English", accepts_seed=accepts_seed, request_slots=2)
+
+
+def test_a_failed_take_is_retaken_with_a_new_seed_and_recorded(tmp_path: Path) -> None:
+    server = _Server(["cut", "loop"])
+    qa = _qa(tmp_path, server)
+    audio = qa.take(_Item("k1"))
+    assert measure_audio(audio, Thresholds()).duration_s == pytest.approx(_expected_s(), abs=0.05)
+    assert server.seeds[0] is None and None not in server.seeds[1:] and len(set(server.seeds[1:])) == 2
+    record = QaStore(tmp_path).load("k1")
+    assert record is not None and record.verdict is Verdict.RETAKEN and record.chosen == 3
+    assert [t.passed for t in record.takes] == [False, False, True]
+    assert qa.counts().retaken == 1 and qa.counts().requests == 3
+
+
+def test_a_chunk_that_never_passes_is_flagged_with_its_best_take(tmp_path: Path) -> None:
+    server = _Server(["silent", "loop", "cut"])
+    qa = _qa(tmp_path, server)
+    qa.take(_Item("k2"))
+    record = QaStore(tmp_path).load("k2")
+    assert record is not None and record.verdict is Verdict.FLAGGED and len(record.takes) == 3
+    assert qa.counts().flagged == 1
+
+
+def test_a_model_without_seed_gets_no_seed_on_retakes(tmp_path: Path) -> None:
+    server = _Server(["cut"])
+    _qa(tmp_path, server, accepts_seed=False).take(_Item("k3"))
+    assert server.seeds == [None, None]
+
+
+def test_a_cached_chunk_with_a_verdict_is_not_taken_again(tmp_path: Path) -> None:
+    server = _Server([])
+    first = _qa(tmp_path, server)
+    (tmp_path / "k4.wav").write_bytes(first.take(_Item("k4")))
+    resumed = _qa(tmp_path, _Server([]))
+    assert resumed.accept_cached(_Item("k4"), tmp_path / "k4.wav") is True
+    assert resumed.counts().passed == 1 and resumed.counts().requests == 0
+
+
+def test_a_file_from_a_qa_off_run_is_checked_without_a_request(tmp_path: Path) -> None:
+    (tmp_path / "k5.wav").write_bytes(_wav(_speechlike(_expected_s())))
+    server = _Server([])
+    qa = _qa(tmp_path, server)
+    assert qa.accept_cached(_Item("k5"), tmp_path / "k5.wav") is False
+    qa.take(_Item("k5"))
+    assert server.seeds == [] and QaStore(tmp_path).load("k5").verdict is Verdict.PASSED
