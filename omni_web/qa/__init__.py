@@ -6,6 +6,7 @@ cache) and the renderer calls it through two hooks (``take`` and ``accept_cached
 """
 
 from omni_web.qa.asr import AsrPool, Recogniser, WhisperRecogniser, language_code, load_recogniser
+from omni_web.qa.audio import AudioFigures, decode_wav, measure_audio
 from omni_web.qa.judge import asr_failures, basic_take, best_take, with_transcript
 from omni_web.qa.rate import DurationRateTracker, Expectation, TextUnits, text_units
 from omni_web.qa.records import ChunkRecord, QaStore, TakeRecord, Verdict
@@ -19,7 +20,6 @@ from omni_web.qa.report import (
     read_report,
     write_report,
 )
-from omni_web.qa.audio import AudioFigures, decode_wav, measure_audio
 from omni_web.qa.takes import ChunkQa, QaCounts, QaItem, QaOptions, TakeAudio, take_seed
 from omni_web.qa.thresholds import DEFAULT_THRESHOLDS, QaLevel, Thresholds, parse_level
 from omni_web.qa.wer import TranscriptScore, normalise_words, score_transcript

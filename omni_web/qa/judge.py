@@ -10,9 +10,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 
+from omni_web.qa.audio import AudioFigures
 from omni_web.qa.rate import Expectation
 from omni_web.qa.records import TakeRecord
-from omni_web.qa.audio import AudioFigures
 from omni_web.qa.thresholds import Thresholds
 from omni_web.qa.wer import TranscriptScore
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import enum
 import json
-import os
-import uuid
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from omni_web.files import write_atomic
 
 __all__ = ["ChunkRecord", "QaStore", "TakeRecord", "Verdict"]
 
@@ -154,10 +154,4 @@ class QaStore:
     def save(self, record: ChunkRecord) -> None:
         """Write atomically, so a crash leaves the old record or the new one."""
         self.cache_dir.mkdir(parents=True, exist_ok=True)
-        path = self.path(record.key)
-        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-        try:
-            tmp.write_text(json.dumps(record.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
+        write_atomic(self.path(record.key), json.dumps(record.to_dict(), ensure_ascii=False, indent=1))

@@ -8,14 +8,13 @@ take in the book, and every take; it also carries the conversion request, so ``r
 from __future__ import annotations
 
 import json
-import os
 import time
-import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from omni_web.files import write_atomic
 from omni_web.qa.records import ChunkRecord, QaStore, Verdict
 
 __all__ = [
@@ -116,13 +115,7 @@ def build_report(
 def write_report(document: Mapping[str, Any], path: Path) -> Path:
     """Write atomically; returns ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        tmp.write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+    return write_atomic(path, json.dumps(document, ensure_ascii=False, indent=1))
 
 
 def find_report(target: Path) -> Path | None:

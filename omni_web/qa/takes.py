@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Protocol
 
 from omni_web.qa.asr import AsrPool, language_code
+from omni_web.qa.audio import measure_audio
 from omni_web.qa.judge import basic_take, best_take, with_transcript
 from omni_web.qa.rate import DurationRateTracker
 from omni_web.qa.records import ChunkRecord, QaStore, TakeRecord, Verdict
-from omni_web.qa.audio import measure_audio
 from omni_web.qa.thresholds import DEFAULT_THRESHOLDS, QaLevel, Thresholds
 from omni_web.qa.wer import score_transcript
 
