@@ -31,10 +31,13 @@ module that meets them, and chained with ``from exc``.
     │   └── DownloadCancelled       finished files stay cached; a re-run fetches the rest
     ├── GpuError
     ├── BookError                   the EPUB cannot be read
+    │   ├── BookNotFound            (also FileNotFoundError) the book file is gone
     │   ├── NotAnEpub               not a ZIP, no container/OPF, broken package XML
     │   ├── UnsafeBook              decompression bomb or XML entity declarations
     │   ├── DrmProtected
     │   └── EmptyBook               nothing in it can be read aloud
+    ├── ChapterSelectionError       chapter numbers the book lacks, a bad range, none selected
+    ├── PreviewError                a preview came back in a form that cannot be played
     ├── VoiceError                  a reference clip or voice name is unusable
     ├── FfmpegError                 ffmpeg/ffprobe failed or is missing
     ├── DiskFullError               (also OSError)
@@ -56,7 +59,9 @@ from pathlib import Path
 __all__ = [
     "BackendError",
     "BookError",
+    "BookNotFound",
     "BootTimeout",
+    "ChapterSelectionError",
     "ChunkFailed",
     "DiskFullError",
     "DownloadCancelled",
@@ -79,6 +84,7 @@ __all__ = [
     "OmniWebError",
     "OutputNotWritable",
     "PortTaken",
+    "PreviewError",
     "ServerError",
     "ServerNotRunning",
     "ServerStartError",
@@ -331,6 +337,17 @@ class BookError(OmniWebError):
     """The EPUB cannot be read; the message names the problem and what to do."""
 
 
+class BookNotFound(BookError, FileNotFoundError):
+    """The book file does not exist (any more); ``path`` is where it was looked for."""
+
+    def __init__(self, path: Path, *, remedy: str = "Check the path.") -> None:
+        self.path = path
+        super().__init__(f"The book {path} does not exist. {remedy}")
+
+    def __str__(self) -> str:  # FileNotFoundError would format errno/filename
+        return str(self.args[0])
+
+
 class NotAnEpub(BookError):
     """The file is not a readable EPUB: not a ZIP, no container or package document, broken XML."""
 
@@ -345,6 +362,14 @@ class DrmProtected(BookError):
 
 class EmptyBook(BookError):
     """The EPUB opened fine but has no text to read aloud (image-only or empty pages)."""
+
+
+class ChapterSelectionError(OmniWebError):
+    """The chapters asked for cannot be rendered: numbers the book lacks, a bad range, or none."""
+
+
+class PreviewError(OmniWebError):
+    """A preview cannot be played (e.g. the server sent audio in a sample format the page cannot show)."""
 
 
 class VoiceError(OmniWebError):

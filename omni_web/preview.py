@@ -42,7 +42,7 @@ def preview_text(book: Book, chapters: tuple[int, ...] | None, *, entry: Catalog
     Chunks are cut as the job cuts them (the model's caps apply), at most PREVIEW_MAX_WORDS long.
 
     Raises:
-        SettingsError, BookError: a chapter number the book lacks, or nothing to read.
+        ChapterSelectionError, BookError: a chapter number the book lacks, or nothing to read.
     """
     words, max_words, max_chars = effective_chunk_limits(entry, min(chunk_words, PREVIEW_MAX_WORDS))
     for chapter in select_chapters(book, chapters):
@@ -82,7 +82,7 @@ def preview_request(
 
     Raises:
         ServerNotRunning: no healthy server hosts the model (nothing is started).
-        BookError, SettingsError: nothing to read in the selected chapters.
+        BookError, ChapterSelectionError: nothing to read in the selected chapters.
         VoiceError, SpeechError: the voice does not fit, or the server refused the request.
     """
     entry = get_entry(request.model_key)

@@ -14,9 +14,10 @@ from typing import Any
 from omni_web.backend.companions import ensure_companion_packages
 from omni_web.book import load_book
 from omni_web.catalog import CatalogEntry, get_entry
-from omni_web.errors import SettingsError
+from omni_web.errors import BookNotFound
 from omni_web.jobs import Job, JobContext, JobStore, JobWorker
 from omni_web.paths import DataPaths
+from omni_web.pipeline.progress import ConvertProgress
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.pipeline.serving import convert_on_endpoint, endpoint_for
 from omni_web.server import ServerManager
@@ -46,12 +47,12 @@ def make_convert_runner(paths: DataPaths, server: ServerManager):
         settings = load_settings(paths)
         server.use_settings(settings)
         entry = get_entry(request.model_key)
-        ctx.report({"phase": "starting server", "message": f"Getting a server for {entry.label}"})
+        ctx.report(ConvertProgress(phase="starting server", message=f"Getting a server for {entry.label}").to_dict())
         endpoint = endpoint_for(server, entry, paths=paths, api_url=request.api_url)
         ctx.raise_if_cancelled()
         result = convert_on_endpoint(
             request, endpoint, manager=server, paths=paths, settings=settings,
-            progress=ctx.report, cancelled=ctx.cancelled,
+            progress=lambda snapshot: ctx.report(snapshot.to_dict()), cancelled=ctx.cancelled,
         )
         return result.to_dict()
 
@@ -99,11 +100,11 @@ class AppServices:
         """Check the request, queue it, and wake the worker.
 
         Raises:
-            UnknownModel, BookError, SettingsError: the request cannot run at all.
+            UnknownModel, BookError (BookNotFound), ChapterSelectionError: the request cannot run at all.
         """
         get_entry(request.model_key)
         if not request.book_path.is_file():
-            raise SettingsError(f"The book {request.book_path} does not exist any more. Upload it again.")
+            raise BookNotFound(request.book_path, remedy="Upload it again.")
         book = load_book(request.book_path)
         title = book.metadata.title or request.book_path.stem
         job = self.jobs.enqueue(CONVERT_JOB, request.to_dict(), title=title)

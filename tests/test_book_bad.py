@@ -9,7 +9,7 @@ import pytest
 
 from omni_web.book import load_book
 from omni_web.book.safety import ArchiveLimits
-from omni_web.errors import BookError, DrmProtected, EmptyBook, NotAnEpub, UnsafeBook
+from omni_web.errors import BookNotFound, DrmProtected, EmptyBook, NotAnEpub, UnsafeBook
 from tests.epub_builder import make_epub, nav_xhtml, xhtml
 
 _AES = "http://www.w3.org/2001/04/xmlenc#aes128-cbc"
@@ -56,7 +56,7 @@ def test_empty_file(tmp_path: Path) -> None:
 
 
 def test_missing_file_and_folder(tmp_path: Path) -> None:
-    with pytest.raises(BookError, match="No such file"):
+    with pytest.raises(BookNotFound, match="does not exist"):
         load_book(tmp_path / "nowhere.epub")
     with pytest.raises(NotAnEpub, match="is a folder"):
         load_book(tmp_path)

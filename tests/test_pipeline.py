@@ -13,7 +13,7 @@ from omni_web.book import load_book
 from omni_web.catalog import get_entry
 from omni_web.cli.convert import ask_higgs_window
 from omni_web.client import SpeechClient, VoiceChoice
-from omni_web.errors import ChunkFailed, JobCancelled, SettingsError, UnknownVoice
+from omni_web.errors import ChapterSelectionError, ChunkFailed, JobCancelled, UnknownVoice
 from omni_web.paths import DataPaths
 from omni_web.pipeline import (
     ConvertRequest,
@@ -39,7 +39,7 @@ def convert(data_paths: DataPaths, server, book: str, **kwargs):
                              **kwargs)
     with SpeechClient(server.base_url, **client_kwargs) as client:
         result = run_conversion(request, paths=data_paths, settings=settings, client=client, retry=retry,
-                                progress=lambda d: docs.append(json.loads(json.dumps(d))))
+                                progress=lambda d: docs.append(json.loads(json.dumps(d.to_dict()))))
     return result, docs
 
 
@@ -114,7 +114,7 @@ def test_cancel_keeps_finished_chunks(data_paths: DataPaths, fake_server) -> Non
     seen = {"n": 0}
 
     def progress(doc) -> None:
-        seen["n"] = doc.get("chunks_done", 0)
+        seen["n"] = doc.chunks_done
 
     with SpeechClient(server.base_url) as client, pytest.raises(JobCancelled):
         run_conversion(request, paths=data_paths, settings=Settings(), client=client, progress=progress,
@@ -153,13 +153,13 @@ def test_higgs_window() -> None:
 
     assert ask_higgs_window(higgs, 120, stdin=Console("t\n"), stdout=io.StringIO()) == (120, True)
     assert ask_higgs_window(higgs, 120, stdin=Console("\n"), stdout=io.StringIO()) == (80, False)
-    with pytest.raises(SettingsError, match="Cancelled"):
+    with pytest.raises(JobCancelled, match="Cancelled"):
         ask_higgs_window(higgs, 120, stdin=Console("c\n"), stdout=io.StringIO())
 
 
 def test_chapter_spec() -> None:
     assert parse_chapter_spec("1-3,5,3") == (1, 2, 3, 5)
-    with pytest.raises(SettingsError):
+    with pytest.raises(ChapterSelectionError):
         parse_chapter_spec("3-1")
 
 

@@ -7,7 +7,7 @@ import pytest
 from omni_web.book import count_words, load_book
 from omni_web.catalog import get_entry
 from omni_web.client import VoiceChoice
-from omni_web.errors import ServerNotRunning, SettingsError
+from omni_web.errors import ChapterSelectionError, ServerNotRunning
 from omni_web.pipeline import ConvertRequest
 from omni_web.preview import PREVIEW_MAX_WORDS, preview_request, preview_text
 from omni_web.server import ServerManager
@@ -31,7 +31,7 @@ def test_preview_text_is_the_first_body_chunk_of_the_first_selected_chapter():
 
 
 def test_preview_text_refuses_chapters_the_book_lacks():
-    with pytest.raises(SettingsError, match="there is no chapter 9"):
+    with pytest.raises(ChapterSelectionError, match="there is no chapter 9"):
         preview_text(load_book(DATA_DIR / "hefty-water.epub"), (9,), entry=QWEN, chunk_words=120)
 
 

@@ -36,7 +36,7 @@ from omni_web.book.toc import (
     resolve_href,
     split_ids_by_path,
 )
-from omni_web.errors import BookError, EmptyBook, NotAnEpub
+from omni_web.errors import BookError, BookNotFound, EmptyBook, NotAnEpub
 
 __all__ = ["load_book"]
 
@@ -110,7 +110,7 @@ def load_book(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
             handle.seek(0)
             check, ebook = _open(handle, name, head, limits)
     except FileNotFoundError as exc:
-        raise BookError(f"No such file: {path}. Check the path and try again.") from exc
+        raise BookNotFound(path, remedy="Check the path and try again.") from exc
     except OSError as exc:
         raise BookError(f"'{name}' cannot be read ({exc.strerror or exc}). Check the file and its permissions.") from exc
     return _build_book(ebook, path, check)

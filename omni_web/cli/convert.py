@@ -17,9 +17,10 @@ from tqdm import tqdm
 from omni_web.book import Book, load_book
 from omni_web.catalog import CatalogEntry, VoiceMode, get_entry, keys
 from omni_web.client import VoiceChoice
-from omni_web.errors import ModelNotInstalled, OmniWebError, SettingsError, VoiceError
+from omni_web.errors import BookNotFound, JobCancelled, ModelNotInstalled, OmniWebError, VoiceError
 from omni_web.paths import DataPaths, data_root_from_env
 from omni_web.pipeline import (
+    ConvertProgress,
     ConvertRequest,
     chunk_size_conflict,
     convert_on_endpoint,
@@ -83,7 +84,7 @@ def ask_higgs_window(entry: CatalogEntry, chunk_words: int, *, stdin: TextIO, st
     stdout.flush()
     answer = stdin.readline().strip().lower()
     if answer.startswith("c"):
-        raise SettingsError("Cancelled before rendering anything.")
+        raise JobCancelled("Cancelled before rendering anything.")
     if answer.startswith("t"):
         return chunk_words, True
     return cap, False
@@ -103,9 +104,9 @@ def voice_from_args(args: argparse.Namespace, entry: CatalogEntry, paths: DataPa
             return _clone_choice(args.voice, args.transcription, library, paths, settings)
         return VoiceChoice.uploaded(args.voice)
     if entry.voice_mode is VoiceMode.CLONE_REQUIRED:
-        raise SettingsError(f"{entry.label} needs a reference clip: add --clone CLIP (or --voice <library voice>).")
+        raise VoiceError(f"{entry.label} needs a reference clip: add --clone CLIP (or --voice <library voice>).")
     if entry.voice_mode is VoiceMode.INSTRUCTIONS:
-        raise SettingsError(f"{entry.label} designs a voice from a description: add --instructions TEXT.")
+        raise VoiceError(f"{entry.label} designs a voice from a description: add --instructions TEXT.")
     return VoiceChoice.default()
 
 
@@ -115,7 +116,7 @@ def _clone_choice(clip: str, transcription: str | None, library: VoiceLibrary, p
         return VoiceChoice.clone(voice.wav_path, transcription or voice.transcript)
     source = Path(clip).expanduser()
     if not source.is_file():
-        raise SettingsError(f"No clip at {source} and no library voice named '{clip}'. See: python -m omni_web voices list")
+        raise VoiceError(f"No clip at {source} and no library voice named '{clip}'. See: python -m omni_web voices list")
     # Cleaned like a library clip (decoded, mono, silence trimmed, at most 30 s); a file that is
     # not speech-length audio is refused here, before any server starts.
     path = reference_cache_dir(paths) / f"clone-{file_sha256(source)[:24]}.wav"
@@ -154,7 +155,7 @@ def _convert(args: argparse.Namespace) -> int:
         api_url=args.api_url,
     )
     if not request.book_path.is_file():
-        raise SettingsError(f"No such file: {request.book_path}")
+        raise BookNotFound(request.book_path)
     book = load_book(request.book_path)  # a bad book is refused before any server starts
     manager = build_server_manager(paths, settings)
     was_ours = manager.owned_record() is not None
@@ -173,23 +174,21 @@ def _render(request: ConvertRequest, book: Book, endpoint, manager: ServerManage
     bar = tqdm(total=0, unit="chunk", dynamic_ncols=True, disable=None)
     chapter_lines: set[int] = set()
 
-    def progress(doc) -> None:
-        total = doc.get("chunks_total") or 0
-        if total and bar.total != total:
-            bar.total = total
-        bar.n = doc.get("chunks_done") or 0
-        eta = doc.get("eta_s")
-        rtf = doc.get("realtime_factor")
+    def progress(doc: ConvertProgress) -> None:
+        if doc.chunks_total and bar.total != doc.chunks_total:
+            bar.total = doc.chunks_total
+        bar.n = doc.chunks_done
+        eta, rtf = doc.eta_s, doc.realtime_factor
         bar.set_postfix_str(
-            f"audio {doc.get('audio_s', 0) / 60:.1f} min"
+            f"audio {doc.audio_s / 60:.1f} min"
             + (f", x{rtf:.1f} realtime" if rtf else "")
             + (f", ETA {eta / 60:.1f} min" if eta else ""),
             refresh=True,
         )
-        for chapter in doc.get("chapters", []):
-            if chapter["state"] == "ready" and chapter["number"] not in chapter_lines:
-                chapter_lines.add(chapter["number"])
-                bar.write(f"chapter {chapter['number']} ready: {chapter['title']} -> {chapter['audio_path']}")
+        for chapter in doc.ready_chapters():
+            if chapter.number not in chapter_lines:
+                chapter_lines.add(chapter.number)
+                bar.write(f"chapter {chapter.number} ready: {chapter.title} -> {chapter.audio_path}")
 
     try:
         result = convert_on_endpoint(

@@ -10,6 +10,7 @@ from omni_web.pipeline.plan import (
     plan_conversion,
     select_chapters,
 )
+from omni_web.pipeline.progress import ChapterProgress, ConvertProgress
 from omni_web.pipeline.request import ConvertRequest, parse_chapter_spec, voice_from_dict, voice_to_dict
 from omni_web.pipeline.serving import (
     convert_on_endpoint,
@@ -19,8 +20,10 @@ from omni_web.pipeline.serving import (
 )
 
 __all__ = [
+    "ChapterProgress",
     "ChapterWork",
     "ConversionPlan",
+    "ConvertProgress",
     "ConvertRequest",
     "ConvertResult",
     "ProgressCallback",

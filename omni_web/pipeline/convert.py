@@ -33,7 +33,9 @@ from omni_web.catalog import CatalogEntry, get_entry
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice, VoiceKind
 from omni_web.paths import DataPaths
 from omni_web.pipeline.plan import ChapterWork, ConversionPlan, plan_conversion
+from omni_web.pipeline.progress import ChapterProgress, ConvertProgress
 from omni_web.pipeline.request import ConvertRequest
+from omni_web.records import JsonRecord
 from omni_web.render import RenderItem, RenderProgress, RetryPolicy, render_chunks
 from omni_web.settings import Settings
 from omni_web.voices import fit_reference
@@ -41,7 +43,8 @@ from omni_web.voices.reference import reference_cache_dir
 
 __all__ = ["ConvertResult", "ProgressCallback", "prepare_voice", "run_conversion"]
 
-ProgressCallback = Callable[[Mapping[str, Any]], None]
+# Receives every progress snapshot; store it with ``to_dict()``.
+ProgressCallback = Callable[[ConvertProgress], None]
 
 # Progress documents are written at most this often while chunks stream in (phase changes and
 # finished chapters are always written at once).
@@ -50,31 +53,44 @@ _DEFAULT_RETRY = RetryPolicy()
 
 
 @dataclass(frozen=True, slots=True)
-class ConvertResult:
-    """What a finished conversion produced."""
+class ConvertResult(JsonRecord):
+    """What a finished conversion produced; stored as the job's ``result`` (``to_dict``/``from_dict``).
+
+    Add a field with a default to extend it: results stored before it existed still read.
+    """
 
     output_dir: Path
-    m4b: Path | None
-    mp3_dir: Path | None
-    chapters: tuple[ChapterAudio, ...]
-    chunks_total: int
-    chunks_cached: int
-    duration_s: float
+    m4b: Path | None = None
+    mp3_dir: Path | None = None
+    chapters: tuple[ChapterAudio, ...] = ()
+    chunks_total: int = 0
+    chunks_cached: int = 0
+    duration_s: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON for the job store (the job's ``result``)."""
-        return {
-            "output_dir": str(self.output_dir),
-            "m4b": str(self.m4b) if self.m4b else None,
-            "mp3_dir": str(self.mp3_dir) if self.mp3_dir else None,
-            "duration_s": round(self.duration_s, 3),
-            "chunks_total": self.chunks_total,
-            "chunks_cached": self.chunks_cached,
-            "chapters": [
-                {"number": c.index, "title": c.title, "path": str(c.path), "duration_s": c.duration_ms / 1000}
-                for c in self.chapters
-            ],
-        }
+        """Plain JSON for the job store; a chapter is ``{number, title, path, duration_s}``."""
+        doc = JsonRecord.to_dict(self)
+        doc["duration_s"] = round(self.duration_s, 3)
+        doc["chapters"] = [
+            {"number": c.index, "title": c.title, "path": str(c.path), "duration_s": c.duration_ms / 1000}
+            for c in self.chapters
+        ]
+        return doc
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> ConvertResult:
+        """The result a stored document describes (see :meth:`to_dict`)."""
+        data = dict(data or {})
+        rows = data.pop("chapters", None) or []
+        data.setdefault("output_dir", "")
+        base = JsonRecord.from_dict.__func__(cls, data)  # type: ignore[attr-defined]
+        chapters = tuple(
+            ChapterAudio(index=int(row.get("number", 0)), title=str(row.get("title", "")), path=Path(row["path"]),
+                         duration_ms=round(float(row.get("duration_s") or 0) * 1000))
+            for row in rows
+            if isinstance(row, Mapping) and row.get("path")
+        )
+        return replace(base, chapters=chapters)
 
 
 def prepare_voice(entry: CatalogEntry, voice: VoiceChoice, *, client: SpeechClient, paths: DataPaths) -> VoiceChoice:
@@ -93,54 +109,42 @@ def prepare_voice(entry: CatalogEntry, voice: VoiceChoice, *, client: SpeechClie
 
 
 class _Progress:
-    """The job's progress document, updated from the render and assembly threads."""
+    """The job's progress record, updated from the render and assembly threads."""
 
     def __init__(self, plan: ConversionPlan, sink: ProgressCallback | None) -> None:
         self._sink = sink
         self._lock = threading.Lock()
         self._last_emit = 0.0
-        self.doc: dict[str, Any] = {
-            "phase": "preparing",
-            "message": "",
-            "title": plan.tags.title,
-            "model": plan.entry.key,
-            "chunks_done": 0,
-            "chunks_total": len({i.key for i in plan.items}),
-            "audio_s": 0.0,
-            "elapsed_s": 0.0,
-            "eta_s": None,
-            "realtime_factor": None,
-            "chapters": [
-                {"number": w.number, "title": w.chapter.title, "state": "pending", "audio_path": None,
-                 "duration_s": None}
-                for w in plan.chapters
-            ],
-        }
+        self.doc = ConvertProgress(
+            title=plan.tags.title,
+            model=plan.entry.key,
+            chunks_total=len({i.key for i in plan.items}),
+            chapters=tuple(ChapterProgress(number=w.number, title=w.chapter.title) for w in plan.chapters),
+        )
 
     def _emit(self, *, force: bool) -> None:
         now = time.monotonic()
         if self._sink is None or (not force and now - self._last_emit < _PROGRESS_INTERVAL_S):
             return
         self._last_emit = now
-        self._sink({**self.doc, "chapters": [dict(c) for c in self.doc["chapters"]]})
+        self._sink(self.doc)
 
     def phase(self, phase: str, message: str = "") -> None:
         with self._lock:
-            self.doc.update(phase=phase, message=message)
+            self.doc = replace(self.doc, phase=phase, message=message)
             self._emit(force=True)
 
     def render(self, progress: RenderProgress) -> None:
         with self._lock:
-            self.doc.update(progress.to_dict())
+            self.doc = replace(self.doc, **progress.to_dict())
             self._emit(force=progress.chunks_done == progress.chunks_total)
 
     def chapter(self, number: int, state: str, audio: ChapterAudio | None = None) -> None:
         with self._lock:
-            for row in self.doc["chapters"]:
-                if row["number"] == number:
-                    row["state"] = state
-                    if audio is not None:
-                        row.update(audio_path=str(audio.path), duration_s=audio.duration_ms / 1000)
+            changes: dict[str, Any] = {"state": state}
+            if audio is not None:
+                changes.update(audio_path=audio.path, duration_s=audio.duration_ms / 1000)
+            self.doc = self.doc.with_chapter(number, **changes)
             self._emit(force=True)
 
 

@@ -14,7 +14,7 @@ from omni_web.assemble import AudiobookTags, safe_filename
 from omni_web.book import Book, Chapter, Chunk, PauseKind, chunk_chapter, effective_chunk_limits
 from omni_web.catalog import CatalogEntry
 from omni_web.client import VoiceChoice, VoiceKind
-from omni_web.errors import BookError, SettingsError
+from omni_web.errors import BookError, ChapterSelectionError
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.render import RenderItem, chunk_key, file_sha256, shaping_fingerprint
 from omni_web.settings import Settings
@@ -71,7 +71,7 @@ def select_chapters(book: Book, numbers: tuple[int, ...] | None) -> tuple[Chapte
         last = len(book.chapters)
         wrong = [n for n in numbers if n > last]
         if wrong:
-            raise SettingsError(
+            raise ChapterSelectionError(
                 f"The book has {last} chapters; there is no chapter {', '.join(map(str, wrong))}. "
                 "List them with: python -m omni_web chapters BOOK.epub"
             )

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from omni_web.client import VoiceChoice, VoiceKind
-from omni_web.errors import SettingsError
+from omni_web.errors import ChapterSelectionError
 
 __all__ = ["ConvertRequest", "parse_chapter_spec", "voice_from_dict", "voice_to_dict"]
 
@@ -49,11 +49,11 @@ def parse_chapter_spec(spec: str) -> tuple[int, ...]:
             else:
                 numbers.append(int(part))
         except ValueError:
-            raise SettingsError(
+            raise ChapterSelectionError(
                 f"Bad chapter selection '{part}': use numbers and ranges like 1-3,5."
             ) from None
     if any(n < 1 for n in numbers):
-        raise SettingsError("Chapter numbers start at 1.")
+        raise ChapterSelectionError("Chapter numbers start at 1.")
     return tuple(dict.fromkeys(numbers))
 
 

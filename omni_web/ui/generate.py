@@ -20,7 +20,7 @@ import numpy as np
 from omni_web.book import Book, chapter_rows, load_book
 from omni_web.bookshelf import store_book
 from omni_web.catalog import CATALOG, get_entry
-from omni_web.errors import BookError, SettingsError
+from omni_web.errors import BookError, ChapterSelectionError, PreviewError
 from omni_web.jobs import Job
 from omni_web.models import installed_keys
 from omni_web.pipeline import ConvertRequest, chunk_size_conflict
@@ -128,7 +128,7 @@ def _request(ctx: UiContext, book: dict | None, chapters: list[int], model: str,
     if not book:
         raise BookError("Upload an EPUB first.")
     if not chapters:
-        raise SettingsError("No chapter is selected; check at least one.")
+        raise ChapterSelectionError("No chapter is selected; check at least one.")
     choice = voice_choice(ctx, model, voice, transcript, instructions)
     return ConvertRequest(book_path=Path(book["path"]), model_key=model, voice=choice,
                           chapters=tuple(sorted(int(n) for n in chapters)), chunk_words=int(chunk_words))
@@ -139,7 +139,7 @@ def _read_wav(path: Path) -> tuple[int, np.ndarray]:
     with wave.open(str(path), "rb") as handle:
         dtype = {1: np.uint8, 2: np.int16, 4: np.int32}.get(handle.getsampwidth())
         if dtype is None:
-            raise SettingsError(f"The preview came back as {8 * handle.getsampwidth()}-bit audio; cannot play it.")
+            raise PreviewError(f"The preview came back as {8 * handle.getsampwidth()}-bit audio; cannot play it.")
         frames = handle.readframes(handle.getnframes())
         return handle.getframerate(), np.frombuffer(frames, dtype=dtype).reshape(-1, handle.getnchannels())
 

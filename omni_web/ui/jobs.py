@@ -17,6 +17,7 @@ from typing import Any
 import gradio as gr
 
 from omni_web.jobs import Job, JobState
+from omni_web.pipeline import ConvertProgress, ConvertResult
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.widgets import badge, callout, clock_str, esc, progress_bar, table
@@ -29,6 +30,8 @@ __all__ = [
     "job_detail_html",
     "jobs_table_html",
     "playable_chapters",
+    "progress_of",
+    "result_of",
 ]
 
 
@@ -50,19 +53,29 @@ class JobsRefs:
     on_load: OnLoad | None = field(default=None)
 
 
-def _fraction(progress: Mapping[str, Any]) -> float | None:
-    total = progress.get("chunks_total") or 0
-    return min(1.0, (progress.get("chunks_done") or 0) / total) if total else None
+def progress_of(job: Job) -> ConvertProgress:
+    """The job's progress record (defaults before the first report)."""
+    return ConvertProgress.from_dict(job.progress)
+
+
+def result_of(job: Job) -> ConvertResult | None:
+    """The finished job's result record; None until the job is done."""
+    return ConvertResult.from_dict(job.result) if job.state is JobState.DONE and job.result else None
+
+
+def _chunks_text(p: ConvertProgress) -> str:
+    return f"{p.chunks_done}/{p.chunks_total or '?'} chunks"
 
 
 def _progress_cell(job: Job, position: int) -> str:
     if job.state is JobState.QUEUED:
         return f'<span class="ow-dim">queued, #{position} in line</span>'
-    if job.state is JobState.DONE:
-        return progress_bar(1.0, text=f"done · {clock_str(job.result.get('duration_s'))} of audio")
-    p = job.progress
-    text = f"{p.get('phase', 'starting')} · {p.get('chunks_done', 0)}/{p.get('chunks_total', '?')} chunks"
-    return progress_bar(_fraction(p) if job.state is JobState.RUNNING or p else 0.0, text=text)
+    result = result_of(job)
+    if result is not None:
+        return progress_bar(1.0, text=f"done · {clock_str(result.duration_s)} of audio")
+    p = progress_of(job)
+    text = f"{p.phase if job.progress else 'starting'} · {_chunks_text(p)}"
+    return progress_bar(p.fraction if job.state is JobState.RUNNING or job.progress else 0.0, text=text)
 
 
 def jobs_table_html(jobs: Sequence[Job], positions: Mapping[str, int]) -> str:
@@ -72,7 +85,7 @@ def jobs_table_html(jobs: Sequence[Job], positions: Mapping[str, int]) -> str:
     rows = []
     for job in jobs:
         position = positions.get(job.id, 0)
-        eta = job.progress.get("eta_s") if job.state is JobState.RUNNING else None
+        eta = progress_of(job).eta_s if job.state is JobState.RUNNING else None
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(job.created_at))
         rows.append((esc(job.title), esc(job.params.get("model_key", "-")), badge(job.state.value),
                      _progress_cell(job, position), esc(clock_str(eta)), esc(created), f"<code>{esc(job.id)}</code>"))
@@ -86,29 +99,28 @@ def job_choices(jobs: Sequence[Job]) -> list[tuple[str, str]]:
 
 def job_detail_html(job: Job, position: int) -> str:
     """The selected job: phase, progress, speed, ETA, chapters, and the error if it failed."""
-    p = job.progress
+    p = progress_of(job)
+    result = result_of(job)
     head = f'<div class="ow-status">{badge(job.state.value)} <b>{esc(job.title)}</b> ' \
            f'<span class="ow-dim">{esc(job.params.get("model_key", ""))} · job {esc(job.id)}</span></div>'
     if job.state is JobState.QUEUED:
         body = callout(f"Waiting: #{position} in the queue. Jobs for the GPU server run one after another.")
     else:
-        rtf = p.get("realtime_factor")
-        audio_s = job.result.get("duration_s") if job.state is JobState.DONE else p.get("audio_s")
-        facts = [f"{p.get('chunks_done', 0)}/{p.get('chunks_total', '?')} chunks",
-                 f"{clock_str(audio_s)} of audio", f"elapsed {clock_str(p.get('elapsed_s'))}"]
+        rtf = p.realtime_factor
+        audio_s = result.duration_s if result is not None else p.audio_s
+        facts = [_chunks_text(p), f"{clock_str(audio_s)} of audio", f"elapsed {clock_str(p.elapsed_s)}"]
         if job.state is JobState.RUNNING:
-            facts.append(f"ETA {clock_str(p.get('eta_s'))}")
+            facts.append(f"ETA {clock_str(p.eta_s)}")
         if rtf:
             facts.append(f"{rtf:.1f}× real time")
-        fraction = 1.0 if job.state is JobState.DONE else _fraction(p)
-        body = progress_bar(fraction, text=f"{p.get('phase', '')} — {p.get('message', '')}".strip(" —"))
+        fraction = 1.0 if job.state is JobState.DONE else p.fraction
+        phase = p.phase if job.progress else ""
+        body = progress_bar(fraction, text=f"{phase} — {p.message}".strip(" —"))
         body += f'<div class="ow-dim">{esc(" · ".join(facts))}</div>'
     if job.error:
         body += callout(job.error, tone="bad" if job.state is JobState.FAILED else "info")
-    chapters = p.get("chapters") or []
-    if chapters:
-        rows = [(str(c.get("number")), esc(c.get("title", "")), badge(c.get("state", "pending")),
-                 esc(clock_str(c.get("duration_s")))) for c in chapters]
+    if p.chapters:
+        rows = [(str(c.number), esc(c.title), badge(c.state), esc(clock_str(c.duration_s))) for c in p.chapters]
         body += table(["#", "Chapter", "State", "Length"], rows, raw_columns=(1, 2, 3))
     return head + body
 
@@ -119,12 +131,8 @@ def playable_chapters(job: Job) -> list[tuple[str, str]]:
 
 
 def _ready_chapters(job: Job) -> list[tuple[int, str, Path]]:
-    found = []
-    for chapter in job.progress.get("chapters") or []:
-        path = chapter.get("audio_path")
-        if chapter.get("state") == "ready" and path and Path(path).is_file():
-            found.append((int(chapter.get("number", 0)), str(chapter.get("title", "")), Path(path)))
-    return found
+    return [(c.number, c.title, c.audio_path) for c in progress_of(job).ready_chapters()
+            if c.audio_path is not None and c.audio_path.is_file()]
 
 
 def chapter_audio(job: Job, number: int) -> Path | None:
@@ -134,12 +142,12 @@ def chapter_audio(job: Job, number: int) -> Path | None:
 
 def _downloads(job: Job) -> tuple[str | None, list[str]]:
     """The m4b and the MP3 files of a finished job (only files that exist)."""
-    if job.state is not JobState.DONE:
+    result = result_of(job)
+    if result is None:
         return None, []
-    m4b = job.result.get("m4b")
-    mp3_dir = job.result.get("mp3_dir")
-    mp3s = sorted(str(p) for p in Path(mp3_dir).glob("*.mp3")) if mp3_dir and Path(mp3_dir).is_dir() else []
-    return (m4b if m4b and Path(m4b).is_file() else None), mp3s
+    m4b, mp3_dir = result.m4b, result.mp3_dir
+    mp3s = sorted(str(p) for p in mp3_dir.glob("*.mp3")) if mp3_dir and mp3_dir.is_dir() else []
+    return (str(m4b) if m4b and m4b.is_file() else None), mp3s
 
 
 def build(ctx: UiContext) -> JobsRefs:

@@ -1,0 +1,67 @@
+"""The job's progress document: what the Jobs tab, the CLI's progress bar and the job store read.
+
+One frozen record, written by the conversion (``run_conversion``'s ``progress`` callback) and
+stored as JSON with :meth:`~omni_web.records.JsonRecord.to_dict`; readers rebuild it with
+``ConvertProgress.from_dict(job.progress)`` instead of reading keys. Add a field with a default
+to extend it; documents stored before the field existed still read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from omni_web.records import JsonRecord
+
+__all__ = ["ChapterProgress", "ConvertProgress"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChapterProgress(JsonRecord):
+    """One chapter's row: ``state`` is pending, rendered (all chunks exist) or ready (file assembled)."""
+
+    number: int = 0
+    title: str = ""
+    state: str = "pending"
+    audio_path: Path | None = None
+    duration_s: float | None = None
+
+    @property
+    def ready(self) -> bool:
+        """True when the chapter's audio file is assembled (it may still be missing on disk)."""
+        return self.state == "ready" and self.audio_path is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ConvertProgress(JsonRecord):
+    """A snapshot of one conversion; durations in seconds."""
+
+    phase: str = "preparing"
+    message: str = ""
+    title: str = ""
+    model: str = ""
+    chunks_done: int = 0
+    chunks_total: int = 0
+    chunks_cached: int = 0
+    audio_s: float = 0.0
+    elapsed_s: float = 0.0
+    eta_s: float | None = None
+    realtime_factor: float | None = None
+    chapters: tuple[ChapterProgress, ...] = ()
+
+    @property
+    def fraction(self) -> float | None:
+        """Share of chunks done, 0..1; None before the chunk count is known."""
+        if not self.chunks_total:
+            return None
+        return min(1.0, self.chunks_done / self.chunks_total)
+
+    def ready_chapters(self) -> tuple[ChapterProgress, ...]:
+        """The chapters whose audio file is assembled, in book order."""
+        return tuple(chapter for chapter in self.chapters if chapter.ready)
+
+    def with_chapter(self, number: int, **changes: Any) -> ConvertProgress:
+        """A copy with chapter ``number``'s row changed (other rows as they are)."""
+        rows = tuple(replace(row, **changes) if row.number == number else row for row in self.chapters)
+        return replace(self, chapters=rows)

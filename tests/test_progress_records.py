@@ -1,0 +1,72 @@
+"""The job's progress and result records: one schema, JSON both ways, old and new documents read."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from omni_web.assemble import ChapterAudio
+from omni_web.pipeline import ChapterProgress, ConvertProgress, ConvertResult
+from omni_web.records import JsonRecord
+
+
+def test_progress_round_trips_through_json_with_the_stored_key_names(tmp_path: Path) -> None:
+    progress = ConvertProgress(
+        phase="rendering", title="Alice", model="qwen3_tts", chunks_done=3, chunks_total=10, audio_s=12.5,
+        eta_s=40.0, chapters=(ChapterProgress(1, "Down the Rabbit-Hole", "ready", tmp_path / "01.flac", 61.2),
+                              ChapterProgress(2, "The Pool of Tears")),
+    )
+    doc = json.loads(json.dumps(progress.to_dict()))
+    assert doc["chunks_done"] == 3 and doc["phase"] == "rendering" and doc["eta_s"] == 40.0
+    assert doc["chapters"][0] == {"number": 1, "title": "Down the Rabbit-Hole", "state": "ready",
+                                  "audio_path": str(tmp_path / "01.flac"), "duration_s": 61.2}
+    assert ConvertProgress.from_dict(doc) == progress
+    assert progress.fraction == 0.3
+    assert [c.number for c in progress.ready_chapters()] == [1]
+
+
+def test_a_partial_or_newer_document_still_reads() -> None:
+    # The worker reports only a phase before the server is up; a later version may add keys.
+    early = ConvertProgress.from_dict({"phase": "starting server", "message": "Getting a server"})
+    assert early.phase == "starting server" and early.chunks_done == 0 and early.fraction is None
+    newer = ConvertProgress.from_dict({"chunks_done": 2, "chunks_total": 4, "qa_retakes": 7,
+                                       "chapters": [{"number": 1, "loudness_lufs": -18}]})
+    assert newer.fraction == 0.5 and newer.chapters == (ChapterProgress(number=1),)
+    assert ConvertProgress.from_dict(None) == ConvertProgress()
+
+
+def test_with_chapter_changes_one_row_only() -> None:
+    progress = ConvertProgress(chapters=(ChapterProgress(1, "One"), ChapterProgress(2, "Two")))
+    changed = progress.with_chapter(2, state="rendered")
+    assert [c.state for c in changed.chapters] == ["pending", "rendered"]
+    assert [c.state for c in progress.chapters] == ["pending", "pending"]  # frozen: the old one is unchanged
+
+
+def test_result_round_trips_and_keeps_its_stored_shape(tmp_path: Path) -> None:
+    result = ConvertResult(
+        output_dir=tmp_path / "Alice", m4b=tmp_path / "Alice" / "Alice.m4b", mp3_dir=None,
+        chapters=(ChapterAudio(1, "Down the Rabbit-Hole", tmp_path / "01.flac", 61234),),
+        chunks_total=12, chunks_cached=4, duration_s=61.23456,
+    )
+    doc = json.loads(json.dumps(result.to_dict()))
+    assert doc == {
+        "output_dir": str(tmp_path / "Alice"), "m4b": str(tmp_path / "Alice" / "Alice.m4b"), "mp3_dir": None,
+        "chapters": [{"number": 1, "title": "Down the Rabbit-Hole", "path": str(tmp_path / "01.flac"),
+                      "duration_s": 61.234}],
+        "chunks_total": 12, "chunks_cached": 4, "duration_s": 61.235,
+    }
+    back = ConvertResult.from_dict(doc)
+    assert back.m4b == result.m4b and back.chapters == result.chapters and back.chunks_cached == 4
+
+
+def test_a_new_field_is_one_line() -> None:
+    @dataclass(frozen=True, slots=True)
+    class Extended(JsonRecord):
+        chunks_done: int = 0
+        loudness_lufs: float | None = None
+        folder: Path | None = None
+
+    record = Extended.from_dict({"chunks_done": 1, "loudness_lufs": -19, "folder": "/x"})
+    assert record == Extended(1, -19.0, Path("/x")) and isinstance(record.loudness_lufs, float)
+    assert Extended.from_dict(record.to_dict()) == record
