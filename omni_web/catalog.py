@@ -85,6 +85,9 @@ class CatalogEntry:
     requires_ref_text: bool = False  # dots.tts refuses a clone without a transcript
     accepts_seed: bool = True  # ZONOS2 refuses `seed` (HTTP 500)
     accepts_sampling_fields: bool = True  # Voxtral refuses everything but voice/max_new_tokens
+    # The model spells out numbers itself (ZONOS2 runs NeMo text normalisation on `language`), so
+    # omni-web's normalisation is off for it unless the user's setting turns it on.
+    normalizes_text: bool = False
     source_note: str = ""
 
     @property
@@ -340,6 +343,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
         approx_download_gb=12,
         default_concurrency=8,
         accepts_seed=False,
+        normalizes_text=True,
         source_note="Repo id from the ZONOS2 tech report (API doc 3, marked ext).",
     ),
 )

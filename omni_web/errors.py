@@ -38,6 +38,7 @@ module that meets them, and chained with ``from exc``.
     │   └── EmptyBook               nothing in it can be read aloud
     ├── ChapterSelectionError       chapter numbers the book lacks, a bad range, none selected
     ├── PreviewError                a preview came back in a form that cannot be played
+    ├── LexiconError                a pronunciation entry or lexicon file is unusable
     ├── VoiceError                  a reference clip or voice name is unusable
     ├── FfmpegError                 ffmpeg/ffprobe failed or is missing
     ├── DiskFullError               (also OSError)
@@ -78,6 +79,7 @@ __all__ = [
     "JobError",
     "JobNotFound",
     "KVCapacityError",
+    "LexiconError",
     "ModelError",
     "ModelNotInstalled",
     "NotAnEpub",
@@ -370,6 +372,8 @@ class ChapterSelectionError(OmniWebError):
 
 class PreviewError(OmniWebError):
     """A preview cannot be played (e.g. the server sent audio in a sample format the page cannot show)."""
+class LexiconError(OmniWebError):
+    """A pronunciation lexicon entry (empty, bad regular expression) or file (bad YAML) is unusable."""
 
 
 class VoiceError(OmniWebError):

@@ -46,6 +46,9 @@ class Settings:
     output_format: str = "m4b"  # m4b | mp3
     also_mp3_chapters: bool = False
     aac_bitrate_kbps: int = 64
+    # Numbers, abbreviations and roman numerals spelled out before sending: "auto" follows the
+    # model's catalog entry (a model that normalises by itself gets the book's text), "on", "off".
+    text_normalization: str = "auto"
     # Reference-clip transcription (faster-whisper model size).
     transcription_model: str = "small"
     # Web UI.
@@ -70,6 +73,7 @@ class Settings:
             (self.pause_between_chapters_ms >= 0, "pause_between_chapters_ms must be >= 0"),
             (self.output_format in ("m4b", "mp3"), "output_format must be m4b or mp3"),
             (8 <= self.aac_bitrate_kbps <= 512, "aac_bitrate_kbps must be 8-512"),
+            (self.text_normalization in ("auto", "on", "off"), "text_normalization must be auto, on or off"),
             (
                 not self.remote_url or self.remote_url.startswith(("http://", "https://")),
                 "remote_url must start with http:// or https://",

@@ -38,6 +38,7 @@ from omni_web.pipeline.request import ConvertRequest
 from omni_web.records import JsonRecord
 from omni_web.render import RenderItem, RenderProgress, RetryPolicy, render_chunks
 from omni_web.settings import Settings
+from omni_web.text import LexiconStore, book_identity
 from omni_web.voices import fit_reference
 from omni_web.voices.reference import reference_cache_dir
 
@@ -227,7 +228,8 @@ def run_conversion(
     entry = get_entry(request.model_key)
     book = book if book is not None else load_book(request.book_path)
     voice = prepare_voice(entry, request.voice, client=client, paths=paths)
-    plan = plan_conversion(book, replace(request, voice=voice), entry, settings)
+    pronouncer = LexiconStore(paths).pronouncer(book_identity(book))
+    plan = plan_conversion(book, replace(request, voice=voice), entry, settings, pronouncer=pronouncer)
     tracker = _Progress(plan, progress)
     out_root = Path(request.output_dir) if request.output_dir else settings.output_path(paths)
     parts_dir = out_root / ".parts" / plan.folder_name

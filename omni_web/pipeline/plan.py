@@ -18,6 +18,7 @@ from omni_web.errors import BookError, ChapterSelectionError
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.render import RenderItem, chunk_key, file_sha256, shaping_fingerprint
 from omni_web.settings import Settings
+from omni_web.text import Pronouncer, spoken_form
 
 __all__ = [
     "ChapterWork",
@@ -84,7 +85,11 @@ def select_chapters(book: Book, numbers: tuple[int, ...] | None) -> tuple[Chapte
 
 @dataclass(frozen=True, slots=True)
 class ChapterWork:
-    """One chapter of the plan: its chunks, their render items and the chapter file it makes."""
+    """One chapter of the plan: its chunks, their render items and the chapter file it makes.
+
+    ``chapter`` is the book's chapter as written (its title names the chapter mark); ``chunks`` and
+    ``items`` hold the spoken form, after the lexicon and normalisation: exactly what is sent.
+    """
 
     chapter: Chapter
     chunks: tuple[Chunk, ...]
@@ -110,6 +115,8 @@ class ConversionPlan:
     chapters: tuple[ChapterWork, ...]
     tags: AudiobookTags
     folder_name: str  # the book's work folder under <output>/.parts
+    language: str = ""  # the ISO code the text was normalised for ("" when unknown)
+    normalized: bool = False  # number/abbreviation rules ran (the model's switch and the language)
 
     @property
     def items(self) -> list[RenderItem]:
@@ -138,8 +145,14 @@ def plan_conversion(
     request: ConvertRequest,
     entry: CatalogEntry,
     settings: Settings,
+    *,
+    pronouncer: Pronouncer | None = None,
 ) -> ConversionPlan:
-    """Chunk the selected chapters and name every file the run will make."""
+    """Chunk the selected chapters' spoken form and name every file the run will make.
+
+    The lexicon (``pronouncer``) and the language's normalisation run before chunking, so each
+    chunk key hashes the text as sent and an edit re-renders only the chunks it changes.
+    """
     chunk_words = request.chunk_words or settings.chunk_size_words
     words, max_words, max_chars = effective_chunk_limits(entry, chunk_words, keep_over_cap=request.keep_over_cap)
     shaping = {
@@ -150,9 +163,10 @@ def plan_conversion(
         "max_new_tokens": entry.request_max_new_tokens,
     }
     fingerprint = shaping_fingerprint(shaping)
+    speech = spoken_form(book, entry=entry, settings=settings, language=request.language, pronouncer=pronouncer)
     chapters: list[ChapterWork] = []
     for chapter in select_chapters(book, request.chapters):
-        chunks = chunk_chapter(chapter, chunk_words=words, max_words=max_words, max_chars=max_chars)
+        chunks = chunk_chapter(speech.chapter(chapter), chunk_words=words, max_words=max_words, max_chars=max_chars)
         items = tuple(
             RenderItem(
                 key=chunk_key(chunk.text, fingerprint),
@@ -190,4 +204,6 @@ def plan_conversion(
         chapters=tuple(chapters),
         tags=tags,
         folder_name=folder,
+        language=speech.language,
+        normalized=speech.rules is not None,
     )
