@@ -1,8 +1,10 @@
-"""``python -m omni_web chapters BOOK.epub [--all]``: the book's chapters and what is preselected.
+"""``python -m omni_web chapters BOOK.epub [--all] [--text N]``: the book's chapters and what is preselected.
 
 Prints the title, author and language, then one row per chapter: number, selection mark, title,
 words, and why a chapter is not selected by default (front/back matter). ``--all`` shows the
-table as it would be with every chapter selected. A bad book prints the reason and exits 1.
+table as it would be with every chapter selected. ``--text N`` prints chapter N's chunks exactly
+as they are sent to the server (lexicon and normalisation applied). A bad book prints the reason
+and exits 1.
 """
 
 from __future__ import annotations
@@ -10,8 +12,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from omni_web.book import chapter_rows, load_book
+from omni_web.book import Book, chapter_rows, load_book
 from omni_web.book.summary import WORDS_PER_MINUTE, ChapterRow
+from omni_web.catalog import get_entry, keys
+from omni_web.errors import SettingsError
+from omni_web.paths import data_root_from_env
+from omni_web.settings import load_settings
+from omni_web.text import LexiconStore, book_identity, spoken_chunks, spoken_form
 
 __all__ = ["format_table", "register"]
 
@@ -28,11 +35,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("book", type=Path, metavar="BOOK.epub", help="the EPUB file")
     parser.add_argument("--all", action="store_true", help="show every chapter as selected")
+    parser.add_argument("--text", type=int, metavar="N",
+                        help="print chapter N's chunks as they are sent (spoken form: lexicon and normalisation)")
+    parser.add_argument("--model", choices=keys(), default="qwen3_tts_0_6b_customvoice", metavar="MODEL",
+                        help="with --text: chunk and normalise as this model's jobs do")
+    parser.add_argument("--language", metavar="LANG", help="with --text: the language the job will use")
     parser.set_defaults(handler=_chapters)
 
 
 def _chapters(args: argparse.Namespace) -> int:
     book = load_book(args.book)
+    if args.text is not None:
+        return _print_spoken(book, args)
     selected = range(len(book.chapters)) if args.all else None
     rows = chapter_rows(book, selected)
     meta = book.metadata
@@ -47,6 +61,25 @@ def _chapters(args: argparse.Namespace) -> int:
     )
     print()
     print(format_table(rows))
+    return 0
+
+
+def _print_spoken(book: Book, args: argparse.Namespace) -> int:
+    if not 1 <= args.text <= len(book.chapters):
+        raise SettingsError(f"The book has {len(book.chapters)} chapters; there is no chapter {args.text}.")
+    paths = data_root_from_env()
+    settings = load_settings(paths)
+    entry = get_entry(args.model)
+    pronouncer = LexiconStore(paths).pronouncer(book_identity(book))
+    speech = spoken_form(book, entry=entry, settings=settings, language=args.language, pronouncer=pronouncer)
+    chapter = book.chapters[args.text - 1]
+    chunks = spoken_chunks(book, speech, entry=entry, chunk_words=settings.chunk_size_words,
+                           chapters=(chapter.index,))
+    rules = f"{speech.rules.name} rules" if speech.rules is not None else "no number rules"
+    print(f"Chapter {chapter.number}: {chapter.title}  ({len(chunks)} chunks for {entry.label}; "
+          f"{rules}; {len(pronouncer.entries)} lexicon entries)")
+    for chunk in chunks:
+        print(f"[{chunk.chunk_number}] {chunk.text}")
     return 0
 
 

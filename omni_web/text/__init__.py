@@ -6,6 +6,8 @@ text function (lexicon first, then the language's number, abbreviation and roman
 :func:`find_candidates` lists words a model may misread.
 """
 
+from omni_web.text.candidates import Candidate, CandidateKind, find_candidates
+from omni_web.text.impact import ChunkText, EditImpact, edit_impact, spoken_chunks
 from omni_web.text.languages import language_code
 from omni_web.text.lexicon import CaseRule, Lexicon, LexiconEntry, Pronouncer
 from omni_web.text.normalize import RULES_BY_LANGUAGE, normalize_for_speech, rules_for, supported_languages
@@ -22,7 +24,11 @@ from omni_web.text.store import (
 __all__ = [
     "RULES_BY_LANGUAGE",
     "BookIdentity",
+    "Candidate",
+    "CandidateKind",
     "CaseRule",
+    "ChunkText",
+    "EditImpact",
     "LanguageRules",
     "Lexicon",
     "LexiconEntry",
@@ -30,11 +36,14 @@ __all__ = [
     "Pronouncer",
     "SpokenForm",
     "book_identity",
+    "edit_impact",
+    "find_candidates",
     "language_code",
     "normalization_applies",
     "normalize_for_speech",
     "read_lexicon_file",
     "rules_for",
+    "spoken_chunks",
     "spoken_form",
     "supported_languages",
     "write_lexicon_file",

@@ -164,7 +164,8 @@ def read_ranges(text: str) -> str:
     return _RANGE_RE.sub(span, text)
 
 
-_ORDINAL_RE = re.compile(r"(?<![\w.,])(?P<n>\d+|[IVXLCDM]+)(?P<suf>er|re|ère|e|ème|è|nd|nde|de)\b")
+# Roman ordinals only in I, V and X ("XIXe", "Ier"): "Le", "De", "Me" are words, not 50th, 500th, 1000th.
+_ORDINAL_RE = re.compile(r"(?<![\w.,])(?P<n>\d+|[IVX]+)(?P<suf>er|re|ère|e|ème|è|nd|nde|de)\b")
 
 
 def read_ordinals(text: str) -> str:

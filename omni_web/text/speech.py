@@ -74,21 +74,22 @@ def spoken_form(
     settings: Settings,
     language: str | None = None,
     pronouncer: Pronouncer | None = None,
+    announce: bool = True,
 ) -> SpokenForm:
     """The spoken form for one job: the user's language (else the book's), rules when they apply.
 
-    A language without rules is said once in the log, per job, and its text is sent unchanged
-    (apart from the lexicon).
+    A language without rules is said once in the log, per job (``announce``), and its text is
+    sent unchanged (apart from the lexicon).
     """
     code = language_code(language, book.metadata.language)
     rules = None
     if normalization_applies(entry, settings):
         rules = rules_for(code)
-        if rules is None:
+        if rules is None and announce:
             _log.info(
                 "No number/abbreviation rules for language %r (book %r): its text is sent as written.",
                 code or "unknown", book.metadata.title,
             )
-    else:
+    elif announce:
         _log.info("Text normalisation is off for %s (setting %r).", entry.label, settings.text_normalization)
     return SpokenForm(language=code, rules=rules, pronouncer=pronouncer or None)
