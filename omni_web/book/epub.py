@@ -258,7 +258,10 @@ def _metadata(ebook: epub.EpubBook, *, fallback_title: str) -> BookMetadata:
         authors = tuple(name for name, _ in creators)
     dates = values("date")
     published = [value for value, attrs in dates if attrs.get(f"{{{_OPF_NS}}}event") == "publication"]
-    identifier = str(getattr(ebook, "uid", "") or "") or next((v for v, _ in values("identifier")), "")
+    # ebooklib invents a random uuid for a book without dc:identifier: use its uid only when the OPF has it.
+    identifiers = [v for v, _ in values("identifier")]
+    uid = str(getattr(ebook, "uid", "") or "")
+    identifier = uid if uid in identifiers else next(iter(identifiers), "")
     description = next((v for v, _ in values("description")), "")
     titles = values("title")
     return BookMetadata(
