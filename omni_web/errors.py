@@ -372,6 +372,8 @@ class ChapterSelectionError(OmniWebError):
 
 class PreviewError(OmniWebError):
     """A preview cannot be played (e.g. the server sent audio in a sample format the page cannot show)."""
+
+
 class LexiconError(OmniWebError):
     """A pronunciation lexicon entry (empty, bad regular expression) or file (bad YAML) is unusable."""
 
