@@ -8,6 +8,7 @@ are validated on load, and a bad one raises :class:`SettingsError` naming the ke
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,11 @@ class Settings:
     mem_fraction_static: float | None = None
     # An external server; when set, no managed server is started.
     remote_url: str = ""
+    # Scale-out (omni_web.server.group): "" or "all" = every GPU with room for the model, or ids
+    # like "0,2"; two or more GPUs, or any worker URL, start a group behind the router.
+    gpus: str = ""
+    # `sgl-omni serve` instances on other machines added to the group (comma or space separated).
+    worker_urls: str = ""
     # Text chunking and rendering.
     chunk_size_words: int = 120
     concurrency: int | None = None  # None = the model's catalog default
@@ -78,11 +84,25 @@ class Settings:
                 not self.remote_url or self.remote_url.startswith(("http://", "https://")),
                 "remote_url must start with http:// or https://",
             ),
+            (
+                re.fullmatch(r"\s*(all|\d+(\s*,\s*\d+)*)?\s*", self.gpus, re.IGNORECASE) is not None,
+                "gpus must be all, or GPU ids like 0,2",
+            ),
+            (
+                all(url.startswith(("http://", "https://")) for url in self.worker_url_list),
+                "worker_urls must be http:// or https:// URLs, separated by commas or spaces",
+            ),
         ]
         for ok, message in checks:
             if not ok:
                 raise SettingsError(f"Invalid setting: {message}.")
         return self
+
+    @property
+    def worker_url_list(self) -> tuple[str, ...]:
+        """The remote worker URLs, in order, without duplicates or trailing slashes."""
+        urls = (part.strip().rstrip("/") for part in self.worker_urls.replace(",", " ").split())
+        return tuple(dict.fromkeys(url for url in urls if url))
 
     def output_path(self, paths: DataPaths) -> Path:
         """Where finished books go."""

@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Endpoint", "ServerState", "ServerStatus"]
+__all__ = ["Endpoint", "GroupMember", "ServerState", "ServerStatus"]
 
 
 class ServerState(enum.StrEnum):
@@ -17,6 +17,32 @@ class ServerState(enum.StrEnum):
     HEALTHY = "healthy"  # /health answered 200 "healthy"
     STOPPING = "stopping"  # a stop is in progress
     FAILED = "failed"  # the last start failed, or the server reports "unhealthy"
+
+
+@dataclass(frozen=True, slots=True)
+class GroupMember:
+    """One process or remote server of a server group (the router, or a worker)."""
+
+    role: str  # "router" | "worker" | "remote"
+    url: str
+    state: str  # healthy | unhealthy | unknown | starting | down | ...
+    gpu: str = ""  # CUDA id of a managed worker
+    pid: int | None = None
+    routed: int | None = None  # requests the router sent it
+    failed: int | None = None
+    active: int | None = None
+    log_path: Path | None = None
+    note: str = ""  # the router's last error, or why it is down
+
+    def line(self) -> str:
+        """One aligned row for the CLI."""
+        where = f"GPU {self.gpu}" if self.gpu else ("-" if self.role == "router" else "remote")
+        counts = "-" if self.routed is None else f"{self.routed} routed, {self.failed or 0} failed"
+        pid = f"pid {self.pid}" if self.pid is not None else "-"
+        text = f"  {self.role:<7} {where:<7} {self.url:<26} {self.state:<10} {counts:<22} {pid:<10}"
+        if self.log_path is not None:
+            text += f" {self.log_path}"
+        return text + (f"  ({self.note})" if self.note else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +64,7 @@ class ServerStatus:
     remote: bool = False
     log_path: Path | None = None
     message: str = ""
+    members: tuple[GroupMember, ...] = ()  # a server group: the router, then each worker
 
     @property
     def healthy(self) -> bool:
@@ -74,6 +101,9 @@ class ServerStatus:
             ("Log", str(self.log_path) if self.log_path else "-"),
         ]
         out = [f"{label + ':':<10} {value}" for label, value in rows]
+        if self.members:
+            out.append(f"Group:     router + {len(self.members) - 1} workers")
+            out.extend(member.line() for member in self.members)
         if self.message:
             out.append(self.message)
         return out
@@ -92,6 +122,7 @@ class Endpoint:
     model_id: str
     owned: bool
     tag: str = ""
+    group: bool = False  # our router in front of several workers (see omni_web.server.group)
 
     @property
     def model_label(self) -> str:
