@@ -33,6 +33,7 @@ from omni_web.errors import (
     ServerStartError,
     internal_error_message,
 )
+from omni_web.gpu import GpuProbe, probe_gpus
 from omni_web.paths import DataPaths
 from omni_web.server.boot import (
     new_log_path,
@@ -43,6 +44,8 @@ from omni_web.server.boot import (
 )
 from omni_web.server.bootlog import BootLogWatcher
 from omni_web.server.discovery import EndpointProbe, catalog_key_for, hosted_model_id, probe_endpoint
+from omni_web.server.gpus import GpuSelection, select_gpus
+from omni_web.server.group import GroupRecord, ServerGroup, group_pids
 from omni_web.server.process import launch, terminate_group
 from omni_web.server.record import (
     ServerRecord,
@@ -98,8 +101,22 @@ class ServerManager:
         strict_port: bool = True,
         poll_interval_s: float = 1.0,
         probe_timeout_s: float = 5.0,
+        gpu_probe: Callable[[], GpuProbe] = probe_gpus,
     ) -> None:
         self._paths = paths
+        self._gpu_probe = gpu_probe
+        # Two or more GPUs (or remote workers) are served by a group behind the router.
+        self._group = ServerGroup(
+            paths,
+            client_factory=client_factory,
+            before_start=before_start,
+            strict_port=strict_port,
+            poll_interval_s=poll_interval_s,
+            probe_timeout_s=probe_timeout_s,
+            clock=clock,
+            sleep=sleep,
+        )
+        self._group_spec: ServeSpec | None = None  # the last group start's spec (for revive/restart)
         self._settings = settings
         self._client_factory = client_factory
         self._clock = clock
@@ -156,8 +173,23 @@ class ServerManager:
 
     # --- queries --------------------------------------------------------------------------------
 
+    @property
+    def group(self) -> ServerGroup:
+        """The owner of a multi-GPU group (router + one worker per GPU)."""
+        return self._group
+
+    def gpu_selection(self, entry: CatalogEntry, gpus: str | None = None) -> GpuSelection:
+        """The GPUs a start of ``entry`` uses: ``gpus`` (CLI ``--gpus``) or the setting, checked by NVML."""
+        return select_gpus(self.settings.gpus if gpus is None else gpus, entry, self._gpu_probe())
+
     def owned_record(self) -> ServerRecord | None:
-        """The record of a live process this app started, or None (a stale record is ignored)."""
+        """The record of a live process this app started, or None (a stale record is ignored).
+
+        For a group this is the router's record: the one endpoint clients use.
+        """
+        group = self._group.running_record()
+        if group is not None:
+            return group.router
         record = load_record(self._paths)
         return record if record is not None and record_matches_process(record) else None
 
@@ -195,6 +227,9 @@ class ServerManager:
             return self._foreign_status(self._probe(settings.remote_url), remote=True)
         with self._lock:
             state, message, pending = self._state, self._message, self._pending_spec
+        group = self._group.record()
+        if group is not None and (group_pids(group) or state is ServerState.STARTING):
+            return self._group_status(group, state)  # also when only workers outlived the router
         record = load_record(self._paths)
         if record is not None and record_matches_process(record):
             return self._own_status(record, state)
@@ -231,6 +266,36 @@ class ServerManager:
             log = f"; see its log {record.log_path}" if record is not None else ""
             self._state, self._popen = ServerState.FAILED, None
             self._message = f"The server (pid {popen.pid}) exited unexpectedly with code {code}{log}."
+
+    def _group_status(self, group: GroupRecord, state: ServerState) -> ServerStatus:
+        health = self._group.router_health()
+        members = self._group.members(group, health)
+        router = group.router
+        if state is ServerState.STOPPING:
+            shown = ServerState.STOPPING
+        elif health is None:
+            shown = ServerState.STARTING
+        elif health.routable_workers > 0 and health.http_status == 200:
+            shown = ServerState.HEALTHY if state is not ServerState.STARTING else ServerState.STARTING
+        else:
+            shown = ServerState.FAILED if state is not ServerState.STARTING else ServerState.STARTING
+        message = ""
+        if health is not None and not health.all_routable:
+            down = [m for m in members[1:] if m.state != "healthy"]
+            message = f"{health.routable_workers} of {health.total_workers} workers routable" + (
+                ": " + ", ".join(f"{m.role} {m.gpu or m.url} {m.state}" for m in down) if down else ""
+            ) + "."
+        return ServerStatus(
+            state=shown,
+            endpoint=router.base_url if router is not None else "",
+            model_key=group.model_key,
+            tag=group.tag,
+            pid=router.pid if router is not None else None,
+            owned=True,
+            log_path=router.log_path if router is not None else None,
+            message=message,
+            members=members,
+        )
 
     def _own_status(self, record: ServerRecord, state: ServerState) -> ServerStatus:
         probe = self._probe(record.base_url)
@@ -278,8 +343,12 @@ class ServerManager:
         port: int | None = None,
         timeout_s: float | None = None,
         on_log: LogCallback | None = None,
+        gpus: str | None = None,
     ) -> Endpoint:
         """Return a healthy endpoint that hosts ``entry``, starting or restarting ours if needed.
+
+        ``gpus`` (``all`` or ids like ``0,2``; default: the setting) picks the GPUs; two or more,
+        or any worker URL in the settings, make it a group behind the router.
 
         Raises:
             ForeignServer: a server this app did not start (or the remote URL) hosts another model.
@@ -290,7 +359,16 @@ class ServerManager:
         if settings.remote_url:
             return self._use_foreign(entry, self._probe(settings.remote_url), remote=True)
         spec = self.build_spec(entry, compute_capability=compute_capability, port=port)
+        selection = self.gpu_selection(entry, gpus)
+        if selection.is_group or settings.worker_url_list:
+            with self._op_lock:
+                self._start_group_locked(spec, selection, timeout_s=timeout_s, on_log=on_log or _ignore)
+            return Endpoint(
+                base_url=spec.base_url, model_key=entry.key, model_id=entry.repo_id, owned=True, tag=spec.tag, group=True
+            )
         with self._op_lock:
+            if self._group.record() is not None:
+                self._stop_group(grace_s=10.0)  # one GPU now: back to a single server
             if self.owned_record() is None:
                 probe = self._probe(spec.base_url)
                 if probe.reachable:
@@ -329,6 +407,7 @@ class ServerManager:
         port: int | None = None,
         timeout_s: float | None = None,
         on_log: LogCallback | None = None,
+        gpus: str | None = None,
     ) -> ServerStatus:
         """Make our server host ``entry`` and return once ``/health`` is 200 ``healthy``.
 
@@ -343,8 +422,85 @@ class ServerManager:
             BootTimeout: not healthy within ``timeout_s`` (default: the start-timeout setting).
         """
         spec = self.build_spec(entry, compute_capability=compute_capability, port=port)
+        selection = self.gpu_selection(entry, gpus)
         with self._op_lock:
+            if selection.is_group or self.settings.worker_url_list:
+                return self._start_group_locked(spec, selection, timeout_s=timeout_s, on_log=on_log or _ignore)
+            if self._group.record() is not None:
+                self._stop_group(grace_s=10.0)
             return self._start_locked(spec, timeout_s=timeout_s, on_log=on_log or _ignore)
+
+    # --- the group (router + one worker per GPU) ------------------------------------------------
+
+    def _start_group_locked(
+        self, spec: ServeSpec, selection: GpuSelection, *, timeout_s: float | None, on_log: LogCallback
+    ) -> ServerStatus:
+        """Start (or reuse, reviving dead workers) the group for ``spec`` on the selected GPUs."""
+        settings = self.settings
+        remotes = settings.worker_url_list
+        timeout = settings.start_timeout_s if timeout_s is None else timeout_s
+        with self._lock:
+            self._stop_requested = False
+            self._state, self._message, self._pending_spec = ServerState.STARTING, "", spec
+        try:
+            for warning in selection.warnings:
+                on_log(f"warning: {warning}")
+            running = self._group.running_record()
+            wanted_gpus = tuple(str(i) for i in selection.ids)
+            if running is not None and (
+                running.model_key == spec.model_key
+                and running.tag == spec.tag
+                and running.router is not None
+                and running.router.port == spec.port
+                and running.gpus == wanted_gpus
+            ):
+                on_log(f"Using the running server group for {spec.model_label} (router pid {running.router.pid}).")
+                with self._lock:
+                    self._group_spec = spec
+                self._group.revive(spec, timeout_s=timeout, on_log=on_log)
+                for url in remotes:
+                    if url not in running.remote_urls:
+                        self._group.add_remote(url, spec.entry)
+            else:
+                if self._group.record() is not None:
+                    on_log("Stopping the running server group to start another.")
+                    self._group.stop(grace_s=10.0)
+                single = load_record(self._paths)
+                if single is not None and record_matches_process(single):
+                    on_log(f"Stopping the server for {single.model_label} (pid {single.pid}) to start a group.")
+                    self._terminate(single, grace_s=10.0, final_state=ServerState.STARTING)
+                self._group.start(spec, selection.ids, remote_urls=remotes, timeout_s=timeout, on_log=on_log)
+                with self._lock:
+                    self._group_spec = spec
+        except BaseException as exc:
+            with self._lock:
+                self._state = ServerState.FAILED
+                self._message = _failure_message(exc)
+            raise
+        finally:
+            with self._lock:
+                self._pending_spec = None
+        with self._lock:
+            self._state, self._message, self._last_spec = ServerState.HEALTHY, "", spec
+        return self.status()
+
+    def revive_group_workers(self, *, on_log: LogCallback | None = None) -> list[str]:
+        """Start again the group's managed workers that died (not after a stop); their URLs."""
+        with self._lock:
+            spec = self._group_spec or self._last_spec
+            stopped = self._stop_requested
+        if spec is None or stopped:
+            return []
+        return self._group.revive(spec, timeout_s=self.settings.start_timeout_s, on_log=on_log or _ignore)
+
+    def _stop_group(self, *, grace_s: float) -> bool:
+        with self._lock:
+            self._state = ServerState.STOPPING
+        try:
+            return self._group.stop(grace_s=grace_s)
+        finally:
+            with self._lock:
+                self._state, self._message = ServerState.STOPPED, ""
 
     def restart(self, *, timeout_s: float | None = None, on_log: LogCallback | None = None) -> ServerStatus:
         """Stop our server and start the last spec again (same model, config, port)."""
@@ -353,6 +509,13 @@ class ServerManager:
         if spec is None:
             raise ServerError("Cannot restart the server: this app has not started one. Start it with a model first.")
         with self._op_lock:
+            group = self._group.record()
+            if group is not None:
+                self._group.stop(grace_s=10.0)
+                gpus = ",".join(w.gpu for w in group.workers) or None
+                return self._start_group_locked(
+                    spec, self.gpu_selection(spec.entry, gpus), timeout_s=timeout_s, on_log=on_log or _ignore
+                )
             record = self.owned_record()
             if record is not None:
                 self._terminate(record, grace_s=10.0)
@@ -499,8 +662,11 @@ class ServerManager:
             True when a process of ours was stopped; False when none was running.
         """
         self._cancel.set()
+        self._group.cancel()
         with self._lock:
             self._stop_requested = True
+        if self._group.record() is not None:
+            return self._stop_group(grace_s=grace_s)
         record = load_record(self._paths)
         if record is None or not record_matches_process(record):
             if record is not None:

@@ -32,6 +32,7 @@ __all__ = [
     "FakeServerError",
     "free_port",
     "install_fake_sgl_omni",
+    "install_router",
     "read_json",
     "start_fake_server",
 ]
@@ -83,6 +84,26 @@ def _write_companions(venv_dir: Path) -> None:
     for spec in sorted({spec for entry in CATALOG for spec in entry.companion_packages}):
         name, _, pin = spec.partition("==")
         _write_dist_info(venv_dir, name, pin or "1.0")
+
+
+def install_router(venv_dir: Path, router_python: Path) -> Path:
+    """Put the REAL router at ``venv_dir/bin/sgl-omni-router-py``, run by ``router_python``.
+
+    ``router_python`` is an interpreter with the sglang-omni 0.1.9 wheel (the contract venv's);
+    the script is the wheel's own console-script body, so a group start launches the real router.
+    """
+    script = venv_dir / "bin" / "sgl-omni-router-py"
+    script.parent.mkdir(parents=True, exist_ok=True)
+    script.write_text(
+        f"#!{router_python}\n"
+        "import sys\n"
+        "from sglang_omni_router.python.serve import main\n"
+        "if __name__ == '__main__':\n"
+        "    sys.exit(main())\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    return script
 
 
 def install_fake_sgl_omni(venv_dir: Path, *, companions: bool = True) -> Path:

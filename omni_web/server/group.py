@@ -1,0 +1,631 @@
+"""A server group: one `sgl-omni serve` per GPU behind the real SGLang-Omni router, all owned by us.
+
+Clients keep talking to one endpoint (the configured host and port), which is now
+``sgl-omni-router-py --policy least_request`` from the backend venv. Behind it run one worker per
+selected GPU (``CUDA_VISIBLE_DEVICES=<id>``, its own loopback port, ``SGLANG_OMNI_STRICT_PORT=1``,
+its own log) with the same model and config, plus any remote `sgl-omni serve` URLs the user added.
+
+omni-web launches and records every process itself (pid + kernel start time, as for a single
+server) instead of using the router's launcher mode, because a SIGTERM to a launcher-mode router
+orphans its workers (router doc 9). The start waits for each worker's ``/health`` 200, then for
+the router's ``/health`` to show every worker routable, then hydrates the router's voice registry
+(otherwise named voices all pin to one worker). A worker that dies is started again on the same
+GPU and port (:meth:`ServerGroup.revive`); the router re-admits it after two good probes. The
+group's record lives in ``state/server-group.json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from omni_web.catalog import CatalogEntry
+from omni_web.client import SpeechClient
+from omni_web.errors import BackendError, BootTimeout, PortTaken, ServerError, ServerStartError
+from omni_web.files import write_atomic
+from omni_web.paths import DataPaths
+from omni_web.server.boot import new_log_path, port_accepts, wait_until_healthy, write_log_header
+from omni_web.server.bootlog import BootLogWatcher
+from omni_web.server.discovery import hosted_model_id, probe_endpoint
+from omni_web.server.process import launch, log_tail, terminate_group
+from omni_web.server.record import ServerRecord, process_info, record_matches_process
+from omni_web.server.router import (
+    RouterHealth,
+    add_worker,
+    read_router_health,
+    remove_worker,
+    warm_voice_registry,
+)
+from omni_web.server.spec import ServeSpec, build_argv, client_host, shell_command
+from omni_web.server.status import GroupMember
+
+__all__ = [
+    "GROUP_RECORD_NAME",
+    "GroupRecord",
+    "ServerGroup",
+    "WorkerRecord",
+    "check_remote_worker",
+    "group_pids",
+    "load_group_record",
+    "router_argv",
+]
+
+GROUP_RECORD_NAME = "server-group.json"
+ROUTER_EXE = "sgl-omni-router-py"
+# Probe every 2 s (default 10 s): a restarted worker is routable again ~4 s after it is healthy.
+HEALTH_INTERVAL_S = 2.0
+_WORKER_HOST = "127.0.0.1"  # workers are reached only through the router on this machine
+
+LogCallback = Callable[[str], None]
+
+
+def _ignore(_line: str) -> None:
+    """The default log sink."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerRecord:
+    """One managed worker: the GPU it runs on and its process record."""
+
+    gpu: str
+    record: ServerRecord
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:<port>``."""
+        return self.record.base_url
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRecord:
+    """Everything a running group is made of, as saved in the data root."""
+
+    model_key: str
+    tag: str
+    router: ServerRecord | None
+    workers: tuple[WorkerRecord, ...]
+    remote_urls: tuple[str, ...] = ()
+
+    @property
+    def gpus(self) -> tuple[str, ...]:
+        """The CUDA ids of the managed workers, in order."""
+        return tuple(w.gpu for w in self.workers)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values."""
+        return {
+            "model_key": self.model_key,
+            "tag": self.tag,
+            "router": self.router.to_dict() if self.router is not None else None,
+            "workers": [{"gpu": w.gpu, "record": w.record.to_dict()} for w in self.workers],
+            "remote_urls": list(self.remote_urls),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GroupRecord:
+        """Inverse of :meth:`to_dict`; raises KeyError/TypeError/ValueError on a bad mapping."""
+        router = data.get("router")
+        return cls(
+            model_key=str(data["model_key"]),
+            tag=str(data.get("tag", "")),
+            router=ServerRecord.from_dict(router) if router else None,
+            workers=tuple(
+                WorkerRecord(gpu=str(w["gpu"]), record=ServerRecord.from_dict(w["record"])) for w in data["workers"]
+            ),
+            remote_urls=tuple(str(u) for u in data.get("remote_urls", ())),
+        )
+
+
+def _record_path(paths: DataPaths) -> Path:
+    return paths.state_dir / GROUP_RECORD_NAME
+
+
+def load_group_record(paths: DataPaths) -> GroupRecord | None:
+    """The saved group record, or None (missing or unreadable: it then proves nothing)."""
+    try:
+        return GroupRecord.from_dict(json.loads(_record_path(paths).read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _save(paths: DataPaths, record: GroupRecord) -> None:
+    target = _record_path(paths)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, json.dumps(record.to_dict(), indent=2))
+
+
+def _clear(paths: DataPaths) -> None:
+    _record_path(paths).unlink(missing_ok=True)
+
+
+def router_argv(router_exe: Path, *, host: str, port: int, worker_urls: Sequence[str], state_dir: Path) -> list[str]:
+    """The router command: least_request (round_robin piles up on a hung worker, router doc 0.3)."""
+    return [
+        str(router_exe),
+        "--host", host,
+        "--port", str(port),
+        "--policy", "least_request",
+        "--worker-urls", *worker_urls,
+        "--router-state-dir", str(state_dir),
+        "--health-check-interval-secs", f"{HEALTH_INTERVAL_S:g}",
+    ]  # fmt: skip
+
+
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return not port_accepts(host, port, timeout_s=0.3)
+
+
+def _free_ports(host: str, first: int, count: int, *, avoid: set[int]) -> list[int]:
+    """``count`` free ports from ``first`` upwards (skipping ``avoid`` and busy ones)."""
+    ports: list[int] = []
+    port = first
+    while len(ports) < count:
+        if port > 65535:
+            raise ServerError(f"No {count} free ports above {first} for the group's workers.")
+        if port not in avoid and _port_free(host, port):
+            ports.append(port)
+        port += 1
+    return ports
+
+
+def check_remote_worker(url: str, entry: CatalogEntry, *, timeout_s: float = 5.0) -> str:
+    """Check that ``url`` is a healthy `sgl-omni serve` (or router) hosting ``entry``; return its base URL.
+
+    Raises:
+        ServerError: unreachable, not healthy, or another model (the message says which).
+    """
+    probe = probe_endpoint(url, timeout_s=timeout_s)
+    if not probe.reachable:
+        raise ServerError(f"Nothing answers at the worker URL {url}. Start `sgl-omni serve` there or fix the URL.")
+    if not probe.healthy:
+        raise ServerError(
+            f"The worker at {url} is not ready (/health: {probe.status or 'no answer'}, HTTP {probe.http_status}). "
+            "Wait until it is healthy, then add it again."
+        )
+    if hosted_model_id(entry, probe.model_ids) is None:
+        hosted = ", ".join(probe.model_ids) or "no model it would name"
+        raise ServerError(
+            f"The worker at {url} serves {hosted}, not {entry.label}; a group serves one model. "
+            f"Start it with --model-path {entry.repo_id}."
+        )
+    return probe.base_url
+
+
+class ServerGroup:
+    """Starts, watches, revives and stops a router + one worker per GPU.
+
+    Args:
+        paths: the data root (backend venv, logs, the group record).
+        client_factory: builds the health-poll client for each worker boot.
+        before_start: called with the catalog entry before the first launch (companions).
+        strict_port: ``SGLANG_OMNI_STRICT_PORT=1`` for every worker (True by default).
+        poll_interval_s, probe_timeout_s: the boot wait's poll period and per-request timeout.
+        clock, sleep: injectable time.
+    """
+
+    def __init__(
+        self,
+        paths: DataPaths,
+        *,
+        client_factory: Callable[..., SpeechClient] = SpeechClient,
+        before_start: Callable[[CatalogEntry], None] | None = None,
+        strict_port: bool = True,
+        poll_interval_s: float = 1.0,
+        probe_timeout_s: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._paths = paths
+        self._client_factory = client_factory
+        self._before_start = before_start
+        self._strict_port = strict_port
+        self._poll_interval_s = poll_interval_s
+        self._probe_timeout_s = probe_timeout_s
+        self._clock = clock
+        self._sleep = sleep
+        self._lock = threading.RLock()  # guards the record file and the fields below
+        self._popens: dict[int, subprocess.Popen[bytes]] = {}  # pid -> child, for reaping
+        self._reviving: set[str] = set()  # worker URLs being restarted now
+        self._cancel = threading.Event()
+
+    # --- paths and records ----------------------------------------------------------------------
+
+    @property
+    def sgl_omni(self) -> Path:
+        """The backend's ``sgl-omni``."""
+        return self._paths.backend_venv / "bin" / "sgl-omni"
+
+    @property
+    def router_exe(self) -> Path:
+        """The backend's ``sgl-omni-router-py`` (same wheel as ``sgl-omni``)."""
+        return self._paths.backend_venv / "bin" / ROUTER_EXE
+
+    def record(self) -> GroupRecord | None:
+        """The saved record (it may describe processes that have exited)."""
+        return load_group_record(self._paths)
+
+    def running_record(self) -> GroupRecord | None:
+        """The record when its router is alive (the group is serving or booting), else None."""
+        record = self.record()
+        if record is None or record.router is None or not record_matches_process(record.router):
+            return None
+        return record
+
+    # --- start ----------------------------------------------------------------------------------
+
+    def start(
+        self,
+        spec: ServeSpec,
+        gpus: Sequence[int | str],
+        *,
+        remote_urls: Sequence[str] = (),
+        timeout_s: float,
+        on_log: LogCallback = _ignore,
+    ) -> GroupRecord:
+        """Launch one worker per GPU and the router in front; return when every worker is routable.
+
+        ``spec`` gives the model, config and the router's host and port. On any failure every
+        process started here is stopped before the error is raised.
+
+        Raises:
+            BackendError: ``sgl-omni`` or ``sgl-omni-router-py`` is missing from the backend venv.
+            PortTaken: the router's port is held.
+            ServerError: a remote worker failed its check.
+            ServerStartError, BootTimeout: a worker or the router did not come up.
+        """
+        self._cancel.clear()
+        self._preflight(spec)
+        remotes = [check_remote_worker(url, spec.entry) for url in remote_urls]
+        if self._before_start is not None:
+            self._before_start(spec.entry)
+        deadline = self._clock() + timeout_s
+        ports = _free_ports(_WORKER_HOST, spec.port + 1, len(gpus), avoid={spec.port})
+        record = GroupRecord(model_key=spec.model_key, tag=spec.tag, router=None, workers=(), remote_urls=tuple(remotes))
+        try:
+            for note in spec.notes:
+                on_log(note)
+            workers = []
+            for gpu, port in zip(gpus, ports, strict=True):
+                workers.append(self._launch_worker(spec, str(gpu), port, on_log))
+                record = dataclasses.replace(record, workers=tuple(workers))
+                with self._lock:
+                    _save(self._paths, record)
+            urls = [w.url for w in workers] + list(remotes)
+            router = self._launch_router(spec, urls, on_log)
+            record = dataclasses.replace(record, router=router)
+            with self._lock:
+                _save(self._paths, record)
+            for worker in workers:
+                self._wait_worker(spec, worker, max(1.0, deadline - self._clock()), on_log)
+                on_log(f"Worker on GPU {worker.gpu} healthy at {worker.url} (pid {worker.record.pid}).")
+            self._wait_routable(router, len(urls), deadline, on_log)
+            state = warm_voice_registry(router.base_url, timeout_s=max(1.0, min(30.0, deadline - self._clock())))
+            on_log(f"Router voice registry: {state}.")
+        except BaseException:
+            self._stop_record(record, grace_s=10.0)
+            raise
+        on_log(f"Server group healthy at {router.base_url}: router (pid {router.pid}) + {len(urls)} workers.")
+        return record
+
+    def _preflight(self, spec: ServeSpec) -> None:
+        for exe in (self.sgl_omni, self.router_exe):
+            if not exe.exists():
+                raise BackendError(
+                    f"The SGLang-Omni backend has no {exe.name} ({exe}). Install or repair the backend in the "
+                    "Setup tab (CLI: python -m omni_web setup)."
+                )
+        if spec.config_path is not None and not spec.config_path.is_file():
+            raise ServerStartError(f"The serve config {spec.config_path} is missing. Restore it (git checkout configs/).")
+        if port_accepts(client_host(spec.host).strip("[]"), spec.port):
+            raise PortTaken(spec.port, host=spec.host)
+
+    def _launch_worker(self, spec: ServeSpec, gpu: str, port: int, on_log: LogCallback) -> WorkerRecord:
+        worker_spec = dataclasses.replace(spec, host=_WORKER_HOST, port=port)
+        argv = build_argv(worker_spec, sgl_omni=self.sgl_omni)
+        log_path = new_log_path(self._paths.logs_dir, f"{spec.model_key}-gpu{gpu}")
+        write_log_header(log_path, worker_spec, argv, strict_port=self._strict_port)
+        with open(log_path, "a", encoding="utf-8") as log:
+            log.write(f"# omni-web: group worker, env: CUDA_VISIBLE_DEVICES={gpu}\n")
+        env = {"PYTHONUNBUFFERED": "1", "CUDA_VISIBLE_DEVICES": gpu}
+        if self._strict_port:
+            env["SGLANG_OMNI_STRICT_PORT"] = "1"
+        on_log(f"Starting worker on GPU {gpu}: CUDA_VISIBLE_DEVICES={gpu} {shell_command(argv)}")
+        on_log(f"Log: {log_path}")
+        popen = launch(argv, log_path=log_path, env_extra=env, cwd=self._paths.root)
+        return WorkerRecord(gpu=gpu, record=self._record_for(popen, worker_spec, argv, log_path))
+
+    def _launch_router(self, spec: ServeSpec, urls: Sequence[str], on_log: LogCallback) -> ServerRecord:
+        state_dir = self._paths.state_dir / "router-state"
+        state_dir.mkdir(parents=True, exist_ok=True)
+        argv = router_argv(self.router_exe, host=spec.host, port=spec.port, worker_urls=urls, state_dir=state_dir)
+        log_path = new_log_path(self._paths.logs_dir, f"{spec.model_key}-router")
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        log_path.write_text(f"# omni-web: router for {spec.model_label}\n# omni-web: command: {shell_command(argv)}\n")
+        on_log(f"Starting the router: {shell_command(argv)}")
+        on_log(f"Log: {log_path}")
+        popen = launch(argv, log_path=log_path, env_extra={"PYTHONUNBUFFERED": "1"}, cwd=self._paths.root)
+        return self._record_for(popen, spec, argv, log_path)
+
+    def _record_for(self, popen: subprocess.Popen[bytes], spec: ServeSpec, argv: list[str], log_path: Path) -> ServerRecord:
+        info = process_info(popen.pid)
+        with self._lock:
+            self._popens[popen.pid] = popen
+        return ServerRecord(
+            pid=popen.pid,
+            pgid=info.pgid if info is not None else popen.pid,
+            start_ticks=info.start_ticks if info is not None else 0,
+            model_key=spec.model_key,
+            repo_id=spec.model_path,
+            host=spec.host,
+            port=spec.port,
+            log_path=log_path,
+            argv=tuple(argv),
+            tag=spec.tag,
+            started_at=time.time(),
+        )
+
+    def _wait_worker(self, spec: ServeSpec, worker: WorkerRecord, timeout_s: float, on_log: LogCallback) -> None:
+        worker_spec = dataclasses.replace(spec, host=_WORKER_HOST, port=worker.record.port)
+        client = self._client_factory(worker.url, timeout_s=self._probe_timeout_s, connect_retries=0)
+        try:
+            wait_until_healthy(
+                worker_spec,
+                worker.record,
+                popen=self._popens.get(worker.record.pid),
+                watcher=BootLogWatcher(worker.record.log_path),
+                client=client,
+                timeout_s=timeout_s,
+                on_log=lambda line: on_log(f"[GPU {worker.gpu}] {line}"),
+                cancelled=self._cancel.is_set,
+                clock=self._clock,
+                sleep=self._sleep,
+                poll_interval_s=self._poll_interval_s,
+                probe_timeout_s=self._probe_timeout_s,
+            )
+        finally:
+            client.close()
+
+    def _wait_routable(self, router: ServerRecord, expected: int, deadline: float, on_log: LogCallback) -> None:
+        """Wait for the router's ``/health``: every worker routable (``/ready`` is 200 with just one)."""
+        popen = self._popens.get(router.pid)
+        last = ""
+        while True:
+            if self._cancel.is_set():
+                raise ServerStartError("The server start was cancelled.", log_path=router.log_path)
+            exited = popen.poll() is not None if popen is not None else not record_matches_process(router)
+            if exited:
+                tail = log_tail(router.log_path)
+                raise ServerStartError(
+                    f"The router exited during the start. Last log lines:\n{tail}\nFull log: {router.log_path}",
+                    log_path=router.log_path,
+                    log_tail=tail,
+                )
+            health = read_router_health(router.base_url, timeout_s=self._probe_timeout_s)
+            if health is not None:
+                seen = f"Router: {health.routable_workers} of {health.total_workers} workers routable."
+                if seen != last:
+                    on_log(seen)
+                    last = seen
+                if health.total_workers >= expected and health.all_routable:
+                    return
+            if self._clock() >= deadline:
+                tail = log_tail(router.log_path)
+                raise BootTimeout(
+                    f"The router did not see every worker routable in time ({last or 'no answer'}). "
+                    f"Last router log lines:\n{tail}\nFull log: {router.log_path}",
+                    log_path=router.log_path,
+                    log_tail=tail,
+                )
+            self._sleep(min(self._poll_interval_s, 0.5))
+
+    # --- stop -----------------------------------------------------------------------------------
+
+    def cancel(self) -> None:
+        """Abort a start in progress (its processes are stopped by the start itself)."""
+        self._cancel.set()
+
+    def stop(self, grace_s: float = 10.0) -> bool:
+        """Stop the router and every managed worker this app started; True when any was running.
+
+        Remote workers are never touched. Each process is signalled only while its record still
+        matches it (pid + start time), so a dead worker's reused pid is never hit.
+        """
+        self._cancel.set()
+        with self._lock:
+            record = self.record()
+        if record is None:
+            return False
+        stopped = self._stop_record(record, grace_s=grace_s)  # not under the lock: _terminate takes it
+        with self._lock:
+            _clear(self._paths)
+        return stopped
+
+    def _stop_record(self, record: GroupRecord, *, grace_s: float) -> bool:
+        targets = ([record.router] if record.router is not None else []) + [w.record for w in record.workers]
+        live = [r for r in targets if record_matches_process(r) or r.pid in self._popens]
+        if record.router is not None and record.router in live:
+            self._terminate(record.router, grace_s)  # first, so no request reaches a stopping worker
+            live.remove(record.router)
+        threads = [threading.Thread(target=self._terminate, args=(r, grace_s), daemon=True) for r in live]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return bool(live) or (record.router is not None and record.router.pid in self._popens)
+
+    def _terminate(self, record: ServerRecord, grace_s: float) -> None:
+        with self._lock:
+            popen = self._popens.pop(record.pid, None)
+        if popen is None and not record_matches_process(record):
+            return
+        terminate_group(record.pgid, leader=popen, grace_s=grace_s)
+
+    # --- workers at run time --------------------------------------------------------------------
+
+    def revive(self, spec: ServeSpec, *, timeout_s: float, on_log: LogCallback = _ignore) -> list[str]:
+        """Start again every managed worker whose process is gone (same GPU, same port); return their URLs.
+
+        The dead process is never signalled: its record is replaced by the new one. The router
+        keeps probing the URL and routes to it again after two good probes. A worker that fails
+        to come back is reported through ``on_log`` and left down (the router skips it).
+        """
+        record = self.running_record()
+        if record is None:
+            return []
+        revived = []
+        for index, worker in enumerate(record.workers):
+            url = worker.url
+            with self._lock:
+                if url in self._reviving or record_matches_process(worker.record):
+                    continue
+                self._reviving.add(url)
+            try:
+                old = self._popens.pop(worker.record.pid, None)
+                if old is not None:
+                    old.poll()  # reap the zombie; never signal it
+                on_log(f"Worker on GPU {worker.gpu} ({url}, pid {worker.record.pid}) is gone; starting it again.")
+                fresh = self._launch_worker(spec, worker.gpu, worker.record.port, on_log)
+                with self._lock:
+                    current = self.record() or record
+                    workers = list(current.workers)
+                    if index < len(workers):
+                        workers[index] = fresh
+                    _save(self._paths, dataclasses.replace(current, workers=tuple(workers)))
+                try:
+                    self._wait_worker(spec, fresh, timeout_s, on_log)
+                except Exception as exc:  # noqa: BLE001 - reported; the group serves on with the others
+                    on_log(f"Worker on GPU {worker.gpu} did not come back: {exc}")
+                    continue
+                on_log(f"Worker on GPU {worker.gpu} healthy again (pid {fresh.record.pid}); the router re-admits it.")
+                revived.append(url)
+            finally:
+                with self._lock:
+                    self._reviving.discard(url)
+        return revived
+
+    def add_remote(self, url: str, entry: CatalogEntry) -> str:
+        """Check ``url`` and add it to the running group's router; returns its base URL.
+
+        Raises:
+            ServerError: no group runs, or the worker failed its check, or the router refused it.
+        """
+        record = self.running_record()
+        if record is None or record.router is None:
+            raise ServerError("No server group of omni-web is running; start one first (server start --gpus ...).")
+        base = check_remote_worker(url, entry)
+        add_worker(record.router.base_url, base)
+        with self._lock:
+            current = self.record() or record
+            if base not in current.remote_urls:
+                _save(self._paths, dataclasses.replace(current, remote_urls=(*current.remote_urls, base)))
+        return base
+
+    def remove_remote(self, url: str) -> bool:
+        """Take a remote worker out of the running group's router (the remote server keeps running)."""
+        record = self.running_record()
+        if record is None or record.router is None:
+            return False
+        base = url.rstrip("/")
+        removed = remove_worker(record.router.base_url, base)
+        with self._lock:
+            current = self.record() or record
+            _save(self._paths, dataclasses.replace(current, remote_urls=tuple(u for u in current.remote_urls if u != base)))
+        return removed
+
+    # --- status ---------------------------------------------------------------------------------
+
+    def router_health(self) -> RouterHealth | None:
+        """The running router's ``/health``, or None (not running, or no answer)."""
+        record = self.running_record()
+        if record is None or record.router is None:
+            return None
+        return read_router_health(record.router.base_url, timeout_s=self._probe_timeout_s)
+
+    def members(self, record: GroupRecord, health: RouterHealth | None) -> tuple[GroupMember, ...]:
+        """The router and each worker as status rows: GPU, URL, state, requests routed, failures, log."""
+        router = record.router
+        router_alive = router is not None and record_matches_process(router)
+        if router is None:
+            router_state = "starting"
+        elif not router_alive:
+            router_state = "down"
+        elif health is None:
+            router_state = "starting"
+        else:
+            router_state = health.status or "unknown"
+        rows = [
+            GroupMember(
+                role="router",
+                url=router.base_url if router is not None else "",
+                state=router_state,
+                pid=router.pid if router_alive and router is not None else None,
+                log_path=router.log_path if router is not None else None,
+                note=f"{health.routable_workers} of {health.total_workers} routable" if health is not None else "",
+            )
+        ]
+        with self._lock:
+            reviving = set(self._reviving)
+        for worker in record.workers:
+            alive = record_matches_process(worker.record)
+            seen = health.worker(worker.url) if health is not None else None
+            if worker.url in reviving:
+                state = "restarting"
+            elif not alive:
+                state = "down"
+            else:
+                state = seen.health_state if seen is not None else "starting"
+            rows.append(
+                GroupMember(
+                    role="worker",
+                    url=worker.url,
+                    state=state,
+                    gpu=worker.gpu,
+                    pid=worker.record.pid if alive else None,
+                    routed=seen.routed_requests if seen is not None else None,
+                    failed=seen.failed_requests if seen is not None else None,
+                    active=seen.active_requests if seen is not None else None,
+                    log_path=worker.record.log_path,
+                    note=(seen.last_error or "") if seen is not None and not seen.routable else "",
+                )
+            )
+        known = {w.url for w in record.workers}
+        remote_urls = list(record.remote_urls)
+        if health is not None:  # also show remotes added to the router by hand
+            remote_urls += [w.url for w in health.workers if w.url not in known and w.url not in remote_urls]
+        for url in remote_urls:
+            seen = health.worker(url) if health is not None else None
+            rows.append(
+                GroupMember(
+                    role="remote",
+                    url=url,
+                    state=("down" if not seen.routable and seen.health_state != "unknown" else seen.health_state)
+                    if seen is not None
+                    else "not in router",
+                    routed=seen.routed_requests if seen is not None else None,
+                    failed=seen.failed_requests if seen is not None else None,
+                    active=seen.active_requests if seen is not None else None,
+                    note=(seen.last_error or "") if seen is not None and not seen.routable else "",
+                )
+            )
+        return tuple(rows)
+
+
+def group_pids(record: GroupRecord) -> list[int]:
+    """Every pid the record names that is still alive (the router and the managed workers)."""
+    records = ([record.router] if record.router is not None else []) + [w.record for w in record.workers]
+    return [r.pid for r in records if record_matches_process(r)]
