@@ -174,6 +174,8 @@ def _render(request: ConvertRequest, book: Book, endpoint, manager: ServerManage
     bar = tqdm(total=0, unit="chunk", dynamic_ncols=True, disable=None)
     chapter_lines: set[int] = set()
 
+    said = [""]
+
     def progress(doc: ConvertProgress) -> None:
         if doc.chunks_total and bar.total != doc.chunks_total:
             bar.total = doc.chunks_total
@@ -185,6 +187,9 @@ def _render(request: ConvertRequest, book: Book, endpoint, manager: ServerManage
             + (f", ETA {eta / 60:.1f} min" if eta else ""),
             refresh=True,
         )
+        if doc.message.startswith("Waiting") and doc.message != said[0]:
+            bar.write(doc.message)  # a server group with nothing routable (see pipeline.group_serving)
+        said[0] = doc.message
         for chapter in doc.ready_chapters():
             if chapter.number not in chapter_lines:
                 chapter_lines.add(chapter.number)

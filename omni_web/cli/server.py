@@ -15,6 +15,7 @@ from omni_web.catalog import get_entry, keys
 from omni_web.errors import OmniWebError, SettingsError
 from omni_web.paths import data_root_from_env
 from omni_web.pipeline.serving import first_gpu_compute_capability
+from omni_web.server.group import group_pids
 from omni_web.server.manager import ServerManager
 from omni_web.server.status import ServerState
 from omni_web.settings import Settings, load_settings
@@ -47,6 +48,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_endpoint(start)
     start.add_argument("--timeout", type=float, metavar="S", help="seconds to wait for /health (default: setting, 1200)")
     start.add_argument("--quiet", action="store_true", help="do not print the server's boot log")
+    start.add_argument(
+        "--gpus",
+        metavar="all|IDS",
+        help="GPUs to serve on: all (default: every GPU with room for the model) or ids like 0,2; "
+        "two or more start one server per GPU behind the SGLang-Omni router on --port",
+    )
+    start.add_argument(
+        "--worker-url",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="an sgl-omni serve on another machine to add to the group (repeatable; checked first)",
+    )
     start.set_defaults(handler=_start)
 
     stop = commands.add_parser("stop", help="stop the server omni-web started (never a foreign one)")
@@ -91,6 +105,10 @@ def _settings(args: argparse.Namespace) -> tuple[ServerManager, Settings]:
         changes["server_port"] = args.port
     if getattr(args, "api_url", None):
         changes["remote_url"] = args.api_url.strip()
+    if getattr(args, "gpus", None):
+        changes["gpus"] = args.gpus.strip()
+    if getattr(args, "worker_url", None):
+        changes["worker_urls"] = " ".join([settings.worker_urls, *args.worker_url]).strip()
     try:
         settings = dataclasses.replace(settings, **changes).validate()
     except SettingsError as exc:
@@ -130,6 +148,12 @@ def _start(args: argparse.Namespace) -> int:
 
 def _stop(args: argparse.Namespace) -> int:
     manager, _ = _settings(args)
+    group = manager.group.record()
+    if group is not None:  # the router and every managed worker (remote workers are left running)
+        pids = ", ".join(str(pid) for pid in group_pids(group)) or "none alive"
+        manager.stop(grace_s=args.grace)
+        print(f"Stopped the server group for {group.model_key}: router + {len(group.workers)} workers (pids {pids}).")
+        return 0
     record = manager.owned_record()
     if record is not None and manager.stop(grace_s=args.grace):
         print(f"Stopped the server for {record.model_label} (pid {record.pid}).")

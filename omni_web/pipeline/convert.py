@@ -216,8 +216,12 @@ def run_conversion(
     cancelled: Callable[[], bool] = lambda: False,
     book: Book | None = None,
     retry: RetryPolicy = _DEFAULT_RETRY,
+    concurrency_source: Callable[[], int] | None = None,
 ) -> ConvertResult:
     """Convert one book with a server that already hosts the request's model.
+
+    ``concurrency_source`` (a server group's capacity, re-read while the job runs) sizes the
+    requests in flight unless the request or the settings fix a number.
 
     Raises:
         BookError, UnknownVoice, VoiceError: before any speech request.
@@ -234,14 +238,16 @@ def run_conversion(
     out_root = Path(request.output_dir) if request.output_dir else settings.output_path(paths)
     parts_dir = out_root / ".parts" / plan.folder_name
     parts_dir.mkdir(parents=True, exist_ok=True)
-    concurrency = request.concurrency or settings.concurrency or entry.default_concurrency
+    fixed = request.concurrency or (None if concurrency_source is not None else settings.concurrency)
+    concurrency: int | Callable[[], int] = fixed or concurrency_source or entry.default_concurrency
+    shown = concurrency() if callable(concurrency) else concurrency
     speech_voice = voice
 
     def synthesize(text: str) -> bytes:
         return client.speech(entry, SpeechRequest(text=text, voice=speech_voice, language=request.language)).audio
 
     assembler = _ChapterAssembler(plan, parts_dir, AudioFormat(entry.sample_rate_hz, entry.channels), tracker)
-    tracker.phase("rendering", f"{len(plan.chapters)} chapters, {plan.words} words, {concurrency} requests in flight")
+    tracker.phase("rendering", f"{len(plan.chapters)} chapters, {plan.words} words, {shown} requests in flight")
     try:
         summary = render_chunks(
             plan.items,

@@ -19,8 +19,10 @@ from omni_web.errors import ServerNotRunning
 from omni_web.gpu import probe_gpus
 from omni_web.paths import DataPaths
 from omni_web.pipeline.convert import ConvertResult, ProgressCallback, run_conversion
+from omni_web.pipeline.group_serving import convert_on_router
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.server import Endpoint, ServerManager
+from omni_web.server.router import read_router_health
 from omni_web.settings import Settings
 
 __all__ = ["MAX_RESTARTS_PER_RUN", "convert_on_endpoint", "endpoint_for", "first_gpu_compute_capability", "make_recover"]
@@ -101,7 +103,16 @@ def convert_on_endpoint(
     cancelled: Callable[[], bool] = lambda: False,
     book: Book | None = None,
 ) -> ConvertResult:
-    """Run one conversion against ``endpoint``, restarting our server if it dies mid-job."""
+    """Run one conversion against ``endpoint``, restarting our server if it dies mid-job.
+
+    A router endpoint (our group, or ``--api-url`` naming a router) goes through
+    :func:`~omni_web.pipeline.group_serving.convert_on_router` (concurrency from its ``/health``).
+    """
+    if endpoint.group or (not endpoint.owned and read_router_health(endpoint.base_url) is not None):
+        return convert_on_router(
+            request, endpoint, manager=manager, paths=paths, settings=settings,
+            progress=progress, cancelled=cancelled, book=book,
+        )
     # Our own server's death is handled by the recover hook (restart), so the client gives up on
     # a refused connection after a few seconds instead of the ~30 s it waits for a foreign server.
     retries = _OWNED_CONNECT_RETRIES if endpoint.owned else _FOREIGN_CONNECT_RETRIES

@@ -30,7 +30,11 @@ from omni_web.errors import (
 )
 from omni_web.files import write_atomic
 
+# Most requests a callable ``concurrency`` may keep in flight (threads are started on demand).
+MAX_CONCURRENCY = 256
+
 __all__ = [
+    "MAX_CONCURRENCY",
     "RenderItem",
     "RenderProgress",
     "RenderSummary",
@@ -223,7 +227,7 @@ def render_chunks(
     synthesize: Synthesize,
     *,
     cache_dir: Path,
-    concurrency: int,
+    concurrency: int | Callable[[], int],
     cancelled: Callable[[], bool] = lambda: False,
     progress: Callable[[RenderProgress], None] | None = None,
     on_done: Callable[[RenderItem, Path], None] | None = None,
@@ -233,6 +237,8 @@ def render_chunks(
     sleep: Callable[[float], None] = time.sleep,
 ) -> RenderSummary:
     """Render every item whose audio file is missing, ``concurrency`` requests at a time.
+
+    ``concurrency`` may be a callable, asked before every refill (at most ``MAX_CONCURRENCY``).
 
     Items are submitted in order, so chapters finish roughly in reading order; ``on_done`` is
     called (from the calling thread) for every item whose file exists, cached ones first.
@@ -267,12 +273,16 @@ def render_chunks(
 
     pending = iter(todo)
     in_flight: dict[Future[float], RenderItem] = {}
-    pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="omni-render")
+    # A callable is asked again on every refill (a server group's routable workers change).
+    current = concurrency if callable(concurrency) else (lambda: concurrency)
+    max_threads = MAX_CONCURRENCY if callable(concurrency) else max(1, concurrency)
+    pool = ThreadPoolExecutor(max_workers=max_threads, thread_name_prefix="omni-render")
     try:
         while True:
             if cancelled():
                 raise JobCancelled("Cancelled. Finished chunks are kept; resume the job to go on.")
-            while len(in_flight) < max(1, concurrency):
+            limit = min(max_threads, max(1, current()))
+            while len(in_flight) < limit:
                 item = next(pending, None)
                 if item is None:
                     break
