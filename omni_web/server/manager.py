@@ -360,6 +360,17 @@ class ServerManager:
             return self._use_foreign(entry, self._probe(settings.remote_url), remote=True)
         spec = self.build_spec(entry, compute_capability=compute_capability, port=port)
         selection = self.gpu_selection(entry, gpus)
+        running = self._group.running_record()
+        if (
+            running is not None
+            and gpus is None
+            and not settings.gpus.strip()
+            and running.model_key == entry.key
+            and running.router is not None
+            and running.router.port == spec.port
+        ):
+            # No explicit GPU choice: our running group for this model is used as it is.
+            selection = GpuSelection(ids=tuple(int(g) if g.isdigit() else 0 for g in running.gpus))
         if selection.is_group or settings.worker_url_list:
             with self._op_lock:
                 self._start_group_locked(spec, selection, timeout_s=timeout_s, on_log=on_log or _ignore)
