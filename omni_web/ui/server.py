@@ -18,6 +18,7 @@ from omni_web.models import installed_models
 from omni_web.server import ServerState, ServerStatus
 from omni_web.server.boot import latest_log_path, read_log_end
 from omni_web.tasks import TaskHandle, TaskState
+from omni_web.ui import server_group
 from omni_web.ui.context import TASK_SERVER, OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.widgets import badge, callout, esc, task_status_html
@@ -50,6 +51,7 @@ class ServerRefs:
     boot_log: gr.Textbox
     timer: gr.Timer
     on_load: OnLoad | None = field(default=None)
+    group: server_group.GroupRefs | None = field(default=None)  # GPUs and worker machines
 
 
 def status_html(status: ServerStatus) -> str:
@@ -61,6 +63,7 @@ def status_html(status: ServerStatus) -> str:
     owner = status.owner_str + (f", pid {status.pid}" if status.pid else "")
     parts.append(f'<span class="ow-dim">{esc(owner)}</span>')
     html = f'<div class="ow-status ow-server-status" id="server-status-line">{" ".join(parts)}</div>'
+    html += server_group.members_html(status)  # a group: the router and each worker
     return html + (callout(status.message, tone="bad" if status.state is ServerState.FAILED else "info")
                    if status.message else "")
 
@@ -128,10 +131,12 @@ def build(ctx: UiContext) -> ServerRefs:
                 label="Exact command a start runs (copy it to start the server by hand)", lines=3,
                 interactive=False, buttons=["copy"], elem_id="server-command", elem_classes=["ow-mono"],
             )
+    group = server_group.build(ctx)
     boot_log = gr.Textbox(label="Boot log", lines=16, max_lines=16, interactive=False, autoscroll=True,
                           elem_id="server-boot-log", elem_classes=["ow-log"], buttons=["copy"])
     refs = ServerRefs(status, start, stop, notice, chooser, choice, choose_start, choose_cancel, remote_url,
                       save_remote, command_model, command, boot_log, gr.Timer(_TICK_S))
+    refs = replace(refs, group=group)
     return replace(refs, on_load=_wire(ctx, refs))
 
 
@@ -199,4 +204,10 @@ def _wire(ctx: UiContext, refs: ServerRefs) -> OnLoad:
                               api_name="server_command")
     refs.timer.tick(guarded(lambda: live()), None, [refs.status, refs.boot_log], show_progress="hidden",
                     api_name="server_status", concurrency_limit=4)
-    return OnLoad(load, [], [refs.status, refs.boot_log, refs.remote_url, refs.command_model, refs.command])
+    group_load, group_outputs = server_group.wire(ctx, refs.group, refs.notice)
+
+    def load_all() -> tuple[Any, ...]:
+        return (*load(), *group_load())
+
+    return OnLoad(load_all, [], [refs.status, refs.boot_log, refs.remote_url, refs.command_model, refs.command,
+                                 *group_outputs])

@@ -29,7 +29,7 @@ from omni_web.errors import ServerError
 from omni_web.paths import DataPaths
 from omni_web.pipeline import ConvertRequest
 from omni_web.pipeline.group_serving import GROUP_REFERENCE_LIMIT_BYTES, GroupCapacity, worker_batch
-from omni_web.pipeline.serving import convert_on_endpoint
+from omni_web.pipeline.serving import convert_on_endpoint, endpoint_for
 from omni_web.server import ServerManager
 from omni_web.server.group import group_pids
 from omni_web.server.record import process_info
@@ -174,6 +174,17 @@ def test_requests_spread_over_both_workers_and_capacity_follows_the_routable_cou
         httpx.put(f"{endpoint.base_url}/workers/{worker_id(worker.url)}", json={"disabled": False})
         assert capacity() == 2 * (batch + 1)
         assert capacity.history == [2 * (batch + 1), batch + 1, 2 * (batch + 1)]
+        # `convert --api-url <router>`: a router found at a plain URL sizes the job from its /health too.
+        remote = endpoint_for(manager, entry, paths=group_home, api_url=endpoint.base_url)
+        assert not remote.owned and not remote.group
+        docs = []
+        request = ConvertRequest(book_path=BOOK, model_key=entry.key, chapters=(1,), voice=VoiceChoice.speaker("Vivian"))
+        convert_on_endpoint(request, remote, manager=manager, paths=group_home, settings=manager.settings,
+                            progress=docs.append)  # fmt: skip
+        rendering = next(d for d in docs if d.phase == "rendering")
+        assert f"{2 * (batch + 1)} requests in flight" in rendering.message
+        routed = _routed(manager)
+        assert min(routed.values()) > 0, routed  # spread, not pinned
     finally:
         manager.stop()
 

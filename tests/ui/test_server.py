@@ -25,7 +25,8 @@ def _healthy(client) -> tuple[str, str] | None:
 
 
 def test_load_shows_stopped_and_the_exact_command(ui_app):
-    status, boot_log, remote, model, command = ui_app.client().predict(api_name="/server_load")
+    status, boot_log, remote, model, command, gpus, workers, found = ui_app.client().predict(api_name="/server_load")
+    assert gpus == "" and workers == "" and "GPU" in found  # the scale-out choices (tests/contract: a group)
     port = load_settings(ui_app.paths).server_port
     assert "stopped" in status and f"127.0.0.1:{port}" in status
     assert model == MODEL and remote == ""
