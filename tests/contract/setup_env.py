@@ -53,7 +53,7 @@ WHEEL_SPEC = "sglang-omni==0.1.9"
 TORCH_SPEC = "torch==2.13.0"
 MARKER_NAME = "omni-web-contract.json"
 # Modules whose import proves the venv can run both harnesses (with the stubs on the path).
-SMOKE_IMPORTS = "import sglang_omni.cli.serve, sglang_omni.serve.openai_api, torch"
+SMOKE_IMPORTS = "import sglang_omni.cli.serve, sglang_omni.serve.openai_api, sglang_omni_router.python.serve, torch"
 PIP = ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-q"]
 
 
