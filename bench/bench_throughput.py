@@ -49,8 +49,8 @@ def timed_render(base_url: str, items: list[RenderItem], concurrency: int, cache
     entry = get_entry(MODEL)
     voice = VoiceChoice.speaker("Vivian")
     with SpeechClient(base_url) as client:
-        def synthesize(text: str) -> bytes:
-            return client.speech(entry, SpeechRequest(text=text, voice=voice)).audio
+        def synthesize(item: RenderItem) -> bytes:
+            return client.speech(entry, SpeechRequest(text=item.text, voice=voice)).audio
 
         started = time.perf_counter()
         render_chunks(items, synthesize, cache_dir=cache_dir, concurrency=concurrency)

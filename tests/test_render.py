@@ -47,9 +47,9 @@ class CountingSynth:
         self.max_in_flight = 0
         self.lock = threading.Lock()
 
-    def __call__(self, text: str) -> bytes:
+    def __call__(self, item: RenderItem) -> bytes:
         with self.lock:
-            self.calls.append(text)
+            self.calls.append(item.text)
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         time.sleep(self.latency_s)
@@ -88,8 +88,8 @@ def test_resume_renders_only_missing_chunks(tmp_path: Path) -> None:
 
 
 def test_failed_chunk_names_chapter_chunk_and_text(tmp_path: Path) -> None:
-    def synth(text: str) -> bytes:
-        if text == "text 2 3":
+    def synth(item: RenderItem) -> bytes:
+        if item.text == "text 2 3":
             raise SpeechError("input must be at most 4096 characters", status_code=400)
         return make_wav(0.1)
 
@@ -106,7 +106,7 @@ def test_transient_errors_are_retried_with_backoff(tmp_path: Path) -> None:
     failures = {"n": 2}
     sleeps: list[float] = []
 
-    def synth(text: str) -> bytes:
+    def synth(item: RenderItem) -> bytes:
         if failures["n"]:
             failures["n"] -= 1
             raise SpeechError("CUDA out of memory", status_code=500)
@@ -120,7 +120,7 @@ def test_transient_errors_are_retried_with_backoff(tmp_path: Path) -> None:
 def test_dead_server_is_recovered_and_the_job_goes_on(tmp_path: Path) -> None:
     state = {"alive": False, "recoveries": 0}
 
-    def synth(text: str) -> bytes:
+    def synth(item: RenderItem) -> bytes:
         if not state["alive"]:
             raise ServerUnavailable("connection refused")
         return make_wav(0.1)

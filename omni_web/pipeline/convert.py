@@ -243,8 +243,9 @@ def run_conversion(
     shown = concurrency() if callable(concurrency) else concurrency
     speech_voice = voice
 
-    def synthesize(text: str) -> bytes:
-        return client.speech(entry, SpeechRequest(text=text, voice=speech_voice, language=request.language)).audio
+    def synthesize(item: RenderItem) -> bytes:
+        voice = item.voice or speech_voice
+        return client.speech(entry, SpeechRequest(text=item.text, voice=voice, language=request.language)).audio
 
     assembler = _ChapterAssembler(plan, parts_dir, AudioFormat(entry.sample_rate_hz, entry.channels), tracker)
     tracker.phase("rendering", f"{len(plan.chapters)} chapters, {plan.words} words, {shown} requests in flight")

@@ -20,6 +20,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
+from omni_web.client import VoiceChoice
 from omni_web.errors import (
     ChunkFailed,
     DiskFullError,
@@ -44,8 +45,9 @@ __all__ = [
     "wav_duration_s",
 ]
 
-# Turns text into WAV bytes; the pipeline binds the client, model and voice into it.
-Synthesize = Callable[[str], bytes]
+# Turns one chunk into WAV bytes; the pipeline binds the client and model into it and speaks the
+# chunk's text with the chunk's voice (a cast gives chunks different voices).
+Synthesize = Callable[["RenderItem"], bytes]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,10 @@ class RenderItem:
     chapter_number: int  # 1-based, as the user sees it
     chapter_title: str
     chunk_number: int  # 1-based within the chapter
+    # The voice this chunk is spoken with (None: the job's one voice) and who speaks it: "" for a
+    # single-voice job, else "narrator", "dialogue" or a character's name (see omni_web.cast).
+    voice: VoiceChoice | None = None
+    speaker: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +205,7 @@ def _render_one(
     while True:
         attempt += 1
         try:
-            audio = synthesize(item.text)
+            audio = synthesize(item)
             duration = wav_duration_s(audio)
             if duration <= 0:
                 raise SpeechError("the server returned empty audio")
