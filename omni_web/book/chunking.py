@@ -3,10 +3,15 @@
 Each chunk is one request to the TTS server. Chunks never cross a paragraph or heading boundary,
 so every chunk's ``pause_after`` can tell assembly which silence follows it (a longer one after a
 heading and at the chapter's end). Sentences longer than the budget are cut at clause
-punctuation, then between words.
+punctuation, then between words. A paragraph given as runs of speakers (narration and dialogue,
+see omni_web.cast) is chunked run by run, so a chunk never mixes two speakers.
 """
 
 from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from omni_web.book.model import Chapter, Chunk, PauseKind
 from omni_web.book.text import (
@@ -20,6 +25,9 @@ from omni_web.book.text import (
 from omni_web.catalog import CatalogEntry
 
 __all__ = ["chunk_chapter", "effective_chunk_limits", "title_is_spoken"]
+
+# Text that ends a sentence: final punctuation, then any closing quotes or brackets.
+_ENDS_SENTENCE_RE = re.compile("[.!?\u2026\u061f\u06d4\u0964\u3002\uff01\uff1f][\"'\u00bb\u201d\u2019\u300d\u300f)\\]]*$")
 
 
 def effective_chunk_limits(
@@ -58,6 +66,7 @@ def chunk_chapter(
     max_words: int | None = None,
     max_chars: int | None = None,
     speak_title: bool = True,
+    speakers: Mapping[int, Sequence[tuple[str, str]]] | None = None,
 ) -> tuple[Chunk, ...]:
     """Cut a chapter's text into chunks of whole sentences.
 
@@ -68,31 +77,32 @@ def chunk_chapter(
         max_chars: hard cap on characters per chunk (the server's input limit), None for none.
         speak_title: put the chapter title first as its own heading chunk (skipped when the
             chapter already opens with that heading).
+        speakers: per block index, the paragraph as (speaker, text) runs that join back to its
+            text; those paragraphs are chunked run by run, each chunk labelled with its speaker.
 
     Returns:
         The chunks in reading order; empty when the chapter has nothing to speak.
     """
     cap = max(1, min(chunk_words, max_words) if max_words is not None else chunk_words)
-    units: list[tuple[list[str], PauseKind]] = []
+    units: list[tuple[list[str], PauseKind, str]] = []
     if speak_title and title_is_spoken(chapter):
         title = normalize_text(chapter.title)
         if title:
-            units.append((split_long_text(title, max_words=cap, max_chars=max_chars), PauseKind.HEADING))
-    for block in chapter.blocks:
+            units.append((split_long_text(title, max_words=cap, max_chars=max_chars), PauseKind.HEADING, ""))
+    for number, block in enumerate(chapter.blocks):
+        runs = speakers.get(number) if speakers is not None and not block.is_heading else None
+        if runs is not None:
+            units.extend(_speaker_units(runs, cap=cap, max_chars=max_chars))
+            continue
         text = normalize_text(block.text)
         if not text:
             continue
         if block.is_heading:
-            units.append((split_long_text(text, max_words=cap, max_chars=max_chars), PauseKind.HEADING))
+            units.append((split_long_text(text, max_words=cap, max_chars=max_chars), PauseKind.HEADING, ""))
             continue
-        pieces = [
-            piece
-            for sentence in split_sentences(text)
-            for piece in split_long_text(sentence, max_words=cap, max_chars=max_chars)
-        ]
-        units.append((pack_pieces(pieces, target_words=cap, max_chars=max_chars), PauseKind.PARAGRAPH))
+        units.append((_pack_text(text, cap=cap, max_chars=max_chars), PauseKind.PARAGRAPH, ""))
     chunks: list[Chunk] = []
-    for parts, end_pause in units:
+    for parts, end_pause, speaker in units:
         for position, part in enumerate(parts):
             pause = end_pause if position == len(parts) - 1 else PauseKind.CHUNK
             chunks.append(
@@ -102,9 +112,39 @@ def chunk_chapter(
                     text=part,
                     words=count_words(part),
                     pause_after=pause,
+                    speaker=speaker,
                 )
             )
     if chunks:
-        last = chunks[-1]
-        chunks[-1] = Chunk(last.chapter_index, last.index, last.text, last.words, PauseKind.CHAPTER_END)
+        chunks[-1] = replace(chunks[-1], pause_after=PauseKind.CHAPTER_END)
     return tuple(chunks)
+
+
+def _pack_text(text: str, *, cap: int, max_chars: int | None) -> list[str]:
+    """Normalised text as chunks of whole sentences."""
+    pieces = [
+        piece
+        for sentence in split_sentences(text)
+        for piece in split_long_text(sentence, max_words=cap, max_chars=max_chars)
+    ]
+    return pack_pieces(pieces, target_words=cap, max_chars=max_chars)
+
+
+def _speaker_units(
+    runs: Sequence[tuple[str, str]], *, cap: int, max_chars: int | None
+) -> list[tuple[list[str], PauseKind, str]]:
+    """One unit per speaker run of a paragraph; only the last one ends with the paragraph's pause.
+
+    Between runs the pause is a sentence's (CHUNK) where the run ends a sentence, else a clause's:
+    '"Well,"' | 'said Ahab,' | '"we sail."' reads as one sentence in three voices.
+    """
+    spoken = [(speaker, normalize_text(text)) for speaker, text in runs]
+    spoken = [(speaker, text) for speaker, text in spoken if text]
+    units: list[tuple[list[str], PauseKind, str]] = []
+    for position, (speaker, text) in enumerate(spoken):
+        if position == len(spoken) - 1:
+            pause = PauseKind.PARAGRAPH
+        else:
+            pause = PauseKind.CHUNK if _ENDS_SENTENCE_RE.search(text) else PauseKind.CLAUSE
+        units.append((_pack_text(text, cap=cap, max_chars=max_chars), pause, speaker))
+    return units

@@ -42,6 +42,7 @@ class BlockKind(enum.StrEnum):
 class PauseKind(enum.StrEnum):
     """The pause assembly inserts after a chunk, shortest first."""
 
+    CLAUSE = "clause"  # the voice changes mid-sentence ("Well," | said Ahab)
     CHUNK = "chunk"  # the chunk ends mid-paragraph (between sentences)
     PARAGRAPH = "paragraph"  # the chunk ends a paragraph
     HEADING = "heading"  # the chunk ends a heading (or the spoken chapter title)
@@ -161,6 +162,8 @@ class Chunk:
     """One request's worth of text: whole sentences of one paragraph or heading.
 
     ``pause_after`` tells assembly how long a silence to put after this chunk's audio.
+    ``speaker`` labels who speaks it when the chapter was cut by speaker (omni_web.cast): "" is
+    the narrator.
     """
 
     chapter_index: int
@@ -168,3 +171,4 @@ class Chunk:
     text: str
     words: int
     pause_after: PauseKind
+    speaker: str = ""

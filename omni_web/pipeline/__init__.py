@@ -1,6 +1,12 @@
 """The conversion pipeline: plan → render → assemble, and the server a run talks to."""
 
-from omni_web.pipeline.convert import ConvertResult, ProgressCallback, prepare_voice, run_conversion
+from omni_web.pipeline.convert import (
+    ConvertResult,
+    ProgressCallback,
+    prepare_cast,
+    prepare_voice,
+    run_conversion,
+)
 from omni_web.pipeline.plan import (
     ChapterWork,
     ConversionPlan,
@@ -11,7 +17,14 @@ from omni_web.pipeline.plan import (
     select_chapters,
 )
 from omni_web.pipeline.progress import ChapterProgress, ConvertProgress
-from omni_web.pipeline.request import ConvertRequest, parse_chapter_spec, voice_from_dict, voice_to_dict
+from omni_web.pipeline.request import (
+    ConvertRequest,
+    cast_from_dict,
+    cast_to_dict,
+    parse_chapter_spec,
+    voice_from_dict,
+    voice_to_dict,
+)
 from omni_web.pipeline.serving import (
     convert_on_endpoint,
     endpoint_for,
@@ -27,6 +40,8 @@ __all__ = [
     "ConvertRequest",
     "ConvertResult",
     "ProgressCallback",
+    "cast_from_dict",
+    "cast_to_dict",
     "chunk_size_conflict",
     "convert_on_endpoint",
     "endpoint_for",
@@ -36,6 +51,7 @@ __all__ = [
     "parse_chapter_spec",
     "pause_ms",
     "plan_conversion",
+    "prepare_cast",
     "prepare_voice",
     "run_conversion",
     "select_chapters",

@@ -29,8 +29,9 @@ from omni_web.assemble import (
     safe_filename,
 )
 from omni_web.book import Book, load_book
+from omni_web.cast import Cast
 from omni_web.catalog import CatalogEntry, get_entry
-from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice, VoiceKind
+from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice, VoiceKind, check_voice_choice
 from omni_web.paths import DataPaths
 from omni_web.pipeline.plan import ChapterWork, ConversionPlan, plan_conversion
 from omni_web.pipeline.progress import ChapterProgress, ConvertProgress
@@ -42,7 +43,7 @@ from omni_web.text import LexiconStore, book_identity
 from omni_web.voices import fit_reference
 from omni_web.voices.reference import reference_cache_dir
 
-__all__ = ["ConvertResult", "ProgressCallback", "prepare_voice", "run_conversion"]
+__all__ = ["ConvertResult", "ProgressCallback", "prepare_cast", "prepare_voice", "run_conversion"]
 
 # Receives every progress snapshot; store it with ``to_dict()``.
 ProgressCallback = Callable[[ConvertProgress], None]
@@ -107,6 +108,23 @@ def prepare_voice(entry: CatalogEntry, voice: VoiceChoice, *, client: SpeechClie
         fitted = fit_reference(voice.reference, cache_dir=reference_cache_dir(paths))
         return replace(voice, reference=fitted)
     return voice
+
+
+def prepare_cast(entry: CatalogEntry, cast: Cast | None, *, client: SpeechClient, paths: DataPaths) -> Cast | None:
+    """Check every voice of a cast like the narrator's, before any speech request.
+
+    Each voice must be a kind the model can use (a speaker name on CustomVoice, a clip on a clone
+    model, a description on VoiceDesign) and a name the server knows; clips are fitted to the
+    server's limit. Raises VoiceError or UnknownVoice naming the voice.
+    """
+    if cast is None:
+        return None
+
+    def check(voice: VoiceChoice) -> VoiceChoice:
+        check_voice_choice(entry, voice)
+        return prepare_voice(entry, voice, client=client, paths=paths)
+
+    return cast.map_voices(check)
 
 
 class _Progress:
@@ -232,8 +250,9 @@ def run_conversion(
     entry = get_entry(request.model_key)
     book = book if book is not None else load_book(request.book_path)
     voice = prepare_voice(entry, request.voice, client=client, paths=paths)
+    cast = prepare_cast(entry, request.cast, client=client, paths=paths)
     pronouncer = LexiconStore(paths).pronouncer(book_identity(book))
-    plan = plan_conversion(book, replace(request, voice=voice), entry, settings, pronouncer=pronouncer)
+    plan = plan_conversion(book, replace(request, voice=voice, cast=cast), entry, settings, pronouncer=pronouncer)
     tracker = _Progress(plan, progress)
     out_root = Path(request.output_dir) if request.output_dir else settings.output_path(paths)
     parts_dir = out_root / ".parts" / plan.folder_name

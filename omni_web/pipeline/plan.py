@@ -12,13 +12,14 @@ from pathlib import Path
 
 from omni_web.assemble import AudiobookTags, safe_filename
 from omni_web.book import Book, Chapter, Chunk, PauseKind, chunk_chapter, effective_chunk_limits
+from omni_web.cast import Cast, QuoteStyle, book_quote_style, voiced_chapter
 from omni_web.catalog import CatalogEntry
 from omni_web.client import VoiceChoice, VoiceKind
 from omni_web.errors import BookError, ChapterSelectionError
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.render import RenderItem, chunk_key, file_sha256, shaping_fingerprint
 from omni_web.settings import Settings
-from omni_web.text import Pronouncer, spoken_form
+from omni_web.text import Pronouncer, SpokenForm, spoken_form
 
 __all__ = [
     "ChapterWork",
@@ -44,6 +45,8 @@ def chunk_size_conflict(entry: CatalogEntry, chunk_words: int) -> int | None:
 def pause_ms(kind: PauseKind, settings: Settings) -> int:
     """Silence after a chunk; the chapter's end gets none (the m4b adds the chapter pause)."""
     return {
+        # A voice change mid-sentence ('"Well," | said Ahab') gets half a sentence pause.
+        PauseKind.CLAUSE: settings.pause_between_chunks_ms // 2,
         PauseKind.CHUNK: settings.pause_between_chunks_ms,
         PauseKind.PARAGRAPH: settings.pause_after_paragraph_ms,
         PauseKind.HEADING: settings.pause_after_heading_ms,
@@ -140,6 +143,31 @@ def _voice_shaping(voice: VoiceChoice) -> dict[str, object]:
     }
 
 
+def _cast_note(cast: Cast | None, narrator: VoiceChoice) -> str:
+    """", with a cast of 3 voices" when quotes are read in other voices than the narrator's."""
+    if cast is None:
+        return ""
+    others = {repr(voice) for voice in cast.voices()} - {repr(narrator)}
+    return f", with a cast of {len(others) + 1} voices" if others else ""
+
+
+def _chunks(
+    chapter: Chapter,
+    speech: SpokenForm,
+    cast: Cast | None,
+    style: QuoteStyle | None,
+    *,
+    words: int,
+    max_words: int | None,
+    max_chars: int | None,
+) -> tuple[Chunk, ...]:
+    """The chapter's spoken chunks; with a cast, cut by speaker (a chunk never mixes narration and speech)."""
+    if cast is None or style is None:
+        return chunk_chapter(speech.chapter(chapter), chunk_words=words, max_words=max_words, max_chars=max_chars)
+    voiced, speakers = voiced_chapter(chapter, speech, style, min_confidence=cast.min_confidence)
+    return chunk_chapter(voiced, chunk_words=words, max_words=max_words, max_chars=max_chars, speakers=speakers)
+
+
 def plan_conversion(
     book: Book,
     request: ConvertRequest,
@@ -164,17 +192,34 @@ def plan_conversion(
     }
     fingerprint = shaping_fingerprint(shaping)
     speech = spoken_form(book, entry=entry, settings=settings, language=request.language, pronouncer=pronouncer)
+    cast = request.cast if request.cast is not None and request.cast.active else None
+    selected = select_chapters(book, request.chapters)
+    style = book_quote_style(book, selected) if cast is not None else None
+    # Each voice of a cast has its own fingerprint: a chunk's key changes only with its own voice.
+    fingerprints: dict[str, str] = {}
+
+    def voiced(speaker: str) -> tuple[VoiceChoice, str]:
+        voice = cast.voice_for(speaker, request.voice) if cast is not None else request.voice
+        if voice == request.voice:
+            return voice, fingerprint
+        key = repr(voice)
+        if key not in fingerprints:
+            fingerprints[key] = shaping_fingerprint({**shaping, "voice": _voice_shaping(voice)})
+        return voice, fingerprints[key]
+
     chapters: list[ChapterWork] = []
-    for chapter in select_chapters(book, request.chapters):
-        chunks = chunk_chapter(speech.chapter(chapter), chunk_words=words, max_words=max_words, max_chars=max_chars)
+    for chapter in selected:
+        chunks = _chunks(chapter, speech, cast, style, words=words, max_words=max_words, max_chars=max_chars)
         items = tuple(
             RenderItem(
-                key=chunk_key(chunk.text, fingerprint),
+                key=chunk_key(chunk.text, voiced(chunk.speaker)[1]),
                 text=chunk.text,
                 chapter_index=chapter.index,
                 chapter_number=chapter.number,
                 chapter_title=chapter.title,
                 chunk_number=chunk.index + 1,
+                voice=voiced(chunk.speaker)[0],
+                speaker=chunk.speaker,
             )
             for chunk in chunks
         )
@@ -186,7 +231,7 @@ def plan_conversion(
     tags = AudiobookTags(
         title=meta.title or Path(book.source_path).stem,
         author=meta.authors_str,
-        narrator=narrator_label(entry, request.voice),
+        narrator=narrator_label(entry, request.voice) + _cast_note(cast, request.voice),
         year=meta.year,
         description=meta.description,
         language=meta.language,

@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from omni_web.cast import DEFAULT_MIN_CONFIDENCE, Cast
 from omni_web.client import VoiceChoice, VoiceKind
 from omni_web.errors import ChapterSelectionError
 
-__all__ = ["ConvertRequest", "parse_chapter_spec", "voice_from_dict", "voice_to_dict"]
+__all__ = ["ConvertRequest", "cast_from_dict", "cast_to_dict", "parse_chapter_spec", "voice_from_dict", "voice_to_dict"]
 
 
 def voice_to_dict(voice: VoiceChoice) -> dict[str, Any]:
@@ -33,6 +34,29 @@ def voice_from_dict(data: Mapping[str, Any]) -> VoiceChoice:
         reference=Path(reference) if reference else None,
         ref_text=data.get("ref_text"),
         instructions=data.get("instructions"),
+    )
+
+
+def cast_to_dict(cast: Cast | None) -> dict[str, Any] | None:
+    """Plain JSON for a cast (None stays None)."""
+    if cast is None:
+        return None
+    return {
+        "dialogue": voice_to_dict(cast.dialogue) if cast.dialogue is not None else None,
+        "characters": [[name, voice_to_dict(voice)] for name, voice in cast.characters],
+        "min_confidence": cast.min_confidence,
+    }
+
+
+def cast_from_dict(data: Mapping[str, Any] | None) -> Cast | None:
+    """Inverse of :func:`cast_to_dict`."""
+    if not data:
+        return None
+    dialogue = data.get("dialogue")
+    return Cast(
+        dialogue=voice_from_dict(dialogue) if dialogue else None,
+        characters=tuple((str(name), voice_from_dict(voice)) for name, voice in data.get("characters") or ()),
+        min_confidence=float(data.get("min_confidence", DEFAULT_MIN_CONFIDENCE)),
     )
 
 
@@ -78,6 +102,8 @@ class ConvertRequest:
     also_mp3_chapters: bool | None = None
     output_dir: Path | None = None
     api_url: str | None = None
+    # Dialogue and character voices beside ``voice`` (the narrator's); None reads everything in one voice.
+    cast: Cast | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON for the job store."""
@@ -94,6 +120,7 @@ class ConvertRequest:
             "also_mp3_chapters": self.also_mp3_chapters,
             "output_dir": str(self.output_dir) if self.output_dir else None,
             "api_url": self.api_url,
+            "cast": cast_to_dict(self.cast),
         }
 
     @classmethod
@@ -114,4 +141,5 @@ class ConvertRequest:
             also_mp3_chapters=data.get("also_mp3_chapters"),
             output_dir=Path(output_dir) if output_dir else None,
             api_url=data.get("api_url"),
+            cast=cast_from_dict(data.get("cast")),
         )

@@ -1,0 +1,67 @@
+"""A cast: narration and dialogue in different voices, characters keeping theirs.
+
+Dialogue is cut out of each paragraph in the book's quote style (:mod:`.spans`), each quote is
+given a speaker with a confidence (:mod:`.attribution`), and the book's speakers are listed
+(:mod:`.characters`). A :class:`Cast` maps the dialogue and characters to voices; it is saved per
+book as YAML (:mod:`.store`). The pipeline chunks each run of one speaker on its own, so a chunk
+never mixes narration and speech and its key includes its voice.
+"""
+
+from omni_web.cast.attribution import Attribution, attribute_speakers, canonical_name
+from omni_web.cast.characters import Character, find_characters
+from omni_web.cast.dialogue import (
+    DEFAULT_MIN_CONFIDENCE,
+    DIALOGUE,
+    NARRATOR,
+    ChapterDialogue,
+    Quote,
+    book_quote_style,
+    chapter_dialogue,
+)
+from omni_web.cast.record import Cast
+from omni_web.cast.spans import (
+    NO_DIALOGUE,
+    STYLES,
+    ParagraphSpans,
+    QuoteStyle,
+    Span,
+    SpanKind,
+    detect_quote_style,
+    split_paragraph,
+    split_paragraphs,
+)
+from omni_web.cast.spoken import voiced_chapter
+from omni_web.cast.store import CastFile, book_identity, casts_dir, load_cast_file, saved_cast_path
+from omni_web.cast.voicespec import VoiceSpec
+
+__all__ = [
+    "DEFAULT_MIN_CONFIDENCE",
+    "DIALOGUE",
+    "NARRATOR",
+    "NO_DIALOGUE",
+    "STYLES",
+    "Attribution",
+    "Cast",
+    "CastFile",
+    "ChapterDialogue",
+    "Character",
+    "ParagraphSpans",
+    "Quote",
+    "QuoteStyle",
+    "Span",
+    "SpanKind",
+    "VoiceSpec",
+    "attribute_speakers",
+    "book_identity",
+    "book_quote_style",
+    "canonical_name",
+    "casts_dir",
+    "chapter_dialogue",
+    "detect_quote_style",
+    "find_characters",
+    "load_cast_file",
+    "saved_cast_path",
+    "split_paragraph",
+    "split_paragraphs",
+    "voiced_chapter",
+]

@@ -1,0 +1,78 @@
+"""The cast a conversion renders with: the dialogue voice and each mapped character's voice.
+
+The narrator's voice is the request's own voice. A quote goes to its character's voice when the
+character is mapped, else to the dialogue voice, else (no dialogue voice) to the narrator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE, DIALOGUE, NARRATOR
+from omni_web.client import VoiceChoice
+from omni_web.errors import SettingsError
+
+__all__ = ["Cast"]
+
+
+@dataclass(frozen=True, slots=True)
+class Cast:
+    """Voices beyond the narrator's; ``characters`` pairs a character's name with its voice."""
+
+    dialogue: VoiceChoice | None = None
+    characters: tuple[tuple[str, VoiceChoice], ...] = ()
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.min_confidence <= 1.0:
+            raise SettingsError(
+                f"The cast's min_confidence is {self.min_confidence}; use a number from 0 to 1 (0.6 is the default)."
+            )
+        names = [name.casefold() for name, _ in self.characters]
+        if len(set(names)) != len(names):
+            raise SettingsError("The cast maps a character twice; keep one voice per character.")
+
+    @property
+    def active(self) -> bool:
+        """True when any quote would be spoken by another voice than the narrator's."""
+        return self.dialogue is not None or bool(self.characters)
+
+    def character_voice(self, name: str) -> VoiceChoice | None:
+        """The voice mapped to ``name`` (case-insensitive), or None."""
+        wanted = name.casefold()
+        return next((voice for who, voice in self.characters if who.casefold() == wanted), None)
+
+    def voice_for(self, speaker: str, narrator: VoiceChoice) -> VoiceChoice:
+        """The voice of a chunk spoken by ``speaker`` (a label from :mod:`omni_web.cast.dialogue`)."""
+        if speaker == NARRATOR:
+            return narrator
+        if speaker != DIALOGUE:
+            mapped = self.character_voice(speaker)
+            if mapped is not None:
+                return mapped
+        return self.dialogue or narrator
+
+    def voices(self) -> list[VoiceChoice]:
+        """Every voice of the cast (dialogue first), for checking them all against the server."""
+        found = [self.dialogue] if self.dialogue is not None else []
+        return found + [voice for _, voice in self.characters]
+
+    def map_voices(self, change: Callable[[VoiceChoice], VoiceChoice]) -> Cast:
+        """The same cast with ``change`` applied to every voice (e.g. the server's spelling)."""
+        return Cast(
+            dialogue=change(self.dialogue) if self.dialogue is not None else None,
+            characters=tuple((name, change(voice)) for name, voice in self.characters),
+            min_confidence=self.min_confidence,
+        )
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        dialogue: VoiceChoice | None = None,
+        characters: Mapping[str, VoiceChoice] | None = None,
+        min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+    ) -> Cast:
+        """Build from a mapping of character names to voices."""
+        return cls(dialogue, tuple(sorted((characters or {}).items())), min_confidence)

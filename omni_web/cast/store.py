@@ -1,0 +1,175 @@
+"""Cast files: a book's voices saved as YAML in the data root, keyed by the book's identity.
+
+``<data root>/casts/<title>-<id>.yaml``, where ``<id>`` hashes the book's identifier (its
+``dc:identifier``, else its title and authors), so a re-uploaded copy of the book finds its cast
+again. A series reuses a cast by importing it (``cast BOOK2.epub --from BOOK1.epub``) or by
+passing the file (``convert … --cast FILE.yaml``). The file is plain YAML meant to be edited::
+
+    book: Moby-Dick
+    narrator: vivian
+    dialogue: ryan
+    min_confidence: 0.6
+    characters:
+      Ahab: eric
+      Starbuck: {clone: /clips/starbuck.wav, transcript: "What the clip says."}
+      Queequeg: {instructions: "A deep, calm voice, speaking slowly."}
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from omni_web.assemble import safe_filename
+from omni_web.book import Book
+from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE
+from omni_web.cast.record import Cast
+from omni_web.cast.voicespec import VoiceSpec
+from omni_web.catalog import CatalogEntry
+from omni_web.client import VoiceChoice
+from omni_web.errors import SettingsError
+from omni_web.files import write_atomic
+from omni_web.paths import DataPaths
+from omni_web.voices import VoiceLibrary
+
+__all__ = ["CastFile", "book_identity", "casts_dir", "load_cast_file", "saved_cast_path"]
+
+
+def casts_dir(paths: DataPaths) -> Path:
+    """Where saved casts live."""
+    return paths.root / "casts"
+
+
+def book_identity(book: Book) -> str:
+    """A stable id of the book's edition: its identifier, else its title and authors (16 hex chars)."""
+    meta = book.metadata
+    basis = meta.identifier.strip() or f"{meta.title.strip().casefold()}\0{'|'.join(meta.authors).casefold()}"
+    if not basis.strip("\0"):
+        basis = book.source_path.stem
+    return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:16]
+
+
+def saved_cast_path(paths: DataPaths, book: Book) -> Path:
+    """The book's cast file (it may not exist yet)."""
+    identity = book_identity(book)
+    folder = casts_dir(paths)
+    existing = sorted(folder.glob(f"*-{identity}.yaml")) if folder.is_dir() else []
+    if existing:
+        return existing[0]  # the title part may have been written from another copy's metadata
+    title = safe_filename(book.metadata.title or book.source_path.stem, fallback="book", max_bytes=60)
+    return folder / f"{title}-{identity}.yaml"
+
+
+@dataclass(frozen=True, slots=True)
+class CastFile:
+    """The voices chosen for one book (or a series), as saved."""
+
+    book: str = ""
+    narrator: VoiceSpec | None = None
+    dialogue: VoiceSpec | None = None
+    characters: dict[str, VoiceSpec] = field(default_factory=dict)
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE
+
+    def with_character(self, name: str, voice: VoiceSpec | None) -> CastFile:
+        """A copy with ``name`` mapped to ``voice`` (None removes the mapping)."""
+        characters = {k: v for k, v in self.characters.items() if k.casefold() != name.casefold()}
+        if voice is not None:
+            characters[name] = voice
+        return replace(self, characters=dict(sorted(characters.items())))
+
+    def merged(self, other: CastFile) -> CastFile:
+        """This cast with ``other``'s choices laid over it (importing a series' cast)."""
+        result = self
+        for name, voice in other.characters.items():
+            result = result.with_character(name, voice)
+        return replace(
+            result,
+            narrator=other.narrator or self.narrator,
+            dialogue=other.dialogue or self.dialogue,
+            min_confidence=other.min_confidence,
+        )
+
+    def to_cast(self, entry: CatalogEntry, library: VoiceLibrary) -> Cast:
+        """The resolved cast for ``entry``'s model (the narrator is resolved by :meth:`narrator_voice`)."""
+        return Cast.of(
+            dialogue=self.dialogue.resolve(entry, library) if self.dialogue is not None else None,
+            characters={name: spec.resolve(entry, library) for name, spec in self.characters.items()},
+            min_confidence=self.min_confidence,
+        )
+
+    def narrator_voice(self, entry: CatalogEntry, library: VoiceLibrary) -> VoiceChoice | None:
+        """The saved narrator voice for ``entry``'s model, or None."""
+        return self.narrator.resolve(entry, library) if self.narrator is not None else None
+
+    def to_yaml(self) -> str:
+        """The file's text."""
+        data: dict[str, Any] = {}
+        if self.book:
+            data["book"] = self.book
+        if self.narrator is not None:
+            data["narrator"] = self.narrator.to_yaml()
+        if self.dialogue is not None:
+            data["dialogue"] = self.dialogue.to_yaml()
+        data["min_confidence"] = self.min_confidence
+        data["characters"] = {name: spec.to_yaml() for name, spec in self.characters.items()}
+        return "# omni-web cast: voices for narration, dialogue and characters\n" + yaml.safe_dump(
+            data, sort_keys=False, allow_unicode=True
+        )
+
+    @classmethod
+    def from_yaml(cls, text: str, *, source: str) -> CastFile:
+        """Parse a cast file's text; ``source`` names it in error messages."""
+        try:
+            data = yaml.safe_load(text) or {}
+        except yaml.YAMLError as exc:
+            raise SettingsError(f"The cast file {source} is not valid YAML ({exc}). Fix it or delete it.") from exc
+        if not isinstance(data, dict):
+            raise SettingsError(f"The cast file {source} should hold a mapping (book, narrator, dialogue, characters).")
+        characters = data.get("characters") or {}
+        if not isinstance(characters, dict):
+            raise SettingsError(f"In {source}, characters should map names to voices (e.g. 'Ahab: ryan').")
+        try:
+            confidence = float(data.get("min_confidence", DEFAULT_MIN_CONFIDENCE))
+        except (TypeError, ValueError):
+            raise SettingsError(f"In {source}, min_confidence should be a number from 0 to 1.") from None
+        if not 0.0 <= confidence <= 1.0:
+            raise SettingsError(f"In {source}, min_confidence is {confidence}; use a number from 0 to 1.")
+
+        def spec(key: str) -> VoiceSpec | None:
+            value = data.get(key)
+            return None if value in (None, "") else VoiceSpec.from_yaml(value, where=f"{source}: {key}")
+
+        return cls(
+            book=str(data.get("book") or ""),
+            narrator=spec("narrator"),
+            dialogue=spec("dialogue"),
+            characters={
+                str(name): VoiceSpec.from_yaml(value, where=f"{source}: characters: {name}")
+                for name, value in sorted(characters.items(), key=lambda kv: str(kv[0]))
+            },
+            min_confidence=confidence,
+        )
+
+    def save(self, path: Path) -> Path:
+        """Write the file atomically; returns ``path``."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return write_atomic(path, self.to_yaml())
+
+
+def load_cast_file(path: Path) -> CastFile:
+    """Read a cast file; a missing file is an empty cast.
+
+    Raises:
+        SettingsError: the file cannot be read or is not a cast.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return CastFile()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"Cannot read the cast file {path}: {exc}.") from exc
+    return CastFile.from_yaml(text, source=str(path))
