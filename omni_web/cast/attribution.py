@@ -98,6 +98,8 @@ def canonical_name(raw: str) -> str | None:
         return None
     if any(word.casefold() in SPEECH_VERBS for word in words):
         return None
+    if name.endswith(("’s", "'s", "’", "'")):
+        return None  # a possessive ("the Rabbit’s voice") names whose something, not a speaker
     return name
 
 
@@ -238,8 +240,12 @@ def _paragraph_speaker(
     if any(a is not None and a.evidence == "pronoun" for a in row):
         return Attribution(subject, 0.7, f"{subject} … pronoun + speech verb")
     before = spans[: spans.index(first_dialogue)]
-    if any(_named_subject(span.text, known) == subject for span in before):
-        return Attribution(subject, 0.65, f"{subject} acts before the quote")
+    if before:
+        sentences = [s for s in re.split(r"(?<=[.!?])\s+", before[-1].text.strip()) if s]
+        actor = _SENTENCE_START.match(sentences[-1]) if sentences else None
+        if actor is not None and canonical_name(actor.group(1)) in known:
+            # "Alice sighed wearily. “I think…”": the sentence right before the quote is hers.
+            return Attribution(canonical_name(actor.group(1)), 0.65, f"{actor.group(1)} acts before the quote")
     return None
 
 

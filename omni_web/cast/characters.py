@@ -27,8 +27,16 @@ class Character:
 
 
 def _sample_text(quote: str) -> str:
-    text = normalize_text(quote).strip("\"'«»„“”‘’「」『』—― ")
-    return text
+    return normalize_text(quote).strip("\"'«»„“”‘’「」『』—― ")
+
+
+def _sample_score(text: str) -> int:
+    """How well a line shows a voice: a whole sentence of a few words beats a fragment."""
+    words = count_words(text)
+    score = 2 if _SAMPLE_MIN_WORDS <= words <= _SAMPLE_MAX_WORDS else 0
+    score += 1 if text[:1].isupper() else 0
+    score += 1 if text[-1:] in ".!?" else 0
+    return score
 
 
 def find_characters(
@@ -64,9 +72,7 @@ def find_characters(
             words[name] = words.get(name, 0) + size
             first.setdefault(name, chapter.number)
             current = samples.get(name)
-            if current is None or (
-                count_words(current) < _SAMPLE_MIN_WORDS and _SAMPLE_MIN_WORDS <= size <= _SAMPLE_MAX_WORDS
-            ):
+            if current is None or _sample_score(text) > _sample_score(current):
                 samples[name] = text
     people = [
         Character(name, counts[name], words[name], samples.get(name, ""), first[name])

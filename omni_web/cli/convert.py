@@ -16,6 +16,7 @@ from tqdm import tqdm
 
 from omni_web.book import Book, load_book
 from omni_web.catalog import CatalogEntry, VoiceMode, get_entry, keys
+from omni_web.cli.cast import add_cast_arguments, cast_from_args
 from omni_web.client import VoiceChoice
 from omni_web.errors import BookNotFound, JobCancelled, ModelNotInstalled, OmniWebError, VoiceError
 from omni_web.paths import DataPaths, data_root_from_env
@@ -51,6 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     voice.add_argument("--clone", metavar="CLIP", help="reference clip: a file, or a library voice name")
     voice.add_argument("--instructions", metavar="TEXT", help="voice design description (VoiceDesign)")
     parser.add_argument("--transcription", metavar="TEXT", help="what the --clone clip says (else transcribed)")
+    add_cast_arguments(parser)
     parser.add_argument("--api-url", metavar="URL", help="use this sgl-omni server instead of the managed one")
     parser.add_argument("--chunk-size", type=int, metavar="N", help="words per request (default: setting, 120)")
     parser.add_argument("--chapters", metavar="SPEC", help="e.g. 1-3,5 (default: all but front/back matter)")
@@ -140,10 +142,16 @@ def _convert(args: argparse.Namespace) -> int:
     chunk_words, keep_over_cap = ask_higgs_window(
         entry, args.chunk_size or settings.chunk_size_words, stdin=sys.stdin, stdout=sys.stdout
     )
+    book_path = args.book.expanduser().resolve()
+    if not book_path.is_file():
+        raise BookNotFound(book_path)
+    book = load_book(book_path)  # a bad book is refused before any server starts
+    narrator, cast = cast_from_args(args, entry, book, paths, settings)
     request = ConvertRequest(
-        book_path=args.book.expanduser().resolve(),
+        book_path=book_path,
         model_key=entry.key,
-        voice=voice_from_args(args, entry, paths, settings),
+        voice=narrator,
+        cast=cast,
         chapters=parse_chapter_spec(args.chapters) if args.chapters else None,
         chunk_words=chunk_words,
         keep_over_cap=keep_over_cap,
@@ -154,9 +162,6 @@ def _convert(args: argparse.Namespace) -> int:
         output_dir=args.out.expanduser().resolve() if args.out else None,
         api_url=args.api_url,
     )
-    if not request.book_path.is_file():
-        raise BookNotFound(request.book_path)
-    book = load_book(request.book_path)  # a bad book is refused before any server starts
     manager = build_server_manager(paths, settings)
     was_ours = manager.owned_record() is not None
     endpoint = endpoint_for(manager, entry, paths=paths, api_url=args.api_url, on_log=_print_boot_line)

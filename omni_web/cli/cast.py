@@ -1,0 +1,205 @@
+"""``python -m omni_web cast BOOK.epub``: list a book's speakers and map them to voices.
+
+The mapping is saved per book (see :mod:`omni_web.cast.store`); ``convert … --cast saved`` renders
+with it, and ``--from`` imports another book's cast (the next book of a series).
+"""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+from omni_web.book import Book, load_book
+from omni_web.cast import (
+    Cast,
+    CastFile,
+    VoiceSpec,
+    book_quote_style,
+    find_characters,
+    load_cast_file,
+    saved_cast_path,
+)
+from omni_web.catalog import CatalogEntry
+from omni_web.client import VoiceChoice
+from omni_web.errors import BookNotFound, SettingsError
+from omni_web.paths import DataPaths, data_root_from_env
+from omni_web.pipeline import parse_chapter_spec, select_chapters
+from omni_web.settings import Settings
+from omni_web.voices import VoiceLibrary
+
+__all__ = ["add_cast_arguments", "cast_from_args", "parse_voice_spec", "register"]
+
+SAVED = "saved"
+
+
+def add_cast_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``convert`` flags of a cast: the dialogue voice and a cast file."""
+    dialogue = parser.add_mutually_exclusive_group()
+    dialogue.add_argument("--dialogue-voice", metavar="NAME", help="read quoted speech in this voice (as --voice)")
+    dialogue.add_argument("--dialogue-clone", metavar="CLIP", help="read quoted speech cloning this clip")
+    dialogue.add_argument("--dialogue-instructions", metavar="TEXT", help="read quoted speech in a designed voice")
+    parser.add_argument("--dialogue-transcription", metavar="TEXT", help="what the --dialogue-clone clip says")
+    parser.add_argument("--cast", metavar="FILE|saved",
+                        help="character voices: a cast YAML file, or 'saved' for the book's cast (see: cast BOOK.epub)")
+
+
+def cast_from_args(
+    args: argparse.Namespace, entry: CatalogEntry, book: Book, paths: DataPaths, settings: Settings
+) -> tuple[VoiceChoice, Cast | None]:
+    """The narrator's voice and the cast the ``convert`` flags ask for (None: one voice).
+
+    ``--voice``/``--clone``/``--instructions`` win over a cast file's narrator, the
+    ``--dialogue-*`` flags over its dialogue voice.
+    """
+    from omni_web.cli.convert import voice_from_args  # the convert command's voice rules, reused
+
+    library = VoiceLibrary(paths)
+    cast_file = _cast_file(args.cast, book, paths) if args.cast else None
+    narrator = None
+    if cast_file is not None and not (args.voice or args.clone or args.instructions):
+        narrator = cast_file.narrator_voice(entry, library)
+    if narrator is None:
+        narrator = voice_from_args(args, entry, paths, settings)
+    cast = cast_file.to_cast(entry, library) if cast_file is not None else Cast()
+    if args.dialogue_voice or args.dialogue_clone or args.dialogue_instructions:
+        flags = argparse.Namespace(voice=args.dialogue_voice, clone=args.dialogue_clone,
+                                   instructions=args.dialogue_instructions,
+                                   transcription=args.dialogue_transcription)
+        cast = replace(cast, dialogue=voice_from_args(flags, entry, paths, settings))
+    return narrator, (cast if cast.active else None)
+
+
+def _cast_file(value: str, book: Book, paths: DataPaths) -> CastFile:
+    if value.strip().lower() == SAVED:
+        path = saved_cast_path(paths, book)
+        if not path.is_file():
+            raise SettingsError(
+                f"{book.metadata.title or book.source_path.name} has no saved cast. Map its characters first: "
+                f"python -m omni_web cast {book.source_path} --set 'NAME=VOICE'"
+            )
+        return load_cast_file(path)
+    path = Path(value).expanduser()
+    if not path.is_file():
+        raise SettingsError(f"No cast file at {path}. Give a cast YAML file, or --cast saved for the book's own.")
+    return load_cast_file(path)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``cast``."""
+    parser = subparsers.add_parser(
+        "cast",
+        help="list a book's characters and map them to voices",
+        description="List who speaks in a book (quotes, a sample line) and map characters to voices. "
+        "VOICE is a name (ryan), clone:CLIP (a file or library voice) or instructions:TEXT.",
+    )
+    parser.add_argument("book", type=Path, metavar="BOOK.epub")
+    parser.add_argument("--chapters", metavar="SPEC", help="where to look, e.g. 1-3,5 (default: the body)")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VOICE",
+                        help="map a character to a voice (repeatable), e.g. --set 'Ahab=ryan'")
+    parser.add_argument("--unset", action="append", default=[], metavar="NAME", help="remove a character's voice")
+    parser.add_argument("--narrator", metavar="VOICE", help="save the narrator's voice")
+    parser.add_argument("--dialogue", metavar="VOICE", help="save the voice of quotes no character is mapped for")
+    parser.add_argument("--min-confidence", type=float, metavar="X",
+                        help="quotes attributed less surely than X (0-1, default 0.6) use the dialogue voice")
+    parser.add_argument("--from", dest="source", metavar="BOOK_OR_FILE",
+                        help="import the cast of another book (its EPUB) or a cast YAML file")
+    parser.add_argument("--export", type=Path, metavar="FILE", help="also write the cast to FILE")
+    parser.add_argument("--all", action="store_true", help="list speakers with a single quote too")
+    parser.set_defaults(handler=_cast)
+
+
+def parse_voice_spec(text: str) -> VoiceSpec:
+    """``ryan`` / ``clone:CLIP`` / ``instructions:TEXT`` as a :class:`VoiceSpec`."""
+    value = text.strip()
+    kind, sep, rest = value.partition(":")
+    if sep and kind.strip().lower() == "clone":
+        return VoiceSpec(clone=rest.strip())
+    if sep and kind.strip().lower() in ("instructions", "design"):
+        return VoiceSpec(instructions=rest.strip())
+    if not value:
+        raise SettingsError("A voice is empty; write a name (ryan), clone:CLIP or instructions:TEXT.")
+    return VoiceSpec(name=value)
+
+
+def _edited(cast: CastFile, args: argparse.Namespace, paths: DataPaths) -> CastFile:
+    if args.source:
+        cast = cast.merged(_other_cast(args.source, paths))
+    for item in args.set:
+        name, sep, voice = item.partition("=")
+        if not sep or not name.strip():
+            raise SettingsError(f"--set '{item}': write NAME=VOICE, e.g. --set 'Ahab=ryan'.")
+        cast = cast.with_character(name.strip(), parse_voice_spec(voice))
+    for name in args.unset:
+        cast = cast.with_character(name.strip(), None)
+    changes: dict[str, object] = {}
+    if args.narrator:
+        changes["narrator"] = parse_voice_spec(args.narrator)
+    if args.dialogue:
+        changes["dialogue"] = parse_voice_spec(args.dialogue)
+    if args.min_confidence is not None:
+        if not 0.0 <= args.min_confidence <= 1.0:
+            raise SettingsError("--min-confidence takes a number from 0 to 1.")
+        changes["min_confidence"] = args.min_confidence
+    return replace(cast, **changes) if changes else cast
+
+
+def _other_cast(source: str, paths: DataPaths) -> CastFile:
+    path = Path(source).expanduser()
+    if not path.is_file():
+        raise SettingsError(f"No file at {path}: give another book's EPUB or a cast YAML file.")
+    if path.suffix.lower() == ".epub":
+        other = saved_cast_path(paths, load_book(path))
+        if not other.is_file():
+            raise SettingsError(f"{path.name} has no saved cast yet. Map it first: python -m omni_web cast {path}")
+        return load_cast_file(other)
+    return load_cast_file(path)
+
+
+def _listing(book: Book, cast: CastFile, args: argparse.Namespace, path: Path) -> str:
+    chapters = select_chapters(book, parse_chapter_spec(args.chapters) if args.chapters else None)
+    style = book_quote_style(book, chapters)
+    people = find_characters(book, chapters=chapters, min_confidence=cast.min_confidence,
+                             min_quotes=1 if args.all else 2)
+    lines = [
+        f"{book.metadata.title or book.source_path.stem}: quote style {style.name}, "
+        f"{len(people)} speakers (quotes attributed with confidence >= {cast.min_confidence:g})",
+        f"cast file: {path}" + ("" if path.is_file() else " (not saved yet)"),
+        f"narrator: {cast.narrator.label if cast.narrator else '(the --voice of convert)'}",
+        f"dialogue: {cast.dialogue.label if cast.dialogue else '(the narrator, unless convert --dialogue-voice)'}",
+        "",
+        f"{'character':<24} {'quotes':>6}  {'voice':<20} sample line",
+    ]
+    listed = set()
+    for person in people:
+        mapped = cast.characters.get(person.name)
+        listed.add(person.name.casefold())
+        voice = mapped.label if mapped else "-"
+        sample = textwrap.shorten(person.sample, width=70, placeholder="…")
+        lines.append(f"{person.name:<24} {person.quotes:>6}  {voice:<20} “{sample}”")
+    for name, spec in cast.characters.items():
+        if name.casefold() not in listed:
+            lines.append(f"{name:<24} {0:>6}  {spec.label:<20} (mapped, not found in these chapters)")
+    return "\n".join(lines)
+
+
+def _cast(args: argparse.Namespace) -> int:
+    paths = data_root_from_env().ensure()
+    book_path = args.book.expanduser().resolve()
+    if not book_path.is_file():
+        raise BookNotFound(book_path)
+    book = load_book(book_path)
+    path = saved_cast_path(paths, book)
+    saved = load_cast_file(path)
+    cast = _edited(saved, args, paths)
+    if cast != saved or (args.source and not path.is_file()):
+        if not cast.book:
+            cast = replace(cast, book=book.metadata.title or book_path.stem)
+        cast.save(path)
+        print(f"Saved the cast of {cast.book} to {path}")
+    if args.export:
+        cast.save(args.export.expanduser())
+        print(f"Exported the cast to {args.export}")
+    print(_listing(book, cast, args, path))
+    return 0

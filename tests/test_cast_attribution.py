@@ -1,0 +1,121 @@
+"""Speaker attribution on a fixture book's dialogue, and the rules it rests on."""
+
+from __future__ import annotations
+
+import pytest
+
+from omni_web.book import load_book
+from omni_web.cast import (
+    STYLES,
+    attribute_speakers,
+    book_quote_style,
+    chapter_dialogue,
+    find_characters,
+    split_paragraphs,
+)
+from tests.conftest import DATA_DIR
+
+ALICE = DATA_DIR / "pg11-alice.epub"
+
+
+@pytest.fixture(scope="module")
+def alice():
+    return load_book(ALICE)
+
+
+def speakers(paragraphs: list[str], style: str = "english-double") -> list[tuple[str | None, float, str]]:
+    split = split_paragraphs(paragraphs, STYLES[style])
+    found = []
+    for paragraph, row in zip(split, attribute_speakers(split), strict=True):
+        for span, attribution in zip(paragraph.spans, row, strict=True):
+            if span.is_dialogue:
+                found.append((attribution.speaker, attribution.confidence, span.text))
+    return found
+
+
+# "A Mad Tea-Party" (chapter VII): opening words of a quote -> who says it, as the book tells.
+TEA_PARTY = {
+    "“There isn’t any,”": "March Hare",  # said the March Hare
+    "“Then it wasn’t very civil": "Alice",  # said Alice angrily
+    "“Your hair wants cutting,”": "Hatter",  # said the Hatter
+    "“You should learn not to make personal remarks,”": "Alice",  # Alice said with some severity
+    "“Why is a raven like a writing-desk?”": "Hatter",  # all he said was (the Hatter opened his eyes)
+    "“Do you mean that you think you can find out": "March Hare",
+    "“Then you should say what you mean,”": "March Hare",  # the March Hare went on
+    "“I do,”": "Alice",  # Alice hastily replied
+    "“I don’t see any wine,”": "Alice",  # she remarked, in a paragraph that opens with Alice
+    "“The fourth.”": "Alice",  # Alice considered a little, and then said
+    "“Two days wrong!”": "Hatter",  # sighed the Hatter
+    "“It was the best butter,”": "March Hare",  # the March Hare meekly replied
+    "“Which is just the case with mine,”": "Hatter",
+}
+
+
+def test_tea_party_quotes_are_attributed_as_the_book_tells(alice) -> None:
+    chapter = next(c for c in alice.chapters if "Mad Tea-Party" in c.title)
+    dialogue = chapter_dialogue(chapter, book_quote_style(alice))
+    quotes = dialogue.quotes()
+    checked = 0
+    for opening, speaker in TEA_PARTY.items():
+        quote = next(q for q in quotes if q.text.startswith(opening))
+        assert quote.attribution.speaker == speaker, (opening, quote.attribution)
+        assert quote.attribution.confidence >= 0.6
+        checked += 1
+    assert checked == len(TEA_PARTY)
+    # Most of the chapter's quotes get a speaker the cast can use.
+    sure = [q for q in quotes if q.attribution.speaker and q.attribution.confidence >= 0.6]
+    assert len(sure) >= 0.85 * len(quotes)
+
+
+def test_alice_characters_list_names_counts_and_sample_lines(alice) -> None:
+    people = {c.name: c for c in find_characters(alice)}
+    assert next(iter(people)) == "Alice"  # most quotes first
+    for name in ("Hatter", "March Hare", "Dormouse", "Queen", "King", "Mock Turtle", "Gryphon", "Caterpillar"):
+        assert name in people, name
+        assert people[name].quotes >= 5 and people[name].sample
+    assert people["Alice"].quotes > 5 * people["Hatter"].quotes > 0
+    assert "“" not in people["Hatter"].sample and people["Hatter"].sample[0].isupper()
+    # Words that only look like names next to a speech verb are not characters.
+    assert not {"She", "He", "It", "They", "Rabbit’s"} & set(people)
+    assert people["Hatter"].first_chapter == 12
+
+
+def test_explicit_forms_and_their_confidence() -> None:
+    found = speakers([
+        "“Call me Ishmael,” said Ahab.",
+        "“Aye,” Starbuck said quietly.",
+        "“Where?” asked Starbuck.",
+        "Stubb said: “Here.”",
+    ])
+    assert [(s, c) for s, c, _ in found] == [("Ahab", 0.9), ("Starbuck", 0.9), ("Starbuck", 0.9), ("Stubb", 0.85)]
+
+
+def test_an_exchange_of_bare_quotes_alternates_with_falling_confidence() -> None:
+    found = speakers([
+        "“Is it the whale?” asked Starbuck.",
+        "“It is,” said Ahab.",
+        "“Then we follow?”",
+        "“We follow.”",
+        "“To the end?”",
+        "The sea was calm.",
+        "“Who speaks?”",
+    ])
+    assert [s for s, _, _ in found] == ["Starbuck", "Ahab", "Starbuck", "Ahab", "Starbuck", None]
+    confidences = [c for _, c, _ in found[2:5]]
+    assert confidences == sorted(confidences, reverse=True) and confidences[0] == 0.6
+    assert found[5][1] == 0.0  # after narration the exchange is over: no guess
+
+
+def test_a_pronoun_resolves_to_the_paragraphs_named_speaker_and_continued_quotes_keep_it() -> None:
+    found = speakers([
+        "“Ready,” said Ahab.",
+        "Ahab turned to the rail. “Lower the boats,” he cried. “All of them",
+        "“and be quick.”",
+    ])
+    assert [s for s, _, _ in found] == ["Ahab", "Ahab", "Ahab", "Ahab"]
+    assert found[1][1] == 0.7 and found[3][1] == found[2][1]
+
+
+def test_dash_dialogue_incises_name_the_speaker() -> None:
+    found = speakers(["—Hola —dijo Juan—. ¿Vienes?", "—No —respondió María."], "dash")
+    assert [s for s, _, _ in found] == ["Juan", "Juan", "María"]
