@@ -13,7 +13,7 @@ from pathlib import Path
 
 from omni_web.book import Book, PauseKind, chunk_chapter, effective_chunk_limits, load_book
 from omni_web.catalog import CatalogEntry, get_entry
-from omni_web.client import SpeechClient
+from omni_web.client import SpeechClient, VoiceChoice, check_voice_choice
 from omni_web.errors import BookError, ServerNotRunning
 from omni_web.paths import DataPaths
 from omni_web.pipeline import ConvertRequest, prepare_voice, select_chapters
@@ -21,7 +21,7 @@ from omni_web.server import ServerManager
 from omni_web.settings import Settings
 from omni_web.voices import preview_voice
 
-__all__ = ["PREVIEW_MAX_WORDS", "PreviewResult", "preview_request", "preview_text"]
+__all__ = ["PREVIEW_MAX_WORDS", "PreviewResult", "preview_cast_line", "preview_request", "preview_text"]
 
 # About 20-25 s of speech: enough to judge voice and pace without waiting long.
 PREVIEW_MAX_WORDS = 60
@@ -93,3 +93,31 @@ def preview_request(
         voice = prepare_voice(entry, request.voice, client=client, paths=paths)
         result = preview_voice(client, entry, voice, text=text, out_path=out_path, language=request.language)
     return PreviewResult(Path(out_path), text, result.duration_s)
+
+
+def preview_cast_line(
+    model_key: str,
+    voice: VoiceChoice,
+    text: str,
+    *,
+    paths: DataPaths,
+    server: ServerManager,
+    out_path: Path,
+    language: str | None = None,
+    client_factory: Callable[[str], SpeechClient] = SpeechClient,
+) -> PreviewResult:
+    """Speak one line of the cast (a character's sample line) with the voice mapped to it.
+
+    The voice is checked as a conversion checks it (kind for the model, name on the server).
+
+    Raises:
+        ServerNotRunning: no healthy server hosts the model (nothing is started).
+        VoiceError, UnknownVoice, SpeechError: the voice does not fit, or the server refused.
+    """
+    entry = get_entry(model_key)
+    line = " ".join(text.split())[:400]
+    with client_factory(_endpoint(server, entry)) as client:
+        check_voice_choice(entry, voice)
+        prepared = prepare_voice(entry, voice, client=client, paths=paths)
+        result = preview_voice(client, entry, prepared, text=line, out_path=out_path, language=language)
+    return PreviewResult(Path(out_path), line, result.duration_s)

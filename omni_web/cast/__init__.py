@@ -31,7 +31,14 @@ from omni_web.cast.spans import (
     split_paragraphs,
 )
 from omni_web.cast.spoken import voiced_chapter
-from omni_web.cast.store import CastFile, book_identity, casts_dir, load_cast_file, saved_cast_path
+from omni_web.cast.store import (
+    CastFile,
+    book_identity,
+    casts_dir,
+    load_cast_file,
+    saved_cast,
+    saved_cast_path,
+)
 from omni_web.cast.voicespec import VoiceSpec
 
 __all__ = [
@@ -60,6 +67,7 @@ __all__ = [
     "detect_quote_style",
     "find_characters",
     "load_cast_file",
+    "saved_cast",
     "saved_cast_path",
     "split_paragraph",
     "split_paragraphs",

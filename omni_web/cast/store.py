@@ -6,6 +6,7 @@ again. A series reuses a cast by importing it (``cast BOOK2.epub --from BOOK1.ep
 passing the file (``convert … --cast FILE.yaml``). The file is plain YAML meant to be edited::
 
     book: Moby-Dick
+    enabled: true          # the app's Generate uses this cast (the CLI asks for it: --cast saved)
     narrator: vivian
     dialogue: ryan
     min_confidence: 0.6
@@ -36,7 +37,7 @@ from omni_web.files import write_atomic
 from omni_web.paths import DataPaths
 from omni_web.voices import VoiceLibrary
 
-__all__ = ["CastFile", "book_identity", "casts_dir", "load_cast_file", "saved_cast_path"]
+__all__ = ["CastFile", "book_identity", "casts_dir", "load_cast_file", "saved_cast", "saved_cast_path"]
 
 
 def casts_dir(paths: DataPaths) -> Path:
@@ -73,6 +74,7 @@ class CastFile:
     dialogue: VoiceSpec | None = None
     characters: dict[str, VoiceSpec] = field(default_factory=dict)
     min_confidence: float = DEFAULT_MIN_CONFIDENCE
+    enabled: bool = True  # Generate in the app reads the book's quotes with this cast
 
     def with_character(self, name: str, voice: VoiceSpec | None) -> CastFile:
         """A copy with ``name`` mapped to ``voice`` (None removes the mapping)."""
@@ -110,6 +112,7 @@ class CastFile:
         data: dict[str, Any] = {}
         if self.book:
             data["book"] = self.book
+        data["enabled"] = self.enabled
         if self.narrator is not None:
             data["narrator"] = self.narrator.to_yaml()
         if self.dialogue is not None:
@@ -152,6 +155,7 @@ class CastFile:
                 for name, value in sorted(characters.items(), key=lambda kv: str(kv[0]))
             },
             min_confidence=confidence,
+            enabled=bool(data.get("enabled", True)),
         )
 
     def save(self, path: Path) -> Path:
@@ -173,3 +177,12 @@ def load_cast_file(path: Path) -> CastFile:
     except (OSError, UnicodeDecodeError) as exc:
         raise SettingsError(f"Cannot read the cast file {path}: {exc}.") from exc
     return CastFile.from_yaml(text, source=str(path))
+
+
+def saved_cast(paths: DataPaths, book: Book, entry: CatalogEntry, library: VoiceLibrary) -> Cast | None:
+    """The book's saved cast for ``entry``'s model when it is enabled and has any voice, else None."""
+    cast_file = load_cast_file(saved_cast_path(paths, book))
+    if not cast_file.enabled:
+        return None
+    cast = cast_file.to_cast(entry, library)
+    return cast if cast.active else None

@@ -9,26 +9,26 @@ from __future__ import annotations
 
 import io
 import tempfile
-import wave
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
-import numpy as np
 
 from omni_web.book import Book, chapter_rows, load_book
 from omni_web.bookshelf import store_book
 from omni_web.catalog import CATALOG, get_entry
-from omni_web.errors import BookError, ChapterSelectionError, PreviewError
+from omni_web.errors import BookError, ChapterSelectionError
 from omni_web.jobs import Job
 from omni_web.models import installed_keys
 from omni_web.pipeline import ConvertRequest, chunk_size_conflict
 from omni_web.preview import preview_request
 from omni_web.server import ServerStatus
+from omni_web.ui.cast import build_cast_panel, request_cast, wire_cast_panel
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.labels import model_picker_choices
+from omni_web.ui.player import read_wav as _read_wav
 from omni_web.ui.server_voices import render_server_voices
 from omni_web.ui.voices import (
     VoiceRefs,
@@ -131,17 +131,8 @@ def _request(ctx: UiContext, book: dict | None, chapters: list[int], model: str,
         raise ChapterSelectionError("No chapter is selected; check at least one.")
     choice = voice_choice(ctx, model, voice, transcript, instructions)
     return ConvertRequest(book_path=Path(book["path"]), model_key=model, voice=choice,
-                          chapters=tuple(sorted(int(n) for n in chapters)), chunk_words=int(chunk_words))
-
-
-def _read_wav(path: Path) -> tuple[int, np.ndarray]:
-    """(rate, samples) of a PCM WAV, so the preview needs no file the page could fetch later."""
-    with wave.open(str(path), "rb") as handle:
-        dtype = {1: np.uint8, 2: np.int16, 4: np.int32}.get(handle.getsampwidth())
-        if dtype is None:
-            raise PreviewError(f"The preview came back as {8 * handle.getsampwidth()}-bit audio; cannot play it.")
-        frames = handle.readframes(handle.getnframes())
-        return handle.getframerate(), np.frombuffer(frames, dtype=dtype).reshape(-1, handle.getnchannels())
+                          chapters=tuple(sorted(int(n) for n in chapters)), chunk_words=int(chunk_words),
+                          cast=request_cast(ctx, Path(book["path"]), model))
 
 
 def _queued(ctx: UiContext, job: Job) -> str:
@@ -172,6 +163,7 @@ def build(ctx: UiContext) -> GenerateRefs:
                                      "reference clip, design: a voice from your description.")
             model_info = gr.Markdown(elem_id="gen-model-info")
             voice = build_voice_controls()
+            cast = build_cast_panel()
             chunk_words = gr.Slider(20, 400, step=10, label="Chunk size (words per request)", elem_id="gen-chunk",
                                     info="Longer chunks flow better; some models cap it (Higgs: 80).")
             with gr.Row():
@@ -189,6 +181,7 @@ def build(ctx: UiContext) -> GenerateRefs:
     refs = GenerateRefs(epub, gr.State(None), header, cover, chapters, select_all, select_none, select_defaults,
                         model, model_info, voice, chunk_words, preview, preview_audio, generate, dialog,
                         dialog_text, dialog_clamp, dialog_keep, dialog_cancel, notice, submitted)
+    wire_cast_panel(ctx, cast, book=refs.book, model=refs.model)
     return _wire(ctx, refs)
 
 

@@ -1,0 +1,221 @@
+"""The Generate tab's cast panel: who speaks in the book, and which voice reads each of them.
+
+Thin over :mod:`omni_web.cast`: the panel lists the book's characters (quotes, a sample line),
+maps the dialogue and each character to one of the model's voices, saves the mapping to the book's
+cast file at once (so a refresh, another browser or the CLI's ``--cast saved`` see it), and speaks
+a character's sample line with its voice on the running server. Generate reads the saved cast.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from omni_web.book import Book, load_book
+from omni_web.cast import (
+    Cast,
+    CastFile,
+    VoiceSpec,
+    find_characters,
+    load_cast_file,
+    saved_cast,
+    saved_cast_path,
+)
+from omni_web.catalog import VoiceMode, get_entry
+from omni_web.client import VoiceKind
+from omni_web.errors import BookError, VoiceError
+from omni_web.preview import preview_cast_line
+from omni_web.ui.context import UiContext
+from omni_web.ui.errors import guarded
+from omni_web.ui.player import read_wav
+from omni_web.ui.widgets import esc, table
+from omni_web.voices import SAMPLE_SENTENCE, VoiceOption, voice_menu
+
+__all__ = ["CastRefs", "build_cast_panel", "request_cast", "wire_cast_panel"]
+
+_NO_VOICE = ""  # menu value: the dialogue voice (for a character) or the narrator (for the dialogue)
+_LISTED = 40  # characters shown; the rest are rare speakers
+
+
+@dataclass(frozen=True, slots=True)
+class CastRefs:
+    """The cast panel's components."""
+
+    use: gr.Checkbox
+    dialogue: gr.Dropdown
+    characters: gr.HTML
+    character: gr.Dropdown
+    voice: gr.Dropdown
+    instructions: gr.Textbox
+    assign: gr.Button
+    hear: gr.Button
+    audio: gr.Audio
+    notice: gr.Markdown
+
+
+def build_cast_panel() -> CastRefs:
+    """Create the panel (call inside the Generate tab's layout)."""
+    with gr.Accordion("Cast: dialogue and characters in their own voices", open=False, elem_id="cast-panel"):
+        use = gr.Checkbox(label="Read quoted speech in the cast's voices", elem_id="cast-use",
+                          info="Saved with the book; quotes are found in its own quote style.")
+        dialogue = gr.Dropdown(label="Dialogue voice", elem_id="cast-dialogue", interactive=True,
+                               info="For every quote whose character has no voice of its own.")
+        characters = gr.HTML(elem_id="cast-characters")
+        with gr.Row():
+            character = gr.Dropdown(label="Character", elem_id="cast-character", interactive=True)
+            voice = gr.Dropdown(label="Voice", elem_id="cast-voice", interactive=True)
+        instructions = gr.Textbox(label="Describe the character's voice", visible=False, lines=2,
+                                  elem_id="cast-instructions")
+        with gr.Row():
+            assign = gr.Button("Give the character this voice", size="sm", elem_id="cast-assign")
+            hear = gr.Button("Hear the character", size="sm", elem_id="cast-hear")
+        audio = gr.Audio(label="Cast preview", interactive=False, autoplay=True, elem_id="cast-audio")
+        notice = gr.Markdown(elem_id="cast-notice")
+    return CastRefs(use, dialogue, characters, character, voice, instructions, assign, hear, audio, notice)
+
+
+def _book(state: dict | None) -> Book:
+    if not state:
+        raise BookError("Upload an EPUB first.")
+    return load_book(Path(state["path"]))
+
+
+def _options(ctx: UiContext, model_key: str) -> list[VoiceOption]:
+    # The same menu as the narrator's voice: speakers, presets, library clips, uploaded voices.
+    return [o for o in voice_menu(get_entry(model_key), None, ctx.library.list()) if o.kind is not VoiceKind.DESIGN]
+
+
+def _spec(option: VoiceOption | None, instructions: str) -> VoiceSpec | None:
+    if option is None:
+        return VoiceSpec(instructions=instructions) if instructions.strip() else None
+    if option.kind is VoiceKind.CLONE and option.voice is not None:
+        return VoiceSpec(clone=option.voice.name)
+    if option.kind is VoiceKind.DEFAULT:
+        return VoiceSpec(name="default")
+    return VoiceSpec(name=option.name)
+
+
+def _key_of(spec: VoiceSpec | None, options: list[VoiceOption]) -> str:
+    for option in options:
+        if spec is not None and _spec(option, "") == spec:
+            return option.key
+    return _NO_VOICE
+
+
+def _render(ctx: UiContext, state: dict | None, model_key: str, keep: str | None = None) -> tuple[Any, ...]:
+    """Checkbox, dialogue menu, character table, character menu, voice menu, instructions box."""
+    if not state:
+        empty = gr.update(choices=[], value=None)
+        return False, empty, "", empty, empty, gr.update(visible=False)
+    book = _book(state)
+    cast = load_cast_file(saved_cast_path(ctx.paths, book))
+    design = get_entry(model_key).voice_mode is VoiceMode.INSTRUCTIONS
+    options = [] if design else _options(ctx, model_key)
+    people = find_characters(book, min_confidence=cast.min_confidence)[:_LISTED]
+    rows = [[p.name, str(p.quotes), _voice_label(cast, p.name), f"“{p.sample[:120]}”"] for p in people]
+    rows += [[name, "0", spec.label, "(mapped; not found)"] for name, spec in cast.characters.items()
+             if name not in {p.name for p in people}]
+    html = table(["Character", "Quotes", "Voice", "Sample line"], rows) if rows else \
+        "No quoted speech with a speaker was found in this book."
+    names = [p.name for p in people]
+    menu = [("Narrator's voice", _NO_VOICE)] + [(o.label, o.key) for o in options]
+    characters_menu = gr.update(choices=names, value=keep if keep in names else (names[0] if names else None))
+    return (
+        cast.enabled and (cast.dialogue is not None or bool(cast.characters)),
+        gr.update(choices=menu, value=_key_of(cast.dialogue, options), visible=not design),
+        html,
+        characters_menu,
+        gr.update(choices=[("Dialogue voice", _NO_VOICE)] + [(o.label, o.key) for o in options],
+                  value=_key_of(cast.characters.get(characters_menu["value"] or ""), options), visible=not design),
+        gr.update(visible=design),
+    )
+
+
+def _voice_label(cast: CastFile, name: str) -> str:
+    spec = cast.characters.get(name)
+    return spec.label if spec is not None else "dialogue voice"
+
+
+def _option(options: list[VoiceOption], key: str | None) -> VoiceOption | None:
+    return next((o for o in options if o.key == key), None) if key else None
+
+
+def request_cast(ctx: UiContext, book_path: Path, model_key: str) -> Cast | None:
+    """The cast Generate renders with: the book's saved cast when it is on (None: one voice)."""
+    return saved_cast(ctx.paths, load_book(book_path), get_entry(model_key), ctx.library)
+
+
+def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr.Dropdown) -> None:
+    """Connect the panel to the loaded book and the model picker."""
+    outputs = [refs.use, refs.dialogue, refs.characters, refs.character, refs.voice, refs.instructions]
+
+    def save(state: dict | None, change) -> CastFile:
+        loaded = _book(state)
+        path = saved_cast_path(ctx.paths, loaded)
+        cast = change(load_cast_file(path))
+        if not cast.book:
+            cast = replace(cast, book=loaded.metadata.title or loaded.source_path.stem)
+        cast.save(path)
+        return cast
+
+    @guarded
+    def render(state: dict | None, model_key: str) -> tuple[Any, ...]:
+        return _render(ctx, state, model_key)
+
+    @guarded
+    def set_use(state: dict | None, use: bool) -> str:
+        if not state:
+            return ""
+        save(state, lambda cast: replace(cast, enabled=bool(use)))
+        return "Generate reads quotes in the cast's voices." if use else "Generate reads everything in one voice."
+
+    @guarded
+    def set_dialogue(state: dict | None, model_key: str, key: str | None) -> tuple[Any, ...]:
+        spec = _spec(_option(_options(ctx, model_key), key), "")
+        save(state, lambda cast: replace(cast, dialogue=spec, enabled=True if spec else cast.enabled))
+        return _render(ctx, state, model_key)
+
+    @guarded
+    def assign(state: dict | None, model_key: str, name: str | None, key: str | None, text: str) -> tuple[Any, ...]:
+        if not name:
+            raise VoiceError("Pick a character first.")
+        spec = _spec(_option(_options(ctx, model_key), key), text or "")
+        save(state, lambda cast: replace(cast.with_character(name, spec), enabled=True))
+        return (*_render(ctx, state, model_key, keep=name),
+                f"**{esc(name)}** is read by {esc(spec.label) if spec else 'the dialogue voice'}.")
+
+    @guarded
+    def pick(state: dict | None, model_key: str, name: str | None) -> Any:
+        cast = load_cast_file(saved_cast_path(ctx.paths, _book(state))) if state else CastFile()
+        return gr.update(value=_key_of(cast.characters.get(name or ""), _options(ctx, model_key)))
+
+    @guarded
+    def hear(state: dict | None, model_key: str, name: str | None) -> tuple[Any, str]:
+        loaded = _book(state)
+        entry = get_entry(model_key)
+        cast = load_cast_file(saved_cast_path(ctx.paths, loaded))
+        people = {p.name: p for p in find_characters(loaded, min_confidence=cast.min_confidence, min_quotes=1)}
+        resolved = cast.to_cast(entry, ctx.library)
+        speaker = name or ""
+        voice = resolved.character_voice(speaker) or resolved.dialogue
+        if voice is None:
+            raise VoiceError(f"Give {speaker or 'the dialogue'} a voice first (or set the dialogue voice).")
+        line = people[speaker].sample if speaker in people and people[speaker].sample else SAMPLE_SENTENCE
+        with tempfile.TemporaryDirectory(prefix="omni-cast-") as tmp:
+            result = preview_cast_line(model_key, voice, line, paths=ctx.paths, server=ctx.services.server,
+                                       out_path=Path(tmp) / "cast.wav")
+            return read_wav(result.path), f"{esc(speaker or 'Dialogue')}: “{esc(result.text)}”"
+
+    book.change(render, [book, model], outputs, api_name="cast_panel", concurrency_limit=4)
+    model.change(render, [book, model], outputs, api_visibility="private")
+    refs.use.input(set_use, [book, refs.use], refs.notice, api_name="cast_use")
+    refs.dialogue.input(set_dialogue, [book, model, refs.dialogue], outputs, api_name="cast_dialogue")
+    refs.character.input(pick, [book, model, refs.character], refs.voice, api_visibility="private")
+    refs.assign.click(assign, [book, model, refs.character, refs.voice, refs.instructions], [*outputs, refs.notice],
+                      api_name="cast_assign")
+    refs.hear.click(hear, [book, model, refs.character], [refs.audio, refs.notice], api_name="cast_hear",
+                    concurrency_limit=1, concurrency_id="gpu-server")

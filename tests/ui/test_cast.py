@@ -1,0 +1,77 @@
+"""The cast panel through gradio_client: characters listed, voices mapped and saved, a character's
+line heard in its own voice on the running server, and Generate queueing the cast."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from gradio_client import handle_file
+from gradio_client.exceptions import AppError
+
+from omni_web.book import load_book
+from omni_web.cast import load_cast_file, saved_cast_path
+from omni_web.catalog import get_entry
+from tests.conftest import DATA_DIR
+from tests.ui.conftest import MODEL
+from tests.voice_clips import probe
+
+ALICE = DATA_DIR / "pg11-alice.epub"
+
+
+def test_cast_panel_maps_characters_and_plays_a_mapped_voice(ui_app, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    client = ui_app.client()
+    client.predict(api_name="/generate_load")
+    client.predict(handle_file(ALICE), api_name="/book_upload")
+    use, dialogue, listing, character, voice, _ = client.predict(MODEL, api_name="/cast_panel")
+    assert use is False  # nothing mapped yet
+    names = [label for label, _ in character["choices"]]
+    assert names[0] == "Alice" and {"Hatter", "March Hare", "Dormouse", "Queen"} <= set(names)
+    assert "Hatter" in listing and "Why is a raven like a writing-desk?" in listing
+    assert ("Narrator's voice", "") in [tuple(c) for c in dialogue["choices"]]
+    assert "speaker:Ryan" in [key for _, key in dialogue["choices"]]
+
+    use, dialogue, *_ = client.predict(MODEL, "speaker:Ryan", api_name="/cast_dialogue")
+    assert use is True and dialogue["value"] == "speaker:Ryan"
+    *_, listing, character, voice, _, notice = client.predict(
+        MODEL, "Hatter", "speaker:Eric", "", api_name="/cast_assign")
+    assert "Hatter" in notice and "Eric" in notice and voice["value"] == "speaker:Eric"
+    saved = load_cast_file(saved_cast_path(ui_app.paths, load_book(ALICE)))
+    assert saved.dialogue.name == "Ryan" and saved.characters["Hatter"].name == "Eric" and saved.enabled
+    row = next(r for r in listing.split("<tr>") if "<td>Hatter</td>" in r)
+    assert "Eric" in row
+
+    with pytest.raises(AppError, match="Start it in the Server tab"):
+        client.predict(MODEL, "Hatter", api_name="/cast_hear")
+    log = tmp_path / "requests.jsonl"
+    monkeypatch.setenv("FAKE_SGL_REQUEST_LOG", str(log))  # inherited by the server started now
+    ui_app.services.server.start(get_entry(MODEL))
+    try:
+        audio, notice = client.predict(MODEL, "Hatter", api_name="/cast_hear")
+    finally:
+        ui_app.services.server.stop()
+    sent = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [body["voice"] for body in sent] == ["Eric"]  # the third voice, not the narrator's nor Ryan
+    assert sent[0]["input"] in notice and notice.startswith("Hatter: “")
+    # The fake speaks 0.02 s per word: the whole sample line came back.
+    assert abs(probe(Path(audio))["duration"] - 0.02 * len(sent[0]["input"].split())) < 0.05
+
+    # Generate queues the saved cast with the job; unticking the panel queues one voice.
+    _, job_id, *_ = client.predict([12], MODEL, "speaker:Vivian", "", "", 120, api_name="/generate")
+    cast = ui_app.services.jobs.get(job_id).params["cast"]
+    assert cast["dialogue"]["name"] == "Ryan" and cast["characters"] == [["Hatter", cast["characters"][0][1]]]
+    assert cast["characters"][0][1]["name"] == "Eric"
+    assert "one voice" in client.predict(False, api_name="/cast_use")
+    _, job_id, *_ = client.predict([13], MODEL, "speaker:Vivian", "", "", 120, api_name="/generate")
+    assert ui_app.services.jobs.get(job_id).params["cast"] is None
+
+
+def test_cast_panel_without_a_book_says_what_to_do(ui_app) -> None:
+    client = ui_app.client()
+    client.predict(api_name="/generate_load")
+    with pytest.raises(AppError, match="Upload an EPUB first"):
+        client.predict(MODEL, None, api_name="/cast_hear")
+    use, _, listing, *_ = client.predict(MODEL, api_name="/cast_panel")
+    assert use is False and listing == ""
