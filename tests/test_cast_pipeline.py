@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from omni_web.book import PauseKind, load_book, normalize_text
+from omni_web.book import PauseKind, load_book
 from omni_web.cast import DIALOGUE, NARRATOR, Cast, book_quote_style, chapter_dialogue
 from omni_web.catalog import get_entry
 from omni_web.client import SpeechClient, VoiceChoice
@@ -16,6 +16,7 @@ from omni_web.errors import UnknownVoice, VoiceError
 from omni_web.paths import DataPaths
 from omni_web.pipeline import ConvertRequest, plan_conversion, run_conversion
 from omni_web.settings import Settings
+from omni_web.text import spoken_form
 from tests.conftest import DATA_DIR
 from tests.epub_builder import make_epub, xhtml
 
@@ -49,11 +50,12 @@ def test_chunks_never_mix_narration_and_speech_and_pauses_stay_natural() -> None
     plan = plan_conversion(book, request(ALICE, cast, chapters=(TEA_PARTY,)), entry, Settings())
     work = plan.chapters[0]
     dialogue = chapter_dialogue(work.chapter, book_quote_style(book, [work.chapter]))
+    speech = spoken_form(book, entry=entry, settings=Settings())  # normalisation and lexicon, as sent
     spans = {True: [], False: []}
     for paragraph in dialogue.paragraphs:
         for span in paragraph.spans:
-            spans[span.is_dialogue].append(normalize_text(span.text))
-    spans[False].append(normalize_text(work.chapter.title))
+            spans[span.is_dialogue].append(speech.spoken(span.text))
+    spans[False].append(speech.spoken(work.chapter.title))
     for chunk, item in zip(work.chunks, work.items, strict=True):
         speech = chunk.speaker != NARRATOR
         assert item.voice == (cast.dialogue if speech else VoiceChoice.speaker("Vivian"))
@@ -155,3 +157,25 @@ def test_a_cast_round_trips_through_job_params(tmp_path: Path) -> None:
     assert ConvertRequest.from_dict(json.loads(json.dumps(original.to_dict()))) == original
     assert ConvertRequest.from_dict(request(tmp_path / "b.epub").to_dict()).cast is None
     assert replace(original, cast=Cast()).cast.active is False
+
+
+def test_dash_dialogue_and_the_lexicon_go_through_the_cast(tmp_path: Path) -> None:
+    from omni_web.text import Lexicon, LexiconEntry, Pronouncer
+
+    body = "".join(f"<p>{p}</p>" for p in [
+        "Llovía sobre el puerto de Valparaíso desde el amanecer.",
+        "—¿Vienes, Quijano? —preguntó Juan—. Son las 3 y media.",
+        "—No —respondió Quijano.",
+    ])
+    book_path = make_epub(tmp_path / "puerto.epub", (("c1.xhtml", xhtml(f"<h1>Uno</h1>{body}")),),
+                          title="Puerto", language="es")
+    book = load_book(book_path)
+    lexicon = Pronouncer(Lexicon().merged([LexiconEntry("Quijano", "Kijano")])[0])
+    cast = Cast.of(dialogue=VoiceChoice.speaker("Ryan"), characters={"Quijano": VoiceChoice.speaker("Eric")})
+    plan = plan_conversion(book, request(book_path, cast), get_entry(MODEL), Settings(), pronouncer=lexicon)
+    said = [(item.speaker, item.voice.name, item.text) for item in plan.items]
+    assert ("Juan", "Ryan", "¿Vienes, Kijano?") in said  # the lexicon applies inside the quote
+    assert any(who == NARRATOR and "preguntó Juan" in text for who, _, text in said)
+    assert any(who == "Quijano" and voice == "Eric" and text.startswith("No") for who, voice, text in said)
+    spoken = " ".join(text for *_, text in said)
+    assert "Quijano" not in spoken and "—" not in spoken and "3" not in spoken  # normalised ("tres")

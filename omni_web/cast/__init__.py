@@ -33,7 +33,6 @@ from omni_web.cast.spans import (
 from omni_web.cast.spoken import voiced_chapter
 from omni_web.cast.store import (
     CastFile,
-    book_identity,
     casts_dir,
     load_cast_file,
     saved_cast,
@@ -59,7 +58,6 @@ __all__ = [
     "SpanKind",
     "VoiceSpec",
     "attribute_speakers",
-    "book_identity",
     "book_quote_style",
     "canonical_name",
     "casts_dir",

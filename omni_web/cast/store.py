@@ -1,7 +1,7 @@
 """Cast files: a book's voices saved as YAML in the data root, keyed by the book's identity.
 
-``<data root>/casts/<title>-<id>.yaml``, where ``<id>`` hashes the book's identifier (its
-``dc:identifier``, else its title and authors), so a re-uploaded copy of the book finds its cast
+``<data root>/casts/<title>-<id>.yaml``, where ``<id>`` is the book's identity key (the one its
+lexicon uses: its ``dc:identifier``, else its title, authors and language), so a re-uploaded copy of the book finds its cast
 again. A series reuses a cast by importing it (``cast BOOK2.epub --from BOOK1.epub``) or by
 passing the file (``convert … --cast FILE.yaml``). The file is plain YAML meant to be edited::
 
@@ -18,7 +18,6 @@ passing the file (``convert … --cast FILE.yaml``). The file is plain YAML mean
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -35,9 +34,10 @@ from omni_web.client import VoiceChoice
 from omni_web.errors import SettingsError
 from omni_web.files import write_atomic
 from omni_web.paths import DataPaths
+from omni_web.text import book_identity
 from omni_web.voices import VoiceLibrary
 
-__all__ = ["CastFile", "book_identity", "casts_dir", "load_cast_file", "saved_cast", "saved_cast_path"]
+__all__ = ["CastFile", "casts_dir", "load_cast_file", "saved_cast", "saved_cast_path"]
 
 
 def casts_dir(paths: DataPaths) -> Path:
@@ -45,18 +45,11 @@ def casts_dir(paths: DataPaths) -> Path:
     return paths.root / "casts"
 
 
-def book_identity(book: Book) -> str:
-    """A stable id of the book's edition: its identifier, else its title and authors (16 hex chars)."""
-    meta = book.metadata
-    basis = meta.identifier.strip() or f"{meta.title.strip().casefold()}\0{'|'.join(meta.authors).casefold()}"
-    if not basis.strip("\0"):
-        basis = book.source_path.stem
-    return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:16]
-
-
 def saved_cast_path(paths: DataPaths, book: Book) -> Path:
     """The book's cast file (it may not exist yet)."""
-    identity = book_identity(book)
+    # One identity for a book's lexicon and its cast (omni_web.text.book_identity): a re-uploaded
+    # copy finds both again.
+    identity = book_identity(book).key
     folder = casts_dir(paths)
     existing = sorted(folder.glob(f"*-{identity}.yaml")) if folder.is_dir() else []
     if existing:
