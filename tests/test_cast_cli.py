@@ -101,3 +101,34 @@ def test_a_bad_cast_is_refused_before_any_speech(
                "--api-url", server.base_url)
     assert done.returncode == 1 and message.lower() in done.stderr.lower(), done.stderr
     assert not log.exists() or not log.read_text()
+
+
+def test_dialogue_instructions_and_dialogue_clone(data_paths: DataPaths, fake_server, tmp_path: Path) -> None:
+    from tests.voice_clips import EIGHT_SECONDS_TEXT, espeak
+
+    book = pequod(tmp_path)
+    log = tmp_path / "design.jsonl"
+    server = fake_server("qwen3_tts_1_7b_voicedesign",
+                         env={"FAKE_SGL_SECONDS_PER_WORD": "0.004", "FAKE_SGL_REQUEST_LOG": str(log)})
+    done = run(data_paths, "convert", str(book), "--model", "qwen3_tts_1_7b_voicedesign",
+               "--instructions", "A calm, low narrator.", "--dialogue-instructions", "A gruff old sailor.",
+               "--api-url", server.base_url, "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    pairs = {(b["instructions"], b["input"].startswith('"')) for b in requests_of(log)}
+    assert pairs == {("A calm, low narrator.", False), ("A gruff old sailor.", True)}
+    server.stop()
+
+    clip_log = tmp_path / "clone.jsonl"
+    clone_server = fake_server("qwen3_tts_0_6b_base",
+                               env={"FAKE_SGL_SECONDS_PER_WORD": "0.004", "FAKE_SGL_REQUEST_LOG": str(clip_log)})
+    narrator = espeak(EIGHT_SECONDS_TEXT, tmp_path / "narrator.wav")
+    sailor = espeak("Ahoy there, all hands on deck, and look lively now.", tmp_path / "sailor.wav")
+    done = run(data_paths, "convert", str(book), "--model", "qwen3_tts_0_6b_base",
+               "--clone", str(narrator), "--transcription", EIGHT_SECONDS_TEXT,
+               "--dialogue-clone", str(sailor), "--dialogue-transcription", "Ahoy there, all hands on deck.",
+               "--api-url", clone_server.base_url, "--out", str(tmp_path / "out2"))
+    assert done.returncode == 0, done.stderr
+    sent = requests_of(clip_log)
+    by_text = {t: {b["input"].startswith('"') for b in sent if b["ref_text"] == t} for t in {b["ref_text"] for b in sent}}
+    assert by_text == {EIGHT_SECONDS_TEXT: {False}, "Ahoy there, all hands on deck.": {True}}
+    assert len({b["ref_audio"] for b in sent}) == 2

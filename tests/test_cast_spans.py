@@ -106,3 +106,23 @@ def test_every_fixture_paragraph_joins_back_unchanged(book: str) -> None:
             for text, split in zip(texts, split_paragraphs(texts, style), strict=True):
                 assert "".join(span.text for span in split.spans) == text
                 assert all(span.text for span in split.spans)
+
+
+def test_french_exchange_opened_with_guillemets_and_continued_on_dash_lines() -> None:
+    texts = [
+        "Il entra dans la pièce.",
+        "«\u00a0Bonjour, dit-il. Vous allez bien\u00a0?",
+        "— Très bien, répondit Marie.",
+        "— Tant mieux.\u00a0»",
+        "Elle sourit. Personne — pas même lui — ne parla.",
+    ]
+    style = detect_quote_style(texts + ["« Et vous ? » demanda-t-elle.", "— Moi aussi."])
+    assert style.name == "guillemets+dash" and style.dash
+    marked = [[("D" if s.is_dialogue else "N", s.text) for s in p.spans] for p in split_paragraphs(texts, style)]
+    assert marked == [
+        [("N", "Il entra dans la pièce.")],
+        [("D", "«\u00a0Bonjour,"), ("N", " dit-il."), ("D", " Vous allez bien\u00a0?")],
+        [("D", "— Très bien,"), ("N", " répondit Marie.")],
+        [("D", "— Tant mieux.\u00a0»")],
+        [("N", "Elle sourit. Personne — pas même lui — ne parla.")],  # dashes inside narration stay narration
+    ]

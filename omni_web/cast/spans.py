@@ -23,7 +23,7 @@ import enum
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = [
     "ParagraphSpans",
@@ -90,7 +90,7 @@ class QuoteStyle:
     name: str
     opener: str = ""
     closer: str = ""
-    dash: bool = False  # speech opens a paragraph with a dash
+    dash: bool = False  # speech opens a paragraph with a dash (alone, or beside a quote pair)
     # Marks that may also be apostrophes (single quotes); they need the apostrophe rules.
     apostrophes: bool = False
 
@@ -168,11 +168,21 @@ def detect_quote_style(paragraphs: Iterable[str]) -> QuoteStyle:
         return NO_DIALOGUE
     # A German book's „…“ also counts as English “ openers at its closers' places: „ decides.
     if counts["low-high"] and counts["low-high"] >= counts["english-double"] / 2:
-        return STYLES["low-high"]
-    # French books quote with « » and then run the exchange on dash lines: keep the guillemets
-    # only when they open more speech than the dashes.
-    name, _ = counts.most_common(1)[0]
+        name = "low-high"
+    else:
+        name, _ = counts.most_common(1)[0]
+    dash_lines = counts["dash"] // 2
+    if name in _WITH_DASH_LINES and dash_lines >= max(2, counts[name] // 10):
+        # French (and German) novels open an exchange with « and go on with a dash per reply:
+        # both mark speech in the same book.
+        return replace(STYLES[name], name=f"{name}+dash", dash=True)
+    if name == "dash" and any(counts[n] >= max(2, dash_lines // 10) for n in _WITH_DASH_LINES):
+        other = max(_WITH_DASH_LINES, key=lambda n: counts[n])
+        return replace(STYLES[other], name=f"{other}+dash", dash=True)
     return STYLES[name]
+
+
+_WITH_DASH_LINES = ("guillemets", "german-guillemets", "low-high")
 
 
 def _elision_at(text: str, i: int) -> bool:
@@ -204,7 +214,7 @@ def split_paragraph(text: str, style: QuoteStyle, *, continuing: bool = False) -
     """
     if not text:
         return ParagraphSpans((), False)
-    if style.dash:
+    if style.dash and (not style.opener or _is_dash_line(text)):
         return ParagraphSpans(_dash_spans(text), False)
     if not style.opener:
         return ParagraphSpans((Span(SpanKind.NARRATION, 0, len(text), text),), False)
@@ -329,7 +339,7 @@ def _with_incises(
     text: str, start: int, end: int, *, closed: bool, continued: bool, style: QuoteStyle
 ) -> list[Span]:
     """The speech text[start:end], with French inverted incises inside guillemets as narration."""
-    if style.name != "guillemets":
+    if style.opener != "\u00ab":
         return [Span(SpanKind.DIALOGUE, start, end, text[start:end], continued, closed)]
     return _split_incises(text, start, end, closed=closed, continued=continued)
 
@@ -362,8 +372,6 @@ def _next_incise(text: str, search: int) -> tuple[str, re.Match[str]] | None:
             dash = match
             break
     french = _FRENCH_INCISE_RE.search(text, search)
-    if french is not None and not text[french.end() :].strip(_SPACES):
-        french = None  # an incise closing the line: the line stays whole speech
     if dash is None and french is None:
         return None
     if french is None or (dash is not None and dash.start() < french.start()):
@@ -382,8 +390,11 @@ def _dash_spans(text: str) -> tuple[Span, ...]:
         if kind == "french":
             cut = match.start() + 1  # the comma stays with the speech
             spans.append(Span(SpanKind.DIALOGUE, position, cut, text[position:cut]))
-            spans.append(Span(SpanKind.NARRATION, cut, match.end(), text[cut : match.end()]))
-            position = search = match.end()
+            end = match.end() if text[match.end() :].strip(_SPACES) else len(text)
+            spans.append(Span(SpanKind.NARRATION, cut, end, text[cut:end]))
+            position = search = end
+            if end == len(text):
+                return tuple(spans)  # "— Très bien, répondit Marie." ends on its incise
             continue
         cut = match.start()
         spans.append(Span(SpanKind.DIALOGUE, position, cut, text[position:cut]))
