@@ -47,6 +47,7 @@ class CastRefs:
 
     use: gr.Checkbox
     dialogue: gr.Dropdown
+    dialogue_instructions: gr.Textbox  # the dialogue voice of a voice-design model
     characters: gr.HTML
     character: gr.Dropdown
     voice: gr.Dropdown
@@ -64,6 +65,9 @@ def build_cast_panel() -> CastRefs:
                           info="Saved with the book; quotes are found in its own quote style.")
         dialogue = gr.Dropdown(label="Dialogue voice", elem_id="cast-dialogue", interactive=True,
                                info="For every quote whose character has no voice of its own.")
+        dialogue_instructions = gr.Textbox(label="Describe the dialogue voice", visible=False, lines=2,
+                                           elem_id="cast-dialogue-instructions",
+                                           info="For every quote whose character has no voice of its own.")
         characters = gr.HTML(elem_id="cast-characters")
         with gr.Row():
             character = gr.Dropdown(label="Character", elem_id="cast-character", interactive=True)
@@ -75,7 +79,7 @@ def build_cast_panel() -> CastRefs:
             hear = gr.Button("Hear the character", size="sm", elem_id="cast-hear")
         audio = gr.Audio(label="Cast preview", interactive=False, autoplay=True, elem_id="cast-audio")
         notice = gr.Markdown(elem_id="cast-notice")
-    return CastRefs(use, dialogue, characters, character, voice, instructions, assign, hear, audio, notice)
+    return CastRefs(use, dialogue, dialogue_instructions, characters, character, voice, instructions, assign, hear, audio, notice)
 
 
 def _book(state: dict | None) -> Book:
@@ -107,10 +111,10 @@ def _key_of(spec: VoiceSpec | None, options: list[VoiceOption]) -> str:
 
 
 def _render(ctx: UiContext, state: dict | None, model_key: str, keep: str | None = None) -> tuple[Any, ...]:
-    """Checkbox, dialogue menu, character table, character menu, voice menu, instructions box."""
+    """Checkbox, dialogue menu, table, character menu, voice menu, and the two description boxes."""
     if not state:
         empty = gr.update(choices=[], value=None)
-        return False, empty, "", empty, empty, gr.update(visible=False)
+        return False, empty, "", empty, empty, gr.update(visible=False), gr.update(visible=False)
     book = _book(state)
     cast = load_cast_file(saved_cast_path(ctx.paths, book))
     design = get_entry(model_key).voice_mode is VoiceMode.INSTRUCTIONS
@@ -123,16 +127,22 @@ def _render(ctx: UiContext, state: dict | None, model_key: str, keep: str | None
         "No quoted speech with a speaker was found in this book."
     names = [p.name for p in people]
     menu = [("Narrator's voice", _NO_VOICE)] + [(o.label, o.key) for o in options]
-    characters_menu = gr.update(choices=names, value=keep if keep in names else (names[0] if names else None))
+    chosen = keep if keep in names else (names[0] if names else None)
+    characters_menu = gr.update(choices=names, value=chosen)
     return (
         cast.enabled and (cast.dialogue is not None or bool(cast.characters)),
         gr.update(choices=menu, value=_key_of(cast.dialogue, options), visible=not design),
         html,
         characters_menu,
         gr.update(choices=[("Dialogue voice", _NO_VOICE)] + [(o.label, o.key) for o in options],
-                  value=_key_of(cast.characters.get(characters_menu["value"] or ""), options), visible=not design),
-        gr.update(visible=design),
+                  value=_key_of(cast.characters.get(chosen or ""), options), visible=not design),
+        gr.update(visible=design, value=_instructions(cast.characters.get(chosen or ""))),
+        gr.update(visible=design, value=_instructions(cast.dialogue)),
     )
+
+
+def _instructions(spec: VoiceSpec | None) -> str:
+    return (spec.instructions or "") if spec is not None else ""
 
 
 def _voice_label(cast: CastFile, name: str) -> str:
@@ -151,7 +161,8 @@ def request_cast(ctx: UiContext, book_path: Path, model_key: str) -> Cast | None
 
 def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr.Dropdown) -> None:
     """Connect the panel to the loaded book and the model picker."""
-    outputs = [refs.use, refs.dialogue, refs.characters, refs.character, refs.voice, refs.instructions]
+    outputs = [refs.use, refs.dialogue, refs.characters, refs.character, refs.voice, refs.instructions,
+               refs.dialogue_instructions]
 
     def save(state: dict | None, change) -> CastFile:
         loaded = _book(state)
@@ -180,6 +191,12 @@ def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr
         return _render(ctx, state, model_key)
 
     @guarded
+    def describe_dialogue(state: dict | None, model_key: str, text: str) -> tuple[Any, ...]:
+        spec = VoiceSpec(instructions=text.strip()) if (text or "").strip() else None
+        save(state, lambda cast: replace(cast, dialogue=spec, enabled=True if spec else cast.enabled))
+        return _render(ctx, state, model_key)
+
+    @guarded
     def assign(state: dict | None, model_key: str, name: str | None, key: str | None, text: str) -> tuple[Any, ...]:
         if not name:
             raise VoiceError("Pick a character first.")
@@ -189,9 +206,10 @@ def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr
                 f"**{esc(name)}** is read by {esc(spec.label) if spec else 'the dialogue voice'}.")
 
     @guarded
-    def pick(state: dict | None, model_key: str, name: str | None) -> Any:
+    def pick(state: dict | None, model_key: str, name: str | None) -> tuple[Any, str]:
         cast = load_cast_file(saved_cast_path(ctx.paths, _book(state))) if state else CastFile()
-        return gr.update(value=_key_of(cast.characters.get(name or ""), _options(ctx, model_key)))
+        spec = cast.characters.get(name or "")
+        return gr.update(value=_key_of(spec, _options(ctx, model_key))), _instructions(spec)
 
     @guarded
     def hear(state: dict | None, model_key: str, name: str | None) -> tuple[Any, str]:
@@ -214,7 +232,10 @@ def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr
     model.change(render, [book, model], outputs, api_visibility="private")
     refs.use.input(set_use, [book, refs.use], refs.notice, api_name="cast_use")
     refs.dialogue.input(set_dialogue, [book, model, refs.dialogue], outputs, api_name="cast_dialogue")
-    refs.character.input(pick, [book, model, refs.character], refs.voice, api_visibility="private")
+    for event in (refs.dialogue_instructions.submit, refs.dialogue_instructions.blur):
+        event(describe_dialogue, [book, model, refs.dialogue_instructions], outputs, api_visibility="private")
+    refs.character.input(pick, [book, model, refs.character], [refs.voice, refs.instructions],
+                         api_visibility="private")
     refs.assign.click(assign, [book, model, refs.character, refs.voice, refs.instructions], [*outputs, refs.notice],
                       api_name="cast_assign")
     refs.hear.click(hear, [book, model, refs.character], [refs.audio, refs.notice], api_name="cast_hear",

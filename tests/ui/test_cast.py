@@ -25,7 +25,7 @@ def test_cast_panel_maps_characters_and_plays_a_mapped_voice(ui_app, tmp_path: P
     client = ui_app.client()
     client.predict(api_name="/generate_load")
     client.predict(handle_file(ALICE), api_name="/book_upload")
-    use, dialogue, listing, character, voice, _ = client.predict(MODEL, api_name="/cast_panel")
+    use, dialogue, listing, character, voice, *_ = client.predict(MODEL, api_name="/cast_panel")
     assert use is False  # nothing mapped yet
     names = [label for label, _ in character["choices"]]
     assert names[0] == "Alice" and {"Hatter", "March Hare", "Dormouse", "Queen"} <= set(names)
@@ -35,7 +35,7 @@ def test_cast_panel_maps_characters_and_plays_a_mapped_voice(ui_app, tmp_path: P
 
     use, dialogue, *_ = client.predict(MODEL, "speaker:Ryan", api_name="/cast_dialogue")
     assert use is True and dialogue["value"] == "speaker:Ryan"
-    *_, listing, character, voice, _, notice = client.predict(
+    *_, listing, character, voice, _, _, notice = client.predict(
         MODEL, "Hatter", "speaker:Eric", "", api_name="/cast_assign")
     assert "Hatter" in notice and "Eric" in notice and voice["value"] == "speaker:Eric"
     saved = load_cast_file(saved_cast_path(ui_app.paths, load_book(ALICE)))
@@ -75,3 +75,19 @@ def test_cast_panel_without_a_book_says_what_to_do(ui_app) -> None:
         client.predict(MODEL, None, api_name="/cast_hear")
     use, _, listing, *_ = client.predict(MODEL, api_name="/cast_panel")
     assert use is False and listing == ""
+
+
+def test_a_voice_design_model_describes_each_voice_in_words(ui_app) -> None:
+    design = "qwen3_tts_1_7b_voicedesign"
+    client = ui_app.client()
+    client.predict(api_name="/generate_load")
+    client.predict(handle_file(ALICE), api_name="/book_upload")
+    _, dialogue, _, _, voice, instructions, dialogue_text = client.predict(design, api_name="/cast_panel")
+    assert dialogue["visible"] is False and voice["visible"] is False
+    assert instructions["visible"] is True and dialogue_text["visible"] is True
+    *_, listing, _, _, instructions, _, notice = client.predict(
+        design, "Queen", None, "A shrill, imperious voice.", api_name="/cast_assign")
+    assert "Queen" in notice and instructions["value"] == "A shrill, imperious voice."
+    saved = load_cast_file(saved_cast_path(ui_app.paths, load_book(ALICE)))
+    assert saved.characters["Queen"].instructions == "A shrill, imperious voice."
+    assert "designed: A shrill, imperious voice." in listing
