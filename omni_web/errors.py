@@ -9,6 +9,7 @@ module that meets them, and chained with ``from exc``.
 
     OmniWebError
     ├── SettingsError
+    │   └── CastError               a cast file, cast voice or cast flag is unusable
     ├── UnknownModel                (also KeyError)
     ├── ServerError
     │   ├── ServerStartError        the managed process died or never became healthy
@@ -62,6 +63,7 @@ __all__ = [
     "BookError",
     "BookNotFound",
     "BootTimeout",
+    "CastError",
     "ChapterSelectionError",
     "ChunkFailed",
     "DiskFullError",
@@ -112,6 +114,12 @@ class OmniWebError(Exception):
 
 class SettingsError(OmniWebError):
     """A setting has a value the app cannot use (raised when settings are loaded or changed)."""
+
+
+class CastError(SettingsError):
+    """A cast cannot be used: a cast file (bad YAML, unknown fields), a voice written wrongly, a
+    clip that is neither a file nor a library voice, or a ``--cast``/``--set`` flag; the message
+    names the file or flag and shows the right form."""
 
 
 class UnknownModel(OmniWebError, KeyError):

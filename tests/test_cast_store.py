@@ -9,7 +9,7 @@ import pytest
 from omni_web.cast import CastFile, VoiceSpec, load_cast_file
 from omni_web.catalog import get_entry
 from omni_web.client import VoiceChoice, VoiceKind
-from omni_web.errors import SettingsError
+from omni_web.errors import CastError
 from omni_web.paths import DataPaths
 from omni_web.voices import VoiceLibrary
 from tests.voice_clips import EIGHT_SECONDS_TEXT, espeak
@@ -40,7 +40,7 @@ def test_round_trip_and_hand_edited_file(tmp_path: Path) -> None:
     ],
 )
 def test_bad_cast_files_say_what_is_wrong(text: str, match: str) -> None:
-    with pytest.raises(SettingsError, match=match):
+    with pytest.raises(CastError, match=match):
         CastFile.from_yaml(text, source="cast.yaml")
 
 
@@ -56,6 +56,6 @@ def test_a_saved_name_means_a_speaker_a_library_clip_or_an_uploaded_voice(data_p
     assert VoiceSpec(name="default").resolve(get_entry("fish_s2_pro"), library) == VoiceChoice.default()
     designed = VoiceSpec(instructions="Calm.").resolve(get_entry("qwen3_tts_0_6b_customvoice"), library)
     assert designed == VoiceChoice.design("Calm.")
-    with pytest.raises(SettingsError, match="neither a file nor a library voice"):
+    with pytest.raises(CastError, match="neither a file nor a library voice"):
         VoiceSpec(clone="/nowhere.wav").resolve(get_entry("qwen3_tts_0_6b_base"), library)
     assert VoiceSpec.from_choice(cloned).clone == str(cloned.reference)

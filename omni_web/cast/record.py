@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE, DIALOGUE, NARRATOR
 from omni_web.client import VoiceChoice
-from omni_web.errors import SettingsError
+from omni_web.errors import CastError
 
 __all__ = ["Cast"]
 
@@ -26,12 +26,12 @@ class Cast:
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.min_confidence <= 1.0:
-            raise SettingsError(
+            raise CastError(
                 f"The cast's min_confidence is {self.min_confidence}; use a number from 0 to 1 (0.6 is the default)."
             )
         names = [name.casefold() for name, _ in self.characters]
         if len(set(names)) != len(names):
-            raise SettingsError("The cast maps a character twice; keep one voice per character.")
+            raise CastError("The cast maps a character twice; keep one voice per character.")
 
     @property
     def active(self) -> bool:

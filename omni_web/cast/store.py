@@ -31,7 +31,7 @@ from omni_web.cast.record import Cast
 from omni_web.cast.voicespec import VoiceSpec
 from omni_web.catalog import CatalogEntry
 from omni_web.client import VoiceChoice
-from omni_web.errors import SettingsError
+from omni_web.errors import CastError
 from omni_web.files import write_atomic
 from omni_web.paths import DataPaths
 from omni_web.text import book_identity
@@ -122,18 +122,18 @@ class CastFile:
         try:
             data = yaml.safe_load(text) or {}
         except yaml.YAMLError as exc:
-            raise SettingsError(f"The cast file {source} is not valid YAML ({exc}). Fix it or delete it.") from exc
+            raise CastError(f"The cast file {source} is not valid YAML ({exc}). Fix it or delete it.") from exc
         if not isinstance(data, dict):
-            raise SettingsError(f"The cast file {source} should hold a mapping (book, narrator, dialogue, characters).")
+            raise CastError(f"The cast file {source} should hold a mapping (book, narrator, dialogue, characters).")
         characters = data.get("characters") or {}
         if not isinstance(characters, dict):
-            raise SettingsError(f"In {source}, characters should map names to voices (e.g. 'Ahab: ryan').")
+            raise CastError(f"In {source}, characters should map names to voices (e.g. 'Ahab: ryan').")
         try:
             confidence = float(data.get("min_confidence", DEFAULT_MIN_CONFIDENCE))
         except (TypeError, ValueError):
-            raise SettingsError(f"In {source}, min_confidence should be a number from 0 to 1.") from None
+            raise CastError(f"In {source}, min_confidence should be a number from 0 to 1.") from None
         if not 0.0 <= confidence <= 1.0:
-            raise SettingsError(f"In {source}, min_confidence is {confidence}; use a number from 0 to 1.")
+            raise CastError(f"In {source}, min_confidence is {confidence}; use a number from 0 to 1.")
 
         def spec(key: str) -> VoiceSpec | None:
             value = data.get(key)
@@ -161,14 +161,14 @@ def load_cast_file(path: Path) -> CastFile:
     """Read a cast file; a missing file is an empty cast.
 
     Raises:
-        SettingsError: the file cannot be read or is not a cast.
+        CastError: the file cannot be read or is not a cast.
     """
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return CastFile()
     except (OSError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"Cannot read the cast file {path}: {exc}.") from exc
+        raise CastError(f"Cannot read the cast file {path}: {exc}.") from exc
     return CastFile.from_yaml(text, source=str(path))
 
 

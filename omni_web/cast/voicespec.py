@@ -14,7 +14,7 @@ from typing import Any
 
 from omni_web.catalog import CatalogEntry, VoiceMode
 from omni_web.client import VoiceChoice, VoiceKind
-from omni_web.errors import SettingsError
+from omni_web.errors import CastError
 from omni_web.voices import VoiceLibrary
 
 __all__ = ["VoiceSpec"]
@@ -32,7 +32,7 @@ class VoiceSpec:
     def __post_init__(self) -> None:
         given = [v for v in (self.name, self.clone, self.instructions) if v and v.strip()]
         if len(given) != 1:
-            raise SettingsError(
+            raise CastError(
                 "A cast voice is one of: a name (e.g. ryan), {clone: CLIP, transcript: TEXT} or "
                 "{instructions: TEXT}."
             )
@@ -66,12 +66,12 @@ class VoiceSpec:
         if isinstance(value, Mapping):
             unknown = set(value) - {"name", "clone", "transcript", "instructions"}
             if unknown:
-                raise SettingsError(f"{where}: unknown field(s) {', '.join(sorted(map(str, unknown)))}.")
+                raise CastError(f"{where}: unknown field(s) {', '.join(sorted(map(str, unknown)))}.")
             try:
                 return cls(**{k: (str(v) if v is not None else None) for k, v in value.items()})
-            except SettingsError as exc:
-                raise SettingsError(f"{where}: {exc}") from None
-        raise SettingsError(f"{where}: expected a voice name or a mapping, got {value!r}.")
+            except CastError as exc:
+                raise CastError(f"{where}: {exc}") from None
+        raise CastError(f"{where}: expected a voice name or a mapping, got {value!r}.")
 
     @classmethod
     def from_choice(cls, voice: VoiceChoice) -> VoiceSpec:
@@ -94,7 +94,7 @@ class VoiceSpec:
                 return VoiceChoice.clone(saved.wav_path, self.transcript or saved.transcript)
             path = Path(self.clone).expanduser()
             if not path.is_file():
-                raise SettingsError(
+                raise CastError(
                     f"The cast's clip '{self.clone}' is neither a file nor a library voice. "
                     "See: python -m omni_web voices list"
                 )

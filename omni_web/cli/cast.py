@@ -23,7 +23,7 @@ from omni_web.cast import (
 )
 from omni_web.catalog import CatalogEntry
 from omni_web.client import VoiceChoice
-from omni_web.errors import BookNotFound, SettingsError
+from omni_web.errors import BookNotFound, CastError
 from omni_web.paths import DataPaths, data_root_from_env
 from omni_web.pipeline import parse_chapter_spec, select_chapters
 from omni_web.settings import Settings
@@ -75,14 +75,14 @@ def _cast_file(value: str, book: Book, paths: DataPaths) -> CastFile:
     if value.strip().lower() == SAVED:
         path = saved_cast_path(paths, book)
         if not path.is_file():
-            raise SettingsError(
+            raise CastError(
                 f"{book.metadata.title or book.source_path.name} has no saved cast. Map its characters first: "
                 f"python -m omni_web cast {book.source_path} --set 'NAME=VOICE'"
             )
         return load_cast_file(path)
     path = Path(value).expanduser()
     if not path.is_file():
-        raise SettingsError(f"No cast file at {path}. Give a cast YAML file, or --cast saved for the book's own.")
+        raise CastError(f"No cast file at {path}. Give a cast YAML file, or --cast saved for the book's own.")
     return load_cast_file(path)
 
 
@@ -119,7 +119,7 @@ def parse_voice_spec(text: str) -> VoiceSpec:
     if sep and kind.strip().lower() in ("instructions", "design"):
         return VoiceSpec(instructions=rest.strip())
     if not value:
-        raise SettingsError("A voice is empty; write a name (ryan), clone:CLIP or instructions:TEXT.")
+        raise CastError("A voice is empty; write a name (ryan), clone:CLIP or instructions:TEXT.")
     return VoiceSpec(name=value)
 
 
@@ -129,7 +129,7 @@ def _edited(cast: CastFile, args: argparse.Namespace, paths: DataPaths) -> CastF
     for item in args.set:
         name, sep, voice = item.partition("=")
         if not sep or not name.strip():
-            raise SettingsError(f"--set '{item}': write NAME=VOICE, e.g. --set 'Ahab=ryan'.")
+            raise CastError(f"--set '{item}': write NAME=VOICE, e.g. --set 'Ahab=ryan'.")
         cast = cast.with_character(name.strip(), parse_voice_spec(voice))
     for name in args.unset:
         cast = cast.with_character(name.strip(), None)
@@ -140,7 +140,7 @@ def _edited(cast: CastFile, args: argparse.Namespace, paths: DataPaths) -> CastF
         changes["dialogue"] = parse_voice_spec(args.dialogue)
     if args.min_confidence is not None:
         if not 0.0 <= args.min_confidence <= 1.0:
-            raise SettingsError("--min-confidence takes a number from 0 to 1.")
+            raise CastError("--min-confidence takes a number from 0 to 1.")
         changes["min_confidence"] = args.min_confidence
     return replace(cast, **changes) if changes else cast
 
@@ -148,11 +148,11 @@ def _edited(cast: CastFile, args: argparse.Namespace, paths: DataPaths) -> CastF
 def _other_cast(source: str, paths: DataPaths) -> CastFile:
     path = Path(source).expanduser()
     if not path.is_file():
-        raise SettingsError(f"No file at {path}: give another book's EPUB or a cast YAML file.")
+        raise CastError(f"No file at {path}: give another book's EPUB or a cast YAML file.")
     if path.suffix.lower() == ".epub":
         other = saved_cast_path(paths, load_book(path))
         if not other.is_file():
-            raise SettingsError(f"{path.name} has no saved cast yet. Map it first: python -m omni_web cast {path}")
+            raise CastError(f"{path.name} has no saved cast yet. Map it first: python -m omni_web cast {path}")
         return load_cast_file(other)
     return load_cast_file(path)
 
