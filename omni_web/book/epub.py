@@ -181,12 +181,23 @@ def _build_book(ebook: epub.EpubBook, path: Path, check: ArchiveCheck) -> Book:
     if not any(chapter.word_count for chapter in chapters):
         images = sum(1 for chapter in chapters if chapter.matter_reason in ("image-only page", "cover"))
         detail = f"its {len(chapters)} pages hold only pictures or nothing" if images else "its pages are empty"
+        if _is_fixed_layout(ebook):
+            detail = (f"it is a fixed-layout book whose {len(chapters)} pages are pictures with no text layer "
+                      "(no HTML text and no SVG <text>)")
         raise EmptyBook(
             f"'{path.name}' has no text to read aloud: {detail} (a scanned or picture book?). omni-web "
             "reads text; use an EPUB with real text, e.g. an OCR'd edition."
         )
     cover = _cover(ebook, check)
     return Book(metadata=metadata, cover=cover, chapters=chapters, source_path=path)
+
+
+def _is_fixed_layout(ebook: epub.EpubBook) -> bool:
+    """Whether the package says its pages are pre-paginated (EPUB 3 fixed layout)."""
+    return any(
+        attrs.get("property") == "rendition:layout" and str(value).strip() == "pre-paginated"
+        for value, attrs in ebook.get_metadata("OPF", "meta")
+    )
 
 
 def _spine(ebook: epub.EpubBook) -> list[tuple[SpineDoc, bytes]]:
@@ -198,7 +209,8 @@ def _spine(ebook: epub.EpubBook) -> list[tuple[SpineDoc, bytes]]:
         item = ebook.get_item_with_id(idref)
         if item is None or item.file_name in seen:
             continue
-        if item.media_type not in _XHTML_TYPES and not isinstance(item, epub.EpubHtml):
+        # SVG content documents are pages too (fixed-layout books); their <text> is read.
+        if item.media_type not in _XHTML_TYPES | {"image/svg+xml"} and not isinstance(item, epub.EpubHtml):
             continue
         seen.add(item.file_name)
         doc = SpineDoc(path=item.file_name, linear=str(linear).lower() != "no", is_nav=isinstance(item, epub.EpubNav))

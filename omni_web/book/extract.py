@@ -20,6 +20,7 @@ from lxml import etree
 
 from omni_web.book.model import BlockKind, TextBlock
 from omni_web.book.safety import parse_xml
+from omni_web.book.svgtext import svg_paragraphs
 from omni_web.book.text import count_words
 
 __all__ = [
@@ -260,6 +261,9 @@ class _Walker:
         element_id = element.get("id")
         if element_id in self.split_ids:
             self.start_segment(element_id, before=context, inside=inner)
+        if tag == "svg" and self._read_svg(element, inner):
+            self.buffer.append(element.tail or "")
+            return
         if self._skipped(element, tag, types):
             if tag in _IMAGE_TAGS:
                 self.current.image_count += 1
@@ -289,6 +293,23 @@ class _Walker:
         if tag in ("header", "hgroup"):
             self._join_heading_group(first_block)
         self.buffer.append(element.tail or "")
+
+    def _read_svg(self, element: etree._Element, context: frozenset[str]) -> bool:
+        """Text set in SVG (fixed-layout pages) as paragraphs in visual order; False when it has none."""
+        if element.get("hidden") is not None or _HIDDEN_STYLE_RE.search(element.get("style", "")):
+            return False
+        paragraphs = svg_paragraphs(element)
+        if not paragraphs:
+            return False
+        self.flush(context)
+        self.kinds.append(BlockKind.PARAGRAPH)
+        for paragraph in paragraphs:
+            self.buffer.append(paragraph)
+            self.flush(context)
+        self.kinds.pop()
+        if any(localname(child) == "image" for child in element.iter()):
+            self.current.image_count += 1
+        return True
 
     @staticmethod
     def _skipped(element: etree._Element, tag: str, types: frozenset[str]) -> bool:

@@ -14,6 +14,7 @@ import unicodedata
 
 __all__ = [
     "CLAUSE_PUNCTUATION",
+    "count_cjk_chars",
     "count_words",
     "join_text",
     "normalize_text",
@@ -110,6 +111,11 @@ def normalize_text(text: str) -> str:
 def count_words(text: str) -> int:
     """Words in ``text``: space-separated tokens with a letter or digit, plus each CJK character."""
     return len(_WORD_RE.findall(text))
+
+
+def count_cjk_chars(text: str) -> int:
+    """CJK ideographs and kana in ``text``: each is one of :func:`count_words`' "words"."""
+    return len(_CJK_RE.findall(text))
 
 
 def text_key(text: str) -> str:

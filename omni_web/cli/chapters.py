@@ -13,7 +13,7 @@ import argparse
 from pathlib import Path
 
 from omni_web.book import Book, chapter_rows, load_book
-from omni_web.book.summary import WORDS_PER_MINUTE, ChapterRow
+from omni_web.book.summary import ChapterRow, TextSize
 from omni_web.catalog import get_entry, keys
 from omni_web.errors import SettingsError
 from omni_web.paths import data_root_from_env
@@ -51,13 +51,13 @@ def _chapters(args: argparse.Namespace) -> int:
     rows = chapter_rows(book, selected)
     meta = book.metadata
     chosen = [row for row in rows if row.selected]
-    words = sum(row.word_count for row in chosen)
+    size = TextSize(sum(row.size.words for row in chosen), sum(row.size.characters for row in chosen))
     print(f"Title:    {meta.title}")
     print(f"Author:   {meta.authors_str or '(unknown)'}")
     print(f"Language: {meta.language or '(unknown)'}")
     print(
         f"Chapters: {len(rows)}, {len(chosen)} selected "
-        f"({words:,} words, about {_hours(words)} of audio)"
+        f"({size.size_str}, about {_hours(size.estimated_seconds)} of audio)"
     )
     print()
     print(format_table(rows))
@@ -85,15 +85,17 @@ def _print_spoken(book: Book, args: argparse.Namespace) -> int:
 
 def format_table(rows: list[ChapterRow]) -> str:
     """The chapter table as plain text lines."""
-    lines = [f"{'#':>4}  {'sel':3}  {'title':{_TITLE_WIDTH}}  {'words':>7}  note"]
+    lines = [f"{'#':>4}  {'sel':3}  {'title':{_TITLE_WIDTH}}  {'words':>10}  note"]
     for row in rows:
         title = row.title if len(row.title) <= _TITLE_WIDTH else row.title[: _TITLE_WIDTH - 1] + "…"
         mark = " x " if row.selected else "   "
         note = row.reason if not row.selected or row.reason else ""
-        lines.append(f"{row.number:>4}  {mark}  {title:{_TITLE_WIDTH}}  {row.words_str:>7}  {note}".rstrip())
+        # CJK text is measured in characters ("45,120 ch"), each of which would count as a word.
+        length = f"{row.characters:,} ch" if row.characters > row.size.words else row.words_str
+        lines.append(f"{row.number:>4}  {mark}  {title:{_TITLE_WIDTH}}  {length:>10}  {note}".rstrip())
     return "\n".join(lines)
 
 
-def _hours(words: int) -> str:
-    minutes = round(words / WORDS_PER_MINUTE)
+def _hours(seconds: float) -> str:
+    minutes = round(seconds / 60)
     return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"

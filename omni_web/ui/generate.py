@@ -16,6 +16,7 @@ from typing import Any
 import gradio as gr
 
 from omni_web.book import Book, chapter_rows, load_book
+from omni_web.book.summary import book_size
 from omni_web.bookshelf import store_book
 from omni_web.catalog import CATALOG, get_entry
 from omni_web.errors import BookError, ChapterSelectionError
@@ -77,7 +78,7 @@ def chapter_choices(book: Book) -> tuple[list[tuple[str, int]], list[int]]:
     choices, selected = [], []
     for row in chapter_rows(book):
         reason = f"  ·  {row.reason}" if row.reason else ""
-        choices.append((f"{row.number:>3}. {row.title}  ·  {row.words_str} words{reason}", row.number))
+        choices.append((f"{row.number:>3}. {row.title}  ·  {row.size_str}{reason}", row.number))
         if row.selected:
             selected.append(row.number)
     return choices, selected
@@ -89,7 +90,7 @@ def book_header_html(book: Book) -> str:
     return (
         f'<div class="ow-book"><div class="ow-book-title">{esc(meta.title or book.source_path.stem)}</div>'
         f'<div class="ow-book-author">{esc(meta.authors_str or "Unknown author")}</div>'
-        f'<div class="ow-dim">{len(book.chapters)} chapters · {book.word_count:,} words'
+        f'<div class="ow-dim">{len(book.chapters)} chapters · {book_size(book).size_str}'
         f'{" · " + esc(meta.language) if meta.language else ""}</div></div>'
     )
 
