@@ -19,9 +19,17 @@ from omni_web.paths import DataPaths
 from omni_web.pipeline import ConvertRequest, prepare_voice, select_chapters
 from omni_web.server import ServerManager
 from omni_web.settings import Settings
+from omni_web.text import LexiconStore, SpokenForm, book_identity, spoken_form
 from omni_web.voices import preview_voice
 
-__all__ = ["PREVIEW_MAX_WORDS", "PreviewResult", "preview_cast_line", "preview_request", "preview_text"]
+__all__ = [
+    "PREVIEW_MAX_WORDS",
+    "PreviewResult",
+    "preview_cast_line",
+    "preview_endpoint",
+    "preview_request",
+    "preview_text",
+]
 
 # About 20-25 s of speech: enough to judge voice and pace without waiting long.
 PREVIEW_MAX_WORDS = 60
@@ -36,17 +44,26 @@ class PreviewResult:
     duration_s: float | None
 
 
-def preview_text(book: Book, chapters: tuple[int, ...] | None, *, entry: CatalogEntry, chunk_words: int) -> str:
+def preview_text(
+    book: Book,
+    chapters: tuple[int, ...] | None,
+    *,
+    entry: CatalogEntry,
+    chunk_words: int,
+    speech: SpokenForm | None = None,
+) -> str:
     """The first chunk of body text (not a heading) of the first selected chapter with any.
 
-    Chunks are cut as the job cuts them (the model's caps apply), at most PREVIEW_MAX_WORDS long.
+    Chunks are cut as the job cuts them (the model's caps apply; ``speech``, the job's lexicon and
+    normalisation, gives the spoken form), at most PREVIEW_MAX_WORDS long.
 
     Raises:
         ChapterSelectionError, BookError: a chapter number the book lacks, or nothing to read.
     """
     words, max_words, max_chars = effective_chunk_limits(entry, min(chunk_words, PREVIEW_MAX_WORDS))
     for chapter in select_chapters(book, chapters):
-        chunks = chunk_chapter(chapter, chunk_words=words, max_words=max_words, max_chars=max_chars,
+        spoken = speech.chapter(chapter) if speech is not None else chapter
+        chunks = chunk_chapter(spoken, chunk_words=words, max_words=max_words, max_chars=max_chars,
                                speak_title=False)
         body = [chunk for chunk in chunks if chunk.pause_after is not PauseKind.HEADING]
         if body:
@@ -54,7 +71,8 @@ def preview_text(book: Book, chapters: tuple[int, ...] | None, *, entry: Catalog
     raise BookError("The selected chapters have no sentences to preview. Select other chapters.")
 
 
-def _endpoint(server: ServerManager, entry: CatalogEntry) -> str:
+def preview_endpoint(server: ServerManager, entry: CatalogEntry) -> str:
+    """The endpoint of the healthy server hosting ``entry``; ServerNotRunning (naming the fix) otherwise."""
     status = server.status()
     if status.hosts(entry.key):
         return status.endpoint
@@ -87,9 +105,11 @@ def preview_request(
     """
     entry = get_entry(request.model_key)
     book = load_book(request.book_path)
+    speech = spoken_form(book, entry=entry, settings=settings, language=request.language,
+                         pronouncer=LexiconStore(paths).pronouncer(book_identity(book)))
     text = preview_text(book, request.chapters, entry=entry,
-                        chunk_words=request.chunk_words or settings.chunk_size_words)
-    with client_factory(_endpoint(server, entry)) as client:
+                        chunk_words=request.chunk_words or settings.chunk_size_words, speech=speech)
+    with client_factory(preview_endpoint(server, entry)) as client:
         voice = prepare_voice(entry, request.voice, client=client, paths=paths)
         result = preview_voice(client, entry, voice, text=text, out_path=out_path, language=request.language)
     return PreviewResult(Path(out_path), text, result.duration_s)
@@ -116,7 +136,7 @@ def preview_cast_line(
     """
     entry = get_entry(model_key)
     line = " ".join(text.split())[:400]
-    with client_factory(_endpoint(server, entry)) as client:
+    with client_factory(preview_endpoint(server, entry)) as client:
         check_voice_choice(entry, voice)
         prepared = prepare_voice(entry, voice, client=client, paths=paths)
         result = preview_voice(client, entry, prepared, text=line, out_path=out_path, language=language)

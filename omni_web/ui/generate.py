@@ -29,6 +29,7 @@ from omni_web.ui.cast import build_cast_panel, request_cast, wire_cast_panel
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.labels import model_picker_choices
+from omni_web.ui.lexicon import build_lexicon_panel
 from omni_web.ui.player import read_wav as _read_wav
 from omni_web.ui.server_voices import render_server_voices
 from omni_web.ui.voices import (
@@ -179,7 +180,11 @@ def build(ctx: UiContext) -> GenerateRefs:
                     dialog_cancel = gr.Button("Cancel", elem_id="gen-dialog-cancel")
             notice = gr.Markdown(elem_id="gen-notice")
             submitted = gr.Textbox(visible=False, elem_id="gen-submitted")
-    refs = GenerateRefs(epub, gr.State(None), header, cover, chapters, select_all, select_none, select_defaults,
+    book = gr.State(None)
+    build_lexicon_panel(ctx, book=book, model=model, chunk_words=chunk_words, chapters=chapters,
+                        voice_inputs=[voice.voice, voice.transcript, voice.instructions],
+                        voice_of=lambda key, *values: voice_choice(ctx, key, *values))
+    refs = GenerateRefs(epub, book, header, cover, chapters, select_all, select_none, select_defaults,
                         model, model_info, voice, chunk_words, preview, preview_audio, generate, dialog,
                         dialog_text, dialog_clamp, dialog_keep, dialog_cancel, notice, submitted)
     wire_cast_panel(ctx, cast, book=refs.book, model=refs.model)
