@@ -25,7 +25,7 @@ WHISPER_SIZES = ("tiny", "base", "small", "medium", "large-v3")
 FIELDS = (
     "web_port", "server_port", "remote_url", "chunk_size_words", "concurrency", "pause_between_chunks_ms",
     "pause_after_heading_ms", "pause_between_chapters_ms", "output_dir", "output_format", "also_mp3_chapters",
-    "transcription_model",
+    "transcription_model", "text_normalization",
 )
 
 
@@ -62,6 +62,9 @@ def build(ctx: UiContext) -> SettingsRefs:
             chunk = gr.Slider(20, 400, step=10, label="Chunk size (words per request)")
             concurrency = gr.Number(label="Requests in flight", precision=0, minimum=0, maximum=256,
                                     info="0 = the model's default (Qwen3-TTS: 16, others: 8).")
+            normalization = gr.Dropdown([("per model (catalog)", "auto"), ("always", "on"), ("never", "off")],
+                                        label="Spell out numbers, abbreviations, roman numerals",
+                                        info="Per model: off for models that normalise by themselves (ZONOS2).")
         with gr.Column():
             gr.Markdown("#### Pauses (milliseconds)")
             pause_chunk = gr.Number(label="Between chunks", precision=0, minimum=0)
@@ -79,7 +82,7 @@ def build(ctx: UiContext) -> SettingsRefs:
     save = gr.Button("Save settings", variant="primary", elem_id="settings-save")
     status = gr.Markdown(elem_id="settings-status")
     fields = (web_port, server_port, remote_url, chunk, concurrency, pause_chunk, pause_heading, pause_chapter,
-              output_dir, output_format, also_mp3, whisper)
+              output_dir, output_format, also_mp3, whisper, normalization)
     refs = SettingsRefs(fields, save, status, transcriber)
 
     @guarded
