@@ -59,8 +59,7 @@ ABBREVIATIONS = AbbreviationTable(
         Abbreviation("Gen.", "General", When.BEFORE_NAME), Abbreviation("Lt.", "Lieutenant"),
         Abbreviation("Sgt.", "Sergeant"), Abbreviation("Rev.", "Reverend", When.BEFORE_NAME),
         Abbreviation("Hon.", "Honourable", When.BEFORE_NAME), Abbreviation("Gov.", "Governor", When.BEFORE_NAME),
-        Abbreviation("Jr.", "Junior", ends=True), Abbreviation("Sr.", "Senior", ends=True),
-        Abbreviation("Esq.", "Esquire", ends=True),
+        Abbreviation("Jr.", "Junior"), Abbreviation("Sr.", "Senior"), Abbreviation("Esq.", "Esquire"),
         Abbreviation("e.g.", "for example"), Abbreviation("i.e.", "that is"),
         Abbreviation("etc.", "et cetera", ends=True), Abbreviation("&c.", "et cetera", ends=True),
         Abbreviation("vs.", "versus"), Abbreviation("viz.", "namely"), Abbreviation("cf.", "compare"),
@@ -327,9 +326,13 @@ def read_ordinals(text: str) -> str:
     return _ORDINAL_RE.sub(lambda m: numbers.ordinal(numbers.parse_int(m["n"]), LANG), text)
 
 
+_WORLD_WAR_ONE_RE = re.compile(r"\b(World War|WORLD WAR) I\b(?!['’]\w)")
+
+
 def read_roman(text: str) -> str:
     """ "CHAPTER XIV" -> "CHAPTER fourteen", "Henry VIII" -> "Henry the Eighth", "World War II" ->
-    "World War two"; the pronoun "I" stays."""
+    "World War two", "World War I" -> "World War one"; the pronoun "I" stays ("the book I read")."""
+    text = _WORLD_WAR_ONE_RE.sub(r"\1 one", text)
     return read_roman_numerals(text, ROMAN)
 
 

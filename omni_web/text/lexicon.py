@@ -14,7 +14,7 @@ import enum
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from omni_web.errors import LexiconError
@@ -160,52 +160,78 @@ class Lexicon:
         return Lexicon(tuple(e for e in self.entries if e is not entry))
 
 
-@dataclass(frozen=True, slots=True)
-class _Plain:
-    """The literal entries compiled into one alternation, matched in a single pass."""
-
-    pattern: re.Pattern[str] | None
-    exact: Mapping[str, LexiconEntry] = field(default_factory=dict)  # matched spelling -> entry
-    folded: Mapping[str, LexiconEntry] = field(default_factory=dict)  # casefolded -> case-blind entry
-
-
-def _literal(entry: LexiconEntry) -> tuple[str, list[str], bool]:
-    """(pattern, exact spellings, case-blind) for one literal entry."""
+def _accepts(entry: LexiconEntry, found: str) -> bool:
+    """Whether the text ``found`` (matched ignoring case) matches ``entry`` under its case rule."""
     written = entry.written
-    blind = entry.case is CaseRule.IGNORE or (entry.case is CaseRule.AUTO and written == written.lower())
-    spellings = [written] if entry.case is CaseRule.EXACT or blind else list(dict.fromkeys([written, written.upper()]))
-    body = "|".join(re.escape(s) for s in spellings)
-    if blind:
-        body = f"(?i:{re.escape(written)})"
-    if entry.whole_word:
-        body = ("(?<!\\w)" if re.match(r"\w", written) else "") + f"(?:{body})" + ("(?!\\w)" if re.search(r"\w$", written) else "")
-    return body, spellings if not blind else [], blind
+    if entry.case is CaseRule.EXACT:
+        return found == written
+    if entry.case is CaseRule.IGNORE or written == written.lower():
+        return True
+    return found in (written, written.upper())  # "Hermione" and "HERMIONE", not "hermione"
+
+
+def _trie_pattern(words: list[str]) -> str:
+    """One regex for many literal words, shaped as a trie (shared prefixes), preferring the longest."""
+    trie: dict[str, dict] = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, dict]) -> str:
+        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if "" in node:  # a shorter word ends here: the longer ones are tried first
+            body = f"(?:{body})?"
+        return body
+
+    return emit(trie)
+
+
+class _Literals:
+    """The literal entries as one case-blind pass; each match is checked against its entry's case rule."""
+
+    def __init__(self, entries: list[LexiconEntry]) -> None:
+        self.by_key: dict[str, list[LexiconEntry]] = {}
+        groups: dict[tuple[bool, bool], list[str]] = {}  # (boundary before, boundary after) -> words
+        for entry in entries:
+            key = entry.written.lower()
+            self.by_key.setdefault(key, []).append(entry)
+            before = entry.whole_word and bool(re.match(r"\w", entry.written))
+            after = entry.whole_word and bool(re.search(r"\w$", entry.written))
+            groups.setdefault((before, after), []).append(key)
+        parts = []
+        for (before, after), words in sorted(groups.items(), reverse=True):
+            body = _trie_pattern(sorted(set(words)))
+            parts.append(("(?<!\\w)" if before else "") + f"(?:{body})" + ("(?!\\w)" if after else ""))
+        self.pattern = re.compile("|".join(parts), re.IGNORECASE) if parts else None
+
+    def replace(self, match: re.Match[str]) -> str:
+        found = match.group(0)
+        for entry in self.by_key.get(found.lower(), ()):
+            if _accepts(entry, found):
+                if entry.case is CaseRule.AUTO and entry.written == entry.written.lower():
+                    return capitalise_like(found, entry.spoken)
+                return entry.spoken
+        return found
 
 
 class Pronouncer:
     """The merged global and book lexicons, compiled once, applied to any text.
 
-    Literal entries run in one pass, longest written form first ("New York" before "York"), so a
-    spoken form is never rewritten by another entry; regular-expression entries then run in order,
-    the book's first.
+    Literal entries run in one pass, the longest written form first where several start at one
+    place ("New York" before "York"), so a spoken form is never rewritten by another entry;
+    regular-expression entries then run in order, the book's first.
     """
 
     def __init__(self, global_lexicon: Lexicon = Lexicon(), book_lexicon: Lexicon = Lexicon()) -> None:
         book_keys = {entry.key for entry in book_lexicon.entries}
         chosen = [*book_lexicon.entries, *(e for e in global_lexicon.entries if e.key not in book_keys)]
         self.entries: tuple[LexiconEntry, ...] = tuple(chosen)
-        literals = sorted((e for e in chosen if not e.regex), key=lambda e: len(e.written), reverse=True)
-        exact: dict[str, LexiconEntry] = {}
-        folded: dict[str, LexiconEntry] = {}
-        bodies = []
-        for entry in literals:
-            body, spellings, blind = _literal(entry)
-            bodies.append(body)
-            for spelling in spellings:
-                exact.setdefault(spelling, entry)
-            if blind:
-                folded.setdefault(entry.written.casefold(), entry)
-        self._plain = _Plain(re.compile("|".join(bodies)) if bodies else None, exact, folded)
+        self._literals = _Literals([e for e in chosen if not e.regex])
         self._regexes = tuple(
             (re.compile(e.written, re.IGNORECASE if e.case is CaseRule.IGNORE or (
                 e.case is CaseRule.AUTO and e.written == e.written.lower()) else 0), e)
@@ -217,20 +243,12 @@ class Pronouncer:
 
     def apply(self, text: str) -> str:
         """``text`` with every entry's written form replaced by its spoken form."""
-        plain = self._plain
-        if plain.pattern is not None:
-            text = plain.pattern.sub(self._replace_literal, text)
+        literals = self._literals
+        if literals.pattern is not None:
+            text = literals.pattern.sub(literals.replace, text)
         for pattern, entry in self._regexes:
             text = pattern.sub(entry.spoken, text)
         return text
-
-    def _replace_literal(self, match: re.Match[str]) -> str:
-        found = match.group(0)
-        entry = self._plain.exact.get(found)
-        if entry is not None:
-            return entry.spoken
-        entry = self._plain.folded[found.casefold()]
-        return entry.spoken if entry.case is CaseRule.IGNORE else capitalise_like(found, entry.spoken)
 
     def matching(self, text: str) -> list[LexiconEntry]:
         """The entries that change ``text`` (for "which chunks does this entry touch")."""

@@ -89,7 +89,8 @@ def read_roman_numerals(text: str, context: RomanContext) -> str:
         if before is None:
             return numeral
         word = before.group(1)
-        if word.lower() in context.keywords:
+        # "Book I", "CHAPTER XIV", "siglo XIX"; but "the book I read" keeps its pronoun.
+        if word.lower() in context.keywords and (word[0].isupper() or numeral != "I"):
             return context.cardinal(value)
         if not numeral.isupper() or not (word[0].isupper() and word[1:].islower()):
             return numeral

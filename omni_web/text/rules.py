@@ -90,7 +90,8 @@ class When(enum.StrEnum):
 class Abbreviation:
     """One written abbreviation and what is said for it.
 
-    ``ends`` marks abbreviations that often close a sentence ("etc."): there the period is kept.
+    ``ends`` marks abbreviations that often close a sentence ("etc."): the period is kept before a
+    capital. Any abbreviation keeps its period at the very end of the text ("... Smith Jr.").
     """
 
     written: str
@@ -121,8 +122,9 @@ class AbbreviationTable:
         for entry in self._by_written[written]:
             if _applies(entry, text, match.start(), match.end()):
                 spoken = capitalise_like(written, entry.spoken)
-                if written.endswith(".") and (entry.ends or entry.when is When.AFTER_NAME):
-                    if ends_sentence(text, match.end()):
+                if written.endswith("."):
+                    at_end = not text[match.end():].strip(" \"')]»")
+                    if at_end or (entry.ends or entry.when is When.AFTER_NAME) and ends_sentence(text, match.end()):
                         spoken += "."
                 return spoken
         return written
