@@ -228,11 +228,16 @@ def _wire(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voice_inp
     @guarded
     def save(scope: str, book_value: Any, model_key: str | None, *values: Any) -> tuple[Any, ...]:
         size, chosen = counts(values[: len(counting)])
-        entry = _entry(*values[len(counting):])
+        picked = values[len(counting)]
+        entry = _entry(*values[len(counting) + 1:])
         target = _scope_identity(scope, book_value)
         _path, identity = _identity(book_value)
         before = store.pronouncer(identity)
-        store.save(store.load(target).with_entry(entry), target)
+        lexicon = store.load(target)
+        old = lexicon.find(picked) if picked else None
+        if old is not None and old.key != entry.key:  # the written form was edited: replace, not add
+            lexicon = lexicon.without(picked)
+        store.save(lexicon.with_entry(entry), target)
         impact = _impact(ctx, book_value, model_key, size, chosen, before, store.pronouncer(identity))
         message = f"Saved **{esc(entry.written)} → {esc(entry.spoken)}**. {esc(impact)}".strip()
         return (*_listing(ctx, scope, book_value), message)
@@ -313,7 +318,7 @@ def _wire(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voice_inp
                      show_progress="hidden")
     refs.written.blur(sample_for, [book, refs.written, refs.regex], refs.sample, api_visibility="private",
                       show_progress="hidden")
-    refs.save.click(save, [refs.scope, book, model, *counting, *fields], [*listed, refs.notice],
+    refs.save.click(save, [refs.scope, book, model, *counting, refs.pick, *fields], [*listed, refs.notice],
                     api_name=f"{api_prefix}_save", concurrency_limit=2)
     refs.remove.click(remove, [refs.scope, book, model, *counting, refs.pick], [*listed, refs.notice],
                       api_name=f"{api_prefix}_remove", concurrency_limit=2)

@@ -46,8 +46,8 @@ def test_an_entry_added_in_the_ui_changes_what_is_sent_and_rerenders_only_its_ch
     first = _inputs(log)
     assert "Hermione waited until ten thirty PM on the twelfth of March." in first
 
-    listing, pick, notice = client.predict(BOOK, MODEL, 120, [1, 2, 3], "Hermione", "her-MY-oh-nee", False, False,
-                                           "auto", "a witch", api_name="/lexicon_save")
+    listing, pick, notice = client.predict(BOOK, MODEL, 120, [1, 2, 3], None, "Hermione", "her-MY-oh-nee", False,
+                                           False, "auto", "a witch", api_name="/lexicon_save")
     assert "her-MY-oh-nee" in listing and "a witch" in listing
     assert "This changes 2 chunks of" in notice and "chapters 1, 2" in notice
     assert pick["choices"] == [["Hermione", "Hermione"]] or [c[0] for c in pick["choices"]] == ["Hermione"]
@@ -87,4 +87,10 @@ def test_an_entry_added_in_the_ui_changes_what_is_sent_and_rerenders_only_its_ch
     listing, _pick, notice = client.predict(BOOK, MODEL, 120, [1, 2, 3], "Hermione", api_name="/lexicon_remove")
     assert "Removed" in notice and "This changes 2 chunks" in notice and "No entries" in listing
     with pytest.raises(AppError, match="not a valid regular expression"):
-        client.predict(ALL, MODEL, 120, [1], "(x", "y", True, False, "auto", "", api_name="/lexicon_save")
+        client.predict(ALL, MODEL, 120, [1], None, "(x", "y", True, False, "auto", "", api_name="/lexicon_save")
+    # Editing an entry's written form replaces it instead of adding a second one.
+    client.predict(ALL, api_name="/lexicon_list")
+    client.predict(ALL, "Watson", api_name="/lexicon_pick")
+    listing, _pick, _notice = client.predict(ALL, MODEL, 120, [1, 2, 3], "Watson", "Watsons", "WOT-sunz", False,
+                                             False, "auto", "", api_name="/lexicon_save")
+    assert "WOT-sunz" in listing and "WOT-sun<" not in listing and "Hudson" in listing
