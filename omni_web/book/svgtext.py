@@ -17,7 +17,7 @@ from lxml import etree
 
 from omni_web.book.text import join_text
 
-__all__ = ["svg_has_text", "svg_paragraphs"]
+__all__ = ["svg_paragraphs"]
 
 Matrix = tuple[float, float, float, float, float, float]  # a b c d e f, as in SVG
 _IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
@@ -154,11 +154,6 @@ def _collect(element: etree._Element, parent: _Style, out: list[tuple[_Piece, _S
         return
     for child in element:
         _collect(child, style, out)
-
-
-def svg_has_text(svg: etree._Element) -> bool:
-    """Whether an SVG element holds any visible ``<text>``."""
-    return bool(svg_paragraphs(svg))
 
 
 def svg_paragraphs(svg: etree._Element) -> list[str]:

@@ -249,7 +249,3 @@ class Pronouncer:
         for pattern, entry in self._regexes:
             text = pattern.sub(entry.spoken, text)
         return text
-
-    def matching(self, text: str) -> list[LexiconEntry]:
-        """The entries that change ``text`` (for "which chunks does this entry touch")."""
-        return [entry for entry in self.entries if Pronouncer(Lexicon((entry,))).apply(text) != text]

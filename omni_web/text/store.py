@@ -8,8 +8,6 @@ same book. Files are written atomically; a file the user broke is reported, neve
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ import yaml
 
 from omni_web.book import Book
 from omni_web.errors import LexiconError
+from omni_web.files import write_atomic
 from omni_web.paths import DataPaths
 from omni_web.text.lexicon import Lexicon, LexiconEntry, Pronouncer
 
@@ -95,15 +94,7 @@ def write_lexicon_file(path: Path, lexicon: Lexicon, *, book: BookIdentity | Non
         document["book"] = {"title": book.title, "identifier": book.identifier, "key": book.key}
     document["entries"] = [entry.to_dict() for entry in lexicon.entries]
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".lexicon-", suffix=".yaml")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(_HEADER)
-            yaml.safe_dump(document, handle, sort_keys=False, allow_unicode=True)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, _HEADER + yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
 
 
 class LexiconStore:
