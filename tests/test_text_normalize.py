@@ -60,6 +60,11 @@ ENGLISH = [
     ("A crowd of 12,000 people.", "A crowd of twelve thousand people."),
     ("Smith & Co. at 20°C.", "Smith and Co. at twenty degrees Celsius."),
     ("In 2005 and 2024.", "In two thousand and five and twenty twenty-four."),
+    ("In 1066 and all that; 1000 men.", "In ten sixty-six and all that; one thousand men."),
+    ("No. I won't go. See No. 7 and Vol. II.", "No. I won't go. See Number seven and Volume two."),
+    ("Call 555-1234.", "Call five five five, one two three four."),
+    ("Add 1/2 cup, 2 3/4 pints and ½ pound; open 24/7.",
+     "Add one half cup, two and three quarters pints and one half pound; open twenty-four/seven."),
 ]
 
 FRENCH = [
@@ -74,6 +79,7 @@ FRENCH = [
     ("La 2e fois, 50 % de 1 000 personnes.", "La deuxième fois, cinquante pour cent de mille personnes."),
     ("Il a 3,14 ou 3,05 ou -5.", "Il a trois virgule quatorze ou trois virgule zéro cinq ou moins cinq."),
     ("Me voici, dit Me Durand.", "Me voici, dit Maître Durand."),
+    ("M. le maire et C. Dupont.", "Monsieur le maire et C. Dupont."),
     ("Le chat De Gaulle, Ve République.", "Le chat De Gaulle, cinquième République."),
     ("Né le 1851-03-12.", "Né le douze mars mille huit cent cinquante et un."),
 ]

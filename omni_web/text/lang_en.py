@@ -26,6 +26,7 @@ __all__ = [
     "read_currency",
     "read_dates",
     "read_decades",
+    "read_fractions",
     "read_numbers",
     "read_ordinals",
     "read_percentages",
@@ -288,6 +289,8 @@ def read_ranges(text: str) -> str:
     "1914-18" -> "nineteen fourteen to eighteen"; a descending pair ("3-2", a score) is left alone."""
 
     def span(match: re.Match[str]) -> str:
+        if len(match["a"]) == 3 and len(match["b"]) == 4:  # "555-1234" is a telephone number
+            return f"{numbers.digit_by_digit(match['a'], LANG)}, {numbers.digit_by_digit(match['b'], LANG)}"
         first, second = numbers.parse_int(match["a"]), numbers.parse_int(match["b"])
         if _is_year(first) and "," not in match["a"]:
             if len(match["b"]) == 2 and second > first % 100:
@@ -299,6 +302,36 @@ def read_ranges(text: str) -> str:
         return f"{say_number(match['a'])} to {say_number(match['b'])}"
 
     return _RANGE_RE.sub(span, text)
+
+
+_FRACTION_RE = re.compile(r"(?<![\w/.,])(?:(?P<whole>\d+)\s)?(?P<n>\d{1,2})/(?P<d>\d{1,2})(?![\w/]|[.,]\d)")
+_VULGAR = {"½": (1, 2), "⅓": (1, 3), "⅔": (2, 3), "¼": (1, 4), "¾": (3, 4), "⅛": (1, 8), "⅜": (3, 8),
+           "⅝": (5, 8), "⅞": (7, 8)}
+_VULGAR_RE = re.compile(r"(?:(?P<whole>\d+)\s?)?(?P<v>[½⅓⅔¼¾⅛⅜⅝⅞])")
+
+
+def _fraction(numerator: int, denominator: int) -> str:
+    """ "one half", "three quarters", "two thirds", "five eighths"."""
+    name = {2: "half", 4: "quarter"}.get(denominator) or numbers.ordinal(denominator, LANG)
+    if numerator != 1:
+        name = "halves" if name == "half" else name + "s"
+    return f"{numbers.cardinal(numerator, LANG)} {name}"
+
+
+def read_fractions(text: str) -> str:
+    """ "1/2" -> "one half", "3/4" -> "three quarters", "2 ½" -> "two and one half"; "24/7" and dates stay."""
+    def written(match: re.Match[str]) -> str:
+        numerator, denominator = int(match["n"]), int(match["d"])
+        if not 0 < numerator < denominator <= 16:
+            return match.group(0)
+        whole = f"{numbers.cardinal(int(match['whole']), LANG)} and " if match["whole"] else ""
+        return whole + _fraction(numerator, denominator)
+
+    def vulgar(match: re.Match[str]) -> str:
+        whole = f"{numbers.cardinal(int(match['whole']), LANG)} and " if match["whole"] else ""
+        return whole + _fraction(*_VULGAR[match["v"]])
+
+    return _VULGAR_RE.sub(vulgar, _FRACTION_RE.sub(written, text))
 
 
 _DECADE_RE = re.compile(r"(?<![\w'’])(?P<y>1[0-9]\d0|20\d0)['’]?s\b|(?<![\w])['’]?(?P<short>[2-9]0)['’]?s\b")
@@ -336,7 +369,7 @@ def read_roman(text: str) -> str:
     return read_roman_numerals(text, ROMAN)
 
 
-_YEAR_RE = re.compile(r"(?<![\w.,:-])(?P<y>1[1-9]\d\d|20\d\d)(?![\w%:-]|[.,]\d)")
+_YEAR_RE = re.compile(r"(?<![\w.,:-])(?P<y>1\d\d\d|20\d\d)(?![\w%:-]|[.,]\d)")
 _NEXT_WORD_RE = re.compile(r"\s+([^\W\d_]+)")
 
 
@@ -392,6 +425,7 @@ RULES = LanguageRules(
         ("percentages", read_percentages),
         ("times", read_times),
         ("dates", read_dates),
+        ("fractions", read_fractions),
         ("ranges", read_ranges),
         ("decades", read_decades),
         ("ordinals", read_ordinals),

@@ -38,7 +38,7 @@ MONTHS = "janvier février mars avril mai juin juillet août septembre octobre n
 
 ABBREVIATIONS = AbbreviationTable(
     [
-        Abbreviation("M.", "Monsieur", When.BEFORE_NAME), Abbreviation("MM.", "Messieurs", When.BEFORE_NAME),
+        Abbreviation("M.", "Monsieur"), Abbreviation("MM.", "Messieurs"),
         Abbreviation("Mme", "Madame", When.BEFORE_NAME), Abbreviation("Mmes", "Mesdames", When.BEFORE_NAME),
         Abbreviation("Mlle", "Mademoiselle", When.BEFORE_NAME),
         Abbreviation("Mlles", "Mesdemoiselles", When.BEFORE_NAME),

@@ -76,7 +76,9 @@ def read_roman_numerals(text: str, context: RomanContext) -> str:
     if whole and (value := roman_to_int(whole.group(1))) is not None:
         return capitalise_like(whole.group(1), context.cardinal(value)) + (whole.group(2) or "")
     leading = _LEADING_RE.match(text)
-    if leading and (value := roman_to_int(leading.group(1))) is not None:
+    # "IV. The Pool of Tears", "I. Down the Rabbit-Hole"; but "M. le maire", "C. Dupont" are initials.
+    if leading and (len(leading.group(1)) > 1 or leading.group(1) in "IVX") and (
+            value := roman_to_int(leading.group(1))) is not None:
         spoken = capitalise_like(leading.group(1), context.cardinal(value))
         text = spoken + leading.group(2) + " " + text[leading.end():]
 

@@ -140,5 +140,19 @@ def _applies(entry: Abbreviation, text: str, start: int, end: int) -> bool:
         before = text[:start].rstrip().rsplit(" ", 1)[-1]
         return before[:1].isupper() and not after[:1].isupper()
     if entry.when is When.BEFORE_NUMBER:
-        return spaced and (after[:1].isdigit() or after[:1] in "IVXLCDMivxlcdm")
+        if not spaced:
+            return False
+        token = _TOKEN_RE.match(after)
+        word = token.group(0) if token else ""
+        # "No. 5", "pp. xii", "Vol. II"; but "No. I won't" is an answer and a pronoun.
+        return after[:1].isdigit() or (bool(word) and _is_roman(word) and word != "I")
     return True
+
+
+_TOKEN_RE = re.compile(r"[^\W\d_]+")
+
+
+def _is_roman(word: str) -> bool:
+    from omni_web.text.roman import roman_to_int  # roman imports this module
+
+    return (word.isupper() or word.islower()) and roman_to_int(word) is not None
