@@ -119,3 +119,13 @@ def test_a_pronoun_resolves_to_the_paragraphs_named_speaker_and_continued_quotes
 def test_dash_dialogue_incises_name_the_speaker() -> None:
     found = speakers(["—Hola —dijo Juan—. ¿Vienes?", "—No —respondió María."], "dash")
     assert [s for s, _, _ in found] == ["Juan", "Juan", "María"]
+
+
+def test_story_collection_with_straight_quotes_lists_its_speakers_and_no_common_words() -> None:
+    book = load_book(DATA_DIR / "childrens-literature.epub")
+    assert book_quote_style(book).name == "straight-double"
+    people = {c.name: c for c in find_characters(book)}
+    assert {"Gluck", "Emperor", "Old Pipes", "Swallow", "Fir Tree", "Nightingale"} <= set(people)
+    # Sentence openers, determiners and an adjective before a noun ("cried the Court pages") are not names.
+    assert not {"In", "Into", "Another", "Court", "The"} & set(people)
+    assert people["Gluck"].quotes >= 30

@@ -51,7 +51,10 @@ _NOT_NAMES = frozenset(
     I He She It They We You The A An But And Then There This That These Those What Why How When Where
     Who Which Yes No Oh Ah Well Now So Not Here If Or Nor Yet Still Just Only All Some Any One Two
     Perhaps Indeed Alas Please Thank Thanks Come Go Let Do Don’t Don't Is Are Was Were My Your His
-    Her Our Their Its Mr Mrs Ms Dr Miss Sir Madam Lady Lord
+    Her Our Their Its Mr Mrs Ms Dr Miss Sir Madam Lady Lord Another Other Others Someone Somebody
+    Everyone Everybody Nobody None Each Both Neither Either Many Several Everything Nothing Something
+    In Into On Onto At By For From With Without After Before While As Of To Up Down Over Under Out
+    Once Soon Later Again Presently Suddenly Meanwhile Afterwards Behind Beside Through Across Along
     Il Elle Ils Elles On Le La Les Un Une Et Mais Puis Él Ella El Los Las Er Sie Es Der Die Das
     """.split()
 )
@@ -103,6 +106,19 @@ def canonical_name(raw: str) -> str | None:
     return name
 
 
+# What may follow a speaker's name in "said the Hatter …": punctuation, or one of these words. A
+# lowercase noun there ("cried the Court pages") means the capital word was an adjective.
+_AFTER_NAME_RE = re.compile(
+    r"\s*(?:$|[^\w\s]|(?:and|in|with|as|to|at|who|whose|which|from|after|before|for|again|then|while|but|"
+    r"when|once|still|now|quite|very|too|so|not|also|aloud|softly|slowly|sadly|gravely|angrily|at)\b|\w+ly\b)"
+)
+
+
+def _name_ends(text: str, end: int) -> bool:
+    """Whether a name matched up to ``end`` is whole (not the first words of "the Court pages")."""
+    return bool(_AFTER_NAME_RE.match(text, end))
+
+
 def _is_verb(words: str) -> bool:
     """A speech verb, alone or as a phrase ("went on"); "said in (a low voice)" counts as "said"."""
     folded = words.casefold()
@@ -113,7 +129,7 @@ def _speaker_after(narration: str) -> Attribution | None:
     """Attribution from the narration right after a quote."""
     head = narration[:120]
     match = _VERB_NAME_AFTER.match(head)
-    if match and _is_verb(match.group(1)):
+    if match and _is_verb(match.group(1)) and _name_ends(head, match.end(2)):
         name = canonical_name(match.group(2))
         if name is not None:
             return Attribution(name, 0.9, f"“…” {match.group(1)} {match.group(2)}")
