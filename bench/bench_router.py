@@ -6,7 +6,7 @@ B + 1, read from the router's /health by GroupCapacity). The ideal time is ceil(
 efficiency = ideal / measured (target >= 0.9). The share of requests each worker got comes from
 the router's own counters (routed_requests in /health).
 
-    .venv/bin/python bench/bench_router.py [--chunks 240] [--slots 4] [--latency 0.5] [--workers 1,2,4]
+    .venv/bin/python bench/bench_router.py [--chunks 240] [--slots 4] [--latency 1.0] [--workers 1,2,4]
 
 The router is `sgl-omni-router-py` from the sglang-omni 0.1.9 wheel in the contract venv
 (tests/contract/setup_env.py builds it once). Every process is started here and stopped by its
@@ -106,7 +106,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=240)
     parser.add_argument("--slots", type=int, default=4)
-    parser.add_argument("--latency", type=float, default=0.5)
+    parser.add_argument("--latency", type=float, default=1.0)
     parser.add_argument("--workers", default="1,2,4")
     args = parser.parse_args()
     venv = ensure_contract_venv()

@@ -251,9 +251,13 @@ def test_a_remote_worker_is_checked_added_shown_and_removed(group_home: DataPath
         manager.group.add_remote(remote.base_url, get_entry(MODEL))
         _wait(lambda: read_router_health(endpoint.base_url).routable_workers == 3, "the remote to be routable")
         assert manager.status().members[3].state == "healthy"
-        # A remote is never stopped by us.
+        # A remote is never stopped by us; one that dies is shown as down.
         manager.stop()
         assert remote.is_alive()
+        endpoint = manager.ensure_serving(get_entry(MODEL))
+        remote.stop()
+        _wait(lambda: manager.status().members[3].state == "down", "the dead remote to show as down", 60)
+        assert read_router_health(endpoint.base_url).routable_workers == 2  # the managed workers serve on
     finally:
         manager.stop()
         remote.stop()
