@@ -35,7 +35,7 @@ from bench_throughput import MODEL, generated_items  # noqa: E402
 from omni_web.catalog import get_entry  # noqa: E402
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice  # noqa: E402
 from omni_web.pipeline.group_serving import GroupCapacity  # noqa: E402
-from omni_web.render import render_chunks  # noqa: E402
+from omni_web.render import RenderItem, render_chunks  # noqa: E402
 from omni_web.server.group import router_argv  # noqa: E402
 from omni_web.server.router import read_router_health, warm_voice_registry  # noqa: E402
 from tests.contract.setup_env import ensure_contract_venv  # noqa: E402
@@ -73,7 +73,11 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 def run(n_workers: int, chunks: int, slots: int, latency_s: float, router: Path, work: Path) -> dict:
     env = {"FAKE_SGL_SLOTS": str(slots), "FAKE_SGL_LATENCY_S": str(latency_s), "FAKE_SGL_SECONDS_PER_WORD": "0.01"}
-    workers = [start_fake_server(MODEL, env=env, log_path=work / f"w{n_workers}-{i}.log") for i in range(n_workers)]
+    logs = [work / f"requests-{n_workers}-{i}.jsonl" for i in range(n_workers)]
+    workers = [
+        start_fake_server(MODEL, env={**env, "FAKE_SGL_REQUEST_LOG": str(logs[i])}, log_path=work / f"w{n_workers}-{i}.log")
+        for i in range(n_workers)
+    ]
     process = None
     try:
         process, base = start_router(router, [w.base_url for w in workers], work)
@@ -82,16 +86,17 @@ def run(n_workers: int, chunks: int, slots: int, latency_s: float, router: Path,
         voice = VoiceChoice.speaker("Vivian")
         items = generated_items(chunks, 20, salt=f"router-{n_workers}-{time.time()}")
         with SpeechClient(base, local_server=False) as client:
-            def synthesize(text: str) -> bytes:
-                return client.speech(entry, SpeechRequest(text=text, voice=voice)).audio
+            def synthesize(item: RenderItem) -> bytes:
+                return client.speech(entry, SpeechRequest(text=item.text, voice=voice)).audio
 
             started = time.perf_counter()
             render_chunks(items, synthesize, cache_dir=work / f"chunks-{n_workers}", concurrency=capacity)
             wall = time.perf_counter() - started
         health = read_router_health(base)
-        routed = [w.routed_requests for w in health.workers]
         failed = sum(w.failed_requests for w in health.workers)
-        # routed_requests also counts the proxied voice-list reads (registry warm-up, voice check).
+        # Speech requests each worker served, from its own request log (the router's routed_requests
+        # also counts the voice-list reads that warm its registry).
+        routed = [len(log.read_text(encoding="utf-8").splitlines()) if log.exists() else 0 for log in logs]
         ideal = math.ceil(chunks / (n_workers * slots)) * latency_s
         return {"n": n_workers, "wall": wall, "ideal": ideal, "eff": ideal / wall, "routed": routed,
                 "failed": failed, "in_flight": capacity()}
@@ -115,14 +120,14 @@ def main() -> int:
         router = install_router(work / "venv", venv.python)
         print(f"real router: sglang-omni 0.1.9 ({venv.python}); C={args.chunks} chunks, B={args.slots} slots/worker, "
               f"L={args.latency:g} s; concurrency = sum over routable workers of (B + 1)")
-        print(f"{'N':>2} {'in flight':>9} {'ideal s':>8} {'wall s':>8} {'efficiency':>10}  per-worker requests (share)   failed")
+        print(f"{'N':>2} {'in flight':>9} {'ideal s':>8} {'wall s':>8} {'efficiency':>10}  speech requests per worker (share)   failed")
         results = [run(int(n), args.chunks, args.slots, args.latency, router, work) for n in args.workers.split(",")]
         for r in results:
             total = sum(r["routed"]) or 1
             shares = " / ".join(f"{c} ({c / total:.0%})" for c in r["routed"])
             flag = "ok" if r["eff"] >= 0.9 else "BELOW 0.9"
             print(f"{r['n']:>2} {r['in_flight']:>9} {r['ideal']:>8.2f} {r['wall']:>8.2f} {r['eff']:>10.3f}  "
-                  f"{shares:<28} {r['failed']:>4}  {flag}")
+                  f"{shares:<36} {r['failed']:>4}  {flag}")
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS of the bench process: {peak_mb:.0f} MB")
     return 0

@@ -221,7 +221,13 @@ def convert_on_router(
 ) -> ConvertResult:
     """Run one conversion through a router: group-sized concurrency, inline clips, group-aware recovery."""
     entry = get_entry(request.model_key)
-    request = replace(request, voice=fit_reference_for_router(request.voice, cache_dir=reference_cache_dir(paths)))
+    cache_dir = reference_cache_dir(paths)
+
+    def fit(voice: VoiceChoice) -> VoiceChoice:
+        return fit_reference_for_router(voice, cache_dir=cache_dir)
+
+    # The narrator and every cast voice: each request body must stay under the router's 1 MiB.
+    request = replace(request, voice=fit(request.voice), cast=request.cast.map_voices(fit) if request.cast else None)
     capacity = GroupCapacity(endpoint.base_url, worker_batch(entry, settings))
     last: list[ConvertProgress] = []
 
