@@ -159,6 +159,36 @@ def test_a_worker_killed_mid_book_costs_nothing_and_is_restarted(group_home: Dat
         manager.stop()
 
 
+def test_with_every_worker_dead_the_book_waits_for_the_group_then_finishes(group_home: DataPaths) -> None:
+    """503 `no eligible upstream` waits (with a status) while the dead workers are started again."""
+    manager = _manager(group_home)
+    entry = get_entry(MODEL)
+    endpoint = manager.ensure_serving(entry)
+    try:
+        victims = [w.record.pid for w in manager.group.record().workers]
+        killed = threading.Event()
+        docs = []
+
+        def progress(doc) -> None:
+            docs.append(doc)
+            if doc.chunks_done >= 40 and not killed.is_set():
+                killed.set()
+                for pid in victims:
+                    _kill_group(pid)
+
+        request = ConvertRequest(book_path=BOOK, model_key=entry.key, chapters=(1, 2),
+                                 voice=VoiceChoice.speaker("Vivian"))  # fmt: skip
+        result = convert_on_endpoint(
+            request, endpoint, manager=manager, paths=group_home, settings=manager.settings, progress=progress
+        )
+        assert killed.is_set() and len(result.chapters) == 2
+        assert any(d.message.startswith("Waiting for the server group: no worker is routable") for d in docs)
+        fresh = [w.record.pid for w in manager.group.record().workers]
+        assert not set(fresh) & set(victims) and all(_alive(pid) for pid in fresh)
+    finally:
+        manager.stop()
+
+
 def test_requests_spread_over_both_workers_and_capacity_follows_the_routable_count(group_home: DataPaths) -> None:
     manager = _manager(group_home)
     entry = get_entry(MODEL)
