@@ -31,7 +31,7 @@ from omni_web.pipeline import ConvertRequest
 from omni_web.pipeline.group_serving import GROUP_REFERENCE_LIMIT_BYTES, GroupCapacity, worker_batch
 from omni_web.pipeline.serving import convert_on_endpoint, endpoint_for
 from omni_web.server import ServerManager
-from omni_web.server.group import group_pids
+from omni_web.server.group import group_pids, router_argv
 from omni_web.server.record import process_info
 from omni_web.server.router import read_router_health, worker_id
 from omni_web.settings import Settings, save_settings
@@ -329,3 +329,30 @@ def test_cli_start_gpus_status_convert_and_stop(group_home: DataPaths, tmp_path:
     assert stopped.returncode == 0 and "Stopped the server group" in stopped.stdout, stopped.stdout
     for pid in pids:
         _wait(lambda pid=pid: not _alive(pid), f"pid {pid} to exit", 30)
+
+
+def test_a_remote_url_that_is_itself_a_router_works_as_a_plain_remote(group_home: DataPaths, tmp_path: Path) -> None:
+    backend = start_fake_server(MODEL, log_path=tmp_path / "behind-router.log")
+    port = free_port()
+    argv = router_argv(group_home.backend_venv / "bin" / "sgl-omni-router-py", host="127.0.0.1", port=port,
+                       worker_urls=[backend.base_url], state_dir=tmp_path / "rs")  # fmt: skip
+    with (tmp_path / "router2.log").open("wb") as log:
+        other = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)  # noqa: S603
+    other_url = f"http://127.0.0.1:{port}"
+    manager = _manager(group_home, worker_urls=other_url)
+    try:
+        _wait(lambda: (h := read_router_health(other_url)) is not None and h.all_routable, "the other router")
+        endpoint = manager.ensure_serving(get_entry(MODEL))
+        remote = manager.status().members[3]
+        assert remote.role == "remote" and remote.url == other_url and remote.state == "healthy"
+        for _ in range(12):
+            response = httpx.post(f"{endpoint.base_url}/v1/audio/speech", timeout=30,
+                                  json={"input": "Hello there.", "voice": "Vivian", "response_format": "wav"})
+            assert response.status_code == 200, response.text
+        assert _routed(manager)[other_url] > 0  # it took its share like any worker
+    finally:
+        manager.stop()
+        if other.poll() is None:
+            other.send_signal(signal.SIGINT)
+            other.wait(timeout=20)
+        backend.stop()
