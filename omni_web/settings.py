@@ -57,6 +57,12 @@ class Settings:
     text_normalization: str = "auto"
     # Reference-clip transcription (faster-whisper model size).
     transcription_model: str = "small"
+    # Audio QA of every chunk (omni_web.qa): off | basic | asr; the faster-whisper size or model
+    # directory for asr; takes per chunk before it is flagged; the device the asr model runs on.
+    qa_level: str = "basic"
+    qa_model: str = "tiny.en"
+    qa_takes: int = 3
+    qa_device: str = "cpu"
     # Web UI.
     web_host: str = "0.0.0.0"
     web_port: int = 7860
@@ -80,6 +86,10 @@ class Settings:
             (self.output_format in ("m4b", "mp3"), "output_format must be m4b or mp3"),
             (8 <= self.aac_bitrate_kbps <= 512, "aac_bitrate_kbps must be 8-512"),
             (self.text_normalization in ("auto", "on", "off"), "text_normalization must be auto, on or off"),
+            (self.qa_level in ("off", "basic", "asr"), "qa_level must be off, basic or asr"),
+            (1 <= self.qa_takes <= 10, "qa_takes must be 1-10"),
+            (bool(self.qa_model.strip()), "qa_model must name a faster-whisper size or a model folder"),
+            (self.qa_device in ("cpu", "cuda", "auto"), "qa_device must be cpu, cuda or auto"),
             (
                 not self.remote_url or self.remote_url.startswith(("http://", "https://")),
                 "remote_url must start with http:// or https://",

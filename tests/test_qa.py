@@ -167,7 +167,8 @@ class _Server:
         self.faults = list(faults)
         self.seeds: list[int | None] = []
 
-    def __call__(self, text: str, seed: int | None) -> TakeAudio:
+    def __call__(self, item: _Item, seed: int | None) -> TakeAudio:
+        text = item.text
         self.seeds.append(seed)
         fault = self.faults.pop(0) if self.faults else "clean"
         full = _expected_s(text)

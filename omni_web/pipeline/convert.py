@@ -35,6 +35,7 @@ from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice, VoiceKind,
 from omni_web.paths import DataPaths
 from omni_web.pipeline.plan import ChapterWork, ConversionPlan, plan_conversion
 from omni_web.pipeline.progress import ChapterProgress, ConvertProgress
+from omni_web.pipeline.quality import JobQa, apply_text_edits, load_text_edits, progress_fields
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.records import JsonRecord
 from omni_web.render import RenderItem, RenderProgress, RetryPolicy, render_chunks
@@ -153,9 +154,9 @@ class _Progress:
             self.doc = replace(self.doc, phase=phase, message=message)
             self._emit(force=True)
 
-    def render(self, progress: RenderProgress) -> None:
+    def render(self, progress: RenderProgress, extra: Mapping[str, Any] | None = None) -> None:
         with self._lock:
-            self.doc = replace(self.doc, **progress.to_dict())
+            self.doc = replace(self.doc, **progress.to_dict(), **(extra or {}))
             self._emit(force=progress.chunks_done == progress.chunks_total)
 
     def chapter(self, number: int, state: str, audio: ChapterAudio | None = None) -> None:
@@ -253,13 +254,16 @@ def run_conversion(
     cast = prepare_cast(entry, request.cast, client=client, paths=paths)
     pronouncer = LexiconStore(paths).pronouncer(book_identity(book))
     plan = plan_conversion(book, replace(request, voice=voice, cast=cast), entry, settings, pronouncer=pronouncer)
-    tracker = _Progress(plan, progress)
     out_root = Path(request.output_dir) if request.output_dir else settings.output_path(paths)
     parts_dir = out_root / ".parts" / plan.folder_name
+    plan = apply_text_edits(plan, load_text_edits(parts_dir))  # the reviewer's edited chunks
+    tracker = _Progress(plan, progress)
     parts_dir.mkdir(parents=True, exist_ok=True)
     fixed = request.concurrency or (None if concurrency_source is not None else settings.concurrency)
     concurrency: int | Callable[[], int] = fixed or concurrency_source or entry.default_concurrency
     shown = concurrency() if callable(concurrency) else concurrency
+    qa = JobQa.for_job(request, settings, entry=entry, voice=voice, client=client, paths=paths,
+                       concurrency=concurrency, language=request.language or book.metadata.language)
     speech_voice = voice
 
     def synthesize(item: RenderItem) -> bytes:
@@ -273,17 +277,21 @@ def run_conversion(
             plan.items,
             synthesize,
             cache_dir=paths.chunk_cache_dir,
-            concurrency=concurrency,
+            concurrency=qa.render_concurrency,
             cancelled=cancelled,
-            progress=tracker.render,
+            progress=lambda p: tracker.render(p, progress_fields(qa)),
             on_done=assembler.chunk_done,
             recover=recover,
             retry=retry,
+            check=qa.check,
         )
         chapters = assembler.results()
     finally:
         assembler.close()
-    return _finish(request, plan, chapters, summary.progress, out_root, parts_dir, settings, tracker)
+        qa.close()
+    result = _finish(request, plan, chapters, summary.progress, out_root, parts_dir, settings, tracker)
+    qa.write_report(result.output_dir, plan, request, parts_dir, paths)
+    return result
 
 
 def _finish(

@@ -23,6 +23,7 @@ from omni_web.text import Pronouncer, SpokenForm, spoken_form
 
 __all__ = [
     "ChapterWork",
+    "chapter_file_name",
     "ConversionPlan",
     "chunk_size_conflict",
     "narrator_label",
@@ -40,6 +41,11 @@ def chunk_size_conflict(entry: CatalogEntry, chunk_words: int) -> int | None:
     """
     cap = entry.max_words_per_request
     return cap if cap is not None and chunk_words > cap else None
+
+
+def chapter_file_name(number: int, keys: list[str], pauses: tuple[int, ...]) -> str:
+    """The chapter audio file's name: a hash of its chunks and pauses, so any change renames it."""
+    return f"{number:03d}-{shaping_fingerprint({'keys': keys, 'pauses': pauses})[:16]}.flac"
 
 
 def pause_ms(kind: PauseKind, settings: Settings) -> int:
@@ -224,8 +230,7 @@ def plan_conversion(
             for chunk in chunks
         )
         pauses = tuple(pause_ms(chunk.pause_after, settings) for chunk in chunks)
-        chapter_hash = shaping_fingerprint({"keys": [i.key for i in items], "pauses": pauses})[:16]
-        name = f"{chapter.number:03d}-{chapter_hash}.flac"
+        name = chapter_file_name(chapter.number, [i.key for i in items], pauses)
         chapters.append(ChapterWork(chapter, chunks, items, pauses, name))
     meta = book.metadata
     tags = AudiobookTags(

@@ -14,7 +14,7 @@ from typing import Any
 
 from omni_web.records import JsonRecord
 
-__all__ = ["ChapterProgress", "ConvertProgress"]
+__all__ = ["ChapterProgress", "ConvertProgress", "QaProgress"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +34,25 @@ class ChapterProgress(JsonRecord):
 
 
 @dataclass(frozen=True, slots=True)
+class QaProgress(JsonRecord):
+    """Audio QA verdicts so far (omni_web.qa): chunks passed, passed after a retake, flagged."""
+
+    level: str = "basic"
+    passed: int = 0
+    retaken: int = 0
+    flagged: int = 0
+    accepted: int = 0
+    unchecked: int = 0
+    requests: int = 0  # takes requested by this run
+
+    @property
+    def line(self) -> str:
+        """``QA 270 passed, 6 retaken, 1 flagged`` for progress lines."""
+        text = f"QA {self.passed} passed, {self.retaken} retaken, {self.flagged} flagged"
+        return text + (f", {self.accepted} accepted" if self.accepted else "")
+
+
+@dataclass(frozen=True, slots=True)
 class ConvertProgress(JsonRecord):
     """A snapshot of one conversion; durations in seconds."""
 
@@ -49,6 +68,7 @@ class ConvertProgress(JsonRecord):
     eta_s: float | None = None
     realtime_factor: float | None = None
     chapters: tuple[ChapterProgress, ...] = ()
+    qa: QaProgress | None = None  # None with QA off
 
     @property
     def fraction(self) -> float | None:

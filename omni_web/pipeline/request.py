@@ -104,6 +104,10 @@ class ConvertRequest:
     api_url: str | None = None
     # Dialogue and character voices beside ``voice`` (the narrator's); None reads everything in one voice.
     cast: Cast | None = None
+    # Audio QA (None = the user's Settings): off | basic | asr, the ASR model, takes per chunk.
+    qa_level: str | None = None
+    qa_model: str | None = None
+    qa_takes: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON for the job store."""
@@ -121,6 +125,9 @@ class ConvertRequest:
             "output_dir": str(self.output_dir) if self.output_dir else None,
             "api_url": self.api_url,
             "cast": cast_to_dict(self.cast),
+            "qa_level": self.qa_level,
+            "qa_model": self.qa_model,
+            "qa_takes": self.qa_takes,
         }
 
     @classmethod
@@ -142,4 +149,7 @@ class ConvertRequest:
             output_dir=Path(output_dir) if output_dir else None,
             api_url=data.get("api_url"),
             cast=cast_from_dict(data.get("cast")),
+            qa_level=data.get("qa_level"),
+            qa_model=data.get("qa_model"),
+            qa_takes=data.get("qa_takes"),
         )

@@ -95,6 +95,7 @@ def build_report(
             "key": place.key,
             "text": place.text,
             "verdict": verdict.value,
+            "chosen": record.chosen if record is not None else None,
             "note": record.note if record is not None else "",
             "audio": str(store.audio_path(place.key)),
             "figures": take.to_dict() if take is not None else None,

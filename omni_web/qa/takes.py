@@ -45,8 +45,8 @@ class TakeAudio:
     finish_reason: str | None = None
 
 
-# Sends one request for ``text``; ``seed`` is None for the first take (the request as it always was).
-RequestTake = Callable[[str, "int | None"], TakeAudio]
+# Sends one request for the item; ``seed`` is None for the first take (the request as it always was).
+RequestTake = Callable[[QaItem, "int | None"], TakeAudio]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,11 +80,25 @@ class QaCounts:
         return {"passed": self.passed, "retaken": self.retaken, "flagged": self.flagged,
                 "accepted": self.accepted, "unchecked": self.unchecked, "requests": self.requests}
 
-    @property
-    def line(self) -> str:
-        """``QA 270 passed, 6 retaken, 1 flagged`` for progress lines."""
-        text = f"QA {self.passed} passed, {self.retaken} retaken, {self.flagged} flagged"
-        return text + (f", {self.accepted} accepted" if self.accepted else "")
+
+class _RequestGate:
+    """At most ``limit`` requests at once; ``limit`` may change (a router's capacity), so it is re-read."""
+
+    def __init__(self, limit: int | Callable[[], int]) -> None:
+        self._limit = limit if callable(limit) else (lambda: limit)
+        self._busy = 0
+        self._cond = threading.Condition()
+
+    def __enter__(self) -> None:
+        with self._cond:
+            while self._busy >= max(1, self._limit()):
+                self._cond.wait(timeout=0.5)
+            self._busy += 1
+
+    def __exit__(self, *exc: object) -> None:
+        with self._cond:
+            self._busy -= 1
+            self._cond.notify()
 
 
 def take_seed(key: str, number: int) -> int:
@@ -103,10 +117,10 @@ class ChunkQa:
         store: QaStore,
         request_take: RequestTake,
         model_key: str,
-        voice_label: str,
+        voice_label: str | Callable[[QaItem], str],
         language: str | None,
         accepts_seed: bool,
-        request_slots: int,
+        request_slots: int | Callable[[], int],
         asr_pool: AsrPool | None = None,
         tracker: DurationRateTracker | None = None,
     ) -> None:
@@ -114,10 +128,11 @@ class ChunkQa:
         self.store = store
         self._request_take = request_take
         self._model = model_key
-        self._voice = voice_label
+        # The duration rate is per voice: a cast job speaks its chunks in several.
+        self._voice_of = voice_label if callable(voice_label) else (lambda _item: voice_label)
         self._language = language_code(language)
         self._accepts_seed = accepts_seed
-        self._slots = threading.BoundedSemaphore(max(1, request_slots))
+        self._slots = _RequestGate(request_slots)
         self._asr = asr_pool if options.level is QaLevel.ASR else None
         self.tracker = tracker or DurationRateTracker(options.thresholds)
         self._lock = threading.Lock()
@@ -136,7 +151,7 @@ class ChunkQa:
         self._count(record.verdict)
         chosen = record.chosen_take
         if chosen is not None and chosen.passed:
-            self.tracker.learn(record.text, chosen.duration_s, model=self._model, voice=self._voice)
+            self.tracker.learn(record.text, chosen.duration_s, model=self._model, voice=self._voice_of(item))
         return True
 
     def take(self, item: QaItem) -> bytes:
@@ -156,7 +171,7 @@ class ChunkQa:
         while not (takes and takes[-1].passed) and len(takes) < max(1, self.options.takes):
             seed = take_seed(item.key, number) if number > 1 and self._accepts_seed else None
             with self._slots:
-                result = self._request_take(item.text, seed)
+                result = self._request_take(item, seed)
             self._count_request()
             takes.append(self._judge(item, number, seed, result))
             audio_of[number] = result.audio
@@ -179,7 +194,8 @@ class ChunkQa:
     def _judge(self, item: QaItem, number: int, seed: int | None, result: TakeAudio) -> TakeRecord:
         thresholds = self.options.thresholds
         figures = measure_audio(result.audio, thresholds)
-        expectation = self.tracker.expect(item.text, model=self._model, voice=self._voice)
+        voice = self._voice_of(item)
+        expectation = self.tracker.expect(item.text, model=self._model, voice=voice)
         take = basic_take(number=number, seed=seed, finish_reason=result.finish_reason, figures=figures,
                           expectation=expectation, thresholds=thresholds)
         signal_ok = (result.finish_reason != "length" and figures.duration_s > 0.05
@@ -189,7 +205,7 @@ class ChunkQa:
         if signal_ok and not any("transcript" in f or "heard" in f for f in take.failures):
             # Every take whose signal is sound feeds the rate: the median shrugs off the odd
             # loop or cut among them, and a model slower than the prior is learnt, not flagged.
-            self.tracker.learn(item.text, figures.duration_s, model=self._model, voice=self._voice)
+            self.tracker.learn(item.text, figures.duration_s, model=self._model, voice=voice)
         return take
 
     def _transcribe(self, item: QaItem, take: TakeRecord, audio: bytes) -> TakeRecord:

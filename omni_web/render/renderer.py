@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from omni_web.client import VoiceChoice
 from omni_web.errors import (
@@ -39,6 +40,7 @@ __all__ = [
     "RenderItem",
     "RenderProgress",
     "RenderSummary",
+    "ChunkCheck",
     "RetryPolicy",
     "Synthesize",
     "render_chunks",
@@ -48,6 +50,18 @@ __all__ = [
 # Turns one chunk into WAV bytes; the pipeline binds the client and model into it and speaks the
 # chunk's text with the chunk's voice (a cast gives chunks different voices).
 Synthesize = Callable[["RenderItem"], bytes]
+
+
+class ChunkCheck(Protocol):
+    """The QA hook (``omni_web.qa.ChunkQa``): checks and retakes before a file is accepted."""
+
+    def take(self, item: RenderItem) -> bytes:
+        """Request ``item`` (again while it fails its checks) and return the audio to accept."""
+        ...  # pragma: no cover
+
+    def accept_cached(self, item: RenderItem, path: Path) -> bool:
+        """True when the cached file already has a verdict; False renders it (the file is kept)."""
+        ...  # pragma: no cover
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,13 +213,14 @@ def _render_one(
     recover: Callable[[Exception], bool] | None,
     cancelled: Callable[[], bool],
     sleep: Callable[[float], None],
+    check: ChunkCheck | None = None,
 ) -> float:
     """Render one chunk with retries; return its audio duration in seconds."""
     attempt = 0
     while True:
         attempt += 1
         try:
-            audio = synthesize(item)
+            audio = check.take(item) if check is not None else synthesize(item)
             duration = wav_duration_s(audio)
             if duration <= 0:
                 raise SpeechError("the server returned empty audio")
@@ -241,6 +256,7 @@ def render_chunks(
     retry: RetryPolicy = RetryPolicy(),
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
+    check: ChunkCheck | None = None,
 ) -> RenderSummary:
     """Render every item whose audio file is missing, ``concurrency`` requests at a time.
 
@@ -248,6 +264,7 @@ def render_chunks(
 
     Items are submitted in order, so chapters finish roughly in reading order; ``on_done`` is
     called (from the calling thread) for every item whose file exists, cached ones first.
+    With ``check`` (QA), each chunk is taken through ``check.take`` instead of ``synthesize``.
 
     Raises:
         ChunkFailed: a chunk failed after its retries; in-flight chunks still land on disk.
@@ -265,11 +282,16 @@ def render_chunks(
     for item in unique.values():
         path = paths[item.key]
         try:
-            cached_audio_s += wav_duration_s(path)
-            cached_items.append(item)
+            duration = wav_duration_s(path)
         except (OSError, ValueError):
             path.unlink(missing_ok=True)  # a damaged file is rendered again
             todo.append(item)
+            continue
+        if check is not None and not check.accept_cached(item, path):
+            todo.append(item)  # no QA verdict yet: checked (and kept if it passes) by check.take
+            continue
+        cached_audio_s += duration
+        cached_items.append(item)
     run = _Run(len(unique), len(cached_items), cached_audio_s, clock)
     for item in cached_items:
         if on_done is not None:
@@ -293,7 +315,7 @@ def render_chunks(
                 if item is None:
                     break
                 future = pool.submit(
-                    _render_one, item, paths[item.key], synthesize, retry, recover, cancelled, sleep
+                    _render_one, item, paths[item.key], synthesize, retry, recover, cancelled, sleep, check
                 )
                 in_flight[future] = item
             if not in_flight:

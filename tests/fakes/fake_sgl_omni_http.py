@@ -17,7 +17,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -25,6 +25,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from tests.fakes.fake_sgl_omni_audio import encode_with_ffmpeg, pcm_mono, synthesize_pcm, wav_bytes
 from tests.fakes.fake_sgl_omni_errors import ApiError, bad_request, service_unavailable
+from tests.fakes.fake_sgl_omni_faults import Faults, espeak_pcm
 from tests.fakes.fake_sgl_omni_speech import (
     GenerationPlan,
     PreparedSpeech,
@@ -72,6 +73,8 @@ class FakeSwitches:
     kv_capacity: int | None = None
     fail_next_503: int = 0
     request_log: Path | None = None
+    faults: Faults = field(default_factory=Faults)
+    voice: str = "tones"  # or "espeak": real words from espeak-ng
 
     @classmethod
     def from_environ(cls, environ: dict[str, str]) -> FakeSwitches:
@@ -89,6 +92,8 @@ class FakeSwitches:
             kv_capacity=_env_int(environ, "FAKE_SGL_KV_CAPACITY"),
             fail_next_503=_env_int(environ, "FAKE_SGL_FAIL_NEXT_503") or 0,
             request_log=Path(log) if log else None,
+            faults=Faults.from_environ(environ),
+            voice=environ.get("FAKE_SGL_VOICE", "").strip() or "tones",
         )
 
 
@@ -297,9 +302,17 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if state.switches.latency_s > 0:
                 time.sleep(state.switches.latency_s)
-            return synthesize_pcm(prepared.input, voice_key=plan.voice_key, rate=family.sample_rate_hz,
-                                  channels=family.channels, seconds_per_word=state.switches.seconds_per_word,
-                                  duration_s=plan.duration_s)
+            fault = state.switches.faults.plan(prepared.input, prepared.get("seed"))
+            if state.switches.voice == "espeak":
+                pcm = espeak_pcm(fault.text, rate=family.sample_rate_hz, channels=family.channels)
+                if plan.finish_reason == "length":  # cut where the token budget ran out
+                    pcm = pcm[: int(plan.duration_s * family.sample_rate_hz) * 2 * family.channels]
+            else:
+                seconds = plan.duration_s * len(fault.text.split()) / max(len(prepared.input.split()), 1)
+                pcm = synthesize_pcm(fault.text, voice_key=plan.voice_key, rate=family.sample_rate_hz,
+                                     channels=family.channels, seconds_per_word=state.switches.seconds_per_word,
+                                     duration_s=seconds)
+            return Faults.apply(pcm, fault.fault, channels=family.channels)
         finally:
             with state.lock:
                 state.running -= 1

@@ -1,0 +1,198 @@
+"""Bind audio QA (omni_web.qa) to one conversion: options, the take requester, text edits, report.
+
+The renderer sees only the ``ChunkCheck`` hook; this module decides the level, sends retakes with a
+new seed where the catalog says the model takes one, runs speech recognition on its own thread,
+applies the reviewer's text edits to the plan, and writes ``<Title>.qa.json`` into the book folder.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from omni_web.assemble import safe_filename
+from omni_web.catalog import CatalogEntry
+from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice
+from omni_web.files import write_atomic
+from omni_web.paths import DataPaths
+from omni_web.pipeline.plan import ChapterWork, ConversionPlan, chapter_file_name
+from omni_web.pipeline.progress import QaProgress
+from omni_web.pipeline.request import ConvertRequest
+from omni_web.qa import (
+    QA_REPORT_SUFFIX,
+    AsrPool,
+    ChunkPlace,
+    ChunkQa,
+    QaCounts,
+    QaLevel,
+    QaOptions,
+    QaStore,
+    TakeAudio,
+    build_report,
+    load_recogniser,
+    parse_level,
+    write_report,
+)
+from omni_web.render import chunk_key
+from omni_web.settings import Settings
+
+__all__ = [
+    "TEXT_EDITS_FILE",
+    "JobQa",
+    "apply_text_edits",
+    "chunk_places",
+    "load_text_edits",
+    "progress_fields",
+    "qa_options",
+    "qa_report_path",
+    "save_text_edit",
+]
+
+# The reviewer's text edits of one book: {original chunk text: text to speak instead}.
+TEXT_EDITS_FILE = "qa-edits.json"
+
+
+def qa_options(request: ConvertRequest, settings: Settings) -> QaOptions:
+    """The job's QA choices: the request's, else the user's Settings."""
+    level = parse_level(request.qa_level or settings.qa_level)
+    device = settings.qa_device if settings.qa_device != "auto" else None
+    return QaOptions(level=level, takes=request.qa_takes or settings.qa_takes,
+                     asr_model=request.qa_model or settings.qa_model, asr_device=device)
+
+
+def load_text_edits(parts_dir: Path) -> dict[str, str]:
+    """The book's text edits (empty when there are none or the file is unreadable)."""
+    try:
+        data = json.loads((parts_dir / TEXT_EDITS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def save_text_edit(parts_dir: Path, original: str, spoken: str) -> None:
+    """Remember that ``original`` is to be spoken as ``spoken`` (an empty edit is dropped)."""
+    edits = load_text_edits(parts_dir)
+    if spoken.strip() and spoken.strip() != original:
+        edits[original] = spoken.strip()
+    else:
+        edits.pop(original, None)
+    parts_dir.mkdir(parents=True, exist_ok=True)
+    write_atomic(parts_dir / TEXT_EDITS_FILE, json.dumps(edits, ensure_ascii=False, indent=1))
+
+
+def apply_text_edits(plan: ConversionPlan, edits: dict[str, str]) -> ConversionPlan:
+    """The plan with edited chunks re-keyed (and their chapters renamed, so only they are rebuilt)."""
+    if not edits:
+        return plan
+    chapters: list[ChapterWork] = []
+    for work in plan.chapters:
+        items = tuple(
+            replace(item, text=edits[item.text], key=chunk_key(edits[item.text], plan.fingerprint))
+            if item.text in edits else item
+            for item in work.items
+        )
+        if items == work.items:
+            chapters.append(work)
+            continue
+        name = chapter_file_name(work.number, [i.key for i in items], work.pauses_ms)
+        chapters.append(replace(work, items=items, file_name=name))
+    return replace(plan, chapters=tuple(chapters))
+
+
+def chunk_places(plan: ConversionPlan) -> list[ChunkPlace]:
+    """Every chunk of the plan, in reading order, as the QA report names it."""
+    return [
+        ChunkPlace(item.key, item.text, item.chapter_number, item.chapter_title, item.chunk_number)
+        for work in plan.chapters for item in work.items
+    ]
+
+
+def qa_report_path(book_folder: Path, plan: ConversionPlan) -> Path:
+    """``<book folder>/<Title>.qa.json``."""
+    return book_folder / f"{safe_filename(plan.tags.title, fallback='audiobook')}{QA_REPORT_SUFFIX}"
+
+
+def _voice_label(voice: VoiceChoice) -> str:
+    """The voice as the duration tracker keys it (kind, name, clip)."""
+    reference = voice.reference.name if voice.reference is not None else ""
+    return f"{voice.kind.value}:{voice.name.lower()}:{reference}"
+
+
+@dataclass
+class JobQa:
+    """QA for one run of a conversion; ``check`` is None with the level ``off``."""
+
+    options: QaOptions
+    check: ChunkQa | None
+    asr: AsrPool | None
+    render_concurrency: int | Callable[[], int]  # threads the renderer may run (requests stay at the job's concurrency)
+
+    @classmethod
+    def for_job(
+        cls,
+        request: ConvertRequest,
+        settings: Settings,
+        *,
+        entry: CatalogEntry,
+        voice: VoiceChoice,
+        client: SpeechClient,
+        paths: DataPaths,
+        concurrency: int | Callable[[], int],
+        language: str | None,
+    ) -> JobQa:
+        """Build the job's QA from the request and the settings."""
+        options = qa_options(request, settings)
+        if not options.level.checks:
+            return cls(options, None, None, concurrency)
+
+        def request_take(item: Any, seed: int | None) -> TakeAudio:
+            chunk_voice = getattr(item, "voice", None) or voice  # a cast job's voice for this chunk
+            result = client.speech(entry, SpeechRequest(text=item.text, voice=chunk_voice,
+                                                        language=request.language, seed=seed))
+            return TakeAudio(result.audio, result.finish_reason)
+
+        asr = None
+        if options.level is QaLevel.ASR:
+            asr = AsrPool(lambda: load_recogniser(options.asr_model, device=options.asr_device))
+        check = ChunkQa(
+            options, store=QaStore(paths.chunk_cache_dir), request_take=request_take, model_key=entry.key,
+            voice_label=lambda item: _voice_label(getattr(item, "voice", None) or voice), language=language, accepts_seed=entry.accepts_seed,
+            request_slots=concurrency, asr_pool=asr,
+        )
+        # With ASR, threads waiting for their transcript must not leave the server idle: run twice
+        # as many threads as requests; the request gate keeps the batch at `concurrency`.
+        threads: int | Callable[[], int] = concurrency
+        if asr is not None:
+            threads = (lambda: 2 * concurrency()) if callable(concurrency) else 2 * concurrency
+        return cls(options, check, asr, threads)
+
+    def counts(self) -> QaCounts | None:
+        """Verdicts so far (None with QA off)."""
+        return self.check.counts() if self.check is not None else None
+
+    def write_report(self, book_folder: Path, plan: ConversionPlan, request: ConvertRequest,
+                     parts_dir: Path, paths: DataPaths) -> Path | None:
+        """Write ``<Title>.qa.json`` (not with QA off); returns its path."""
+        if self.check is None:
+            return None
+        document = build_report(chunk_places(plan), QaStore(paths.chunk_cache_dir), title=plan.tags.title,
+                                request=request.to_dict(), options=self.options.to_dict())
+        document["parts_dir"] = str(parts_dir)
+        document["chapter_files"] = {str(w.number): w.file_name for w in plan.chapters}
+        return write_report(document, qa_report_path(book_folder, plan))
+
+    def close(self) -> None:
+        """Stop the ASR worker."""
+        if self.asr is not None:
+            self.asr.close()
+
+
+def progress_fields(qa: JobQa) -> dict[str, Any]:
+    """The ``qa`` field of the progress document (nothing with QA off)."""
+    counts = qa.counts()
+    if counts is None:
+        return {}
+    return {"qa": QaProgress(level=qa.options.level.value, **counts.to_dict())}
