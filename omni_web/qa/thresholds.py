@@ -82,13 +82,18 @@ class Thresholds:
     # voices (tiny.en on espeak-ng scores 0.05-0.47 on clean chunks of a novel), while a take
     # with its words shuffled scores 0.9 and more.
     max_wer: float = 0.65
-    # Share of the text's words (order ignored) the transcript must contain: clean takes reach
-    # 0.6-0.95 with tiny.en, takes that skipped a third of their words 0.33-0.62.
+    # Share of the text's words (order ignored) the transcript must contain, and transcript words
+    # per text word. Clean takes reach recall 0.6-0.95 and a share of 0.95-1.06 with tiny.en;
+    # takes that skipped a third of their words reach 0.27-0.62 and 0.6-0.83. But a small model
+    # also drops words of a clean take (recall 0.42 on a 12-word line, a share of 0.76 on a
+    # 34-word one), so these two count as "words skipped" only when the audio is short as well:
+    # skipped words shorten the audio (ratio 0.6-0.87), misheard ones do not (0.93-1.02).
     min_word_recall: float = 0.5
-    # Transcript words per text word: clean takes give 0.95-1.06, a take that skipped a third of
-    # its words 0.56-0.81 (the recogniser does not invent what was not said), a loop 2-3.
     min_word_share: float = 0.85
-    max_word_share: float = 1.6
+    skipped_max_ratio: float = 0.9
+    # Recall below this fails whatever the duration: the audio says something else entirely.
+    min_word_recall_any: float = 0.25
+    max_word_share: float = 1.6  # a loop repeats the words 2-3 times
     # Below this many words a transcript comparison is noise (one misheard word is 50 %).
     min_words_for_asr: int = 4
     # --- takes ---------------------------------------------------------------------------------
