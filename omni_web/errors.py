@@ -59,6 +59,7 @@ from __future__ import annotations
 from pathlib import Path
 
 __all__ = [
+    "ReviewError",
     "BackendError",
     "BookError",
     "BookNotFound",
@@ -461,6 +462,13 @@ class TaskBusy(JobError):
         self.kind = kind
         self.title = title
         super().__init__(f"'{title}' is still running. Wait for it to finish or cancel it, then try again.")
+
+
+# --- audio QA review ------------------------------------------------------------------------
+
+
+class ReviewError(OmniWebError):
+    """A QA review action cannot be done: no QA report for the book or job, or no such chunk."""
 
 
 # --- bugs -------------------------------------------------------------------------------------

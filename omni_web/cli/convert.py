@@ -28,6 +28,7 @@ from omni_web.pipeline import (
     endpoint_for,
     parse_chapter_spec,
 )
+from omni_web.qa import find_report, read_report
 from omni_web.render import file_sha256
 from omni_web.server import ServerManager
 from omni_web.services import build_server_manager
@@ -35,7 +36,7 @@ from omni_web.settings import load_settings
 from omni_web.voices import VoiceLibrary, prepare_clip, transcribe_clip, transcript_cache_dir
 from omni_web.voices.reference import reference_cache_dir
 
-__all__ = ["ask_higgs_window", "register", "voice_from_args"]
+__all__ = ["ask_higgs_window", "print_qa_summary", "register", "render_request", "voice_from_args"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -61,6 +62,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--concurrency", type=int, metavar="N", help="requests in flight (default: the model's)")
     parser.add_argument("--language", metavar="LANG", help="e.g. English (default: the model decides)")
     parser.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: setting)")
+    parser.add_argument("--qa", choices=("off", "basic", "asr"), help="audio QA of every chunk (default: setting, basic)")
+    parser.add_argument("--qa-model", metavar="SIZE_OR_DIR", help="faster-whisper size (tiny.en, small) or model folder for --qa asr")
+    parser.add_argument("--qa-takes", type=int, metavar="N", help="takes per chunk before it is flagged (default: 3)")
     parser.set_defaults(handler=_convert)
 
 
@@ -161,6 +165,9 @@ def _convert(args: argparse.Namespace) -> int:
         also_mp3_chapters=True if args.mp3_chapters else None,
         output_dir=args.out.expanduser().resolve() if args.out else None,
         api_url=args.api_url,
+        qa_level=args.qa,
+        qa_model=args.qa_model,
+        qa_takes=args.qa_takes,
     )
     manager = build_server_manager(paths, settings)
     was_ours = manager.owned_record() is not None
@@ -168,14 +175,14 @@ def _convert(args: argparse.Namespace) -> int:
     started_here = endpoint.owned and not was_ours
     print(f"Using {endpoint.model_label} at {endpoint.base_url}" + (" (started for this run)" if started_here else ""))
     try:
-        return _render(request, book, endpoint, manager, paths, settings)
+        return render_request(request, book, endpoint, manager, paths, settings)
     finally:
         if started_here:
             print("Stopping the server started for this run.")
             manager.stop()
 
 
-def _render(request: ConvertRequest, book: Book, endpoint, manager: ServerManager, paths: DataPaths, settings) -> int:
+def render_request(request: ConvertRequest, book: Book, endpoint, manager: ServerManager, paths: DataPaths, settings) -> int:
     bar = tqdm(total=0, unit="chunk", dynamic_ncols=True, disable=None)
     chapter_lines: set[int] = set()
 
@@ -189,7 +196,8 @@ def _render(request: ConvertRequest, book: Book, endpoint, manager: ServerManage
         bar.set_postfix_str(
             f"audio {doc.audio_s / 60:.1f} min"
             + (f", x{rtf:.1f} realtime" if rtf else "")
-            + (f", ETA {eta / 60:.1f} min" if eta else ""),
+            + (f", ETA {eta / 60:.1f} min" if eta else "")
+            + (f", {doc.qa.line}" if doc.qa is not None else ""),
             refresh=True,
         )
         if doc.message.startswith("Waiting") and doc.message != said[0]:
@@ -214,7 +222,20 @@ def _render(request: ConvertRequest, book: Book, endpoint, manager: ServerManage
         print(f"Audiobook: {result.m4b}")
     if result.mp3_dir:
         print(f"MP3 chapters: {result.mp3_dir}")
+    print_qa_summary(result.output_dir)
     return 0
+
+
+def print_qa_summary(book_folder: Path) -> None:
+    """The QA line after a run: counts, the report, and how to review flagged chunks."""
+    report = find_report(book_folder)
+    if report is None:
+        return
+    counts = read_report(report)["counts"]
+    print(f"QA: {counts.get('passed', 0)} passed, {counts.get('retaken', 0)} retaken, "
+          f"{counts.get('flagged', 0)} flagged. Report: {report}")
+    if counts.get("flagged"):
+        print(f"Review the flagged chunks with: python -m omni_web review \"{book_folder}\"")
 
 
 def _print_boot_line(line: str) -> None:

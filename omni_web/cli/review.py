@@ -1,0 +1,128 @@
+"""``review`` and ``regenerate``: the flagged chunks of a book's QA report, and redoing one.
+
+    python -m omni_web review OUTPUT_OR_JOB [--all] [--accept CHAPTER:CHUNK]
+    python -m omni_web regenerate OUTPUT_OR_JOB --chapter N --chunk M [--text "..."]
+
+``regenerate`` sends the chunk to the server again (a new take, or the edited text) and rebuilds
+only that chapter's audio and the book files; the managed server is started for it when needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from omni_web.book import load_book
+from omni_web.catalog import get_entry
+from omni_web.cli.convert import render_request
+from omni_web.errors import JobNotFound, ReviewError
+from omni_web.jobs import JobStore
+from omni_web.paths import DataPaths, data_root_from_env
+from omni_web.pipeline import endpoint_for
+from omni_web.pipeline.review import (
+    ReviewTarget,
+    accept_chunk,
+    job_output_dir,
+    open_review,
+    prepare_regenerate,
+    review_rows,
+)
+from omni_web.services import build_server_manager
+from omni_web.settings import load_settings
+
+__all__ = ["register", "resolve_target"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``review`` and ``regenerate``."""
+    review = subparsers.add_parser(
+        "review", help="list the chunks QA flagged in a book",
+        description="List the flagged chunks of a book's QA report (<Title>.qa.json), or accept one.",
+    )
+    review.add_argument("target", metavar="OUTPUT_OR_JOB", help="book folder, m4b, .qa.json or job id")
+    review.add_argument("--all", action="store_true", help="list every chunk, not only the flagged ones")
+    review.add_argument("--accept", metavar="CHAPTER:CHUNK", help="accept a flagged chunk as it is")
+    review.set_defaults(handler=_review)
+    regen = subparsers.add_parser(
+        "regenerate", help="redo one chunk and rebuild its chapter and the book",
+        description="Request one chunk again (optionally with edited text); rebuild only its chapter and the book.",
+    )
+    regen.add_argument("target", metavar="OUTPUT_OR_JOB", help="book folder, m4b, .qa.json or job id")
+    regen.add_argument("--chapter", type=int, required=True, metavar="N", help="chapter number (as review lists it)")
+    regen.add_argument("--chunk", type=int, required=True, metavar="M", help="chunk number within the chapter")
+    regen.add_argument("--text", metavar="TEXT", help="speak this instead (a misread name or number)")
+    regen.add_argument("--api-url", metavar="URL", help="use this sgl-omni server instead of the managed one")
+    regen.set_defaults(handler=_regenerate)
+
+
+def resolve_target(target: str, paths: DataPaths) -> ReviewTarget:
+    """A book folder, m4b or report path, else a job id of this data root."""
+    path = Path(target).expanduser()
+    if path.exists():
+        return open_review(path)
+    try:
+        job = JobStore(paths.jobs_db).get(target)
+    except JobNotFound:
+        raise ReviewError(
+            f"'{target}' is neither a book folder, an m4b, a .qa.json report nor a job id. "
+            "Pass the book's output folder (it holds <Title>.qa.json)."
+        ) from None
+    return open_review(job_output_dir(job.result, target))
+
+
+def _place(spec: str) -> tuple[int, int]:
+    try:
+        chapter, chunk = (int(x) for x in spec.split(":", 1))
+    except ValueError:
+        raise ReviewError(f"--accept takes CHAPTER:CHUNK, e.g. 3:12, not '{spec}'.") from None
+    return chapter, chunk
+
+
+def _review(args: argparse.Namespace) -> int:
+    paths = data_root_from_env().ensure()
+    target = resolve_target(args.target, paths)
+    if args.accept:
+        chapter, chunk = _place(args.accept)
+        accept_chunk(target, chapter, chunk)
+        print(f"Accepted chunk {chunk} of chapter {chapter} as it is.")
+    rows = review_rows(target, only_flagged=not args.all)
+    counts = target.report["counts"]
+    print(f"{target.title}: {counts.get('passed', 0)} passed, {counts.get('retaken', 0)} retaken, "
+          f"{len(review_rows(target))} flagged  ({target.report_path})")
+    if not rows:
+        print("No chunk is waiting for review." if not args.all else "The report has no chunks.")
+        return 0
+    for row in rows:
+        print(f"\nchapter {row.chapter} chunk {row.chunk} [{row.verdict.value}, {row.takes} takes] {row.chapter_title}")
+        print(f"  text: {row.text}")
+        if row.figures:
+            print(f"  figures: {row.figures}")
+        if row.reasons:
+            print(f"  why: {row.reasons}")
+        if row.transcript:
+            print(f"  heard: {row.transcript}")
+        print(f"  audio: {row.audio_path}")
+    print(f"\nRedo one with: python -m omni_web regenerate \"{args.target}\" --chapter N --chunk M [--text \"...\"]")
+    return 0
+
+
+def _regenerate(args: argparse.Namespace) -> int:
+    paths = data_root_from_env().ensure()
+    settings = load_settings(paths)
+    target = resolve_target(args.target, paths)
+    request = prepare_regenerate(target, args.chapter, args.chunk, text=args.text)
+    entry = get_entry(request.model_key)
+    book = load_book(request.book_path)
+    manager = build_server_manager(paths, settings)
+    was_ours = manager.owned_record() is not None
+    endpoint = endpoint_for(manager, entry, paths=paths, api_url=args.api_url or request.api_url)
+    started_here = endpoint.owned and not was_ours
+    print(f"Regenerating chunk {args.chunk} of chapter {args.chapter} with {endpoint.model_label} at "
+          f"{endpoint.base_url}; only that chapter and the book files are rebuilt.")
+    try:
+        code = render_request(request, book, endpoint, manager, paths, settings)
+    finally:
+        if started_here:
+            print("Stopping the server started for this run.")
+            manager.stop()
+    return code

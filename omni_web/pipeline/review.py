@@ -1,0 +1,180 @@
+"""Review a finished (or running) book's QA: list flagged chunks, accept one, or regenerate one.
+
+Regenerating never re-renders the rest: the chunk's audio file is removed (its QA record stays, so
+the new takes continue its history) or its text is edited (a new chunk key), its chapter file is
+removed, and the same conversion runs again. Every other chunk is found in the cache and every
+other chapter file on disk, so one request is sent and only that chapter and the book files are
+rebuilt, through the same chapter-assembly path as a normal run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from omni_web.errors import ReviewError
+from omni_web.pipeline.quality import load_text_edits, save_text_edit
+from omni_web.pipeline.request import ConvertRequest
+from omni_web.qa import ChunkRecord, QaStore, Verdict, find_report, read_report, write_report
+
+__all__ = ["ReviewRow", "ReviewTarget", "accept_chunk", "job_output_dir", "open_review", "prepare_regenerate", "review_rows"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewTarget:
+    """A book's QA report and the chunk cache its records live in."""
+
+    report_path: Path
+    report: dict[str, Any]
+    store: QaStore
+
+    @property
+    def request(self) -> ConvertRequest:
+        """The conversion that made the book (run again to rebuild it)."""
+        return ConvertRequest.from_dict(self.report["request"])
+
+    @property
+    def parts_dir(self) -> Path:
+        """The book's work folder (chapter files, text edits)."""
+        return Path(self.report["parts_dir"])
+
+    @property
+    def title(self) -> str:
+        """The book's title."""
+        return str(self.report.get("title", ""))
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewRow:
+    """One chunk of the review list, with its current record."""
+
+    chapter: int
+    chapter_title: str
+    chunk: int
+    text: str
+    audio_path: Path
+    record: ChunkRecord | None
+
+    @property
+    def verdict(self) -> Verdict:
+        """The chunk's verdict now (records are fresher than the report)."""
+        return self.record.verdict if self.record is not None else Verdict.UNCHECKED
+
+    @property
+    def figures(self) -> str:
+        """``duration 0.33x expected, silent 4 %, WER 41 %``."""
+        take = self.record.chosen_take if self.record is not None else None
+        if take is None:
+            return ""
+        parts = [f"duration {take.duration_ratio:.2f}x expected"] if take.duration_ratio is not None else []
+        parts.append(f"silent {take.silence_share:.0%}")
+        if take.wer is not None:
+            parts.append(f"WER {take.wer:.0%}")
+        return ", ".join(parts)
+
+    @property
+    def reasons(self) -> str:
+        """Why the kept take failed."""
+        take = self.record.chosen_take if self.record is not None else None
+        return "; ".join(take.failures) if take is not None else ""
+
+    @property
+    def transcript(self) -> str:
+        """What speech recognition heard in the kept take ("" without ASR)."""
+        take = self.record.chosen_take if self.record is not None else None
+        return (take.transcript or "") if take is not None else ""
+
+    @property
+    def takes(self) -> int:
+        """How many takes the chunk has had."""
+        return len(self.record.takes) if self.record is not None else 0
+
+
+def open_review(target: Path) -> ReviewTarget:
+    """The report of a book folder, an m4b in it, or a ``.qa.json`` file.
+
+    Raises:
+        ReviewError: nothing there has a QA report (QA was off, or the book is not finished).
+    """
+    candidate = target.expanduser()
+    report_path = find_report(candidate)
+    if report_path is None:
+        raise ReviewError(
+            f"No QA report (<Title>.qa.json) at {candidate}. Pass the book's output folder; a book made "
+            "with QA off has none: convert it again with --qa basic (finished chunks are reused)."
+        )
+    try:
+        report = read_report(report_path)
+    except ValueError as exc:
+        raise ReviewError(str(exc)) from exc
+    return ReviewTarget(report_path, report, QaStore(Path(report["cache_dir"])))
+
+
+def job_output_dir(job_result: dict[str, Any] | Any, job_id: str) -> Path:
+    """The book folder of a finished job's result (ReviewError while it has none)."""
+    output = job_result.get("output_dir") if job_result else None
+    if not output:
+        raise ReviewError(f"Job '{job_id}' has no book yet: its QA report is written when the book is finished.")
+    return Path(output)
+
+
+def review_rows(target: ReviewTarget, *, only_flagged: bool = True) -> list[ReviewRow]:
+    """The chunks of the book in reading order (only those waiting for review by default)."""
+    rows: list[ReviewRow] = []
+    for chunk in target.report["chunks"]:
+        record = target.store.load(chunk["key"])
+        row = ReviewRow(int(chunk["chapter"]), str(chunk["chapter_title"]), int(chunk["chunk"]), str(chunk["text"]),
+                        target.store.audio_path(chunk["key"]), record)
+        if not only_flagged or row.verdict.needs_review:
+            rows.append(row)
+    return rows
+
+
+def _find(target: ReviewTarget, chapter: int, chunk: int) -> dict[str, Any]:
+    for row in target.report["chunks"]:
+        if int(row["chapter"]) == chapter and int(row["chunk"]) == chunk:
+            return row
+    chapters = sorted({int(r["chapter"]) for r in target.report["chunks"]})
+    raise ReviewError(
+        f"The book has no chunk {chunk} in chapter {chapter} (chapters: {', '.join(map(str, chapters))}). "
+        "List them with: python -m omni_web review OUTPUT --all"
+    )
+
+
+def accept_chunk(target: ReviewTarget, chapter: int, chunk: int) -> ChunkRecord:
+    """Accept a flagged chunk as it is (the book does not change; the review list does)."""
+    row = _find(target, chapter, chunk)
+    record = target.store.load(row["key"])
+    if record is None:
+        raise ReviewError(f"Chunk {chunk} of chapter {chapter} has no QA record; nothing to accept.")
+    accepted = record.accepted()
+    target.store.save(accepted)
+    row["verdict"] = accepted.verdict.value
+    row["note"] = accepted.note
+    counts = {v.value: 0 for v in Verdict}
+    for item in target.report["chunks"]:
+        counts[item["verdict"]] = counts.get(item["verdict"], 0) + 1
+    target.report["counts"] = counts
+    write_report(target.report, target.report_path)
+    return accepted
+
+
+def prepare_regenerate(target: ReviewTarget, chapter: int, chunk: int, *, text: str | None = None) -> ConvertRequest:
+    """Make the next run of the book redo one chunk (with ``text`` instead, when given) and its chapter.
+
+    Returns the conversion to run; it sends one request for the chunk (more if its takes fail) and
+    rebuilds only that chapter's file and the book files.
+    """
+    row = _find(target, chapter, chunk)
+    spoken = str(row["text"])
+    if text is not None and text.strip() and text.strip() != spoken:
+        edits = load_text_edits(target.parts_dir)
+        original = next((planned for planned, edited in edits.items() if edited == spoken), spoken)
+        save_text_edit(target.parts_dir, original, text)
+    else:
+        target.store.audio_path(row["key"]).unlink(missing_ok=True)
+    chapter_file = target.report.get("chapter_files", {}).get(str(chapter))
+    if chapter_file:
+        (target.parts_dir / chapter_file).unlink(missing_ok=True)
+    return target.request

@@ -1,0 +1,95 @@
+"""Review and regenerate from the CLI: one flagged chunk redone, one request, one chapter rebuilt."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from omni_web.assemble import probe_chapters
+from omni_web.client import SpeechClient, VoiceChoice
+from omni_web.paths import REPO_ROOT, DataPaths
+from omni_web.pipeline import ConvertRequest, run_conversion
+from omni_web.qa import QaStore, find_report, read_report
+from omni_web.settings import Settings
+from tests.conftest import DATA_DIR
+
+MODEL = "qwen3_tts_0_6b_customvoice"
+
+
+def _flagged_book(data_paths: DataPaths, fake_server, tmp_path: Path):
+    """Wasteland chapters 2-3 with one take per chunk and 30 % silent answers: some chunks flagged."""
+    server = fake_server(MODEL, env={"FAKE_SGL_FAULTS": "silent", "FAKE_SGL_FAULT_SHARE": "0.3"})
+    request = ConvertRequest(book_path=DATA_DIR / "wasteland.epub", model_key=MODEL,
+                             voice=VoiceChoice.speaker("Vivian"), chapters=(2, 3), qa_takes=1)
+    with SpeechClient(server.base_url) as client:
+        result = run_conversion(request, paths=data_paths, settings=Settings(chunk_size_words=40), client=client)
+    server.stop()
+    return result
+
+
+def _cli(data_paths: DataPaths, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "OMNI_WEB_HOME": str(data_paths.root)}
+    return subprocess.run([sys.executable, "-m", "omni_web", *args], cwd=REPO_ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_review_lists_flagged_chunks_and_regenerate_redoes_one(data_paths: DataPaths, fake_server,
+                                                               tmp_path: Path) -> None:
+    result = _flagged_book(data_paths, fake_server, tmp_path)
+    report = read_report(find_report(result.output_dir))
+    flagged = [c for c in report["chunks"] if c["verdict"] == "flagged"]
+    assert flagged, "30 % silent answers with one take must flag some chunks"
+    listed = _cli(data_paths, "review", str(result.output_dir))
+    assert listed.returncode == 0, listed.stderr
+    assert f"{len(flagged)} flagged" in listed.stdout and "% of the audio is silent" in listed.stdout
+    target = flagged[0]
+    chapter_files = {p.name: p.stat().st_mtime_ns for p in Path(report["parts_dir"]).glob("*.flac")}
+    m4b_before = result.m4b.stat().st_mtime_ns
+    log = tmp_path / "regen.jsonl"
+    clean = fake_server(MODEL, env={"FAKE_SGL_REQUEST_LOG": str(log)})
+    done = _cli(data_paths, "regenerate", str(result.output_dir), "--chapter", str(target["chapter"]),
+                "--chunk", str(target["chunk"]), "--api-url", clean.base_url)
+    assert done.returncode == 0, done.stderr
+    requests = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["input"] for r in requests] == [target["text"]]  # one request, for that chunk only
+    assert "seed" in requests[0]  # a retake asks for other sampling
+    record = QaStore(data_paths.chunk_cache_dir).load(target["key"])
+    assert record.verdict.value == "retaken" and len(record.takes) == 2
+    # Only that chapter's file is new; the other chapter's file is untouched; the m4b is rebuilt.
+    after = {p.name: p.stat().st_mtime_ns for p in Path(report["parts_dir"]).glob("*.flac")}
+    changed = {name for name in after if chapter_files.get(name) != after[name]}
+    assert len(changed) == 1 and changed.pop().startswith(f"{target['chapter']:03d}-")
+    assert result.m4b.stat().st_mtime_ns != m4b_before
+    assert len(probe_chapters(result.m4b)) == 2
+    again = read_report(find_report(result.output_dir))
+    row = next(c for c in again["chunks"] if c["key"] == target["key"])
+    assert row["verdict"] == "retaken"
+
+
+def test_regenerate_with_edited_text_and_accept(data_paths: DataPaths, fake_server, tmp_path: Path) -> None:
+    result = _flagged_book(data_paths, fake_server, tmp_path)
+    report = read_report(find_report(result.output_dir))
+    flagged = [c for c in report["chunks"] if c["verdict"] == "flagged"]
+    assert flagged
+    log = tmp_path / "regen.jsonl"
+    clean = fake_server(MODEL, env={"FAKE_SGL_REQUEST_LOG": str(log)})
+    target = flagged[0]
+    new_text = "April is the cruellest month, breeding lilacs out of the dead land, mixing memory and desire."
+    done = _cli(data_paths, "regenerate", str(result.output_dir), "--chapter", str(target["chapter"]),
+                "--chunk", str(target["chunk"]), "--text", new_text, "--api-url", clean.base_url)
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line)["input"] for line in log.read_text().splitlines()] == [new_text]
+    row = next(c for c in read_report(find_report(result.output_dir))["chunks"]
+               if c["chapter"] == target["chapter"] and c["chunk"] == target["chunk"])
+    assert row["text"] == new_text and row["verdict"] == "passed"
+    if len(flagged) > 1:
+        other = flagged[1]
+        accepted = _cli(data_paths, "review", str(result.output_dir), "--accept",
+                        f"{other['chapter']}:{other['chunk']}")
+        assert accepted.returncode == 0, accepted.stderr
+        assert f"chapter {other['chapter']} chunk {other['chunk']} " not in accepted.stdout.split("Accepted")[1]
+    missing = _cli(data_paths, "regenerate", str(result.output_dir), "--chapter", "9", "--chunk", "1")
+    assert missing.returncode == 1 and "no chunk 1 in chapter 9" in missing.stderr
