@@ -44,6 +44,7 @@ class QaProgress(JsonRecord):
     accepted: int = 0
     unchecked: int = 0
     requests: int = 0  # takes requested by this run
+    flagged_keys: tuple[str, ...] = ()  # chunk keys waiting for review (records in the chunk cache)
 
     @property
     def line(self) -> str:

@@ -195,4 +195,5 @@ def progress_fields(qa: JobQa) -> dict[str, Any]:
     counts = qa.counts()
     if counts is None:
         return {}
-    return {"qa": QaProgress(level=qa.options.level.value, **counts.to_dict())}
+    values = {**counts.to_dict(), "flagged_keys": counts.flagged_keys}
+    return {"qa": QaProgress(level=qa.options.level.value, **values)}

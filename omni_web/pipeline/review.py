@@ -18,7 +18,7 @@ from omni_web.pipeline.quality import load_text_edits, save_text_edit
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.qa import ChunkRecord, QaStore, Verdict, find_report, read_report, write_report
 
-__all__ = ["ReviewRow", "ReviewTarget", "accept_chunk", "job_output_dir", "open_review", "prepare_regenerate", "review_rows"]
+__all__ = ["ReviewRow", "ReviewTarget", "accept_chunk", "job_output_dir", "open_review", "prepare_regenerate", "review_rows", "rows_for_keys"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,3 +178,13 @@ def prepare_regenerate(target: ReviewTarget, chapter: int, chunk: int, *, text: 
     if chapter_file:
         (target.parts_dir / chapter_file).unlink(missing_ok=True)
     return target.request
+
+
+def rows_for_keys(store: QaStore, keys: tuple[str, ...] | list[str]) -> list[ReviewRow]:
+    """Review rows of a running job (no report yet): from the flagged keys its progress lists."""
+    rows: list[ReviewRow] = []
+    for key in dict.fromkeys(keys):
+        record = store.load(key)
+        if record is not None and record.verdict.needs_review:
+            rows.append(ReviewRow(record.chapter, "", record.chunk, record.text, store.audio_path(key), record))
+    return sorted(rows, key=lambda r: (r.chapter, r.chunk))

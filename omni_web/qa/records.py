@@ -88,6 +88,8 @@ class ChunkRecord:
     chosen: int  # number of the take whose audio is the chunk's file
     takes: tuple[TakeRecord, ...] = field(default_factory=tuple)
     note: str = ""  # e.g. "accepted by the user"
+    chapter: int = 0  # where the chunk was when it was taken (1-based; 0 = unknown)
+    chunk: int = 0
 
     @property
     def chosen_take(self) -> TakeRecord | None:
@@ -108,6 +110,8 @@ class ChunkRecord:
             "verdict": self.verdict.value,
             "chosen": self.chosen,
             "note": self.note,
+            "chapter": self.chapter,
+            "chunk": self.chunk,
             "takes": [t.to_dict() for t in self.takes],
         }
 
@@ -122,6 +126,8 @@ class ChunkRecord:
             chosen=int(data.get("chosen", 1)),
             takes=tuple(TakeRecord.from_dict(t) for t in data.get("takes") or ()),
             note=str(data.get("note", "")),
+            chapter=int(data.get("chapter", 0) or 0),
+            chunk=int(data.get("chunk", 0) or 0),
         )
 
     def accepted(self, note: str = "accepted as is by the user") -> ChunkRecord:

@@ -74,11 +74,13 @@ class QaCounts:
     accepted: int = 0
     unchecked: int = 0
     requests: int = 0  # takes requested by this run
+    flagged_keys: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, int]:
+    def to_dict(self) -> dict[str, object]:
         """Plain values for the progress document."""
         return {"passed": self.passed, "retaken": self.retaken, "flagged": self.flagged,
-                "accepted": self.accepted, "unchecked": self.unchecked, "requests": self.requests}
+                "accepted": self.accepted, "unchecked": self.unchecked, "requests": self.requests,
+                "flagged_keys": list(self.flagged_keys)}
 
 
 class _RequestGate:
@@ -137,6 +139,7 @@ class ChunkQa:
         self.tracker = tracker or DurationRateTracker(options.thresholds)
         self._lock = threading.Lock()
         self._counts: dict[str, int] = {v.value: 0 for v in Verdict} | {"requests": 0}
+        self._flagged: list[str] = []  # keys of flagged chunks, for the review list of a running job
 
     # --- the renderer's hook ----------------------------------------------------------------------
 
@@ -148,7 +151,7 @@ class ChunkQa:
                 return False  # rendered with QA off: check it (take() reuses the file as take 1)
             self._count(Verdict.UNCHECKED)
             return True
-        self._count(record.verdict)
+        self._count(record.verdict, item.key)
         chosen = record.chosen_take
         if chosen is not None and chosen.passed:
             self.tracker.learn(record.text, chosen.duration_s, model=self._model, voice=self._voice_of(item))
@@ -184,9 +187,10 @@ class ChunkQa:
         record = ChunkRecord(
             key=item.key, text=item.text, level=self.options.level.value, verdict=verdict,
             chosen=best.number, takes=(*history, *takes),
+            chapter=int(getattr(item, "chapter_number", 0) or 0), chunk=int(getattr(item, "chunk_number", 0) or 0),
         )
         self.store.save(record)
-        self._count(verdict)
+        self._count(verdict, item.key)
         return audio_of[best.number]
 
     # --- checks -----------------------------------------------------------------------------------
@@ -228,9 +232,11 @@ class ChunkQa:
 
     # --- counts -----------------------------------------------------------------------------------
 
-    def _count(self, verdict: Verdict) -> None:
+    def _count(self, verdict: Verdict, key: str = "") -> None:
         with self._lock:
             self._counts[verdict.value] += 1
+            if verdict.needs_review and key:
+                self._flagged.append(key)
 
     def _count_request(self) -> None:
         with self._lock:
@@ -240,5 +246,6 @@ class ChunkQa:
         """Verdicts so far (cached chunks included)."""
         with self._lock:
             c = dict(self._counts)
+            flagged = tuple(self._flagged)
         return QaCounts(passed=c["passed"], retaken=c["retaken"], flagged=c["flagged"], accepted=c["accepted"],
-                        unchecked=c["unchecked"], requests=c["requests"])
+                        unchecked=c["unchecked"], requests=c["requests"], flagged_keys=flagged)

@@ -20,6 +20,7 @@ from omni_web.jobs import Job, JobState
 from omni_web.pipeline import ConvertProgress, ConvertResult
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
+from omni_web.ui.review import build_review_panel
 from omni_web.ui.widgets import badge, callout, clock_str, esc, progress_bar, table
 
 __all__ = [
@@ -113,6 +114,8 @@ def job_detail_html(job: Job, position: int) -> str:
             facts.append(f"ETA {clock_str(p.eta_s)}")
         if rtf:
             facts.append(f"{rtf:.1f}× real time")
+        if p.qa is not None:
+            facts.append(p.qa.line)  # audio QA verdicts; the review panel lists the flagged chunks
         fraction = 1.0 if job.state is JobState.DONE else p.fraction
         phase = p.phase if job.progress else ""
         body = progress_bar(fraction, text=f"{phase} — {p.message}".strip(" —"))
@@ -168,6 +171,7 @@ def build(ctx: UiContext) -> JobsRefs:
             player = gr.Audio(label="Chapter", interactive=False, elem_id="jobs-player", type="filepath")
             m4b = gr.DownloadButton("Download m4b", visible=False, variant="primary", elem_id="jobs-download")
             mp3s = gr.File(label="MP3 chapters", file_count="multiple", visible=False, elem_id="jobs-mp3s")
+    build_review_panel(ctx, pick)  # omni_web/ui/review.py: flagged chunks of the picked job
     refs = JobsRefs(overview, pick, detail, cancel, resume, chapter, player, m4b, mp3s, gr.State({}), gr.Timer(2.0))
     return replace(refs, on_load=_wire(ctx, refs))
 

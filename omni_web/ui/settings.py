@@ -25,7 +25,7 @@ WHISPER_SIZES = ("tiny", "base", "small", "medium", "large-v3")
 FIELDS = (
     "web_port", "server_port", "remote_url", "chunk_size_words", "concurrency", "pause_between_chunks_ms",
     "pause_after_heading_ms", "pause_between_chapters_ms", "output_dir", "output_format", "also_mp3_chapters",
-    "transcription_model", "text_normalization",
+    "transcription_model", "text_normalization", "qa_level", "qa_model", "qa_takes",
 )
 
 
@@ -79,10 +79,20 @@ def build(ctx: UiContext) -> SettingsRefs:
             whisper = gr.Dropdown(list(WHISPER_SIZES), label="Transcription model (faster-whisper)",
                                   info="Used for reference-clip transcripts.")
             transcriber = build_transcriber_box()
+            gr.Markdown("#### Audio QA")
+            qa_level = gr.Radio(["off", "basic", "asr"], label="Check every chunk", elem_id="settings-qa-level",
+                                info="basic: cut-offs, loops, silence, clipping (free). asr: also transcribe each "
+                                     "chunk and compare it with the text (CPU, beside the render).")
+            qa_model = gr.Dropdown(["tiny.en", "base.en", "small.en", "tiny", "base", "small"],
+                                   label="QA speech-recognition model", allow_custom_value=True,
+                                   elem_id="settings-qa-model",
+                                   info="A faster-whisper size (.en = English only) or a model folder.")
+            qa_takes = gr.Number(label="Takes per chunk before it is flagged", precision=0, minimum=1, maximum=10,
+                                 elem_id="settings-qa-takes")
     save = gr.Button("Save settings", variant="primary", elem_id="settings-save")
     status = gr.Markdown(elem_id="settings-status")
     fields = (web_port, server_port, remote_url, chunk, concurrency, pause_chunk, pause_heading, pause_chapter,
-              output_dir, output_format, also_mp3, whisper, normalization)
+              output_dir, output_format, also_mp3, whisper, normalization, qa_level, qa_model, qa_takes)
     refs = SettingsRefs(fields, save, status, transcriber)
 
     @guarded
@@ -92,6 +102,8 @@ def build(ctx: UiContext) -> SettingsRefs:
                      "pause_after_heading_ms", "pause_between_chapters_ms"):
             changes[name] = int(changes[name] or 0)
         changes["concurrency"] = int(changes["concurrency"] or 0) or None
+        changes["qa_takes"] = int(changes["qa_takes"] or 3)
+        changes["qa_model"] = (changes["qa_model"] or "").strip()
         changes["remote_url"] = (changes["remote_url"] or "").strip()
         changes["output_dir"] = (changes["output_dir"] or "").strip()
         settings = dataclasses.replace(ctx.settings, **changes).validate()

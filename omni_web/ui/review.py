@@ -1,0 +1,182 @@
+"""QA review panel of the Jobs tab: the selected job's flagged chunks, each playable, with
+accept as is, regenerate, or edit the text and regenerate.
+
+Attached to the Jobs tab with one call (``build_review_panel(ctx, pick)``), so the tab's layout
+can change around it. Everything here is read from the book's QA report (finished jobs) or the
+job's progress and the chunk records (running jobs); regenerating queues a conversion that sends
+one request and rebuilds only that chapter and the book files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import numpy as np
+
+from omni_web.errors import ReviewError
+from omni_web.jobs import Job, JobState
+from omni_web.pipeline import ConvertProgress
+from omni_web.pipeline.review import (
+    ReviewRow,
+    accept_chunk,
+    job_output_dir,
+    open_review,
+    prepare_regenerate,
+    review_rows,
+    rows_for_keys,
+)
+from omni_web.qa import QaStore, decode_wav
+from omni_web.ui.context import UiContext
+from omni_web.ui.errors import guarded
+from omni_web.ui.widgets import callout, esc, table
+
+__all__ = ["ReviewRefs", "build_review_panel", "flagged_rows", "row_choice", "row_detail_html"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewRefs:
+    """The review panel's components."""
+
+    summary: gr.HTML
+    pick: gr.Dropdown
+    detail: gr.HTML
+    player: gr.Audio
+    text: gr.Textbox
+    accept: gr.Button
+    regenerate: gr.Button
+    status: gr.Markdown
+
+
+def flagged_rows(job: Job, store: QaStore) -> tuple[list[ReviewRow], str, bool]:
+    """(flagged rows, summary line, can regenerate) of a job: from its report once it is finished."""
+    progress = ConvertProgress.from_dict(job.progress)
+    qa = progress.qa
+    if job.state is JobState.DONE:
+        try:
+            target = open_review(job_output_dir(job.result, job.id))
+        except ReviewError as exc:
+            return [], str(exc), False
+        counts = target.report["counts"]
+        rows = review_rows(target)
+        line = (f"QA ({target.report['qa'].get('level', '')}): {counts.get('passed', 0)} passed, "
+                f"{counts.get('retaken', 0)} retaken, {len(rows)} flagged, {counts.get('accepted', 0)} accepted.")
+        return rows, line, True
+    if qa is None:
+        return [], "This job runs without audio QA.", False
+    return rows_for_keys(store, qa.flagged_keys), f"{qa.line} so far (regenerate once the job is done).", False
+
+
+def row_choice(row: ReviewRow) -> tuple[str, str]:
+    """Dropdown entry ``ch 3 · chunk 12 — the audio is 0.33 of …`` → ``3:12``."""
+    reason = row.reasons.split(";")[0]
+    return f"chapter {row.chapter} · chunk {row.chunk} — {reason[:70]}", f"{row.chapter}:{row.chunk}"
+
+
+def row_detail_html(row: ReviewRow) -> str:
+    """One flagged chunk: its text, figures, why it failed, what ASR heard, its takes."""
+    facts = [("Chapter", esc(f"{row.chapter} {row.chapter_title}".strip())), ("Chunk", esc(row.chunk)),
+             ("Text", esc(row.text)), ("Figures", esc(row.figures)), ("Why flagged", esc(row.reasons))]
+    if row.transcript:
+        facts.append(("Heard", esc(row.transcript)))
+    facts.append(("Takes", esc(row.takes)))
+    return table(["", ""], facts, raw_columns=(0, 1))
+
+
+def _audio(path: Path) -> tuple[int, np.ndarray] | None:
+    # Sent as samples: the chunk cache lies in the app's state folder, which the page never serves.
+    try:
+        samples, rate = decode_wav(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return rate, (samples * 32767).astype(np.int16)
+
+
+def build_review_panel(ctx: UiContext, job_pick: gr.Dropdown) -> ReviewRefs:
+    """Create the panel (inside the Jobs tab's layout) and wire it to the tab's job picker."""
+    store = QaStore(ctx.paths.chunk_cache_dir)
+    jobs = ctx.services.jobs
+    with gr.Accordion("Review audio QA", open=False, elem_id="review-panel"):
+        with gr.Row():
+            summary = gr.HTML(elem_id="review-summary", padding=False)
+            refresh = gr.Button("Refresh", size="sm", scale=0, elem_id="review-refresh")
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=3):
+                pick = gr.Dropdown(label="Flagged chunk", elem_id="review-pick", interactive=True,
+                                   allow_custom_value=True)
+                detail = gr.HTML(elem_id="review-detail", padding=False)
+            with gr.Column(scale=2):
+                player = gr.Audio(label="Chunk audio (the take in the book)", interactive=False,
+                                  elem_id="review-player", type="numpy")
+                text = gr.Textbox(label="Text to speak", lines=4, elem_id="review-text",
+                                  info="Edit it (a misread name or number) before Regenerate, or leave it.")
+                with gr.Row():
+                    accept = gr.Button("Accept as is", elem_id="review-accept")
+                    regenerate = gr.Button("Regenerate", variant="primary", elem_id="review-regenerate")
+        status = gr.Markdown(elem_id="review-status")
+    refs = ReviewRefs(summary, pick, detail, player, text, accept, regenerate, status)
+
+    def rows_of(job_id: str | None) -> tuple[list[ReviewRow], str, bool]:
+        if not job_id:
+            return [], "Pick a job.", False
+        return flagged_rows(jobs.get(job_id), store)
+
+    def show_list(job_id: str | None) -> list[Any]:
+        rows, line, can_regenerate = rows_of(job_id)
+        choices = [row_choice(r) for r in rows]
+        html = callout(line) if rows or not job_id else callout(line + " Nothing is waiting for review.")
+        first = choices[0][1] if choices else None
+        return [html, gr.update(choices=choices, value=first), *show_row(job_id, first),
+                gr.update(interactive=bool(rows)), gr.update(interactive=bool(rows) and can_regenerate)]
+
+    def find(job_id: str | None, place: str | None) -> ReviewRow | None:
+        if not place:
+            return None
+        return next((r for r in rows_of(job_id)[0] if f"{r.chapter}:{r.chunk}" == place), None)
+
+    def show_row(job_id: str | None, place: str | None) -> list[Any]:
+        row = find(job_id, place)
+        if row is None:
+            return ["", None, ""]
+        return [row_detail_html(row), _audio(row.audio_path), row.text]
+
+    def _place(place: str | None) -> tuple[int, int]:
+        if not place or ":" not in place:
+            raise ReviewError("Pick a flagged chunk first.")
+        chapter, chunk = place.split(":", 1)
+        return int(chapter), int(chunk)
+
+    def _target(job_id: str | None):
+        if not job_id:
+            raise ReviewError("Pick a job first.")
+        job = jobs.get(job_id)
+        if job.state is not JobState.DONE:
+            raise ReviewError("The job is still running: accept or regenerate once it is done.")
+        return open_review(job_output_dir(job.result, job_id))
+
+    def do_accept(job_id: str | None, place: str | None) -> list[Any]:
+        chapter, chunk = _place(place)
+        accept_chunk(_target(job_id), chapter, chunk)
+        return [f"Accepted chapter {chapter}, chunk {chunk} as it is.", *show_list(job_id)]
+
+    def do_regenerate(job_id: str | None, place: str | None, new_text: str | None) -> list[Any]:
+        chapter, chunk = _place(place)
+        target = _target(job_id)
+        row = find(job_id, place)
+        edited = new_text if row is not None and (new_text or "").strip() != row.text else None
+        request = prepare_regenerate(target, chapter, chunk, text=edited)
+        job = ctx.services.submit_conversion(request)
+        what = "with the edited text" if edited else "as a new take"
+        return [f"Queued job `{job.id}`: chapter {chapter}, chunk {chunk} {what}; only that chapter and the "
+                "book files are rebuilt. Select the new job above to follow it.", *show_list(job_id)]
+
+    list_outputs = [summary, pick, detail, player, text, accept, regenerate]
+    job_pick.change(guarded(show_list), [job_pick], list_outputs, api_visibility="private")
+    refresh.click(guarded(show_list), [job_pick], list_outputs, api_name="review_list")
+    pick.input(guarded(show_row), [job_pick, pick], [detail, player, text], api_visibility="private")
+    accept.click(guarded(do_accept), [job_pick, pick], [status, *list_outputs], api_name="review_accept")
+    regenerate.click(guarded(do_regenerate), [job_pick, pick, text], [status, *list_outputs],
+                     api_name="review_regenerate")
+    return refs

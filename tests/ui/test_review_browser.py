@@ -1,0 +1,106 @@
+"""The QA review panel in a real browser: a finished book with flagged chunks, one regenerated.
+
+The book is made in this process against a fake server that answers 30 % of requests with silence
+(one take per chunk, so those are flagged), and recorded as a finished job. The app then runs
+against a clean fake server; the review panel lists the flagged chunks, Regenerate queues a job,
+and that job sends exactly one request and rebuilds the m4b.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from omni_web.client import SpeechClient, VoiceChoice
+from omni_web.jobs import JobState, JobStore
+from omni_web.pipeline import ConvertRequest, run_conversion
+from omni_web.qa import find_report, read_report
+from omni_web.services import CONVERT_JOB
+from omni_web.settings import load_settings
+from tests.conftest import DATA_DIR
+from tests.fakes.sgl_omni import free_port, start_fake_server
+from tests.ui.conftest import MODEL
+from tests.ui.helpers import AppProcess, prepare_root, start_webapp, wait_for
+from tests.ui.test_browser import CHROMIUM, CHROMIUM_ARGS, LONG_S, _shot, _tab
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def reviewed_app(tmp_path: Path) -> Iterator[tuple[AppProcess, dict, Path, JobStore]]:
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (scripts/test.sh installs it)")
+    paths = prepare_root(tmp_path / "home", model_keys=(MODEL,))
+    faulty = start_fake_server(MODEL, env={"FAKE_SGL_FAULTS": "silent", "FAKE_SGL_FAULT_SHARE": "0.3"},
+                               log_path=tmp_path / "faulty.log")
+    try:
+        request = ConvertRequest(book_path=DATA_DIR / "wasteland.epub", model_key=MODEL,
+                                 voice=VoiceChoice.speaker("Vivian"), chapters=(2, 3), qa_takes=1, chunk_words=40)
+        with SpeechClient(faulty.base_url) as client:
+            result = run_conversion(request, paths=paths, settings=load_settings(paths), client=client)
+    finally:
+        faulty.stop()
+    store = JobStore(paths.jobs_db)
+    job = store.enqueue(CONVERT_JOB, request.to_dict(), title="The Waste Land")
+    store.claim_next()
+    store.finish(job.id, JobState.DONE, result=result.to_dict())
+    log = tmp_path / "requests.jsonl"
+    clean = start_fake_server(MODEL, env={"FAKE_SGL_REQUEST_LOG": str(log)}, log_path=tmp_path / "clean.log")
+    settings = yaml.safe_load(paths.settings_file.read_text()) | {"remote_url": clean.base_url}
+    paths.settings_file.write_text(yaml.safe_dump(settings), encoding="utf-8")
+    app = start_webapp(paths, port=free_port(), log_path=tmp_path / "webapp.log")
+    try:
+        yield app, read_report(find_report(result.output_dir)), log, store
+    finally:
+        app.stop()
+        clean.stop()
+
+
+@pytest.fixture
+def page(reviewed_app):
+    with playwright_api.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1400, "height": 1100})
+        context.set_default_timeout(30_000)
+        page = context.new_page()
+        page.goto(reviewed_app[0].url)  # loopback: no login
+        expect(page.get_by_role("tab", name="Jobs")).to_be_visible(timeout=60_000)
+        yield page
+        context.close()
+        browser.close()
+
+
+def test_review_panel_regenerates_one_chunk_and_rebuilds_the_book(page, reviewed_app) -> None:
+    _app, report, log, store = reviewed_app
+    flagged = [c for c in report["chunks"] if c["verdict"] == "flagged"]
+    assert flagged
+    m4b = Path(next(iter(store.list())).result["m4b"])
+    m4b_before = m4b.stat().st_mtime_ns
+    _tab(page, "Jobs")
+    page.get_by_text("Review audio QA").click()
+    page.locator("#review-refresh").click()
+    expect(page.locator("#review-summary")).to_contain_text(f"{len(flagged)} flagged", timeout=LONG_S * 1000)
+    first = flagged[0]
+    expect(page.locator("#review-detail")).to_contain_text("silent")
+    expect(page.locator("#review-text textarea")).to_have_value(first["text"])
+    _shot(page, "jobs-review")
+    page.locator("#review-regenerate").click()
+    expect(page.locator("#review-status")).to_contain_text("Queued job", timeout=60_000)
+
+    def regenerated_job_done():
+        jobs = store.list()
+        return len(jobs) == 2 and all(j.state is JobState.DONE for j in jobs)
+
+    wait_for(regenerated_job_done, timeout_s=LONG_S, what="the regenerate job to finish")
+    requests = [json.loads(line)["input"] for line in log.read_text().splitlines()]
+    assert requests == [first["text"]]  # one request: only that chunk
+    assert m4b.stat().st_mtime_ns != m4b_before
+    again = read_report(find_report(m4b.parent))
+    assert next(c for c in again["chunks"] if c["key"] == first["key"])["verdict"] == "retaken"
