@@ -29,10 +29,10 @@ ALICE = DATA_DIR / "pg11-alice.epub"
 def _convert(data_paths: DataPaths, server, *, chapters: tuple[int, ...], settings: Settings, **kwargs):
     request = ConvertRequest(book_path=ALICE, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"),
                              chapters=chapters, **kwargs)
-    docs: list[dict] = []
+    docs: list = []
     with SpeechClient(server.base_url) as client:
         result = run_conversion(request, paths=data_paths, settings=settings, client=client,
-                                progress=lambda d: docs.append(json.loads(json.dumps(d))),
+                                progress=docs.append,
                                 retry=kwargs.pop("retry", RetryPolicy(attempts=2, backoff_s=0.01)))
     return result, docs
 
@@ -76,7 +76,8 @@ def test_basic_qa_retakes_every_faulty_chunk_and_flags_no_clean_one(data_paths: 
     counts = report["counts"]
     assert counts["retaken"] >= 8 and counts["passed"] + counts["retaken"] + counts["flagged"] == len(report["chunks"])
     # The progress document carried the QA counts while rendering.
-    assert docs[-1]["qa"]["retaken"] == counts["retaken"]
+    assert docs[-1].qa is not None and docs[-1].qa.retaken == counts["retaken"]
+    assert docs[-1].qa.flagged == counts["flagged"] == len(docs[-1].qa.flagged_keys)
     # The book holds only chosen takes: no triple-length loops, no thirds.
     expected_s = sum(c["figures"]["duration_s"] for c in report["chunks"])
     assert probe_duration_ms(result.m4b) / 1000 >= expected_s
