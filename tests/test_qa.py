@@ -237,3 +237,37 @@ def test_missing_words_count_as_skipped_only_when_the_audio_is_short_too() -> No
     assert not any("skipped" in f for f in asr_failures(dropped, Thresholds(), 1.0))
     shuffled = score_transcript(TEXT, " ".join(reversed(words)))
     assert any("word error rate" in f for f in asr_failures(shuffled, Thresholds(), 1.0))
+
+
+class _EnglishOnly:
+    name = "tiny.en"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def covers(self, language: str | None) -> bool:
+        return language in (None, "en")
+
+    def transcribe(self, wav: bytes, language: str | None) -> str:
+        self.calls += 1
+        return TEXT
+
+
+def test_asr_skips_a_language_the_model_does_not_cover_with_a_note(tmp_path: Path) -> None:
+    from omni_web.qa import AsrPool
+
+    recogniser = _EnglishOnly()
+    pool = AsrPool(lambda: recogniser)
+    qa = ChunkQa(QaOptions(level=QaLevel.ASR), store=QaStore(tmp_path), request_take=_Server([]), model_key="m",
+                 voice_label="v", language="French", accepts_seed=True, request_slots=1, asr_pool=pool)
+    qa.take(_Item("fr"))
+    record = QaStore(tmp_path).load("fr")
+    assert record.verdict is Verdict.PASSED and recogniser.calls == 0
+    assert "does not cover language 'fr'" in record.takes[0].asr_note
+    english = ChunkQa(QaOptions(level=QaLevel.ASR), store=QaStore(tmp_path), request_take=_Server([]),
+                      model_key="m", voice_label="v", language="English", accepts_seed=True, request_slots=1,
+                      asr_pool=pool)
+    english.take(_Item("en"))
+    take = QaStore(tmp_path).load("en").takes[0]
+    assert recogniser.calls == 1 and take.wer == 0 and take.transcript == TEXT
+    pool.close()

@@ -49,7 +49,8 @@ def _inputs(log: Path) -> list[str]:
 def _convert(paths: DataPaths, server, book: Path) -> None:
     request = ConvertRequest(book_path=book, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), chapters=(1, 2, 3))
     with SpeechClient(server.base_url) as client:
-        run_conversion(request, paths=paths, settings=Settings(), client=client)
+        # 0.004 s a word is no speech: QA would retake every chunk (tested in test_qa_pipeline.py).
+        run_conversion(request, paths=paths, settings=Settings(qa_level="off"), client=client)
 
 
 def test_spoken_forms_are_sent_and_a_lexicon_edit_rerenders_only_its_chunks(

