@@ -107,11 +107,11 @@ def timed_render(base_url: str, items: list[RenderItem], concurrency: int, cache
     entry = get_entry(MODEL)
     voice = VoiceChoice.speaker("Vivian")
     with SpeechClient(base_url) as client:
-        def synthesize(text: str) -> bytes:
-            return client.speech(entry, SpeechRequest(text=text, voice=voice)).audio
+        def synthesize(item: RenderItem) -> bytes:
+            return client.speech(entry, SpeechRequest(text=item.text, voice=voice)).audio
 
-        def request_take(text: str, seed: int | None) -> TakeAudio:
-            result = client.speech(entry, SpeechRequest(text=text, voice=voice, seed=seed))
+        def request_take(item: RenderItem, seed: int | None) -> TakeAudio:
+            result = client.speech(entry, SpeechRequest(text=item.text, voice=voice, seed=seed))
             return TakeAudio(result.audio, result.finish_reason)
 
         check = None

@@ -67,7 +67,7 @@ def test_done_when_convert_voice_vivian_dialogue_voice_ryan(data_paths: DataPath
     log = tmp_path / "requests.jsonl"
     server = fake_server(MODEL, env={"FAKE_SGL_SECONDS_PER_WORD": "0.004", "FAKE_SGL_REQUEST_LOG": str(log)})
     book = pequod(tmp_path)
-    done = run(data_paths, "convert", str(book), "--model", MODEL, "--voice", "vivian", "--dialogue-voice", "ryan",
+    done = run(data_paths, "convert", str(book), "--qa", "off", "--model", MODEL, "--voice", "vivian", "--dialogue-voice", "ryan",
                "--api-url", server.base_url, "--out", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     sent = requests_of(log)
@@ -77,7 +77,7 @@ def test_done_when_convert_voice_vivian_dialogue_voice_ryan(data_paths: DataPath
 
     # A saved cast maps Stubb to a third voice: only his quote is rendered again.
     assert run(data_paths, "cast", str(book), "--set", "Stubb=eric").returncode == 0
-    again = run(data_paths, "convert", str(book), "--model", MODEL, "--voice", "vivian", "--dialogue-voice", "ryan",
+    again = run(data_paths, "convert", str(book), "--qa", "off", "--model", MODEL, "--voice", "vivian", "--dialogue-voice", "ryan",
                 "--cast", "saved", "--api-url", server.base_url, "--out", str(tmp_path / "out"))
     assert again.returncode == 0, again.stderr
     assert [(b["voice"], b["input"]) for b in requests_of(log)[len(sent):]] == [

@@ -98,6 +98,10 @@ def test_a_characters_voice_is_part_of_its_chunks_keys_only() -> None:
     assert {i.speaker for i in strict.items} == {NARRATOR, DIALOGUE}
 
 
+# The fake speaks 0.004 s a word, which is no speech: QA (test_qa_pipeline.py) would retake every chunk.
+NO_QA = Settings(qa_level="off")
+
+
 def read_log(log: Path) -> list[dict]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
@@ -110,7 +114,7 @@ def test_convert_sends_narration_as_a_and_quotes_as_b_and_resumes(
     book = pequod(tmp_path)
     cast = Cast.of(dialogue=VoiceChoice.speaker("ryan"))
     with SpeechClient(server.base_url) as client:
-        result = run_conversion(request(book, cast), paths=data_paths, settings=Settings(), client=client)
+        result = run_conversion(request(book, cast), paths=data_paths, settings=NO_QA, client=client)
     sent = read_log(log)
     by_voice: dict[str, list[str]] = {}
     for body in sent:
@@ -123,10 +127,10 @@ def test_convert_sends_narration_as_a_and_quotes_as_b_and_resumes(
     assert result.m4b is not None and result.chunks_total == len(sent)
     # Resume: the same run renders nothing; mapping Starbuck to a third voice renders only his quote.
     with SpeechClient(server.base_url) as client:
-        again = run_conversion(request(book, cast), paths=data_paths, settings=Settings(), client=client)
+        again = run_conversion(request(book, cast), paths=data_paths, settings=NO_QA, client=client)
         assert again.chunks_cached == again.chunks_total and len(read_log(log)) == len(sent)
         third = Cast.of(dialogue=VoiceChoice.speaker("ryan"), characters={"Starbuck": VoiceChoice.speaker("eric")})
-        run_conversion(request(book, third), paths=data_paths, settings=Settings(), client=client)
+        run_conversion(request(book, third), paths=data_paths, settings=NO_QA, client=client)
     extra = read_log(log)[len(sent):]
     assert [(b["voice"], b["input"]) for b in extra] == [("Eric", '"Aye, sir,"')]
 
@@ -145,7 +149,7 @@ def test_every_cast_voice_is_checked_before_any_request(
     log = tmp_path / "requests.jsonl"
     server = fake_server(MODEL, env={**FAST, "FAKE_SGL_REQUEST_LOG": str(log)})
     with SpeechClient(server.base_url) as client, pytest.raises(error, match=match):
-        run_conversion(request(pequod(tmp_path), cast), paths=data_paths, settings=Settings(), client=client)
+        run_conversion(request(pequod(tmp_path), cast), paths=data_paths, settings=NO_QA, client=client)
     assert read_log(log) == []
 
 

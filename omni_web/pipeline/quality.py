@@ -159,7 +159,8 @@ class JobQa:
             asr = AsrPool(lambda: load_recogniser(options.asr_model, device=options.asr_device))
         check = ChunkQa(
             options, store=QaStore(paths.chunk_cache_dir), request_take=request_take, model_key=entry.key,
-            voice_label=lambda item: _voice_label(getattr(item, "voice", None) or voice), language=language, accepts_seed=entry.accepts_seed,
+            voice_label=lambda item: _voice_label(getattr(item, "voice", None) or voice), language=language,
+            accepts_seed=entry.accepts_seed,
             request_slots=concurrency, asr_pool=asr,
         )
         # With ASR, threads waiting for their transcript must not leave the server idle: run twice
