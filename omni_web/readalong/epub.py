@@ -1,0 +1,306 @@
+"""``<Title>.readalong.epub``: the original book with EPUB 3 Media Overlays of its rendered chapters.
+
+The book's files are copied as they are, except: each spoken sentence of a rendered chapter is
+wrapped in ``<span id=...>`` (see :mod:`omni_web.readalong.xhtml`); the OPF lists one SMIL per
+chapter (chapters that share a page share one SMIL, since a page can have only one overlay), the
+chapter audio as AAC, ``media:duration`` per overlay and in total, and ``media:active-class``; an
+EPUB 2 book is lifted to EPUB 3 (overlays exist only there), with a navigation document made from
+its NCX.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import tempfile
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from lxml import etree
+
+from omni_web.errors import BookError
+from omni_web.files import atomic_path
+from omni_web.readalong.audio import encode_chapter_aac
+from omni_web.readalong.package import HTML5_DOCTYPE, Package, lift_xhtml, parse_document, read_package
+from omni_web.readalong.records import ChapterTimings
+from omni_web.readalong.xhtml import DocumentText, document_text, existing_ids, place_sentences, wrap_sentences
+
+__all__ = ["ACTIVE_CLASS", "OverlayChapter", "ReadalongEpub", "clock_value", "write_readalong_epub"]
+
+ACTIVE_CLASS = "-epub-media-overlay-active"
+_SMIL_NS = "http://www.w3.org/ns/SMIL"
+_EPUB_NS = "http://www.idpf.org/2007/ops"
+_FOLDER = "readalong"  # new files go in <opf dir>/readalong/
+
+
+@dataclass(frozen=True, slots=True)
+class OverlayChapter:
+    """A rendered chapter: its timings, where it starts in the book, and where the next one starts."""
+
+    timings: ChapterTimings
+    source_href: str  # relative to the OPF, "page.xhtml#anchor"
+    next_href: str | None  # the book's next chapter (rendered or not); None after the last
+
+
+@dataclass(frozen=True, slots=True)
+class ReadalongEpub:
+    """What was written."""
+
+    path: Path
+    overlays: int
+    sentences: int
+    placed: int  # sentences found in the text and wrapped
+    duration_s: float
+
+    @property
+    def placed_share(self) -> float:
+        """Share of the spoken sentences that the overlays point at."""
+        return self.placed / self.sentences if self.sentences else 0.0
+
+
+def clock_value(seconds: float) -> str:
+    """A SMIL clock value, ``H:MM:SS.mmm``."""
+    ms = max(0, round(seconds * 1000))
+    hours, ms = divmod(ms, 3_600_000)
+    minutes, ms = divmod(ms, 60_000)
+    return f"{hours}:{minutes:02d}:{ms // 1000:02d}.{ms % 1000:03d}"
+
+
+def _window(package: Package, chapter: OverlayChapter) -> list[str]:
+    """The spine pages a chapter's text can be on: from its page to the next chapter's page."""
+    spine = package.spine_paths()
+    start = package.path_of(chapter.source_href.partition("#")[0])
+    if start not in spine:
+        return []
+    first = spine.index(start)
+    last = len(spine)
+    if chapter.next_href:
+        path, _, fragment = chapter.next_href.partition("#")
+        nxt = package.path_of(path)
+        if nxt in spine and spine.index(nxt) >= first:
+            last = spine.index(nxt) + (1 if fragment or spine.index(nxt) == first else 0)
+    return spine[first:last]
+
+
+def _groups(windows: list[list[str]]) -> list[list[int]]:
+    """Chapters that share a page, joined (each group becomes one SMIL)."""
+    groups: list[list[int]] = []
+    pages: list[set[str]] = []
+    for n, window in enumerate(windows):
+        if groups and pages[-1] & set(window):
+            groups[-1].append(n)
+            pages[-1] |= set(window)
+        else:
+            groups.append([n])
+            pages.append(set(window))
+    return groups
+
+
+@dataclass
+class _Par:
+    page: str
+    fragment: str
+    begin: float
+    end: float
+
+
+def _pars(timings: ChapterTimings, placed: dict[int, tuple[str, str]], audio_s: float) -> list[_Par]:
+    """One par per placed sentence; the audio of unplaced ones joins the next placed sentence."""
+    pars: list[_Par] = []
+    pending: float | None = None
+    for sentence in timings.sentences:
+        where = placed.get(sentence.index)
+        if where is None:
+            pending = sentence.start_s if pending is None else pending
+            if pars:  # a sentence we could not find still plays: after the previous one
+                pars[-1].end = sentence.end_s
+                pending = None
+            continue
+        begin = pending if pending is not None else sentence.start_s
+        pending = None
+        pars.append(_Par(where[0], where[1], begin, sentence.end_s))
+    for par in pars:
+        par.begin = min(max(0.0, par.begin), audio_s)
+        par.end = min(max(par.begin, par.end), audio_s)
+    return [p for p in pars if p.end > p.begin]
+
+
+def _smil(seqs: list[tuple[str, list[_Par]]], smil_path: str) -> bytes:
+    """A SMIL document: one ``seq`` per chapter (audio, pars)."""
+    smil = etree.Element(f"{{{_SMIL_NS}}}smil", {"version": "3.0"}, nsmap={None: _SMIL_NS, "epub": _EPUB_NS})
+    body = etree.SubElement(smil, f"{{{_SMIL_NS}}}body")
+    base = posixpath.dirname(smil_path)
+    counter = 0
+    for audio_path, pars in seqs:
+        seq = etree.SubElement(body, f"{{{_SMIL_NS}}}seq", {
+            f"{{{_EPUB_NS}}}textref": f"{quote(posixpath.relpath(pars[0].page, base))}#{pars[0].fragment}",
+            f"{{{_EPUB_NS}}}type": "chapter"})
+        audio_src = quote(posixpath.relpath(audio_path, base))
+        for par in pars:
+            counter += 1
+            node = etree.SubElement(seq, f"{{{_SMIL_NS}}}par", {"id": f"par{counter}"})
+            etree.SubElement(node, f"{{{_SMIL_NS}}}text",
+                             {"src": f"{quote(posixpath.relpath(par.page, base))}#{par.fragment}"})
+            etree.SubElement(node, f"{{{_SMIL_NS}}}audio", {
+                "src": audio_src, "clipBegin": f"{par.begin:.3f}s", "clipEnd": f"{par.end:.3f}s"})
+    return etree.tostring(smil, xml_declaration=True, encoding="utf-8")
+
+
+def _load_pages(archive: zipfile.ZipFile, paths: list[str]) -> dict[str, DocumentText]:
+    pages: dict[str, DocumentText] = {}
+    for path in dict.fromkeys(paths):
+        try:
+            pages[path] = document_text(parse_document(archive.read(path)))
+        except (KeyError, etree.XMLSyntaxError):
+            continue  # a page that is not well-formed XHTML keeps its text unmarked
+    return pages
+
+
+def write_readalong_epub(
+    source: Path,
+    chapters: Sequence[OverlayChapter],
+    out_path: Path,
+    *,
+    bitrate_kbps: int = 64,
+    narrator: str = "",
+    encode: Callable[[Path, Path], float] | None = None,
+) -> ReadalongEpub:
+    """Write the read-along EPUB for ``chapters`` (in book order) of the book at ``source``.
+
+    Args:
+        encode: ``(chapter audio, out .m4a) -> duration_s``; default AAC at ``bitrate_kbps``.
+
+    Raises:
+        BookError: the source book cannot be read or has no chapter to overlay.
+        FfmpegError, DiskFullError: encoding the audio failed.
+    """
+    encoder = encode or (lambda src, dst: encode_chapter_aac(src, dst, bitrate_kbps=bitrate_kbps))
+    out_path = Path(out_path)
+    try:
+        archive = zipfile.ZipFile(source)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise BookError(f"Cannot read the book {source} to make its read-along EPUB ({exc}).") from exc
+    with archive, tempfile.TemporaryDirectory(prefix="readalong-", dir=out_path.parent) as scratch:
+        package = read_package(archive)
+        ncx_item = next((i for i in package.items.values() if i.media_type == "application/x-dtbncx+xml"), None)
+        folder = posixpath.join(package.opf_dir, _FOLDER) if package.opf_dir else _FOLDER
+        nav = package.upgrade_to_epub3(archive.read(ncx_item.path) if ncx_item else None, f"{folder}/nav.xhtml")
+        windows = [_window(package, chapter) for chapter in chapters]
+        pages = _load_pages(archive, [p for w in windows for p in w])
+        ids_taken = {path: existing_ids(doc.root) for path, doc in pages.items()}
+        ranges: dict[str, list[tuple[int, int, str]]] = {}
+        chapter_places: list[dict[int, tuple[str, str]]] = []
+        for chapter, window in zip(chapters, windows, strict=True):
+            docs = [pages[p] for p in window if p in pages]
+            names = [p for p in window if p in pages]
+            texts = [s.text for s in chapter.timings.sentences]
+            places: dict[int, tuple[str, str]] = {}
+            for placement in place_sentences(texts, docs) if docs else []:
+                page = names[placement.document]
+                span_id = f"ra{chapter.timings.number:03d}s{placement.sentence + 1:04d}"
+                while span_id in ids_taken[page]:
+                    span_id += "x"
+                ids_taken[page].add(span_id)
+                ranges.setdefault(page, []).append((placement.start, placement.end, span_id))
+                places[chapter.timings.sentences[placement.sentence].index] = (page, span_id)
+            chapter_places.append(places)
+        wrapped: dict[str, bool] = {}
+        for page, page_ranges in ranges.items():
+            wrapped.update(wrap_sentences(pages[page], page_ranges))
+        chapter_places = [{k: v for k, v in places.items() if wrapped.get(v[1])} for places in chapter_places]
+        files: dict[str, bytes | Path] = {}
+        total_s = 0.0
+        overlays = 0
+        placed = 0
+        for group in _groups(windows):
+            seqs = []
+            marked_pages: list[str] = []
+            group_s = 0.0
+            first_number = chapters[group[0]].timings.number
+            smil_path = f"{folder}/chapter-{first_number:03d}.smil"
+            for n in group:
+                chapter = chapters[n]
+                if not chapter_places[n]:
+                    continue
+                audio_path = f"{folder}/chapter-{chapter.timings.number:03d}.m4a"
+                encoded = Path(scratch) / f"chapter-{chapter.timings.number:03d}.m4a"
+                audio_s = encoder(Path(chapter.timings.audio_path), encoded)
+                pars = _pars(chapter.timings, chapter_places[n], audio_s)
+                if not pars:
+                    continue
+                files[audio_path] = encoded
+                package.add_item(f"ra-audio-{chapter.timings.number:03d}", audio_path, "audio/mp4")
+                seqs.append((audio_path, pars))
+                marked_pages += [p.page for p in pars if p.page not in marked_pages]
+                group_s += sum(round(p.end - p.begin, 3) for p in pars)
+                placed += len(pars)
+            if not seqs:
+                continue
+            files[smil_path] = _smil(seqs, smil_path)
+            smil_id = package.add_item(f"ra-smil-{first_number:03d}", smil_path, "application/smil+xml")
+            for page in marked_pages:
+                item = package.item_by_path(page)
+                if item is not None:
+                    item.element.set("media-overlay", smil_id)
+            package.add_meta("media:duration", clock_value(group_s), refines=f"#{smil_id}")
+            total_s += group_s
+            overlays += 1
+        if not overlays:
+            raise BookError("None of the rendered chapters' sentences were found in the book's pages, so no "
+                            "read-along EPUB was written.")
+        package.add_meta("media:duration", clock_value(total_s))
+        package.add_meta("media:active-class", ACTIVE_CLASS)
+        if narrator:
+            package.add_meta("media:narrator", narrator)
+        package.touch_modified()
+        for page in ranges:
+            files[page] = _serialise(pages[page].root, lifted=nav is not None)
+        if nav is not None:
+            _lift_pages(archive, package, files)
+        files[package.opf_path] = package.to_bytes()
+        if nav is not None:
+            files[f"{folder}/nav.xhtml"] = nav
+        _write_zip(archive, files, out_path)
+    sentences = sum(len(c.timings.sentences) for c in chapters)
+    return ReadalongEpub(out_path, overlays, sentences, placed, total_s)
+
+
+def _serialise(root: etree._Element, *, lifted: bool) -> bytes:
+    tree = root.getroottree()
+    if lifted:
+        lift_xhtml(root)
+        return etree.tostring(tree, xml_declaration=True, encoding="utf-8", doctype=HTML5_DOCTYPE)
+    return etree.tostring(tree, xml_declaration=True, encoding="utf-8")
+
+
+def _lift_pages(archive: zipfile.ZipFile, package: Package, files: dict[str, bytes | Path]) -> None:
+    """An EPUB 2 book lifted to EPUB 3: its other XHTML pages get the HTML5 doctype too."""
+    for item in package.items.values():
+        if item.media_type != "application/xhtml+xml" or item.path in files:
+            continue
+        try:
+            files[item.path] = _serialise(parse_document(archive.read(item.path)), lifted=True)
+        except (KeyError, etree.XMLSyntaxError):
+            continue
+
+
+def _write_zip(archive: zipfile.ZipFile, files: dict[str, bytes | Path], out_path: Path) -> None:
+    """The new book: ``mimetype`` first and stored, every other entry copied or replaced."""
+    with atomic_path(out_path, suffix=".epub") as staged, zipfile.ZipFile(staged, "w") as out:
+        out.writestr(zipfile.ZipInfo("mimetype"), b"application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        for info in archive.infolist():
+            if info.filename == "mimetype" or info.is_dir():
+                continue
+            data = files.pop(info.filename, None)
+            if isinstance(data, Path):
+                out.write(data, info.filename, compress_type=zipfile.ZIP_STORED)
+            else:
+                out.writestr(info.filename, data if data is not None else archive.read(info.filename),
+                             compress_type=zipfile.ZIP_DEFLATED)
+        for name, data in files.items():
+            if isinstance(data, Path):
+                out.write(data, name, compress_type=zipfile.ZIP_STORED)  # AAC does not compress
+            else:
+                out.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED)

@@ -1,0 +1,70 @@
+"""Comparable word tokens and a fuzzy alignment of two token sequences.
+
+Both the known text and what it is compared with (ASR words, the XHTML's text) are cut into
+*tokens*: runs of letters and digits (each CJK character alone), casefolded and NFKC-normalised,
+so punctuation, quotes, dashes and ligatures never decide a match. The alignment is rapidfuzz's
+Levenshtein edit script over token sequences: equal tokens pair up, a substituted run ("Dinah" →
+"Dina", "1865" → "eighteen sixty five") pairs up by position, and what is missing on either side
+is left unpaired, so ASR errors and small edits cost only locally.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["Token", "align_tokens", "tokenize"]
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# Soft hyphens and zero-width marks may sit inside a printed word; they join, never split.
+_JOINERS = "\u00ad\u200b\u200c\u200d\u2060"
+_TOKEN_RE = re.compile(f"[{_CJK}]|(?:(?![{_CJK}])[^\\W_])(?:(?![{_CJK}])[^\\W_]|[{_JOINERS}\u0300-\u036f\u064b-\u065f\u0670])*")
+_DROP = str.maketrans("", "", _JOINERS)
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One token: its comparison key and where it sits in the text it was cut from."""
+
+    key: str
+    start: int
+    end: int
+
+
+def tokenize(text: str, *, offset: int = 0) -> list[Token]:
+    """The tokens of ``text``; positions are ``offset`` plus the index into ``text``."""
+    tokens = []
+    for match in _TOKEN_RE.finditer(text):
+        key = unicodedata.normalize("NFKC", match.group().translate(_DROP)).casefold()
+        key = "".join(ch for ch in key if not unicodedata.combining(ch))
+        if key:
+            tokens.append(Token(key, offset + match.start(), offset + match.end()))
+    return tokens
+
+
+def align_tokens(reference: Sequence[str], other: Sequence[str]) -> list[int | None]:
+    """For each reference key, the index of the ``other`` key it aligns with (None if unpaired).
+
+    Pairs keep order (increasing indexes). In a substituted run of unequal lengths the pairs are
+    spread by position, so "eighteen sixty five" against "1865" pairs the first word.
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    mapping: list[int | None] = [None] * len(reference)
+    if not reference or not other:
+        return mapping
+    for op in Levenshtein.opcodes(list(reference), list(other)):
+        if op.tag == "equal":
+            for k in range(op.src_end - op.src_start):
+                mapping[op.src_start + k] = op.dest_start + k
+        elif op.tag == "replace":
+            src_len, dest_len = op.src_end - op.src_start, op.dest_end - op.dest_start
+            last = -1
+            for k in range(src_len):
+                j = op.dest_start + (k * dest_len) // src_len
+                if j > last:
+                    mapping[op.src_start + k] = j
+                    last = j
+    return mapping
