@@ -84,8 +84,8 @@ def _window(package: Package, chapter: OverlayChapter) -> list[str]:
     return spine[first:last]
 
 
-def _groups(windows: list[list[str]]) -> list[list[int]]:
-    """Chapters that share a page, joined (each group becomes one SMIL)."""
+def _groups(windows: list[set[str]]) -> list[list[int]]:
+    """Chapters whose sentences share a page, joined (each group becomes one SMIL)."""
     groups: list[list[int]] = []
     pages: list[set[str]] = []
     for n, window in enumerate(windows):
@@ -214,7 +214,7 @@ def write_readalong_epub(
         total_s = 0.0
         overlays = 0
         placed = 0
-        for group in _groups(windows):
+        for group in _groups([{page for page, _ in places.values()} for places in chapter_places]):
             seqs = []
             marked_pages: list[str] = []
             group_s = 0.0
