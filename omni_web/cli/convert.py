@@ -59,6 +59,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--chapters", metavar="SPEC", help="e.g. 1-3,5 (default: all but front/back matter)")
     parser.add_argument("--format", choices=("m4b", "mp3"), help="output format (default: setting, m4b)")
     parser.add_argument("--mp3-chapters", action="store_true", help="also write per-chapter MP3s")
+    parser.add_argument("--readalong", action="store_true",
+                        help="also write <Title>.readalong.epub (EPUB 3 Media Overlays) and VTT/SRT subtitles")
     parser.add_argument("--concurrency", type=int, metavar="N", help="requests in flight (default: the model's)")
     parser.add_argument("--language", metavar="LANG", help="e.g. English (default: the model decides)")
     parser.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: setting)")
@@ -163,6 +165,7 @@ def _convert(args: argparse.Namespace) -> int:
         language=args.language,
         output_format=args.format,
         also_mp3_chapters=True if args.mp3_chapters else None,
+        readalong=args.readalong,
         output_dir=args.out.expanduser().resolve() if args.out else None,
         api_url=args.api_url,
         qa_level=args.qa,
@@ -223,6 +226,8 @@ def render_request(request: ConvertRequest, book: Book, endpoint, manager: Serve
     if result.mp3_dir:
         print(f"MP3 chapters: {result.mp3_dir}")
     print_qa_summary(result.output_dir)
+    if result.readalong_epub:
+        print(f"Read-along EPUB: {result.readalong_epub} (subtitles beside the audio)")
     return 0
 
 

@@ -36,6 +36,7 @@ from omni_web.paths import DataPaths
 from omni_web.pipeline.plan import ChapterWork, ConversionPlan, plan_conversion
 from omni_web.pipeline.progress import ChapterProgress, ConvertProgress
 from omni_web.pipeline.quality import JobQa, apply_text_edits, load_text_edits, progress_fields
+from omni_web.pipeline.readalong import ConversionReadalong, start_readalong
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.records import JsonRecord
 from omni_web.render import RenderItem, RenderProgress, RetryPolicy, render_chunks
@@ -69,6 +70,7 @@ class ConvertResult(JsonRecord):
     chunks_total: int = 0
     chunks_cached: int = 0
     duration_s: float = 0.0
+    readalong_epub: Path | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON for the job store; a chapter is ``{number, title, path, duration_s}``."""
@@ -171,7 +173,9 @@ class _Progress:
 class _ChapterAssembler:
     """Joins a chapter's chunk files in a background thread once all of them exist."""
 
-    def __init__(self, plan: ConversionPlan, parts_dir: Path, fmt: AudioFormat, progress: _Progress) -> None:
+    def __init__(self, plan: ConversionPlan, parts_dir: Path, fmt: AudioFormat, progress: _Progress,
+                 readalong: ConversionReadalong | None = None) -> None:
+        self._readalong = readalong
         self._parts_dir = parts_dir
         self._fmt = fmt
         self._progress = progress
@@ -204,6 +208,8 @@ class _ChapterAssembler:
                 ChapterPlan(index=work.number, title=work.chapter.title, segments=segments), out, fmt=self._fmt
             )
         self._progress.chapter(work.number, "ready", audio)
+        if self._readalong is not None:
+            self._readalong.chapter_ready(work, self._chunk_paths, audio)
         return audio
 
     def results(self) -> list[ChapterAudio]:
@@ -270,7 +276,9 @@ def run_conversion(
         voice = item.voice or speech_voice
         return client.speech(entry, SpeechRequest(text=item.text, voice=voice, language=request.language)).audio
 
-    assembler = _ChapterAssembler(plan, parts_dir, AudioFormat(entry.sample_rate_hz, entry.channels), tracker)
+    readalong = start_readalong(request, plan, settings, paths)
+    assembler = _ChapterAssembler(plan, parts_dir, AudioFormat(entry.sample_rate_hz, entry.channels), tracker,
+                                  readalong)
     tracker.phase("rendering", f"{len(plan.chapters)} chapters, {plan.words} words, {shown} requests in flight")
     try:
         summary = render_chunks(
@@ -286,10 +294,19 @@ def run_conversion(
             check=qa.check,
         )
         chapters = assembler.results()
+    except BaseException:
+        if readalong is not None:
+            readalong.close()
+        raise
     finally:
         assembler.close()
         qa.close()
-    result = _finish(request, plan, chapters, summary.progress, out_root, parts_dir, settings, tracker)
+    try:
+        result = _finish(request, plan, chapters, summary.progress, out_root, parts_dir, settings, tracker,
+                         readalong)
+    finally:
+        if readalong is not None:
+            readalong.close()
     qa.write_report(result.output_dir, plan, request, parts_dir, paths)
     return result
 
@@ -303,8 +320,9 @@ def _finish(
     parts_dir: Path,
     settings: Settings,
     tracker: _Progress,
+    readalong: ConversionReadalong | None = None,
 ) -> ConvertResult:
-    """Build the m4b and/or the MP3 folder from the chapter files."""
+    """Build the m4b and/or the MP3 folder (and the read-along outputs) from the chapter files."""
     output_format = request.output_format or settings.output_format
     also_mp3 = settings.also_mp3_chapters if request.also_mp3_chapters is None else request.also_mp3_chapters
     cover = _write_cover(plan.book, parts_dir)
@@ -327,6 +345,9 @@ def _finish(
         mp3_root = out_root if output_format == "mp3" else out_root / "MP3"
         files = export_mp3_chapters(chapters, mp3_root, tags=plan.tags, cover=cover)
         mp3_dir = files[0].parent if files else None
+    epub = None
+    if readalong is not None:
+        epub = readalong.finish(chapters, folder=folder, mp3_dir=mp3_dir, settings=settings, phase=tracker.phase)
     duration_s = sum(c.duration_ms for c in chapters) / 1000
     tracker.phase("done", f"{len(chapters)} chapters, {duration_s / 60:.1f} minutes of audio")
     return ConvertResult(
@@ -337,4 +358,5 @@ def _finish(
         chunks_total=rendered.chunks_total,
         chunks_cached=rendered.chunks_cached,
         duration_s=duration_s,
+        readalong_epub=epub,
     )

@@ -108,6 +108,7 @@ class ConvertRequest:
     qa_level: str | None = None
     qa_model: str | None = None
     qa_takes: int | None = None
+    readalong: bool = False  # also write subtitles and <Title>.readalong.epub (omni_web.readalong)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON for the job store."""
@@ -128,6 +129,7 @@ class ConvertRequest:
             "qa_level": self.qa_level,
             "qa_model": self.qa_model,
             "qa_takes": self.qa_takes,
+            "readalong": self.readalong,
         }
 
     @classmethod
@@ -152,4 +154,5 @@ class ConvertRequest:
             qa_level=data.get("qa_level"),
             qa_model=data.get("qa_model"),
             qa_takes=data.get("qa_takes"),
+            readalong=bool(data.get("readalong", False)),
         )

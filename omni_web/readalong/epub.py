@@ -25,7 +25,13 @@ from omni_web.files import atomic_path
 from omni_web.readalong.audio import encode_chapter_aac
 from omni_web.readalong.package import HTML5_DOCTYPE, Package, lift_xhtml, parse_document, read_package
 from omni_web.readalong.records import ChapterTimings
-from omni_web.readalong.xhtml import DocumentText, document_text, existing_ids, place_sentences, wrap_sentences
+from omni_web.readalong.xhtml import (
+    DocumentText,
+    document_text,
+    existing_ids,
+    place_sentences,
+    wrap_sentences,
+)
 
 __all__ = ["ACTIVE_CLASS", "OverlayChapter", "ReadalongEpub", "clock_value", "write_readalong_epub"]
 

@@ -1,0 +1,115 @@
+"""The conversion's read-along step: chapter timings as chapter files land, outputs at the end.
+
+Glue between the plan (which chunk of which chapter went into which file, with which pause) and
+:mod:`omni_web.readalong`, so ``convert.py`` only calls three methods.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from omni_web.assemble import ChapterAudio, mp3_file_names, safe_filename
+from omni_web.paths import DataPaths
+from omni_web.pipeline.plan import ChapterWork, ConversionPlan
+from omni_web.pipeline.request import ConvertRequest
+from omni_web.readalong import ChapterSource, ChunkSource, ReadalongPass, choose_recogniser
+from omni_web.settings import Settings
+
+__all__ = ["ConversionReadalong", "readalong_epub_name", "start_readalong"]
+
+_log = logging.getLogger(__name__)
+_WHISPER_LANGUAGES = {"english": "en", "french": "fr", "german": "de", "spanish": "es", "italian": "it",
+                      "portuguese": "pt", "chinese": "zh", "japanese": "ja", "korean": "ko", "russian": "ru",
+                      "arabic": "ar", "dutch": "nl", "polish": "pl", "turkish": "tr", "hindi": "hi"}
+
+
+def readalong_epub_name(title: str) -> str:
+    """``<Title>.readalong.epub``."""
+    return f"{safe_filename(title, fallback='book')}.readalong.epub"
+
+
+def _language(request: ConvertRequest, plan: ConversionPlan) -> str | None:
+    """A Whisper language code: the request's language, else the book's, else None (detect)."""
+    for value in (request.language, plan.book.metadata.language):
+        if value and value.strip().lower() not in ("auto", "auto_detect"):
+            name = value.strip().lower()
+            return _WHISPER_LANGUAGES.get(name, name.replace("_", "-").split("-")[0] or None)
+    return None
+
+
+def _asr_candidates(request: ConvertRequest, settings: Settings) -> list[str]:
+    # The QA pass's model first (its transcripts and ours then come from the same model), then the
+    # model the user installed for reference-clip transcripts.
+    return [str(getattr(request, "qa_model", None) or ""),
+            *(str(getattr(settings, name, "") or "") for name in ("qa_model", "transcription_model"))]
+
+
+class ConversionReadalong:
+    """One conversion's read-along pass."""
+
+    def __init__(self, plan: ConversionPlan, session: ReadalongPass) -> None:
+        self._plan = plan
+        self._session = session
+
+    def chapter_ready(self, work: ChapterWork, chunk_paths: Mapping[str, Path], audio: ChapterAudio) -> None:
+        """A chapter's final file exists: queue its timings (called from the assembly thread)."""
+        chunks = tuple(
+            ChunkSource(item.text, chunk_paths[item.key], pause)
+            for item, pause in zip(work.items, work.pauses_ms, strict=True)
+        )
+        self._session.chapter_ready(
+            ChapterSource(number=work.number, title=work.chapter.title, audio_path=Path(audio.path),
+                          duration_s=audio.duration_ms / 1000, chunks=chunks)
+        )
+
+    def finish(
+        self,
+        chapters: list[ChapterAudio],
+        *,
+        folder: Path,
+        mp3_dir: Path | None,
+        settings: Settings,
+        phase: Callable[[str, str], None],
+    ) -> Path | None:
+        """Write subtitles (next to the m4b, and the MP3s) and the read-along EPUB; returns the EPUB."""
+        phase("read-along", "Aligning sentences to the audio and writing the read-along EPUB")
+        plan = self._plan
+        stems = {c.index: Path(name).stem for c, name in zip(chapters, mp3_file_names(chapters), strict=True)}
+        outputs = self._session.finish(
+            book_path=Path(plan.book.source_path),
+            book_hrefs=[c.source_href for c in plan.book.chapters],
+            chapter_hrefs={w.number: w.chapter.source_href for w in plan.chapters},
+            folder=folder,
+            epub_name=readalong_epub_name(plan.tags.title),
+            subtitle_stems=stems,
+            narrator=plan.tags.narrator,
+            bitrate_kbps=settings.aac_bitrate_kbps,
+        )
+        if mp3_dir is not None and Path(mp3_dir) != Path(folder):
+            from omni_web.readalong import write_subtitles
+
+            for timings in outputs.timings:
+                write_subtitles(timings, Path(mp3_dir), stems.get(timings.number, f"{timings.number:02d}"))
+        for note in outputs.notes:
+            _log.info("Read-along: %s", note)
+        return outputs.epub
+
+    def close(self) -> None:
+        """Stop the background pass (the job ended or failed)."""
+        self._session.close()
+
+
+def start_readalong(
+    request: ConvertRequest, plan: ConversionPlan, settings: Settings, paths: DataPaths
+) -> ConversionReadalong | None:
+    """The read-along pass when the request asks for it, else None."""
+    if not getattr(request, "readalong", False):
+        return None
+    device = str(getattr(settings, "qa_device", "cpu") or "cpu")
+    recogniser, note = choose_recogniser(_asr_candidates(request, settings), device="cpu" if device == "auto" else device)
+    _log.info("Read-along: %s", note)
+    session = ReadalongPass(recogniser=recogniser, cache_dir=paths.chunk_cache_dir / "readalong-words",
+                            language=_language(request, plan), note=note)
+    return ConversionReadalong(plan, session)
