@@ -5,11 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python_bin="${PYTHON:-python3}"
-apt_packages=(ffmpeg sox libsox-fmt-all espeak-ng chromium)
+apt_packages=(ffmpeg sox libsox-fmt-all espeak-ng chromium epubcheck)
 missing=()
-for tool in ffmpeg ffprobe sox espeak-ng chromium; do
+for tool in ffmpeg ffprobe sox espeak-ng chromium java; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
+# epubcheck is run as `java -jar` (its /usr/bin link needs binfmt, which containers lack).
+[ -f /usr/share/java/epubcheck.jar ] || missing+=(epubcheck)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "Installing system packages (missing: ${missing[*]})"
   sudo_cmd=()

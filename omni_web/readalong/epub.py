@@ -214,7 +214,12 @@ def write_readalong_epub(
             chapter_places.append(places)
         wrapped: dict[str, bool] = {}
         for page, page_ranges in ranges.items():
-            wrapped.update(wrap_sentences(pages[page], page_ranges))
+            kept, reach = [], -1
+            for start, end, span_id in sorted(page_ranges):
+                if start >= reach:  # two chapters on one page may claim the same text: first wins
+                    kept.append((start, end, span_id))
+                    reach = end
+            wrapped.update(wrap_sentences(pages[page], kept))
         chapter_places = [{k: v for k, v in places.items() if wrapped.get(v[1])} for places in chapter_places]
         files: dict[str, bytes | Path] = {}
         total_s = 0.0

@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Token", "align_tokens", "tokenize"]
+__all__ = ["Token", "align_tokens", "align_tokens_exact", "tokenize"]
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # Soft hyphens and zero-width marks may sit inside a printed word; they join, never split.
@@ -47,24 +47,43 @@ def tokenize(text: str, *, offset: int = 0) -> list[Token]:
 def align_tokens(reference: Sequence[str], other: Sequence[str]) -> list[int | None]:
     """For each reference key, the index of the ``other`` key it aligns with (None if unpaired).
 
+    Pairs keep order (increasing indexes); see :func:`align_tokens_exact` for which are equal.
+    """
+    return align_tokens_exact(reference, other)[0]
+
+
+def align_tokens_exact(reference: Sequence[str], other: Sequence[str]) -> tuple[list[int | None], list[bool]]:
+    """:func:`align_tokens`, plus for each reference key whether it pairs with an equal key.
+
     Pairs keep order (increasing indexes). In a substituted run of unequal lengths the pairs are
     spread by position, so "eighteen sixty five" against "1865" pairs the first word.
     """
     from rapidfuzz.distance import Levenshtein
 
     mapping: list[int | None] = [None] * len(reference)
+    equal = [False] * len(reference)
     if not reference or not other:
-        return mapping
+        return mapping, equal
+    # Equal runs anchor the pairing; each stretch between two anchors (substitutions, insertions
+    # and deletions together) pairs by position, so a number read out as three words pairs its
+    # first word, not its last.
+    anchors = [(0, 0)]
     for op in Levenshtein.opcodes(list(reference), list(other)):
         if op.tag == "equal":
             for k in range(op.src_end - op.src_start):
                 mapping[op.src_start + k] = op.dest_start + k
-        elif op.tag == "replace":
-            src_len, dest_len = op.src_end - op.src_start, op.dest_end - op.dest_start
-            last = -1
-            for k in range(src_len):
-                j = op.dest_start + (k * dest_len) // src_len
-                if j > last:
-                    mapping[op.src_start + k] = j
-                    last = j
-    return mapping
+                equal[op.src_start + k] = True
+            anchors.append((op.src_start, op.dest_start))
+            anchors.append((op.src_end, op.dest_end))
+    anchors.append((len(reference), len(other)))
+    for (i0, j0), (i1, j1) in zip(anchors[::2], anchors[1::2], strict=True):
+        src_len, dest_len = i1 - i0, j1 - j0
+        if src_len <= 0 or dest_len <= 0:
+            continue
+        last = -1
+        for k in range(src_len):
+            j = j0 + (k * dest_len) // src_len
+            if j > last:
+                mapping[i0 + k] = j
+                last = j
+    return mapping, equal

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from omni_web.readalong.tokens import Token, align_tokens, tokenize
+from omni_web.readalong.tokens import Token, align_tokens_exact, tokenize
 
 __all__ = ["DocumentText", "Placement", "document_text", "place_sentences", "wrap_sentences"]
 
@@ -39,6 +39,8 @@ _PHRASING = _SPLITTABLE | frozenset(
     "canvas embed object iframe noscript template".split()
 )
 _MARK = f"{{{_XHTML}}}omni-readalong-mark"
+# Put between blocks in the text stream: whitespace to the tokenizer, and a wall no sentence crosses.
+_BLOCK_BREAK = "\u2029"
 
 
 def _local(element: etree._Element) -> str:
@@ -93,13 +95,13 @@ def document_text(root: etree._Element) -> DocumentText:
             return
         block = _local(element) not in _PHRASING
         if block:
-            add(None, "", "\n")  # blocks never run together into one token
+            add(None, "", _BLOCK_BREAK)  # blocks never run together into one token
         add(element, "text", element.text)
         for child in element:
             walk(child)
             add(child, "tail", child.tail)
         if block:
-            add(None, "", "\n")
+            add(None, "", _BLOCK_BREAK)
 
     body = next((e for e in root.iter() if _local(e) == "body"), root)
     walk(body)
@@ -130,20 +132,30 @@ def place_sentences(sentences: Sequence[str], documents: Sequence[DocumentText])
             ref_keys.append(token.key)
             ref_sentence.append(n)
     doc_tokens = [(d, token) for d, doc in enumerate(documents) for token in doc.tokens]
-    mapping = align_tokens(ref_keys, [token.key for _, token in doc_tokens])
-    found: dict[int, list[tuple[int, Token, bool]]] = {}
+    mapping, equal = align_tokens_exact(ref_keys, [token.key for _, token in doc_tokens])
+    paired: dict[int, int] = {}  # doc token index -> sentence
+    exact: dict[int, list[int]] = {}  # sentence -> doc token indexes matched word for word
     for i, j in enumerate(mapping):
         if j is not None:
-            d, token = doc_tokens[j]
-            found.setdefault(ref_sentence[i], []).append((d, token, token.key == ref_keys[i]))
+            paired[j] = ref_sentence[i]
+            if equal[i]:
+                exact.setdefault(ref_sentence[i], []).append(j)
     placements: list[Placement] = []
-    for n in sorted(found):
-        hits = found[n]
-        if not any(exact for _, _, exact in hits):
-            continue  # only substitutions: not this sentence
-        d = hits[0][0]
-        same_doc = [token for doc_index, token, _ in hits if doc_index == d]
-        start, end = same_doc[0].start, same_doc[-1].end
+    for n in sorted(exact):
+        # The range runs between the sentence's exact matches, widened over neighbouring tokens
+        # paired with it as substitutions; a stretch spread thin over unrelated text (another
+        # chapter on the same page, a title not in the text) is never taken in.
+        d = doc_tokens[exact[n][0]][0]
+        same = [j for j in exact[n] if doc_tokens[j][0] == d]
+        first, last = same[0], same[-1]
+        while first - 1 in paired and paired[first - 1] == n and doc_tokens[first - 1][0] == d:
+            first -= 1
+        while last + 1 in paired and paired[last + 1] == n and doc_tokens[last + 1][0] == d:
+            last += 1
+        start, end = doc_tokens[first][1].start, doc_tokens[last][1].end
+        wall = documents[d].stream.find(_BLOCK_BREAK, start, end)
+        if wall >= 0:  # a sentence lives in one block: keep the part in the block it starts in
+            end = len(documents[d].stream[start:wall].rstrip()) + start
         if placements and placements[-1].document == d and start < placements[-1].end:
             continue
         placements.append(Placement(n, d, start, end))

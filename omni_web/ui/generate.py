@@ -43,6 +43,8 @@ from omni_web.ui.widgets import esc
 
 __all__ = ["GenerateRefs", "book_header_html", "build", "chapter_choices"]
 
+_CHUNK_AT = 6  # the chunk size's place in the form's values (the read-along box comes after it)
+
 
 @dataclass(frozen=True, slots=True)
 class GenerateRefs:
@@ -72,6 +74,7 @@ class GenerateRefs:
     submitted: gr.Textbox
     submit_events: tuple[Any, ...] = ()
     on_load: OnLoad | None = field(default=None)
+    readalong: gr.Checkbox | None = None
 
 
 def chapter_choices(book: Book) -> tuple[list[tuple[str, int]], list[int]]:
@@ -126,7 +129,7 @@ def _default_model(status: ServerStatus, downloaded: set[str]) -> str:
 
 
 def _request(ctx: UiContext, book: dict | None, chapters: list[int], model: str, voice: str | None,
-             transcript: str, instructions: str, chunk_words: float) -> ConvertRequest:
+             transcript: str, instructions: str, chunk_words: float, readalong: bool = False) -> ConvertRequest:
     if not book:
         raise BookError("Upload an EPUB first.")
     if not chapters:
@@ -134,7 +137,7 @@ def _request(ctx: UiContext, book: dict | None, chapters: list[int], model: str,
     choice = voice_choice(ctx, model, voice, transcript, instructions)
     return ConvertRequest(book_path=Path(book["path"]), model_key=model, voice=choice,
                           chapters=tuple(sorted(int(n) for n in chapters)), chunk_words=int(chunk_words),
-                          cast=request_cast(ctx, Path(book["path"]), model))
+                          cast=request_cast(ctx, Path(book["path"]), model), readalong=bool(readalong))
 
 
 def _queued(ctx: UiContext, job: Job) -> str:
@@ -168,6 +171,8 @@ def build(ctx: UiContext) -> GenerateRefs:
             cast = build_cast_panel()
             chunk_words = gr.Slider(20, 400, step=10, label="Chunk size (words per request)", elem_id="gen-chunk",
                                     info="Longer chunks flow better; some models cap it (Higgs: 80).")
+            readalong = gr.Checkbox(label="Read-along: EPUB 3 with the audio in sync, and subtitles",
+                                    elem_id="gen-readalong", value=False)
             with gr.Row():
                 preview = gr.Button("Preview", elem_id="gen-preview")
                 generate = gr.Button("Generate audiobook", variant="primary", elem_id="gen-generate")
@@ -186,7 +191,8 @@ def build(ctx: UiContext) -> GenerateRefs:
                         voice_of=lambda key, *values: voice_choice(ctx, key, *values))
     refs = GenerateRefs(epub, book, header, cover, chapters, select_all, select_none, select_defaults,
                         model, model_info, voice, chunk_words, preview, preview_audio, generate, dialog,
-                        dialog_text, dialog_clamp, dialog_keep, dialog_cancel, notice, submitted)
+                        dialog_text, dialog_clamp, dialog_keep, dialog_cancel, notice, submitted,
+                        readalong=readalong)
     wire_cast_panel(ctx, cast, book=refs.book, model=refs.model)
     return _wire(ctx, refs)
 
@@ -194,7 +200,8 @@ def build(ctx: UiContext) -> GenerateRefs:
 def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
     wire_voice_controls(ctx, refs.voice, refs.model)
     v = refs.voice
-    form = [refs.book, refs.chapters, refs.model, v.voice, v.transcript, v.instructions, refs.chunk_words]
+    form = [refs.book, refs.chapters, refs.model, v.voice, v.transcript, v.instructions, refs.chunk_words,
+            refs.readalong]
     dialog_out = [refs.dialog, refs.dialog_text, refs.dialog_clamp]
     submit_out = [refs.notice, refs.submitted, *dialog_out, refs.chunk_words]
 
@@ -236,23 +243,23 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
     @guarded
     def generate(*values: Any) -> tuple[Any, ...]:
         entry = get_entry(values[2])
-        cap = chunk_size_conflict(entry, int(values[-1]))
+        cap = chunk_size_conflict(entry, int(values[_CHUNK_AT]))
         if cap is None:
-            return submit(values, int(values[-1]))
+            return submit(values, int(values[_CHUNK_AT]))
         text = (f"**{entry.label}** voices at most **{cap} words** per request; longer chunks get cut off "
-                f"mid-sentence. Your chunk size is **{int(values[-1])}**.\n\nSet it to {cap} for this run, keep "
-                f"{int(values[-1])} (audio may cut off), or cancel?")
+                f"mid-sentence. Your chunk size is **{int(values[_CHUNK_AT])}**.\n\nSet it to {cap} for this run, keep "
+                f"{int(values[_CHUNK_AT])} (audio may cut off), or cancel?")
         return "", "", gr.update(visible=True), text, gr.update(value=f"Set Chunk to {cap}"), gr.skip()
 
     @guarded
     def clamp(*values: Any) -> tuple[Any, ...]:
-        cap = chunk_size_conflict(get_entry(values[2]), int(values[-1])) or int(values[-1])
+        cap = chunk_size_conflict(get_entry(values[2]), int(values[_CHUNK_AT])) or int(values[_CHUNK_AT])
         return submit(values, cap)
 
     @guarded
     def keep(*values: Any) -> tuple[Any, ...]:
         # The user accepted that audio may cut off: the chunker must not clamp to the model's cap.
-        return submit(values, int(values[-1]), keep_over_cap=True)
+        return submit(values, int(values[_CHUNK_AT]), keep_over_cap=True)
 
     def pick(kind: str):
         def select(book: dict | None) -> list[int]:

@@ -18,6 +18,7 @@ import gradio as gr
 
 from omni_web.jobs import Job, JobState
 from omni_web.pipeline import ConvertProgress, ConvertResult
+from omni_web.ui import readalong
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.review import build_review_panel
@@ -173,6 +174,7 @@ def build(ctx: UiContext) -> JobsRefs:
             mp3s = gr.File(label="MP3 chapters", file_count="multiple", visible=False, elem_id="jobs-mp3s")
     build_review_panel(ctx, pick)  # omni_web/ui/review.py: flagged chunks of the picked job
     refs = JobsRefs(overview, pick, detail, cancel, resume, chapter, player, m4b, mp3s, gr.State({}), gr.Timer(2.0))
+    readalong.attach(ctx, pick, refs.timer)
     return replace(refs, on_load=_wire(ctx, refs))
 
 

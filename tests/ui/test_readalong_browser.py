@@ -1,0 +1,64 @@
+"""The read-along player in a real browser: a job made with Read-along, its chapter's text follows
+the audio (the right sentence lit at a given time), a click seeks, and the audio is served only
+behind the login.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.ui.test_browser import LONG_S, _job_badge, _shot, _tab, _upload, app, browser, page  # noqa: F401
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+
+pytestmark = pytest.mark.browser
+
+
+def test_player_highlights_the_sentence_being_read_and_seeks_on_click(page, app, browser):  # noqa: F811
+    _tab(page, "Server")
+    page.locator("#server-start").click()
+    expect(page.locator("#server-status-line")).to_contain_text("healthy", timeout=LONG_S * 1000)
+    _upload(page, "hefty-water.epub", "Hefty Water")
+    page.locator("#gen-readalong input[type=checkbox]").check()
+    page.locator("#gen-generate").click()
+    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true")
+    expect(_job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
+
+    page.locator("#ra-chapter input").click()
+    page.get_by_role("option", name=re.compile(r"^2\. The Switch")).click()
+    sentences = page.locator("#ra-view .ra-s")
+    expect(sentences.first).to_be_visible(timeout=30_000)
+    count = sentences.count()
+    assert count >= 4
+    audio = page.locator("#ra-view audio")
+    page.wait_for_function("() => document.querySelector('#ra-view audio').readyState >= 1", timeout=30_000)
+
+    # Put the audio inside the third sentence: exactly that sentence is lit.
+    target = sentences.nth(2)
+    start = float(target.get_attribute("data-start"))
+    end = float(target.get_attribute("data-end"))
+    audio.evaluate(f"a => {{ a.currentTime = {(start + end) / 2}; }}")
+    expect(target).to_have_class(re.compile(r"\bra-active\b"), timeout=10_000)
+    expect(page.locator("#ra-view .ra-active")).to_have_count(1)
+    _shot(page, "jobs-readalong")
+
+    # A click on the last sentence seeks there (and lights it).
+    last = sentences.nth(count - 1)
+    last_start = float(last.get_attribute("data-start"))
+    last.click()
+    expect(last).to_have_class(re.compile(r"\bra-active\b"), timeout=10_000)
+    position = audio.evaluate("a => a.currentTime")
+    assert last_start - 0.01 <= position <= last_start + 1.5
+
+    # The audio comes from the app's output folder, and only with a login.
+    src = audio.get_attribute("src")
+    assert src.startswith("/gradio_api/file=")
+    assert page.request.get(app.url + src).status == 200
+    stranger = browser.new_context()
+    try:
+        assert stranger.request.get(app.url + src).status in (401, 403)
+    finally:
+        stranger.close()
