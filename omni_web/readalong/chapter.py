@@ -146,11 +146,12 @@ def build_chapter_timings(
         spans, words_of, number=source.number, title=source.title, audio_path=Path(source.audio_path),
         duration_s=source.duration_s, fingerprint=fingerprint, asr_model=model,
     )
+    document = timings.to_dict()
     try:
-        write_atomic(timings_path(source.audio_path), json.dumps(timings.to_dict(), ensure_ascii=False))
+        write_atomic(timings_path(source.audio_path), json.dumps(document, ensure_ascii=False))
     except OSError as exc:
         _log.warning("Could not store the timings of chapter %d (%s)", source.number, exc)
-    return timings
+    return ChapterTimings.from_dict(document)  # as stored (times in ms), so a reload compares equal
 
 
 def _words(

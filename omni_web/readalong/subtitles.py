@@ -1,7 +1,8 @@
 """WebVTT and SRT subtitles of a chapter: one cue per spoken sentence, the chapter title first.
 
-The title cue runs from 0 until the first sentence that is not the spoken title itself (or for a
-short moment when the text starts at once), so a player shows which chapter is playing.
+When the title was spoken, its sentence is the title cue. Otherwise the title cue runs from 0 to
+the first sentence (or, when the text starts at once, for two seconds over the first sentence's
+cue: players stack overlapping cues), so a player shows which chapter is playing.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def _wrap(text: str) -> str:
 
 
 def subtitle_cues(timings: ChapterTimings) -> list[tuple[float, float, str]]:
-    """(start, end, text) cues in order, without overlaps."""
+    """(start, end, text) cues in order; only the title cue may overlap the first sentence."""
     cues: list[tuple[float, float, str]] = []
     sentences = list(timings.sentences)
     title = " ".join(timings.title.split())
@@ -49,7 +50,7 @@ def subtitle_cues(timings: ChapterTimings) -> list[tuple[float, float, str]]:
             end = first_start if first_start > 0.2 else min(_TITLE_CUE_MIN_S, timings.duration_s)
             cues.append((0.0, end, _wrap(title)))
     for sentence in sentences:
-        start = max(sentence.start_s, cues[-1][1]) if cues else sentence.start_s
+        start = sentence.start_s
         end = max(start + 0.001, sentence.end_s)
         cues.append((start, end, _wrap(sentence.text)))
     return cues

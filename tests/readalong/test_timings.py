@@ -1,0 +1,126 @@
+"""Chapter timings: built from chunk files and pauses, stored beside the chapter, read back after a
+restart without transcribing again, rebuilt when a chunk is regenerated; subtitles from them."""
+
+from __future__ import annotations
+
+import json
+import wave
+from pathlib import Path
+
+import numpy as np
+
+from omni_web.assemble import AudioFormat, ChapterPlan, Segment, render_chapter_audio
+from omni_web.readalong import (
+    AsrWord,
+    ChapterSource,
+    ChunkSource,
+    WordCache,
+    build_chapter_timings,
+    format_srt,
+    format_vtt,
+    load_timings,
+    timings_path,
+)
+
+RATE = 16000
+
+
+def _tone(path: Path, seconds: float, freq: float = 220.0) -> Path:
+    t = np.arange(int(seconds * RATE)) / RATE
+    samples = (0.2 * np.sin(2 * np.pi * freq * t) * 32767).astype(np.int16)
+    with wave.open(str(path), "wb") as handle:
+        handle.setnchannels(1)
+        handle.setsampwidth(2)
+        handle.setframerate(RATE)
+        handle.writeframes(samples.tobytes())
+    return path
+
+
+class CountingRecogniser:
+    """Hears the known text evenly spread over the file (stands in for faster-whisper's words)."""
+
+    name = "counting"
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        self.texts = texts
+        self.calls = 0
+
+    def words(self, audio_path: Path, language: str | None) -> list[AsrWord]:
+        self.calls += 1
+        words = self.texts[audio_path.name].split()
+        with wave.open(str(audio_path), "rb") as handle:
+            length = handle.getnframes() / handle.getframerate()
+        step = length / len(words)
+        return [AsrWord(w, i * step, (i + 1) * step) for i, w in enumerate(words)]
+
+
+def _chapter(tmp_path: Path, texts: list[str], lengths: list[float], pauses: list[int]) -> ChapterSource:
+    chunks = []
+    for n, (text, length, pause) in enumerate(zip(texts, lengths, pauses, strict=True)):
+        chunks.append(ChunkSource(text, _tone(tmp_path / f"chunk{n}.wav", length, 200 + 50 * n), pause))
+    plan = ChapterPlan(index=3, title="The Pool of Tears",
+                       segments=tuple(Segment(c.audio_path, c.pause_after_ms) for c in chunks))
+    audio = render_chapter_audio(plan, tmp_path / "003-abc.flac", fmt=AudioFormat(RATE, 1))
+    return ChapterSource(number=3, title=plan.title, audio_path=audio.path, duration_s=audio.duration_ms / 1000,
+                         chunks=tuple(chunks))
+
+
+TEXTS = ["The Pool of Tears", "Curiouser and curiouser! cried Alice. She was so much surprised.",
+         "Good-bye, feet! For when she looked down at her feet, they seemed almost out of sight."]
+
+
+def test_chunk_starts_are_exact_and_timings_survive_a_restart(tmp_path: Path) -> None:
+    source = _chapter(tmp_path, TEXTS, [1.0, 3.0, 4.0], [900, 400, 0])
+    recogniser = CountingRecogniser({f"chunk{n}.wav": t for n, t in enumerate(TEXTS)})
+    cache = WordCache(tmp_path / "words")
+    timings = build_chapter_timings(source, recogniser=recogniser, cache=cache, language="en")
+    assert recogniser.calls == 3 and timings.source == "asr"
+    assert timings.chunk_starts_s == (0.0, 1.9, 5.3)
+    firsts = [s for s in timings.sentences if s.index == 0 or s.chunk_index != timings.sentences[s.index - 1].chunk_index]
+    assert [round(s.start_s, 3) for s in firsts] == [0.0, 1.9, 5.3]
+    assert [s.text for s in timings.sentences][1:3] == ["Curiouser and curiouser! cried Alice.",
+                                                        "She was so much surprised."]
+    second = timings.sentences[2]  # 5 of the chunk's 10 words come before it
+    assert abs(second.start_s - (1.9 + 1.5 - 0.04)) < 0.01
+    assert all(a.end_s <= b.start_s + 1e-6 for a, b in zip(timings.sentences, timings.sentences[1:], strict=False))
+    assert timings.sentences[-1].end_s <= source.duration_s + 1e-6
+    stored = json.loads(timings_path(source.audio_path).read_text())
+    assert stored["number"] == 3 and len(stored["sentences"]) == len(timings.sentences)
+    assert load_timings(source.audio_path) == timings
+
+    # A restart: the same chapter is read back, nothing is transcribed again.
+    again = build_chapter_timings(source, recogniser=recogniser, cache=cache, language="en")
+    assert again == timings and recogniser.calls == 3
+    # Even with the timings file gone, the word cache spares the transcription.
+    timings_path(source.audio_path).unlink()
+    build_chapter_timings(source, recogniser=recogniser, cache=cache, language="en")
+    assert recogniser.calls == 3
+
+
+def test_a_regenerated_chunk_rebuilds_the_chapter_timings(tmp_path: Path) -> None:
+    source = _chapter(tmp_path, TEXTS, [1.0, 3.0, 4.0], [900, 400, 0])
+    recogniser = CountingRecogniser({f"chunk{n}.wav": t for n, t in enumerate(TEXTS)})
+    cache = WordCache(tmp_path / "words")
+    first = build_chapter_timings(source, recogniser=recogniser, cache=cache)
+    _tone(tmp_path / "chunk1.wav", 5.0, 330)  # a new take, longer
+    rebuilt = _chapter(tmp_path, TEXTS, [1.0, 5.0, 4.0], [900, 400, 0])
+    second = build_chapter_timings(rebuilt, recogniser=recogniser, cache=cache)
+    assert second.fingerprint != first.fingerprint
+    assert second.chunk_starts_s == (0.0, 1.9, 7.3)
+    assert recogniser.calls == 4  # only the new take was transcribed
+
+
+def test_subtitles_have_the_title_first_and_one_cue_per_sentence(tmp_path: Path) -> None:
+    source = _chapter(tmp_path, TEXTS[1:], [3.0, 4.0], [400, 0])
+    timings = build_chapter_timings(source, recogniser=None, cache=None)
+    assert timings.source == "estimate"
+    vtt = format_vtt(timings)
+    cues = vtt.split("\n\n")[1:]
+    assert vtt.startswith("WEBVTT\n\n")
+    assert cues[0].splitlines() == ["1", "00:00:00.000 --> 00:00:02.000", "The Pool of Tears"]
+    assert cues[1].splitlines()[1].startswith("00:00:00.000 --> ")  # the text starts at once
+    texts = [" ".join(c.splitlines()[2:]) for c in cues if c.strip()]
+    assert texts == ["The Pool of Tears", *[s.text for s in timings.sentences]]
+    srt = format_srt(timings)
+    assert srt.startswith("1\n00:00:00,000 --> 00:00:02,000\nThe Pool of Tears\n\n2\n00:00:00,000 --> ")
+    assert "\n4\n00:00:03,400 --> " in srt  # the second chunk starts after 3 s of audio and 0.4 s of pause
