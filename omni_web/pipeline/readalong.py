@@ -15,6 +15,7 @@ from omni_web.paths import DataPaths
 from omni_web.pipeline.plan import ChapterWork, ConversionPlan
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.readalong import ChapterSource, ChunkSource, ReadalongPass, choose_recogniser
+from omni_web.readalong.asr import QaWords
 from omni_web.settings import Settings
 
 __all__ = ["ConversionReadalong", "readalong_epub_name", "start_readalong"]
@@ -111,5 +112,5 @@ def start_readalong(
     recogniser, note = choose_recogniser(_asr_candidates(request, settings), device="cpu" if device == "auto" else device)
     _log.info("Read-along: %s", note)
     session = ReadalongPass(recogniser=recogniser, cache_dir=paths.chunk_cache_dir / "readalong-words",
-                            language=_language(request, plan), note=note)
+                            language=_language(request, plan), reuse=QaWords(), note=note)
     return ConversionReadalong(plan, session)

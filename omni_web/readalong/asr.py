@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from omni_web.files import file_sha256, write_atomic
 from omni_web.readalong.timing import AsrWord
 
-__all__ = ["WordCache", "WordRecogniser", "WhisperWords", "load_word_recogniser"]
+__all__ = ["QaWords", "WhisperWords", "WordCache", "WordRecogniser", "load_word_recogniser"]
 
 _log = logging.getLogger(__name__)
 
@@ -122,3 +122,28 @@ class WordCache:
             write_atomic(self._file(audio_path, model), json.dumps(rows, ensure_ascii=False))
         except OSError as exc:
             _log.warning("Could not cache ASR words for %s (%s)", audio_path, exc)
+
+
+class QaWords:
+    """Word times the QA pass kept for a chunk's accepted take, so the audio is not heard twice.
+
+    QA writes ``<key>.qa.json`` beside ``<key>.wav`` in the chunk cache; a take that was
+    transcribed with word timestamps carries them as ``words: [[text, start, end], ...]``. Takes
+    without them (QA off, basic level, or text-only transcripts) give None, and the read-along pass
+    transcribes itself.
+    """
+
+    name = "qa"
+
+    def words(self, audio_path: Path, language: str | None) -> list[AsrWord] | None:
+        record = Path(audio_path).with_suffix(".qa.json")
+        try:
+            data = json.loads(record.read_text(encoding="utf-8"))
+            take = next(t for t in data.get("takes") or () if t.get("number") == data.get("chosen"))
+            rows = take.get("words")
+            # A chunk file newer than its record was replaced without QA: the words are not its own.
+            if not rows or Path(audio_path).stat().st_mtime > record.stat().st_mtime + 1.0:
+                return None
+            return [AsrWord(str(r[0]), float(r[1]), float(r[2])) for r in rows]
+        except (OSError, ValueError, TypeError, IndexError, KeyError, StopIteration):
+            return None

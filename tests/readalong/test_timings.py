@@ -124,3 +124,19 @@ def test_subtitles_have_the_title_first_and_one_cue_per_sentence(tmp_path: Path)
     srt = format_srt(timings)
     assert srt.startswith("1\n00:00:00,000 --> 00:00:02,000\nThe Pool of Tears\n\n2\n00:00:00,000 --> ")
     assert "\n4\n00:00:03,400 --> " in srt  # the second chunk starts after 3 s of audio and 0.4 s of pause
+
+
+def test_word_times_kept_by_qa_are_used_instead_of_transcribing_again(tmp_path: Path) -> None:
+    from omni_web.readalong.asr import QaWords
+
+    source = _chapter(tmp_path, TEXTS[:2], [1.0, 3.0], [500, 0])
+    words = [["Curiouser", 0.1, 0.5], ["and", 0.5, 0.6], ["curiouser!", 0.6, 1.0], ["cried", 1.0, 1.2],
+             ["Alice.", 1.2, 1.5], ["She", 2.0, 2.1], ["was", 2.1, 2.2], ["so", 2.2, 2.3], ["much", 2.3, 2.5],
+             ["surprised.", 2.5, 3.0]]
+    record = {"key": "chunk1", "chosen": 2, "takes": [{"number": 1}, {"number": 2, "words": words}]}
+    (tmp_path / "chunk1.qa.json").write_text(json.dumps(record))
+    recogniser = CountingRecogniser({f"chunk{n}.wav": t for n, t in enumerate(TEXTS)})
+    timings = build_chapter_timings(source, recogniser=recogniser, cache=None, reuse=QaWords())
+    assert recogniser.calls == 1  # only the chunk QA did not transcribe with word times
+    she = next(s for s in timings.sentences if s.text.startswith("She"))
+    assert abs(she.start_s - (1.5 + 2.0 - 0.04)) < 0.01
