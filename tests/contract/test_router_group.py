@@ -61,7 +61,8 @@ def group_home(data_paths: DataPaths, contract_venv: ContractVenv, monkeypatch: 
 
 
 def _manager(paths: DataPaths, **changes) -> ServerManager:
-    settings = Settings(server_port=free_port(), gpus="0,1", start_timeout_s=DEADLINE_S, **changes)
+    # 0.004 s-a-word audio would fail QA's duration check (retakes); QA is not what is tested here.
+    settings = Settings(server_port=free_port(), gpus="0,1", start_timeout_s=DEADLINE_S, qa_level="off", **changes)
     return ServerManager(paths, settings)
 
 
@@ -159,11 +160,16 @@ def test_a_worker_killed_mid_book_costs_nothing_and_is_restarted(group_home: Dat
         manager.stop()
 
 
-def test_with_every_worker_dead_the_book_waits_for_the_group_then_finishes(group_home: DataPaths) -> None:
+def test_with_every_worker_dead_the_book_waits_for_the_group_then_finishes(
+    group_home: DataPaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """503 `no eligible upstream` waits (with a status) while the dead workers are started again."""
     manager = _manager(group_home)
     entry = get_entry(MODEL)
     endpoint = manager.ensure_serving(entry)
+    # The restarted workers take 10 s to load their model (a real one takes minutes): longer than
+    # any client retry, so the job has to wait for the group.
+    monkeypatch.setenv("FAKE_SGL_BOOT_DELAY_S", "10")
     try:
         victims = [w.record.pid for w in manager.group.record().workers]
         killed = threading.Event()
@@ -305,7 +311,7 @@ def _cli(home: Path, *args: str, timeout: float = 180) -> subprocess.CompletedPr
 def test_cli_start_gpus_status_convert_and_stop(group_home: DataPaths, tmp_path: Path) -> None:
     """The issue's "Done when", through the CLI: two workers + router, a book spread, nothing left."""
     port = free_port()
-    save_settings(group_home, Settings(server_port=port))  # the user's configured port
+    save_settings(group_home, Settings(server_port=port, qa_level="off"))  # the user's configured port
     started = _cli(group_home.root, "server", "start", "--model", MODEL, "--gpus", "0,1")
     assert started.returncode == 0, started.stdout + started.stderr
     assert "NVML" in started.stdout  # explicit ids honoured although NVML sees no card here
