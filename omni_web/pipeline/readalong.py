@@ -7,7 +7,7 @@ Glue between the plan (which chunk of which chapter went into which file, with w
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from omni_web.assemble import ChapterAudio, mp3_file_names, safe_filename
@@ -54,15 +54,27 @@ class ConversionReadalong:
         self._plan = plan
         self._session = session
 
-    def chapter_ready(self, work: ChapterWork, chunk_paths: Mapping[str, Path], audio: ChapterAudio) -> None:
-        """A chapter's final file exists: queue its timings (called from the assembly thread)."""
+    def chapter_ready(
+        self,
+        work: ChapterWork,
+        chunk_paths: Mapping[str, Path],
+        audio: ChapterAudio,
+        *,
+        chunk_starts_ms: Sequence[float] | None = None,
+    ) -> None:
+        """A chapter's final file exists: queue its timings (called from the assembly thread).
+
+        ``chunk_starts_ms``: where each chunk starts in ``audio`` when the step that wrote it
+        recorded that (mastering: lead-in, room tone); None for a plain join of chunks and pauses.
+        """
         chunks = tuple(
             ChunkSource(item.text, chunk_paths[item.key], pause)
             for item, pause in zip(work.items, work.pauses_ms, strict=True)
         )
         self._session.chapter_ready(
             ChapterSource(number=work.number, title=work.chapter.title, audio_path=Path(audio.path),
-                          duration_s=audio.duration_ms / 1000, chunks=chunks)
+                          duration_s=audio.duration_ms / 1000, chunks=chunks,
+                          chunk_starts_s=tuple(ms / 1000 for ms in chunk_starts_ms) if chunk_starts_ms else None)
         )
 
     def finish(

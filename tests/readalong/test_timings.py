@@ -140,3 +140,23 @@ def test_word_times_kept_by_qa_are_used_instead_of_transcribing_again(tmp_path: 
     assert recogniser.calls == 1  # only the chunk QA did not transcribe with word times
     she = next(s for s in timings.sentences if s.text.startswith("She"))
     assert abs(she.start_s - (1.5 + 2.0 - 0.04)) < 0.01
+
+
+def test_chunk_starts_recorded_by_mastering_are_used_as_they_are(tmp_path: Path) -> None:
+    from omni_web.readalong.audio import encode_chapter_aac
+
+    plain = _chapter(tmp_path, TEXTS, [1.0, 3.0, 4.0], [900, 400, 0])
+    plan = ChapterPlan(index=3, title="The Pool of Tears",
+                       segments=tuple(Segment(c.audio_path, c.pause_after_ms) for c in plain.chunks))
+    # A mastered-like chapter: 0.5 s of lead-in before the first chunk, encoded to AAC in MP4.
+    led = render_chapter_audio(plan, tmp_path / "led.flac", fmt=AudioFormat(RATE, 1), lead_in_ms=500)
+    m4a_s = encode_chapter_aac(led.path, tmp_path / "003-abc.mastered.m4a")
+    source = ChapterSource(number=3, title=plan.title, audio_path=tmp_path / "003-abc.mastered.m4a",
+                           duration_s=m4a_s, chunks=plain.chunks, chunk_starts_s=(0.5, 2.4, 5.8))
+    timings = build_chapter_timings(source, recogniser=None, cache=None)
+    assert timings.chunk_starts_s == (0.5, 2.4, 5.8)
+    assert timings.sentences[0].start_s == 0.5
+    assert timings_path(source.audio_path).name == "003-abc.mastered.timings.json"
+    # The EPUB carries a mastered .m4a as it is (copied, not encoded again).
+    copy_s = encode_chapter_aac(source.audio_path, tmp_path / "copy.m4a")
+    assert abs(copy_s - m4a_s) < 0.03
