@@ -15,14 +15,14 @@ from urllib.parse import quote
 
 import gradio as gr
 
-from omni_web.jobs import Job
-from omni_web.pipeline import ConvertProgress
+from omni_web.jobs import Job, JobState
+from omni_web.pipeline import ConvertProgress, ConvertResult
 from omni_web.readalong import ChapterTimings, load_timings, timings_path
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.widgets import callout, esc
 
-__all__ = ["ReadalongRefs", "attach", "player_html", "readalong_chapters"]
+__all__ = ["ReadalongRefs", "attach", "player_html", "readalong_chapters", "readalong_downloads"]
 
 # Follows the audio element inside the component: highlight the sentence whose start is the last
 # one passed (binary search over data-start), keep it in view, and seek on a click.
@@ -64,6 +64,8 @@ class ReadalongRefs:
 
     chapter: gr.Dropdown
     view: gr.HTML
+    epub: gr.DownloadButton
+    subtitles: gr.File
     shown: gr.State
 
 
@@ -74,6 +76,20 @@ def readalong_chapters(job: Job) -> list[tuple[str, str]]:
         if row.ready and row.audio_path is not None and timings_path(row.audio_path).is_file():
             found.append((f"{row.number}. {row.title}", str(row.number)))
     return found
+
+
+def readalong_downloads(job: Job) -> tuple[str | None, list[str]]:
+    """The finished job's read-along EPUB and its subtitle files (only files that exist)."""
+    if job.state is not JobState.DONE or not job.result:
+        return None, []
+    result = ConvertResult.from_dict(job.result)
+    epub = result.readalong_epub
+    if epub is None or not Path(epub).is_file():
+        return None, []
+    folders = {Path(epub).parent, *([Path(result.mp3_dir)] if result.mp3_dir else [])}
+    subtitles = sorted(str(p) for folder in folders if folder.is_dir() for p in folder.glob("*.vtt"))
+    subtitles += sorted(str(p) for folder in folders if folder.is_dir() for p in folder.glob("*.srt"))
+    return str(epub), subtitles
 
 
 def _file_url(path: Path) -> str:
@@ -123,7 +139,11 @@ def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Timer) -> ReadalongRefs:
         chapter = gr.Dropdown(label="Chapter", elem_id="ra-chapter", interactive=True, allow_custom_value=True,
                               info="Chapters of a job made with Read-along, as soon as each is aligned.")
         view = gr.HTML(elem_id="ra-view", js_on_load=_JS, css_template=_CSS, padding=False)
-    refs = ReadalongRefs(chapter, view, gr.State({}))
+        with gr.Row():
+            epub = gr.DownloadButton("Download read-along EPUB", visible=False, elem_id="ra-epub")
+            subtitles = gr.File(label="Subtitles (VTT, SRT)", file_count="multiple", visible=False,
+                                elem_id="ra-subtitles")
+    refs = ReadalongRefs(chapter, view, epub, subtitles, gr.State({}))
     store = ctx.services.jobs
 
     def job_of(job_id: str | None) -> Job | None:
@@ -134,25 +154,31 @@ def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Timer) -> ReadalongRefs:
         shown = dict(shown or {})
         job = job_of(job_id)
         choices = readalong_chapters(job) if job is not None else []
-        new = {"job": job_id, "choices": choices, "number": number}
+        files = list(readalong_downloads(job)) if job is not None else [None, []]
+        new = {"job": job_id, "choices": choices, "number": number, "files": files}
+        if files == shown.get("files") and shown.get("job") == job_id:
+            epub_out, subtitles_out = gr.skip(), gr.skip()
+        else:
+            epub_out = gr.update(value=files[0], visible=files[0] is not None)
+            subtitles_out = gr.update(value=files[1] or None, visible=bool(files[1]))
         if shown.get("job") != job_id:
             number = None
             new["number"] = None
-            return [gr.update(choices=choices, value=None), _render(ctx, None, None), new]
+            return [gr.update(choices=choices, value=None), _render(ctx, None, None), epub_out, subtitles_out, new]
         picker = gr.skip() if choices == shown.get("choices") else gr.update(choices=choices)
         has_view = shown.get("has_view") and shown.get("number") == number
         view = gr.skip() if has_view else _render(ctx, job, number)
         new["has_view"] = bool(has_view or (number and str(number) in {n for _, n in choices}))
-        return [picker, view, new]
+        return [picker, view, epub_out, subtitles_out, new]
 
     def select(job_id: str | None, number: str | None, shown: dict[str, Any] | None) -> list[Any]:
         job = job_of(job_id)
         choices = readalong_chapters(job) if job is not None else []
         has_view = bool(number and str(number) in {n for _, n in choices})
         return [_render(ctx, job, number), {"job": job_id, "choices": choices, "number": number,
-                                            "has_view": has_view}]
+                                            "has_view": has_view, "files": (shown or {}).get("files")}]
 
-    outputs = [refs.chapter, refs.view, refs.shown]
+    outputs = [refs.chapter, refs.view, refs.epub, refs.subtitles, refs.shown]
     timer.tick(guarded(refresh), [pick, refs.chapter, refs.shown], outputs, show_progress="hidden",
                api_name="readalong_refresh", concurrency_limit=None)
     pick.change(guarded(refresh), [pick, refs.chapter, refs.shown], outputs, api_visibility="private")

@@ -53,6 +53,13 @@ def test_player_highlights_the_sentence_being_read_and_seeks_on_click(page, app,
     position = audio.evaluate("a => a.currentTime")
     assert last_start - 0.01 <= position <= last_start + 1.5
 
+    # The finished job offers the read-along EPUB and the subtitles for download.
+    expect(page.locator("#ra-epub")).to_be_visible(timeout=30_000)
+    with page.expect_download(timeout=60_000) as info:
+        page.locator("#ra-epub").click()
+    assert info.value.suggested_filename == "Hefty Water.readalong.epub"
+    expect(page.locator("#ra-subtitles")).to_contain_text(".vtt")
+
     # The audio comes from the app's output folder, and only with a login.
     src = audio.get_attribute("src")
     assert src.startswith("/gradio_api/file=")
