@@ -20,7 +20,11 @@ module that meets them, and chained with ``from exc``.
     ├── SpeechError                 the server answered a speech/voice request with an error
     │   ├── KVCapacityError         "Request requires more tokens than the thinker KV cache…"
     │   ├── UnknownVoice            refused before any request
-    │   └── ServerUnavailable       connection refused / 503 after retries
+    │   ├── ServerMisconfigured     a 503 no retry can fix (the server lacks an audio encoder)
+    │   └── ServerUnavailable       no usable answer for reasons outside the request (transient)
+    │       ├── ServerUnreachable   nothing answered: refused, reset, dropped; safe to send again
+    │       ├── ServerBusy          503 "queue full" through every retry
+    │       └── RequestTimedOut     taken but not answered in time; never resent at once
     ├── BackendError                the sglang-omni venv or its interpreter
     │   ├── InstallError
     │   └── InstallCancelled        the user cancelled a pip/uv step; a re-run repairs
@@ -45,6 +49,7 @@ module that meets them, and chained with ``from exc``.
     ├── DiskFullError               (also OSError)
     ├── OutputNotWritable           (also OSError) the output folder cannot be written
     ├── ChunkFailed                 a chunk could not be rendered; names chapter, chunk, text
+    │   └── PoisonChunk             it killed the server when rendered alone; the rest went on
     └── JobError
         ├── JobNotFound             (also KeyError)
         ├── JobCancelled
@@ -88,12 +93,17 @@ __all__ = [
     "NotAnEpub",
     "OmniWebError",
     "OutputNotWritable",
+    "PoisonChunk",
     "PortTaken",
     "PreviewError",
+    "RequestTimedOut",
+    "ServerBusy",
     "ServerError",
+    "ServerMisconfigured",
     "ServerNotRunning",
     "ServerStartError",
     "ServerUnavailable",
+    "ServerUnreachable",
     "SettingsError",
     "SpeechError",
     "TaskBusy",
@@ -253,8 +263,32 @@ class UnknownVoice(SpeechError):
         super().__init__(f"Unknown voice '{voice}'. Valid voices: {', '.join(valid) or '(none)'}.")
 
 
+class ServerMisconfigured(SpeechError):
+    """The server refused for a reason no retry fixes (e.g. no encoder for the response format)."""
+
+
 class ServerUnavailable(SpeechError):
-    """The server could not be reached, or stayed busy (503) through every retry."""
+    """The server gave no usable answer for a reason outside the request; see the subclasses.
+
+    :mod:`omni_web.retry` decides what each kind is worth: how long to back off, whether to resend.
+    """
+
+
+class ServerUnreachable(ServerUnavailable):
+    """Nothing answered (connection refused, reset, or dropped before a response): the server never
+    processed the request, so sending it again is safe; for our own server it may mean a crash."""
+
+
+class ServerBusy(ServerUnavailable):
+    """The server answered 503 (its request queue is full) through every retry of the client."""
+
+
+class RequestTimedOut(ServerUnavailable):
+    """The server took the request but did not answer within the read timeout.
+
+    It may still be working on it, so the request is never sent again at once: only after a long
+    back-off (and never by the client itself).
+    """
 
 
 # --- backend install, models, GPU -----------------------------------------------------------
@@ -431,6 +465,11 @@ class ChunkFailed(OmniWebError):
             f"Chunk {chunk_number} of chapter {chapter_number} ('{chapter_title}') failed: {cause}\n"
             f"Text: \"{excerpt}\"\nFinished chunks are kept; fix the cause and resume the job."
         )
+
+
+class PoisonChunk(ChunkFailed):
+    """A chunk that was in flight at two server crashes in a row killed the server again when it
+    was rendered alone; it is failed by itself and every other chunk of the book is rendered."""
 
 
 # --- jobs -----------------------------------------------------------------------------------

@@ -20,3 +20,39 @@ def data_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DataPaths:
     root = tmp_path / "omni-home"
     monkeypatch.setenv("OMNI_WEB_HOME", str(root))
     return DataPaths(root=root).ensure()
+
+
+# --- the fast tier ----------------------------------------------------------------------------
+# `pytest -m "not slow"` runs the unit tests only, in seconds, for the development loop; CI and
+# scripts/test.sh run everything. A test is slow when it lives where every test starts processes
+# (the server lifecycle, the UI, the contract venv), takes a fixture that starts a server, or is
+# in a module that drives real tools (ffmpeg, sox, espeak-ng, subprocess CLIs) or many threaded
+# iterations. New modules of that kind go into _SLOW_MODULES.
+_SLOW_DIRS = ("ui", "server", "contract")
+_SLOW_FIXTURES = frozenset({"fake_server", "managed_home", "backend", "ui_app", "hub", "launched", "make_manager"})
+_SLOW_MODULES = frozenset({
+    "test_assemble_book", "test_assemble_chapters", "test_assemble_ffmpeg", "test_assemble_mp3",  # ffmpeg
+    "test_backend_run", "test_backend_venv", "test_cli_setup_models",  # subprocesses, venvs
+    "test_book_cli", "test_cli_convert", "test_voices_cli",  # the CLI in subprocesses
+    "test_client_fake_server", "test_fake_sgl_omni", "test_pipeline", "test_text_pipeline",  # the fake server
+    "test_voices_clip", "test_voices_library", "test_voices_menu", "test_voices_reference",  # espeak, sox, ffmpeg
+    "test_voices_transcribe", "test_hub", "test_book_fixtures",  # whisper, the fake hub, real EPUBs
+    "test_jobs", "test_jobs_races", "test_render_faults",  # worker threads, many threaded race iterations
+})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test outside the fast tier ``slow`` (see the comment above)."""
+    tests_dir = Path(__file__).parent
+    for item in items:
+        path = Path(str(item.fspath))
+        parts = path.relative_to(tests_dir).parts if path.is_relative_to(tests_dir) else ()
+        slow = (
+            (len(parts) > 1 and parts[0] in _SLOW_DIRS)
+            or path.stem in _SLOW_MODULES
+            or bool(_SLOW_FIXTURES & set(getattr(item, "fixturenames", ())))
+            or item.get_closest_marker("browser") is not None
+            or item.get_closest_marker("contract") is not None
+        )
+        if slow:
+            item.add_marker(pytest.mark.slow)

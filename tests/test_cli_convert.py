@@ -121,3 +121,27 @@ def test_a_managed_server_that_dies_mid_job_is_restarted_and_the_job_goes_on(man
     ]
     assert result.chunks_total > 16  # so the server died at least twice on the way
     assert manager.owned_record().pid != first_pid  # it crashed and was started again
+
+
+def test_convert_finishes_a_book_on_a_server_that_crashes_after_every_8_requests(managed_home) -> None:
+    paths, env, log = managed_home
+    # 8 requests in flight against a server that dies (os._exit, unanswered) at its 9th request:
+    # every crash kills a full batch; a fixed restart budget would give up long before the end.
+    env = {**env, "FAKE_SGL_CRASH_AFTER_REQUESTS": "8", "FAKE_SGL_SLOTS": "8"}
+    done = subprocess.run(
+        cli(str(DATA_DIR / "hefty-water.epub"), "--model", MODEL, "--voice", "Vivian", "--concurrency", "8",
+            "--chunk-size", "25"),
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    m4b = Path(done.stdout.split("Audiobook: ")[1].splitlines()[0])
+    book = load_book(DATA_DIR / "hefty-water.epub")
+    assert [c.title for c in probe_chapters(m4b)] == [c.title for c in book.chapters]
+    restarts = done.stderr.count("The managed server died")
+    assert restarts > 3, done.stderr[-3000:]  # more crashes than the old fixed budget of 3 restarts
+    plan = plan_conversion(book, ConvertRequest(book_path=DATA_DIR / "hefty-water.epub", model_key=MODEL,
+                                                voice=VoiceChoice.speaker("Vivian"), chunk_words=25),
+                           get_entry(MODEL), Settings())
+    assert len(plan.items) > 24  # 8 in flight, a crash every 8: several crashes on the way
+    answered = {json.loads(line)["input"] for line in log.read_text().splitlines()}
+    assert {item.text for item in plan.items} <= answered

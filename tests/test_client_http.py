@@ -7,7 +7,16 @@ import pytest
 
 from omni_web.client import SpeechClient, is_loopback_url, normalize_base_url
 from omni_web.client.errors import ServerText, classify, parse_kv_capacity
-from omni_web.errors import ServerError, ServerUnavailable, SpeechError
+from omni_web.errors import (
+    RequestTimedOut,
+    ServerBusy,
+    ServerError,
+    ServerMisconfigured,
+    ServerUnavailable,
+    ServerUnreachable,
+    SpeechError,
+)
+from omni_web.retry import NO_RETRY, FailureKind, failure_kind
 
 BASE = "http://127.0.0.1:8100"
 
@@ -184,9 +193,9 @@ def test_503_through_every_retry_raises_server_unavailable() -> None:
         calls.append(request)
         return envelope("The request queue is full.", status=503, error_type="server_error")
 
-    with pytest.raises(ServerUnavailable, match="stayed busy through 3 attempts") as info:
+    with pytest.raises(ServerBusy, match="stayed busy through 3 attempts") as info:
         make_client(handler, connect_retries=2).model_ids()
-    assert info.value.status_code == 503
+    assert info.value.status_code == 503 and failure_kind(info.value) is FailureKind.BUSY
     assert len(calls) == 3
 
 
@@ -197,9 +206,11 @@ def test_missing_encoder_503_is_not_retried() -> None:
         calls.append(request)
         return envelope("PyAV or pydub is required for response_format='mp3'", status=503, error_type="server_error")
 
-    with pytest.raises(ServerUnavailable) as info:
+    with pytest.raises(ServerMisconfigured) as info:
         make_client(handler).model_ids()
     assert info.value.message == "PyAV or pydub is required for response_format='mp3'"
+    assert not isinstance(info.value, ServerUnavailable)  # nothing transient about it
+    assert failure_kind(info.value) is FailureKind.PERMANENT
     assert len(calls) == 1
 
 
@@ -211,8 +222,9 @@ def test_connection_errors_retried_then_server_unavailable() -> None:
         calls.append(request)
         raise httpx.ConnectError("Connection refused", request=request)
 
-    with pytest.raises(ServerUnavailable, match="after 4 attempts"):
+    with pytest.raises(ServerUnreachable, match="after 4 attempts") as info:
         make_client(handler, connect_retries=3, sleep=sleeps.append, backoff_s=1.0).model_ids()
+    assert failure_kind(info.value) is FailureKind.UNREACHABLE
     assert len(calls) == 4
     assert sleeps == [1.0, 2.0, 4.0]
 
@@ -237,9 +249,28 @@ def test_read_timeout_is_not_retried() -> None:
         calls.append(request)
         raise httpx.ReadTimeout("timed out", request=request)
 
-    with pytest.raises(ServerUnavailable, match="did not answer"):
-        make_client(handler).model_ids()
+    with pytest.raises(RequestTimedOut, match="did not answer") as info:
+        make_client(handler, sleep=lambda s: pytest.fail("a timed-out request was resent")).model_ids()
     assert len(calls) == 1
+    assert failure_kind(info.value) is FailureKind.TIMED_OUT
+
+
+def test_a_client_whose_caller_owns_the_retries_makes_one_attempt() -> None:
+    calls = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request)
+        if request.url.path == "/v1/audio/speech":
+            raise httpx.ConnectError("Connection refused", request=request)
+        return httpx.Response(503, json={"error": {"message": "The request queue is full."}})
+
+    client = make_client(handler, speech_retry=NO_RETRY, connect_retries=2, sleep=lambda s: None)
+    with pytest.raises(ServerUnreachable):
+        client._send("POST", "/v1/audio/speech", json={}, retry=client.speech_retry)
+    assert len(calls) == 1
+    with pytest.raises(ServerBusy):
+        client.model_ids()  # the other calls keep the client's own retries
+    assert len(calls) == 1 + 3
 
 
 # --- the server-text table ------------------------------------------------------------------

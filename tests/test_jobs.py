@@ -10,7 +10,7 @@ from omni_web.jobs import JobContext, JobState, JobStore, JobWorker
 from omni_web.paths import DataPaths
 
 
-def wait_for(predicate, timeout_s: float = 10.0) -> None:
+def wait_for(predicate, timeout_s: float = 60.0) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if predicate():

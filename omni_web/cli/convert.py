@@ -17,6 +17,7 @@ from tqdm import tqdm
 from omni_web.book import Book, load_book
 from omni_web.catalog import CatalogEntry, VoiceMode, get_entry, keys
 from omni_web.cli.cast import add_cast_arguments, cast_from_args
+from omni_web.cli.endpoint import add_endpoint_options, apply_endpoint_options
 from omni_web.client import VoiceChoice
 from omni_web.errors import BookNotFound, JobCancelled, ModelNotInstalled, OmniWebError, VoiceError
 from omni_web.paths import DataPaths, data_root_from_env
@@ -54,7 +55,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     voice.add_argument("--instructions", metavar="TEXT", help="voice design description (VoiceDesign)")
     parser.add_argument("--transcription", metavar="TEXT", help="what the --clone clip says (else transcribed)")
     add_cast_arguments(parser)
-    parser.add_argument("--api-url", metavar="URL", help="use this sgl-omni server instead of the managed one")
     parser.add_argument("--chunk-size", type=int, metavar="N", help="words per request (default: setting, 120)")
     parser.add_argument("--chapters", metavar="SPEC", help="e.g. 1-3,5 (default: all but front/back matter)")
     parser.add_argument("--format", choices=("m4b", "mp3"), help="output format (default: setting, m4b)")
@@ -67,6 +67,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--qa", choices=("off", "basic", "asr"), help="audio QA of every chunk (default: setting, basic)")
     parser.add_argument("--qa-model", metavar="SIZE_OR_DIR", help="faster-whisper size (tiny.en, small) or model folder for --qa asr")
     parser.add_argument("--qa-takes", type=int, metavar="N", help="takes per chunk before it is flagged (default: 3)")
+    add_endpoint_options(parser)
     parser.set_defaults(handler=_convert)
 
 
@@ -143,7 +144,7 @@ def _clone_choice(clip: str, transcription: str | None, library: VoiceLibrary, p
 
 def _convert(args: argparse.Namespace) -> int:
     paths = data_root_from_env().ensure()
-    settings = load_settings(paths)
+    settings = apply_endpoint_options(load_settings(paths), args)
     entry = get_entry(args.model)
     chunk_words, keep_over_cap = ask_higgs_window(
         entry, args.chunk_size or settings.chunk_size_words, stdin=sys.stdin, stdout=sys.stdout

@@ -12,6 +12,7 @@ import dataclasses
 import sys
 
 from omni_web.catalog import get_entry, keys
+from omni_web.cli.endpoint import add_endpoint_options, apply_endpoint_options
 from omni_web.errors import OmniWebError, SettingsError
 from omni_web.paths import data_root_from_env
 from omni_web.pipeline.serving import first_gpu_compute_capability
@@ -64,6 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     start.set_defaults(handler=_start)
 
     stop = commands.add_parser("stop", help="stop the server omni-web started (never a foreign one)")
+    _add_endpoint(stop)
     stop.add_argument("--grace", type=float, default=10.0, metavar="S", help="seconds between SIGTERM and SIGKILL")
     stop.set_defaults(handler=_stop)
 
@@ -84,7 +86,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     _add_model(command, required=True)
-    command.add_argument("--port", type=int, metavar="P", help="port (default: the server_port setting)")
+    _add_endpoint(command)
     command.set_defaults(handler=_command)
 
 
@@ -92,27 +94,22 @@ def _add_model(parser: argparse.ArgumentParser, *, required: bool) -> None:
     parser.add_argument("--model", metavar="KEY", required=required, help=f"catalog key: {', '.join(keys())}")
 
 
-def _add_endpoint(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--port", type=int, metavar="P", help="port (default: the server_port setting)")
-    parser.add_argument("--api-url", metavar="URL", help="use an external sgl-omni server at URL instead")
+_add_endpoint = add_endpoint_options
 
 
 def _settings(args: argparse.Namespace) -> tuple[ServerManager, Settings]:
     paths = data_root_from_env().ensure()
-    settings = load_settings(paths)
+    settings = apply_endpoint_options(load_settings(paths), args)
     changes: dict[str, object] = {}
-    if getattr(args, "port", None) is not None:
-        changes["server_port"] = args.port
-    if getattr(args, "api_url", None):
-        changes["remote_url"] = args.api_url.strip()
     if getattr(args, "gpus", None):
         changes["gpus"] = args.gpus.strip()
     if getattr(args, "worker_url", None):
         changes["worker_urls"] = " ".join([settings.worker_urls, *args.worker_url]).strip()
-    try:
-        settings = dataclasses.replace(settings, **changes).validate()
-    except SettingsError as exc:
-        raise SettingsError(f"{exc} (check --port / --api-url)") from None
+    if changes:
+        try:
+            settings = dataclasses.replace(settings, **changes).validate()
+        except SettingsError as exc:
+            raise SettingsError(f"{exc} (check --gpus / --worker-url)") from None
     return ServerManager(paths, settings), settings
 
 
@@ -147,7 +144,10 @@ def _start(args: argparse.Namespace) -> int:
 
 
 def _stop(args: argparse.Namespace) -> int:
-    manager, _ = _settings(args)
+    manager, settings = _settings(args)
+    if settings.remote_url:
+        print(f"{settings.remote_url} is an external server: omni-web never stops a server it did not start.")
+        return 0
     group = manager.group.record()
     if group is not None:  # the router and every managed worker (remote workers are left running)
         pids = ", ".join(str(pid) for pid in group_pids(group)) or "none alive"
@@ -174,7 +174,12 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _command(args: argparse.Namespace) -> int:
-    manager, _ = _settings(args)
+    manager, settings = _settings(args)
+    if settings.remote_url:
+        raise OmniWebError(
+            f"--api-url names an external server ({settings.remote_url}); there is no command line to print for it. "
+            "Drop --api-url to see the command a managed start runs."
+        )
     spec = manager.build_spec(get_entry(args.model), compute_capability=first_gpu_compute_capability(), port=args.port)
     for note in spec.notes:
         print(f"# {note}", file=sys.stderr)

@@ -4,9 +4,12 @@ One :class:`SpeechClient` wraps one ``httpx.Client`` whose connection pool is si
 renderer that keeps many speech requests in flight from a thread pool; httpx clients are safe to
 share across threads, and the only other state (a cached voice list) sits behind a lock.
 
-Retries: connection errors (refused, reset, dropped before a response) and HTTP 503 are retried
-with exponential backoff, up to ``connect_retries`` times, then raise :class:`ServerUnavailable`.
-400 and 500 are never retried; a KV-capacity 400 is refit once (see :meth:`SpeechClient.speech`).
+Retries follow one :class:`~omni_web.retry.RetryPolicy`: by default connection errors (refused,
+reset, dropped before a response: :class:`ServerUnreachable`) and HTTP 503 (:class:`ServerBusy`)
+are retried with exponential back-off, up to ``connect_retries`` times. A read timeout
+(:class:`RequestTimedOut`) is never resent by the client, nor are 400 and 500; a 503 that names a
+missing encoder is :class:`ServerMisconfigured` at once. A caller that owns its retries (the
+renderer) passes ``retry=NO_RETRY``. A KV-capacity 400 is refit once (see :meth:`SpeechClient.speech`).
 """
 
 from __future__ import annotations
@@ -44,12 +47,17 @@ from omni_web.client.requests import (
 )
 from omni_web.errors import (
     KVCapacityError,
+    RequestTimedOut,
+    ServerBusy,
     ServerError,
+    ServerMisconfigured,
     ServerUnavailable,
+    ServerUnreachable,
     SpeechError,
     UnknownVoice,
     VoiceError,
 )
+from omni_web.retry import RetryPolicy
 
 __all__ = ["SpeechClient", "is_loopback_url", "normalize_base_url"]
 
@@ -121,6 +129,9 @@ class SpeechClient:
         timeout_s: read timeout for one request (long chunks on a busy GPU take minutes).
         connect_retries: how many times a connection error or 503 is retried.
         backoff_s: first retry delay; it doubles on each retry.
+        retry: the whole policy instead of ``connect_retries``/``backoff_s`` (``NO_RETRY``: one attempt).
+        speech_retry: the policy for speech requests (default: ``retry``); a renderer that retries
+            chunks itself passes ``NO_RETRY`` so one layer owns a book's retries.
         sleep: the function that waits between retries (tests inject a no-op).
     """
 
@@ -133,13 +144,18 @@ class SpeechClient:
         timeout_s: float = 600.0,
         connect_retries: int = 5,
         backoff_s: float = 1.0,
+        retry: RetryPolicy | None = None,
+        speech_retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.base_url = normalize_base_url(base_url)
         self.local_server = is_loopback_url(self.base_url) if local_server is None else local_server
         self.timeout_s = timeout_s
-        self.connect_retries = max(0, connect_retries)
-        self.backoff_s = backoff_s
+        self.retry = retry if retry is not None else RetryPolicy(
+            attempts=max(0, connect_retries) + 1, unreachable_attempts=None, backoff_s=backoff_s,
+            retry_timeouts=False, retry_server_errors=False,
+        )
+        self.speech_retry = speech_retry if speech_retry is not None else self.retry
         self._sleep = sleep
         # The server's voice list, fetched once and refreshed on a miss or after an upload/delete.
         self._voices_lock = threading.Lock()
@@ -317,7 +333,9 @@ class SpeechClient:
             VoiceError: the model cannot use the voice, or the clip cannot be sent.
             UnknownVoice: the voice name is not one the server (or catalog) knows.
             KVCapacityError: the request does not fit even after the refit.
-            ServerUnavailable: no connection, or 503 through every retry.
+            ServerUnreachable, ServerBusy: no connection, or 503 through every retry.
+            RequestTimedOut: no answer within ``timeout_s`` (not resent).
+            ServerMisconfigured: the server cannot encode the response format.
             SpeechError: any other server error; ``message`` is the server's ``error.message``.
         """
         check_voice_choice(entry, request.voice)
@@ -345,7 +363,7 @@ class SpeechClient:
             raise _kv_error(report, refitted=True, status_code=exc.status_code) from exc
 
     def _post_speech(self, payload: dict[str, Any], *, refitted: bool) -> SpeechResult:
-        response = self._send("POST", "/v1/audio/speech", json=payload)
+        response = self._send("POST", "/v1/audio/speech", json=payload, retry=self.speech_retry)
         audio = response.content
         content_type = response.headers.get("content-type", "")
         is_wav = str(payload.get("response_format", "wav")).strip().lower() == "wav"
@@ -387,58 +405,63 @@ class SpeechClient:
             )
         return body
 
-    def _send(self, method: str, path: str, *, ok_statuses: tuple[int, ...] = (), **kwargs: Any) -> httpx.Response:
-        """Send one request; retry connection errors and 503; raise for any other error status.
+    def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        ok_statuses: tuple[int, ...] = (),
+        retry: RetryPolicy | None = None,
+        **kwargs: Any,
+    ) -> httpx.Response:
+        """Send one request, retried as ``retry`` (default ``self.retry``) says; raise for any error status.
 
         Statuses in ``ok_statuses`` are returned to the caller instead of raised.
         """
-        attempts = self.connect_retries + 1
-        for attempt in range(attempts):
-            last = attempt == attempts - 1
+        attempt = 0
+        while True:
+            attempt += 1
+            error: ServerUnavailable
+            cause: Exception | None = None
             try:
                 response = self._http.request(method, path, **kwargs)
             except _RETRYABLE_TRANSPORT_ERRORS as exc:
-                if last:
-                    raise self._unreachable(exc, attempts=attempts) from exc
-                self._sleep(self._backoff(attempt))
-                continue
+                error, cause = self._unreachable(exc, attempts=attempt), exc
             except httpx.TimeoutException as exc:
-                # A read timeout means the server took the request and is still busy with it:
-                # sending it again would only add load.
-                raise ServerUnavailable(
+                # The server took the request and may still be busy with it: see RequestTimedOut.
+                error, cause = RequestTimedOut(
                     f"The server at {self.base_url} did not answer {path} within {self.timeout_s:.0f} s. "
                     "It may be overloaded: lower the number of requests in flight, or raise the timeout."
-                ) from exc
+                ), exc
             except httpx.HTTPError as exc:
-                raise ServerUnavailable(f"Request to {self.base_url}{path} failed: {exc}") from exc
-            if response.is_success or response.status_code in ok_statuses:
-                return response
-            if response.status_code == 503:
+                raise SpeechError(f"Request to {self.base_url}{path} failed: {exc}") from exc
+            else:
+                if response.is_success or response.status_code in ok_statuses:
+                    return response
+                if response.status_code != 503:
+                    raise error_from_response(response)
                 body = parse_error_body(response)
                 if classify(body.message) is ServerText.ENCODER_MISSING:
                     # Not transient: the remedy is another response format, not a retry.
-                    raise ServerUnavailable(body.message, status_code=503, error_type=body.error_type)
-                if last:
-                    raise self._busy(body.message, attempts=attempts)
-                self._sleep(self._backoff(attempt))
-                continue
-            raise error_from_response(response)
-        raise AssertionError("unreachable")  # the loop always returns or raises
+                    raise ServerMisconfigured(body.message, status_code=503, error_type=body.error_type)
+                error = self._busy(body.message, attempts=attempt)
+            delay = (retry or self.retry).delay_s_for(error, attempt)
+            if delay is None:
+                raise error from cause
+            self._sleep(delay)
 
-    def _backoff(self, attempt: int) -> float:
-        return self.backoff_s * (2**attempt)
-
-    def _unreachable(self, exc: Exception, *, attempts: int = 1) -> ServerUnavailable:
+    def _unreachable(self, exc: Exception, *, attempts: int = 1) -> ServerUnreachable:
         tries = f" after {attempts} attempts" if attempts > 1 else ""
-        return ServerUnavailable(
+        return ServerUnreachable(
             f"Cannot reach the sgl-omni server at {self.base_url}{tries} ({type(exc).__name__}: {exc}). "
             "Start the server (Server tab, or python -m omni_web server start), wait until it is "
             "healthy, or check the URL."
         )
 
-    def _busy(self, message: str, *, attempts: int) -> ServerUnavailable:
-        return ServerUnavailable(
-            f"The server at {self.base_url} stayed busy through {attempts} attempts (HTTP 503: {message}). "
+    def _busy(self, message: str, *, attempts: int) -> ServerBusy:
+        tries = f" through {attempts} attempts" if attempts > 1 else ""
+        return ServerBusy(
+            f"The server at {self.base_url} stayed busy{tries} (HTTP 503: {message}). "
             "Lower the number of requests in flight, or wait and try again.",
             status_code=503,
             error_type="server_error",

@@ -3,6 +3,11 @@
 Jobs outlive the browser and the app: a page refresh, a second browser and an app restart all read
 the same rows. Every call opens its own connection (SQLite connections must not cross threads), in
 WAL mode so the UI can read while the worker writes.
+
+Every state change is one conditional ``UPDATE ... WHERE id = ? AND state = ?`` whose row count is
+checked, never a read followed by a write: a cancel racing the worker's claim, a finish racing a
+cancel, or two resumes at once each end in one consistent state, and an impossible transition is
+refused with a clear error.
 """
 
 from __future__ import annotations
@@ -180,8 +185,8 @@ class JobStore:
                 conn.execute("COMMIT")
                 return None
             conn.execute(
-                "UPDATE jobs SET state = ?, started_at = ?, updated_at = ?, error = '' WHERE id = ?",
-                (JobState.RUNNING.value, now, now, row["id"]),
+                "UPDATE jobs SET state = ?, started_at = ?, updated_at = ?, error = '' WHERE id = ? AND state = ?",
+                (JobState.RUNNING.value, now, now, row["id"], JobState.QUEUED.value),
             )
             conn.execute("COMMIT")
         return self.get(row["id"])
@@ -198,41 +203,53 @@ class JobStore:
         result: Mapping[str, Any] | None = None,
         error: str = "",
     ) -> Job:
-        """Move a running job to a finished state."""
+        """Move a running job to a finished state.
+
+        Raises:
+            JobError: the job is not running (finished already, queued, or cancelled while queued).
+        """
         if not state.finished:
             raise JobError(f"finish() needs a finished state, not {state.value}.")
         fields_: dict[str, Any] = {"state": state.value, "error": error, "finished_at": self._clock()}
         if result is not None:
             fields_["result"] = json.dumps(dict(result))
-        self._update(job_id, **fields_)
+        if not self._transition(job_id, (JobState.RUNNING,), **fields_):
+            current = self.get(job_id)
+            raise JobError(f"Job '{job_id}' is {current.state.value}, not running; it cannot be marked {state.value}.")
         return self.get(job_id)
 
     def request_cancel(self, job_id: str) -> Job:
-        """Cancel a queued job at once; ask a running one to stop at its next check."""
-        job = self.get(job_id)
-        if job.state is JobState.QUEUED:
-            self._update(job_id, state=JobState.CANCELLED.value, finished_at=self._clock(), cancel_requested=1)
-        elif job.state is JobState.RUNNING:
-            self._update(job_id, cancel_requested=1)
+        """Cancel a queued job at once; ask a running one to stop at its next check.
+
+        A finished job is left as it is. Whichever the worker's claim and this call do first, a
+        job the worker holds is never marked cancelled under it.
+        """
+        if not self._transition(job_id, (JobState.QUEUED,), state=JobState.CANCELLED.value,
+                                finished_at=self._clock(), cancel_requested=1):
+            self._transition(job_id, (JobState.RUNNING,), cancel_requested=1)
         return self.get(job_id)
 
     def resume(self, job_id: str) -> Job:
-        """Put a failed or cancelled job back in the queue; finished chunks are reused."""
-        job = self.get(job_id)
-        if job.state in (JobState.QUEUED, JobState.RUNNING):
-            return job
-        if job.state is JobState.DONE:
-            raise JobError(f"Job '{job_id}' is already done; start a new one to render it again.")
+        """Put a failed or cancelled job back in the queue; finished chunks are reused.
+
+        A queued or running job is returned as it is (resumed twice, it is queued once).
+
+        Raises:
+            JobError: the job is done.
+        """
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             (seq,) = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").fetchone()
-            conn.execute(
+            cursor = conn.execute(
                 "UPDATE jobs SET state = ?, cancel_requested = 0, error = '', finished_at = NULL,"
-                " updated_at = ?, seq = ? WHERE id = ?",
-                (JobState.QUEUED.value, self._clock(), seq, job_id),
+                " updated_at = ?, seq = ? WHERE id = ? AND state IN (?, ?)",
+                (JobState.QUEUED.value, self._clock(), seq, job_id, JobState.FAILED.value, JobState.CANCELLED.value),
             )
             conn.execute("COMMIT")
-        return self.get(job_id)
+        job = self.get(job_id)
+        if cursor.rowcount == 0 and job.state is JobState.DONE:
+            raise JobError(f"Job '{job_id}' is already done; start a new one to render it again.")
+        return job
 
     def requeue_interrupted(self) -> list[str]:
         """Jobs left RUNNING by a previous app process go back to the front of the queue.
@@ -260,11 +277,33 @@ class JobStore:
 
     def delete(self, job_id: str) -> None:
         """Forget a finished job (its output files stay)."""
-        job = self.get(job_id)
-        if not job.state.finished:
-            raise JobError(f"Job '{job_id}' is {job.state.value}; cancel it before deleting it.")
+        finished = [s.value for s in JobState if s.finished]
         with self._connect() as conn:
-            conn.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
+            cursor = conn.execute(
+                f"DELETE FROM jobs WHERE id = ? AND state IN ({', '.join('?' * len(finished))})",  # noqa: S608
+                (job_id, *finished),
+            )
+        if cursor.rowcount == 0:
+            job = self.get(job_id)  # JobNotFound when it is gone
+            raise JobError(f"Job '{job_id}' is {job.state.value}; cancel it before deleting it.")
+
+    def _transition(self, job_id: str, from_states: tuple[JobState, ...], **values: Any) -> bool:
+        """Set ``values`` only while the job is in one of ``from_states``; False when it was not.
+
+        Raises:
+            JobNotFound: there is no such job.
+        """
+        values["updated_at"] = self._clock()
+        assignments = ", ".join(f"{name} = ?" for name in values)
+        states = ", ".join("?" * len(from_states))
+        with self._connect() as conn:
+            cursor = conn.execute(
+                f"UPDATE jobs SET {assignments} WHERE id = ? AND state IN ({states})",  # noqa: S608 - our columns
+                (*values.values(), job_id, *(s.value for s in from_states)),
+            )
+            if cursor.rowcount == 0 and conn.execute("SELECT 1 FROM jobs WHERE id = ?", (job_id,)).fetchone() is None:
+                raise JobNotFound(job_id)
+        return cursor.rowcount > 0
 
     def _update(self, job_id: str, **values: Any) -> None:
         values["updated_at"] = self._clock()

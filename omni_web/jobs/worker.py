@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from omni_web.errors import JobCancelled, OmniWebError, internal_error_message
+from omni_web.errors import JobCancelled, JobError, OmniWebError, internal_error_message
 from omni_web.jobs.store import Job, JobState, JobStore
 
 __all__ = ["JobContext", "JobRunner", "JobWorker"]
@@ -128,18 +128,25 @@ class JobWorker:
         try:
             runner = self.runners.get(job.kind)
             if runner is None:
-                self.store.finish(job.id, JobState.FAILED, error=f"No runner for job kind '{job.kind}'.")
+                self._finish(job.id, JobState.FAILED, error=f"No runner for job kind '{job.kind}'.")
                 return
             result = runner(job, context)
-            self.store.finish(job.id, JobState.DONE, result=result)
+            self._finish(job.id, JobState.DONE, result=result)
         except JobCancelled as exc:
             if self._stop.is_set() and not self.store.cancel_requested(job.id):
                 return  # app shutting down: stay RUNNING so the next start resumes the job
-            self.store.finish(job.id, JobState.CANCELLED, error=str(exc))
+            self._finish(job.id, JobState.CANCELLED, error=str(exc))
         except OmniWebError as exc:
-            self.store.finish(job.id, JobState.FAILED, error=str(exc))
+            self._finish(job.id, JobState.FAILED, error=str(exc))
         except Exception as exc:  # a bug: keep the worker alive, record it, log the traceback
             log.exception("Job %s failed with an internal error", job.id)
-            self.store.finish(job.id, JobState.FAILED, error=internal_error_message(exc))
+            self._finish(job.id, JobState.FAILED, error=internal_error_message(exc))
         finally:
             self._current = None
+
+    def _finish(self, job_id: str, state: JobState, **fields: Any) -> None:
+        """Record the end of a run; a refused transition is logged, the worker goes on."""
+        try:
+            self.store.finish(job_id, state, **fields)
+        except JobError as exc:
+            log.error("Job %s ended %s, but the store refused it: %s", job_id, state.value, exc)

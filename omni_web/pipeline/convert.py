@@ -8,6 +8,7 @@ SIGKILL) renders only the chunks and chapters that are missing.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -39,13 +40,15 @@ from omni_web.pipeline.quality import JobQa, apply_text_edits, load_text_edits, 
 from omni_web.pipeline.readalong import ConversionReadalong, start_readalong
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.records import JsonRecord
-from omni_web.render import RenderItem, RenderProgress, RetryPolicy, render_chunks
+from omni_web.render import Recover, RenderItem, RenderProgress, RetryPolicy, render_chunks
 from omni_web.settings import Settings
 from omni_web.text import LexiconStore, book_identity
 from omni_web.voices import fit_reference
 from omni_web.voices.reference import reference_cache_dir
 
 __all__ = ["ConvertResult", "ProgressCallback", "prepare_cast", "prepare_voice", "run_conversion"]
+
+log = logging.getLogger(__name__)
 
 # Receives every progress snapshot; store it with ``to_dict()``.
 ProgressCallback = Callable[[ConvertProgress], None]
@@ -194,6 +197,7 @@ class _ChapterAssembler:
             if not missing and number not in self._futures:
                 self._progress.chapter(number, "rendered")
                 self._futures[number] = self._pool.submit(self._assemble, self._by_number[number])
+                self._futures[number].add_done_callback(_log_assembly_failure)
 
     def _assemble(self, work: ChapterWork) -> ChapterAudio:
         out = self._parts_dir / work.file_name
@@ -221,6 +225,12 @@ class _ChapterAssembler:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
+def _log_assembly_failure(future: Future[ChapterAudio]) -> None:
+    """A chapter that fails after the run stopped waiting for it is logged, not lost silently."""
+    if not future.cancelled() and future.exception() is not None:
+        log.warning("Assembling a chapter failed: %s", future.exception())
+
+
 def _write_cover(book: Book, parts_dir: Path) -> Path | None:
     if book.cover is None:
         return None
@@ -236,7 +246,7 @@ def run_conversion(
     paths: DataPaths,
     settings: Settings,
     client: SpeechClient,
-    recover: Callable[[Exception], bool] | None = None,
+    recover: Recover | None = None,
     progress: ProgressCallback | None = None,
     cancelled: Callable[[], bool] = lambda: False,
     book: Book | None = None,

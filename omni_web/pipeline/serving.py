@@ -21,18 +21,20 @@ from omni_web.paths import DataPaths
 from omni_web.pipeline.convert import ConvertResult, ProgressCallback, run_conversion
 from omni_web.pipeline.group_serving import convert_on_router
 from omni_web.pipeline.request import ConvertRequest
+from omni_web.render import Recover, Recovery
+from omni_web.retry import NO_RETRY
 from omni_web.server import Endpoint, ServerManager
 from omni_web.server.router import read_router_health
 from omni_web.settings import Settings
 
-__all__ = ["MAX_RESTARTS_PER_RUN", "convert_on_endpoint", "endpoint_for", "first_gpu_compute_capability", "make_recover"]
+__all__ = ["convert_on_endpoint", "endpoint_for", "first_gpu_compute_capability", "make_recover"]
 
 log = logging.getLogger(__name__)
 
-# A server that keeps dying mid-job is not restarted forever; the chunk then fails with its error.
-MAX_RESTARTS_PER_RUN = 3
-_OWNED_CONNECT_RETRIES = 2
-_FOREIGN_CONNECT_RETRIES = 5
+_STOPPED_MID_JOB = (
+    "The server was stopped while the job was rendering. Finished chunks are kept: start the server "
+    "(or just resume the job) to go on."
+)
 
 
 def first_gpu_compute_capability() -> tuple[int, int] | None:
@@ -60,34 +62,30 @@ def endpoint_for(
     return manager.ensure_serving(entry, compute_capability=first_gpu_compute_capability(), on_log=on_log)
 
 
-def make_recover(manager: ServerManager, endpoint: Endpoint) -> Callable[[Exception], bool]:
-    """A renderer hook that restarts our server when it died; True means "retry the chunk now".
+def make_recover(manager: ServerManager, endpoint: Endpoint) -> Recover:
+    """A renderer hook that restarts our server when it died (see :mod:`omni_web.render.crashes`).
 
     Only a server this app started is restarted (never a foreign or remote one, nor one the user
-    stopped), at most MAX_RESTARTS_PER_RUN times, one restart at a time even when many requests
-    fail together.
+    stopped), one restart at a time even when many requests fail together. How many restarts a
+    run may take is the renderer's call: it counts crashes against finished chunks.
+
+    Raises:
+        ServerNotRunning: the user stopped the server (checked under the manager's lock).
+        ServerStartError, BootTimeout: the restart failed.
     """
     lock = threading.Lock()
-    restarts = 0
 
-    def recover(exc: Exception) -> bool:
-        nonlocal restarts
+    def recover(exc: Exception) -> Recovery:
         if not endpoint.owned:
-            return False
-        if manager.stop_requested:
-            raise ServerNotRunning(
-                "The server was stopped while the job was rendering. Finished chunks are kept: start "
-                "the server (or just resume the job) to go on."
-            )
+            return Recovery.NONE
         with lock:
+            if manager.stop_requested:
+                raise ServerNotRunning(_STOPPED_MID_JOB)
             if manager.is_alive():
-                return True  # alive (or restarted while this thread waited for the lock)
-            if restarts >= MAX_RESTARTS_PER_RUN:
-                return False
-            restarts += 1
-            log.warning("The managed server died (%s); restarting it (%d/%d)", exc, restarts, MAX_RESTARTS_PER_RUN)
-            manager.restart()
-            return True
+                return Recovery.ALIVE
+            log.warning("The managed server died (%s); restarting it", exc)
+            manager.restart(unless_stopped=True)  # re-checks the stop under the manager's own lock
+            return Recovery.RESTARTED
 
     return recover
 
@@ -113,10 +111,9 @@ def convert_on_endpoint(
             request, endpoint, manager=manager, paths=paths, settings=settings,
             progress=progress, cancelled=cancelled, book=book,
         )
-    # Our own server's death is handled by the recover hook (restart), so the client gives up on
-    # a refused connection after a few seconds instead of the ~30 s it waits for a foreign server.
-    retries = _OWNED_CONNECT_RETRIES if endpoint.owned else _FOREIGN_CONNECT_RETRIES
-    with SpeechClient(endpoint.base_url, connect_retries=retries) as client:
+    # The renderer owns the speech retries (one policy, always with back-off, crashes handled by
+    # the recover hook), so the client makes one attempt per speech request.
+    with SpeechClient(endpoint.base_url, speech_retry=NO_RETRY) as client:
         return run_conversion(
             request,
             paths=paths,

@@ -1,5 +1,6 @@
 """Rendering: chunk keys and the concurrent, resumable chunk renderer."""
 
+from omni_web.render.crashes import CrashWatch, Recover, Recovery
 from omni_web.render.keys import chunk_key, file_sha256, shaping_fingerprint
 from omni_web.render.renderer import (
     RenderItem,
@@ -12,6 +13,9 @@ from omni_web.render.renderer import (
 )
 
 __all__ = [
+    "CrashWatch",
+    "Recover",
+    "Recovery",
     "RenderItem",
     "RenderProgress",
     "RenderSummary",

@@ -6,15 +6,23 @@ file exists is never requested again, so a restarted or resumed job renders only
 
 SGLang-Omni batches concurrent requests, so keeping ``concurrency`` requests in flight (instead of
 one at a time) is the main speed lever; the pool is refilled as soon as any request finishes.
+
+Failures: :mod:`omni_web.retry` decides whether and after how long a chunk is tried again (always
+after a back-off); :mod:`omni_web.render.crashes` handles a server that died (restart, fewer
+requests in flight, poison chunks). When the run stops early (cancel, a failed chunk) the requests
+in flight are drained, bounded by ``drain_timeout_s``, so their files land before the caller
+closes the client; whatever they raise is logged.
 """
 
 from __future__ import annotations
 
 import errno
 import io
+import logging
 import threading
 import time
 import wave
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -27,20 +35,25 @@ from omni_web.errors import (
     DiskFullError,
     JobCancelled,
     OmniWebError,
+    PoisonChunk,
     ServerUnavailable,
     SpeechError,
 )
 from omni_web.files import write_atomic
+from omni_web.render.crashes import CrashVerdict, CrashWatch, Recover, Recovery
+from omni_web.retry import FailureKind, RetryPolicy, failure_kind
 
 # Most requests a callable ``concurrency`` may keep in flight (threads are started on demand).
 MAX_CONCURRENCY = 256
 
 __all__ = [
+    "ChunkCheck",
     "MAX_CONCURRENCY",
+    "Recover",
+    "Recovery",
     "RenderItem",
     "RenderProgress",
     "RenderSummary",
-    "ChunkCheck",
     "RetryPolicy",
     "Synthesize",
     "render_chunks",
@@ -50,6 +63,12 @@ __all__ = [
 # Turns one chunk into WAV bytes; the pipeline binds the client and model into it and speaks the
 # chunk's text with the chunk's voice (a cast gives chunks different voices).
 Synthesize = Callable[["RenderItem"], bytes]
+
+log = logging.getLogger(__name__)
+
+_DEFAULT_RETRY = RetryPolicy()
+# How long a run that stops early waits for the requests in flight (their files then land).
+DRAIN_TIMEOUT_S = 120.0
 
 
 class ChunkCheck(Protocol):
@@ -78,19 +97,6 @@ class RenderItem:
     # single-voice job, else "narrator", "dialogue" or a character's name (see omni_web.cast).
     voice: VoiceChoice | None = None
     speaker: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    """Per-chunk retries for transient failures (server unreachable or 5xx)."""
-
-    attempts: int = 4
-    backoff_s: float = 2.0
-    max_backoff_s: float = 30.0
-
-    def delay_s(self, attempt: int) -> float:
-        """Exponential backoff before retry number ``attempt`` (1-based)."""
-        return min(self.max_backoff_s, self.backoff_s * 2 ** (attempt - 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,12 +162,6 @@ def wav_duration_s(data: bytes | Path) -> float:
         raise ValueError(f"not a WAV file: {exc}") from exc
 
 
-def _is_transient(exc: Exception) -> bool:
-    if isinstance(exc, ServerUnavailable):
-        return True
-    return isinstance(exc, SpeechError) and exc.status_code is not None and exc.status_code >= 500
-
-
 def _write_atomic(path: Path, data: bytes) -> None:
     try:
         write_atomic(path, data)
@@ -205,42 +205,96 @@ class _Run:
         )
 
 
-def _render_one(
-    item: RenderItem,
-    path: Path,
-    synthesize: Synthesize,
-    retry: RetryPolicy,
-    recover: Callable[[Exception], bool] | None,
-    cancelled: Callable[[], bool],
-    sleep: Callable[[float], None],
-    check: ChunkCheck | None = None,
-) -> float:
-    """Render one chunk with retries; return its audio duration in seconds."""
-    attempt = 0
-    while True:
-        attempt += 1
-        try:
-            audio = check.take(item) if check is not None else synthesize(item)
-            duration = wav_duration_s(audio)
-            if duration <= 0:
-                raise SpeechError("the server returned empty audio")
-            _write_atomic(path, audio)
-            return duration
-        except (DiskFullError, JobCancelled):
-            raise
-        except (OmniWebError, ValueError) as exc:
-            # A dead managed server is restarted by `recover` and the chunk is tried again.
-            recovered = recover(exc) if recover is not None and isinstance(exc, ServerUnavailable) else False
-            if cancelled() or attempt >= retry.attempts or not (recovered or _is_transient(exc)):
-                raise ChunkFailed(
-                    chapter_title=item.chapter_title,
-                    chapter_number=item.chapter_number,
-                    chunk_number=item.chunk_number,
-                    text=item.text,
-                    cause=str(exc),
-                ) from exc
-            if not recovered:
-                sleep(retry.delay_s(attempt))
+class _Resend(Exception):
+    """A crash killed this chunk's request: the render loop sends it again (or alone)."""
+
+    def __init__(self, verdict: CrashVerdict) -> None:
+        self.verdict = verdict
+
+
+def _failed(item: RenderItem, exc: Exception) -> ChunkFailed:
+    return ChunkFailed(
+        chapter_title=item.chapter_title,
+        chapter_number=item.chapter_number,
+        chunk_number=item.chunk_number,
+        text=item.text,
+        cause=str(exc),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Worker:
+    """What every chunk request of one run shares."""
+
+    synthesize: Synthesize
+    retry: RetryPolicy
+    watch: CrashWatch
+    stopping: Callable[[], bool]
+    pause: Callable[[float], object]
+    check: ChunkCheck | None = None
+
+    def render(self, item: RenderItem, path: Path, solo: bool) -> float:
+        """Render one chunk, retrying as the policy says; return its audio duration in seconds.
+
+        Raises:
+            _Resend: a crash killed the request; the loop decides when it goes again.
+            PoisonChunk, ChunkFailed, DiskFullError, JobCancelled: the chunk is given up.
+        """
+        attempt = 0
+        while True:
+            attempt += 1
+            ticket = self.watch.sending()
+            try:
+                audio = self.check.take(item) if self.check is not None else self.synthesize(item)
+                duration = wav_duration_s(audio)
+                if duration <= 0:
+                    raise SpeechError("the server returned empty audio")
+                _write_atomic(path, audio)
+                self.watch.succeeded()
+                return duration
+            except (DiskFullError, JobCancelled):
+                raise
+            except (OmniWebError, ValueError) as exc:
+                if self.stopping():
+                    raise _failed(item, exc) from exc  # the run is ending: no more tries
+                if isinstance(exc, ServerUnavailable) and failure_kind(exc) is not FailureKind.TIMED_OUT:
+                    verdict = self.watch.unreachable(item, exc, ticket, solo=solo)
+                    if verdict is not CrashVerdict.RETRY:
+                        raise _Resend(verdict) from exc
+                delay = self.retry.delay_s_for(exc, attempt)
+                if delay is None:
+                    raise _failed(item, exc) from exc
+                self.pause(delay)
+
+
+def _drain(
+    in_flight: dict[Future[float], tuple[RenderItem, bool]],
+    run: _Run,
+    progress: Callable[[RenderProgress], None] | None,
+    timeout_s: float,
+) -> None:
+    """Wait (at most ``timeout_s``) for requests still in flight; log what they raise."""
+    if not in_flight:
+        return
+    done, left = wait(in_flight, timeout=timeout_s)
+    landed = 0
+    for future in done:
+        item, _ = in_flight[future]
+        error = future.exception()
+        if error is None:
+            landed += 1
+            snapshot = run.add(future.result())
+            if progress is not None:
+                progress(snapshot)
+        elif not isinstance(error, _Resend):
+            log.warning("Chunk %d of chapter %d, in flight when the run stopped, failed: %s",
+                        item.chunk_number, item.chapter_number, error)
+    if landed:
+        log.info("%d chunks in flight when the run stopped finished and were kept", landed)
+    for future in left:
+        item, _ = in_flight[future]
+        log.warning("Chunk %d of chapter %d was still in flight after %.0f s; it is rendered again on resume",
+                    item.chunk_number, item.chapter_number, timeout_s)
 
 
 def render_chunks(
@@ -252,23 +306,27 @@ def render_chunks(
     cancelled: Callable[[], bool] = lambda: False,
     progress: Callable[[RenderProgress], None] | None = None,
     on_done: Callable[[RenderItem, Path], None] | None = None,
-    recover: Callable[[Exception], bool] | None = None,
-    retry: RetryPolicy = RetryPolicy(),
+    recover: Recover | None = None,
+    retry: RetryPolicy = _DEFAULT_RETRY,
     clock: Callable[[], float] = time.monotonic,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] | None = None,
+    drain_timeout_s: float = DRAIN_TIMEOUT_S,
     check: ChunkCheck | None = None,
 ) -> RenderSummary:
-    """Render every item whose audio file is missing, ``concurrency`` requests at a time.
+    """Render every item whose audio file is missing, up to ``concurrency`` requests at a time.
 
     ``concurrency`` may be a callable, asked before every refill (at most ``MAX_CONCURRENCY``).
 
     Items are submitted in order, so chapters finish roughly in reading order; ``on_done`` is
     called (from the calling thread) for every item whose file exists, cached ones first.
+    ``recover`` is asked when the server cannot be reached (see :mod:`omni_web.render.crashes`);
+    ``sleep`` waits before a retry (default: a wait that a stopping run cuts short).
     With ``check`` (QA), each chunk is taken through ``check.take`` instead of ``synthesize``.
 
     Raises:
-        ChunkFailed: a chunk failed after its retries; in-flight chunks still land on disk.
-        JobCancelled: ``cancelled()`` turned true; nothing more is submitted.
+        PoisonChunk: a chunk killed the server alone; every other chunk was rendered.
+        ChunkFailed: a chunk failed after its retries; in-flight chunks are drained and land.
+        JobCancelled: ``cancelled()`` turned true; nothing more is submitted, in-flight chunks land.
         DiskFullError: a chunk could not be written.
     """
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -299,37 +357,58 @@ def render_chunks(
     if progress is not None:
         progress(run.snapshot())
 
-    pending = iter(todo)
-    in_flight: dict[Future[float], RenderItem] = {}
-    # A callable is asked again on every refill (a server group's routable workers change).
+    stop = threading.Event()
+    # A callable concurrency is asked again on every refill (a server group's routable workers change).
     current = concurrency if callable(concurrency) else (lambda: concurrency)
     max_threads = MAX_CONCURRENCY if callable(concurrency) else max(1, concurrency)
+    watch = CrashWatch(lambda: min(max_threads, max(1, current())), recover)
+    worker = _Worker(synthesize, retry, watch, lambda: stop.is_set() or cancelled(), sleep or stop.wait, check)
+    pending: deque[RenderItem] = deque(todo)
+    order = {item.key: number for number, item in enumerate(todo)}
+    alone: deque[RenderItem] = deque()  # set aside after two crashes: rendered with nothing else in flight
+    poisoned: list[PoisonChunk] = []
+    in_flight: dict[Future[float], tuple[RenderItem, bool]] = {}
     pool = ThreadPoolExecutor(max_workers=max_threads, thread_name_prefix="omni-render")
     try:
         while True:
             if cancelled():
                 raise JobCancelled("Cancelled. Finished chunks are kept; resume the job to go on.")
-            limit = min(max_threads, max(1, current()))
-            while len(in_flight) < limit:
-                item = next(pending, None)
-                if item is None:
-                    break
-                future = pool.submit(
-                    _render_one, item, paths[item.key], synthesize, retry, recover, cancelled, sleep, check
-                )
-                in_flight[future] = item
+            if alone:
+                if not in_flight:
+                    item = alone.popleft()
+                    in_flight[pool.submit(worker.render, item, paths[item.key], True)] = (item, True)
+            else:
+                limit = watch.limit
+                while pending and len(in_flight) < limit:
+                    item = pending.popleft()
+                    in_flight[pool.submit(worker.render, item, paths[item.key], False)] = (item, False)
             if not in_flight:
                 break
             finished, _ = wait(in_flight, timeout=0.5, return_when=FIRST_COMPLETED)
-            for future in finished:
-                item = in_flight.pop(future)
-                snapshot = run.add(future.result())  # re-raises ChunkFailed / DiskFullError
+            resend: dict[CrashVerdict, list[RenderItem]] = {CrashVerdict.SET_ASIDE: [], CrashVerdict.REQUEUE: []}
+            for future in sorted(finished, key=lambda f: order[in_flight[f][0].key]):
+                item, _solo = in_flight.pop(future)
+                try:
+                    duration = future.result()
+                except _Resend as again:
+                    resend[again.verdict].append(item)
+                    continue
+                except PoisonChunk as exc:
+                    log.error("%s", exc)
+                    poisoned.append(exc)
+                    continue
+                snapshot = run.add(duration)  # other errors propagate: ChunkFailed / DiskFullError
                 if on_done is not None:
                     on_done(item, paths[item.key])
                 if progress is not None:
                     progress(snapshot)
+            # Chunks killed by a crash go first again, in reading order.
+            alone.extendleft(reversed(resend[CrashVerdict.SET_ASIDE]))
+            pending.extendleft(reversed(resend[CrashVerdict.REQUEUE]))
     finally:
-        # Do not wait for in-flight requests: they finish in the background and their files
-        # land atomically, so a resume reuses them.
+        stop.set()  # workers stop retrying; their requests on the wire still finish
+        _drain(in_flight, run, progress, drain_timeout_s)
         pool.shutdown(wait=False, cancel_futures=True)
+    if poisoned:
+        raise poisoned[0]
     return RenderSummary(paths=paths, progress=run.snapshot())

@@ -64,6 +64,8 @@ __all__ = ["ServerManager"]
 _STRICT_PORT_ENV = {"SGLANG_OMNI_STRICT_PORT": "1"}
 # Python children flush stdout per line, so the boot log shows progress as it happens.
 _CHILD_ENV = {"PYTHONUNBUFFERED": "1"}
+# After a crash the dead server's port can stay held for a moment (its stage processes exit).
+_PORT_RELEASE_S = 15.0
 
 LogCallback = Callable[[str], None]
 
@@ -513,13 +515,23 @@ class ServerManager:
             with self._lock:
                 self._state, self._message = ServerState.STOPPED, ""
 
-    def restart(self, *, timeout_s: float | None = None, on_log: LogCallback | None = None) -> ServerStatus:
-        """Stop our server and start the last spec again (same model, config, port)."""
+    def restart(
+        self, *, timeout_s: float | None = None, on_log: LogCallback | None = None, unless_stopped: bool = False
+    ) -> ServerStatus:
+        """Stop our server and start the last spec again (same model, config, port).
+
+        ``unless_stopped`` (a restart after a crash) refuses with :class:`ServerNotRunning` when the
+        user stopped the server, checked under the same lock :meth:`stop` takes, so a Stop that
+        arrives while the restart is being decided is never lost: it either refuses the restart or
+        aborts its boot.
+        """
         with self._lock:
             spec = self._last_spec
         if spec is None:
             raise ServerError("Cannot restart the server: this app has not started one. Start it with a model first.")
         with self._op_lock:
+            if unless_stopped:
+                self._refuse_if_stopped()
             group = self._group.record()
             if group is not None:
                 self._group.stop(grace_s=10.0)
@@ -530,12 +542,34 @@ class ServerManager:
             record = self.owned_record()
             if record is not None:
                 self._terminate(record, grace_s=10.0)
-            return self._start_locked(spec, timeout_s=timeout_s, on_log=on_log or _ignore)
+            self._wait_port_released(spec)
+            return self._start_locked(spec, timeout_s=timeout_s, on_log=on_log or _ignore,
+                                      unless_stopped=unless_stopped)
 
-    def _start_locked(self, spec: ServeSpec, *, timeout_s: float | None, on_log: LogCallback) -> ServerStatus:
+    def _wait_port_released(self, spec: ServeSpec) -> None:
+        """Give the port of a server that just died a moment to close (bounded); PortTaken comes later."""
+        host = client_host(spec.host).strip("[]")
+        deadline = time.monotonic() + _PORT_RELEASE_S
+        while port_accepts(host, spec.port, timeout_s=0.5) and time.monotonic() < deadline:
+            time.sleep(0.2)
+
+    def _refuse_if_stopped(self) -> None:
         with self._lock:
+            if self._stop_requested:
+                raise ServerNotRunning(
+                    "The server was stopped while the job was rendering. Finished chunks are kept: start "
+                    "the server (or just resume the job) to go on."
+                )
+
+    def _start_locked(
+        self, spec: ServeSpec, *, timeout_s: float | None, on_log: LogCallback, unless_stopped: bool = False
+    ) -> ServerStatus:
+        with self._lock:
+            if unless_stopped and self._stop_requested:
+                self._refuse_if_stopped()
+            # Cleared together under the lock stop() sets them under: a stop is before or after.
             self._stop_requested = False
-        self._cancel.clear()
+            self._cancel.clear()
         timeout = self.settings.start_timeout_s if timeout_s is None else timeout_s
         with self._lock:
             self._state, self._message, self._pending_spec = ServerState.STARTING, "", spec
@@ -672,10 +706,10 @@ class ServerManager:
         Returns:
             True when a process of ours was stopped; False when none was running.
         """
-        self._cancel.set()
-        self._group.cancel()
         with self._lock:
+            self._cancel.set()
             self._stop_requested = True
+        self._group.cancel()
         if self._group.record() is not None:
             return self._stop_group(grace_s=grace_s)
         record = load_record(self._paths)

@@ -223,7 +223,7 @@ def start_fake_server(
     env: Mapping[str, str] | None = None,
     extra_args: Sequence[str] = (),
     log_path: Path | None = None,
-    ready_timeout_s: float = 20,
+    ready_timeout_s: float = 90,
 ) -> FakeServer:
     """Launch ``fake_sgl_omni.py serve`` for a catalog key (or repo id / directory) and wait until healthy.
 

@@ -117,3 +117,37 @@ def test_api_url_points_at_an_external_server(backend, fake_server) -> None:
     refused = _cli("start", "--model", QWEN.key, "--api-url", foreign.base_url)
     assert refused.returncode == 1
     assert "Zyphra/ZONOS2" in refused.stderr and QWEN.key in refused.stderr
+
+
+def test_a_foreign_server_is_named_even_without_a_backend(data_paths, fake_server) -> None:
+    # No backend installed here: the foreign server, not the missing backend, is what matters.
+    foreign = fake_server(QWEN.key)
+    refused = _cli("start", "--model", "higgs_audio_v3_tts", "--port", str(foreign.port))
+    assert refused.returncode == 1
+    assert "not installed" not in refused.stderr
+    assert "was not started by omni-web" in refused.stderr and QWEN.repo_id in refused.stderr, refused.stderr
+    status = _cli("status", "--port", str(foreign.port))
+    assert status.returncode == 0, status.stdout + status.stderr
+    assert "healthy" in status.stdout and "not started by omni-web" in status.stdout, status.stdout
+    assert QWEN.key in status.stdout and "stopped" not in status.stdout
+    stopped = _cli("stop", "--port", str(foreign.port))
+    assert stopped.returncode == 0
+    assert f"A server omni-web did not start answers at http://127.0.0.1:{foreign.port}" in stopped.stdout
+    assert foreign.is_alive()  # never signalled
+
+
+def test_every_server_command_and_convert_take_the_same_endpoint_options() -> None:
+    from omni_web.cli import build_parser
+
+    parser = build_parser()
+    subcommands = parser._subparsers._group_actions[0].choices  # noqa: SLF001 - argparse has no public API
+    server = subcommands["server"]._subparsers._group_actions[0].choices  # noqa: SLF001
+    commands = {f"server {name}": sub for name, sub in server.items()} | {"convert": subcommands["convert"]}
+
+    def endpoint_options(sub) -> set[str]:
+        return {opt for action in sub._actions for opt in action.option_strings  # noqa: SLF001
+                if opt in ("--port", "--api-url", "--host")}
+
+    found = {name: endpoint_options(sub) for name, sub in commands.items()}
+    assert set(found) == {"server start", "server stop", "server status", "server command", "convert"}
+    assert all(options == {"--port", "--api-url", "--host"} for options in found.values()), found

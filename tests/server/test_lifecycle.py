@@ -217,7 +217,7 @@ def test_boot_timeout_stops_the_process(make_manager, launched, monkeypatch, dat
     started = time.monotonic()
     with pytest.raises(BootTimeout) as caught:
         manager.start(QWEN, timeout_s=1.5)
-    assert time.monotonic() - started < 20
+    assert time.monotonic() - started < 90  # stopped after the timeout, not after the 120 s boot
     assert "did not become healthy within 1.5 s" in str(caught.value)
     (proc,) = launched
     assert proc.poll() is not None and not pid_alive(proc.pid)
@@ -386,3 +386,43 @@ def test_port_setting_change_restarts_on_the_new_port(make_manager, launched, da
     status = manager.start(QWEN)
     assert status.endpoint.endswith(f":{new_port}") and len(launched) == 2
     assert launched[0].poll() is not None
+
+
+def test_a_crash_restart_never_undoes_a_stop(make_manager, launched, data_paths) -> None:
+    from omni_web.errors import ServerNotRunning
+
+    manager = make_manager()
+    manager.start(QWEN)
+    assert manager.stop() is True
+    # The renderer decided to restart after a crash, but the user's Stop came first: refused.
+    with pytest.raises(ServerNotRunning, match="stopped while the job was rendering"):
+        manager.restart(unless_stopped=True)
+    assert len(launched) == 1 and load_record(data_paths) is None
+    assert manager.stop_requested
+
+
+def test_a_stop_during_a_crash_restart_aborts_its_boot(make_manager, launched, monkeypatch, data_paths) -> None:
+    manager = make_manager()
+    manager.start(QWEN)
+    signal_group(launched[0].pid, signal.SIGKILL)  # the crash
+    launched[0].wait(timeout=30)
+    monkeypatch.setenv("FAKE_SGL_BOOT_DELAY_S", "120")
+    errors: list[BaseException] = []
+
+    def restart() -> None:
+        try:
+            manager.restart(unless_stopped=True)
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion below
+            errors.append(exc)
+
+    thread = threading.Thread(target=restart)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while len(launched) < 2 or load_record(data_paths) is None:
+        assert time.monotonic() < deadline, "the restart never launched"
+        time.sleep(0.05)
+    manager.stop()  # the user's Stop while the restart boots
+    thread.join(timeout=60)
+    assert not thread.is_alive() and len(errors) == 1
+    assert not pid_alive(launched[1].pid)
+    assert manager.stop_requested and manager.status().state is ServerState.STOPPED

@@ -31,7 +31,7 @@ time.sleep(120)
 """
 
 
-def _wait_for(predicate, timeout_s: float = 10.0) -> None:
+def _wait_for(predicate, timeout_s: float = 60.0) -> None:
     deadline = time.monotonic() + timeout_s
     while not predicate():
         assert time.monotonic() < deadline, "condition not met in time"

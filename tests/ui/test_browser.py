@@ -28,6 +28,9 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
 pytestmark = pytest.mark.browser
+# Playwright's assertions wait 5 s by default, tuned to a quiet machine; a loaded 2-core box needs
+# more. Every expect() still returns as soon as its condition holds.
+expect.set_options(timeout=60_000)
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -175,19 +178,22 @@ def test_a_refresh_mid_job_finds_the_job_still_running(page, app):
     _upload(page, "pg11-alice.epub", "Alice")
     page.get_by_role("button", name="None", exact=True).click()
     boxes = page.locator("#gen-chapters input[type=checkbox]")
-    for index in range(5, 9):  # chapters I-IV: about 250 requests, some seconds of rendering
+    count = boxes.count()
+    for index in range(5, count):  # every chapter: far more rendering than a reload takes, even loaded
         boxes.nth(index).check()
-    expect(boxes.nth(9)).not_to_be_checked()
     page.locator("#gen-generate").click()
-    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true")
+    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true",
+                                                                                timeout=LONG_S * 1000)
     expect(_job_badge(page)).to_have_text("running", timeout=LONG_S * 1000)
     expect(page.locator("#jobs-detail")).to_contain_text("rendering", timeout=LONG_S * 1000)
     page.reload()
     _tab(page, "Jobs")
-    expect(page.locator("#jobs-detail")).to_contain_text("Alice")
-    expect(_job_badge(page)).to_have_text("running")
+    expect(page.locator("#jobs-detail")).to_contain_text("Alice", timeout=LONG_S * 1000)
+    expect(_job_badge(page)).to_have_text("running", timeout=LONG_S * 1000)
     _shot(page, "jobs-after-refresh")
-    expect(_job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
+    # Stop it rather than wait for the whole book: the chunks in flight finish first.
+    page.locator("#jobs-cancel").click()
+    expect(_job_badge(page)).to_have_text("cancelled", timeout=LONG_S * 1000)
 
 
 def test_server_voices_and_transcription_model_boxes(page):
