@@ -14,7 +14,7 @@ import posixpath
 import tempfile
 import zipfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
@@ -59,6 +59,8 @@ class ReadalongEpub:
     sentences: int
     placed: int  # sentences found in the text and wrapped
     duration_s: float
+    # Chapter number -> sentence index -> the sentence as the book prints it (not its spoken form).
+    written: dict[int, dict[int, str]] = field(default_factory=dict)
 
     @property
     def placed_share(self) -> float:
@@ -198,6 +200,7 @@ def write_readalong_epub(
         ids_taken = {path: existing_ids(doc.root) for path, doc in pages.items()}
         ranges: dict[str, list[tuple[int, int, str]]] = {}
         chapter_places: list[dict[int, tuple[str, str]]] = []
+        written: dict[int, dict[int, str]] = {}
         for chapter, window in zip(chapters, windows, strict=True):
             docs = [pages[p] for p in window if p in pages]
             names = [p for p in window if p in pages]
@@ -211,6 +214,8 @@ def write_readalong_epub(
                 ids_taken[page].add(span_id)
                 ranges.setdefault(page, []).append((placement.start, placement.end, span_id))
                 places[chapter.timings.sentences[placement.sentence].index] = (page, span_id)
+                printed = " ".join(pages[page].stream[placement.start:placement.end].split())
+                written.setdefault(chapter.timings.number, {})[placement.sentence] = printed
             chapter_places.append(places)
         wrapped: dict[str, bool] = {}
         for page, page_ranges in ranges.items():
@@ -275,7 +280,7 @@ def write_readalong_epub(
             files[f"{folder}/nav.xhtml"] = nav
         _write_zip(archive, files, out_path)
     sentences = sum(len(c.timings.sentences) for c in chapters)
-    return ReadalongEpub(out_path, overlays, sentences, placed, total_s)
+    return ReadalongEpub(out_path, overlays, sentences, placed, total_s, written)
 
 
 def _serialise(root: etree._Element, *, lifted: bool) -> bytes:

@@ -47,6 +47,12 @@ class SentenceTiming:
     end_s: float
     estimated: bool  # True when the time comes from the characters' share, not from ASR words
     words: tuple[WordTiming, ...] = ()
+    written: str = ""  # the sentence as the book prints it, once found in the book's pages
+
+    @property
+    def display_text(self) -> str:
+        """What a reader should see: the printed sentence when known, else what was spoken."""
+        return self.written or self.text
 
     @property
     def duration_s(self) -> float:
@@ -63,6 +69,7 @@ class SentenceTiming:
             "end_s": round(self.end_s, 3),
             "estimated": self.estimated,
             "words": [w.to_list() for w in self.words],
+            "written": self.written,
         }
 
     @classmethod
@@ -76,6 +83,7 @@ class SentenceTiming:
             end_s=float(data["end_s"]),
             estimated=bool(data["estimated"]),
             words=tuple(WordTiming.from_list(row) for row in data.get("words") or ()),
+            written=str(data.get("written") or ""),
         )
 
 

@@ -9,21 +9,22 @@ and reported.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from omni_web.errors import OmniWebError, TranscriberNotInstalled
 from omni_web.files import write_atomic
 from omni_web.readalong.asr import WordCache, WordRecogniser, load_word_recogniser
-from omni_web.readalong.chapter import ChapterSource, build_chapter_timings
+from omni_web.readalong.chapter import ChapterSource, build_chapter_timings, timings_path
 from omni_web.readalong.epub import OverlayChapter, write_readalong_epub
 from omni_web.readalong.records import ChapterTimings
 from omni_web.readalong.subtitles import format_srt, format_vtt
 
-__all__ = ["ReadalongOutputs", "ReadalongPass", "choose_recogniser", "write_subtitles"]
+__all__ = ["ReadalongOutputs", "ReadalongPass", "choose_recogniser", "with_written_text", "write_subtitles"]
 
 _log = logging.getLogger(__name__)
 
@@ -55,6 +56,19 @@ class ReadalongOutputs:
     subtitles: tuple[Path, ...] = ()
     epub: Path | None = None
     notes: tuple[str, ...] = field(default=())
+
+
+def with_written_text(timings: ChapterTimings, written: dict[int, str]) -> ChapterTimings:
+    """The timings with each found sentence's printed text, stored again beside the chapter file."""
+    if not written:
+        return timings
+    sentences = tuple(replace(s, written=written.get(s.index, s.written)) for s in timings.sentences)
+    updated = replace(timings, sentences=sentences)
+    try:
+        write_atomic(timings_path(timings.audio_path), json.dumps(updated.to_dict(), ensure_ascii=False))
+    except OSError as exc:
+        _log.warning("Could not store the printed text of chapter %d's sentences (%s)", timings.number, exc)
+    return updated
 
 
 def write_subtitles(timings: ChapterTimings, folder: Path, stem: str) -> list[Path]:
@@ -128,13 +142,6 @@ class ReadalongPass:
             subtitle_folder: where subtitles go (the MP3 folder); default ``folder`` (the m4b's).
         """
         timings = self.timings()
-        subtitles: list[Path] = []
-        for chapter in timings:
-            stem = subtitle_stems.get(chapter.number, f"{chapter.number:02d}")
-            try:
-                subtitles += write_subtitles(chapter, subtitle_folder or folder, stem)
-            except OSError as exc:
-                self._notes.append(f"subtitles of chapter {chapter.number} were not written ({exc})")
         order = list(book_hrefs)
         overlays = []
         for chapter in timings:
@@ -152,9 +159,19 @@ class ReadalongPass:
             if result.placed < result.sentences:
                 self._notes.append(f"{result.sentences - result.placed} of {result.sentences} spoken sentences "
                                    "were not found in the book's text; their audio plays with the sentence before")
+            # Subtitles and the player show the sentence as printed, not its spoken form ("Dr." and
+            # "1865", not "Doctor" and "eighteen sixty-five"; a lexicon respelling never shows).
+            timings = [with_written_text(t, result.written.get(t.number, {})) for t in timings]
         except (OmniWebError, OSError) as exc:
             _log.warning("The read-along EPUB was not written: %s", exc)
             self._notes.append(f"the read-along EPUB was not written ({exc})")
+        subtitles: list[Path] = []
+        for chapter in timings:
+            stem = subtitle_stems.get(chapter.number, f"{chapter.number:02d}")
+            try:
+                subtitles += write_subtitles(chapter, subtitle_folder or folder, stem)
+            except OSError as exc:
+                self._notes.append(f"subtitles of chapter {chapter.number} were not written ({exc})")
         return ReadalongOutputs(tuple(timings), tuple(subtitles), epub, tuple(self._notes))
 
     def close(self) -> None:

@@ -52,7 +52,7 @@ def subtitle_cues(timings: ChapterTimings) -> list[tuple[float, float, str]]:
     for sentence in sentences:
         start = sentence.start_s
         end = max(start + 0.001, sentence.end_s)
-        cues.append((start, end, _wrap(sentence.text)))
+        cues.append((start, end, _wrap(sentence.display_text)))
     return cues
 
 

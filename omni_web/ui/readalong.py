@@ -106,7 +106,7 @@ def player_html(timings: ChapterTimings, audio_url: str) -> str:
             current = []
         current_chunk = sentence.chunk_index
         current.append(f'<span class="ra-s" data-i="{sentence.index}" data-start="{sentence.start_s:.3f}" '
-                       f'data-end="{sentence.end_s:.3f}">{esc(sentence.text)}</span>')
+                       f'data-end="{sentence.end_s:.3f}">{esc(sentence.display_text)}</span>')
     if current:
         paragraphs.append(" ".join(current))
     note = ('<div class="ow-dim">Times estimated from the text (no speech-recognition model was installed).</div>'

@@ -46,6 +46,8 @@ def test_convert_readalong_writes_a_valid_overlay_epub_and_subtitles(managed_hom
     first = vtts[0].read_text(encoding="utf-8")
     assert first.startswith("WEBVTT\n\n1\n00:00:00.000 --> ")
     assert "CHAPTER I" in first.split("\n\n")[1]  # the chapter title is the first cue
+    # Cues show the sentence as printed (curly quotes), not the spoken form sent to the server.
+    assert "\u2019" in first
     mp3_dir = Path(done.stdout.split("MP3 chapters: ")[1].splitlines()[0])
     assert sorted(p.stem for p in mp3_dir.glob("*.vtt")) == sorted(p.stem for p in mp3_dir.glob("*.mp3"))
     # Timings are stored with the job's chapter files and marked as estimated (no ASR model here).
