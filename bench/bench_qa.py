@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import resource
 import subprocess
 import sys
@@ -154,7 +155,8 @@ def efficiency(texts: list[str], slots: int, latency_s: float, asr_model: str, b
                 counts = check.counts()
                 extra = f"; {counts.passed} passed, {counts.retaken} retaken, {counts.flagged} flagged"
             if level is QaLevel.BASIC:
-                extra += f"; basic checks {basic_cost * audio_s / wall:.4%} of wall time"
+                extra += (f"; basic checks {basic_cost * audio_s:.2f} s of CPU = {basic_cost * audio_s / wall:.2%} "
+                          "of the wall time (on the render threads, beside the requests)")
             if level is QaLevel.ASR:
                 extra += f"; ASR busy {busy:.1f} s = {busy / wall:.0%} of one core"
             print(f"  qa {level.value:<5}: {wall:6.1f} s, efficiency {eff:.3f}, vs QA off {eff / base:.3f}, "
@@ -171,6 +173,9 @@ def main() -> None:
     args = parser.parse_args()
     subprocess.run(["espeak-ng", "--version"], check=True, capture_output=True)  # noqa: S603, S607
     texts = book_chunks(args.chunks, args.words)
+    load = os.getloadavg()
+    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} "
+          "(other work on the machine slows every figure below)")
     basic, _ = cost_per_audio_second(texts[:12], args.asr_model)
     efficiency(texts, args.slots, args.latency, args.asr_model, basic)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -61,12 +61,13 @@ def measure_audio(data: bytes, thresholds: Thresholds) -> AudioFigures:
         return AudioFigures(0.0, 1.0, 0.0, 0.0, -120.0)
     window = max(int(rate * thresholds.window_s), 1)
     count = len(samples) // window
-    peak = float(np.max(np.abs(samples)))
-    clipped = float(np.count_nonzero(np.abs(samples) >= thresholds.clip_level)) / len(samples)
+    magnitude = np.abs(samples)
+    peak = float(magnitude.max())
+    clipped = float(np.count_nonzero(magnitude >= thresholds.clip_level)) / len(samples)
     if count == 0:
         return AudioFigures(duration, 1.0 if peak == 0 else 0.0, 0.0, clipped, _dbfs(peak))
-    frames = samples[: count * window].reshape(count, window).astype(np.float64)
-    rms = np.sqrt(np.mean(frames * frames, axis=1))
+    frames = samples[: count * window].reshape(count, window)
+    rms = np.sqrt(np.einsum("ij,ij->i", frames, frames) / window)
     silent = rms < 10 ** (thresholds.silence_dbfs / 20)
     runs = _silent_runs(silent)
     internal = [end - start for start, end in runs if start > 0 and end < count]
