@@ -80,7 +80,6 @@ class WhisperRecogniser:
             vad_filter=False,  # a silence is a finding for QA, not something to cut away
             condition_on_previous_text=False,  # one chunk, no context: no carried-over hallucination
             without_timestamps=True,  # a third faster; QA needs the words, not where they are
-            temperature=0.0,  # no fallback re-decoding: a take that decodes badly is a finding
         )
         return " ".join(segment.text.strip() for segment in segments).strip()
 
