@@ -93,3 +93,24 @@ def test_regenerate_with_edited_text_and_accept(data_paths: DataPaths, fake_serv
         assert f"chapter {other['chapter']} chunk {other['chunk']} " not in accepted.stdout.split("Accepted")[1]
     missing = _cli(data_paths, "regenerate", str(result.output_dir), "--chapter", "9", "--chunk", "1")
     assert missing.returncode == 1 and "no chunk 1 in chapter 9" in missing.stderr
+
+
+def test_a_running_job_lists_its_flagged_chunks_from_its_progress(tmp_path: Path) -> None:
+    from omni_web.jobs import Job, JobState
+    from omni_web.pipeline.progress import ConvertProgress, QaProgress
+    from omni_web.qa import ChunkRecord, TakeRecord, Verdict
+    from omni_web.ui.review import flagged_rows, row_choice
+
+    store = QaStore(tmp_path)
+    take = TakeRecord(number=1, seed=None, finish_reason="stop", duration_s=0.9, expected_s=3.0, duration_ratio=0.3,
+                      silence_share=0.1, longest_internal_silence_s=0.0, clipped_share=0.0,
+                      failures=("the audio is 0.30 of the expected length: cut off or words skipped",))
+    store.save(ChunkRecord(key="k", text="Down the rabbit hole.", level="basic", verdict=Verdict.FLAGGED, chosen=1,
+                           takes=(take,), chapter=2, chunk=7))
+    progress = ConvertProgress(phase="rendering", qa=QaProgress(flagged=1, passed=5, flagged_keys=("k",)))
+    job = Job(id="j", kind="convert", title="Alice", state=JobState.RUNNING, params={}, progress=progress.to_dict())
+    rows, line, can_regenerate = flagged_rows(job, store)
+    assert [(r.chapter, r.chunk, r.text) for r in rows] == [(2, 7, "Down the rabbit hole.")]
+    assert "5 passed" in line and not can_regenerate
+    assert row_choice(rows[0]) == ("chapter 2 · chunk 7 — the audio is 0.30 of the expected length: cut off or words "
+                                   "skipped", "2:7")
