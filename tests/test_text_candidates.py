@@ -60,7 +60,12 @@ def test_unusual_letters_and_lexicon_marks(tmp_path: Path) -> None:
 
 def test_lexicon_cli(data_paths: DataPaths, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     alice = str(DATA_DIR / "pg11-alice.epub")
-    assert main(["lexicon", "add", "&", "and"]) == 0
+    children = str(DATA_DIR / "childrens-literature.epub")
+    assert main(["lexicon", "add", "Gluck", "Glook", "--count-in", children]) == 0
+    assert re.search(r"This changes [1-9]\d* chunks of \d+", capsys.readouterr().out)
+    assert main(["lexicon", "add", "&", "and", "--count-in", children]) == 0  # the rules say "and" already
+    assert "This changes none of the" in capsys.readouterr().out
+    assert main(["lexicon", "remove", "Gluck"]) == 0
     assert main(["lexicon", "add", "Gryphon", "GRIFF-in", "--book", alice]) == 0
     assert main(["lexicon", "add", r"(\d+)lb", r"\1 pounds", "--regex"]) == 0
     capsys.readouterr()

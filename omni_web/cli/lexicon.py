@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from omni_web.book import load_book
+from omni_web.book import Book, load_book
 from omni_web.catalog import get_entry, keys
 from omni_web.paths import data_root_from_env
 from omni_web.settings import load_settings
@@ -87,9 +87,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _impact_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--count-in", type=Path, metavar="BOOK.epub",
+                        help="say how many of this book's chunks a global edit changes (--book does it for its own)")
     parser.add_argument("--model", choices=keys(), default=_DEFAULT_MODEL, metavar="MODEL",
-                        help="count chunks as this model's jobs cut them (with --book)")
-    parser.add_argument("--language", metavar="LANG", help="the language the job will use (with --book)")
+                        help="count chunks as this model's jobs cut them")
+    parser.add_argument("--language", metavar="LANG", help="the language the job will use")
 
 
 def _store() -> LexiconStore:
@@ -131,11 +133,20 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report_impact(args: argparse.Namespace, before: Pronouncer, after: Pronouncer) -> None:
-    if args.book is None:
+def _counted_book(args: argparse.Namespace) -> tuple[Book | None, BookIdentity | None]:
+    """The book whose chunks an edit is counted in: --book, else --count-in; None for neither."""
+    path = args.book or args.count_in
+    if path is None:
+        return None, None
+    book = load_book(path)
+    return book, book_identity(book)
+
+
+def _report_impact(args: argparse.Namespace, book: Book | None, before: Pronouncer, after: Pronouncer) -> None:
+    if book is None:
         return
     settings = load_settings(data_root_from_env())
-    impact = edit_impact(load_book(args.book), before=before, after=after, entry=get_entry(args.model),
+    impact = edit_impact(book, before=before, after=after, entry=get_entry(args.model),
                          settings=settings, language=args.language)
     print(impact.summary)
     for example in impact.examples:
@@ -145,25 +156,28 @@ def _report_impact(args: argparse.Namespace, before: Pronouncer, after: Pronounc
 def _add(args: argparse.Namespace) -> int:
     store = _store()
     identity = _identity(args.book)
+    counted, counted_identity = _counted_book(args)
     entry = LexiconEntry(args.written, args.spoken, regex=args.regex, whole_word=not args.inside_words,
                          case=CaseRule(args.case), note=args.note).validated()
-    before = store.pronouncer(identity)
+    before = store.pronouncer(counted_identity)
     lexicon = store.load(identity)
-    replaced = lexicon.find(entry.written) is not None and lexicon.find(entry.written).key == entry.key
+    old = lexicon.find(entry.written)
+    replaced = old is not None and old.key == entry.key
     path = store.save(lexicon.with_entry(entry), identity)
     print(f"{'Replaced' if replaced else 'Added'} {_format(entry)} in {_where(identity)} ({path}).")
-    _report_impact(args, before, store.pronouncer(identity))
+    _report_impact(args, counted, before, store.pronouncer(counted_identity))
     return 0
 
 
 def _remove(args: argparse.Namespace) -> int:
     store = _store()
     identity = _identity(args.book)
-    before = store.pronouncer(identity)
+    counted, counted_identity = _counted_book(args)
+    before = store.pronouncer(counted_identity)
     lexicon = store.load(identity)
     store.save(lexicon.without(args.written), identity)
     print(f"Removed '{args.written}' from {_where(identity)}.")
-    _report_impact(args, before, store.pronouncer(identity))
+    _report_impact(args, counted, before, store.pronouncer(counted_identity))
     return 0
 
 
