@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from omni_web.book import Book, load_book, split_sentences
@@ -41,7 +42,8 @@ _MAX_SAMPLE_CHARS = 300
 
 def sample_sentence(book: Book | None, entry: LexiconEntry) -> str:
     """The first sentence of the book's preselected chapters that the entry changes; else a carrier."""
-    probe = Pronouncer(Lexicon((entry.validated(),)))
+    # Probe with a marker as the spoken form: the entry being tried may say the word as written.
+    probe = Pronouncer(Lexicon((replace(entry.validated(), spoken="\u2063"),)))
     if book is not None:
         chosen = set(book.selected_by_default())
         for chapter in book.chapters:

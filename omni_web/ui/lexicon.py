@@ -67,6 +67,7 @@ class LexiconRefs:
     notice: gr.Markdown
     find: gr.Button
     candidates: gr.HTML
+    candidate: gr.Dropdown
     import_file: gr.File
     export: gr.DownloadButton
 
@@ -189,12 +190,15 @@ def build_lexicon_panel(
         with gr.Accordion("Words to check", open=False):
             find = gr.Button("Find words a model may misread", size="sm", elem_id=f"{elem_prefix}-find")
             candidates = gr.HTML(elem_id=f"{elem_prefix}-candidates", padding=False)
+            candidate = gr.Dropdown(label="Fix a word from the list", choices=[], interactive=True,
+                                    elem_id=f"{elem_prefix}-candidate",
+                                    info="Puts it in Written with its first sentence as the sample.")
         with gr.Row():
             import_file = gr.File(label="Import YAML", file_types=[".yaml", ".yml"], height=90,
                                   elem_id=f"{elem_prefix}-import")
             export = gr.DownloadButton("Export YAML", size="sm", elem_id=f"{elem_prefix}-export")
     refs = LexiconRefs(scope, listing, pick, written, spoken, regex, inside_words, case, note, sample, save, remove,
-                       hear, audio, notice, find, candidates, import_file, export)
+                       hear, audio, notice, find, candidates, candidate, import_file, export)
     _wire(ctx, refs, book=book, model=model, voice_inputs=list(voice_inputs), voice_of=voice_of,
           chunk_words=chunk_words, chapters=chapters, api_prefix=api_prefix)
     return refs
@@ -283,16 +287,26 @@ def _wire(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voice_inp
         return sample_sentence(load_book(path), entry)
 
     @guarded
-    def find(book_value: Any) -> str:
+    def find(book_value: Any) -> tuple[str, Any]:
         path, identity = _identity(book_value)
         if path is None:
             raise LexiconError("Load a book first: the words are looked for in its chapters.")
         found = find_candidates(load_book(path), pronouncer=store.pronouncer(identity), limit=_CANDIDATES_SHOWN)
         if not found:
-            return '<div class="ow-dim">Nothing looks hard to read.</div>'
+            return '<div class="ow-dim">Nothing looks hard to read.</div>', gr.update(choices=[], value=None)
         rows = [(c.word + (" ✓" if c.in_lexicon else ""), str(c.count), c.kinds_str, str(c.chapter_number),
                  c.sentence) for c in found]
-        return table(["Word", "Count", "Why", "Chapter", "First sentence"], rows)
+        words = [c.word for c in found if not c.in_lexicon]
+        return (table(["Word", "Count", "Why", "Chapter", "First sentence"], rows),
+                gr.update(choices=words, value=None))
+
+    @guarded
+    def use_candidate(book_value: Any, word: str | None) -> tuple[Any, ...]:
+        path = _book_path(book_value)
+        if not word or path is None:
+            return gr.skip(), gr.skip(), gr.skip()
+        sentence = sample_sentence(load_book(path), LexiconEntry(word, word).validated())
+        return word, "", sentence
 
     @guarded
     def import_file(file: str | None, scope: str, book_value: Any) -> tuple[Any, ...]:
@@ -325,7 +339,10 @@ def _wire(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voice_inp
     refs.hear.click(hear, [refs.scope, book, model, *voice_inputs, *fields[:5], refs.sample],
                     [refs.audio, refs.notice], api_name=f"{api_prefix}_hear", concurrency_limit=1,
                     concurrency_id="gpu-server")
-    refs.find.click(find, [book], refs.candidates, api_name=f"{api_prefix}_candidates", concurrency_limit=2)
+    refs.find.click(find, [book], [refs.candidates, refs.candidate], api_name=f"{api_prefix}_candidates",
+                    concurrency_limit=2)
+    refs.candidate.change(use_candidate, [book, refs.candidate], [refs.written, refs.spoken, refs.sample],
+                          api_name=f"{api_prefix}_use_candidate", show_progress="hidden")
     refs.import_file.upload(import_file, [refs.import_file, refs.scope, book], [*listed, refs.notice,
                             refs.import_file], api_name=f"{api_prefix}_import")
     refs.export.click(export, [refs.scope, book], refs.export, api_name=f"{api_prefix}_export")

@@ -71,8 +71,11 @@ def test_an_entry_added_in_the_ui_changes_what_is_sent_and_rerenders_only_its_ch
     assert sorted(again) == sorted(["her-MY-oh-nee waited until ten thirty PM on the twelfth of March.",
                                     "I think I shall see her-MY-oh-nee again, said Missus Hudson."])
 
-    candidates = client.predict(api_name="/lexicon_candidates")
+    candidates, words = client.predict(api_name="/lexicon_candidates")
     assert "Hermione ✓" in candidates and "Watson" in candidates
+    assert "Watson" in [c[0] for c in words["choices"]] and "Hermione" not in [c[0] for c in words["choices"]]
+    written, spoken, sample = client.predict("Watson", api_name="/lexicon_use_candidate")
+    assert (written, spoken) == ("Watson", "") and sample.startswith("In 1851 Dr. Watson paid")
 
     exported = Path(client.predict(BOOK, api_name="/lexicon_export"))
     data = yaml.safe_load(exported.read_text(encoding="utf-8"))
