@@ -68,8 +68,9 @@ def test_an_entry_added_in_the_ui_changes_what_is_sent_and_rerenders_only_its_ch
 
     _generate(client, ui_app)
     again = _inputs(log)[before_hear + 1:]
-    assert sorted(again) == sorted(["her-MY-oh-nee waited until ten thirty PM on the twelfth of March.",
-                                    "I think I shall see her-MY-oh-nee again, said Missus Hudson."])
+    # Only the two chunks holding the word are requested again (QA may ask for more than one take of each).
+    assert set(again) == {"her-MY-oh-nee waited until ten thirty PM on the twelfth of March.",
+                          "I think I shall see her-MY-oh-nee again, said Missus Hudson."}
 
     candidates, words = client.predict(api_name="/lexicon_candidates")
     assert "Hermione ✓" in candidates and "Watson" in candidates
