@@ -40,6 +40,10 @@ class ServerText(enum.Enum):
     KV_CAPACITY = "kv_capacity"  # refit max_new_tokens and resend once
     QUEUE_FULL = "queue_full"  # transient 503: retried with backoff
     ENCODER_MISSING = "encoder_missing"  # 503 that no retry can fix: raised at once
+    # The SGLang-Omni router (sgl-omni-router-py, router doc 6): a worker dropped the request (502),
+    # or no worker is routable (503). Both mean "never answered": safe to send again (unreachable).
+    ROUTER_UPSTREAM_FAILED = "router_upstream_failed"
+    ROUTER_NO_UPSTREAM = "router_no_upstream"
 
 
 # note: the KV text is built in sglang_omni/scheduling/omni_scheduler.py
@@ -56,6 +60,8 @@ SERVER_TEXTS: tuple[tuple[ServerText, re.Pattern[str]], ...] = (
     (ServerText.KV_CAPACITY, _KV_CAPACITY_RE),
     (ServerText.QUEUE_FULL, re.compile(r"The request queue is full")),
     (ServerText.ENCODER_MISSING, re.compile(r"\b(?:soundfile|PyAV or pydub) is required for response_format=")),
+    (ServerText.ROUTER_UPSTREAM_FAILED, re.compile(r"^upstream (?:request|response) failed$")),
+    (ServerText.ROUTER_NO_UPSTREAM, re.compile(r"^no (?:eligible|routable) upstream$")),
 )
 
 

@@ -438,13 +438,19 @@ class SpeechClient:
             else:
                 if response.is_success or response.status_code in ok_statuses:
                     return response
-                if response.status_code != 503:
+                if response.status_code not in (502, 503):
                     raise error_from_response(response)
                 body = parse_error_body(response)
-                if classify(body.message) is ServerText.ENCODER_MISSING:
+                kind = classify(body.message)
+                if kind is ServerText.ENCODER_MISSING:
                     # Not transient: the remedy is another response format, not a retry.
                     raise ServerMisconfigured(body.message, status_code=503, error_type=body.error_type)
-                error = self._busy(body.message, attempts=attempt)
+                if kind in (ServerText.ROUTER_UPSTREAM_FAILED, ServerText.ROUTER_NO_UPSTREAM):
+                    error = self._router_unreachable(body.message, response.status_code, attempts=attempt)
+                elif response.status_code == 502:
+                    raise error_from_response(response)
+                else:
+                    error = self._busy(body.message, attempts=attempt)
             delay = (retry or self.retry).delay_s_for(error, attempt)
             if delay is None:
                 raise error from cause
@@ -456,6 +462,20 @@ class SpeechClient:
             f"Cannot reach the sgl-omni server at {self.base_url}{tries} ({type(exc).__name__}: {exc}). "
             "Start the server (Server tab, or python -m omni_web server start), wait until it is "
             "healthy, or check the URL."
+        )
+
+    def _router_unreachable(self, message: str, status: int, *, attempts: int) -> ServerUnreachable:
+        """The router's 502 (a worker dropped the request) or 503 (no worker routable) as unreachable."""
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        what = (
+            "a worker of the server group dropped the request (it died or was cut off)"
+            if status == 502
+            else "no worker of the server group is routable"
+        )
+        return ServerUnreachable(
+            f"The router at {self.base_url}: {what}{tries} (HTTP {status}: {message}). See the Server tab "
+            "(CLI: python -m omni_web server status) for each worker.",
+            status_code=status,
         )
 
     def _busy(self, message: str, *, attempts: int) -> ServerBusy:

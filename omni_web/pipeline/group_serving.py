@@ -31,6 +31,7 @@ from omni_web.paths import DataPaths
 from omni_web.pipeline.convert import ConvertResult, ProgressCallback, run_conversion
 from omni_web.pipeline.progress import ConvertProgress
 from omni_web.pipeline.request import ConvertRequest
+from omni_web.retry import NO_RETRY
 from omni_web.server import Endpoint, ServerManager
 from omni_web.server.router import RouterHealth, read_router_health
 from omni_web.settings import Settings
@@ -217,7 +218,6 @@ def convert_on_router(
     progress: ProgressCallback | None = None,
     cancelled: Callable[[], bool] = lambda: False,
     book: Book | None = None,
-    connect_retries: int = 2,
 ) -> ConvertResult:
     """Run one conversion through a router: group-sized concurrency, inline clips, group-aware recovery."""
     entry = get_entry(request.model_key)
@@ -245,7 +245,8 @@ def convert_on_router(
     )
     watch = GroupWatch(manager) if endpoint.owned and endpoint.group else contextlib.nullcontext()
     # Inline references always (local_server=False): uploaded voices would pin to one worker.
-    with watch, SpeechClient(endpoint.base_url, local_server=False, connect_retries=connect_retries) as client:
+    # One attempt per call: the renderer's retry policy is the only one in force (omni_web.retry).
+    with watch, SpeechClient(endpoint.base_url, local_server=False, speech_retry=NO_RETRY) as client:
         return run_conversion(
             request,
             paths=paths,

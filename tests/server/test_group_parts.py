@@ -174,3 +174,34 @@ def test_a_stopped_group_stops_the_wait() -> None:
     recover = make_group_recover(Stopped(), endpoint, wait_s=60, read=lambda _url: None, sleep=lambda _s: None)
     with pytest.raises(ServerNotRunning, match="stopped while the job"):
         recover(RuntimeError("refused"))
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "says"),
+    [(502, "upstream request failed", "dropped the request"), (503, "no eligible upstream", "no worker")],
+)
+def test_router_502_and_503_are_unreachable_kinds(status: int, message: str, says: str) -> None:
+    """The router's own failures mean "never answered": sent again (unreachable), not busy or fatal."""
+    import httpx
+
+    from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice
+    from omni_web.errors import ServerBusy, ServerUnreachable
+    from omni_web.retry import NO_RETRY, FailureKind, failure_kind
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/audio/voices":
+            return httpx.Response(200, json={"voices": ["Vivian"], "uploaded_voices": []})
+        return httpx.Response(status, json={"error": {"message": message}})
+
+    entry = get_entry("qwen3_tts_0_6b_customvoice")
+    with SpeechClient("http://127.0.0.1:8100", transport=httpx.MockTransport(answer), speech_retry=NO_RETRY) as client:
+        with pytest.raises(ServerUnreachable, match=says) as caught:
+            client.speech(entry, SpeechRequest(text="Hello.", voice=VoiceChoice.speaker("Vivian")))
+    assert caught.value.status_code == status and failure_kind(caught.value) is FailureKind.UNREACHABLE
+
+    def overloaded(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(503, json={"error": {"message": "router overloaded: max in-flight requests reached"}})
+
+    with SpeechClient("http://127.0.0.1:8100", transport=httpx.MockTransport(overloaded), speech_retry=NO_RETRY) as client:
+        with pytest.raises(ServerBusy):
+            client.speech(entry, SpeechRequest(text="Hello.", voice=VoiceChoice.default()))
