@@ -138,9 +138,9 @@ def test_convert_sends_narration_as_a_and_quotes_as_b_and_resumes(
 @pytest.mark.parametrize(
     ("cast", "error", "match"),
     [
-        (Cast.of(dialogue=VoiceChoice.speaker("Nobody")), UnknownVoice, "Vivian"),
-        (Cast.of(characters={"Ahab": VoiceChoice.design("A gruff old sailor")}), VoiceError, "design"),
-        (Cast.of(characters={"Ahab": VoiceChoice.uploaded("sailor")}), VoiceError, "uploaded"),
+        (Cast.of(dialogue=VoiceChoice.speaker("Nobody")), UnknownVoice, "for the dialogue: Unknown voice 'Nobody'.*Vivian"),
+        (Cast.of(characters={"Ahab": VoiceChoice.design("A gruff old sailor")}), VoiceError, "for Ahab: .*design"),
+        (Cast.of(characters={"Ahab": VoiceChoice.uploaded("sailor")}), VoiceError, "for Ahab: .*uploaded"),
     ],
 )
 def test_every_cast_voice_is_checked_before_any_request(

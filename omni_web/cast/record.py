@@ -58,11 +58,14 @@ class Cast:
         found = [self.dialogue] if self.dialogue is not None else []
         return found + [voice for _, voice in self.characters]
 
-    def map_voices(self, change: Callable[[VoiceChoice], VoiceChoice]) -> Cast:
-        """The same cast with ``change`` applied to every voice (e.g. the server's spelling)."""
+    def map_voices(self, change: Callable[[str, VoiceChoice], VoiceChoice]) -> Cast:
+        """The same cast with ``change(role, voice)`` applied to every voice (e.g. the server's spelling).
+
+        ``role`` is :data:`~omni_web.cast.dialogue.DIALOGUE` or the character's name.
+        """
         return Cast(
-            dialogue=change(self.dialogue) if self.dialogue is not None else None,
-            characters=tuple((name, change(voice)) for name, voice in self.characters),
+            dialogue=change(DIALOGUE, self.dialogue) if self.dialogue is not None else None,
+            characters=tuple((name, change(name, voice)) for name, voice in self.characters),
             min_confidence=self.min_confidence,
         )
 

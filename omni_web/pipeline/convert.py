@@ -30,9 +30,10 @@ from omni_web.assemble import (
     safe_filename,
 )
 from omni_web.book import Book, load_book
-from omni_web.cast import Cast
+from omni_web.cast import DIALOGUE, Cast
 from omni_web.catalog import CatalogEntry, get_entry
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice, VoiceKind, check_voice_choice
+from omni_web.errors import UnknownVoice, VoiceError
 from omni_web.paths import DataPaths
 from omni_web.pipeline.plan import ChapterWork, ConversionPlan, plan_conversion
 from omni_web.pipeline.progress import ChapterProgress, ConvertProgress
@@ -126,9 +127,14 @@ def prepare_cast(entry: CatalogEntry, cast: Cast | None, *, client: SpeechClient
     if cast is None:
         return None
 
-    def check(voice: VoiceChoice) -> VoiceChoice:
-        check_voice_choice(entry, voice)
-        return prepare_voice(entry, voice, client=client, paths=paths)
+    def check(role: str, voice: VoiceChoice) -> VoiceChoice:
+        try:
+            check_voice_choice(entry, voice)
+            return prepare_voice(entry, voice, client=client, paths=paths)
+        except (VoiceError, UnknownVoice) as exc:
+            # Name the part whose voice is wrong: "The cast's voice for Hatter: Unknown voice 'x'…".
+            exc.args = (f"The cast's voice for {'the dialogue' if role == DIALOGUE else role}: {exc}",)
+            raise
 
     return cast.map_voices(check)
 
