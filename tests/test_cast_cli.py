@@ -110,7 +110,7 @@ def test_dialogue_instructions_and_dialogue_clone(data_paths: DataPaths, fake_se
     log = tmp_path / "design.jsonl"
     server = fake_server("qwen3_tts_1_7b_voicedesign",
                          env={"FAKE_SGL_SECONDS_PER_WORD": "0.004", "FAKE_SGL_REQUEST_LOG": str(log)})
-    done = run(data_paths, "convert", str(book), "--model", "qwen3_tts_1_7b_voicedesign",
+    done = run(data_paths, "convert", str(book), "--qa", "off", "--model", "qwen3_tts_1_7b_voicedesign",
                "--instructions", "A calm, low narrator.", "--dialogue-instructions", "A gruff old sailor.",
                "--api-url", server.base_url, "--out", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
@@ -123,7 +123,7 @@ def test_dialogue_instructions_and_dialogue_clone(data_paths: DataPaths, fake_se
                                env={"FAKE_SGL_SECONDS_PER_WORD": "0.004", "FAKE_SGL_REQUEST_LOG": str(clip_log)})
     narrator = espeak(EIGHT_SECONDS_TEXT, tmp_path / "narrator.wav")
     sailor = espeak("Ahoy there, all hands on deck, and look lively now.", tmp_path / "sailor.wav")
-    done = run(data_paths, "convert", str(book), "--model", "qwen3_tts_0_6b_base",
+    done = run(data_paths, "convert", str(book), "--qa", "off", "--model", "qwen3_tts_0_6b_base",
                "--clone", str(narrator), "--transcription", EIGHT_SECONDS_TEXT,
                "--dialogue-clone", str(sailor), "--dialogue-transcription", "Ahoy there, all hands on deck.",
                "--api-url", clone_server.base_url, "--out", str(tmp_path / "out2"))

@@ -183,3 +183,29 @@ def test_dash_dialogue_and_the_lexicon_go_through_the_cast(tmp_path: Path) -> No
     assert any(who == "Quijano" and voice == "Eric" and text.startswith("No") for who, voice, text in said)
     spoken = " ".join(text for *_, text in said)
     assert "Quijano" not in spoken and "—" not in spoken and "3" not in spoken  # normalised ("tres")
+
+
+def test_qa_retakes_keep_each_chunks_voice_and_resume_renders_nothing(
+    data_paths: DataPaths, fake_server, tmp_path: Path
+) -> None:
+    log = tmp_path / "requests.jsonl"
+    server = fake_server(MODEL, env={"FAKE_SGL_FAULTS": "cut,silent", "FAKE_SGL_FAULT_SHARE": "0.15",
+                                     "FAKE_SGL_REQUEST_LOG": str(log), "FAKE_SGL_SLOTS": "8"})
+    settings = Settings(chunk_size_words=40, qa_level="basic")
+    cast = Cast.of(dialogue=VoiceChoice.speaker("Ryan"), characters={"Hatter": VoiceChoice.speaker("Eric")})
+    job = request(ALICE, cast, chapters=(TEA_PARTY,))
+    plan = plan_conversion(load_book(ALICE), job, get_entry(MODEL), settings)
+    expected: dict[str, set[str]] = {}
+    for item in plan.items:
+        expected.setdefault(item.text, set()).add(item.voice.name)
+    with SpeechClient(server.base_url) as client:
+        result = run_conversion(job, paths=data_paths, settings=settings, client=client)
+    sent = read_log(log)
+    assert len(sent) > len({i.key for i in plan.items})  # QA retook faulty takes
+    for body in sent:  # every take, first or retake, in the chunk's own voice
+        assert body["voice"] in expected[body["input"]], body
+    assert {"Vivian", "Ryan", "Eric"} <= {body["voice"] for body in sent}
+    assert result.m4b is not None
+    with SpeechClient(server.base_url) as client:
+        again = run_conversion(job, paths=data_paths, settings=settings, client=client)
+    assert len(read_log(log)) == len(sent) and again.chunks_cached == again.chunks_total
