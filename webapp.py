@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per health poll otherwise
     paths = data_root_from_env().ensure()
+    # Read by Gradio when it is imported (below): uploads and served-file copies stay in the data root.
+    os.environ["GRADIO_TEMP_DIR"] = str(paths.gradio_temp_dir)
     try:
         settings = load_settings(paths)
         args = _parse(argv, settings.web_host, settings.web_port)
@@ -62,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     resumed = services.start()
     if resumed:
         print(f"Resuming interrupted jobs: {', '.join(resumed)}", flush=True)
-    ctx = UiContext(services)
+    ctx = UiContext(services, web_port=args.port)
     demo, _ = build_app(ctx)
     demo.queue(default_concurrency_limit=8)
     demo.launch(**launch_options(ctx, host=args.host, port=args.port, credentials=credentials),

@@ -12,13 +12,37 @@ import re
 import shutil
 from pathlib import Path
 
-from omni_web.errors import BookError, DiskFullError
+from omni_web.errors import BookError, DiskFullError, NotAnEpub
 from omni_web.files import atomic_path, file_sha256
 from omni_web.paths import DataPaths
 
-__all__ = ["books_dir", "store_book"]
+__all__ = ["EBOOK_SUFFIXES", "books_dir", "require_epub_name", "store_book"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+# Formats people pick for an audiobook; only EPUB is read, the others get the way to convert them.
+_OTHER_FORMATS = {
+    ".pdf": "a PDF", ".mobi": "a Kindle (MOBI) book", ".azw": "a Kindle book", ".azw3": "a Kindle (AZW3) book",
+    ".kf8": "a Kindle book", ".txt": "a plain text file", ".rtf": "an RTF document", ".doc": "a Word document",
+    ".docx": "a Word document", ".odt": "an OpenDocument text", ".fb2": "a FictionBook", ".lit": "a LIT book",
+    ".html": "a web page", ".htm": "a web page",
+}
+EBOOK_SUFFIXES = (".epub", *_OTHER_FORMATS)
+
+
+def require_epub_name(name: str) -> None:
+    """Raise NotAnEpub naming the user's file when its name says it is another format.
+
+    The message gives the remedy: convert it with Calibre's ``ebook-convert``, then upload the EPUB.
+    """
+    suffix = Path(name).suffix.lower()
+    if suffix == ".epub":
+        return
+    kind = _OTHER_FORMATS.get(suffix, f"a {suffix or 'file without extension'} file" if suffix else "not an EPUB")
+    stem = Path(name).stem or "book"
+    raise NotAnEpub(
+        f"'{name}' is {kind}; omni-web reads EPUB books. Convert it with Calibre "
+        f"(ebook-convert \"{name}\" \"{stem}.epub\", or Calibre's Convert books), then upload the .epub."
+    )
 
 
 def books_dir(paths: DataPaths) -> Path:

@@ -53,6 +53,7 @@ module that meets them, and chained with ``from exc``.
     └── JobError
         ├── JobNotFound             (also KeyError)
         ├── JobCancelled
+        ├── JobExists               a job for the exact same request is already there
         └── TaskBusy                a background task of that kind (install, download, start) runs
 
 Anything else that escapes is a bug: :func:`internal_error_message` is the one line a user sees
@@ -85,6 +86,7 @@ __all__ = [
     "InstallError",
     "JobCancelled",
     "JobError",
+    "JobExists",
     "JobNotFound",
     "KVCapacityError",
     "LexiconError",
@@ -321,11 +323,12 @@ class ModelError(OmniWebError):
 class ModelNotInstalled(ModelError, FileNotFoundError):
     """The model's weights are not in the Hugging Face cache."""
 
-    def __init__(self, key: str, repo_id: str) -> None:
+    def __init__(self, key: str, repo_id: str, *, label: str = "") -> None:
         self.key = key
         self.repo_id = repo_id
+        name = label or f"Model '{key}'"
         super().__init__(
-            f"Model '{key}' ({repo_id}) is not downloaded. Install it in the Models tab "
+            f"{name} ({repo_id}) is not downloaded. Download it in the Models tab, then try again "
             f"(CLI: python -m omni_web models install {key})."
         )
 
@@ -492,6 +495,21 @@ class JobNotFound(JobError, KeyError):
 
 class JobCancelled(JobError):
     """The job was cancelled by the user; finished chunks are kept for a resume."""
+
+
+class JobExists(JobError):
+    """A conversion was submitted that an existing job already asks for (same book, chapters,
+    model, voice and chunk size); ``job_id`` is that job, to open instead of queueing a twin."""
+
+    def __init__(self, job_id: str, title: str, state: str) -> None:
+        self.job_id = job_id
+        self.title = title
+        self.state = state
+        super().__init__(
+            f"A job for this exact request already exists: '{title}' (job {job_id}, {state}). "
+            "Open it in the Jobs tab (resume or re-run it there), or change the voice, model, chapters "
+            "or chunk size for a new book."
+        )
 
 
 class TaskBusy(JobError):

@@ -77,6 +77,12 @@ class DataPaths:
         return self.state_dir / "chunks"
 
     @property
+    def gradio_temp_dir(self) -> Path:
+        """Gradio's upload and file cache (``GRADIO_TEMP_DIR``): inside the data root, not in the
+        system temp folder shared with other programs."""
+        return self.root / "cache" / "gradio"
+
+    @property
     def settings_file(self) -> Path:
         """User settings (YAML)."""
         return self.root / "settings.yaml"
@@ -88,7 +94,8 @@ class DataPaths:
 
     def ensure(self) -> DataPaths:
         """Create the folders that must exist; return self for chaining."""
-        for folder in (self.envs_dir, self.voices_dir, self.outputs_dir, self.state_dir, self.logs_dir):
+        for folder in (self.envs_dir, self.voices_dir, self.outputs_dir, self.state_dir, self.logs_dir,
+                       self.gradio_temp_dir):
             folder.mkdir(parents=True, exist_ok=True)
         return self
 

@@ -9,21 +9,23 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from omni_web.backend.companions import ensure_companion_packages
 from omni_web.book import load_book
 from omni_web.catalog import CatalogEntry, get_entry
-from omni_web.errors import BookNotFound
+from omni_web.errors import BookNotFound, JobError, JobExists
 from omni_web.jobs import Job, JobContext, JobStore, JobWorker
 from omni_web.paths import DataPaths
+from omni_web.pipeline.outputs import OutputRemoval, claim_output_name, job_outputs, plan_output_removal
 from omni_web.pipeline.progress import ConvertProgress
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.pipeline.serving import convert_on_endpoint, endpoint_for
 from omni_web.server import ServerManager
 from omni_web.settings import Settings, load_settings, save_settings
 
-__all__ = ["CONVERT_JOB", "AppServices", "build_server_manager", "make_convert_runner"]
+__all__ = ["CONVERT_JOB", "AppServices", "JobDeletion", "build_server_manager", "make_convert_runner"]
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +49,10 @@ def make_convert_runner(paths: DataPaths, server: ServerManager):
         settings = load_settings(paths)
         server.use_settings(settings)
         entry = get_entry(request.model_key)
-        ctx.report(ConvertProgress(phase="starting server", message=f"Getting a server for {entry.label}").to_dict())
+        # Keep what an earlier run reported (a resume shows its cached chunks, not 0/0).
+        before = ConvertProgress.from_dict(job.progress)
+        ctx.report(dataclasses.replace(before, phase="starting server",
+                                       message=f"Getting a server for {entry.label}").to_dict())
         endpoint = endpoint_for(server, entry, paths=paths, api_url=request.api_url)
         ctx.raise_if_cancelled()
         result = convert_on_endpoint(
@@ -96,17 +101,83 @@ class AppServices:
         """Stop the worker; a running job stays resumable. The server is left as it is."""
         self.worker.stop()
 
-    def submit_conversion(self, request: ConvertRequest) -> Job:
-        """Check the request, queue it, and wake the worker.
+    def submit_conversion(self, request: ConvertRequest, *, allow_twin: bool = False) -> Job:
+        """Check the request, give it its own output name, queue it, and wake the worker.
 
         Raises:
+            JobExists: a job for the same request is already there (unless ``allow_twin``).
             UnknownModel, BookError (BookNotFound), ChapterSelectionError: the request cannot run at all.
         """
-        get_entry(request.model_key)
+        entry = get_entry(request.model_key)
         if not request.book_path.is_file():
             raise BookNotFound(request.book_path, remedy="Upload it again.")
+        twin = None if allow_twin else self.find_twin(request)
+        if twin is not None:
+            raise JobExists(twin.id, twin.title, twin.state.value)
         book = load_book(request.book_path)
         title = book.metadata.title or request.book_path.stem
+        if request.output_name is None:
+            output_root = Path(request.output_dir) if request.output_dir else self.settings.output_path(self.paths)
+            name = claim_output_name(output_root, book, entry, request.voice, claimed=self._claimed_names())
+            request = dataclasses.replace(request, output_name=name)
         job = self.jobs.enqueue(CONVERT_JOB, request.to_dict(), title=title)
         self.worker.wake()
         return job
+
+    def _conversion_jobs(self) -> list[tuple[Job, ConvertRequest]]:
+        found = []
+        for job in self.jobs.list(limit=100_000):
+            if job.kind == CONVERT_JOB:
+                try:
+                    found.append((job, ConvertRequest.from_dict(job.params)))
+                except (KeyError, TypeError, ValueError):
+                    log.warning("Job %s has unreadable parameters; skipped", job.id)
+        return found
+
+    def _claimed_names(self) -> set[str]:
+        return {request.output_name for _, request in self._conversion_jobs() if request.output_name}
+
+    def find_twin(self, request: ConvertRequest) -> Job | None:
+        """The newest job that asks for exactly the same audio as ``request``, if any."""
+        return next((job for job, other in self._conversion_jobs() if other.same_work_as(request)), None)
+
+    def plan_job_deletion(self, job_id: str) -> JobDeletion:
+        """What deleting a finished job removes: its row and the files it wrote (not yet done).
+
+        Chapter files another job still reports are kept; nothing outside the output folder is
+        listed. Raises JobNotFound, or JobError for a job that is not finished.
+        """
+        job = self.jobs.get(job_id)
+        if not job.state.finished:
+            raise JobError(f"'{job.title}' is {job.state.value}; cancel it before deleting it.")
+        request = ConvertRequest.from_dict(job.params) if job.kind == CONVERT_JOB else None
+        root = Path(request.output_dir) if request and request.output_dir else self.settings.output_path(self.paths)
+        others = [path for other in self.jobs.list(limit=100_000) if other.id != job_id
+                  for path in job_outputs(other.result, other.progress)]
+        removal = plan_output_removal(root, job_outputs(job.result, job.progress), kept=others)
+        return JobDeletion(job=job, files=removal, store=self.jobs)
+
+
+@dataclasses.dataclass(frozen=True)
+class JobDeletion:
+    """A planned deletion of one job and its files (see :meth:`AppServices.plan_job_deletion`)."""
+
+    job: Job
+    files: OutputRemoval
+    store: JobStore
+
+    @property
+    def summary(self) -> str:
+        """One line for the confirm: how many files, how big, where."""
+        count = len(self.files.files)
+        if not count:
+            return f"Delete the job '{self.job.title}'. It has no files left to remove."
+        noun = "file" if count == 1 else "files"
+        return (f"Delete the job '{self.job.title}' and its {count} {noun} ({self.files.size_str}) "
+                f"under {self.files.output_root}. The rendered chunks stay cached, so a new job of "
+                "the same book is fast.")
+
+    def execute(self) -> int:
+        """Forget the job, then remove its files; returns the number of files removed."""
+        self.store.delete(self.job.id)
+        return self.files.execute()

@@ -57,8 +57,9 @@ def export_mp3_chapters(
     cover: Path | None,
     bitrate_kbps: int = 96,
     progress: Callable[[float], None] | None = None,
+    folder: Path | None = None,
 ) -> list[Path]:
-    """Encode every chapter file to a tagged MP3 under ``root/<Author>/<Title>/``.
+    """Encode every chapter file to a tagged MP3 under ``root/<Author>/<Title>/`` (or ``folder``).
 
     Files are written atomically one by one (an existing file of the same name is replaced when
     its new version is complete); other files in the folder are left alone. An unreadable cover
@@ -71,6 +72,7 @@ def export_mp3_chapters(
         cover: an image file or None.
         bitrate_kbps: constant MP3 bitrate (96 suits speech; at 24 kHz MPEG-2 allows up to 160).
         progress: called with the fraction of chapters done.
+        folder: the folder to write to instead of ``root/<Author>/<Title>`` (a job's own copy).
 
     Returns:
         The MP3 paths in chapter order.
@@ -84,7 +86,7 @@ def export_mp3_chapters(
         raise ValueError("export_mp3_chapters needs at least one chapter.")
     if bitrate_kbps not in _MP3_KBPS:
         raise ValueError(f"bitrate_kbps must be one of {_MP3_KBPS}, got {bitrate_kbps}")
-    folder = ensure_dir(book_folder(root, tags))
+    folder = ensure_dir(Path(folder) if folder is not None else book_folder(root, tags))
     cover_jpg = prepare_cover_or_none(cover, folder / "cover.jpg", purpose="Exporting MP3 files")
     paths: list[Path] = []
     names = mp3_file_names(chapters)

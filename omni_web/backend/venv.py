@@ -21,6 +21,7 @@ from pathlib import Path
 
 from omni_web.backend.disk import BACKEND_VENV_BYTES, DiskCheck, check_disk_space
 from omni_web.backend.interpreter import InterpreterChoice, resolve_interpreter
+from omni_web.backend.pip_progress import PipProgressLog, pip_progress_args
 from omni_web.backend.run import LogCallback, new_log_path, run_step
 from omni_web.catalog import SGLANG_OMNI_VERSION
 from omni_web.errors import BackendError, InstallError
@@ -230,11 +231,14 @@ def install_backend(
             log_path=log_path, log=log, cancel=cancel,
         )
     _write_marker(paths.backend_venv, "installing", version)
+    # Download progress as log lines (a big wheel otherwise looks like a hang), when pip can.
+    progress_args = pip_progress_args(backend_python(paths))
     argv = [
-        str(backend_python(paths)), "-m", "pip", "install", "--pre", "--progress-bar", "off",
+        str(backend_python(paths)), "-m", "pip", "install", "--pre", *progress_args,
         "--disable-pip-version-check", *index_args, f"{package}=={version}",
     ]
-    step = run_step(argv, log_path=log_path, log=log, cancel=cancel, what=f"pip install {package}=={version}")
+    step_log = PipProgressLog(log) if log is not None else None
+    step = run_step(argv, log_path=log_path, log=step_log, cancel=cancel, what=f"pip install {package}=={version}")
     if not step.ok:
         raise InstallError(
             f"pip could not install {package}=={version} into {paths.backend_venv} (exit code "

@@ -251,6 +251,26 @@ class JobStore:
             raise JobError(f"Job '{job_id}' is already done; start a new one to render it again.")
         return job
 
+    def rerun(self, job_id: str) -> Job:
+        """Queue a finished job again (a done one too): it renders into its own files again.
+
+        Finished chunks are reused, so a re-run after a settings change or a deleted file only
+        redoes what is missing; the previous result is cleared until the new one lands.
+        """
+        job = self.get(job_id)
+        if not job.state.finished:
+            raise JobError(f"Job '{job_id}' is {job.state.value}; it is not finished, so it cannot run again yet.")
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            (seq,) = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").fetchone()
+            conn.execute(
+                "UPDATE jobs SET state = ?, cancel_requested = 0, error = '', finished_at = NULL, result = '{}',"
+                " updated_at = ?, seq = ? WHERE id = ?",
+                (JobState.QUEUED.value, self._clock(), seq, job_id),
+            )
+            conn.execute("COMMIT")
+        return self.get(job_id)
+
     def requeue_interrupted(self) -> list[str]:
         """Jobs left RUNNING by a previous app process go back to the front of the queue.
 

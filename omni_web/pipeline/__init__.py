@@ -16,7 +16,7 @@ from omni_web.pipeline.plan import (
     plan_conversion,
     select_chapters,
 )
-from omni_web.pipeline.progress import ChapterProgress, ConvertProgress
+from omni_web.pipeline.progress import ChapterProgress, ConvertProgress, PhaseProgress, PhaseState
 from omni_web.pipeline.request import (
     ConvertRequest,
     cast_from_dict,
@@ -37,6 +37,8 @@ __all__ = [
     "ChapterWork",
     "ConversionPlan",
     "ConvertProgress",
+    "PhaseProgress",
+    "PhaseState",
     "ConvertRequest",
     "ConvertResult",
     "ProgressCallback",

@@ -22,7 +22,6 @@ from omni_web.assemble import (
     ChapterAudio,
     ChapterPlan,
     Segment,
-    book_folder,
     build_m4b,
     chapter_audio_from_file,
     export_mp3_chapters,
@@ -35,15 +34,17 @@ from omni_web.catalog import CatalogEntry, get_entry
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice, VoiceKind, check_voice_choice
 from omni_web.errors import UnknownVoice, VoiceError
 from omni_web.paths import DataPaths
+from omni_web.pipeline.outputs import JobOutputs
 from omni_web.pipeline.plan import ChapterWork, ConversionPlan, plan_conversion
-from omni_web.pipeline.progress import ChapterProgress, ConvertProgress
+from omni_web.pipeline.progress import ChapterProgress, ConvertProgress, PhaseProgress, PhaseState
 from omni_web.pipeline.quality import JobQa, apply_text_edits, load_text_edits, progress_fields
 from omni_web.pipeline.readalong import ConversionReadalong, start_readalong
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.records import JsonRecord
-from omni_web.render import Recover, RenderItem, RenderProgress, RetryPolicy, render_chunks
+from omni_web.render import Recover, RenderItem, RenderProgress, RetryPolicy, chunk_audio_path, render_chunks
 from omni_web.settings import Settings
 from omni_web.text import LexiconStore, book_identity
+from omni_web.timefmt import duration_words
 from omni_web.voices import fit_reference
 from omni_web.voices.reference import reference_cache_dir
 
@@ -140,17 +141,31 @@ def prepare_cast(entry: CatalogEntry, cast: Cast | None, *, client: SpeechClient
 
 
 class _Progress:
-    """The job's progress record, updated from the render and assembly threads."""
+    """The job's progress record, updated from the render and assembly threads.
 
-    def __init__(self, plan: ConversionPlan, sink: ProgressCallback | None) -> None:
+    Besides the chunk counts it keeps one :class:`PhaseProgress` per phase (rendering, finishing
+    chapters, the book file, MP3s), each with its own count and ETA.
+    """
+
+    def __init__(self, plan: ConversionPlan, sink: ProgressCallback | None, *,
+                 finish_phases: tuple[PhaseProgress, ...] = (), clock: Callable[[], float] = time.time) -> None:
         self._sink = sink
         self._lock = threading.Lock()
         self._last_emit = 0.0
+        self._clock = clock
+        self._baselines: dict[str, int] = {}
+        chunks_total = len({i.key for i in plan.items})
         self.doc = ConvertProgress(
             title=plan.tags.title,
             model=plan.entry.key,
-            chunks_total=len({i.key for i in plan.items}),
+            chunks_total=chunks_total,
             chapters=tuple(ChapterProgress(number=w.number, title=w.chapter.title) for w in plan.chapters),
+            phases=(
+                PhaseProgress(name="rendering", label="Rendering", total=chunks_total, unit="chunks"),
+                PhaseProgress(name="chapters", label="Finishing chapters", total=len(plan.chapters), unit="chapters"),
+                *finish_phases,
+            ),
+            words=sum(work.chapter.word_count for work in plan.chapters),
         )
 
     def _emit(self, *, force: bool) -> None:
@@ -160,15 +175,42 @@ class _Progress:
         self._last_emit = now
         self._sink(self.doc)
 
+    def _advance(self, name: str, done: int, **changes: Any) -> bool:
+        """Move phase ``name`` to ``done``; True when that finished it (callers hold the lock)."""
+        phase = self.doc.phase_named(name)
+        if phase is None:
+            return False
+        baseline = self._baselines.setdefault(name, done if phase.started_at is None else 0)
+        moved = phase.advanced(done, now=self._clock(), baseline=baseline, **changes)
+        self.doc = self.doc.with_phase(moved)
+        return moved.state == PhaseState.DONE and phase.state != PhaseState.DONE
+
+    def _follow_rendering(self) -> None:
+        """While chunks render, chapters finish right behind them: their ETA is the renderer's."""
+        rendering, chapters = self.doc.phase_named("rendering"), self.doc.phase_named("chapters")
+        if rendering and chapters and rendering.state == PhaseState.ACTIVE and chapters.state == PhaseState.ACTIVE:
+            self.doc = self.doc.with_phase(replace(chapters, eta_s=rendering.eta_s))
+
     def phase(self, phase: str, message: str = "") -> None:
         with self._lock:
             self.doc = replace(self.doc, phase=phase, message=message)
             self._emit(force=True)
 
+    def found_done(self, chunks_cached: int, ready: dict[int, Path]) -> None:
+        """What a resumed run finds already made, shown before the first request goes out."""
+        with self._lock:
+            self.doc = replace(self.doc, chunks_done=chunks_cached, chunks_cached=chunks_cached)
+            for number, path in ready.items():
+                self.doc = self.doc.with_chapter(number, state="ready", audio_path=path)
+            self._advance("rendering", chunks_cached)
+            self._advance("chapters", len(ready))
+
     def render(self, progress: RenderProgress, extra: Mapping[str, Any] | None = None) -> None:
         with self._lock:
             self.doc = replace(self.doc, **progress.to_dict(), **(extra or {}))
-            self._emit(force=progress.chunks_done == progress.chunks_total)
+            ended = self._advance("rendering", progress.chunks_done, eta_s=progress.eta_s)
+            self._follow_rendering()
+            self._emit(force=ended or progress.chunks_done == progress.chunks_total)
 
     def chapter(self, number: int, state: str, audio: ChapterAudio | None = None) -> None:
         with self._lock:
@@ -176,7 +218,26 @@ class _Progress:
             if audio is not None:
                 changes.update(audio_path=audio.path, duration_s=audio.duration_ms / 1000)
             self.doc = self.doc.with_chapter(number, **changes)
+            self._advance("chapters", len(self.doc.ready_chapters()))
+            self._follow_rendering()
             self._emit(force=True)
+
+    def step(self, name: str, fraction: float) -> None:
+        """A finishing phase (book, mp3) reached ``fraction`` of its total."""
+        with self._lock:
+            phase = self.doc.phase_named(name)
+            if phase is not None:
+                ended = self._advance(name, round(max(0.0, min(1.0, fraction)) * phase.total))
+                self._emit(force=ended)
+
+
+def _finish_phases(output_format: str, also_mp3: bool, chapters: int) -> tuple[PhaseProgress, ...]:
+    phases = []
+    if output_format == "m4b":
+        phases.append(PhaseProgress(name="book", label="Encoding the m4b", total=100, unit="%"))
+    if output_format == "mp3" or also_mp3:
+        phases.append(PhaseProgress(name="mp3", label="MP3 chapters", total=chapters, unit="chapters"))
+    return tuple(phases)
 
 
 class _ChapterAssembler:
@@ -201,7 +262,8 @@ class _ChapterAssembler:
         for number, missing in self._missing.items():
             missing.discard(item.key)
             if not missing and number not in self._futures:
-                self._progress.chapter(number, "rendered")
+                if not (self._parts_dir / self._by_number[number].file_name).is_file():
+                    self._progress.chapter(number, "rendered")  # a chapter made before stays "ready"
                 self._futures[number] = self._pool.submit(self._assemble, self._by_number[number])
                 self._futures[number].add_done_callback(_log_assembly_failure)
 
@@ -276,10 +338,12 @@ def run_conversion(
     cast = prepare_cast(entry, request.cast, client=client, paths=paths)
     pronouncer = LexiconStore(paths).pronouncer(book_identity(book))
     plan = plan_conversion(book, replace(request, voice=voice, cast=cast), entry, settings, pronouncer=pronouncer)
+    output_format = request.output_format or settings.output_format
+    also_mp3 = settings.also_mp3_chapters if request.also_mp3_chapters is None else request.also_mp3_chapters
     out_root = Path(request.output_dir) if request.output_dir else settings.output_path(paths)
     parts_dir = out_root / ".parts" / plan.folder_name
     plan = apply_text_edits(plan, load_text_edits(parts_dir))  # the reviewer's edited chunks
-    tracker = _Progress(plan, progress)
+    tracker = _Progress(plan, progress, finish_phases=_finish_phases(output_format, also_mp3, len(plan.chapters)))
     parts_dir.mkdir(parents=True, exist_ok=True)
     fixed = request.concurrency or (None if concurrency_source is not None else settings.concurrency)
     concurrency: int | Callable[[], int] = fixed or concurrency_source or entry.default_concurrency
@@ -295,7 +359,15 @@ def run_conversion(
     readalong = start_readalong(request, plan, settings, paths)
     assembler = _ChapterAssembler(plan, parts_dir, AudioFormat(entry.sample_rate_hz, entry.channels), tracker,
                                   readalong)
-    tracker.phase("rendering", f"{len(plan.chapters)} chapters, {plan.words} words, {shown} requests in flight")
+    # A resumed job shows what it already has before the first request (the cache scan of a long
+    # book takes a while); chunk and chapter files are the ones the renderer and assembler write.
+    keys = {item.key for item in plan.items}
+    tracker.found_done(
+        sum(1 for key in keys if chunk_audio_path(paths.chunk_cache_dir, key).is_file()),
+        {w.number: parts_dir / w.file_name for w in plan.chapters if (parts_dir / w.file_name).is_file()},
+    )
+    tracker.phase("rendering", f"{len(plan.chapters)} chapters, {tracker.doc.words:,} words, "
+                               f"{shown} requests in flight")
     try:
         summary = render_chunks(
             plan.items,
@@ -342,7 +414,10 @@ def _finish(
     output_format = request.output_format or settings.output_format
     also_mp3 = settings.also_mp3_chapters if request.also_mp3_chapters is None else request.also_mp3_chapters
     cover = _write_cover(plan.book, parts_dir)
-    folder = book_folder(out_root, plan.tags)
+    # A job's own file names (claimed when it was queued) keep two jobs of one book apart.
+    name = request.output_name or safe_filename(plan.tags.title, fallback="audiobook")
+    outputs = JobOutputs.for_name(out_root, plan.tags, name, mp3_only=output_format == "mp3")
+    folder = outputs.folder
     folder.mkdir(parents=True, exist_ok=True)
     m4b: Path | None = None
     mp3_dir: Path | None = None
@@ -350,22 +425,24 @@ def _finish(
         tracker.phase("assembling", "Encoding the m4b")
         m4b = build_m4b(
             chapters,
-            folder / f"{safe_filename(plan.tags.title, fallback='audiobook')}.m4b",
+            outputs.m4b,
             tags=plan.tags,
             cover=cover,
             pause_between_chapters_ms=settings.pause_between_chapters_ms,
             bitrate_kbps=settings.aac_bitrate_kbps,
+            progress=lambda fraction: tracker.step("book", fraction),
         )
     if output_format == "mp3" or also_mp3:
         tracker.phase("assembling", "Encoding the MP3 chapters")
         mp3_root = out_root if output_format == "mp3" else out_root / "MP3"
-        files = export_mp3_chapters(chapters, mp3_root, tags=plan.tags, cover=cover)
+        files = export_mp3_chapters(chapters, mp3_root, tags=plan.tags, cover=cover, folder=outputs.mp3_dir,
+                                    progress=lambda fraction: tracker.step("mp3", fraction))
         mp3_dir = files[0].parent if files else None
     epub = None
     if readalong is not None:
         epub = readalong.finish(chapters, folder=folder, mp3_dir=mp3_dir, settings=settings, phase=tracker.phase)
     duration_s = sum(c.duration_ms for c in chapters) / 1000
-    tracker.phase("done", f"{len(chapters)} chapters, {duration_s / 60:.1f} minutes of audio")
+    tracker.phase("done", f"{len(chapters)} chapters, {duration_words(duration_s)} of audio")
     return ConvertResult(
         output_dir=folder,
         m4b=m4b,

@@ -14,7 +14,7 @@ from typing import Any
 
 from omni_web.records import JsonRecord
 
-__all__ = ["ChapterProgress", "ConvertProgress", "QaProgress"]
+__all__ = ["ChapterProgress", "ConvertProgress", "PhaseProgress", "PhaseState", "QaProgress"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +31,44 @@ class ChapterProgress(JsonRecord):
     def ready(self) -> bool:
         """True when the chapter's audio file is assembled (it may still be missing on disk)."""
         return self.state == "ready" and self.audio_path is not None
+
+
+class PhaseState:
+    """A phase's ``state`` words."""
+
+    PENDING = "pending"
+    ACTIVE = "active"
+    DONE = "done"
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseProgress(JsonRecord):
+    """One phase of a job with its own count and ETA, so no phase looks hung behind a full bar.
+
+    Phases overlap: chapters are finished while later chunks render. ``done``/``total`` count
+    ``unit`` (chunks, chapters, or percent of the book file); ``started_at`` is wall-clock time
+    (the first progress in this run) and ``eta_s`` comes from this run's own rate.
+    """
+
+    name: str = ""  # rendering | chapters | book | mp3 (others may add their own)
+    label: str = ""
+    done: int = 0
+    total: int = 0
+    unit: str = ""
+    state: str = PhaseState.PENDING
+    started_at: float | None = None
+    eta_s: float | None = None
+
+    def advanced(self, done: int, *, now: float, total: int | None = None, eta_s: float | None = None,
+                 baseline: int = 0) -> PhaseProgress:
+        """A copy at ``done`` (of ``total``); the ETA is measured from ``baseline`` (work found done)."""
+        total = self.total if total is None else total
+        started = self.started_at if self.started_at is not None else now
+        finished = total > 0 and done >= total
+        if eta_s is None and not finished and done > baseline and now > started:
+            eta_s = (total - done) * (now - started) / (done - baseline)
+        return replace(self, done=done, total=total, started_at=started, eta_s=None if finished else eta_s,
+                       state=PhaseState.DONE if finished else PhaseState.ACTIVE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +108,8 @@ class ConvertProgress(JsonRecord):
     realtime_factor: float | None = None
     chapters: tuple[ChapterProgress, ...] = ()
     qa: QaProgress | None = None  # None with QA off
+    phases: tuple[PhaseProgress, ...] = ()
+    words: int = 0  # words to be spoken (the selected chapters), as the Generate tab counts them
 
     @property
     def fraction(self) -> float | None:
@@ -81,6 +121,14 @@ class ConvertProgress(JsonRecord):
     def ready_chapters(self) -> tuple[ChapterProgress, ...]:
         """The chapters whose audio file is assembled, in book order."""
         return tuple(chapter for chapter in self.chapters if chapter.ready)
+
+    def phase_named(self, name: str) -> PhaseProgress | None:
+        """The phase called ``name``, if this job has it."""
+        return next((phase for phase in self.phases if phase.name == name), None)
+
+    def with_phase(self, phase: PhaseProgress) -> ConvertProgress:
+        """A copy with the phase of the same name replaced."""
+        return replace(self, phases=tuple(phase if row.name == phase.name else row for row in self.phases))
 
     def with_chapter(self, number: int, **changes: Any) -> ConvertProgress:
         """A copy with chapter ``number``'s row changed (other rows as they are)."""

@@ -109,6 +109,8 @@ class ConvertRequest:
     qa_model: str | None = None
     qa_takes: int | None = None
     readalong: bool = False  # also write subtitles and <Title>.readalong.epub (omni_web.readalong)
+    # The file stem this job claimed for its m4b / MP3 folder (pipeline.outputs); None: the title.
+    output_name: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON for the job store."""
@@ -130,7 +132,16 @@ class ConvertRequest:
             "qa_model": self.qa_model,
             "qa_takes": self.qa_takes,
             "readalong": self.readalong,
+            "output_name": self.output_name,
         }
+
+    def same_work_as(self, other: ConvertRequest) -> bool:
+        """True when both ask for the same audio (where the files go does not count)."""
+        mine, theirs = self.to_dict(), other.to_dict()
+        for name in ("output_name",):
+            mine.pop(name)
+            theirs.pop(name)
+        return mine == theirs
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ConvertRequest:
@@ -155,4 +166,5 @@ class ConvertRequest:
             qa_model=data.get("qa_model"),
             qa_takes=data.get("qa_takes"),
             readalong=bool(data.get("readalong", False)),
+            output_name=data.get("output_name"),
         )

@@ -8,6 +8,7 @@ from omni_web.render.renderer import (
     RenderSummary,
     RetryPolicy,
     Synthesize,
+    chunk_audio_path,
     render_chunks,
     wav_duration_s,
 )
@@ -21,6 +22,7 @@ __all__ = [
     "RenderSummary",
     "RetryPolicy",
     "Synthesize",
+    "chunk_audio_path",
     "chunk_key",
     "file_sha256",
     "render_chunks",

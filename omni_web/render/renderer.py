@@ -56,6 +56,7 @@ __all__ = [
     "RenderSummary",
     "RetryPolicy",
     "Synthesize",
+    "chunk_audio_path",
     "render_chunks",
     "wav_duration_s",
 ]
@@ -297,6 +298,11 @@ def _drain(
                     item.chunk_number, item.chapter_number, timeout_s)
 
 
+def chunk_audio_path(cache_dir: Path, key: str) -> Path:
+    """Where the audio of the chunk with ``key`` is kept in the chunk cache."""
+    return cache_dir / f"{key}.wav"
+
+
 def render_chunks(
     items: Sequence[RenderItem],
     synthesize: Synthesize,
@@ -330,7 +336,7 @@ def render_chunks(
         DiskFullError: a chunk could not be written.
     """
     cache_dir.mkdir(parents=True, exist_ok=True)
-    paths = {item.key: cache_dir / f"{item.key}.wav" for item in items}
+    paths = {item.key: chunk_audio_path(cache_dir, item.key) for item in items}
     unique: dict[str, RenderItem] = {}
     for item in items:
         unique.setdefault(item.key, item)

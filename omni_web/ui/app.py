@@ -17,7 +17,8 @@ import gradio as gr
 from omni_web.auth import Credentials
 from omni_web.ui import generate, jobs, models, server, settings, setup
 from omni_web.ui.context import OnLoad, UiContext
-from omni_web.ui.style import CSS, THEME
+from omni_web.ui.notify import build_notifier
+from omni_web.ui.style import CSS, JS, THEME
 
 __all__ = ["MAX_UPLOAD_BYTES", "AppRefs", "build_app", "launch_options"]
 
@@ -58,9 +59,28 @@ def _link_generate_to_jobs(ctx: UiContext, refs: AppRefs) -> None:
         event.success(follow, [refs.generate.submitted], [refs.tabs, refs.jobs.pick], api_visibility="private")
 
 
+def _link_first_run_to_tabs(refs: AppRefs) -> None:
+    """Each step of Generate's first-run checklist opens the tab where it is done."""
+    for button, tab in refs.generate.first_run.buttons:
+        button.click(lambda tab=tab: gr.Tabs(selected=tab), None, refs.tabs, api_visibility="private")
+
+
+def _serve_outputs_in_place(ctx: UiContext) -> None:
+    """Finished books and chapters are served from the output folder itself.
+
+    Gradio otherwise copies every file a component shows into its cache (a 600 MB copy per m4b
+    opened); files under a static path are served where they are. The folder is already among
+    ``allowed_paths``, so this widens nothing.
+    """
+    output_dir = Path(ctx.settings.output_path(ctx.paths)).resolve()
+    output_dir.mkdir(parents=True, exist_ok=True)
+    gr.set_static_paths([output_dir])
+
+
 def build_app(ctx: UiContext) -> tuple[gr.Blocks, AppRefs]:
     """Build the Blocks app over ``ctx``; returns it with every tab's refs."""
-    # Gradio copies served files (chapter audio, the m4b) into its cache; drop copies older than 6 h.
+    _serve_outputs_in_place(ctx)
+    # Other served files (uploads, previews) are cached under GRADIO_TEMP_DIR; drop copies older than 6 h.
     with gr.Blocks(title="omni-web", analytics_enabled=False, delete_cache=(3600, 6 * 3600)) as demo:
         gr.HTML(
             '<div class="ow-header"><span class="ow-logo">omni-web</span>'
@@ -80,10 +100,12 @@ def build_app(ctx: UiContext) -> tuple[gr.Blocks, AppRefs]:
                 setup_refs = setup.build(ctx)
             with gr.Tab("Settings", id="settings", elem_id="tab-settings"):
                 settings_refs = settings.build(ctx)
+        build_notifier(ctx)  # a toast and the tab title on every tab when a job ends
         refs = AppRefs(tabs, setup_refs, models_refs, server_refs, generate_refs, jobs_refs, settings_refs)
         for name in TAB_IDS:
             _register_load(demo, name, getattr(refs, name).on_load)
         _link_generate_to_jobs(ctx, refs)
+        _link_first_run_to_tabs(refs)
     return demo, refs
 
 
@@ -107,4 +129,5 @@ def launch_options(ctx: UiContext, *, host: str, port: int, credentials: Credent
         "ssr_mode": False,
         "theme": THEME,
         "css": CSS,
+        "js": JS,
     }

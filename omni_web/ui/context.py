@@ -67,7 +67,7 @@ class UiContext:
     ``hf_cache_dir`` and ``hf_endpoint`` are None for the standard Hugging Face cache and hub;
     ``backend_index_args`` are extra pip arguments for the backend install (e.g. a local wheel
     folder: ``--no-index --find-links DIR``). ``nvml`` is a pynvml-like object for the GPU probe
-    (None: ``import pynvml``); ``whisper_loader`` loads faster-whisper for transcripts, called like
+    (None: ``import pynvml``); ``web_port`` is the port the app was launched on; ``whisper_loader`` loads faster-whisper for transcripts, called like
     ``omni_web.voices.load_whisper_model`` (None: that function). Tests point them all elsewhere.
     """
 
@@ -78,6 +78,7 @@ class UiContext:
     backend_index_args: tuple[str, ...] = ()
     nvml: Any = None
     whisper_loader: Callable[..., Any] | None = None
+    web_port: int | None = None  # the port this app really listens on (webapp.py --port or the setting)
 
     @property
     def paths(self) -> DataPaths:

@@ -7,7 +7,6 @@ keep it (audio may cut off), or cancel.
 
 from __future__ import annotations
 
-import io
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -15,19 +14,28 @@ from typing import Any
 
 import gradio as gr
 
+from omni_web.assemble.cover import flattened_cover_image
 from omni_web.book import Book, chapter_rows, load_book
 from omni_web.book.summary import book_size
-from omni_web.bookshelf import store_book
+from omni_web.bookshelf import EBOOK_SUFFIXES, require_epub_name, store_book
 from omni_web.catalog import CATALOG, get_entry
 from omni_web.errors import BookError, ChapterSelectionError
 from omni_web.jobs import Job
 from omni_web.models import installed_keys
 from omni_web.pipeline import ConvertRequest, chunk_size_conflict
+from omni_web.pipeline.admission import model_switch_note, require_runnable
 from omni_web.preview import preview_request
 from omni_web.server import ServerStatus
 from omni_web.ui.cast import build_cast_panel, request_cast, wire_cast_panel
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
+from omni_web.ui.firstrun import (
+    FirstRunRefs,
+    build_first_run,
+    first_run_outputs,
+    readiness_for,
+    render_first_run,
+)
 from omni_web.ui.labels import model_picker_choices
 from omni_web.ui.lexicon import build_lexicon_panel
 from omni_web.ui.player import read_wav as _read_wav
@@ -72,6 +80,12 @@ class GenerateRefs:
     dialog_cancel: gr.Button
     notice: gr.Markdown
     submitted: gr.Textbox
+    confirm: gr.Column  # a question before queueing: a twin job exists, or the model will be switched
+    confirm_text: gr.Markdown
+    confirm_go: gr.Button
+    confirm_open: gr.Button
+    confirm_cancel: gr.Button
+    first_run: FirstRunRefs
     submit_events: tuple[Any, ...] = ()
     on_load: OnLoad | None = field(default=None)
     readalong: gr.Checkbox | None = None
@@ -100,14 +114,8 @@ def book_header_html(book: Book) -> str:
 
 
 def _cover(book: Book) -> Any:
-    if book.cover is None:
-        return None
-    from PIL import Image, UnidentifiedImageError  # Pillow comes with gradio
-
-    try:
-        return Image.open(io.BytesIO(book.cover.data)).convert("RGB")
-    except (UnidentifiedImageError, OSError, ValueError):
-        return None  # e.g. an SVG cover: the m4b keeps it, the page just shows none
+    # Transparency laid on white, as in the m4b (an RGBA cover otherwise shows as a black box).
+    return flattened_cover_image(book.cover.data) if book.cover is not None else None
 
 
 def _model_info(ctx: UiContext, key: str, downloaded_keys: set[str] | None = None) -> str:
@@ -115,8 +123,9 @@ def _model_info(ctx: UiContext, key: str, downloaded_keys: set[str] | None = Non
     if downloaded_keys is None:
         downloaded_keys = installed_keys(cache_dir=ctx.hf_cache_dir)
     downloaded = key in downloaded_keys
-    state = "downloaded" if downloaded else "not downloaded yet: the server fetches it on first start (slow); " \
-        "the Models tab downloads it ahead"
+    # The same rule as the Server tab's Start and as Generate: only downloaded models run here.
+    state = "downloaded" if downloaded else "not downloaded: download it in the **Models** tab before " \
+        "generating (the server starts only downloaded models)"
     notes = f" {entry.vram_note}" if entry.vram_note else ""
     cap = f" Requests carry at most {entry.max_words_per_request} words." if entry.max_words_per_request else ""
     return f"**{entry.label}** ({entry.repo_id}): {state}.{notes}{cap}"
@@ -148,9 +157,11 @@ def _queued(ctx: UiContext, job: Job) -> str:
 
 def build(ctx: UiContext) -> GenerateRefs:
     """Create the Generate tab's components and wire them (inside a ``gr.Tab``)."""
+    first_run = build_first_run()
     with gr.Row(equal_height=False):
         with gr.Column(scale=5):
-            epub = gr.File(label="EPUB", file_types=[".epub"], elem_id="gen-epub", height=120)
+            # Other ebook formats are let through so our message (convert with Calibre) answers them.
+            epub = gr.File(label="EPUB", file_types=list(EBOOK_SUFFIXES), elem_id="gen-epub", height=120)
             with gr.Row(equal_height=False):
                 cover = gr.Image(label="Cover", type="pil", interactive=False, height=220, show_label=False,
                                  elem_id="gen-cover", scale=1, min_width=140, buttons=[], visible=False)
@@ -161,28 +172,41 @@ def build(ctx: UiContext) -> GenerateRefs:
                 select_all = gr.Button("All", size="sm")
                 select_none = gr.Button("None", size="sm")
                 select_defaults = gr.Button("Suggested", size="sm")
+            # The voice library's tall sections live here, so the right column's actions stay in view.
+            with gr.Column(elem_id="gen-library") as library:
+                pass
         with gr.Column(scale=4):
+            # Filled below: the server-voices section goes under the preview, out of the actions' way.
+            server_slot = gr.Column(render=False, elem_id="gen-server-slot")
             model = gr.Dropdown(model_picker_choices(set()), label="Model", elem_id="gen-model",
                                 elem_classes=["ow-mono"], interactive=True,
                                 info="● = downloaded. tts: narrates with its own voices, clone: clones a "
                                      "reference clip, design: a voice from your description.")
             model_info = gr.Markdown(elem_id="gen-model-info")
-            voice = build_voice_controls()
-            cast = build_cast_panel()
+            voice = build_voice_controls(library_column=library, server_column=server_slot)
+            with library:  # tall when open: on the left, like the clip section
+                cast = build_cast_panel()
             chunk_words = gr.Slider(20, 400, step=10, label="Chunk size (words per request)", elem_id="gen-chunk",
                                     info="Longer chunks flow better; some models cap it (Higgs: 80).")
             readalong = gr.Checkbox(label="Read-along: EPUB 3 with the audio in sync, and subtitles",
                                     elem_id="gen-readalong", value=False)
-            with gr.Row():
+            with gr.Row(elem_id="gen-actions", elem_classes=["ow-sticky-actions"]):
                 preview = gr.Button("Preview", elem_id="gen-preview")
                 generate = gr.Button("Generate audiobook", variant="primary", elem_id="gen-generate")
             preview_audio = gr.Audio(label="Preview", interactive=False, autoplay=True, elem_id="gen-preview-audio")
+            server_slot.render()
             with gr.Column(visible=False, elem_id="gen-dialog", elem_classes=["ow-dialog"]) as dialog:
                 dialog_text = gr.Markdown(padding=True)
                 with gr.Row():
                     dialog_clamp = gr.Button("Set Chunk to 80", variant="primary", elem_id="gen-dialog-clamp")
                     dialog_keep = gr.Button("Keep", elem_id="gen-dialog-keep")
                     dialog_cancel = gr.Button("Cancel", elem_id="gen-dialog-cancel")
+            with gr.Column(visible=False, elem_id="gen-confirm", elem_classes=["ow-dialog"]) as confirm:
+                confirm_text = gr.Markdown(padding=True, elem_id="gen-confirm-text")
+                with gr.Row():
+                    confirm_go = gr.Button("Queue it", variant="primary", elem_id="gen-confirm-go")
+                    confirm_open = gr.Button("Open that job", variant="primary", elem_id="gen-confirm-open")
+                    confirm_cancel = gr.Button("Cancel", elem_id="gen-confirm-cancel")
             notice = gr.Markdown(elem_id="gen-notice")
             submitted = gr.Textbox(visible=False, elem_id="gen-submitted")
     book = gr.State(None)
@@ -191,8 +215,8 @@ def build(ctx: UiContext) -> GenerateRefs:
                         voice_of=lambda key, *values: voice_choice(ctx, key, *values))
     refs = GenerateRefs(epub, book, header, cover, chapters, select_all, select_none, select_defaults,
                         model, model_info, voice, chunk_words, preview, preview_audio, generate, dialog,
-                        dialog_text, dialog_clamp, dialog_keep, dialog_cancel, notice, submitted,
-                        readalong=readalong)
+                        dialog_text, dialog_clamp, dialog_keep, dialog_cancel, notice, submitted, confirm,
+                        confirm_text, confirm_go, confirm_open, confirm_cancel, first_run, readalong=readalong)
     wire_cast_panel(ctx, cast, book=refs.book, model=refs.model)
     return _wire(ctx, refs)
 
@@ -203,7 +227,20 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
     form = [refs.book, refs.chapters, refs.model, v.voice, v.transcript, v.instructions, refs.chunk_words,
             refs.readalong]
     dialog_out = [refs.dialog, refs.dialog_text, refs.dialog_clamp]
-    submit_out = [refs.notice, refs.submitted, *dialog_out, refs.chunk_words]
+    confirm_out = [refs.confirm, refs.confirm_text, refs.confirm_go, refs.confirm_open]
+    submit_out = [refs.notice, refs.submitted, *dialog_out, refs.chunk_words, *confirm_out]
+    first_run_out = first_run_outputs(refs.first_run)
+
+    def answer(notice: Any = "", job_id: Any = "", *, dialog: Any = None, confirm: Any = None,
+               chunk: Any = None) -> tuple[Any, ...]:
+        """The submit outputs: ``dialog`` = (text, clamp label) shows the chunk question, ``confirm`` =
+        (text, show "Queue it", show "Open that job") the other one; both hidden otherwise."""
+        dialog_part = (gr.update(visible=True), dialog[0], gr.update(value=dialog[1])) if dialog else \
+            (gr.update(visible=False), gr.skip(), gr.skip())
+        confirm_part = (gr.update(visible=True), confirm[0], gr.update(visible=confirm[1]),
+                        gr.update(visible=confirm[2])) if confirm else \
+            (gr.update(visible=False), gr.skip(), gr.skip(), gr.skip())
+        return (notice, job_id, *dialog_part, gr.skip() if chunk is None else chunk, *confirm_part)
 
     @guarded
     def load() -> tuple[Any, ...]:
@@ -212,20 +249,30 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
         status = ctx.services.server.status()
         key = _default_model(status, downloaded)
         picker = gr.update(choices=model_picker_choices(downloaded), value=key)
+        first_run = render_first_run(readiness_for(ctx, status=status, downloaded=downloaded))
         return (picker, _model_info(ctx, key, downloaded), ctx.settings.chunk_size_words,
-                *render_voice_controls(ctx, key, status=status), *render_server_voices(ctx, key, status=status))
+                *render_voice_controls(ctx, key, status=status), *render_server_voices(ctx, key, status=status),
+                *first_run)
 
     @guarded
     def upload(file: str | None) -> tuple[Any, ...]:
+        cleared = (None, "", gr.update(value=None, visible=False), gr.update(choices=[], value=[]))
         if not file:
-            return None, "", gr.update(value=None, visible=False), gr.update(choices=[], value=[]), ""
-        kept = store_book(ctx.paths, Path(file))
-        book = load_book(kept)
+            return (*cleared, gr.skip(), gr.skip())
+        name = Path(file).name  # Gradio keeps the user's file name on its copy
+        try:
+            require_epub_name(name)
+            book = load_book(Path(file))
+            kept = store_book(ctx.paths, Path(file), name=name)
+        except BookError as exc:
+            # Said once, as a toast and under the box, in the user's file name; the box is cleared.
+            gr.Warning(esc(str(exc)), title="Cannot read this book")
+            return (*cleared, f"**Not loaded:** {esc(str(exc))}", None)
         choices, selected = chapter_choices(book)
         state = {"path": str(kept), "all": [n for _, n in choices], "defaults": selected}
         cover = _cover(book)
         return (state, book_header_html(book), gr.update(value=cover, visible=cover is not None),
-                gr.update(choices=choices, value=selected), "")
+                gr.update(choices=choices, value=selected), "", gr.skip())
 
     @guarded
     def preview(*values: Any) -> tuple[Any, str]:
@@ -238,18 +285,46 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
     def submit(values: tuple[Any, ...], chunk_words: int, *, keep_over_cap: bool = False) -> tuple[Any, ...]:
         request = replace(_request(ctx, *values), chunk_words=chunk_words, keep_over_cap=keep_over_cap)
         job = ctx.services.submit_conversion(request)
-        return _queued(ctx, job), job.id, gr.update(visible=False), "", gr.skip(), chunk_words
+        return answer(_queued(ctx, job), job.id, chunk=chunk_words)
+
+    def twin_question(twin: Job) -> tuple[Any, ...]:
+        text = (f"A job for this exact request already exists: **{esc(twin.title)}** (job `{twin.id}`, "
+                f"{twin.state.value}). Open it instead of queueing a twin? In the Jobs tab it can be resumed "
+                "or run again; to compare, pick another voice, model, chapters or chunk size.")
+        return answer(confirm=(text, False, True))
 
     @guarded
     def generate(*values: Any) -> tuple[Any, ...]:
-        entry = get_entry(values[2])
+        request = _request(ctx, *values)
+        twin = ctx.services.find_twin(request)
+        if twin is not None:
+            return twin_question(twin)
+        entry = get_entry(request.model_key)
+        status = ctx.services.server.status()
+        remote_url = ctx.settings.remote_url
+        require_runnable(entry, downloaded=installed_keys(cache_dir=ctx.hf_cache_dir), status=status,
+                         remote_url=remote_url)
+        switch = model_switch_note(entry, status=status, remote_url=remote_url)
         cap = chunk_size_conflict(entry, int(values[_CHUNK_AT]))
-        if cap is None:
-            return submit(values, int(values[_CHUNK_AT]))
-        text = (f"**{entry.label}** voices at most **{cap} words** per request; longer chunks get cut off "
-                f"mid-sentence. Your chunk size is **{int(values[_CHUNK_AT])}**.\n\nSet it to {cap} for this run, keep "
-                f"{int(values[_CHUNK_AT])} (audio may cut off), or cancel?")
-        return "", "", gr.update(visible=True), text, gr.update(value=f"Set Chunk to {cap}"), gr.skip()
+        if cap is not None:
+            text = (f"**{entry.label}** voices at most **{cap} words** per request; longer chunks get cut off "
+                    f"mid-sentence. Your chunk size is **{int(values[_CHUNK_AT])}**.\n\nSet it to {cap} for this run, "
+                    f"keep {int(values[_CHUNK_AT])} (audio may cut off), or cancel?")
+            return answer(dialog=(text + (f"\n\n{switch}" if switch else ""), f"Set Chunk to {cap}"))
+        if switch is not None:
+            return answer(confirm=(switch + "\n\nQueue the job?", True, False))
+        return submit(values, int(values[_CHUNK_AT]))
+
+    @guarded
+    def confirmed(*values: Any) -> tuple[Any, ...]:
+        return submit(values, int(values[_CHUNK_AT]))
+
+    @guarded
+    def open_twin(*values: Any) -> tuple[Any, ...]:
+        twin = ctx.services.find_twin(_request(ctx, *values))
+        if twin is None:
+            return answer("That job is gone; press Generate again to queue a new one.")
+        return answer(f"Opened job `{twin.id}` ({esc(twin.title)}) in the **Jobs** tab.", twin.id)
 
     @guarded
     def clamp(*values: Any) -> tuple[Any, ...]:
@@ -266,8 +341,8 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
             return (book or {}).get(kind, [])
         return select
 
-    refs.epub.change(upload, [refs.epub], [refs.book, refs.header, refs.cover, refs.chapters, refs.notice],
-                     api_name="book_upload", concurrency_limit=4)
+    refs.epub.change(upload, [refs.epub], [refs.book, refs.header, refs.cover, refs.chapters, refs.notice,
+                                           refs.epub], api_name="book_upload", concurrency_limit=4)
     refs.select_all.click(pick("all"), [refs.book], refs.chapters, api_visibility="private")
     refs.select_defaults.click(pick("defaults"), [refs.book], refs.chapters, api_visibility="private")
     refs.select_none.click(lambda: [], None, refs.chapters, api_visibility="private")
@@ -279,9 +354,14 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
         refs.generate.click(generate, form, submit_out, api_name="generate", concurrency_limit=4),
         refs.dialog_clamp.click(clamp, form, submit_out, api_name="generate_clamped", concurrency_limit=4),
         refs.dialog_keep.click(keep, form, submit_out, api_name="generate_keep", concurrency_limit=4),
+        refs.confirm_go.click(confirmed, form, submit_out, api_name="generate_confirmed", concurrency_limit=4),
+        refs.confirm_open.click(open_twin, form, submit_out, api_name="generate_open_twin"),
     )
     refs.dialog_cancel.click(lambda: gr.update(visible=False), None, refs.dialog, api_visibility="private")
+    refs.confirm_cancel.click(lambda: gr.update(visible=False), None, refs.confirm, api_visibility="private")
+    refs.first_run.timer.tick(guarded(lambda: render_first_run(readiness_for(ctx))), None, first_run_out,
+                              show_progress="hidden", api_name="first_run_check")
     on_load = OnLoad(load, [], [refs.model, refs.model_info, refs.chunk_words, v.voice, v.help, v.transcript,
                                 v.save_transcript, v.transcribe, v.instructions,
-                                v.server.info, v.server.listing, v.server.pick])
+                                v.server.info, v.server.listing, v.server.pick, *first_run_out])
     return replace(refs, submit_events=events, on_load=on_load)

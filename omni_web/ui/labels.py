@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from omni_web.catalog import CAPABILITY_COLUMNS, CATALOG, CatalogEntry
+from omni_web.catalog import CAPABILITY_COLUMNS, CATALOG, CatalogEntry, get_entry
+from omni_web.errors import UnknownModel
 
-__all__ = ["DOWNLOADED_MARK", "model_picker_choices", "model_picker_label"]
+__all__ = ["DOWNLOADED_MARK", "model_name", "model_picker_choices", "model_picker_label"]
 
 _GAP = "  "
 DOWNLOADED_MARK = "●"
@@ -31,3 +32,12 @@ def model_picker_choices(
     width = max(len(entry.label) for entry in entries)
     ordered = sorted(entries, key=lambda entry: entry.key not in downloaded)
     return [(model_picker_label(e, name_width=width, downloaded=e.key in downloaded), e.key) for e in ordered]
+
+
+def model_name(key: str | None) -> str:
+    """The model as users read it (``Qwen3-TTS 0.6B CustomVoice``), never the catalog key; an id
+    that is not in the catalog (a foreign server's) is shown as it is; ``-`` for none."""
+    try:
+        return get_entry(key).label if key else "-"
+    except UnknownModel:
+        return key or "-"

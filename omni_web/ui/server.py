@@ -16,16 +16,17 @@ import gradio as gr
 from omni_web.catalog import CATALOG, get_entry
 from omni_web.models import installed_models
 from omni_web.server import ServerState, ServerStatus
-from omni_web.server.boot import latest_log_path, read_log_end
+from omni_web.server.accesslog import fold_access_lines, read_server_log
+from omni_web.server.boot import latest_log_path
 from omni_web.tasks import TaskHandle, TaskState
 from omni_web.ui import server_group
 from omni_web.ui.context import TASK_SERVER, OnLoad, UiContext
 from omni_web.ui.errors import guarded
+from omni_web.ui.labels import model_name
 from omni_web.ui.widgets import badge, callout, esc, task_status_html
 
 __all__ = ["ServerRefs", "build", "status_html"]
 
-_LOG_TAIL_BYTES = 48_000
 _TICK_S = 2.0
 # Just under the tick, so one page still sees a fresh probe on every tick.
 _STATUS_MAX_AGE_S = 1.5
@@ -56,7 +57,8 @@ class ServerRefs:
 
 def status_html(status: ServerStatus) -> str:
     """The status line: state, model (with a ``bf16 fallback`` tag), endpoint, owner."""
-    parts = [badge(status.state.value), f"<b>{esc(status.model_key or (status.model_ids or ['no model'])[0])}</b>"]
+    name = model_name(status.model_key) if status.model_key else (status.model_ids or ["no model"])[0]
+    parts = [badge(status.state.value), f"<b>{esc(name)}</b>"]
     if status.tag:
         parts.append(badge(status.tag, tone="wait"))
     parts.append(f"<code>{esc(status.endpoint or '-')}</code>")
@@ -76,8 +78,9 @@ def _boot_log(ctx: UiContext, status: ServerStatus) -> str:
     """The start task's output while it runs (or just failed), else the server's log file."""
     task = ctx.tasks.snapshot(TASK_SERVER)
     if task.running or task.state is TaskState.FAILED and status.state is not ServerState.HEALTHY:
-        return task.log_text
-    return read_log_end(status.log_path or latest_log_path(ctx.paths.logs_dir), _LOG_TAIL_BYTES)
+        return fold_access_lines(task.log_text)
+    # Per-request lines are folded into one count: the boot lines are what a person reads here.
+    return read_server_log(status.log_path or latest_log_path(ctx.paths.logs_dir))
 
 
 def _command_for(ctx: UiContext, key: str | None) -> str:
@@ -99,9 +102,10 @@ def _start(ctx: UiContext, key: str) -> None:
 
     def work(handle: TaskHandle) -> str:
         status = ctx.services.server.start(entry, compute_capability=cc, on_log=handle.log)
-        return f"Serving {status.model_label} at {status.endpoint}."
+        tag = f" ({status.tag})" if status.tag else ""
+        return f"Serving {model_name(status.model_key)}{tag} at {status.endpoint}."
 
-    ctx.tasks.start(TASK_SERVER, f"Starting the server for {entry.key}", work)
+    ctx.tasks.start(TASK_SERVER, f"Starting the server for {entry.label}", work)
 
 
 def build(ctx: UiContext) -> ServerRefs:
@@ -129,7 +133,7 @@ def build(ctx: UiContext) -> ServerRefs:
                                         choices=[(e.label, e.key) for e in CATALOG])
             command = gr.Textbox(
                 label="Exact command a start runs (copy it to start the server by hand)", lines=3,
-                interactive=False, buttons=["copy"], elem_id="server-command", elem_classes=["ow-mono"],
+                interactive=False, buttons=["copy"], elem_id="server-command", elem_classes=["ow-mono", "ow-command"],
             )
     group = server_group.build(ctx)
     boot_log = gr.Textbox(label="Boot log", lines=16, max_lines=16, interactive=False, autoscroll=True,

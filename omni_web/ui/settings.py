@@ -47,6 +47,16 @@ def settings_values(settings: Settings) -> list[Any]:
     return values
 
 
+def _port_now(ctx: UiContext) -> str:
+    """Which port this app listens on now, and why it may differ from the saved value."""
+    saved = ctx.settings.web_port
+    now = ctx.web_port or saved
+    if now == saved:
+        return f"This app is running on port **{now}**."
+    return (f"This app is running on port **{now}** (given with `--port`); the saved port {saved} is used "
+            "when webapp.py starts without `--port`.")
+
+
 def build(ctx: UiContext) -> SettingsRefs:
     """Create the Settings tab's components and wire them (inside a ``gr.Tab``)."""
     gr.Markdown(f"Saved in `{ctx.paths.settings_file}`; every browser and the CLI read the same file.")
@@ -54,6 +64,7 @@ def build(ctx: UiContext) -> SettingsRefs:
         with gr.Column():
             gr.Markdown("#### Servers")
             web_port = gr.Number(label="Web UI port", precision=0, info="Used at the next start of webapp.py.")
+            port_now = gr.Markdown(elem_id="settings-web-port-now")
             server_port = gr.Number(label="SGLang-Omni port", precision=0,
                                     info="Where the managed sgl-omni server listens.")
             remote_url = gr.Textbox(label="SGLang-Omni remote URL", placeholder="empty: use a local server",
@@ -115,9 +126,9 @@ def build(ctx: UiContext) -> SettingsRefs:
     @guarded
     def load() -> list[Any]:
         values = settings_values(ctx.settings)
-        return [*values, *box_load.fn(values[FIELDS.index("transcription_model")])]
+        return [*values, *box_load.fn(values[FIELDS.index("transcription_model")]), _port_now(ctx)]
 
     save.click(save_all, list(fields), status, api_name="settings_save").success(
         guarded(lambda size: transcriber_status_html(ctx, size)), [whisper], transcriber.status,
         api_visibility="private")
-    return replace(refs, on_load=OnLoad(load, [], [*fields, *box_load.outputs]))
+    return replace(refs, on_load=OnLoad(load, [], [*fields, *box_load.outputs, port_now]))

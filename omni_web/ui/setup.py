@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -16,6 +17,9 @@ from omni_web.ui.context import TASK_BACKEND, OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.taskpanel import TaskPanel, build_task_panel, task_view
 from omni_web.ui.widgets import badge, callout, esc, table
+
+# How often the backend block is read again while an install runs.
+_REPORT_EVERY_S = 4.0
 
 __all__ = ["SetupRefs", "build", "render_backend", "render_fit", "render_gpus", "render_tools"]
 
@@ -148,9 +152,14 @@ def _wire(ctx: UiContext, refs: SetupRefs) -> OnLoad:
 
     @guarded
     def tick(seen: dict[str, Any] | None) -> tuple[Any, ...]:
-        view = task_view(ctx.tasks.snapshot(TASK_BACKEND), seen)
-        report = _report(ctx) if view.just_finished else (gr.skip(),) * 3
-        return (*report, view.status_html, view.log_text, view.seen)
+        snapshot = ctx.tasks.snapshot(TASK_BACKEND)
+        view = task_view(snapshot, seen)
+        # While an install runs the backend block follows it (venv created, package landing).
+        last = float((seen or {}).get("report_at", 0.0))
+        due = snapshot.running and time.monotonic() - last >= _REPORT_EVERY_S
+        report = _report(ctx) if view.just_finished or due else (gr.skip(),) * 3
+        new_seen = {**view.seen, "report_at": time.monotonic() if due else last}
+        return (*report, view.status_html, view.log_text, new_seen)
 
     @guarded
     def start_install(seen: dict[str, Any] | None) -> tuple[Any, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-__all__ = ["CSS", "THEME"]
+__all__ = ["CSS", "JS", "THEME"]
 
 # System font stacks: the app runs on LAN machines without internet, so no web fonts.
 THEME = gr.themes.Soft(
@@ -72,8 +72,73 @@ CSS = """
 
 .ow-log textarea { font-family: var(--font-mono) !important; font-size: 0.82em !important; }
 .ow-chapters label { font-family: var(--font-mono); white-space: pre; }
+/* A 138-chapter book scrolls inside its own box; Generate's buttons stay at the window's foot. */
+.ow-chapters .wrap { max-height: 380px; overflow-y: auto; }
+.ow-sticky-actions { position: sticky; bottom: 0; z-index: 20; background: var(--background-fill-primary);
+  padding: 8px 0; box-shadow: 0 -6px 12px -8px rgba(15, 23, 42, 0.25); }
+/* The command line wraps instead of running off the box's right edge. */
+.ow-command textarea { white-space: pre-wrap !important; word-break: break-all; }
 .ow-tree-group { margin-bottom: 4px; }
 
 .ow-book-title { font-size: 1.35em; font-weight: 700; line-height: 1.25; }
 .ow-book-author { font-size: 1.05em; margin: 2px 0 6px; }
+
+/* First-run checklist on Generate: numbered steps, done ones ticked and dimmed. */
+.ow-firstrun-box { border: 2px solid #f59e0b !important; border-radius: 12px !important; background: #fffbeb !important;
+  padding: 8px 12px !important; }
+.ow-firstrun-title { font-weight: 700; font-size: 1.1em; margin-bottom: 4px; color: #78350f; }
+.ow-steps { list-style: none; padding: 0; margin: 0; }
+.ow-steps li { padding: 3px 0; }
+.ow-step-mark { display: inline-block; width: 1.5em; height: 1.5em; line-height: 1.5em; text-align: center;
+  border-radius: 50%; background: #f59e0b; color: white; font-weight: 700; font-size: 0.85em; }
+.ow-step-done { opacity: 0.65; }
+.ow-step-done .ow-step-mark { background: #16a34a; }
+
+/* Jobs tab: actions on top, a compact chapter table that scrolls inside its box. */
+.ow-actions { align-items: end; }
+.ow-scroll { max-height: 430px; overflow-y: auto; border: 1px solid var(--border-color-primary);
+  border-radius: 8px; }
+.ow-scroll-short { max-height: 210px; }
+.ow-scroll .ow-table { margin: 0; }
+.ow-scroll .ow-table td, .ow-scroll .ow-table th { padding: 3px 8px; }
+.ow-scroll thead th { position: sticky; top: 0; background: var(--background-fill-primary); z-index: 1; }
+.ow-play { border: 1px solid var(--border-color-primary); border-radius: 999px; width: 2em; height: 2em;
+  cursor: pointer; background: var(--button-secondary-background-fill); color: var(--color-accent); }
+.ow-play:hover { background: var(--color-accent); color: white; }
+.ow-download { display: inline-block; padding: 8px 16px; border-radius: 8px; font-weight: 600;
+  background: var(--button-primary-background-fill); color: var(--button-primary-text-color) !important;
+  text-decoration: none !important; margin: 4px 0 8px; }
+.ow-files code { word-break: break-all; }
+.ow-phase { display: grid; grid-template-columns: 11em 1fr; align-items: center; gap: 10px; margin: 6px 0; }
+.ow-phase-name { font-weight: 600; }
+.ow-scroll td:first-child, .ow-scroll th:first-child { width: 2.6em; }
+.ow-actions button { white-space: nowrap; }
+.ow-phase-pending .ow-phase-name { color: var(--body-text-color-subdued); font-weight: 400; }
+.ow-job-line { margin: 2px 0 6px; }
+"""
+
+# Log boxes (boot log, install log) follow their newest line, as a terminal does, unless the
+# reader scrolled up to read something. Gradio replaces the text on every poll, which leaves
+# the box at its top; one watcher for every ``.ow-log`` box keeps it at the end.
+JS = """
+() => {
+  const seen = new WeakMap();
+  setInterval(() => {
+    document.querySelectorAll('.ow-log textarea').forEach((box) => {
+      const last = seen.get(box);
+      const length = box.value.length;
+      if (last && last.length === length) { return; }
+      const wasAtEnd = !last || last.atEnd;
+      if (wasAtEnd) { box.scrollTop = box.scrollHeight; }
+      seen.set(box, {length, atEnd: wasAtEnd});
+    });
+  }, 400);
+  document.addEventListener('scroll', (event) => {
+    const box = event.target;
+    if (box instanceof HTMLTextAreaElement && box.closest('.ow-log')) {
+      const atEnd = box.scrollTop + box.clientHeight >= box.scrollHeight - 8;
+      seen.set(box, {length: box.value.length, atEnd});
+    }
+  }, true);
+}
 """

@@ -8,6 +8,7 @@ voices uploaded to the server, or one "describe the voice" entry.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,8 +162,13 @@ def voice_choice(
     return option.to_choice(paths=ctx.paths, instructions=instructions)
 
 
-def build_voice_controls() -> VoiceRefs:
-    """Create the voice components (call inside the Generate tab's layout)."""
+def build_voice_controls(*, library_column: gr.Column | None = None,
+                         server_column: gr.Column | None = None) -> VoiceRefs:
+    """Create the voice components (call inside the Generate tab's layout).
+
+    ``library_column`` and ``server_column``: where the two tall sections (add a clip, voices on
+    the server) go, so the columns stay balanced and the main actions in view; default: here.
+    """
     voice = gr.Dropdown(label="Voice", elem_id="gen-voice", interactive=True)
     help_md = gr.Markdown(elem_id="gen-voice-help")
     transcript = gr.Textbox(
@@ -176,7 +182,8 @@ def build_voice_controls() -> VoiceRefs:
         label="Describe the voice", lines=2, visible=False, elem_id="gen-instructions",
         placeholder="A warm adult female narrator with a British accent, speaking calmly.",
     )
-    with gr.Accordion("Add a reference clip to the voice library", open=False, elem_id="gen-add-clip"):
+    with library_column or contextlib.nullcontext(), \
+            gr.Accordion("Add a reference clip to the voice library", open=False, elem_id="gen-add-clip"):
         gr.Markdown(f"Upload or record the voice to clone. {CLIP_ADVICE} Silence is trimmed, long clips are cut "
                     "at a pause near 30 s.")
         clip = gr.Audio(label="Clip", sources=["upload", "microphone"], type="filepath", elem_id="gen-clip")
@@ -184,7 +191,8 @@ def build_voice_controls() -> VoiceRefs:
                                info="Letters, digits, - and _ (the file name is used when empty).")
         clip_transcript = gr.Textbox(label="Transcript (optional)", lines=2, elem_id="gen-clip-transcript")
         add_clip = gr.Button("Add to the voice library", elem_id="gen-clip-add")
-    server = build_server_voices()
+    with server_column or contextlib.nullcontext():
+        server = build_server_voices()
     return VoiceRefs(voice, help_md, transcript, save_transcript, transcribe, instructions, clip, clip_name,
                      clip_transcript, add_clip, server)
 

@@ -10,13 +10,16 @@ import html
 from collections.abc import Sequence
 
 from omni_web.tasks import TaskSnapshot, TaskState
+from omni_web.timefmt import duration_words
 
 __all__ = [
     "badge",
     "callout",
     "clock_str",
+    "duration_str",
     "esc",
     "progress_bar",
+    "size_str",
     "table",
     "task_status_html",
 ]
@@ -78,6 +81,23 @@ def clock_str(seconds: float | None) -> str:
     hours, rest = divmod(total, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def duration_str(seconds: float | None) -> str:
+    """A length of audio or time in words: ``20 h 45 min``, ``12 min``, ``45 s``; ``-`` when unknown."""
+    return duration_words(seconds)
+
+
+def size_str(size_bytes: int | None) -> str:
+    """``604.2 MB`` (decimal units, as disks are sold); ``-`` when unknown."""
+    if size_bytes is None:
+        return "-"
+    size = float(size_bytes)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1000 or unit == "TB":
+            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{size:.1f} TB"
 
 
 def task_status_html(snapshot: TaskSnapshot) -> str:

@@ -3,6 +3,8 @@ and the Higgs chunk-size dialog."""
 
 from __future__ import annotations
 
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from gradio_client.exceptions import AppError
 from omni_web.catalog import CAPABILITY_COLUMNS, CATALOG, get_entry
 from tests.conftest import DATA_DIR
 from tests.ui.conftest import MODEL
+from tests.ui.helpers import cache_model
 from tests.voice_clips import EIGHT_SECONDS_TEXT, espeak, probe
 
 
@@ -21,7 +24,7 @@ def _labels(update: dict) -> list[str]:
 
 def test_upload_shows_title_author_cover_and_preselected_chapters(ui_app):
     client = ui_app.client()
-    header, cover, chapters, notice = client.predict(handle_file(DATA_DIR / "wasteland.epub"),
+    header, cover, chapters, notice, _ = client.predict(handle_file(DATA_DIR / "wasteland.epub"),
                                                      api_name="/book_upload")
     assert "The Waste Land" in header and "T.S. Eliot" in header and "7 chapters" in header
     assert cover["visible"] is True and cover["value"].endswith((".webp", ".png", ".jpg", ".jpeg"))
@@ -34,11 +37,23 @@ def test_upload_shows_title_author_cover_and_preselected_chapters(ui_app):
     assert len(kept) == 1 and kept[0].read_bytes() == (DATA_DIR / "wasteland.epub").read_bytes()
 
 
-def test_a_file_that_is_not_an_epub_gets_a_clear_error(ui_app, tmp_path):
-    fake = tmp_path / "notes.epub"
+def test_a_file_that_is_not_an_epub_gets_a_clear_message_in_its_own_name(ui_app, tmp_path):
+    fake = tmp_path / "notreally.epub"
     fake.write_text("just some text")
-    with pytest.raises(AppError, match="(?i)epub|zip"):
-        ui_app.client().predict(handle_file(fake), api_name="/book_upload")
+    header, cover, chapters, notice, box = ui_app.client().predict(handle_file(fake), api_name="/book_upload")
+    assert "notreally.epub" in notice and re.search(r"(?i)epub|zip", notice)
+    assert not re.search(r"[0-9a-f]{16}-notreally", notice)  # not the stored copy's name
+    assert box is None and header == "" and chapters["choices"] == []  # the box is cleared
+    assert not list((ui_app.paths.state_dir / "books").glob("*notreally*"))  # nothing kept
+
+
+def test_other_ebook_formats_are_told_to_convert_with_calibre(ui_app, tmp_path):
+    for name in ("Moby Dick.pdf", "story.mobi", "notes.txt"):
+        other = tmp_path / name
+        other.write_bytes(b"%PDF-1.4 not an epub")
+        *_, notice, box = ui_app.client().predict(handle_file(other), api_name="/book_upload")
+        assert name in notice and "Calibre" in notice and "ebook-convert" in notice, notice
+        assert box is None
 
 
 def test_model_picker_reads_as_a_table(ui_app):
@@ -141,24 +156,44 @@ def test_preview_speaks_the_first_sentences_on_the_running_server(ui_app):
     assert facts["sample_rate"] == 24000 and facts["duration"] > 0.2  # the fake speaks 0.02 s per word
 
 
+def test_a_model_that_is_not_downloaded_is_refused_as_start_would(ui_app):
+    client = ui_app.client()
+    client.predict(api_name="/generate_load")
+    client.predict(handle_file(DATA_DIR / "hefty-water.epub"), api_name="/book_upload")
+    info = client.predict("higgs_audio_v3_tts", None, api_name="/voice_menu")
+    before = {job.id for job in ui_app.services.jobs.list()}
+    with pytest.raises(AppError, match="Higgs Audio v3 TTS .* is not downloaded. Download it in the Models tab"):
+        client.predict([2], "higgs_audio_v3_tts", "default", "", "", 80, api_name="/generate")
+    assert {job.id for job in ui_app.services.jobs.list()} == before
+    assert info is not None
+
+
 def test_higgs_with_a_large_chunk_asks_first_and_set_chunk_clamps_the_run(ui_app):
+    higgs_repo = cache_model(ui_app.cache_dir, "higgs_audio_v3_tts").parent.parent
+    try:
+        _higgs_dialog(ui_app)
+    finally:
+        shutil.rmtree(higgs_repo)  # the other tests see one downloaded model
+
+
+def _higgs_dialog(ui_app):
     client = ui_app.client()
     client.predict(api_name="/generate_load")
     client.predict(handle_file(DATA_DIR / "hefty-water.epub"), api_name="/book_upload")
     client.predict("higgs_audio_v3_tts", None, api_name="/voice_menu")
     before = {job.id for job in ui_app.services.jobs.list()}
-    notice, job_id, dialog_text, chunk = client.predict(
+    notice, job_id, dialog_text, chunk, _ = client.predict(
         [2], "higgs_audio_v3_tts", "default", "", "", 120, api_name="/generate")
     assert job_id == "" and notice == ""
     assert "80 words" in dialog_text and "120" in dialog_text
     assert {job.id for job in ui_app.services.jobs.list()} == before  # nothing queued yet
-    notice, job_id, dialog_text, chunk = client.predict(
+    notice, job_id, dialog_text, chunk, _ = client.predict(
         [2], "higgs_audio_v3_tts", "default", "", "", 120, api_name="/generate_clamped")
     assert chunk == 80 and job_id and "Queued" in notice
     job = ui_app.services.jobs.get(job_id)
     assert job.params["chunk_words"] == 80 and job.params["chapters"] == [2]
     assert job.params["voice"]["kind"] == "default"
-    notice, kept_id, _, chunk = client.predict(
+    notice, kept_id, _, chunk, _ = client.predict(
         [2], "higgs_audio_v3_tts", "default", "", "", 120, api_name="/generate_keep")
     kept = ui_app.services.jobs.get(kept_id).params
     assert chunk == 120 and kept["chunk_words"] == 120 and kept["keep_over_cap"] is True

@@ -3,11 +3,15 @@ queue in order for two users, cancel and resume, and only output files are serve
 
 from __future__ import annotations
 
+import html
+import itertools
 import json
+import re
 import subprocess
 import threading
 from dataclasses import replace
 from pathlib import Path
+from urllib.parse import unquote
 
 import httpx
 from gradio_client import handle_file
@@ -26,11 +30,17 @@ def _ffprobe(path: Path) -> dict:
     return json.loads(done.stdout)
 
 
-def _submit(client, book: str = "hefty-water.epub", chapters: list[int] | None = None) -> str:
+_CHUNK_SIZES = itertools.count(100, 10)
+
+
+def _submit(client, book: str = "hefty-water.epub", chapters: list[int] | None = None,
+            chunk_words: int | None = None) -> str:
+    """Queue a job; each call asks for another chunk size unless told, so no two are twins."""
     client.predict(api_name="/generate_load")
-    _, _, chapter_update, _ = client.predict(handle_file(DATA_DIR / book), api_name="/book_upload")
+    _, _, chapter_update, *_ = client.predict(handle_file(DATA_DIR / book), api_name="/book_upload")
     chosen = chapters if chapters is not None else chapter_update["value"]
-    notice, job_id, _, _ = client.predict(chosen, MODEL, "speaker:Vivian", "", "", 120, api_name="/generate")
+    words = chunk_words or next(_CHUNK_SIZES)
+    notice, job_id, *_ = client.predict(chosen, MODEL, "speaker:Vivian", "", "", words, api_name="/generate")
     assert job_id and "Queued" in notice
     return job_id
 
@@ -43,6 +53,17 @@ def _wait_finished(app, job_id: str, timeout_s: float = 120):
 def _value(output):
     """A component's value whether the API returned it bare or inside an update."""
     return output.get("value") if isinstance(output, dict) else output
+
+
+def _href(markup: str) -> str:
+    match = re.search(r'id="jobs-download" href="([^"]+)"', markup)
+    assert match, markup
+    return html.unescape(match.group(1))
+
+
+def _link(markup: str) -> Path:
+    """The file the Jobs tab's download link serves."""
+    return Path(unquote(_href(markup).removeprefix("gradio_api/file=")))
 
 
 def _logged_in(app) -> httpx.Client:
@@ -62,28 +83,30 @@ def test_a_book_goes_from_upload_to_a_downloadable_m4b(ui_app):
         seen_running |= "running" in outputs[2] or "queued" in outputs[2]
         return outputs if "badge ow-ok\">done" in outputs[2] else None
 
-    overview, pick, detail, chapter, player, m4b, mp3s = wait_for(refresh, timeout_s=120, interval_s=0.5,
-                                                                  what="the job to be done on the Jobs tab")
+    overview, pick, detail, downloads, chapters, player, mp3s = wait_for(
+        refresh, timeout_s=120, interval_s=0.5, what="the job to be done on the Jobs tab")
     job = ui_app.services.jobs.get(job_id)
     assert job.state is JobState.DONE, job.error
     assert "Hefty Water" in overview and job_id in overview
+    assert "Qwen3-TTS 0.6B CustomVoice" in overview and MODEL not in overview  # names as users read them
     assert _value(pick) == job_id
-    assert "done" in detail and "Hefty Ruby Water" in detail
+    assert "done" in detail and "Finished:" in detail
     assert seen_running or job.finished_at - job.created_at < 2.0
-    # The m4b offered for download is the job's file, with one chapter mark per chapter.
-    m4b = _value(m4b)
-    assert m4b is not None and Path(m4b).read_bytes() == Path(job.result["m4b"]).read_bytes()
-    probe = _ffprobe(Path(m4b))
+    # The download link serves the job's own file from the output folder (no copy in Gradio's cache).
+    m4b = _link(downloads)
+    assert m4b == Path(job.result["m4b"]).resolve() and m4b.is_relative_to(ui_app.paths.outputs_dir.resolve())
+    assert str(m4b) in downloads  # where the file is, shown
+    http = _logged_in(ui_app)
+    served = http.get("/" + _href(downloads))
+    assert served.status_code == 200 and served.content == m4b.read_bytes()
+    probe = _ffprobe(m4b)
     assert float(probe["format"]["duration"]) > 5
     assert [c["tags"]["title"] for c in probe["chapters"]] == ["Hefty Water", "The Switch", "The Source",
                                                                "Hefty Ruby Water"]
-    assert Path(job.result["m4b"]).is_relative_to(ui_app.paths.outputs_dir)
-    # Finished chapters play in the page (a fresh page gets the whole list at once).
-    chapter = ui_app.client().predict(job_id, api_name="/jobs_refresh")[3]
-    ready = [value for _, value in chapter["choices"]]
-    assert ready == ["1", "2", "3", "4"]
-    audio = client.predict(job_id, "2", api_name="/job_play_chapter")
-    assert audio is not None and float(_ffprobe(Path(audio))["format"]["duration"]) > 1
+    # Every finished chapter has a play button (a fresh page gets the whole table at once).
+    chapters = ui_app.client().predict(job_id, api_name="/jobs_refresh")[4]
+    assert re.findall(r'data-play="(\d+)"', chapters) == ["1", "2", "3", "4"]
+    assert "Hefty Ruby Water" in chapters and "4 of 4 ready" in chapters
 
 
 def test_only_output_and_voice_files_are_served(ui_app):
@@ -162,7 +185,38 @@ def test_mp3_chapters_are_offered_when_the_setting_asks_for_them(ui_app):
         ui_app.services.save_settings(settings)
     assert job.state is JobState.DONE, job.error
     outputs = ui_app.client().predict(job_id, api_name="/jobs_refresh")
-    m4b, mp3s = _value(outputs[5]), _value(outputs[6])
-    assert m4b and Path(m4b).suffix == ".m4b"
+    m4b, mp3s = _link(outputs[3]), _value(outputs[6])
+    assert m4b.suffix == ".m4b" and m4b.is_file()
     assert mp3s and len(mp3s) == 2 and all(Path(path).suffix == ".mp3" for path in mp3s)
     assert all(_ffprobe(Path(path))["format"]["format_name"] == "mp3" for path in mp3s)
+
+
+def test_two_voices_keep_two_books_and_a_twin_opens_the_first(ui_app):
+    client = ui_app.client()
+    client.predict(api_name="/generate_load")
+    client.predict(handle_file(DATA_DIR / "hefty-water.epub"), api_name="/book_upload")
+    ids = []
+    for voice in ("speaker:Vivian", "speaker:Ryan"):
+        _, job_id, *_ = client.predict([2, 3], MODEL, voice, "", "", 250, api_name="/generate")
+        assert job_id
+        ids.append(job_id)
+    first, second = (_wait_finished(ui_app, job_id) for job_id in ids)
+    assert first.state is second.state is JobState.DONE, (first.error, second.error)
+    books = [Path(job.result["m4b"]) for job in (first, second)]
+    assert books[0] != books[1] and books[0].parent == books[1].parent
+    assert all(book.is_file() for book in books)
+    assert "Vivian" in books[0].name and "Ryan" in books[1].name
+    narrators = [_ffprobe(book)["format"]["tags"].get("composer", "") for book in books]
+    assert "Vivian" in narrators[0] and "Ryan" in narrators[1]
+    # The Jobs tab shows where each job's file is.
+    downloads = client.predict(ids[0], api_name="/jobs_refresh")[3]
+    assert books[0].name in html.unescape(downloads) and _link(downloads) == books[0].resolve()
+    # The same request again: no twin is queued, the page offers the existing job instead.
+    before = len(ui_app.services.jobs.list())
+    notice, job_id, _, _, confirm = client.predict([2, 3], MODEL, "speaker:Vivian", "", "", 250,
+                                                   api_name="/generate")
+    assert job_id == "" and "already exists" in confirm and ids[0] in confirm
+    assert len(ui_app.services.jobs.list()) == before
+    notice, job_id, *_ = client.predict([2, 3], MODEL, "speaker:Vivian", "", "", 250,
+                                        api_name="/generate_open_twin")
+    assert job_id == ids[0]

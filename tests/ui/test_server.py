@@ -66,7 +66,8 @@ def test_one_downloaded_model_starts_without_asking_then_stops(ui_app):
     notice, _choice = client.predict(api_name="/server_start")
     assert notice.startswith("Start requested: Qwen3-TTS 0.6B CustomVoice")
     status, boot_log = wait_for(lambda: _healthy(client), timeout_s=60, what="the server to be healthy")
-    assert MODEL in status and "started by omni-web" in status
+    assert "Qwen3-TTS 0.6B CustomVoice" in status and "started by omni-web" in status
+    assert MODEL not in status  # the name users read, not the catalog key
     record = ui_app.services.server.owned_record()
     assert record is not None and record.model_key == MODEL
     health = httpx.get(f"{record.base_url}/health", timeout=5)

@@ -115,7 +115,7 @@ def test_install_runs_as_a_task_then_transcribe_works(app, loader):
 
     # A page opened now shows the weights installed and re-attaches to the finished task's log.
     loaded = app.client().predict(api_name="/settings_load")
-    assert "installed" in loaded[16] and str(folder) in loaded[16] and "Installed faster-whisper" in loaded[-1]
+    assert "installed" in loaded[16] and str(folder) in loaded[16] and "Installed faster-whisper" in loaded[-2]  # then the port line
 
     client.predict(BASE, None, api_name="/voice_menu")
     text = client.predict(BASE, "clone:speaker", api_name="/voice_transcribe")

@@ -17,7 +17,7 @@ from omni_web.settings import load_settings
 from tests.conftest import DATA_DIR
 from tests.fakes.sgl_omni import free_port
 from tests.ui.conftest import MODEL
-from tests.ui.helpers import prepare_root, start_webapp, wait_for
+from tests.ui.helpers import cache_model, prepare_root, start_webapp, wait_for
 
 
 @pytest.fixture
@@ -69,15 +69,16 @@ def test_no_auth_is_an_explicit_opt_out(root, tmp_path):
 
 
 def test_jobs_survive_a_restart_and_an_interrupted_job_resumes(root, tmp_path):
-    env = {"OMNI_WEB_AUTH": "reader:pw-123", "FAKE_SGL_LATENCY_S": "0.15"}
+    cache_model(tmp_path / "hf-cache", MODEL)  # Generate queues only downloaded models, as Start does
+    env = {"OMNI_WEB_AUTH": "reader:pw-123", "FAKE_SGL_LATENCY_S": "0.15", "HF_HUB_CACHE": str(tmp_path / "hf-cache")}
     port = free_port()
     app = start_webapp(root, port=port, env=env, log_path=tmp_path / "first.log")
     store = JobStore(root.jobs_db)
     try:
         client = Client(app.url, auth=("reader", "pw-123"), verbose=False)
         client.predict(api_name="/generate_load")
-        _, _, chapters, _ = client.predict(handle_file(DATA_DIR / "pg11-alice.epub"), api_name="/book_upload")
-        _, job_id, _, _ = client.predict(chapters["value"], MODEL, "speaker:Vivian", "", "", 120,
+        _, _, chapters, *_ = client.predict(handle_file(DATA_DIR / "pg11-alice.epub"), api_name="/book_upload")
+        _, job_id, *_ = client.predict(chapters["value"], MODEL, "speaker:Vivian", "", "", 120,
                                          api_name="/generate")
         wait_for(lambda: (store.get(job_id).progress.get("chunks_done") or 0) >= 8, timeout_s=120,
                  what="the job to render some chunks")

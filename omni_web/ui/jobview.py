@@ -1,0 +1,204 @@
+"""The Jobs tab's markup for one job: status, one bar per phase, where its files are, its chapters.
+
+Pure functions of a :class:`~omni_web.jobs.Job` (and the clock), so the tab only decides when to
+send them. Files are linked through Gradio's file route straight from the output folder (served
+in place, see ``ui.app``), so a 600 MB m4b is never copied to be downloaded or played.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from urllib.parse import quote
+
+from omni_web.jobs import Job, JobState
+from omni_web.pipeline import ConvertProgress, ConvertResult, PhaseProgress, PhaseState
+from omni_web.ui.labels import model_name
+from omni_web.ui.widgets import badge, callout, clock_str, duration_str, esc, progress_bar, size_str, table
+
+__all__ = [
+    "chapters_html",
+    "downloads_html",
+    "elapsed_s",
+    "file_url",
+    "job_detail_html",
+    "jobs_table_html",
+    "model_name",
+    "phase_rows",
+    "progress_of",
+    "ready_chapters",
+    "result_of",
+]
+
+
+def file_url(path: Path) -> str:
+    """The page-relative URL that serves ``path`` (only files under allowed paths are served)."""
+    return "gradio_api/file=" + quote(str(Path(path).resolve()))
+
+
+def elapsed_s(job: Job, *, now: float | None = None) -> float | None:
+    """Wall time of the whole job (every phase) since its latest start; None before it starts."""
+    if job.started_at is None:
+        return None
+    end = job.finished_at if job.finished_at is not None and job.state.finished else (now or time.time())
+    return max(0.0, end - job.started_at)
+
+
+def progress_of(job: Job) -> ConvertProgress:
+    """The job's progress record (defaults before the first report)."""
+    return ConvertProgress.from_dict(job.progress)
+
+
+def result_of(job: Job) -> ConvertResult | None:
+    """The finished job's result record; None until the job is done."""
+    return ConvertResult.from_dict(job.result) if job.state is JobState.DONE and job.result else None
+
+
+def _fraction(done: float, total: float) -> float | None:
+    return min(1.0, done / total) if total else None
+
+
+def phase_rows(job: Job) -> tuple[PhaseProgress, ...]:
+    """The job's phases; a document from before phases existed shows its chunks as rendering."""
+    p = progress_of(job)
+    if p.phases:
+        return p.phases
+    state = PhaseState.DONE if p.chunks_total and p.chunks_done >= p.chunks_total else PhaseState.ACTIVE
+    return (PhaseProgress(name="rendering", label="Rendering", done=p.chunks_done, total=p.chunks_total,
+                          unit="chunks", state=state, eta_s=p.eta_s),)
+
+
+def _phase_html(phase: PhaseProgress, *, running: bool) -> str:
+    if phase.unit == "%":
+        counts = f"{phase.done}%"
+    else:
+        counts = f"{phase.done:,}/{phase.total:,} {phase.unit}" if phase.total else phase.unit
+    if phase.state == PhaseState.DONE:
+        fraction, note = 1.0, "done"
+    elif phase.state == PhaseState.ACTIVE:
+        fraction = _fraction(phase.done, phase.total)
+        if not running:
+            note = "stopped"
+        else:
+            note = f"ETA {clock_str(phase.eta_s)}" if phase.eta_s is not None else "measuring speed"
+    else:
+        fraction, note = 0.0, "waiting"
+    label = f'<span class="ow-phase-name">{esc(phase.label)}</span>'
+    text = f"{counts} · {note}" if counts else note
+    return f'<div class="ow-phase ow-phase-{esc(phase.state)}" data-phase="{esc(phase.name)}">' \
+           f'{label}<div>{progress_bar(fraction, text=text)}</div></div>'
+
+
+def _state_line(job: Job, position: int) -> str:
+    p = progress_of(job)
+    counts = f"{p.chunks_done:,}/{p.chunks_total:,} chunks"
+    if job.state is JobState.QUEUED:
+        return f"Waiting: #{position} in the queue. Jobs for the GPU server run one after another."
+    if job.state is JobState.CANCELLED:
+        return f"Cancelled at {counts}. Finished chunks and chapters are kept: Resume goes on from there."
+    if job.state is JobState.FAILED:
+        return f"Stopped at {counts}. Finished work is kept: Resume retries from there."
+    if job.state is JobState.DONE:
+        result = result_of(job)
+        audio = result.duration_s if result else None
+        return f"Finished: {duration_str(audio)} of audio in {duration_str(elapsed_s(job))}."
+    return p.message or "Starting…"
+
+
+def job_detail_html(job: Job, position: int, *, now: float | None = None) -> str:
+    """The selected job: state, per-phase bars with ETAs, whole-job elapsed, speed, the error."""
+    p = progress_of(job)
+    result = result_of(job)
+    head = (f'<div class="ow-status">{badge(job.state.value)} <b>{esc(job.title)}</b> '
+            f'<span class="ow-dim">{esc(model_name(job.params.get("model_key")))} · job {esc(job.id)}</span></div>')
+    body = f'<div class="ow-job-line">{esc(_state_line(job, position))}</div>'
+    if job.state is not JobState.QUEUED and job.progress:
+        running = job.state is JobState.RUNNING
+        body += "".join(_phase_html(phase, running=running) for phase in phase_rows(job))
+        facts = [f"elapsed {clock_str(elapsed_s(job, now=now))} (whole job)"]
+        facts.append(f"{duration_str(result.duration_s if result else p.audio_s)} of audio")
+        if p.words:
+            facts.append(f"{p.words:,} words")
+        if p.chunks_cached:
+            facts.append(f"{p.chunks_cached:,} chunks reused")
+        if p.realtime_factor:
+            facts.append(f"{p.realtime_factor:.1f}× real time")
+        if p.qa is not None:
+            facts.append(p.qa.line)  # audio QA verdicts; the review panel lists the flagged chunks
+        body += f'<div class="ow-dim">{esc(" · ".join(facts))}</div>'
+    if job.error:
+        body += callout(job.error, tone="bad" if job.state is JobState.FAILED else "info")
+    return head + body
+
+
+def downloads_html(job: Job, *, output_root: Path) -> str:
+    """Download links for a finished job and where every file of the job is (or will be)."""
+    result = result_of(job)
+    links, where = [], []
+    if result is not None and result.m4b is not None:
+        where.append(("Book", str(result.m4b)))
+        if result.m4b.is_file():
+            size = size_str(result.m4b.stat().st_size)
+            links.append(f'<a class="ow-download" id="jobs-download" href="{esc(file_url(result.m4b))}" download>'
+                         f'Download m4b · {esc(size)}</a>')
+    if result is not None and result.mp3_dir is not None:
+        where.append(("MP3 chapters", str(result.mp3_dir)))
+    name = job.params.get("output_name")
+    if not where and name:
+        where.append(("Book", f"{output_root}/…/{name}.m4b (written when the job finishes)"))
+    chapter_files = [c.audio_path for c in progress_of(job).chapters if c.audio_path is not None]
+    if chapter_files:
+        where.append(("Chapter files", str(chapter_files[0].parent)))
+    rows = "".join(f"<tr><th>{esc(label)}</th><td><code>{esc(path)}</code></td></tr>" for label, path in where)
+    files = f'<table class="ow-table ow-kv ow-files">{rows}</table>' if rows else ""
+    return f'<div class="ow-actions-links">{"".join(links)}</div>{files}'
+
+
+def ready_chapters(job: Job) -> list[tuple[int, str, Path]]:
+    """``(number, title, path)`` for every chapter whose audio file is ready and on disk."""
+    return [(c.number, c.title, c.audio_path) for c in progress_of(job).ready_chapters()
+            if c.audio_path is not None and c.audio_path.is_file()]
+
+
+def chapters_html(job: Job) -> str:
+    """The chapter table: compact rows in a scrolling box, a play button on every finished one."""
+    chapters = progress_of(job).chapters
+    if not chapters:
+        return ""
+    ready = {number for number, _, _ in ready_chapters(job)}
+    rows = []
+    for chapter in chapters:
+        number = chapter.number
+        play = (f'<button class="ow-play" data-play="{number}" title="Play chapter {number}" '
+                f'aria-label="Play chapter {number}">▶</button>' if number in ready else "")
+        rows.append((play, str(number), esc(chapter.title), badge(chapter.state), esc(clock_str(chapter.duration_s))))
+    title = f'<div class="ow-dim">Chapters: {len(ready)} of {len(chapters)} ready to play</div>'
+    return title + '<div class="ow-scroll">' + table(["", "#", "Chapter", "State", "Length"], rows,
+                                                     raw_columns=(0, 2, 3, 4)) + "</div>"
+
+
+def _progress_cell(job: Job, position: int) -> str:
+    if job.state is JobState.QUEUED:
+        return f'<span class="ow-dim">queued, #{position} in line</span>'
+    result = result_of(job)
+    if result is not None:
+        return progress_bar(1.0, text=f"done · {duration_str(result.duration_s)} of audio")
+    p = progress_of(job)
+    phase = p.phase if job.state is JobState.RUNNING else job.state.value
+    return progress_bar(p.fraction or 0.0, text=f"{phase} · {p.chunks_done:,}/{p.chunks_total or '?'} chunks")
+
+
+def jobs_table_html(jobs: Sequence[Job], positions: Mapping[str, int]) -> str:
+    """The overview: one row per job, newest first (``positions``: JobStore.queue_positions())."""
+    if not jobs:
+        return callout("No jobs yet. Queue one in the Generate tab.")
+    rows = []
+    for job in jobs:
+        eta = progress_of(job).eta_s if job.state is JobState.RUNNING else None
+        created = time.strftime("%Y-%m-%d %H:%M", time.localtime(job.created_at))
+        rows.append((esc(job.title), esc(model_name(job.params.get("model_key"))), badge(job.state.value),
+                     _progress_cell(job, positions.get(job.id, 0)), esc(clock_str(eta)), esc(created),
+                     f"<code>{esc(job.id)}</code>"))
+    return '<div class="ow-scroll ow-scroll-short">' + table(
+        ["Book", "Model", "State", "Progress", "ETA", "Queued", "Job"], rows, raw_columns=range(7)) + "</div>"

@@ -1,0 +1,117 @@
+"""Each job's files stay its own: names claimed at submit, twins refused, deletion planned then done,
+re-runs of finished jobs; nothing outside the output folder is ever removed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from omni_web.book import load_book
+from omni_web.catalog import get_entry
+from omni_web.client import VoiceChoice, VoiceKind
+from omni_web.errors import JobError, JobExists
+from omni_web.jobs import JobState
+from omni_web.paths import DataPaths
+from omni_web.pipeline.outputs import JobOutputs, book_tags_for_paths, claim_output_name, plan_output_removal
+from omni_web.pipeline.request import ConvertRequest
+from omni_web.services import AppServices
+from tests.conftest import DATA_DIR
+
+MODEL = "qwen3_tts_0_6b_customvoice"
+BOOK = DATA_DIR / "hefty-water.epub"
+
+
+def _voice(name: str) -> VoiceChoice:
+    return VoiceChoice(kind=VoiceKind.SPEAKER, name=name)
+
+
+def _request(voice: str = "Vivian", **changes) -> ConvertRequest:
+    fields = {"chapters": (1, 2), "chunk_words": 120, **changes}
+    return ConvertRequest(book_path=BOOK, model_key=MODEL, voice=_voice(voice), **fields)
+
+
+@pytest.fixture
+def services(data_paths: DataPaths) -> AppServices:
+    return AppServices.create(data_paths)  # the worker is not started: jobs stay queued
+
+
+def test_names_carry_the_narrator_and_number_collisions(tmp_path: Path) -> None:
+    book = load_book(BOOK)
+    entry = get_entry(MODEL)
+    first = claim_output_name(tmp_path, book, entry, _voice("Vivian"))
+    assert first.endswith("Qwen3-TTS 0.6B CustomVoice (Vivian)")
+    other_voice = claim_output_name(tmp_path, book, entry, _voice("Ryan"), claimed={first})
+    assert other_voice != first and other_voice.endswith("(Ryan)")
+    # Another job with the same narrator (e.g. other chapters): a numbered copy, never the same name.
+    second = claim_output_name(tmp_path, book, entry, _voice("Vivian"), claimed={first})
+    assert second == f"{first} (2)"
+    # A file already on disk counts as taken even when no job claims it.
+    outputs = JobOutputs.for_name(tmp_path, book_tags_for_paths(book), first, mp3_only=False)
+    outputs.m4b.parent.mkdir(parents=True)
+    outputs.m4b.write_bytes(b"m4b")
+    assert claim_output_name(tmp_path, book, entry, _voice("Vivian")) == f"{first} (2)"
+
+
+def test_submit_claims_distinct_names_and_refuses_a_twin(services: AppServices) -> None:
+    vivian = services.submit_conversion(_request("Vivian"))
+    ryan = services.submit_conversion(_request("Ryan"))
+    names = [ConvertRequest.from_dict(job.params).output_name for job in (vivian, ryan)]
+    assert all(names) and names[0] != names[1]
+    with pytest.raises(JobExists) as caught:
+        services.submit_conversion(_request("Vivian"))
+    assert caught.value.job_id == vivian.id and vivian.id in str(caught.value)
+    assert services.find_twin(_request("Vivian")).id == vivian.id
+    # Other chapters are other work: queued, with a numbered name of its own.
+    other = services.submit_conversion(_request("Vivian", chapters=(1,)))
+    assert ConvertRequest.from_dict(other.params).output_name == f"{names[0]} (2)"
+    assert len(services.jobs.list()) == 3
+
+
+def test_deleting_a_job_removes_only_its_own_files(services: AppServices, data_paths: DataPaths) -> None:
+    outputs = data_paths.outputs_dir
+    mine = services.submit_conversion(_request("Vivian"))
+    theirs = services.submit_conversion(_request("Ryan"))
+    shared = outputs / ".parts" / "book" / "001.flac"
+    own_chapter = outputs / ".parts" / "book" / "002.flac"
+    m4b = outputs / "A" / "B" / "mine.m4b"
+    for path in (shared, own_chapter, m4b):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"x" * 1000)
+    outside = data_paths.root / "precious.txt"
+    outside.write_text("not ours")
+    for job, result in ((mine, {"m4b": str(m4b), "chapters": [{"path": str(shared)}, {"path": str(own_chapter)},
+                                                                  {"path": str(outside)}]}),
+                        (theirs, {"m4b": None, "chapters": [{"path": str(shared)}]})):
+        services.jobs.claim_next()
+        services.jobs.finish(job.id, JobState.DONE, result=result)
+    with pytest.raises(JobError):
+        services.plan_job_deletion(services.submit_conversion(_request("Aiden")).id)  # still queued
+    plan = services.plan_job_deletion(mine.id)
+    assert set(plan.files.files) == {m4b.resolve(), own_chapter.resolve()}
+    assert plan.files.size_bytes == 2000 and "2 files" in plan.summary and "2.0 KB" in plan.summary
+    assert m4b.exists()  # planning removes nothing
+    assert plan.execute() == 2
+    assert not m4b.exists() and not m4b.parent.exists() and not own_chapter.exists()
+    assert shared.exists() and outside.exists()  # another job's file, and a file outside the output folder
+    assert [job.id for job in services.jobs.list() if job.id in (mine.id, theirs.id)] == [theirs.id]
+
+
+def test_removal_never_leaves_the_output_folder(tmp_path: Path) -> None:
+    root = tmp_path / "out"
+    root.mkdir()
+    outside = tmp_path / "keep.m4b"
+    outside.write_bytes(b"x")
+    sneaky = root / ".." / "keep.m4b"
+    plan = plan_output_removal(root, [outside, sneaky])
+    assert plan.files == () and plan.execute() == 0 and outside.exists()
+
+
+def test_a_finished_job_can_run_again(services: AppServices) -> None:
+    job = services.submit_conversion(_request())
+    with pytest.raises(JobError):
+        services.jobs.rerun(job.id)  # queued: not finished
+    services.jobs.claim_next()
+    services.jobs.finish(job.id, JobState.DONE, result={"m4b": "x.m4b"})
+    again = services.jobs.rerun(job.id)
+    assert again.state is JobState.QUEUED and dict(again.result) == {} and again.params == job.params

@@ -1,0 +1,324 @@
+"""The web UI as a newcomer meets it, in Debian's chromium through ``webapp.py`` (issue 14):
+two voices of one book keep two books and a twin request opens the first job; an RGBA cover
+shows white, not black; a 138-chapter job keeps its actions in view at 1400x1000, shows every
+phase, notifies when it ends, and resumes from its cached chunks; an empty install opens on a
+checklist that leads to Setup. Screenshots go to ``test-artifacts/browser/``.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw
+
+from omni_web.paths import DataPaths
+from omni_web.server import ServerManager
+from omni_web.settings import load_settings
+from tests.epub_builder import make_epub, nav_xhtml, xhtml
+from tests.fakes.sgl_omni import free_port
+from tests.ui.conftest import MODEL
+from tests.ui.helpers import AppProcess, cache_model, prepare_root, start_webapp
+from tests.ui.test_browser import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    LONG_S,
+    _job_badge,
+    _log_in,
+    _shot,
+    _tab,
+)
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+
+pytestmark = pytest.mark.browser
+
+# Slow enough that the long book is still rendering when it is cancelled, fast enough for CI.
+FAKE_ENV = {"FAKE_SGL_LATENCY_S": "0.3", "FAKE_SGL_SLOTS": "8"}
+VIEWPORT = {"width": 1400, "height": 1000}
+
+
+def _rgba_cover() -> bytes:
+    """Black title bar on a transparent page: the cover that used to show as a black box."""
+    image = Image.new("RGBA", (400, 600), (0, 0, 0, 0))
+    ImageDraw.Draw(image).rectangle((40, 40, 360, 120), fill=(0, 0, 0, 255))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def _book(path: Path, *, title: str, chapters: int, cover: bytes | None = None) -> Path:
+    documents = [(f"c{n:03d}.xhtml", xhtml(f"<h1>Chapter {n}</h1><p>This is chapter number {n} of the long "
+                                           f"book. It has a few short sentences. That is all it says.</p>"))
+                 for n in range(1, chapters + 1)]
+    nav = nav_xhtml([(name, f"Chapter {n}") for n, (name, _) in enumerate(documents, start=1)])
+    extra = {"OEBPS/cover.png": cover} if cover else None
+    manifest = '<item id="cover" href="cover.png" media-type="image/png" properties="cover-image"/>' if cover else ""
+    return make_epub(path, documents, nav=nav, title=title, author="Test Writer", extra_files=extra,
+                     extra_manifest=manifest)
+
+
+@pytest.fixture(scope="module")
+def books(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("books")
+    return {
+        "short": _book(root / "short.epub", title="Two Voices", chapters=3),
+        "cover": _book(root / "cover.epub", title="Clear Cover", chapters=1, cover=_rgba_cover()),
+        "long": _book(root / "long.epub", title="Long Book", chapters=138),
+    }
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppProcess]:
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (scripts/test.sh installs it)")
+    base = tmp_path_factory.mktemp("newcomer-app")
+    paths = prepare_root(base / "home", model_keys=(MODEL,))
+    cache_model(base / "hf-cache", MODEL)
+    env = {"HF_HUB_CACHE": str(base / "hf-cache"), **FAKE_ENV}
+    running = start_webapp(paths, port=free_port(), host="0.0.0.0", env=env, log_path=base / "webapp.log")
+    try:
+        yield running
+    finally:
+        running.stop()
+        ServerManager(paths, load_settings(paths)).stop(grace_s=5.0)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with playwright_api.sync_playwright() as driver:
+        chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser, app):
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    _log_in(page, app)
+    yield page
+    context.close()
+
+
+def _upload(page, book: Path, title: str) -> None:
+    _tab(page, "Generate")
+    page.locator("#gen-epub input[type=file]").set_input_files(str(book))
+    expect(page.locator("#gen-book")).to_contain_text(title, timeout=60_000)
+
+
+def _pick_voice(page, name: str) -> None:
+    page.locator("#gen-voice input").click()
+    page.get_by_role("option", name=name, exact=True).click()
+    expect(page.locator("#gen-voice input")).to_have_value(name)
+
+
+def _generate_and_follow(page) -> None:
+    page.locator("#gen-generate").click()
+    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true",
+                                                                               timeout=60_000)
+
+
+def _in_view(page, selector: str) -> bool:
+    box = page.locator(selector).bounding_box()
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= VIEWPORT["height"]
+
+
+def test_two_voices_keep_two_books_and_a_twin_opens_the_first(page, app, books):
+    outputs = Path(load_settings(DataPaths(Path(app.log_path.parent / "home"))).output_path(
+        DataPaths(app.log_path.parent / "home")))
+    names = []
+    _upload(page, books["short"], "Two Voices")
+    for voice in ("Vivian", "Ryan"):
+        _tab(page, "Generate")  # the book stays loaded
+        _pick_voice(page, voice)
+        _generate_and_follow(page)
+        # The tab shows the new job once it has its own file (the voice is in its name).
+        expect(page.locator("#jobs-downloads")).to_contain_text(f"({voice}).m4b", timeout=LONG_S * 1000)
+        expect(_job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
+        expect(page.locator("#jobs-download")).to_be_visible(timeout=30_000)
+        text = page.locator("#jobs-downloads").inner_text()
+        names.append(re.search(r"([^/\n]+\.m4b)", text).group(1))
+    assert names[0] != names[1] and "Vivian" in names[0] and "Ryan" in names[1]
+    on_disk = sorted(p.name for p in outputs.rglob("*.m4b") if ".parts" not in p.parts)
+    assert names[0] in on_disk and names[1] in on_disk  # the first book was not overwritten
+    _shot(page, "jobs-two-voices")
+
+    # The same request once more: the page offers the existing job instead of queueing a twin.
+    _tab(page, "Generate")
+    _pick_voice(page, "Ryan")
+    page.locator("#gen-generate").click()
+    confirm = page.locator("#gen-confirm")
+    expect(confirm).to_be_visible(timeout=30_000)
+    expect(confirm).to_contain_text("already exists")
+    _shot(page, "generate-twin-request")
+    page.locator("#gen-confirm-open").click()
+    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#jobs-downloads")).to_contain_text(names[1])
+
+
+def test_an_rgba_cover_is_not_black(page, books, tmp_path):
+    _upload(page, books["cover"], "Clear Cover")
+    image = page.locator("#gen-cover img")
+    expect(image).to_be_visible(timeout=30_000)
+    shot = tmp_path / "cover.png"
+    image.screenshot(path=str(shot))
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot_copy = ARTIFACTS / "generate-rgba-cover.png"
+    shot_copy.write_bytes(shot.read_bytes())
+    cover = Image.open(shot).convert("RGB")
+    width, height = cover.size
+    page_pixel = cover.getpixel((width // 2, int(height * 0.7)))  # transparent in the PNG
+    bar_pixel = cover.getpixel((width // 2, int(height * 80 / 600)))  # the black title bar
+    assert min(page_pixel) >= 230, page_pixel
+    assert max(bar_pixel) <= 60, bar_pixel
+
+
+def test_a_long_book_keeps_its_actions_in_view_and_reports_every_phase(page, books):
+    _upload(page, books["long"], "Long Book")
+    page.get_by_role("button", name="All", exact=True).click()
+    _generate_and_follow(page)
+    expect(_job_badge(page)).to_have_text("running", timeout=LONG_S * 1000)
+    detail = page.locator("#jobs-detail")
+    expect(detail.locator("[data-phase=rendering]")).to_contain_text("chunks", timeout=LONG_S * 1000)
+    expect(detail.locator("[data-phase=chapters]")).to_be_visible()
+    expect(detail.locator("[data-phase=book]")).to_contain_text("Encoding the m4b")
+    expect(page.locator("#jobs-chapters [data-play]").first).to_be_visible(timeout=LONG_S * 1000)
+    page.evaluate("window.scrollTo(0, 0)")
+    assert _in_view(page, "#jobs-cancel"), page.locator("#jobs-cancel").bounding_box()
+    assert page.locator("#jobs-chapters tbody tr").count() == 138
+    _shot(page, "jobs-138-chapters-running")
+
+    # Cancel, then resume: the first progress after the resume starts from the cached chunks.
+    page.locator("#jobs-cancel").click()
+    expect(_job_badge(page)).to_have_text("cancelled", timeout=LONG_S * 1000)
+    expect(detail).not_to_contain_text("in flight")
+    cancelled_at = int(re.search(r"Cancelled at ([\d,]+)/", detail.inner_text()).group(1).replace(",", ""))
+    assert cancelled_at > 0
+    page.evaluate("""() => {
+      window.__renderTexts = [];
+      const box = document.querySelector('#jobs-detail');
+      new MutationObserver(() => {
+        const bar = box.querySelector('[data-phase=rendering] .ow-bar-text');
+        if (bar) { window.__renderTexts.push(bar.textContent); }
+      }).observe(box, {subtree: true, childList: true, characterData: true});
+    }""")
+    assert _in_view(page, "#jobs-resume")
+    page.locator("#jobs-resume").click()
+    expect(_job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
+    seen = page.evaluate("window.__renderTexts")
+    counts = [int(m.group(1).replace(",", "")) for text in seen if (m := re.match(r"([\d,]+)/", text))]
+    assert counts and min(counts) >= cancelled_at, (cancelled_at, seen[:5])
+
+    # Done: every phase full, the whole job's time, a toast and the tab title say so.
+    for phase in ("rendering", "chapters", "book"):
+        expect(detail.locator(f"[data-phase={phase}]")).to_contain_text("done")
+    expect(page.locator(".toast-body").filter(has_text="Finished: Long Book").first).to_be_visible(
+        timeout=30_000)
+    expect(page).to_have_title(re.compile(r"^✓ Long Book done"), timeout=30_000)
+    page.evaluate("window.scrollTo(0, 0)")
+    for action in ("#jobs-download", "#jobs-delete", "#jobs-rerun"):
+        assert _in_view(page, action), (action, page.locator(action).bounding_box())
+    _shot(page, "jobs-138-chapters-done")
+
+    # Delete asks first, then the job and its book are gone.
+    book = page.locator("#jobs-downloads").inner_text()
+    page.locator("#jobs-delete").click()
+    dialog = page.locator("#jobs-confirm")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("Long Book")
+    _shot(page, "jobs-delete-confirm")
+    page.locator("#jobs-confirm-delete").click()
+    expect(dialog).to_be_hidden()
+    expect(page.locator("#jobs-table")).not_to_contain_text("Long Book", timeout=30_000)
+    path = Path(re.search(r"(/[^\n\t]+\.m4b)", book).group(1))
+    assert not path.exists()
+
+
+def test_an_empty_install_opens_on_a_checklist_that_leads_to_setup(browser, tmp_path):
+    paths = DataPaths(tmp_path / "empty").ensure()
+    (tmp_path / "hf-empty").mkdir()
+    env = {"HF_HUB_CACHE": str(tmp_path / "hf-empty"), "OMNI_WEB_AUTH": "reader:pw-123"}
+    app = start_webapp(paths, port=free_port(), env=env, log_path=tmp_path / "empty.log")
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        page = context.new_page()
+        page.goto(app.url)
+        page.locator("input[type=text]").fill("reader")
+        page.locator("input[type=password]").fill("pw-123")
+        page.get_by_role("button", name="Login").click()
+        checklist = page.locator("#gen-firstrun")
+        expect(checklist).to_be_visible(timeout=60_000)
+        for step in ("Install the SGLang-Omni backend", "Download a model", "Start the server"):
+            expect(checklist).to_contain_text(step)
+        _shot(page, "generate-first-run")
+        page.locator("#gen-firstrun-setup").click()
+        expect(page.get_by_role("tab", name="Setup", exact=True)).to_have_attribute("aria-selected", "true")
+        _tab(page, "Generate")
+        page.locator("#gen-firstrun-models").click()
+        expect(page.get_by_role("tab", name="Models", exact=True)).to_have_attribute("aria-selected", "true")
+    finally:
+        context.close()
+        app.stop()
+
+
+def test_generate_keeps_its_actions_in_view_with_the_voice_sections_open(page, books):
+    _upload(page, books["long"], "Long Book")
+    page.locator("#gen-add-clip").get_by_text("Add a reference clip").click()
+    page.locator("#gen-server-voices").get_by_text("Voices on the server").click()
+    expect(page.locator("#gen-clip-add")).to_be_visible()
+    page.evaluate("window.scrollTo(0, 0)")
+    for action in ("#gen-generate", "#gen-preview"):
+        assert _in_view(page, action), (action, page.locator(action).bounding_box())
+    # The two columns are balanced: neither runs more than a screen past the other.
+    left = page.locator("#gen-library").bounding_box()
+    right = page.locator("#gen-server-voices").bounding_box()
+    assert abs((left["y"] + left["height"]) - (right["y"] + right["height"])) < 500, (left, right)
+    _shot(page, "generate-voice-sections-open")
+
+
+def test_bad_uploads_are_named_and_told_once(page, tmp_path):
+    _tab(page, "Generate")
+    broken = tmp_path / "notreally.epub"
+    broken.write_text("just some text")
+    page.locator("#gen-epub input[type=file]").set_input_files(str(broken))
+    notice = page.locator("#gen-notice")
+    expect(notice).to_contain_text("notreally.epub", timeout=60_000)
+    assert not re.search(r"[0-9a-f]{16}-notreally", notice.inner_text())
+    expect(page.locator(".toast-body").filter(has_text="notreally.epub")).to_have_count(1)
+    expect(page.locator("#gen-epub input[type=file]")).to_have_count(1)  # the box is empty again
+    assert page.locator(".error").filter(has_text="Error").count() == 0  # no red pills on the outputs
+    _shot(page, "generate-bad-upload")
+    pdf = tmp_path / "Moby Dick.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n")
+    page.locator("#gen-epub input[type=file]").set_input_files(str(pdf))
+    expect(notice).to_contain_text("Moby Dick.pdf", timeout=60_000)
+    expect(notice).to_contain_text("Calibre")
+    expect(page.get_by_text("Invalid file type")).to_have_count(0)
+
+
+def test_logs_follow_and_settings_show_the_real_port(page, app):
+    _tab(page, "Server")
+    log = page.locator("#server-boot-log textarea")
+    expect(log).not_to_have_value("", timeout=60_000)
+    expect(log).to_have_value(re.compile(r"request lines? hidden"), timeout=30_000)  # jobs ran before
+    assert "/v1/audio/speech HTTP" not in log.input_value()
+    page.wait_for_function(
+        "() => { const b = document.querySelector('#server-boot-log textarea');"
+        " return b && b.scrollHeight > b.clientHeight && b.scrollTop + b.clientHeight >= b.scrollHeight - 8; }",
+        timeout=30_000,
+    )
+    _shot(page, "server-boot-log-at-end")
+    _tab(page, "Setup")  # the install log is the same kind of box, following its end the same way
+    expect(page.locator("#setup-task-log.ow-log")).to_have_count(1)
+    _tab(page, "Settings")
+    port = app.url.rsplit(":", 1)[1]
+    expect(page.locator("#settings-web-port-now")).to_contain_text(f"running on port {port}", timeout=30_000)
