@@ -7,6 +7,7 @@ uses the same pieces directly.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import logging
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,12 +25,15 @@ from omni_web.pipeline.request import ConvertRequest
 from omni_web.pipeline.serving import convert_on_endpoint, endpoint_for
 from omni_web.server import ServerManager
 from omni_web.settings import Settings, load_settings, save_settings
+from omni_web.text.store import lexicon_dir
 
 __all__ = ["CONVERT_JOB", "AppServices", "JobDeletion", "build_server_manager", "make_convert_runner"]
 
 log = logging.getLogger(__name__)
 
 CONVERT_JOB = "convert"
+# Stored beside a conversion's request in the job's params (see AppServices.find_twin).
+TEXT_FINGERPRINT_KEY = "text_fingerprint"
 
 
 def build_server_manager(paths: DataPaths, settings: Settings) -> ServerManager:
@@ -120,9 +124,17 @@ class AppServices:
             output_root = Path(request.output_dir) if request.output_dir else self.settings.output_path(self.paths)
             name = claim_output_name(output_root, book, entry, request.voice, claimed=self._claimed_names())
             request = dataclasses.replace(request, output_name=name)
-        job = self.jobs.enqueue(CONVERT_JOB, request.to_dict(), title=title)
+        params = {**request.to_dict(), TEXT_FINGERPRINT_KEY: self._text_fingerprint()}
+        job = self.jobs.enqueue(CONVERT_JOB, params, title=title)
         self.worker.wake()
         return job
+
+    def _text_fingerprint(self) -> str:
+        """Changes whenever a pronunciation lexicon changes (what is spoken, not what is asked)."""
+        root = lexicon_dir(self.paths)
+        files = sorted(root.rglob("*")) if root.is_dir() else []
+        facts = [(str(p.relative_to(root)), p.stat().st_mtime_ns, p.stat().st_size) for p in files if p.is_file()]
+        return hashlib.sha256(repr(facts).encode()).hexdigest()[:16]
 
     def _conversion_jobs(self) -> list[tuple[Job, ConvertRequest]]:
         found = []
@@ -138,8 +150,13 @@ class AppServices:
         return {request.output_name for _, request in self._conversion_jobs() if request.output_name}
 
     def find_twin(self, request: ConvertRequest) -> Job | None:
-        """The newest job that asks for exactly the same audio as ``request``, if any."""
-        return next((job for job, other in self._conversion_jobs() if other.same_work_as(request)), None)
+        """The newest job that asks for exactly the same audio as ``request``, if any.
+
+        A job queued before a lexicon edit is not a twin: the same request now speaks other words.
+        """
+        text = self._text_fingerprint()
+        return next((job for job, other in self._conversion_jobs()
+                     if other.same_work_as(request) and job.params.get(TEXT_FINGERPRINT_KEY, text) == text), None)
 
     def plan_job_deletion(self, job_id: str) -> JobDeletion:
         """What deleting a finished job removes: its row and the files it wrote (not yet done).

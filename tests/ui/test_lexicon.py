@@ -25,7 +25,7 @@ def _inputs(log: Path) -> list[str]:
 
 
 def _generate(client, ui_app) -> None:
-    notice, job_id, _, _ = client.predict([1, 2, 3], MODEL, "speaker:Vivian", "", "", 120, api_name="/generate")
+    notice, job_id, *_ = client.predict([1, 2, 3], MODEL, "speaker:Vivian", "", "", 120, api_name="/generate")
     assert job_id, notice
     wait_for(lambda: ui_app.services.jobs.get(job_id).state.finished, timeout_s=180, what="the job to finish")
     assert ui_app.services.jobs.get(job_id).state.value == "done"
