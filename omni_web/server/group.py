@@ -518,6 +518,18 @@ class ServerGroup:
                     self._reviving.discard(url)
         return revived
 
+    def wait_routable(self, *, timeout_s: float, on_log: LogCallback = _ignore) -> None:
+        """Wait until the running router sees every worker routable (after a revive or an add).
+
+        Raises:
+            ServerError: no group runs. BootTimeout / ServerStartError: as in a start.
+        """
+        record = self.running_record()
+        if record is None or record.router is None:
+            raise ServerError("No server group of omni-web is running; start one first (server start --gpus ...).")
+        expected = len(record.workers) + len(record.remote_urls)
+        self._wait_routable(record.router, expected, self._clock() + timeout_s, on_log)
+
     def add_remote(self, url: str, entry: CatalogEntry) -> str:
         """Check ``url`` and add it to the running group's router; returns its base URL.
 

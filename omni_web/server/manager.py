@@ -25,6 +25,7 @@ from omni_web.catalog import CatalogEntry
 from omni_web.client import SpeechClient
 from omni_web.errors import (
     BackendError,
+    BootTimeout,
     ForeignServer,
     OmniWebError,
     PortTaken,
@@ -474,6 +475,10 @@ class ServerManager:
                 for url in remotes:
                     if url not in running.remote_urls:
                         self._group.add_remote(url, spec.entry)
+                try:
+                    self._group.wait_routable(timeout_s=min(timeout, 60.0), on_log=on_log)
+                except BootTimeout as exc:  # a worker still down must not stop the job: the router skips it
+                    on_log(f"warning: not every worker is routable; serving with the others. {exc}")
             else:
                 if self._group.record() is not None:
                     on_log("Stopping the running server group to start another.")
