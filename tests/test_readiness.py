@@ -65,3 +65,15 @@ def test_switching_our_servers_model_is_said_before_queueing() -> None:
     assert model_switch_note(higgs, status=STOPPED, remote_url="") is None
     assert model_switch_note(higgs, status=_healthy(QWEN, owned=False), remote_url="") is None
     assert model_switch_note(higgs, status=_healthy(QWEN), remote_url="http://gpu:8100") is None
+
+
+def test_speakers_are_shown_as_people_write_them_and_sent_as_the_server_spells_them() -> None:
+    from omni_web.client import VoiceChoice
+    from omni_web.pipeline import narrator_label
+    from omni_web.voices import voice_menu
+
+    menu = voice_menu(get_entry(QWEN), None, [])
+    labels = {option.key: option.label for option in menu}
+    assert labels["speaker:Uncle_Fu"] == "Uncle Fu" and labels["speaker:Ono_Anna"] == "Ono Anna"
+    assert labels["speaker:Vivian"] == "Vivian"
+    assert narrator_label(get_entry(QWEN), VoiceChoice.speaker("Uncle_Fu")).endswith("(Uncle Fu)")

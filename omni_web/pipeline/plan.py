@@ -20,6 +20,7 @@ from omni_web.pipeline.request import ConvertRequest
 from omni_web.render import RenderItem, chunk_key, file_sha256, shaping_fingerprint
 from omni_web.settings import Settings
 from omni_web.text import Pronouncer, SpokenForm, spoken_form
+from omni_web.voices.names import display_name
 
 __all__ = [
     "ChapterWork",
@@ -69,7 +70,7 @@ def narrator_label(entry: CatalogEntry, voice: VoiceChoice) -> str:
     elif voice.kind is VoiceKind.DEFAULT:
         detail = "default voice"
     else:
-        detail = voice.name
+        detail = display_name(voice.name)
     return f"{entry.label} ({detail})"
 
 

@@ -16,6 +16,7 @@ from omni_web.errors import VoiceError
 
 __all__ = [
     "MAX_NAME_LENGTH",
+    "display_name",
     "RESERVED_NAMES",
     "name_from_path",
     "sanitize_name",
@@ -26,6 +27,14 @@ MAX_NAME_LENGTH = 64
 RESERVED_NAMES = frozenset({"default"})
 _NAME = re.compile(r"^(?=.*[A-Za-z0-9])[A-Za-z0-9_.-]+$")
 _UNSAFE_RUN = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def display_name(name: str) -> str:
+    """A built-in speaker or preset as people write it: ``Uncle_Fu`` -> ``Uncle Fu``.
+
+    Only for showing; requests keep the server's own spelling.
+    """
+    return " ".join(name.replace("_", " ").split()) or name
 
 
 def sanitize_name(raw: str) -> str:

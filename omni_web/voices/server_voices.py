@@ -19,6 +19,7 @@ from omni_web.client import SpeechClient, UploadedVoice, VoiceCatalog, VoiceChoi
 from omni_web.errors import ServerNotRunning, VoiceError
 from omni_web.paths import DataPaths
 from omni_web.voices.library import Voice
+from omni_web.voices.names import display_name
 from omni_web.voices.reference import clone_choice, fit_reference, reference_cache_dir
 
 if TYPE_CHECKING:
@@ -97,10 +98,10 @@ def voice_menu(
     if mode is VoiceMode.BUILTIN_SPEAKERS:
         listed = [name for name in (server_voices.voices if server_voices else ()) if name.casefold() != "default"]
         speakers = _default_first(listed or list(entry.preset_voices), entry.default_voice)
-        return [VoiceOption(VoiceKind.SPEAKER, name, name) for name in speakers]
+        return [VoiceOption(VoiceKind.SPEAKER, name, display_name(name)) for name in speakers]
     if mode is VoiceMode.PRESET_VOICES:
         presets = _default_first(list(entry.preset_voices), entry.default_voice)
-        return [VoiceOption(VoiceKind.PRESET, name, name) for name in presets]
+        return [VoiceOption(VoiceKind.PRESET, name, display_name(name)) for name in presets]
     if mode is VoiceMode.INSTRUCTIONS:
         return [VoiceOption(VoiceKind.DESIGN, "", "Voice design (describe the voice)")]
     options: list[VoiceOption] = []
