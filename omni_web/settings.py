@@ -55,6 +55,7 @@ class Settings:
     # Numbers, abbreviations and roman numerals spelled out before sending: "auto" follows the
     # model's catalog entry (a model that normalises by itself gets the book's text), "on", "off".
     text_normalization: str = "auto"
+    loudness: str = "audiobook"  # mastering preset: audiobook | acx | r128 | podcast | off
     # Reference-clip transcription (faster-whisper model size).
     transcription_model: str = "small"
     # Audio QA of every chunk (omni_web.qa): off | basic | asr; the faster-whisper size or model
@@ -90,6 +91,10 @@ class Settings:
             (1 <= self.qa_takes <= 10, "qa_takes must be 1-10"),
             (bool(self.qa_model.strip()), "qa_model must name a faster-whisper size or a model folder"),
             (self.qa_device in ("cpu", "cuda", "auto"), "qa_device must be cpu, cuda or auto"),
+            (
+                self.loudness in ("audiobook", "acx", "r128", "podcast", "off"),
+                "loudness must be one of audiobook, acx, r128, podcast, off",
+            ),
             (
                 not self.remote_url or self.remote_url.startswith(("http://", "https://")),
                 "remote_url must start with http:// or https://",

@@ -63,6 +63,26 @@ def test_managed_server_is_started_and_stopped_again(managed_home) -> None:
     assert load_record(paths) is None
 
 
+def test_loudness_preset_from_the_command_line_masters_to_its_target(managed_home) -> None:
+    from tests.levels import ebur128
+
+    _paths, env, _ = managed_home
+    env = {**env, "FAKE_SGL_SECONDS_PER_WORD": "0.1", "FAKE_SGL_LEVEL_SPREAD_DB": "16"}
+    done = subprocess.run(cli(str(DATA_DIR / "wasteland.epub"), "--model", MODEL, "--voice", "vivian",
+                              "--chapters", "2", "--loudness", "R128"),
+                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    m4b = Path(done.stdout.split("Audiobook: ")[1].splitlines()[0])
+    levels = ebur128(m4b)
+    assert abs(levels.integrated_lufs + 23) <= 1.0 and levels.true_peak_db <= -1.0, levels
+    assert "EBU R128" in done.stdout and "all files pass" in done.stdout
+    report = Path(done.stdout.split("Levels report: ")[1].splitlines()[0])
+    assert report.is_file() and report.name.endswith(".levels.json")
+    bad = subprocess.run(cli(str(DATA_DIR / "wasteland.epub"), "--model", MODEL, "--loudness", "loud"),
+                         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert bad.returncode != 0 and "audiobook" in bad.stderr and "podcast" in bad.stderr
+
+
 def test_sigkill_halfway_then_rerun_renders_no_finished_chunk(managed_home) -> None:
     paths, env, log = managed_home
     args = cli(str(DATA_DIR / "wasteland.epub"), "--model", MODEL, "--voice", "Vivian", "--concurrency", "2")

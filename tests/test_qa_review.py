@@ -46,7 +46,7 @@ def test_review_lists_flagged_chunks_and_regenerate_redoes_one(data_paths: DataP
     assert listed.returncode == 0, listed.stderr
     assert f"{len(flagged)} flagged" in listed.stdout and "% of the audio is silent" in listed.stdout
     target = flagged[0]
-    chapter_files = {p.name: p.stat().st_mtime_ns for p in Path(report["parts_dir"]).glob("*.flac")}
+    chapter_files = {p.name: p.stat().st_mtime_ns for p in Path(report["parts_dir"]).glob("*.m4a")}
     m4b_before = result.m4b.stat().st_mtime_ns
     log = tmp_path / "regen.jsonl"
     clean = fake_server(MODEL, env={"FAKE_SGL_REQUEST_LOG": str(log)})
@@ -59,7 +59,7 @@ def test_review_lists_flagged_chunks_and_regenerate_redoes_one(data_paths: DataP
     record = QaStore(data_paths.chunk_cache_dir).load(target["key"])
     assert record.verdict.value == "retaken" and len(record.takes) == 2
     # Only that chapter's file is new; the other chapter's file is untouched; the m4b is rebuilt.
-    after = {p.name: p.stat().st_mtime_ns for p in Path(report["parts_dir"]).glob("*.flac")}
+    after = {p.name: p.stat().st_mtime_ns for p in Path(report["parts_dir"]).glob("*.m4a")}
     changed = {name for name in after if chapter_files.get(name) != after[name]}
     assert len(changed) == 1 and changed.pop().startswith(f"{target['chapter']:03d}-")
     assert result.m4b.stat().st_mtime_ns != m4b_before

@@ -104,6 +104,7 @@ def run_ffmpeg(
     output_dir: Path,
     total_ms: int | None = None,
     progress: Callable[[float], None] | None = None,
+    cwd: Path | None = None,
 ) -> None:
     """Run ``ffmpeg <common flags> <args>`` to completion.
 
@@ -114,6 +115,7 @@ def run_ffmpeg(
         total_ms: expected output duration, needed for ``progress``.
         progress: called with the done fraction (0..1) as ffmpeg reports ``out_time``. An exception
             raised by it (e.g. a cancellation) kills ffmpeg and propagates.
+        cwd: working folder, for relative input names (a ``concat:`` protocol list).
 
     Raises:
         FfmpegError: missing binary or failed run; carries the stderr tail and exit code.
@@ -133,6 +135,7 @@ def run_ffmpeg(
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE if report else subprocess.DEVNULL,
                 stderr=err,
+                cwd=cwd,
             )
         except FileNotFoundError as exc:
             raise FfmpegError(f"ffmpeg is not installed. {INSTALL_HINT}") from exc

@@ -58,6 +58,7 @@ def export_mp3_chapters(
     bitrate_kbps: int = 96,
     progress: Callable[[float], None] | None = None,
     folder: Path | None = None,
+    copy_audio: bool = False,
 ) -> list[Path]:
     """Encode every chapter file to a tagged MP3 under ``root/<Author>/<Title>/`` (or ``folder``).
 
@@ -73,6 +74,8 @@ def export_mp3_chapters(
         bitrate_kbps: constant MP3 bitrate (96 suits speech; at 24 kHz MPEG-2 allows up to 160).
         progress: called with the fraction of chapters done.
         folder: the folder to write to instead of ``root/<Author>/<Title>`` (a job's own copy).
+        copy_audio: the chapter files are already MP3 (mastered and encoded while the book
+            rendered): copy their audio and only add tags and cover.
 
     Returns:
         The MP3 paths in chapter order.
@@ -100,6 +103,8 @@ def export_mp3_chapters(
         with work_dir(final) as scratch:
             encoded = scratch / "chapter.mp3"
             args = _mp3_args(chapter, number, len(chapters), tags, cover_jpg, bitrate_kbps, encoded)
+            if copy_audio:
+                args[args.index("libmp3lame") : args.index("libmp3lame") + 3] = ["copy"]
             run_ffmpeg(args, action=f"Encoding {name}", output_dir=folder)
             paths.append(publish(encoded, final))
         if progress is not None:

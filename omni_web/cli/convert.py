@@ -20,6 +20,7 @@ from omni_web.cli.cast import add_cast_arguments, cast_from_args
 from omni_web.cli.endpoint import add_endpoint_options, apply_endpoint_options
 from omni_web.client import VoiceChoice
 from omni_web.errors import BookNotFound, JobCancelled, ModelNotInstalled, OmniWebError, VoiceError
+from omni_web.master import PRESET_NAMES, summary_lines
 from omni_web.paths import DataPaths, data_root_from_env
 from omni_web.pipeline import (
     ConvertProgress,
@@ -61,6 +62,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--mp3-chapters", action="store_true", help="also write per-chapter MP3s")
     parser.add_argument("--readalong", action="store_true",
                         help="also write <Title>.readalong.epub (EPUB 3 Media Overlays) and VTT/SRT subtitles")
+    parser.add_argument("--loudness", choices=PRESET_NAMES, type=str.lower,
+                        help="mastering preset (default: setting, audiobook = -20 LUFS, -3 dBTP; "
+                             "acx also writes the ACX MP3 folder)")  # fmt: skip
     parser.add_argument("--concurrency", type=int, metavar="N", help="requests in flight (default: the model's)")
     parser.add_argument("--language", metavar="LANG", help="e.g. English (default: the model decides)")
     parser.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: setting)")
@@ -172,6 +176,7 @@ def _convert(args: argparse.Namespace) -> int:
         qa_level=args.qa,
         qa_model=args.qa_model,
         qa_takes=args.qa_takes,
+        loudness=args.loudness,
     )
     manager = build_server_manager(paths, settings)
     was_ours = manager.owned_record() is not None
@@ -229,6 +234,11 @@ def render_request(request: ConvertRequest, book: Book, endpoint, manager: Serve
     print_qa_summary(result.output_dir)
     if result.readalong_epub:
         print(f"Read-along EPUB: {result.readalong_epub} (subtitles beside the audio)")
+    if result.acx_dir:
+        print(f"ACX files: {result.acx_dir}")
+    if result.levels:
+        print("\n".join(summary_lines(result.levels)))
+        print(f"Levels report: {result.levels_path}")
     return 0
 
 

@@ -17,6 +17,7 @@ from omni_web.pipeline.plan import (
     select_chapters,
 )
 from omni_web.pipeline.progress import ChapterProgress, ConvertProgress, PhaseProgress, PhaseState
+from omni_web.pipeline.rebuild import rebuild_chapters
 from omni_web.pipeline.request import (
     ConvertRequest,
     cast_from_dict,
@@ -55,6 +56,7 @@ __all__ = [
     "plan_conversion",
     "prepare_cast",
     "prepare_voice",
+    "rebuild_chapters",
     "run_conversion",
     "select_chapters",
     "voice_from_dict",

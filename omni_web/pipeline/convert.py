@@ -11,34 +11,32 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from omni_web.assemble import (
-    AudioFormat,
-    ChapterAudio,
-    ChapterPlan,
-    Segment,
-    build_m4b,
-    chapter_audio_from_file,
-    export_mp3_chapters,
-    render_chapter_audio,
-    safe_filename,
-)
+from omni_web.assemble import AudioFormat, ChapterAudio, safe_filename
 from omni_web.book import Book, load_book
 from omni_web.cast import DIALOGUE, Cast
 from omni_web.catalog import CatalogEntry, get_entry
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice, VoiceKind, check_voice_choice
 from omni_web.errors import UnknownVoice, VoiceError
+from omni_web.master import MasteredChapter, get_preset
 from omni_web.paths import DataPaths
+from omni_web.pipeline.mastering import (
+    BookFiles,
+    ChapterFinisher,
+    chapter_specs,
+    credit_specs,
+    finish_book,
+    master_options,
+)
 from omni_web.pipeline.outputs import JobOutputs
-from omni_web.pipeline.plan import ChapterWork, ConversionPlan, plan_conversion
+from omni_web.pipeline.plan import ConversionPlan, plan_conversion
 from omni_web.pipeline.progress import ChapterProgress, ConvertProgress, PhaseProgress, PhaseState
 from omni_web.pipeline.quality import JobQa, apply_text_edits, load_text_edits, progress_fields
-from omni_web.pipeline.readalong import ConversionReadalong, start_readalong
+from omni_web.pipeline.readalong import start_readalong
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.records import JsonRecord
 from omni_web.render import Recover, RenderItem, RenderProgress, RetryPolicy, chunk_audio_path, render_chunks
@@ -76,6 +74,13 @@ class ConvertResult(JsonRecord):
     chunks_cached: int = 0
     duration_s: float = 0.0
     readalong_epub: Path | None = None
+    # The delivery report (``<Title>.levels.json``) and its JSON; the ACX folder for ``acx``.
+    levels_path: Path | None = None
+    levels: Mapping[str, Any] | None = None
+    acx_dir: Path | None = None
+    # Chapter number -> where each chunk starts in its final chapter file, in ms (read-along
+    # timings survive mastering: the limiter is delay-compensated and the gain is linear).
+    chunk_starts_ms: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON for the job store; a chapter is ``{number, title, path, duration_s}``."""
@@ -166,6 +171,7 @@ class _Progress:
                 *finish_phases,
             ),
             words=sum(work.chapter.word_count for work in plan.chapters),
+            chapters_to_master=len(plan.chapters),
         )
 
     def _emit(self, *, force: bool) -> None:
@@ -212,6 +218,24 @@ class _Progress:
             self._follow_rendering()
             self._emit(force=ended or progress.chunks_done == progress.chunks_total)
 
+    def mastered(self, number: int, state: str, record: MasteredChapter | None) -> None:
+        """A chapter's mastering state: mastering, encoding or ready (credits are not rows)."""
+        if state == "ready" and record is not None:
+            with self._lock:
+                done = self.doc.chapters_mastered + (1 if record.in_book else 0)
+                self.doc = replace(self.doc, chapters_mastered=done, loudness_preset=record.preset)
+            if record.in_book:
+                audio = ChapterAudio(index=record.number, title=record.title, path=record.m4a,
+                                     duration_ms=round(record.duration_ms))  # fmt: skip
+                self.chapter(number, "ready", audio)
+        elif number > 0:
+            self.chapter(number, state)
+
+    def levels(self, report: Mapping[str, Any]) -> None:
+        """The finished delivery report (the Jobs tab shows it)."""
+        with self._lock:
+            self.doc = replace(self.doc, levels=dict(report))
+
     def chapter(self, number: int, state: str, audio: ChapterAudio | None = None) -> None:
         with self._lock:
             changes: dict[str, Any] = {"state": state}
@@ -240,65 +264,6 @@ def _finish_phases(output_format: str, also_mp3: bool, chapters: int) -> tuple[P
     return tuple(phases)
 
 
-class _ChapterAssembler:
-    """Joins a chapter's chunk files in a background thread once all of them exist."""
-
-    def __init__(self, plan: ConversionPlan, parts_dir: Path, fmt: AudioFormat, progress: _Progress,
-                 readalong: ConversionReadalong | None = None) -> None:
-        self._readalong = readalong
-        self._parts_dir = parts_dir
-        self._fmt = fmt
-        self._progress = progress
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="omni-assemble")
-        self._by_number = {work.number: work for work in plan.chapters}
-        self._missing = {work.number: {item.key for item in work.items} for work in plan.chapters}
-        self._chunk_paths: dict[str, Path] = {}
-        self._futures: dict[int, Future[ChapterAudio]] = {}
-
-    def chunk_done(self, item: RenderItem, path: Path) -> None:
-        """Called for every finished chunk (from the render loop's thread)."""
-        self._chunk_paths[item.key] = path
-        # The renderer reports a key once even when the same text recurs in several chapters.
-        for number, missing in self._missing.items():
-            missing.discard(item.key)
-            if not missing and number not in self._futures:
-                if not (self._parts_dir / self._by_number[number].file_name).is_file():
-                    self._progress.chapter(number, "rendered")  # a chapter made before stays "ready"
-                self._futures[number] = self._pool.submit(self._assemble, self._by_number[number])
-                self._futures[number].add_done_callback(_log_assembly_failure)
-
-    def _assemble(self, work: ChapterWork) -> ChapterAudio:
-        out = self._parts_dir / work.file_name
-        if out.is_file():
-            audio = chapter_audio_from_file(out, index=work.number, title=work.chapter.title)
-        else:
-            segments = tuple(
-                Segment(self._chunk_paths[item.key], pause)
-                for item, pause in zip(work.items, work.pauses_ms, strict=True)
-            )
-            audio = render_chapter_audio(
-                ChapterPlan(index=work.number, title=work.chapter.title, segments=segments), out, fmt=self._fmt
-            )
-        self._progress.chapter(work.number, "ready", audio)
-        if self._readalong is not None:
-            self._readalong.chapter_ready(work, self._chunk_paths, audio)
-        return audio
-
-    def results(self) -> list[ChapterAudio]:
-        """Wait for every chapter file, in book order; re-raises an assembly error."""
-        return [self._futures[number].result() for number in sorted(self._futures)]
-
-    def close(self) -> None:
-        """Stop without waiting; a chapter being encoded lands atomically or not at all."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _log_assembly_failure(future: Future[ChapterAudio]) -> None:
-    """A chapter that fails after the run stopped waiting for it is logged, not lost silently."""
-    if not future.cancelled() and future.exception() is not None:
-        log.warning("Assembling a chapter failed: %s", future.exception())
-
-
 def _write_cover(book: Book, parts_dir: Path) -> Path | None:
     if book.cover is None:
         return None
@@ -320,8 +285,13 @@ def run_conversion(
     book: Book | None = None,
     retry: RetryPolicy = _DEFAULT_RETRY,
     concurrency_source: Callable[[], int] | None = None,
+    remaster: Iterable[int] = (),
 ) -> ConvertResult:
     """Convert one book with a server that already hosts the request's model.
+
+    Each chapter is mastered and encoded in the background as soon as its chunks are in; the m4b
+    is then joined by stream copy. ``remaster`` names chapters (1-based numbers) whose mastered
+    files are rebuilt even though their chunks did not change.
 
     ``concurrency_source`` (a server group's capacity, re-read while the job runs) sizes the
     requests in flight unless the request or the settings fix a number.
@@ -333,6 +303,7 @@ def run_conversion(
         FfmpegError, DiskFullError: assembly failed; rendered chunks are kept.
     """
     entry = get_entry(request.model_key)
+    preset = get_preset(request.loudness or settings.loudness)
     book = book if book is not None else load_book(request.book_path)
     voice = prepare_voice(entry, request.voice, client=client, paths=paths)
     cast = prepare_cast(entry, request.cast, client=client, paths=paths)
@@ -357,99 +328,94 @@ def run_conversion(
         return client.speech(entry, SpeechRequest(text=item.text, voice=voice, language=request.language)).audio
 
     readalong = start_readalong(request, plan, settings, paths)
-    assembler = _ChapterAssembler(plan, parts_dir, AudioFormat(entry.sample_rate_hz, entry.channels), tracker,
-                                  readalong)
-    # A resumed job shows what it already has before the first request (the cache scan of a long
-    # book takes a while); chunk and chapter files are the ones the renderer and assembler write.
-    keys = {item.key for item in plan.items}
-    tracker.found_done(
-        sum(1 for key in keys if chunk_audio_path(paths.chunk_cache_dir, key).is_file()),
-        {w.number: parts_dir / w.file_name for w in plan.chapters if (parts_dir / w.file_name).is_file()},
+    options = master_options(
+        preset,
+        AudioFormat(entry.sample_rate_hz, entry.channels),
+        aac_kbps=settings.aac_bitrate_kbps,
+        mp3=output_format == "mp3" or also_mp3,
+        pause_between_chapters_ms=settings.pause_between_chapters_ms,
     )
+    items, specs = plan.items, chapter_specs(plan)
+    if preset.acx:
+        credit_items, credits = credit_specs(plan)
+        items, specs = [*credit_items[:1], *items, *credit_items[1:]], [*credits[:1], *specs, *credits[1:]]
+    works = {work.number: work for work in plan.chapters}
+    chunk_paths = {item.key: chunk_audio_path(paths.chunk_cache_dir, item.key) for item in plan.items}
+
+    def on_state(number: int, state: str, record: MasteredChapter | None) -> None:
+        tracker.mastered(number, state, record)
+        if readalong is not None and state == "ready" and record is not None and record.in_book:
+            readalong.chapter_ready(works[number], chunk_paths, _chapter_audio(record))
+
+    keys = {item.key for item in plan.items}
+    tracker.found_done(sum(1 for key in keys if chunk_audio_path(paths.chunk_cache_dir, key).is_file()), {})
     tracker.phase("rendering", f"{len(plan.chapters)} chapters, {tracker.doc.words:,} words, "
                                f"{shown} requests in flight")
+    finisher = ChapterFinisher(specs, parts_dir, options, on_state=on_state, remaster=remaster)
     try:
-        summary = render_chunks(
-            plan.items,
-            synthesize,
-            cache_dir=paths.chunk_cache_dir,
-            concurrency=qa.render_concurrency,
-            cancelled=cancelled,
-            progress=lambda p: tracker.render(p, progress_fields(qa)),
-            on_done=assembler.chunk_done,
-            recover=recover,
-            retry=retry,
-            check=qa.check,
+        try:
+            summary = render_chunks(
+                items,
+                synthesize,
+                cache_dir=paths.chunk_cache_dir,
+                concurrency=qa.render_concurrency,
+                cancelled=cancelled,
+                progress=lambda p: tracker.render(p, progress_fields(qa)),
+                on_done=finisher.chunk_done,
+                recover=recover,
+                retry=retry,
+                check=qa.check,
+            )
+        finally:
+            qa.close()
+        tracker.phase("mastering", "Mastering and encoding the last chapters")
+        # A job's own file names (claimed when it was queued) keep two jobs of one book apart.
+        name = request.output_name or safe_filename(plan.tags.title, fallback="audiobook")
+        outputs = JobOutputs.for_name(out_root, plan.tags, name, mp3_only=output_format == "mp3")
+        files = finish_book(
+            finisher,
+            out_root=out_root,
+            folder=outputs.folder,
+            m4b_path=outputs.m4b,
+            mp3_folder=outputs.mp3_dir,
+            tags=plan.tags,
+            cover=_write_cover(plan.book, parts_dir),
+            output_format=output_format,
+            also_mp3=also_mp3,
+            phase=tracker.phase,
+            step=tracker.step,
         )
-        chapters = assembler.results()
-    except BaseException:
+        epub = None
+        if readalong is not None:
+            epub = readalong.finish(list(files.chapters), folder=files.folder, mp3_dir=files.mp3_dir,
+                                    settings=settings, phase=tracker.phase)  # fmt: skip
+    finally:
+        finisher.close()
         if readalong is not None:
             readalong.close()
-        raise
-    finally:
-        assembler.close()
-        qa.close()
-    try:
-        result = _finish(request, plan, chapters, summary.progress, out_root, parts_dir, settings, tracker,
-                         readalong)
-    finally:
-        if readalong is not None:
-            readalong.close()
+    result = replace(_result(files, summary.progress, tracker), readalong_epub=epub)
     qa.write_report(result.output_dir, plan, request, parts_dir, paths)
     return result
 
 
-def _finish(
-    request: ConvertRequest,
-    plan: ConversionPlan,
-    chapters: list[ChapterAudio],
-    rendered: RenderProgress,
-    out_root: Path,
-    parts_dir: Path,
-    settings: Settings,
-    tracker: _Progress,
-    readalong: ConversionReadalong | None = None,
-) -> ConvertResult:
-    """Build the m4b and/or the MP3 folder (and the read-along outputs) from the chapter files."""
-    output_format = request.output_format or settings.output_format
-    also_mp3 = settings.also_mp3_chapters if request.also_mp3_chapters is None else request.also_mp3_chapters
-    cover = _write_cover(plan.book, parts_dir)
-    # A job's own file names (claimed when it was queued) keep two jobs of one book apart.
-    name = request.output_name or safe_filename(plan.tags.title, fallback="audiobook")
-    outputs = JobOutputs.for_name(out_root, plan.tags, name, mp3_only=output_format == "mp3")
-    folder = outputs.folder
-    folder.mkdir(parents=True, exist_ok=True)
-    m4b: Path | None = None
-    mp3_dir: Path | None = None
-    if output_format == "m4b":
-        tracker.phase("assembling", "Encoding the m4b")
-        m4b = build_m4b(
-            chapters,
-            outputs.m4b,
-            tags=plan.tags,
-            cover=cover,
-            pause_between_chapters_ms=settings.pause_between_chapters_ms,
-            bitrate_kbps=settings.aac_bitrate_kbps,
-            progress=lambda fraction: tracker.step("book", fraction),
-        )
-    if output_format == "mp3" or also_mp3:
-        tracker.phase("assembling", "Encoding the MP3 chapters")
-        mp3_root = out_root if output_format == "mp3" else out_root / "MP3"
-        files = export_mp3_chapters(chapters, mp3_root, tags=plan.tags, cover=cover, folder=outputs.mp3_dir,
-                                    progress=lambda fraction: tracker.step("mp3", fraction))
-        mp3_dir = files[0].parent if files else None
-    epub = None
-    if readalong is not None:
-        epub = readalong.finish(chapters, folder=folder, mp3_dir=mp3_dir, settings=settings, phase=tracker.phase)
-    duration_s = sum(c.duration_ms for c in chapters) / 1000
-    tracker.phase("done", f"{len(chapters)} chapters, {duration_words(duration_s)} of audio")
+def _chapter_audio(record: MasteredChapter) -> ChapterAudio:
+    return ChapterAudio(index=record.number, title=record.title, path=record.m4a, duration_ms=round(record.duration_ms))
+
+
+def _result(files: BookFiles, rendered: RenderProgress, tracker: _Progress) -> ConvertResult:
+    duration_s = sum(c.duration_ms for c in files.chapters) / 1000
+    tracker.levels(files.levels)
+    tracker.phase("done", f"{len(files.chapters)} chapters, {duration_words(duration_s)} of audio")
     return ConvertResult(
-        output_dir=folder,
-        m4b=m4b,
-        mp3_dir=mp3_dir,
-        chapters=tuple(chapters),
+        output_dir=files.folder,
+        m4b=files.m4b,
+        mp3_dir=files.mp3_dir,
+        chapters=files.chapters,
         chunks_total=rendered.chunks_total,
         chunks_cached=rendered.chunks_cached,
         duration_s=duration_s,
-        readalong_epub=epub,
+        levels_path=files.levels_path,
+        levels=files.levels,
+        acx_dir=files.acx_dir,
+        chunk_starts_ms={str(r.number): [round(v, 2) for v in r.chunk_starts_ms] for r in files.records},
     )

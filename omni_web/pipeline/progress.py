@@ -19,7 +19,8 @@ __all__ = ["ChapterProgress", "ConvertProgress", "PhaseProgress", "PhaseState", 
 
 @dataclass(frozen=True, slots=True)
 class ChapterProgress(JsonRecord):
-    """One chapter's row: ``state`` is pending, rendered (all chunks exist) or ready (file assembled)."""
+    """One chapter's row: ``state`` is pending, mastering (its chunks are being leveled as they
+    land), encoding (all chunks in; second loudness pass and final encode) or ready (final file)."""
 
     number: int = 0
     title: str = ""
@@ -110,6 +111,12 @@ class ConvertProgress(JsonRecord):
     qa: QaProgress | None = None  # None with QA off
     phases: tuple[PhaseProgress, ...] = ()
     words: int = 0  # words to be spoken (the selected chapters), as the Generate tab counts them
+    # Background mastering/encoding (issue 12): chapters whose final files exist, of all selected.
+    chapters_mastered: int = 0
+    chapters_to_master: int = 0
+    loudness_preset: str | None = None
+    # The delivery report's JSON once the book is done (see omni_web.master.report).
+    levels: dict[str, Any] | None = None
 
     @property
     def fraction(self) -> float | None:

@@ -111,6 +111,7 @@ class ConvertRequest:
     readalong: bool = False  # also write subtitles and <Title>.readalong.epub (omni_web.readalong)
     # The file stem this job claimed for its m4b / MP3 folder (pipeline.outputs); None: the title.
     output_name: str | None = None
+    loudness: str | None = None  # a mastering preset (omni_web.master.PRESET_NAMES); None = the setting
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON for the job store."""
@@ -133,6 +134,7 @@ class ConvertRequest:
             "qa_takes": self.qa_takes,
             "readalong": self.readalong,
             "output_name": self.output_name,
+            "loudness": self.loudness,
         }
 
     def same_work_as(self, other: ConvertRequest) -> bool:
@@ -167,4 +169,5 @@ class ConvertRequest:
             qa_takes=data.get("qa_takes"),
             readalong=bool(data.get("readalong", False)),
             output_name=data.get("output_name"),
+            loudness=data.get("loudness"),
         )

@@ -15,6 +15,7 @@ from urllib.parse import quote
 from omni_web.jobs import Job, JobState
 from omni_web.pipeline import ConvertProgress, ConvertResult, PhaseProgress, PhaseState
 from omni_web.ui.labels import model_name
+from omni_web.ui.levels import levels_html, mastering_fact
 from omni_web.ui.widgets import badge, callout, clock_str, duration_str, esc, progress_bar, size_str, table
 
 __all__ = [
@@ -126,9 +127,11 @@ def job_detail_html(job: Job, position: int, *, now: float | None = None) -> str
             facts.append(f"{p.realtime_factor:.1f}× real time")
         if p.qa is not None:
             facts.append(p.qa.line)  # audio QA verdicts; the review panel lists the flagged chunks
+        facts += [fact for fact in [mastering_fact(p.chapters_mastered, p.chapters_to_master)] if fact]
         body += f'<div class="ow-dim">{esc(" · ".join(facts))}</div>'
     if job.error:
         body += callout(job.error, tone="bad" if job.state is JobState.FAILED else "info")
+    body += levels_html(result.levels if result is not None and result.levels else p.levels)  # issue 12
     return head + body
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import gradio as gr
 
+from omni_web.master import PRESETS
 from omni_web.settings import Settings
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
@@ -25,7 +26,7 @@ WHISPER_SIZES = ("tiny", "base", "small", "medium", "large-v3")
 FIELDS = (
     "web_port", "server_port", "remote_url", "chunk_size_words", "concurrency", "pause_between_chunks_ms",
     "pause_after_heading_ms", "pause_between_chapters_ms", "output_dir", "output_format", "also_mp3_chapters",
-    "transcription_model", "text_normalization", "qa_level", "qa_model", "qa_takes",
+    "transcription_model", "text_normalization", "qa_level", "qa_model", "qa_takes", "loudness",
 )
 
 
@@ -87,6 +88,10 @@ def build(ctx: UiContext) -> SettingsRefs:
                                          "folder after the app restarts.")
             output_format = gr.Radio(["m4b", "mp3"], label="Book format")
             also_mp3 = gr.Checkbox(label="Also export MP3 chapters (Audiobookshelf layout)")
+            loudness = gr.Dropdown([(p.label, p.name) for p in PRESETS.values()], label="Loudness (mastering)",
+                                   elem_id="settings-loudness",
+                                   info="Every chapter is leveled and normalised to this target; the Jobs tab "
+                                        "shows each chapter's measured levels.")  # fmt: skip
             whisper = gr.Dropdown(list(WHISPER_SIZES), label="Transcription model (faster-whisper)",
                                   info="Used for reference-clip transcripts.")
             transcriber = build_transcriber_box()
@@ -103,7 +108,7 @@ def build(ctx: UiContext) -> SettingsRefs:
     save = gr.Button("Save settings", variant="primary", elem_id="settings-save")
     status = gr.Markdown(elem_id="settings-status")
     fields = (web_port, server_port, remote_url, chunk, concurrency, pause_chunk, pause_heading, pause_chapter,
-              output_dir, output_format, also_mp3, whisper, normalization, qa_level, qa_model, qa_takes)
+              output_dir, output_format, also_mp3, whisper, normalization, qa_level, qa_model, qa_takes, loudness)
     refs = SettingsRefs(fields, save, status, transcriber)
 
     @guarded

@@ -42,6 +42,8 @@ Behaviour switches (environment variables, all optional):
                                    out, words shuffled; on ``FAKE_SGL_FAULT_SHARE`` (0..1) of requests
 ``FAKE_SGL_FAULT_LOG=path``        append {input, attempt, seed, fault} per speech request
 ``FAKE_SGL_VOICE=espeak``          speak with espeak-ng (real words) instead of tone bursts
+``FAKE_SGL_LEVEL_SPREAD_DB=S``     takes come back at uneven levels, like real TTS: each request's
+                                   gain is picked from its text over -S..0 dB (default 0: all equal)
 Real variables honoured: ``SGLANG_OMNI_STRICT_PORT=1``, ``SPEAKER_SAMPLES_DIR`` (voices persist
 there as JSON + audio files; unset = memory only), ``SPEAKER_MAX_UPLOADED``.
 """

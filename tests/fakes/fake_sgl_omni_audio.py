@@ -28,6 +28,7 @@ __all__ = [
     "pcm_mono",
     "probe_audio",
     "synthesize_pcm",
+    "take_level",
     "wav_bytes",
 ]
 
@@ -197,3 +198,20 @@ def probe_audio(data: bytes) -> AudioInfo | None:
             return None
         duration = len(data) / 16000.0
     return AudioInfo(duration_s=duration, silent=False, container=container)
+
+
+def take_level(pcm: bytes, text: str, spread_db: float) -> bytes:
+    """``pcm`` scaled by a gain in -spread..0 dB chosen from the text (deterministic per request).
+
+    Real TTS takes vary in level from request to request; this lets tests master such a book.
+    The gains are spread evenly (the text's hash picks one of 9 steps), so any book of a dozen
+    chunks sees both ends of the range.
+    """
+    if spread_db <= 0:
+        return pcm
+    step = zlib.crc32(text.encode("utf-8")) % 9
+    gain = 10 ** (-spread_db * step / 8 / 20)
+    samples = array("h")
+    samples.frombytes(pcm)
+    scaled = array("h", (int(v * gain) for v in samples))
+    return scaled.tobytes()

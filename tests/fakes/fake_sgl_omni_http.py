@@ -23,7 +23,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from tests.fakes.fake_sgl_omni_audio import encode_with_ffmpeg, pcm_mono, synthesize_pcm, wav_bytes
+from tests.fakes.fake_sgl_omni_audio import (
+    encode_with_ffmpeg,
+    pcm_mono,
+    synthesize_pcm,
+    take_level,
+    wav_bytes,
+)
 from tests.fakes.fake_sgl_omni_errors import ApiError, bad_request, service_unavailable
 from tests.fakes.fake_sgl_omni_faults import Faults, espeak_pcm
 from tests.fakes.fake_sgl_omni_speech import (
@@ -75,6 +81,7 @@ class FakeSwitches:
     request_log: Path | None = None
     faults: Faults = field(default_factory=Faults)
     voice: str = "tones"  # or "espeak": real words from espeak-ng
+    level_spread_db: float = 0.0
 
     @classmethod
     def from_environ(cls, environ: dict[str, str]) -> FakeSwitches:
@@ -94,6 +101,7 @@ class FakeSwitches:
             request_log=Path(log) if log else None,
             faults=Faults.from_environ(environ),
             voice=environ.get("FAKE_SGL_VOICE", "").strip() or "tones",
+            level_spread_db=_env_float(environ, "FAKE_SGL_LEVEL_SPREAD_DB", 0.0),
         )
 
 
@@ -312,7 +320,8 @@ class _Handler(BaseHTTPRequestHandler):
                 pcm = synthesize_pcm(fault.text, voice_key=plan.voice_key, rate=family.sample_rate_hz,
                                      channels=family.channels, seconds_per_word=state.switches.seconds_per_word,
                                      duration_s=seconds)
-            return Faults.apply(pcm, fault.fault, channels=family.channels)
+            pcm = Faults.apply(pcm, fault.fault, channels=family.channels)
+            return take_level(pcm, prepared.input, state.switches.level_spread_db)
         finally:
             with state.lock:
                 state.running -= 1

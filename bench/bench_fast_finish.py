@@ -1,0 +1,281 @@
+"""Fast finish: time from the last chunk to the finished m4b, peak memory, and mastering cost.
+
+Three measurements, each in a fresh child process (so ``getrusage`` peaks are its own):
+
+1. **Mastering cost**: one chapter (the book's chapter length) mastered from chunk WAVs that are
+   all present: leveling, room tone, limiter + loudnorm pass 1, loudnorm pass 2 (linear) + AAC.
+   Reported as wall and CPU seconds per hour of audio and as x realtime.
+2. **Tail, 1 h and 20 h books**: every chapter but the last is already mastered (as in a real run,
+   where chapters are mastered while later ones render; here they are copies of the chapter from
+   step 1, hard-linked, so a 20-hour book costs no 20 hours of mastering on a shared machine).
+   The last chapter's chunks then arrive at ``--render-x`` times realtime, as from a fast server,
+   and the clock runs from the last chunk to (a) the m4b written by stream copy and (b) the
+   levels report written. Target: under 10 s for both books, whatever their length.
+3. **Streaming check** (``--stream-all``, 1 h book): every chapter's chunks arrive at
+   ``--render-x``; shows whether mastering keeps up with rendering (the tail stays the same).
+
+Chunks are synthetic (a harmonic tone under a syllable envelope, six takes 16 dB apart) and
+cycled, to keep disk and time small.
+
+    .venv/bin/python bench/bench_fast_finish.py                 # 1 h and 20 h books
+    .venv/bin/python bench/bench_fast_finish.py --books 1 --stream-all
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import wave
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from omni_web.assemble import AudiobookTags, AudioFormat, probe_chapters, probe_duration_ms  # noqa: E402
+from omni_web.assemble.join import EncodedChapter, join_m4b  # noqa: E402
+from omni_web.master import ChapterSpec, get_preset, master_chapter  # noqa: E402
+from omni_web.master.chapter import chapter_paths  # noqa: E402
+from omni_web.pipeline.mastering import ChapterFinisher, finish_book, master_options, measured_levels  # noqa: E402
+
+RATE = 24000
+CHUNK_S = (9.0, 11.5, 7.25, 13.0, 10.5, 8.75)
+GAINS_DB = (0.0, -16.0, -5.0, -11.0, -2.5, -8.0)
+PAUSE_MS = (350, 350, 350, 350, 900)
+TAIL_TARGET_S = 10.0
+RSS_TARGET_MB = 300
+
+
+@dataclass(frozen=True)
+class Book:
+    hours: float
+    chapters: int
+
+    @property
+    def chapter_s(self) -> float:
+        return self.hours * 3600 / self.chapters
+
+
+def make_chunks(folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for number, (seconds, gain) in enumerate(zip(CHUNK_S, GAINS_DB, strict=True)):
+        t = np.arange(int(seconds * RATE)) / RATE
+        pitch = 120 + 17 * number
+        envelope = np.abs(np.sin(2 * np.pi * 2.3 * t)) ** 1.5 * (0.7 + 0.3 * np.sin(2 * np.pi * 0.31 * t))
+        tone = 0.6 * np.sin(2 * np.pi * pitch * t) + 0.3 * np.sin(2 * np.pi * 3 * pitch * t)
+        tone += 0.1 * np.sin(2 * np.pi * 7 * pitch * t)
+        samples = 0.5 * 10 ** (gain / 20) * envelope * tone
+        path = folder / f"take-{number}.wav"
+        with wave.open(str(path), "wb") as out:
+            out.setnchannels(1)
+            out.setsampwidth(2)
+            out.setframerate(RATE)
+            out.writeframes((samples * 32767).astype("<i2").tobytes())
+        paths.append(path)
+    return paths
+
+
+def chapter_spec(number: int, seconds: float) -> tuple[ChapterSpec, list[int]]:
+    """A chapter of ``seconds``: keys cycle over the takes; returns the spec and each key's take."""
+    keys, pauses, takes, total, cursor = [], [], [], 0.0, 0
+    while total < seconds:
+        take = cursor % len(CHUNK_S)
+        pause = PAUSE_MS[cursor % len(PAUSE_MS)]
+        keys.append(f"c{number:03d}-{cursor:05d}")
+        pauses.append(pause)
+        takes.append(take)
+        total += CHUNK_S[take] + pause / 1000
+        cursor += 1
+    pauses[-1] = 0
+    return ChapterSpec(number, f"Chapter {number}", tuple(keys), tuple(pauses), f"{number:03d}-bench"), takes
+
+
+def _rusage() -> dict[str, float]:
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "cpu_s": me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime,
+        "self_mb": me.ru_maxrss / 1024,
+        "child_mb": kids.ru_maxrss / 1024,
+    }
+
+
+def options():
+    return master_options(get_preset("audiobook"), AudioFormat(RATE, 1), aac_kbps=64, mp3=False,
+                          pause_between_chapters_ms=1500)  # fmt: skip
+
+
+def run_master(workdir: Path, chapter_s: float, results) -> None:  # noqa: ANN001
+    """Child: master one chapter with every chunk present."""
+    takes = make_chunks(workdir / "takes")
+    spec, which = chapter_spec(1, chapter_s)
+    by_key = dict(zip(spec.keys, (takes[i] for i in which), strict=True))
+    started = time.perf_counter()
+    record = master_chapter(spec, workdir / "master", options(), wait_chunk=by_key.__getitem__)
+    wall = time.perf_counter() - started
+    measured_levels(record.m4a)  # the report's measurement, cached beside the file for the book runs
+    usage = _rusage()
+    results.put({"audio_s": record.duration_ms / 1000, "wall_s": wall, **usage, "gain_db": record.gain_db,
+                 "limited_again": record.limited_again})  # fmt: skip
+
+
+def clone_mastered(source_dir: Path, folder: Path, spec: ChapterSpec, opts) -> None:  # noqa: ANN001
+    """Chapter ``spec`` as an already mastered chapter: hard links to the step-1 chapter's files."""
+    source = next(source_dir.glob("*.json"))
+    record = json.loads(source.read_text(encoding="utf-8"))
+    target = chapter_paths(folder, spec, opts)
+    for name in ("m4a", "adts"):
+        os.link(record[name], target[name])
+    os.link(record["m4a"] + ".levels.json", str(target["m4a"]) + ".levels.json")
+    record.update(number=spec.number, title=spec.title, m4a=str(target["m4a"]), adts=str(target["adts"]))
+    target["record"].write_text(json.dumps(record), encoding="utf-8")
+
+
+def run_book(workdir: Path, book: Book, render_x: float, stream_all: bool, results) -> None:  # noqa: ANN001
+    """Child: the last chapter (or every chapter) arrives at ``render_x``; time the finish."""
+    takes = make_chunks(workdir / "takes")
+    opts = options()
+    folder = workdir / "parts"
+    folder.mkdir()
+    specs, feeds = [], []
+    for number in range(1, book.chapters + 1):
+        spec, which = chapter_spec(number, book.chapter_s)
+        specs.append(spec)
+        feeds.append(
+            [
+                (key, takes[i], CHUNK_S[i] + p / 1000)
+                for key, i, p in zip(spec.keys, which, spec.pauses_ms, strict=True)
+            ]
+        )
+        if number < book.chapters and not stream_all:
+            clone_mastered(workdir / "master", folder, spec, opts)
+    finisher = ChapterFinisher(specs, folder, opts)
+    marks: dict[str, float] = {}
+
+    def render() -> None:
+        for number, feed in enumerate(feeds, start=1):
+            paced = stream_all or number == book.chapters
+            for key, path, seconds in feed:
+                if paced:
+                    time.sleep(seconds / render_x)
+                finisher.chunk_done(_Item(key), path)
+        marks["last_chunk"] = time.perf_counter()
+
+    def phase(name: str, message: str) -> None:
+        if message == "Checking levels":
+            marks["m4b"] = time.perf_counter()
+
+    started = time.perf_counter()
+    renderer = threading.Thread(target=render)
+    renderer.start()
+    renderer.join()
+    try:
+        files = finish_book(finisher, out_root=workdir / "out", tags=AudiobookTags("Synthetic Book", author="Bench"),
+                            cover=None, output_format="m4b", also_mp3=False, phase=phase)  # fmt: skip
+    finally:
+        finisher.close()
+    done = time.perf_counter()
+    load = os.getloadavg()[0]
+    # The join alone, again, for its CPU cost (load-independent): a child's CPU is counted when it exits.
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    encoded = [
+        EncodedChapter(r.number, r.title, r.adts, r.aac_frames, r.sample_rate_hz) for r in files.records
+    ]
+    join_m4b(encoded, workdir / "again.m4b", tags=AudiobookTags("Synthetic Book"), cover=None)
+    join_wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    join_cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    last = files.records[-1]
+    marks_read = probe_chapters(files.m4b)
+    drift = max(abs(m.duration_ms - c.duration_ms) for m, c in zip(marks_read, files.chapters, strict=True))
+    results.put({
+        "render_s": marks["last_chunk"] - started,
+        "tail_m4b_s": marks["m4b"] - marks["last_chunk"],
+        "tail_report_s": done - marks["last_chunk"],
+        "book_s": probe_duration_ms(files.m4b) / 1000,
+        "marks": len(marks_read),
+        "max_mark_drift_ms": drift,
+        "m4b_mb": files.m4b.stat().st_size / 1e6,
+        "passed": bool(files.levels.get("passed")),
+        "load": load,
+        "join_cpu_s": join_cpu,
+        "join_wall_s": join_wall,
+        "last_second_pass": last.second_pass,
+        "last_gain_db": last.gain_db,
+        **_rusage(),
+    })  # fmt: skip
+
+
+class _Item:
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def child(target, *args):  # noqa: ANN001, ANN201
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    process = ctx.Process(target=target, args=(*args, queue))
+    process.start()
+    process.join()
+    if process.exitcode != 0:
+        raise SystemExit(f"{target.__name__} failed (exit code {process.exitcode})")
+    return queue.get()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--books", type=float, nargs="+", default=[1.0, 20.0], help="book lengths in hours")
+    parser.add_argument(
+        "--render-x", type=float, default=60.0, help="render speed of the last chapter, x realtime"
+    )
+    parser.add_argument("--stream-all", action="store_true", help="stream every chapter (1 h books only)")
+    args = parser.parse_args()
+    shapes = {1.0: Book(1.0, 6), 20.0: Book(20.0, 60)}
+    for hours in args.books:
+        book = shapes.get(hours, Book(hours, max(1, round(hours * 3))))
+        workdir = Path(tempfile.mkdtemp(prefix="omni-bench-finish-"))
+        try:
+            print(f"\n== {book.hours:g}-hour book: {book.chapters} chapters of {book.chapter_s / 60:.0f} min, "
+                  f"24 kHz mono, takes 16 dB apart ==", flush=True)  # fmt: skip
+            m = child(run_master, workdir, book.chapter_s)
+            per_hour = 3600 / m["audio_s"]
+            print(f"mastering one chapter  {m['audio_s'] / 60:6.1f} min of audio in {m['wall_s']:6.1f} s wall "
+                  f"({m['audio_s'] / m['wall_s']:5.0f}x realtime), CPU {m['cpu_s']:6.1f} s")  # fmt: skip
+            print(f"mastering cost         {m['wall_s'] * per_hour:6.1f} s wall, {m['cpu_s'] * per_hour:6.1f} s CPU "
+                  "per hour of audio")  # fmt: skip
+            modes = [False, True] if args.stream_all and book.hours <= 1 else [False]
+            for stream_all in modes:
+                r = child(run_book, workdir, book, args.render_x, stream_all)
+                label = "every chapter streamed" if stream_all else "last chapter streamed"
+                verdict = "PASS" if r["tail_m4b_s"] < TAIL_TARGET_S else "FAIL"
+                peak = r["self_mb"] + r["child_mb"]
+                print(f"[{label}, chunks at {args.render_x:g}x realtime; render took {r['render_s']:.1f} s]")
+                print(
+                    f"  last chunk -> m4b      {r['tail_m4b_s']:6.2f} s   target < {TAIL_TARGET_S:g} s: {verdict}"
+                )
+                print(f"  last chunk -> report   {r['tail_report_s']:6.2f} s   (levels.json written)")
+                print(f"  machine load (1 min)   {r['load']:6.1f} on {os.cpu_count()} cores")
+                print(f"  join by stream copy    {r['join_wall_s']:6.2f} s wall, {r['join_cpu_s']:.2f} s CPU")
+                print(f"  last chapter           second pass {'needed' if r['last_second_pass'] else 'skipped'} "
+                      f"(pass 1 within 0.3 LU), loudnorm gain {r['last_gain_db']:+.2f} dB")  # fmt: skip
+                print(f"  m4b                    {r['book_s'] / 3600:6.2f} h, {r['marks']} marks, {r['m4b_mb']:.0f} MB, "
+                      f"max |mark - chapter file| {r['max_mark_drift_ms']} ms, report passed: {r['passed']}")  # fmt: skip
+                print(f"  peak RSS               python {r['self_mb']:.0f} MB + largest ffmpeg {r['child_mb']:.0f} MB "
+                      f"= {peak:.0f} MB   target < {RSS_TARGET_MB} MB: {'PASS' if peak < RSS_TARGET_MB else 'FAIL'}")  # fmt: skip
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

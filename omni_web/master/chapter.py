@@ -1,0 +1,552 @@
+"""Master one chapter while it renders, then encode its final files.
+
+How (one chapter, ``audiobook``-like presets):
+
+1. **Feed, during rendering.** As each chunk file lands (in reading order), Python reads it (a few
+   seconds of PCM), applies its leveling gain, lays room tone under it and under the pause after
+   it, and writes the samples to one long-running ffmpeg: a delay-compensated limiter, then
+   loudnorm's measuring pass, plus a lossless copy of the leveled chapter. Pass 1 therefore costs
+   nothing after the last chunk: closing the pipe prints the measurement at once.
+2. **Apply.** loudnorm pass 2 in linear mode (predicted with loudnorm's own rule, then checked in
+   its JSON) on the leveled copy, encoded in the same run to the chapter's final AAC (an ``.m4a``
+   for the browser and an ADTS twin the book is joined from), plus MP3 and lossless masters when
+   asked. When linear mode would break the peak limit, the chapter is limited first and measured
+   again; the dynamic (pumping) result is never shipped.
+
+The chapter's length is padded with room tone to a whole number of AAC frames, so chapters join by
+stream copy with marks that land exactly where each chapter's audio starts. Every chunk's start in
+the final file is recorded (read-along timings survive mastering: the limiter is delay-compensated
+and loudnorm in linear mode is a constant gain).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import wave
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from omni_web.assemble.ffmpeg import path_arg
+from omni_web.assemble.join import AAC_FRAME_SAMPLES
+from omni_web.assemble.records import AudioFormat
+from omni_web.assemble.workspace import conform_audio, ensure_dir, publish, wav_format, work_dir
+from omni_web.errors import FfmpegError
+from omni_web.master.leveling import leveling_gain_db, speech_level_db
+from omni_web.master.loudnorm import (
+    LoudnormResult,
+    limiter_filter,
+    linear_gain_fits,
+    measure_filter,
+    normalize_filter,
+    parse_loudnorm_json,
+)
+from omni_web.master.presets import ACX_MP3_KBPS, ACX_SAMPLE_RATE_HZ, LoudnessPreset
+from omni_web.master.process import PcmSink, run_ffmpeg_logged
+from omni_web.master.roomtone import RoomTone
+
+__all__ = [
+    "AAC_FRAME_SAMPLES",
+    "ChapterSpec",
+    "MasterOptions",
+    "MasteredChapter",
+    "MasteringAborted",
+    "master_chapter",
+]
+
+log = logging.getLogger(__name__)
+
+_RECORD_VERSION = 1
+
+
+class MasteringAborted(Exception):
+    """The job stopped (cancel or a failed chunk) while a chapter waited for its chunks."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChapterSpec:
+    """One file to master: its chunks (by cache key, in reading order) and the pause after each."""
+
+    number: int
+    title: str
+    keys: tuple[str, ...]
+    pauses_ms: tuple[int, ...]
+    stem: str  # e.g. "003-1a2b3c4d5e6f7a8b": names every file this chapter makes
+    in_book: bool = True  # credits are mastered like chapters but stay out of the m4b
+
+
+@dataclass(frozen=True, slots=True)
+class MasterOptions:
+    """How every chapter of one book is mastered and encoded (the same for all, so they join)."""
+
+    preset: LoudnessPreset
+    fmt: AudioFormat
+    aac_kbps: int = 64
+    mp3_kbps: int | None = None  # also an MP3 per chapter (at the chapter's rate; ACX: 192 at 44.1 kHz)
+    tail_ms: int = 1500
+    lossless: bool = False  # keep a mastered FLAC (ACX splits long chapters and cuts the sample from it)
+
+    @property
+    def head_ms(self) -> int:
+        """Room tone before the first word."""
+        return self.preset.head_ms
+
+    @property
+    def mp3_rate_hz(self) -> int:
+        """ACX wants 44.1 kHz; otherwise the chapter's own rate."""
+        return ACX_SAMPLE_RATE_HZ if self.preset.acx else self.fmt.sample_rate_hz
+
+    @property
+    def key(self) -> str:
+        """A short hash of everything that shapes the mastered files (part of their names)."""
+        shaping = {
+            "v": _RECORD_VERSION,
+            "preset": asdict(self.preset),
+            "rate": self.fmt.sample_rate_hz,
+            "channels": self.fmt.channels,
+            "aac": self.aac_kbps,
+            "mp3": self.mp3_kbps,
+            "tail": self.tail_ms,
+            "lossless": self.lossless,
+        }
+        return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:10]
+
+
+@dataclass(frozen=True, slots=True)
+class MasteredChapter:
+    """A chapter's final files and what mastering did to it (saved beside them as JSON)."""
+
+    number: int
+    title: str
+    in_book: bool
+    m4a: Path
+    adts: Path
+    mp3: Path | None
+    flac: Path | None
+    sample_rate_hz: int
+    channels: int
+    samples: int  # in the chapter file (head + chunks + pauses + tail, padded to whole AAC frames)
+    aac_frames: int  # in the ADTS twin, priming included
+    chunk_starts_ms: tuple[float, ...]  # each chunk's first sample in the chapter file
+    chunk_gains_db: tuple[float, ...]
+    measured: dict[str, float] = field(default_factory=dict)  # pass 1 (after the limiter)
+    gain_db: float = 0.0  # loudnorm's linear gain
+    limited_again: bool = False  # linear mode would have broken the peak limit: limited, re-measured
+    preset: str = "audiobook"
+    second_pass: bool = True  # False: pass 1 measured it on target, its first-pass AAC was kept
+    reference_db: float | None = None  # the level its chunks were leveled to
+    chunks_stamp: str = ""  # size and mtime of every chunk file it was made from (a replaced take shows)
+
+    @property
+    def duration_ms(self) -> float:
+        """Length of the chapter file."""
+        return self.samples * 1000 / self.sample_rate_hz
+
+    @property
+    def book_span_samples(self) -> int:
+        """What the chapter takes in the joined book: its frames, priming included."""
+        return self.aac_frames * AAC_FRAME_SAMPLES
+
+    def to_json(self) -> dict[str, object]:
+        """Plain JSON for the sidecar file and the job result."""
+        data = asdict(self)
+        for key in ("m4a", "adts", "mp3", "flac"):
+            data[key] = str(data[key]) if data[key] is not None else None
+        data["chunk_starts_ms"] = [round(v, 2) for v in self.chunk_starts_ms]
+        data["chunk_gains_db"] = [round(v, 2) for v in self.chunk_gains_db]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> MasteredChapter:
+        """Inverse of :meth:`to_json`."""
+        values = dict(data)
+        for key in ("m4a", "adts", "mp3", "flac"):
+            values[key] = Path(str(values[key])) if values.get(key) else None
+        values["chunk_starts_ms"] = tuple(float(v) for v in values["chunk_starts_ms"])  # type: ignore[union-attr]
+        values["chunk_gains_db"] = tuple(float(v) for v in values["chunk_gains_db"])  # type: ignore[union-attr]
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def chapter_paths(folder: Path, spec: ChapterSpec, options: MasterOptions) -> dict[str, Path]:
+    """Where a chapter's mastered files live (named by its chunks and by the mastering options)."""
+    base = f"{spec.stem}.{options.key}"
+    return {
+        "record": folder / f"{base}.json",
+        "m4a": folder / f"{base}.m4a",
+        "adts": folder / f"{base}.aac",
+        "mp3": folder / f"{base}.mp3",
+        "flac": folder / f"{base}.flac",
+    }
+
+
+def chunks_stamp(paths: list[Path]) -> str:
+    """A short hash of the chunk files' sizes and modification times, in order."""
+    stamps = []
+    for path in paths:
+        stat = Path(path).stat()
+        stamps.append([stat.st_size, stat.st_mtime_ns])
+    return hashlib.sha256(json.dumps(stamps).encode()).hexdigest()[:16]
+
+
+def has_record(folder: Path, spec: ChapterSpec, options: MasterOptions) -> bool:
+    """True when an earlier run left this chapter's record (it may still be stale)."""
+    return chapter_paths(folder, spec, options)["record"].is_file()
+
+
+def load_mastered(
+    folder: Path, spec: ChapterSpec, options: MasterOptions, *, stamp: str | None = None
+) -> MasteredChapter | None:
+    """A chapter mastered by an earlier run (resume), or None when any of its files is missing or,
+    with ``stamp``, when a chunk file changed since (a take regenerated in place by QA review)."""
+    paths = chapter_paths(folder, spec, options)
+    try:
+        record = MasteredChapter.from_json(json.loads(paths["record"].read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    files = [record.m4a, record.adts, record.mp3, record.flac]
+    if not all(p.is_file() for p in files if p is not None):
+        return None
+    if stamp is not None and record.chunks_stamp != stamp:
+        return None
+    return record
+
+
+# --- reading chunks ---------------------------------------------------------------------------
+
+
+def read_chunk(path: Path, fmt: AudioFormat, scratch: Path) -> np.ndarray:
+    """A chunk's samples as float32 (frames, channels) in the book's format.
+
+    A 16-bit WAV in the right format is read directly; anything else is converted by ffmpeg first.
+    """
+    source = Path(path)
+    if wav_format(source) != fmt:
+        (source,) = conform_audio(
+            [source],
+            scratch,
+            fmt,
+            codec="pcm_s16le",
+            action=f"Reading chunk audio {path.name}",
+            output_dir=scratch,
+        )
+    with wave.open(str(source), "rb") as wav:
+        raw = wav.readframes(wav.getnframes())
+    if source != Path(path):
+        source.unlink(missing_ok=True)
+    data = np.frombuffer(raw, dtype="<i2").astype(np.float32) / 32768.0
+    return data.reshape(-1, fmt.channels)
+
+
+# --- the two passes ---------------------------------------------------------------------------
+
+
+def _db(value: float) -> float:
+    return round(value, 2) if math.isfinite(value) else -99.0
+
+
+def _pass1_args(options: MasterOptions, leveled: Path, speculative: dict[str, Path] | None) -> list[str]:
+    """Limiter, then loudnorm's measuring pass and a lossless copy; with ``speculative``, also the
+    chapter's AAC as it stands, kept when the measurement shows it already on target."""
+    preset = options.preset
+    branches = 3 if speculative else 2
+    graph = (
+        f"[0:a]{limiter_filter(preset.limiter_ceiling_db)},asplit={branches}[m][o]{'[s]' if speculative else ''};"
+        f"[m]aresample=192000,{measure_filter(target_i=preset.target_lufs, target_tp=preset.true_peak_ceiling_db)}[n]"
+    )
+    args = [
+        "-filter_complex", graph,
+        "-map", "[n]", "-f", "null", "-",
+        "-map", "[o]", "-c:a", "flac", "-sample_fmt", "s16", "-f", "flac", path_arg(leveled),
+    ]  # fmt: skip
+    if speculative:
+        tee = f"[f=ipod:movflags=+faststart]{_tee_path(speculative['m4a'])}|[f=adts]{_tee_path(speculative['adts'])}"
+        args += ["-map", "[s]", "-c:a", "aac", "-aac_coder", "fast", "-b:a", f"{options.aac_kbps}k",
+                 "-map_metadata", "-1", "-f", "tee", tee]  # fmt: skip
+    return args
+
+
+def _remeasure(
+    options: MasterOptions, source: Path, limited: Path, ceiling_db: float, *, pre_gain_db: float
+) -> LoudnormResult:
+    """Gain, limit and measure again (the fallback when linear mode would break the peak limit)."""
+    preset = options.preset
+    graph = (
+        f"[0:a]volume={pre_gain_db:.3f}dB,{limiter_filter(ceiling_db)},asplit=2[m][o];"
+        f"[m]aresample=192000,{measure_filter(target_i=preset.target_lufs, target_tp=preset.true_peak_ceiling_db)}[n]"
+    )
+    log_text = run_ffmpeg_logged(
+        ["-i", path_arg(source), "-filter_complex", graph, "-map", "[n]", "-f", "null", "-",
+         "-map", "[o]", "-c:a", "flac", "-sample_fmt", "s16", "-f", "flac", path_arg(limited)],
+        action="Limiting a chapter before normalising it", output_dir=limited.parent,
+    )  # fmt: skip
+    return parse_loudnorm_json(log_text)
+
+
+def _encode_args(options: MasterOptions, level_filter: str, outputs: dict[str, Path], mp3: bool) -> list[str]:
+    """One run: the level filter, then AAC (m4a + ADTS twin), and MP3 / FLAC when asked."""
+    branches = ["a"] + (["b"] if mp3 else []) + (["c"] if options.lossless else [])
+    rate = options.fmt.sample_rate_hz
+    layout = "mono" if options.fmt.channels == 1 else "stereo"
+    head = (
+        f"[0:a]{level_filter + ',' if level_filter else ''}aresample={rate},aformat=channel_layouts={layout}"
+    )
+    graph = f"{head},asplit={len(branches)}" + "".join(f"[{b}]" for b in branches)
+    args = ["-filter_complex", graph]
+    tee = f"[f=ipod:movflags=+faststart]{_tee_path(outputs['m4a'])}|[f=adts]{_tee_path(outputs['adts'])}"
+    args += ["-map", "[a]", "-c:a", "aac", "-aac_coder", "fast", "-b:a", f"{options.aac_kbps}k",
+             "-map_metadata", "-1", "-f", "tee", tee]  # fmt: skip
+    if mp3:
+        kbps = options.mp3_kbps or ACX_MP3_KBPS
+        args += ["-map", "[b]", "-ar", str(options.mp3_rate_hz), "-c:a", "libmp3lame", "-b:a", f"{kbps}k",
+                 "-map_metadata", "-1", "-write_xing", "1", "-f", "mp3", path_arg(outputs["mp3"])]  # fmt: skip
+    if options.lossless:
+        args += ["-map", "[c]", "-c:a", "flac", "-sample_fmt", "s16", "-f", "flac", path_arg(outputs["flac"])]
+    return args
+
+
+def _tee_path(path: Path) -> str:
+    """A path inside a tee muxer's list, where ``|``, ``[``, ``]`` and ``\\`` are special."""
+    text = path_arg(path)
+    for char in "\\|[]'":
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def count_adts_frames(path: Path) -> int:
+    """Frames in an ADTS file, read from its headers (exact; no decoding)."""
+    data = Path(path).read_bytes()
+    count, pos, end = 0, 0, len(data)
+    while pos + 7 <= end:
+        if data[pos] != 0xFF or (data[pos + 1] & 0xF0) != 0xF0:
+            raise FfmpegError(
+                f"{path} is not a clean ADTS stream (bad header at byte {pos}). Master it again."
+            )
+        length = ((data[pos + 3] & 0x03) << 11) | (data[pos + 4] << 3) | (data[pos + 5] >> 5)
+        if length < 7:
+            raise FfmpegError(f"{path} has a damaged ADTS frame at byte {pos}. Master it again.")
+        blocks = (data[pos + 6] & 0x03) + 1
+        count += blocks
+        pos += length
+    return count
+
+
+@dataclass
+class _Feed:
+    """What feeding the chunks produced."""
+
+    samples: int = 0
+    starts: list[int] = field(default_factory=list)
+    gains: list[float] = field(default_factory=list)
+
+
+def _feed_chapter(
+    spec: ChapterSpec,
+    options: MasterOptions,
+    sink: PcmSink,
+    wait_chunk: Callable[[str], Path],
+    scratch: Path,
+    reference_db: float,
+) -> _Feed:
+    preset = options.preset
+    fmt = options.fmt
+    rate = fmt.sample_rate_hz
+    tone = RoomTone(preset.room_tone_db, channels=fmt.channels, seed=f"{spec.stem}")
+    feed = _Feed()
+
+    def filler(frames: int) -> np.ndarray:
+        if preset.master:
+            return tone.samples(frames)
+        return np.zeros((frames, fmt.channels), dtype=np.float32)
+
+    def write(block: np.ndarray) -> None:
+        if len(block):
+            sink.write(block)
+            feed.samples += len(block)
+
+    write(filler(round(options.head_ms * rate / 1000)))
+    for key, pause in zip(spec.keys, spec.pauses_ms, strict=True):
+        samples = read_chunk(wait_chunk(key), fmt, scratch)
+        gain_db = leveling_gain_db(speech_level_db(samples, rate), reference_db) if preset.master else 0.0
+        if preset.master:
+            samples = samples * np.float32(10 ** (gain_db / 20)) + tone.samples(len(samples))
+        feed.starts.append(feed.samples)
+        feed.gains.append(gain_db)
+        write(samples)
+        write(filler(round(pause * rate / 1000)))
+    tail = round(options.tail_ms * rate / 1000)
+    # Pad to whole AAC frames, so the joined book's marks fall exactly on each chapter's start.
+    tail += (-(feed.samples + tail)) % AAC_FRAME_SAMPLES
+    write(filler(tail))
+    return feed
+
+
+def master_chapter(
+    spec: ChapterSpec,
+    folder: Path,
+    options: MasterOptions,
+    *,
+    wait_chunk: Callable[[str], Path],
+    reference_db: float | None = None,
+    on_fed: Callable[[], None] | None = None,
+    stamp: Callable[[], str] | None = None,
+) -> MasteredChapter:
+    """Master and encode one chapter; its files appear atomically under ``folder``.
+
+    Args:
+        spec: the chapter.
+        folder: where the mastered files go (the book's work folder).
+        options: the book's mastering options.
+        wait_chunk: returns a chunk's file by key, blocking until it is rendered; raises
+            MasteringAborted when the job stops.
+        reference_db: the level every chunk is leveled to (default: the preset's target, which the
+            book refines after each chapter so loudnorm's final gain stays small).
+        on_fed: called when the last chunk has been fed (the chapter moves to encoding).
+        stamp: returns the chunk files' stamp, kept in the record (see :func:`load_mastered`).
+
+    Raises:
+        MasteringAborted: the job stopped; nothing is written.
+        FfmpegError, DiskFullError, OutputNotWritable: as the assembly layer.
+    """
+    preset = options.preset
+    final = chapter_paths(ensure_dir(folder), spec, options)
+    reference = preset.target_lufs if reference_db is None else reference_db
+    rate, channels = options.fmt.sample_rate_hz, options.fmt.channels
+    mp3 = options.mp3_kbps is not None
+    with work_dir(final["m4a"]) as scratch:
+        outs = {name: scratch / path.name for name, path in final.items()}
+        leveled = scratch / "leveled.flac"
+        # With calibrated leveling most chapters land on target in pass 1: encode their AAC there
+        # too, and skip pass 2 when the measurement agrees (the tail after the last chunk shrinks).
+        speculative = (
+            {"m4a": scratch / "first-pass.m4a", "adts": scratch / "first-pass.aac"}
+            if preset.master and not mp3 and not options.lossless
+            else None
+        )
+        if preset.master:
+            sink_args = _pass1_args(options, leveled, speculative)
+        else:
+            sink_args = _encode_args(options, "", outs, mp3)
+        sink = PcmSink(sink_args, rate=rate, channels=channels, action=f"Mastering chapter {spec.number}",
+                       output_dir=folder)  # fmt: skip
+        try:
+            feed = _feed_chapter(spec, options, sink, wait_chunk, scratch, reference)
+        except BaseException:
+            sink.abort()
+            raise
+        if on_fed is not None:
+            on_fed()
+        log_text = sink.finish()
+        measured: dict[str, float] = {}
+        gain_db, limited_again, second_pass = 0.0, False, preset.master
+        if preset.master:
+            first = parse_loudnorm_json(log_text)
+            if speculative is not None and _on_target(first, preset):
+                speculative["m4a"].replace(outs["m4a"])
+                speculative["adts"].replace(outs["adts"])
+                measured, second_pass = _measurement(first), False
+            else:
+                gain_db, limited_again, measured = _normalise(options, spec, leveled, outs, first, mp3)
+        frames = count_adts_frames(outs["adts"])
+        record = MasteredChapter(
+            number=spec.number, title=spec.title, in_book=spec.in_book,
+            m4a=final["m4a"], adts=final["adts"], mp3=final["mp3"] if mp3 else None,
+            flac=final["flac"] if options.lossless else None,
+            sample_rate_hz=rate, channels=channels, samples=feed.samples, aac_frames=frames,
+            chunk_starts_ms=tuple(s * 1000 / rate for s in feed.starts), chunk_gains_db=tuple(feed.gains),
+            measured=measured, gain_db=round(gain_db, 2), limited_again=limited_again, preset=preset.name,
+            second_pass=second_pass, reference_db=round(reference, 3), chunks_stamp=stamp() if stamp else "",
+        )  # fmt: skip
+        for name in ("m4a", "adts", "mp3", "flac"):
+            if outs[name].is_file():
+                publish(outs[name], final[name])
+        tmp_record = outs["record"]
+        tmp_record.write_text(json.dumps(record.to_json(), ensure_ascii=False, indent=1), encoding="utf-8")
+        publish(tmp_record, final["record"])
+    return record
+
+
+def _normalise(
+    options: MasterOptions,
+    spec: ChapterSpec,
+    leveled: Path,
+    outs: dict[str, Path],
+    measured: LoudnormResult,
+    mp3: bool,
+) -> tuple[float, bool, dict[str, float]]:
+    """Pass 2. Returns (gain applied, limited again?, the measurement used)."""
+    preset = options.preset
+    target_i, target_tp = preset.target_lufs, preset.true_peak_ceiling_db
+    action = f"Normalising chapter {spec.number}"
+    if measured.silent:
+        # Nothing above loudnorm's gate (a chapter of room tone): there is no loudness to set.
+        run_ffmpeg_logged(["-i", path_arg(leveled), *_encode_args(options, "", outs, mp3)], action=action,
+                          output_dir=outs["m4a"].parent)  # fmt: skip
+        return 0.0, False, _measurement(measured)
+    source, limited_again, pre_gain = leveled, False, 0.0
+    for attempt in range(6):
+        if not linear_gain_fits(measured, target_i=target_i, target_tp=target_tp):
+            # loudnorm would fall back to dynamic mode: raise the chapter to the target and limit
+            # its peaks under the ceiling first, so only a small linear gain is left for loudnorm.
+            # Each round adds what the limiter took off the loudness in the round before.
+            pre_gain += target_i - measured.input_i
+            ceiling = target_tp - 0.6
+            limited = leveled.with_name(f"limited-{attempt}.flac")
+            log.info(
+                "Chapter %s: peak %.2f dBTP + gain %.2f dB breaks %.1f dBTP; gain %.2f dB and limit at %.2f dBFS",
+                spec.number, measured.input_tp, target_i - measured.input_i, target_tp, pre_gain, ceiling,
+            )  # fmt: skip
+            previous = measured
+            measured = _remeasure(options, leveled, limited, ceiling, pre_gain_db=pre_gain)
+            source, limited_again = limited, True
+            if attempt and measured.input_i - previous.input_i < 0.1:
+                break  # the limiter takes back all the gain: the waveform cannot get louder
+            continue
+        level_filter = normalize_filter(measured, target_i=target_i, target_tp=target_tp)
+        log_text = run_ffmpeg_logged(["-i", path_arg(source), *_encode_args(options, level_filter, outs, mp3)],
+                                     action=action, output_dir=outs["m4a"].parent)  # fmt: skip
+        applied = parse_loudnorm_json(log_text)
+        if applied.linear:
+            return pre_gain + target_i - measured.input_i, limited_again, _measurement(measured)
+        # loudnorm disagreed with the prediction and pumped: throw that result away, limit harder.
+        log.warning(
+            "Chapter %s: loudnorm fell back to dynamic mode; limiting and measuring again", spec.number
+        )
+        measured = replace(
+            measured, input_tp=max(measured.input_tp, target_tp + 1.0), normalization_type="dynamic"
+        )
+    # Still no room for loudnorm's linear mode: apply the remaining gain ourselves (constant, so it
+    # cannot pump) with the limiter after it. The report shows what the file measures.
+    residual = target_i - measured.input_i
+    log.warning("Chapter %s: applying the last %.2f dB without loudnorm, limited at %.2f dBTP",
+                spec.number, residual, target_tp - 0.6)  # fmt: skip
+    level_filter = f"volume={residual:.3f}dB,{limiter_filter(target_tp - 0.6)}"
+    run_ffmpeg_logged(["-i", path_arg(source), *_encode_args(options, level_filter, outs, mp3)],
+                      action=action, output_dir=outs["m4a"].parent)  # fmt: skip
+    return pre_gain + residual, True, _measurement(measured)
+
+
+# Pass 1 within this of the target needs no second pass (its linear gain would be this small).
+FIRST_PASS_TOLERANCE_LU = 0.3
+
+
+def _on_target(measured: LoudnormResult, preset: LoudnessPreset) -> bool:
+    return (
+        not measured.silent
+        and abs(preset.target_lufs - measured.input_i) <= FIRST_PASS_TOLERANCE_LU
+        and measured.input_tp <= preset.true_peak_ceiling_db
+        and measured.input_lra <= preset.max_lra_lu
+    )
+
+
+def _measurement(measured: LoudnormResult) -> dict[str, float]:
+    return {
+        "input_i": _db(measured.input_i),
+        "input_tp": _db(measured.input_tp),
+        "input_lra": _db(measured.input_lra),
+        "input_thresh": _db(measured.input_thresh),
+    }

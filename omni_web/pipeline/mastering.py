@@ -1,0 +1,282 @@
+"""The conversion's fast finish: chapters mastered and encoded while the book renders, then joined.
+
+:class:`ChapterFinisher` sits between the renderer and :mod:`omni_web.master`: each finished chunk
+goes to the book's :class:`~omni_web.master.book.BookMaster`, each finished chapter is measured
+in the background for the delivery report, and :func:`finish_book` then only has to join the m4b
+by stream copy, tag the MP3s, write the ACX folder and the ``<Title>.levels.json`` report.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from omni_web.assemble import (
+    AudiobookTags,
+    AudioFormat,
+    ChapterAudio,
+    book_folder,
+    export_mp3_chapters,
+    safe_filename,
+)
+from omni_web.assemble.join import EncodedChapter, join_m4b
+from omni_web.master.acx import (
+    closing_credits_text,
+    export_acx,
+    opening_credits_text,
+    probe_acx_rules,
+    remove_stale,
+)
+from omni_web.master.book import BookMaster
+from omni_web.master.chapter import ChapterSpec, MasteredChapter, MasterOptions
+from omni_web.master.levels import FileLevels, measure_file
+from omni_web.master.presets import ACX_MP3_KBPS, LoudnessPreset
+from omni_web.master.report import REPORT_SUFFIX, LevelsReport, judge, write_levels_report
+from omni_web.pipeline.plan import ConversionPlan
+from omni_web.render import RenderItem, chunk_key, shaping_fingerprint
+
+__all__ = ["BookFiles", "ChapterFinisher", "credit_specs", "finish_book", "master_options", "chapter_specs"]
+
+log = logging.getLogger(__name__)
+
+OPENING_CREDITS, CLOSING_CREDITS = 0, -1
+# Chapter states shown in the job's progress document.
+ChapterStateSink = Callable[[int, str, MasteredChapter | None], None]
+
+
+def master_options(
+    preset: LoudnessPreset,
+    fmt: AudioFormat,
+    *,
+    aac_kbps: int,
+    mp3: bool,
+    pause_between_chapters_ms: int,
+) -> MasterOptions:
+    """The book's mastering options: ACX always writes 192 kbit/s MP3s and keeps lossless masters."""
+    mp3_kbps = ACX_MP3_KBPS if preset.acx else (96 if mp3 else None)
+    return MasterOptions(
+        preset=preset,
+        fmt=fmt,
+        aac_kbps=aac_kbps,
+        mp3_kbps=mp3_kbps,
+        tail_ms=preset.tail_for(pause_between_chapters_ms),
+        lossless=preset.acx,
+    )
+
+
+def chapter_specs(plan: ConversionPlan) -> list[ChapterSpec]:
+    """One spec per selected chapter, named like the chapter's old lossless file."""
+    return [
+        ChapterSpec(
+            number=work.number,
+            title=work.chapter.title,
+            keys=tuple(item.key for item in work.items),
+            pauses_ms=work.pauses_ms,
+            stem=Path(work.file_name).stem,
+        )
+        for work in plan.chapters
+    ]
+
+
+def credit_specs(plan: ConversionPlan) -> tuple[list[RenderItem], list[ChapterSpec]]:
+    """ACX's opening and closing credits: the chunks to render and the two files to master."""
+    items, specs = [], []
+    last = max(work.number for work in plan.chapters) + 1
+    for number, title, text in (
+        (OPENING_CREDITS, "Opening Credits", opening_credits_text(plan.tags)),
+        (CLOSING_CREDITS, "Closing Credits", closing_credits_text(plan.tags)),
+    ):
+        key = chunk_key(text, plan.fingerprint)
+        items.append(RenderItem(key=key, text=text, chapter_index=-1, chapter_number=last if number else 0,
+                                chapter_title=title, chunk_number=1))  # fmt: skip
+        stem = (
+            f"credits-{'opening' if number == OPENING_CREDITS else 'closing'}-"
+            + shaping_fingerprint({"k": key})[:12]
+        )
+        specs.append(
+            ChapterSpec(number=number, title=title, keys=(key,), pauses_ms=(0,), stem=stem, in_book=False)
+        )
+    return items, specs
+
+
+class ChapterFinisher:
+    """Masters every chapter as its chunks land and measures each one once it is encoded."""
+
+    def __init__(
+        self,
+        specs: list[ChapterSpec],
+        folder: Path,
+        options: MasterOptions,
+        *,
+        on_state: ChapterStateSink | None = None,
+        remaster: Iterable[int] = (),
+    ) -> None:
+        self.specs = specs
+        self.options = options
+        self._on_state = on_state
+        self._measure_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="omni-measure")
+        self._measured: dict[int, Future[tuple[FileLevels | None, FileLevels | None]]] = {}
+        self._lock = threading.Lock()
+        self._master = BookMaster(specs, folder, options, on_state=self._state, remaster=remaster)
+
+    def chunk_done(self, item: RenderItem, path: Path) -> None:
+        """Called for every finished chunk (from the render loop's thread)."""
+        self._master.chunk_done(item.key, path)
+
+    def _state(self, number: int, state: str, record: MasteredChapter | None) -> None:
+        if state == "ready" and record is not None:
+            with self._lock:
+                self._measured[number] = self._measure_pool.submit(self._measure, record)
+        if self._on_state is not None:
+            self._on_state(number, state, record)
+
+    def _measure(self, record: MasteredChapter) -> tuple[FileLevels | None, FileLevels | None]:
+        # The delivered files, as a checker reads them: the AAC (m4b) and, when written, the MP3.
+        m4a = measured_levels(record.m4a)
+        mp3 = measured_levels(record.mp3) if record.mp3 is not None else None
+        return m4a, mp3
+
+    def records(self) -> list[MasteredChapter]:
+        """Every spec's record, in order (waits); re-raises a mastering error."""
+        return self._master.results()
+
+    def levels(self, number: int) -> tuple[FileLevels | None, FileLevels | None]:
+        """A chapter's measured files (waits)."""
+        with self._lock:
+            future = self._measured[number]
+        return future.result()
+
+    def close(self) -> None:
+        """Stop without waiting for chapters still rendering."""
+        self._master.close()
+        self._measure_pool.shutdown(wait=False, cancel_futures=True)
+
+
+def measured_levels(path: Path) -> FileLevels:
+    """``measure_file(path)``, kept beside the file so a resumed or rebuilt book measures it once."""
+    cache = path.with_name(path.name + ".levels.json")
+    stat = path.stat()
+    stamp = [stat.st_size, stat.st_mtime_ns]
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+        if data.get("stamp") == stamp:
+            values = {k: (-math.inf if v is None and k != "path" else v) for k, v in data["levels"].items()}
+            return FileLevels(**values)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    levels = measure_file(path)
+    tmp = cache.with_name(f".{cache.name}.tmp")
+    tmp.write_text(json.dumps({"stamp": stamp, "levels": levels.to_json()}), encoding="utf-8")
+    tmp.replace(cache)
+    return levels
+
+
+@dataclass(frozen=True, slots=True)
+class BookFiles:
+    """What :func:`finish_book` wrote."""
+
+    folder: Path
+    m4b: Path | None
+    mp3_dir: Path | None
+    acx_dir: Path | None
+    levels_path: Path
+    levels: dict[str, object]
+    chapters: tuple[ChapterAudio, ...]
+    records: tuple[MasteredChapter, ...]
+
+
+def finish_book(
+    finisher: ChapterFinisher,
+    *,
+    out_root: Path,
+    tags: AudiobookTags,
+    cover: Path | None,
+    output_format: str,
+    also_mp3: bool,
+    phase: Callable[[str, str], None],
+    folder: Path | None = None,
+    m4b_path: Path | None = None,
+    mp3_folder: Path | None = None,
+    step: Callable[[str, float], None] | None = None,
+) -> BookFiles:
+    """Join the m4b, export MP3 / ACX files and write the levels report from mastered chapters.
+
+    ``folder``, ``m4b_path`` and ``mp3_folder`` are the job's own output names (default: the
+    title's); ``step`` reports the "book" and "mp3" phases done.
+    """
+    records = finisher.records()
+    book = [r for r in records if r.in_book]
+    credits = {r.number: r for r in records if not r.in_book}
+    preset = finisher.options.preset
+    folder = folder or book_folder(out_root, tags)
+    folder.mkdir(parents=True, exist_ok=True)
+    title = safe_filename(tags.title, fallback="audiobook")
+    report = step or (lambda _name, _fraction: None)
+    chapters = tuple(
+        ChapterAudio(index=r.number, title=r.title, path=r.m4a, duration_ms=round(r.duration_ms))
+        for r in book
+    )
+    m4b: Path | None = None
+    if output_format == "m4b":
+        phase("joining", "Joining the m4b (stream copy)")
+        encoded = [EncodedChapter(r.number, r.title, r.adts, r.aac_frames, r.sample_rate_hz) for r in book]
+        m4b = join_m4b(encoded, m4b_path or folder / f"{title}.m4b", tags=tags, cover=cover)
+        report("book", 1.0)
+    mp3_dir: Path | None = None
+    if output_format == "mp3" or also_mp3:
+        phase("joining", "Tagging the MP3 chapters")
+        mp3_root = out_root if output_format == "mp3" else out_root / "MP3"
+        mp3_chapters = [
+            ChapterAudio(index=r.number, title=r.title, path=r.mp3, duration_ms=round(r.duration_ms))
+            for r in book
+            if r.mp3 is not None
+        ]
+        files = export_mp3_chapters(mp3_chapters, mp3_root, tags=tags, cover=cover, copy_audio=True,
+                                    folder=mp3_folder, progress=lambda fraction: report("mp3", fraction))  # fmt: skip
+        mp3_dir = files[0].parent if files else None
+    phase("joining", "Checking levels")
+    reports = []
+    for r in book:
+        m4a_levels, _mp3_levels = finisher.levels(r.number)
+        assert m4a_levels is not None
+        reports.append(judge(r.number, r.title, m4a_levels, preset))
+    acx_dir: Path | None = None
+    acx_reports: list = []
+    acx_problems: list[str] = []
+    if preset.acx:
+        phase("joining", "Writing the ACX files")
+        acx_dir = folder / "ACX"
+        spec_by_number = {s.number: s for s in finisher.specs}
+        files = export_acx(
+            [(spec_by_number[r.number], r) for r in book],
+            credits[OPENING_CREDITS],
+            credits[CLOSING_CREDITS],
+            acx_dir,
+            tags=tags,
+            preset=preset,
+        )
+        remove_stale(acx_dir, files)
+        measured_mp3 = {r.number: finisher.levels(r.number)[1] for r in book if r.mp3 is not None}
+        for item in files:
+            # A chapter file copied from its mastered MP3 holds the same audio; measure the rest.
+            reuse = measured_mp3.get(item.number) if item.kind == "chapter" else None
+            levels = reuse if reuse is not None else measure_file(item.path)
+            acx_reports.append(judge(item.number, item.title, _renamed(levels, item.path), preset, item.kind))
+        acx_problems = probe_acx_rules(files)
+    levels_report = LevelsReport(title=tags.title, preset=preset, chapters=tuple(reports), acx_files=tuple(acx_reports),
+                          acx_problems=tuple(acx_problems))  # fmt: skip
+    stem = m4b.stem if m4b is not None else title
+    levels_path = write_levels_report(levels_report, folder / f"{stem}{REPORT_SUFFIX}")
+    return BookFiles(folder, m4b, mp3_dir, acx_dir, levels_path, levels_report.to_json(), chapters, tuple(book))
+
+
+def _renamed(levels: FileLevels, path: Path) -> FileLevels:
+    from dataclasses import replace
+
+    return replace(levels, path=str(path))
