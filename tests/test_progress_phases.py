@@ -38,9 +38,14 @@ def test_a_resumed_run_starts_from_what_is_done(data_paths: DataPaths, fake_serv
     _, docs = convert(data_paths, server, "hefty-water.epub", voice=VoiceChoice.speaker("Vivian"), chapters=(2, 3))
     opening = docs[0]
     assert opening["chunks_done"] == opening["chunks_total"] == opening["chunks_cached"] > 0
-    assert [c["state"] for c in opening["chapters"]] == ["ready", "ready"]
-    # No chapter ever went back from "ready" to "rendered".
-    assert all(c["state"] == "ready" for doc in docs for c in doc["chapters"])
+    # Once a chapter is ready it stays ready (it never goes back to "rendered" or "mastering").
+    # The mastering finisher (issue 12) re-confirms chapter files as the cached chunks feed it, so
+    # the rows start "pending" for a moment; they never show "rendered".
+    for number in (0, 1):
+        states = [doc["chapters"][number]["state"] for doc in docs]
+        first_ready = states.index("ready")
+        assert all(state == "ready" for state in states[first_ready:]), states
+        assert "rendered" not in states
     assert docs[-1]["chunks_cached"] == opening["chunks_total"]
     assert [str(c.path) for c in first.chapters] == [c["audio_path"] for c in docs[-1]["chapters"]]
 
