@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from omni_web.assemble import AudiobookTags, AudioFormat, probe_chapters, probe_duration_ms  # noqa: E402
 from omni_web.assemble.join import EncodedChapter, join_m4b  # noqa: E402
 from omni_web.master import ChapterSpec, get_preset, master_chapter  # noqa: E402
-from omni_web.master.chapter import chapter_paths  # noqa: E402
+from omni_web.master.chapter import chapter_paths, chunks_stamp  # noqa: E402
 from omni_web.pipeline.mastering import ChapterFinisher, finish_book, master_options, measured_levels  # noqa: E402
 
 RATE = 24000
@@ -76,6 +76,9 @@ def make_chunks(folder: Path) -> list[Path]:
         tone += 0.1 * np.sin(2 * np.pi * 7 * pitch * t)
         samples = 0.5 * 10 ** (gain / 20) * envelope * tone
         path = folder / f"take-{number}.wav"
+        if path.is_file():  # the book runs reuse the mastering run's takes (their stamps must hold)
+            paths.append(path)
+            continue
         with wave.open(str(path), "wb") as out:
             out.setnchannels(1)
             out.setsampwidth(2)
@@ -128,7 +131,7 @@ def run_master(workdir: Path, chapter_s: float, results) -> None:  # noqa: ANN00
                  "limited_again": record.limited_again})  # fmt: skip
 
 
-def clone_mastered(source_dir: Path, folder: Path, spec: ChapterSpec, opts) -> None:  # noqa: ANN001
+def clone_mastered(source_dir: Path, folder: Path, spec: ChapterSpec, opts, chunk_files: list[Path]) -> None:  # noqa: ANN001
     """Chapter ``spec`` as an already mastered chapter: hard links to the step-1 chapter's files."""
     source = next(source_dir.glob("*.json"))
     record = json.loads(source.read_text(encoding="utf-8"))
@@ -136,7 +139,13 @@ def clone_mastered(source_dir: Path, folder: Path, spec: ChapterSpec, opts) -> N
     for name in ("m4a", "adts"):
         os.link(record[name], target[name])
     os.link(record["m4a"] + ".levels.json", str(target["m4a"]) + ".levels.json")
-    record.update(number=spec.number, title=spec.title, m4a=str(target["m4a"]), adts=str(target["adts"]))
+    record.update(
+        number=spec.number,
+        title=spec.title,
+        m4a=str(target["m4a"]),
+        adts=str(target["adts"]),
+        chunks_stamp=chunks_stamp(chunk_files),
+    )
     target["record"].write_text(json.dumps(record), encoding="utf-8")
 
 
@@ -157,7 +166,7 @@ def run_book(workdir: Path, book: Book, render_x: float, stream_all: bool, resul
             ]
         )
         if number < book.chapters and not stream_all:
-            clone_mastered(workdir / "master", folder, spec, opts)
+            clone_mastered(workdir / "master", folder, spec, opts, [takes[i] for i in which])
     finisher = ChapterFinisher(specs, folder, opts)
     marks: dict[str, float] = {}
 
