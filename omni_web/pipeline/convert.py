@@ -345,7 +345,8 @@ def run_conversion(
     def on_state(number: int, state: str, record: MasteredChapter | None) -> None:
         tracker.mastered(number, state, record)
         if readalong is not None and state == "ready" and record is not None and record.in_book:
-            readalong.chapter_ready(works[number], chunk_paths, _chapter_audio(record))
+            readalong.chapter_ready(works[number], chunk_paths, _chapter_audio(record),
+                                    chunk_starts_ms=record.chunk_starts_ms)
 
     keys = {item.key for item in plan.items}
     tracker.found_done(sum(1 for key in keys if chunk_audio_path(paths.chunk_cache_dir, key).is_file()), {})

@@ -55,3 +55,22 @@ def test_convert_readalong_writes_a_valid_overlay_epub_and_subtitles(managed_hom
     assert len(timings_files) == 2
     timings = load_timings(timings_files[0].with_name(timings_files[0].name.replace(".timings.json", ".flac")))
     assert timings is not None and timings.source == "estimate" and timings.estimated
+
+
+def test_acx_head_room_tone_moves_the_sentence_times_with_it(managed_home) -> None:  # noqa: F811
+    # acx puts room tone at each chapter's head: the times must come from where mastering put the
+    # chunks, not from a plain sum of chunks and pauses (which would start at 0).
+    _, env, _ = managed_home
+    book = DATA_DIR / "pg11-alice.epub"
+    done = subprocess.run(cli(str(book), "--model", MODEL, "--voice", "vivian", "--chapters", "6",
+                              "--readalong", "--loudness", "acx"),
+                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    timings_files = sorted(Path(env["OMNI_WEB_HOME"]).rglob("*.timings.json"))
+    assert timings_files
+    import json
+
+    from omni_web.readalong.records import ChapterTimings
+    timings = ChapterTimings.from_dict(json.loads(timings_files[0].read_text(encoding="utf-8")))
+    assert timings.chunk_starts_s and timings.chunk_starts_s[0] >= 0.5
+    assert timings.sentences[0].start_s >= 0.5
