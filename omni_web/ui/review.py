@@ -32,6 +32,7 @@ from omni_web.pipeline.review import (
 from omni_web.qa import QaStore, decode_wav
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
+from omni_web.ui.lexicon import build_lexicon_panel
 from omni_web.ui.widgets import callout, esc, table
 
 __all__ = ["ReviewRefs", "build_review_panel", "flagged_rows", "row_choice", "row_detail_html"]
@@ -117,6 +118,10 @@ def build_review_panel(ctx: UiContext, job_pick: gr.Dropdown) -> ReviewRefs:
                     accept = gr.Button("Accept as is", elem_id="review-accept")
                     regenerate = gr.Button("Regenerate", variant="primary", elem_id="review-regenerate")
         status = gr.Markdown(elem_id="review-status")
+        # A misread name is fixed for good in the lexicon, then the chunk regenerated with it.
+        job_book, job_model = gr.State(None), gr.State(None)
+        build_lexicon_panel(ctx, book=job_book, model=job_model, api_prefix="review_lexicon",
+                            elem_prefix="review-lex")
     refs = ReviewRefs(summary, pick, detail, player, text, accept, regenerate, status)
 
     def rows_of(job_id: str | None) -> tuple[list[ReviewRow], str, bool]:
@@ -179,7 +184,14 @@ def build_review_panel(ctx: UiContext, job_pick: gr.Dropdown) -> ReviewRefs:
         return [f"Queued job `{job.id}`: chapter {chapter}, chunk {chunk} {what}; only that chapter and the "
                 "book files are rebuilt. Select the new job above to follow it.", *show_list(job_id)]
 
+    def job_book_and_model(job_id: str | None) -> tuple[str | None, str | None]:
+        if not job_id:
+            return None, None
+        params = jobs.get(job_id).params
+        return params.get("book_path"), params.get("model_key")
+
     list_outputs = [summary, pick, detail, player, text, accept, regenerate]
+    job_pick.change(guarded(job_book_and_model), [job_pick], [job_book, job_model], api_name="review_lexicon_job")
     job_pick.change(guarded(show_list), [job_pick], list_outputs, api_visibility="private")
     refresh.click(guarded(show_list), [job_pick], list_outputs, api_name="review_list")
     pick.input(guarded(show_row), [job_pick, pick], [detail, player, text], api_visibility="private")

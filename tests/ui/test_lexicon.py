@@ -98,3 +98,24 @@ def test_an_entry_added_in_the_ui_changes_what_is_sent_and_rerenders_only_its_ch
     listing, _pick, _notice = client.predict(ALL, MODEL, 120, [1, 2, 3], "Watson", "Watsons", "WOT-sunz", False,
                                              False, "auto", "", api_name="/lexicon_save")
     assert "WOT-sunz" in listing and "WOT-sun<" not in listing and "Hudson" in listing
+
+
+def test_the_review_panel_edits_the_lexicon_of_the_reviewed_jobs_book(ui_app, tmp_path: Path) -> None:
+    book = _book(tmp_path / "numbers.epub")
+    client = ui_app.client()
+    client.predict(api_name="/generate_load")
+    client.predict(handle_file(book), api_name="/book_upload")
+    notice, job_id, *_ = client.predict([1, 2, 3], MODEL, "speaker:Vivian", "", "", 120, api_name="/generate")
+    assert job_id, notice
+    wait_for(lambda: ui_app.services.jobs.get(job_id).state.finished, timeout_s=180, what="the job to finish")
+
+    # Picking the job in the Jobs tab points the review's lexicon at that job's book and model.
+    client.predict(job_id, api_name="/review_lexicon_job")
+    listing, _pick = client.predict(BOOK, api_name="/review_lexicon_list")
+    assert "No entries for 'Numbers and Names'" in listing
+    listing, _pick, notice = client.predict(BOOK, None, "Hermione", "her-MY-oh-nee", False, False, "auto", "",
+                                            api_name="/review_lexicon_save")
+    assert "her-MY-oh-nee" in listing, notice
+    # The same book lexicon Generate edits: the next job of this book speaks the new form.
+    generate_listing, _ = client.predict(BOOK, api_name="/lexicon_list")
+    assert "her-MY-oh-nee" in generate_listing
