@@ -164,6 +164,9 @@ def test_with_every_worker_dead_the_book_waits_for_the_group_then_finishes(
     group_home: DataPaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """503 `no eligible upstream` waits (with a status) while the dead workers are started again."""
+    # Slow enough that the book is still rendering when the kill lands (progress is sent at most
+    # every 0.5 s: at 0.05 s a request the book could be done by the first report past 40 chunks).
+    monkeypatch.setenv("FAKE_SGL_LATENCY_S", "0.3")
     manager = _manager(group_home)
     entry = get_entry(MODEL)
     endpoint = manager.ensure_serving(entry)
