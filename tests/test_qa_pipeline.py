@@ -33,7 +33,7 @@ def _convert(data_paths: DataPaths, server, *, chapters: tuple[int, ...], settin
     with SpeechClient(server.base_url) as client:
         result = run_conversion(request, paths=data_paths, settings=settings, client=client,
                                 progress=docs.append,
-                                retry=kwargs.pop("retry", RetryPolicy(attempts=2, backoff_s=0.01)))
+                                retry=RetryPolicy(attempts=2, unreachable_attempts=2, backoff_s=0.01))
     return result, docs
 
 
