@@ -72,6 +72,11 @@ class DataPaths:
         return self.state_dir / "jobs.sqlite3"
 
     @property
+    def output_claims_file(self) -> Path:
+        """The output names ``convert`` runs claimed (pipeline.claims)."""
+        return self.state_dir / "output-names.json"
+
+    @property
     def chunk_cache_dir(self) -> Path:
         """Rendered chunk audio, named by content hash."""
         return self.state_dir / "chunks"

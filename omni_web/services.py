@@ -19,6 +19,7 @@ from omni_web.catalog import CatalogEntry, get_entry
 from omni_web.errors import BookNotFound, JobError, JobExists
 from omni_web.jobs import Job, JobContext, JobStore, JobWorker
 from omni_web.paths import DataPaths
+from omni_web.pipeline.claims import OutputClaims
 from omni_web.pipeline.outputs import OutputRemoval, claim_output_name, job_outputs, plan_output_removal
 from omni_web.pipeline.progress import ConvertProgress
 from omni_web.pipeline.request import ConvertRequest
@@ -147,7 +148,8 @@ class AppServices:
         return found
 
     def _claimed_names(self) -> set[str]:
-        return {request.output_name for _, request in self._conversion_jobs() if request.output_name}
+        names = {request.output_name for _, request in self._conversion_jobs() if request.output_name}
+        return names | OutputClaims(self.paths.output_claims_file).names()  # the command line's
 
     def find_twin(self, request: ConvertRequest) -> Job | None:
         """The newest job that asks for exactly the same audio as ``request``, if any.

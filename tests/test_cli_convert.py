@@ -165,3 +165,43 @@ def test_convert_finishes_a_book_on_a_server_that_crashes_after_every_8_requests
     assert len(plan.items) > 24  # 8 in flight, a crash every 8: several crashes on the way
     answered = {json.loads(line)["input"] for line in log.read_text().splitlines()}
     assert {item.text for item in plan.items} <= answered
+
+
+def _dominant_hz(m4b: Path) -> float:
+    """The strongest frequency of the first spoken second (the fake server's pitch is the voice's)."""
+    import numpy as np
+
+    pcm = subprocess.run(["ffmpeg", "-v", "error", "-i", str(m4b), "-t", "3", "-ac", "1", "-ar", "24000",
+                          "-f", "s16le", "-"], capture_output=True, check=True).stdout  # fmt: skip
+    samples = np.frombuffer(pcm, dtype=np.int16).astype(float)
+    spectrum = np.abs(np.fft.rfft(samples))
+    return float(np.fft.rfftfreq(len(samples), 1 / 24000)[int(np.argmax(spectrum[1:])) + 1])
+
+
+def test_two_voices_of_one_book_keep_two_books_and_the_same_convert_again_resumes(managed_home) -> None:
+    from omni_web.assemble import probe_tags
+
+    _paths, env, log = managed_home
+    book = str(DATA_DIR / "hefty-water.epub")
+
+    def convert(voice: str) -> tuple[Path, str]:
+        done = subprocess.run(cli(book, "--model", MODEL, "--voice", voice), cwd=REPO_ROOT, env=env,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return Path(done.stdout.split("Audiobook: ")[1].splitlines()[0]), done.stdout
+
+    vivian, _ = convert("vivian")
+    vivian_bytes = vivian.read_bytes()
+    ryan, _ = convert("ryan")
+    assert vivian != ryan and vivian.parent == ryan.parent
+    assert vivian.name == "Hefty Water - Qwen3-TTS 0.6B CustomVoice (Vivian).m4b", vivian.name
+    assert ryan.name == "Hefty Water - Qwen3-TTS 0.6B CustomVoice (Ryan).m4b", ryan.name
+    assert vivian.read_bytes() == vivian_bytes, "the second voice's run wrote over the first book"
+    assert "Vivian" in probe_tags(vivian)["composer"] and "Ryan" in probe_tags(ryan)["composer"]
+    assert abs(_dominant_hz(vivian) - _dominant_hz(ryan)) > 5, "both books hold the same voice's audio"
+
+    requests_before = len(log.read_text().splitlines())
+    again, stdout = convert("vivian")
+    assert again == vivian and "0 chunks rendered" in stdout, stdout
+    assert len(log.read_text().splitlines()) == requests_before, "the identical run sent requests"
+    assert sorted(p.name for p in vivian.parent.glob("*.m4b")) == sorted([vivian.name, ryan.name])

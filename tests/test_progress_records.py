@@ -56,6 +56,7 @@ def test_result_round_trips_and_keeps_its_stored_shape(tmp_path: Path) -> None:
                       "duration_s": 61.234}],
         "chunks_total": 12, "chunks_cached": 4, "duration_s": 61.235,
         "readalong_epub": None, "levels_path": None, "levels": None, "acx_dir": None, "chunk_starts_ms": None,
+        "qa_report": None,
     }
     assert {key: doc[key] for key in expected} == expected  # fields added later (read-along, ...) may follow
     back = ConvertResult.from_dict(doc)

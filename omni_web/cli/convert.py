@@ -8,6 +8,7 @@ running. A killed run started again renders only the chunks that are missing.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -20,6 +21,7 @@ from omni_web.cli.cast import add_cast_arguments, cast_from_args
 from omni_web.cli.endpoint import add_endpoint_options, apply_endpoint_options
 from omni_web.client import VoiceChoice
 from omni_web.errors import BookNotFound, JobCancelled, ModelNotInstalled, OmniWebError, VoiceError
+from omni_web.jobs import JobStore
 from omni_web.master import PRESET_NAMES, summary_lines
 from omni_web.paths import DataPaths, data_root_from_env
 from omni_web.pipeline import (
@@ -30,7 +32,8 @@ from omni_web.pipeline import (
     endpoint_for,
     parse_chapter_spec,
 )
-from omni_web.qa import find_report, read_report
+from omni_web.pipeline.claims import OutputClaims
+from omni_web.qa import read_report
 from omni_web.render import file_sha256
 from omni_web.server import ServerManager
 from omni_web.services import build_server_manager
@@ -112,7 +115,10 @@ def voice_from_args(args: argparse.Namespace, entry: CatalogEntry, paths: DataPa
         return _clone_choice(args.clone, args.transcription, library, paths, settings)
     if args.voice:
         if entry.voice_mode in (VoiceMode.BUILTIN_SPEAKERS, VoiceMode.PRESET_VOICES):
-            return VoiceChoice.speaker(args.voice)
+            # The catalog's spelling names the files ("... (Vivian).m4b" for --voice vivian); the
+            # server's own spelling is matched again before any request.
+            known = {name.casefold(): name for name in entry.preset_voices}
+            return VoiceChoice.speaker(known.get(args.voice.casefold(), args.voice))
         if entry.can_clone and library.find(args.voice) is not None:
             return _clone_choice(args.voice, args.transcription, library, paths, settings)
         return VoiceChoice.uploaded(args.voice)
@@ -178,6 +184,7 @@ def _convert(args: argparse.Namespace) -> int:
         qa_takes=args.qa_takes,
         loudness=args.loudness,
     )
+    request = claim_cli_output_name(request, book, entry, paths, settings)
     manager = build_server_manager(paths, settings)
     was_ours = manager.owned_record() is not None
     endpoint = endpoint_for(manager, entry, paths=paths, api_url=args.api_url, on_log=_print_boot_line)
@@ -189,6 +196,18 @@ def _convert(args: argparse.Namespace) -> int:
         if started_here:
             print("Stopping the server started for this run.")
             manager.stop()
+
+
+def claim_cli_output_name(request: ConvertRequest, book: Book, entry: CatalogEntry, paths: DataPaths,
+                          settings) -> ConvertRequest:
+    """The request with this run's own output name: the one the same convert claimed before, else
+    a new one no book file, web UI job or other convert holds (a second voice never overwrites)."""
+    output_root = request.output_dir or settings.output_path(paths)
+    ui_names = {job.params.get("output_name") for job in JobStore(paths.jobs_db).list(limit=100_000)}
+    name = OutputClaims(paths.output_claims_file).name_for(
+        request, output_root, book, entry, claimed={n for n in ui_names if isinstance(n, str)}
+    )
+    return dataclasses.replace(request, output_name=name)
 
 
 def render_request(request: ConvertRequest, book: Book, endpoint, manager: ServerManager, paths: DataPaths, settings) -> int:
@@ -231,7 +250,7 @@ def render_request(request: ConvertRequest, book: Book, endpoint, manager: Serve
         print(f"Audiobook: {result.m4b}")
     if result.mp3_dir:
         print(f"MP3 chapters: {result.mp3_dir}")
-    print_qa_summary(result.output_dir)
+    print_qa_summary(result.qa_report)
     if result.readalong_epub:
         print(f"Read-along EPUB: {result.readalong_epub} (subtitles beside the audio)")
     if result.acx_dir:
@@ -242,16 +261,15 @@ def render_request(request: ConvertRequest, book: Book, endpoint, manager: Serve
     return 0
 
 
-def print_qa_summary(book_folder: Path) -> None:
+def print_qa_summary(report: Path | None) -> None:
     """The QA line after a run: counts, the report, and how to review flagged chunks."""
-    report = find_report(book_folder)
-    if report is None:
+    if report is None or not report.is_file():
         return
     counts = read_report(report)["counts"]
     print(f"QA: {counts.get('passed', 0)} passed, {counts.get('retaken', 0)} retaken, "
           f"{counts.get('flagged', 0)} flagged. Report: {report}")
     if counts.get("flagged"):
-        print(f"Review the flagged chunks with: python -m omni_web review \"{book_folder}\"")
+        print(f"Review the flagged chunks with: python -m omni_web review \"{report}\"")
 
 
 def _print_boot_line(line: str) -> None:

@@ -22,7 +22,7 @@ from omni_web.pipeline import endpoint_for
 from omni_web.pipeline.review import (
     ReviewTarget,
     accept_chunk,
-    job_output_dir,
+    job_review_target,
     open_review,
     prepare_regenerate,
     review_rows,
@@ -67,7 +67,7 @@ def resolve_target(target: str, paths: DataPaths) -> ReviewTarget:
             f"'{target}' is neither a book folder, an m4b, a .qa.json report nor a job id. "
             "Pass the book's output folder (it holds <Title>.qa.json)."
         ) from None
-    return open_review(job_output_dir(job.result, target))
+    return open_review(job_review_target(job.result, target))
 
 
 def _place(spec: str) -> tuple[int, int]:

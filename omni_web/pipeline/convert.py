@@ -81,6 +81,7 @@ class ConvertResult(JsonRecord):
     # Chapter number -> where each chunk starts in its final chapter file, in ms (read-along
     # timings survive mastering: the limiter is delay-compensated and the gain is linear).
     chunk_starts_ms: Mapping[str, Any] | None = None
+    qa_report: Path | None = None  # ``<name>.qa.json`` (None with QA off)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON for the job store; a chapter is ``{number, title, path, duration_s}``."""
@@ -395,8 +396,8 @@ def run_conversion(
         if readalong is not None:
             readalong.close()
     result = replace(_result(files, summary.progress, tracker), readalong_epub=epub)
-    qa.write_report(result.output_dir, plan, request, parts_dir, paths)
-    return result
+    report = qa.write_report(result.output_dir, plan, replace(request, output_name=name), parts_dir, paths)
+    return replace(result, qa_report=report)
 
 
 def _chapter_audio(record: MasteredChapter) -> ChapterAudio:

@@ -110,9 +110,9 @@ def chunk_places(plan: ConversionPlan) -> list[ChunkPlace]:
     ]
 
 
-def qa_report_path(book_folder: Path, plan: ConversionPlan) -> Path:
-    """``<book folder>/<Title>.qa.json``."""
-    return book_folder / f"{safe_filename(plan.tags.title, fallback='audiobook')}{QA_REPORT_SUFFIX}"
+def qa_report_path(book_folder: Path, plan: ConversionPlan, name: str | None = None) -> Path:
+    """``<book folder>/<name>.qa.json``: the job's output name (as its m4b), else the title."""
+    return book_folder / f"{name or safe_filename(plan.tags.title, fallback='audiobook')}{QA_REPORT_SUFFIX}"
 
 
 def _voice_label(voice: VoiceChoice) -> str:
@@ -176,14 +176,14 @@ class JobQa:
 
     def write_report(self, book_folder: Path, plan: ConversionPlan, request: ConvertRequest,
                      parts_dir: Path, paths: DataPaths) -> Path | None:
-        """Write ``<Title>.qa.json`` (not with QA off); returns its path."""
+        """Write ``<name>.qa.json`` (not with QA off); returns its path."""
         if self.check is None:
             return None
         document = build_report(chunk_places(plan), QaStore(paths.chunk_cache_dir), title=plan.tags.title,
                                 request=request.to_dict(), options=self.options.to_dict())
         document["parts_dir"] = str(parts_dir)
         document["chapter_files"] = {str(w.number): w.file_name for w in plan.chapters}
-        return write_report(document, qa_report_path(book_folder, plan))
+        return write_report(document, qa_report_path(book_folder, plan, request.output_name))
 
     def close(self) -> None:
         """Stop the ASR worker."""

@@ -27,7 +27,7 @@ _WHISPER_LANGUAGES = {"english": "en", "french": "fr", "german": "de", "spanish"
 
 
 def readalong_epub_name(title: str) -> str:
-    """``<Title>.readalong.epub``."""
+    """``<Title>.readalong.epub`` (``title``: the job's output name, else the book's title)."""
     return f"{safe_filename(title, fallback='book')}.readalong.epub"
 
 
@@ -50,9 +50,10 @@ def _asr_candidates(request: ConvertRequest, settings: Settings) -> list[str]:
 class ConversionReadalong:
     """One conversion's read-along pass."""
 
-    def __init__(self, plan: ConversionPlan, session: ReadalongPass) -> None:
+    def __init__(self, plan: ConversionPlan, session: ReadalongPass, request: ConvertRequest | None = None) -> None:
         self._plan = plan
         self._session = session
+        self._request = request  # its output name names the EPUB (two jobs of one book keep their own)
 
     def chapter_ready(
         self,
@@ -95,7 +96,7 @@ class ConversionReadalong:
             book_hrefs=[c.source_href for c in plan.book.chapters],
             chapter_hrefs={w.number: w.chapter.source_href for w in plan.chapters},
             folder=folder,
-            epub_name=readalong_epub_name(plan.tags.title),
+            epub_name=readalong_epub_name(getattr(self._request, "output_name", None) or plan.tags.title),
             subtitle_stems=stems,
             narrator=plan.tags.narrator,
             bitrate_kbps=settings.aac_bitrate_kbps,
@@ -125,4 +126,4 @@ def start_readalong(
     _log.info("Read-along: %s", note)
     session = ReadalongPass(recogniser=recogniser, cache_dir=paths.chunk_cache_dir / "readalong-words",
                             language=_language(request, plan), reuse=QaWords(), note=note)
-    return ConversionReadalong(plan, session)
+    return ConversionReadalong(plan, session, request)

@@ -16,9 +16,17 @@ from typing import Any
 from omni_web.errors import ReviewError
 from omni_web.pipeline.quality import load_text_edits, save_text_edit
 from omni_web.pipeline.request import ConvertRequest
-from omni_web.qa import ChunkRecord, QaStore, Verdict, find_report, read_report, write_report
+from omni_web.qa import (
+    QA_REPORT_SUFFIX,
+    ChunkRecord,
+    QaStore,
+    Verdict,
+    find_report,
+    read_report,
+    write_report,
+)
 
-__all__ = ["ReviewRow", "ReviewTarget", "accept_chunk", "job_output_dir", "open_review", "prepare_regenerate", "review_rows", "rows_for_keys"]
+__all__ = ["ReviewRow", "ReviewTarget", "accept_chunk", "job_review_target", "open_review", "prepare_regenerate", "review_rows", "rows_for_keys"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +107,11 @@ def open_review(target: Path) -> ReviewTarget:
     """
     candidate = target.expanduser()
     report_path = find_report(candidate)
+    several = sorted(candidate.glob(f"*{QA_REPORT_SUFFIX}")) if candidate.is_dir() else []
+    if report_path is None and len(several) > 1:
+        names = ", ".join(path.name for path in several)
+        raise ReviewError(f"{candidate} holds the reports of {len(several)} books ({names}): pass the m4b or "
+                          "the .qa.json of the one to review.")
     if report_path is None:
         raise ReviewError(
             f"No QA report (<Title>.qa.json) at {candidate}. Pass the book's output folder; a book made "
@@ -111,12 +124,14 @@ def open_review(target: Path) -> ReviewTarget:
     return ReviewTarget(report_path, report, QaStore(Path(report["cache_dir"])))
 
 
-def job_output_dir(job_result: dict[str, Any] | Any, job_id: str) -> Path:
-    """The book folder of a finished job's result (ReviewError while it has none)."""
-    output = job_result.get("output_dir") if job_result else None
-    if not output:
-        raise ReviewError(f"Job '{job_id}' has no book yet: its QA report is written when the book is finished.")
-    return Path(output)
+def job_review_target(job_result: dict[str, Any] | Any, job_id: str) -> Path:
+    """What :func:`open_review` opens for a finished job: its own report, else its m4b, else its
+    folder (a folder may hold other jobs' books too). ReviewError while the job has no book."""
+    result = job_result or {}
+    for key in ("qa_report", "m4b", "output_dir"):
+        if result.get(key):
+            return Path(result[key])
+    raise ReviewError(f"Job '{job_id}' has no book yet: its QA report is written when the book is finished.")
 
 
 def review_rows(target: ReviewTarget, *, only_flagged: bool = True) -> list[ReviewRow]:

@@ -23,7 +23,7 @@ from omni_web.pipeline import ConvertProgress
 from omni_web.pipeline.review import (
     ReviewRow,
     accept_chunk,
-    job_output_dir,
+    job_review_target,
     open_review,
     prepare_regenerate,
     review_rows,
@@ -58,7 +58,7 @@ def flagged_rows(job: Job, store: QaStore) -> tuple[list[ReviewRow], str, bool]:
     qa = progress.qa
     if job.state is JobState.DONE:
         try:
-            target = open_review(job_output_dir(job.result, job.id))
+            target = open_review(job_review_target(job.result, job.id))
         except ReviewError as exc:
             return [], str(exc), False
         counts = target.report["counts"]
@@ -160,7 +160,7 @@ def build_review_panel(ctx: UiContext, job_pick: gr.Dropdown) -> ReviewRefs:
         job = jobs.get(job_id)
         if job.state is not JobState.DONE:
             raise ReviewError("The job is still running: accept or regenerate once it is done.")
-        return open_review(job_output_dir(job.result, job_id))
+        return open_review(job_review_target(job.result, job_id))
 
     def do_accept(job_id: str | None, place: str | None) -> list[Any]:
         chapter, chunk = _place(place)
