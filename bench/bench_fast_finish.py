@@ -3,14 +3,17 @@
 Three measurements, each in a fresh child process (so ``getrusage`` peaks are its own):
 
 1. **Mastering cost**: one chapter (the book's chapter length) mastered from chunk WAVs that are
-   all present: leveling, room tone, limiter + loudnorm pass 1, loudnorm pass 2 (linear) + AAC.
+   all present: leveling, room tone, limiter + ebur128 measurement (pass 1) + the first-pass AAC,
+   and loudnorm pass 2 (linear) + AAC when pass 1 is off target.
    Reported as wall and CPU seconds per hour of audio and as x realtime.
 2. **Tail, 1 h and 20 h books**: every chapter but the last is already mastered (as in a real run,
    where chapters are mastered while later ones render; here they are copies of the chapter from
    step 1, hard-linked, so a 20-hour book costs no 20 hours of mastering on a shared machine).
    The last chapter's chunks then arrive at ``--render-x`` times realtime, as from a fast server,
    and the clock runs from the last chunk to (a) the m4b written by stream copy and (b) the
-   levels report written. Target: under 10 s for both books, whatever their length.
+   levels report written. Target: under 10 s for both books, whatever their length. The tail is
+   broken down: last chunk -> last chapter fed to its ffmpeg -> last chapter's files written ->
+   join started -> m4b written.
 3. **Streaming check** (``--stream-all``, 1 h book): every chapter's chunks arrive at
    ``--render-x``; shows whether mastering keeps up with rendering (the tail stays the same).
 
@@ -167,8 +170,13 @@ def run_book(workdir: Path, book: Book, render_x: float, stream_all: bool, resul
         )
         if number < book.chapters and not stream_all:
             clone_mastered(workdir / "master", folder, spec, opts, [takes[i] for i in which])
-    finisher = ChapterFinisher(specs, folder, opts)
     marks: dict[str, float] = {}
+
+    def on_state(number: int, state: str, _record: object) -> None:
+        if number == book.chapters:
+            marks[f"last_{state}"] = time.perf_counter()
+
+    finisher = ChapterFinisher(specs, folder, opts, on_state=on_state)
 
     def render() -> None:
         for number, feed in enumerate(feeds, start=1):
@@ -180,6 +188,8 @@ def run_book(workdir: Path, book: Book, render_x: float, stream_all: bool, resul
         marks["last_chunk"] = time.perf_counter()
 
     def phase(name: str, message: str) -> None:
+        if name == "joining" and "join_started" not in marks:
+            marks["join_started"] = time.perf_counter()
         if message == "Checking levels":
             marks["m4b"] = time.perf_counter()
 
@@ -210,6 +220,9 @@ def run_book(workdir: Path, book: Book, render_x: float, stream_all: bool, resul
     results.put({
         "render_s": marks["last_chunk"] - started,
         "tail_m4b_s": marks["m4b"] - marks["last_chunk"],
+        "tail_steps": {
+            step: marks[step] - marks["last_chunk"] for step in ("last_encoding", "last_ready", "join_started")
+        },
         "tail_report_s": done - marks["last_chunk"],
         "book_s": probe_duration_ms(files.m4b) / 1000,
         "marks": len(marks_read),
@@ -272,6 +285,10 @@ def main() -> int:
                 print(
                     f"  last chunk -> m4b      {r['tail_m4b_s']:6.2f} s   target < {TAIL_TARGET_S:g} s: {verdict}"
                 )
+                steps = r["tail_steps"]
+                print(f"    breakdown            fed {steps['last_encoding']:+.2f} s, chapter files "
+                      f"{steps['last_ready']:+.2f} s, join start {steps['join_started']:+.2f} s, "
+                      f"m4b {r['tail_m4b_s']:+.2f} s")  # fmt: skip
                 print(f"  last chunk -> report   {r['tail_report_s']:6.2f} s   (levels.json written)")
                 print(f"  machine load (1 min)   {r['load']:6.1f} on {os.cpu_count()} cores")
                 print(f"  join by stream copy    {r['join_wall_s']:6.2f} s wall, {r['join_cpu_s']:.2f} s CPU")

@@ -134,6 +134,39 @@ def test_a_chapter_that_would_fall_back_is_limited_first_and_normalised_linearly
     assert record.chunk_starts_ms[1] == pytest.approx(5000 + 400, abs=0.1)
 
 
+def test_the_streamed_measurement_is_what_loudnorm_measures_on_real_speech(tmp_path: Path) -> None:
+    # espeak-ng sentences at uneven levels (8 dB apart), mastered with every file kept (no
+    # first-pass shortcut): pass 1's measurement, taken by ebur128 while the chunks streamed in,
+    # plus the constant gain pass 2 applied, is what loudnorm's own measuring run reads from the
+    # final lossless master, and the final files sit on the target.
+    from tests.voice_clips import espeak, ffmpeg
+
+    sentences = ("It was a bright cold day in April.", "The clocks were striking thirteen.",
+                 "Winston Smith slipped quickly through the glass doors.", "A gritty wind followed him in.")  # fmt: skip
+    keys = []
+    for number, (text, gain) in enumerate(zip(sentences, (0, -8, 4, -4), strict=True)):
+        raw = espeak(text, tmp_path / f"raw{number}.wav")
+        ffmpeg("-i", raw, "-af", f"volume={gain}dB", "-ar", "24000", "-c:a", "pcm_s16le", tmp_path / f"k{number}.wav")
+        keys.append(f"k{number}")
+    spec = ChapterSpec(1, "Speech", tuple(keys), (500,) * 3 + (0,), "001-speech")
+    options = MasterOptions(get_preset("audiobook"), AudioFormat(24000, 1), lossless=True)
+    # Leveled a little above the target: pass 2's gain is negative, so it is one linear gain.
+    record = master_chapter(spec, tmp_path / "out", options, wait_chunk=lambda k: tmp_path / f"{k}.wav",
+                            reference_db=-16.0)  # fmt: skip
+    assert record.second_pass and not record.limited_again and record.flac is not None
+    assert record.gain_db < -1.0, record
+    done = subprocess.run(["ffmpeg", "-hide_banner", "-nostats", "-i", str(record.flac), "-af",
+                           "aresample=192000,loudnorm=I=-20:TP=-3.8:LRA=20:print_format=json", "-f", "null", "-"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    final = parse_loudnorm_json(done.stderr)
+    assert abs(record.measured["input_i"] + record.gain_db - final.input_i) <= 0.2, (record.measured, final)
+    assert abs(record.measured["input_tp"] + record.gain_db - final.input_tp) <= 0.5, (record.measured, final)
+    # Loudness range: loudnorm's own LRA differs from the BS.1770 meter's on a short chapter; the
+    # meter reads the same range from the final master (a constant gain moves no LRA).
+    assert abs(record.measured["input_lra"] - ebur128(record.flac).lra_lu) <= 0.3, record.measured
+    assert abs(final.input_i + 20) <= 0.3 and abs(ebur128(record.m4a).integrated_lufs + 20) <= 1.0
+
+
 def test_acx_split_points_fall_in_pauses_and_keep_every_part_under_the_limit() -> None:
     from omni_web.master.chapter import MasteredChapter
 

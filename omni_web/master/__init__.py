@@ -1,7 +1,8 @@
 """Mastering: even loudness, room tone, delivery presets and reports, ACX export.
 
 Chunks are leveled to each other (one gain per take), laid over room tone, limited, and each
-chapter is normalised with ffmpeg's two-pass loudnorm in linear mode, while the book renders::
+chapter is measured (BS.1770, ffmpeg's ebur128) while the book renders and normalised with
+loudnorm in linear mode (or kept as encoded when it measures on target)::
 
     options = MasterOptions(get_preset("audiobook"), AudioFormat(24000, 1))
     master = BookMaster(specs, parts_dir, options)      # one worker pool per book

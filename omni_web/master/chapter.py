@@ -4,9 +4,11 @@ How (one chapter, ``audiobook``-like presets):
 
 1. **Feed, during rendering.** As each chunk file lands (in reading order), Python reads it (a few
    seconds of PCM), applies its leveling gain, lays room tone under it and under the pause after
-   it, and writes the samples to one long-running ffmpeg: a delay-compensated limiter, then
-   loudnorm's measuring pass, plus a lossless copy of the leveled chapter. Pass 1 therefore costs
-   nothing after the last chunk: closing the pipe prints the measurement at once.
+   it, and writes the samples to one long-running ffmpeg: a delay-compensated limiter, then the
+   BS.1770 measurement (ffmpeg's ebur128: integrated loudness, range, true peak), plus a lossless
+   copy of the leveled chapter and, for AAC-only books, the chapter's AAC as it stands. Pass 1
+   therefore costs nothing after the last chunk: closing the pipe prints the measurement at once,
+   and a chapter that measures on target keeps that AAC (nothing else is left to do).
 2. **Apply.** loudnorm pass 2 in linear mode (predicted with loudnorm's own rule, then checked in
    its JSON) on the leveled copy, encoded in the same run to the chapter's final AAC (an ``.m4a``
    for the browser and an ADTS twin the book is joined from), plus MP3 and lossless masters when
@@ -39,11 +41,12 @@ from omni_web.assemble.workspace import conform_audio, ensure_dir, publish, wav_
 from omni_web.errors import FfmpegError
 from omni_web.master.leveling import leveling_gain_db, speech_level_db
 from omni_web.master.loudnorm import (
-    LoudnormResult,
+    Loudness,
     limiter_filter,
     linear_gain_fits,
     measure_filter,
     normalize_filter,
+    parse_ebur128_loudness,
     parse_loudnorm_json,
 )
 from omni_web.master.presets import ACX_MP3_KBPS, ACX_SAMPLE_RATE_HZ, LoudnessPreset
@@ -250,13 +253,13 @@ def _db(value: float) -> float:
 
 
 def _pass1_args(options: MasterOptions, leveled: Path, speculative: dict[str, Path] | None) -> list[str]:
-    """Limiter, then loudnorm's measuring pass and a lossless copy; with ``speculative``, also the
+    """Limiter, then the measurement and a lossless copy; with ``speculative``, also the
     chapter's AAC as it stands, kept when the measurement shows it already on target."""
     preset = options.preset
     branches = 3 if speculative else 2
     graph = (
         f"[0:a]{limiter_filter(preset.limiter_ceiling_db)},asplit={branches}[m][o]{'[s]' if speculative else ''};"
-        f"[m]aresample=192000,{measure_filter(target_i=preset.target_lufs, target_tp=preset.true_peak_ceiling_db)}[n]"
+        f"[m]{measure_filter()}[n]"
     )
     args = [
         "-filter_complex", graph,
@@ -272,19 +275,17 @@ def _pass1_args(options: MasterOptions, leveled: Path, speculative: dict[str, Pa
 
 def _remeasure(
     options: MasterOptions, source: Path, limited: Path, ceiling_db: float, *, pre_gain_db: float
-) -> LoudnormResult:
+) -> Loudness:
     """Gain, limit and measure again (the fallback when linear mode would break the peak limit)."""
-    preset = options.preset
     graph = (
-        f"[0:a]volume={pre_gain_db:.3f}dB,{limiter_filter(ceiling_db)},asplit=2[m][o];"
-        f"[m]aresample=192000,{measure_filter(target_i=preset.target_lufs, target_tp=preset.true_peak_ceiling_db)}[n]"
+        f"[0:a]volume={pre_gain_db:.3f}dB,{limiter_filter(ceiling_db)},asplit=2[m][o];[m]{measure_filter()}[n]"
     )
     log_text = run_ffmpeg_logged(
         ["-i", path_arg(source), "-filter_complex", graph, "-map", "[n]", "-f", "null", "-",
          "-map", "[o]", "-c:a", "flac", "-sample_fmt", "s16", "-f", "flac", path_arg(limited)],
         action="Limiting a chapter before normalising it", output_dir=limited.parent,
     )  # fmt: skip
-    return parse_loudnorm_json(log_text)
+    return parse_ebur128_loudness(log_text)
 
 
 def _encode_args(options: MasterOptions, level_filter: str, outputs: dict[str, Path], mp3: bool) -> list[str]:
@@ -444,7 +445,7 @@ def master_chapter(
         measured: dict[str, float] = {}
         gain_db, limited_again, second_pass = 0.0, False, preset.master
         if preset.master:
-            first = parse_loudnorm_json(log_text)
+            first = parse_ebur128_loudness(log_text)
             if speculative is not None and _on_target(first, preset):
                 speculative["m4a"].replace(outs["m4a"])
                 speculative["adts"].replace(outs["adts"])
@@ -475,7 +476,7 @@ def _normalise(
     spec: ChapterSpec,
     leveled: Path,
     outs: dict[str, Path],
-    measured: LoudnormResult,
+    measured: Loudness,
     mp3: bool,
 ) -> tuple[float, bool, dict[str, float]]:
     """Pass 2. Returns (gain applied, limited again?, the measurement used)."""
@@ -483,7 +484,7 @@ def _normalise(
     target_i, target_tp = preset.target_lufs, preset.true_peak_ceiling_db
     action = f"Normalising chapter {spec.number}"
     if measured.silent:
-        # Nothing above loudnorm's gate (a chapter of room tone): there is no loudness to set.
+        # Nothing above the meter's gates (a chapter of room tone): there is no loudness to set.
         run_ffmpeg_logged(["-i", path_arg(leveled), *_encode_args(options, "", outs, mp3)], action=action,
                           output_dir=outs["m4a"].parent)  # fmt: skip
         return 0.0, False, _measurement(measured)
@@ -516,9 +517,7 @@ def _normalise(
         log.warning(
             "Chapter %s: loudnorm fell back to dynamic mode; limiting and measuring again", spec.number
         )
-        measured = replace(
-            measured, input_tp=max(measured.input_tp, target_tp + 1.0), normalization_type="dynamic"
-        )
+        measured = replace(measured, input_tp=max(measured.input_tp, target_tp + 1.0))
     # Still no room for loudnorm's linear mode: apply the remaining gain ourselves (constant, so it
     # cannot pump) with the limiter after it. The report shows what the file measures.
     residual = target_i - measured.input_i
@@ -534,7 +533,7 @@ def _normalise(
 FIRST_PASS_TOLERANCE_LU = 0.3
 
 
-def _on_target(measured: LoudnormResult, preset: LoudnessPreset) -> bool:
+def _on_target(measured: Loudness, preset: LoudnessPreset) -> bool:
     return (
         not measured.silent
         and abs(preset.target_lufs - measured.input_i) <= FIRST_PASS_TOLERANCE_LU
@@ -543,7 +542,7 @@ def _on_target(measured: LoudnormResult, preset: LoudnessPreset) -> bool:
     )
 
 
-def _measurement(measured: LoudnormResult) -> dict[str, float]:
+def _measurement(measured: Loudness) -> dict[str, float]:
     return {
         "input_i": _db(measured.input_i),
         "input_tp": _db(measured.input_tp),
