@@ -38,14 +38,14 @@ def test_a_resumed_run_starts_from_what_is_done(data_paths: DataPaths, fake_serv
     _, docs = convert(data_paths, server, "hefty-water.epub", voice=VoiceChoice.speaker("Vivian"), chapters=(2, 3))
     opening = docs[0]
     assert opening["chunks_done"] == opening["chunks_total"] == opening["chunks_cached"] > 0
-    # Once a chapter is ready it stays ready (it never goes back to "rendered" or "mastering").
-    # The mastering finisher (issue 12) re-confirms chapter files as the cached chunks feed it, so
-    # the rows start "pending" for a moment; they never show "rendered".
-    for number in (0, 1):
-        states = [doc["chapters"][number]["state"] for doc in docs]
-        first_ready = states.index("ready")
-        assert all(state == "ready" for state in states[first_ready:]), states
-        assert "rendered" not in states
+    # The first snapshot already shows the finished chapters ready, with their files and lengths,
+    # and the chapters phase counts them; no chapter ever goes back from "ready".
+    assert [c["state"] for c in opening["chapters"]] == ["ready", "ready"]
+    assert [c["audio_path"] for c in opening["chapters"]] == [str(c.path) for c in first.chapters]
+    assert all(c["duration_s"] > 0 for c in opening["chapters"])
+    assert _phase(opening, "chapters")["done"] == 2 and opening["chapters_mastered"] == 2
+    assert all(c["state"] == "ready" for doc in docs for c in doc["chapters"])
+    assert docs[-1]["chapters_mastered"] == 2  # confirmed again by the finisher, not counted twice
     assert docs[-1]["chunks_cached"] == opening["chunks_total"]
     assert [str(c.path) for c in first.chapters] == [c["audio_path"] for c in docs[-1]["chapters"]]
 

@@ -203,14 +203,18 @@ class _Progress:
             self.doc = replace(self.doc, phase=phase, message=message)
             self._emit(force=True)
 
-    def found_done(self, chunks_cached: int, ready: dict[int, Path]) -> None:
+    def found_done(self, chunks_cached: int, finished: Iterable[MasteredChapter]) -> None:
         """What a resumed run finds already made, shown before the first request goes out."""
         with self._lock:
             self.doc = replace(self.doc, chunks_done=chunks_cached, chunks_cached=chunks_cached)
-            for number, path in ready.items():
-                self.doc = self.doc.with_chapter(number, state="ready", audio_path=path)
+            for record in finished:
+                if record.in_book:
+                    self.doc = replace(self.doc, chapters_mastered=self.doc.chapters_mastered + 1,
+                                       loudness_preset=record.preset)  # fmt: skip
+                    self.doc = self.doc.with_chapter(record.number, state="ready", audio_path=record.m4a,
+                                                     duration_s=record.duration_ms / 1000)  # fmt: skip
             self._advance("rendering", chunks_cached)
-            self._advance("chapters", len(ready))
+            self._advance("chapters", len(self.doc.ready_chapters()))
 
     def render(self, progress: RenderProgress, extra: Mapping[str, Any] | None = None) -> None:
         with self._lock:
@@ -343,17 +347,29 @@ def run_conversion(
     works = {work.number: work for work in plan.chapters}
     chunk_paths = {item.key: chunk_audio_path(paths.chunk_cache_dir, item.key) for item in plan.items}
 
-    def on_state(number: int, state: str, record: MasteredChapter | None) -> None:
-        tracker.mastered(number, state, record)
-        if readalong is not None and state == "ready" and record is not None and record.in_book:
-            readalong.chapter_ready(works[number], chunk_paths, _chapter_audio(record),
+    def chapter_ready(record: MasteredChapter) -> None:
+        if readalong is not None and record.in_book:
+            readalong.chapter_ready(works[record.number], chunk_paths, _chapter_audio(record),
                                     chunk_starts_ms=record.chunk_starts_ms)
 
-    keys = {item.key for item in plan.items}
-    tracker.found_done(sum(1 for key in keys if chunk_audio_path(paths.chunk_cache_dir, key).is_file()), {})
+    def on_state(number: int, state: str, record: MasteredChapter | None) -> None:
+        tracker.mastered(number, state, record)
+        if state == "ready" and record is not None:
+            chapter_ready(record)
+
+    def cached_chunk(key: str) -> Path | None:
+        path = chunk_audio_path(paths.chunk_cache_dir, key)
+        return path if path.is_file() else None
+
+    finisher = ChapterFinisher(specs, parts_dir, options, on_state=on_state, remaster=remaster,
+                               cached_chunk=cached_chunk)  # fmt: skip
+    # A resumed job's first progress already shows what is made: cached chunks, finished chapters.
+    tracker.found_done(sum(1 for key in {item.key for item in plan.items} if cached_chunk(key)),
+                       finisher.finished_at_start)  # fmt: skip
+    for record in finisher.finished_at_start:
+        chapter_ready(record)
     tracker.phase("rendering", f"{len(plan.chapters)} chapters, {tracker.doc.words:,} words, "
                                f"{shown} requests in flight")
-    finisher = ChapterFinisher(specs, parts_dir, options, on_state=on_state, remaster=remaster)
     try:
         try:
             summary = render_chunks(

@@ -34,14 +34,22 @@ from omni_web.master.acx import (
     remove_stale,
 )
 from omni_web.master.book import BookMaster
-from omni_web.master.chapter import ChapterSpec, MasteredChapter, MasterOptions
+from omni_web.master.chapter import (
+    ChapterSpec,
+    MasteredChapter,
+    MasterOptions,
+    chunks_stamp,
+    has_record,
+    load_mastered,
+)
 from omni_web.master.levels import FileLevels, measure_file
 from omni_web.master.presets import ACX_MP3_KBPS, LoudnessPreset
 from omni_web.master.report import REPORT_SUFFIX, LevelsReport, judge, write_levels_report
 from omni_web.pipeline.plan import ConversionPlan
 from omni_web.render import RenderItem, chunk_key, shaping_fingerprint
 
-__all__ = ["BookFiles", "ChapterFinisher", "credit_specs", "finish_book", "master_options", "chapter_specs"]
+__all__ = ["BookFiles", "ChapterFinisher", "chapter_specs", "credit_specs", "finish_book", "finished_chapters",
+           "master_options"]
 
 log = logging.getLogger(__name__)
 
@@ -116,13 +124,25 @@ class ChapterFinisher:
         *,
         on_state: ChapterStateSink | None = None,
         remaster: Iterable[int] = (),
+        cached_chunk: Callable[[str], Path | None] | None = None,
     ) -> None:
+        """``cached_chunk(key)`` is a chunk's file if it is already rendered (else None): with it,
+        chapters an earlier run finished are known at once (:attr:`finished_at_start`)."""
         self.specs = specs
         self.options = options
         self._on_state = on_state
         self._measure_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="omni-measure")
         self._measured: dict[int, Future[tuple[FileLevels | None, FileLevels | None]]] = {}
         self._lock = threading.Lock()
+        remaster = frozenset(remaster)
+        # A resumed job shows these ready from its first progress; the master below confirms them
+        # again as the cached chunks feed it, and that same record is not reported twice.
+        self.finished_at_start: tuple[MasteredChapter, ...] = tuple(
+            finished_chapters(specs, folder, options, cached_chunk, remaster=remaster) if cached_chunk else ()
+        )
+        self._reported = {record.number: record for record in self.finished_at_start}
+        for record in self.finished_at_start:
+            self._measured[record.number] = self._measure_pool.submit(self._measure, record)
         self._master = BookMaster(specs, folder, options, on_state=self._state, remaster=remaster)
 
     def chunk_done(self, item: RenderItem, path: Path) -> None:
@@ -132,6 +152,8 @@ class ChapterFinisher:
     def _state(self, number: int, state: str, record: MasteredChapter | None) -> None:
         if state == "ready" and record is not None:
             with self._lock:
+                if self._reported.pop(number, None) == record:
+                    return  # known at the start, unchanged
                 self._measured[number] = self._measure_pool.submit(self._measure, record)
         if self._on_state is not None:
             self._on_state(number, state, record)
@@ -156,6 +178,29 @@ class ChapterFinisher:
         """Stop without waiting for chapters still rendering."""
         self._master.close()
         self._measure_pool.shutdown(wait=False, cancel_futures=True)
+
+
+def finished_chapters(
+    specs: Iterable[ChapterSpec],
+    folder: Path,
+    options: MasterOptions,
+    cached_chunk: Callable[[str], Path | None],
+    *,
+    remaster: Iterable[int] = (),
+) -> list[MasteredChapter]:
+    """The chapters an earlier run mastered whose chunk files are all here and unchanged since."""
+    redo = frozenset(remaster)
+    found = []
+    for spec in specs:
+        if spec.number in redo or not has_record(folder, spec, options):
+            continue
+        chunks = [cached_chunk(key) for key in spec.keys]
+        if any(path is None for path in chunks):
+            continue
+        record = load_mastered(folder, spec, options, stamp=chunks_stamp([p for p in chunks if p is not None]))
+        if record is not None:
+            found.append(record)
+    return found
 
 
 def measured_levels(path: Path) -> FileLevels:
