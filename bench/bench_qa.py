@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from omni_web.book import load_book  # noqa: E402
+from omni_web.book import chunk_chapter, load_book  # noqa: E402
 from omni_web.catalog import get_entry  # noqa: E402
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice  # noqa: E402
 from omni_web.qa import (  # noqa: E402
@@ -57,11 +57,13 @@ BOOK = ROOT / "tests" / "data" / "pg11-alice.epub"
 
 
 def book_chunks(count: int, words: int) -> list[str]:
-    """``count`` chunks of ``words`` words of Alice in Wonderland, in reading order."""
+    """The first ``count`` chunks of Alice in Wonderland, cut as a job cuts them (up to ``words`` words)."""
     book = load_book(BOOK)
-    text = " ".join(block.text for chapter in book.chapters if chapter.selected_by_default for block in chapter.blocks)
-    tokens = text.split()
-    return [" ".join(tokens[i * words:(i + 1) * words]) for i in range(count)]
+    texts: list[str] = []
+    for chapter in book.chapters:
+        if chapter.selected_by_default:
+            texts.extend(chunk.text for chunk in chunk_chapter(chapter, chunk_words=words))
+    return texts[:count]
 
 
 def default_asr_model() -> str:

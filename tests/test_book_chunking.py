@@ -106,6 +106,24 @@ def test_paragraphs_are_never_merged() -> None:
     assert [c.pause_after for c in chunks] == [PauseKind.PARAGRAPH, PauseKind.PARAGRAPH, PauseKind.CHAPTER_END]
 
 
+def test_scene_break_is_a_long_pause_never_spoken() -> None:
+    chapter = _chapter([(BlockKind.PARAGRAPH, "She ate it."), (BlockKind.PARAGRAPH, "* * * * * *"),
+                        (BlockKind.PARAGRAPH, "\u2042"), (BlockKind.PARAGRAPH, "Later, she woke.")])
+    chunks = chunk_chapter(chapter, chunk_words=100, speak_title=False)
+    assert [c.text for c in chunks] == ["She ate it.", "Later, she woke."]
+    assert [c.pause_after for c in chunks] == [PauseKind.SCENE_BREAK, PauseKind.CHAPTER_END]
+
+
+def test_alice_scene_breaks_are_pauses() -> None:
+    # Alice chapter I has a line of twenty asterisks mid-chapter and another as its last block.
+    chapter = next(c for c in _book("pg11-alice.epub").chapters if "Rabbit-Hole" in c.title)
+    chunks = chunk_chapter(chapter, chunk_words=120)
+    assert not any("*" in c.text for c in chunks)
+    breaks = [c for c in chunks if c.pause_after is PauseKind.SCENE_BREAK]
+    assert [c.text[-20:] for c in breaks] == ["very soon finished it off."[-20:]]
+    assert chunks[-1].pause_after is PauseKind.CHAPTER_END
+
+
 def test_title_is_spoken_when_the_chapter_does_not_open_with_it() -> None:
     chapter = _chapter([(BlockKind.PARAGRAPH, "It was a dark night.")], title="Chapter 3: Storm")
     chunks = chunk_chapter(chapter, chunk_words=50)
@@ -163,3 +181,12 @@ def test_effective_chunk_limits_clamp_to_the_model_cap() -> None:
     uncapped = next(e for e in CATALOG if e.max_words_per_request is None and e.max_input_chars is None)
     assert effective_chunk_limits(uncapped, 500) == (500, None, None)
     assert effective_chunk_limits(get_entry(capped.key), 0)[0] == 1
+
+
+def test_every_pause_kind_has_a_length_and_a_scene_break_is_long() -> None:
+    from omni_web.pipeline.plan import pause_ms
+    from omni_web.settings import Settings
+
+    settings = Settings()
+    lengths = {kind: pause_ms(kind, settings) for kind in PauseKind}
+    assert lengths[PauseKind.SCENE_BREAK] >= lengths[PauseKind.HEADING] > lengths[PauseKind.PARAGRAPH]

@@ -96,6 +96,11 @@ def chunk_chapter(
             continue
         text = normalize_text(block.text)
         if not text:
+            # A line of symbols between paragraphs ("* * *", "~~~") is a scene break: it is never
+            # sent to the model (which would say "asterisk" or babble); the text before it ends
+            # with a longer pause instead.
+            if block.text.strip() and units and units[-1][1] is PauseKind.PARAGRAPH:
+                units[-1] = (units[-1][0], PauseKind.SCENE_BREAK, units[-1][2])
             continue
         if block.is_heading:
             units.append((split_long_text(text, max_words=cap, max_chars=max_chars), PauseKind.HEADING, ""))

@@ -46,6 +46,7 @@ class PauseKind(enum.StrEnum):
     CHUNK = "chunk"  # the chunk ends mid-paragraph (between sentences)
     PARAGRAPH = "paragraph"  # the chunk ends a paragraph
     HEADING = "heading"  # the chunk ends a heading (or the spoken chapter title)
+    SCENE_BREAK = "scene_break"  # a separator line ("* * *", "⁂") follows: nothing to say, a long pause
     CHAPTER_END = "chapter_end"  # the last chunk of a chapter
 
 

@@ -57,6 +57,8 @@ def pause_ms(kind: PauseKind, settings: Settings) -> int:
         PauseKind.CHUNK: settings.pause_between_chunks_ms,
         PauseKind.PARAGRAPH: settings.pause_after_paragraph_ms,
         PauseKind.HEADING: settings.pause_after_heading_ms,
+        # A narrator marks a scene break ("* * *") with a pause at least as long as after a heading.
+        PauseKind.SCENE_BREAK: max(settings.pause_after_heading_ms, settings.pause_after_paragraph_ms),
         PauseKind.CHAPTER_END: 0,
     }[kind]
 
