@@ -271,3 +271,25 @@ def test_asr_skips_a_language_the_model_does_not_cover_with_a_note(tmp_path: Pat
     take = QaStore(tmp_path).load("en").takes[0]
     assert recogniser.calls == 1 and take.wer == 0 and take.transcript == TEXT
     pool.close()
+
+
+def test_wer_limit_allows_more_misheard_words_on_short_texts_but_not_shuffles() -> None:
+    from omni_web.qa import asr_failures
+
+    thresholds = Thresholds()
+    assert thresholds.wer_limit(4) > thresholds.wer_limit(10) > thresholds.wer_limit(40) > thresholds.wer_limit(200)
+    assert 0.6 < thresholds.wer_limit(200) < thresholds.wer_limit(40) < 0.7
+    # Real tiny.en transcripts of espeak-ng reading a 10-word line of Alice: misheard, then shuffled.
+    text = 'The Hatter shook his head mournfully. "Not I!" he replied.'
+    misheard = score_transcript(text, "The header shook his head more and fully. Now tie it. He replied.")
+    shuffled = score_transcript(text, "Not replied, had or not in my head, shocking more infillie.")
+    assert misheard.wer == pytest.approx(0.7)
+    assert asr_failures(misheard, thresholds, 1.0) == []
+    assert any("word error rate" in f for f in asr_failures(shuffled, thresholds, 1.0))
+
+
+def test_english_contractions_score_as_written_out() -> None:
+    score = score_transcript("They're fond of it; I won't, can't and we've tried.",
+                             "They are fond of it. I will not, cannot, and we have tried.")
+    assert score.wer == 0.0 and score.recall == 1.0
+    assert score_transcript("They're here.", "There here.").wer > 0  # the expansion is not a free pass

@@ -75,7 +75,7 @@ def asr_failures(score: TranscriptScore, thresholds: Thresholds, duration_ratio:
         return failures
     share = score.transcript_words / score.reference_words
     short_audio = duration_ratio is None or duration_ratio < thresholds.skipped_max_ratio
-    if score.wer > thresholds.max_wer:
+    if score.wer > thresholds.wer_limit(score.reference_words):
         failures.append(f"the transcript differs from the text (word error rate {score.wer:.0%})")
     if score.recall < thresholds.min_word_recall_any or (score.recall < thresholds.min_word_recall and short_audio):
         failures.append(f"only {score.recall:.0%} of the words were heard")

@@ -19,6 +19,17 @@ __all__ = ["TranscriptScore", "normalise_words", "score_transcript"]
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _ORDINAL = re.compile(r"\b(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
+# English contractions a recogniser writes out or not at will ("they're" / "they are"); both sides
+# are expanded alike. "'s" and "'d" stay: each has two readings.
+_EN_IRREGULAR = {"won't": "will not", "can't": "can not", "cannot": "can not", "shan't": "shall not"}
+_EN_IRREGULAR_RE = re.compile(r"\b(" + "|".join(map(re.escape, _EN_IRREGULAR)) + r")\b")
+_EN_CONTRACTION_RE = re.compile(r"(?<=[a-z])(n't|'re|'ll|'ve|'m)\b")
+_EN_CONTRACTIONS = {"n't": " not", "'re": " are", "'ll": " will", "'ve": " have", "'m": " am"}
+
+
+def _expand_english(text: str) -> str:
+    text = _EN_IRREGULAR_RE.sub(lambda m: _EN_IRREGULAR[m.group(1)], text)
+    return _EN_CONTRACTION_RE.sub(lambda m: _EN_CONTRACTIONS[m.group(1)], text)
 
 
 def _spell_numbers(text: str, lang: str) -> str:
@@ -44,7 +55,10 @@ def normalise_words(text: str, *, lang: str = "en") -> list[str]:
     """Lower-case words with numbers spelled out and punctuation dropped."""
     text = unicodedata.normalize("NFKC", text)
     text = _spell_numbers(text, lang)
-    text = text.lower().replace("'", "").replace("\u2019", "")
+    text = text.lower().replace("\u2019", "'")
+    if lang == "en":
+        text = _expand_english(text)
+    text = text.replace("'", "")
     # Hyphens and dashes separate words ("twenty-one", "queer-looking"); other marks vanish.
     cleaned = "".join(c if unicodedata.category(c)[0] in ("L", "N") else " " for c in text)
     return cleaned.split()
