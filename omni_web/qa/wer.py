@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import jiwer
 from num2words import num2words
 
+from omni_web.text.normalize import normalize_for_speech
+
 __all__ = ["TranscriptScore", "normalise_words", "score_transcript"]
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -75,9 +77,14 @@ class TranscriptScore:
 
 
 def score_transcript(reference: str, transcript: str, *, lang: str = "en") -> TranscriptScore:
-    """Score ``transcript`` against ``reference`` after normalising both."""
-    ref = normalise_words(reference, lang=lang)
-    hyp = normalise_words(transcript, lang=lang)
+    """Score ``transcript`` against ``reference`` after normalising both.
+
+    Both first go through the language's speech rules (omni_web.text), so what the model says
+    for "CHAPTER II." or "Mr." and what the recogniser writes for it ("Chapter 2", "Mister") meet
+    in one spelling, whether or not the job sent the text normalised.
+    """
+    ref = normalise_words(normalize_for_speech(reference, lang), lang=lang)
+    hyp = normalise_words(normalize_for_speech(transcript, lang), lang=lang)
     if not ref:
         return TranscriptScore(0.0 if not hyp else 1.0, 1.0, 0, len(hyp))
     wer = float(jiwer.wer(" ".join(ref), " ".join(hyp))) if hyp else 1.0
