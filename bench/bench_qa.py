@@ -42,6 +42,7 @@ from omni_web.qa import (  # noqa: E402
     QaStore,
     TakeAudio,
     Thresholds,
+    asr_workers,
     basic_take,
     load_recogniser,
     measure_audio,
@@ -122,7 +123,8 @@ def timed_render(base_url: str, items: list[RenderItem], concurrency: int, cache
         threads = concurrency
         if level.checks:
             if level is QaLevel.ASR:
-                asr = AsrPool(lambda: load_recogniser(asr_model, device="cpu"))
+                workers = asr_workers()  # as a job sizes its pool: half the cores, 1-4
+                asr = AsrPool(lambda: load_recogniser(asr_model, device="cpu", workers=workers), workers=workers)
                 asr.recogniser()  # loaded before the clock starts, as a job loads it once
                 threads = concurrency * 2
             check = ChunkQa(QaOptions(level=level), store=QaStore(cache_dir), request_take=request_take,
@@ -160,7 +162,8 @@ def efficiency(texts: list[str], slots: int, latency_s: float, asr_model: str, b
                 extra += (f"; basic checks {basic_cost * audio_s:.2f} s of CPU = {basic_cost * audio_s / wall:.2%} "
                           "of the wall time (on the render threads, beside the requests)")
             if level is QaLevel.ASR:
-                extra += f"; ASR busy {busy:.1f} s = {busy / wall:.0%} of one core"
+                extra += (f"; ASR busy {busy:.1f} s = {busy / wall:.0%} of one core "
+                          f"({asr_workers()} worker(s) on {os.cpu_count()} cores)")
             print(f"  qa {level.value:<5}: {wall:6.1f} s, efficiency {eff:.3f}, vs QA off {eff / base:.3f}, "
                   f"{audio_s:.0f} s of audio{extra}")
 

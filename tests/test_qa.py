@@ -300,3 +300,28 @@ def test_reference_and_transcript_meet_in_the_spoken_form() -> None:
     assert score_transcript("CHAPTER II. The Pool of Tears", "Chapter 2. The pool of tears.").wer == 0.0
     assert score_transcript("Mr. Smith paid $5 in 1851.", "Mister Smith paid five dollars in 1851.").wer == 0.0
     assert score_transcript("Louis XIV slept.", "Louis the 14th slept.").wer == 0.0
+
+
+def test_asr_pool_size_is_half_the_cores_and_its_workers_run_at_once() -> None:
+    import threading
+
+    from omni_web.qa import AsrPool, asr_workers
+
+    assert [asr_workers(n) for n in (1, 2, 3, 8, 64)] == [1, 1, 1, 4, 4]
+    both_running = threading.Barrier(2, timeout=60)
+
+    class _Concurrent:
+        name = "two at once"
+
+        def covers(self, language: str | None) -> bool:
+            return True
+
+        def transcribe(self, wav: bytes, language: str | None) -> str:
+            both_running.wait()  # breaks (and raises) unless two transcriptions overlap
+            return "ok"
+
+    pool = AsrPool(lambda: _Concurrent(), workers=2)
+    try:
+        assert [f.result(timeout=90) for f in (pool.submit(b"", "en"), pool.submit(b"", "en"))] == ["ok", "ok"]
+    finally:
+        pool.close()

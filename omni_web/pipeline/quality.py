@@ -31,6 +31,7 @@ from omni_web.qa import (
     QaOptions,
     QaStore,
     TakeAudio,
+    asr_workers,
     build_report,
     load_recogniser,
     parse_level,
@@ -156,7 +157,10 @@ class JobQa:
 
         asr = None
         if options.level is QaLevel.ASR:
-            asr = AsrPool(lambda: load_recogniser(options.asr_model, device=options.asr_device))
+            # On a CUDA device one worker suffices; on the CPU half the cores transcribe at once.
+            workers = asr_workers() if options.asr_device == "cpu" else 1
+            asr = AsrPool(lambda: load_recogniser(options.asr_model, device=options.asr_device, workers=workers),
+                          workers=workers)
         check = ChunkQa(
             options, store=QaStore(paths.chunk_cache_dir), request_take=request_take, model_key=entry.key,
             voice_label=lambda item: _voice_label(getattr(item, "voice", None) or voice), language=language,

@@ -5,7 +5,14 @@ Layering: QA knows chunks by key and text; the pipeline binds it to a job (plan,
 cache) and the renderer calls it through two hooks (``take`` and ``accept_cached``).
 """
 
-from omni_web.qa.asr import AsrPool, Recogniser, WhisperRecogniser, language_code, load_recogniser
+from omni_web.qa.asr import (
+    AsrPool,
+    Recogniser,
+    WhisperRecogniser,
+    asr_workers,
+    language_code,
+    load_recogniser,
+)
 from omni_web.qa.audio import AudioFigures, decode_wav, measure_audio
 from omni_web.qa.judge import asr_failures, basic_take, best_take, with_transcript
 from omni_web.qa.rate import DurationRateTracker, Expectation, TextUnits, text_units
@@ -28,6 +35,7 @@ __all__ = [
     "DEFAULT_THRESHOLDS",
     "QA_REPORT_SUFFIX",
     "AsrPool",
+    "asr_workers",
     "AudioFigures",
     "ChunkPlace",
     "ChunkQa",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-__all__ = ["AsrPool", "Recogniser", "WhisperRecogniser", "language_code", "load_recogniser"]
+__all__ = ["AsrPool", "Recogniser", "WhisperRecogniser", "asr_workers", "language_code", "load_recogniser"]
 
 _log = logging.getLogger(__name__)
 
@@ -84,7 +85,20 @@ class WhisperRecogniser:
         return " ".join(segment.text.strip() for segment in segments).strip()
 
 
-def load_recogniser(size_or_dir: str, *, device: str | None = "cpu", cpu_threads: int = 1) -> WhisperRecogniser:
+def asr_workers(cpu_count: int | None = None) -> int:
+    """Transcriptions to run at once on the CPU: half the cores, 1-4.
+
+    The other half stays with the app, ffmpeg and mastering; a GPU server makes audio several
+    times faster than one core transcribes it with tiny.en (real-time factor ~0.05), so one
+    worker would fall behind a big batch.
+    """
+    cores = cpu_count if cpu_count is not None else (os.cpu_count() or 1)
+    return max(1, min(4, cores // 2))
+
+
+def load_recogniser(
+    size_or_dir: str, *, device: str | None = "cpu", cpu_threads: int = 1, workers: int = 1
+) -> WhisperRecogniser:
     """Load a faster-whisper size (``tiny.en``, ``small``; from the HF cache) or a model directory.
 
     Raises:
@@ -106,7 +120,9 @@ def load_recogniser(size_or_dir: str, *, device: str | None = "cpu", cpu_threads
         folder = local
     device_name, compute_type = choose_device(device)
     try:
-        model = WhisperModel(str(folder), device=device_name, compute_type=compute_type, cpu_threads=cpu_threads)
+        # num_workers lets that many threads transcribe at once (one CTranslate2 replica each).
+        model = WhisperModel(str(folder), device=device_name, compute_type=compute_type, cpu_threads=cpu_threads,
+                             num_workers=max(1, workers))
     except (RuntimeError, ValueError, OSError) as exc:
         raise VoiceError(
             f"The QA speech-recognition model '{size_or_dir}' at {folder} did not load on {device_name} "
