@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from omni_web.errors import UnknownModel
 
 __all__ = [
+    "model_label",
     "CATALOG",
     "SGLANG_OMNI_PYTHON_MAX_EXCLUSIVE",
     "SGLANG_OMNI_PYTHON_MIN",
@@ -362,6 +363,14 @@ def get_entry(key: str) -> CatalogEntry:
         return _BY_KEY[key]
     except KeyError:
         raise UnknownModel(key, keys()) from None
+
+
+def model_label(key: str, tag: str = "") -> str:
+    """The model as users read it, with a serving tag: ``"ZONOS2 (bf16 fallback)"``; a key that is
+    not in the catalog (a foreign server's id) as it is."""
+    entry = _BY_KEY.get(key)
+    name = entry.label if entry is not None else key
+    return f"{name} ({tag})" if tag else name
 
 
 def entry_for_repo(repo_id: str) -> CatalogEntry | None:

@@ -62,6 +62,7 @@ for it (the UI, background tasks, jobs and the server status use it), the traceb
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 __all__ = [
@@ -114,6 +115,7 @@ __all__ = [
     "UnknownVoice",
     "UnsafeBook",
     "VoiceError",
+    "exception_detail",
     "internal_error_message",
 ]
 
@@ -531,6 +533,16 @@ class ReviewError(OmniWebError):
 # --- bugs -------------------------------------------------------------------------------------
 
 
+def exception_detail(exc: BaseException) -> str:
+    """What a library's exception says, in words: its message, else its kind ("read timeout" for
+    an empty ``ReadTimeout``); never the class name as such."""
+    text = " ".join(str(exc).split()).strip()
+    if text and text not in ("None", "''"):
+        return text
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", type(exc).__name__).lower()
+
+
 def internal_error_message(exc: BaseException) -> str:
     """The line shown for an exception that is not an :class:`OmniWebError` (a bug); log the traceback too."""
-    return f"Internal error: {type(exc).__name__}: {exc}. This is a bug; the app log has the details."
+    return (f"Internal error: something went wrong inside omni-web ({exception_detail(exc)}). "
+            "This is a bug; the app log has the details.")

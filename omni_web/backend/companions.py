@@ -151,7 +151,7 @@ def ensure_companion_packages(
     step = run_step(argv, log_path=log_path, log=log, cancel=cancel, what=f"companion packages for {entry.key}")
     if not step.ok:
         raise InstallError(
-            f"pip could not install the companion packages of '{entry.key}' ({', '.join(missing)}), "
+            f"pip could not install the companion packages of {entry.label} ({', '.join(missing)}), "
             f"exit code {step.returncode}. See {log_path}; fix the cause and try again.",
             log_path=log_path,
         )

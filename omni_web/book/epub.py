@@ -36,7 +36,7 @@ from omni_web.book.toc import (
     resolve_href,
     split_ids_by_path,
 )
-from omni_web.errors import BookError, BookNotFound, EmptyBook, NotAnEpub
+from omni_web.errors import BookError, BookNotFound, EmptyBook, NotAnEpub, exception_detail
 
 __all__ = ["load_book"]
 
@@ -139,7 +139,7 @@ def _open(
         reader.process()
     except _READ_ERRORS as exc:
         raise NotAnEpub(
-            f"'{name}' could not be read as an EPUB ({type(exc).__name__}: {exc}). It may be "
+            f"'{name}' could not be read as an EPUB ({exception_detail(exc)}). It may be "
             "damaged: repair it with Calibre or Sigil, or use another copy of the book."
         ) from exc
     return check, ebook

@@ -56,6 +56,7 @@ from omni_web.errors import (
     SpeechError,
     UnknownVoice,
     VoiceError,
+    exception_detail,
 )
 from omni_web.retry import RetryPolicy
 
@@ -459,7 +460,7 @@ class SpeechClient:
     def _unreachable(self, exc: Exception, *, attempts: int = 1) -> ServerUnreachable:
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         return ServerUnreachable(
-            f"Cannot reach the sgl-omni server at {self.base_url}{tries} ({type(exc).__name__}: {exc}). "
+            f"Cannot reach the sgl-omni server at {self.base_url}{tries} ({exception_detail(exc)}). "
             "Start the server (Server tab, or python -m omni_web server start), wait until it is "
             "healthy, or check the URL."
         )

@@ -36,8 +36,15 @@ from huggingface_hub.errors import (
 from tqdm.auto import tqdm as base_tqdm
 
 from omni_web.backend.disk import check_disk_space, format_bytes
-from omni_web.catalog import CatalogEntry
-from omni_web.errors import DiskFullError, DownloadCancelled, DownloadError, GatedModel, OmniWebError
+from omni_web.catalog import CatalogEntry, model_label
+from omni_web.errors import (
+    DiskFullError,
+    DownloadCancelled,
+    DownloadError,
+    GatedModel,
+    OmniWebError,
+    exception_detail,
+)
 from omni_web.models.cache import hub_cache_dir
 
 __all__ = [
@@ -81,9 +88,9 @@ class DownloadProgress:
 
     @property
     def summary(self) -> str:
-        """``qwen3_tts_0_6b_base: 1.2 GB / 2.5 GB, 3/9 files``."""
+        """``Qwen3-TTS 0.6B Base: 1.2 GB / 2.5 GB, 3/9 files`` (the model by name, not by key)."""
         return (
-            f"{self.key}: {self.downloaded_str} / {self.total_str}, {self.files_done}/{self.files_total} files"
+            f"{model_label(self.key)}: {self.downloaded_str} / {self.total_str}, {self.files_done}/{self.files_total} files"
         )
 
 
@@ -125,7 +132,7 @@ def _endpoint_str(endpoint: str | None) -> str:
 def _translate(exc: BaseException, entry: CatalogEntry, endpoint: str | None) -> OmniWebError | None:
     """Map a huggingface_hub / network / disk error to ours; None for anything unexpected."""
     where = _endpoint_str(endpoint)
-    name = f"'{entry.key}' ({entry.repo_id})"
+    name = f"{entry.label} ({entry.repo_id})"
     if isinstance(exc, DryRunError):
         # The dry run hides the hub's answer in __cause__ (gated, not found, no connection).
         inner = _translate(exc.__cause__, entry, endpoint) if exc.__cause__ is not None else None
@@ -157,7 +164,7 @@ def _translate(exc: BaseException, entry: CatalogEntry, endpoint: str | None) ->
         return DiskFullError(f"The disk filled up while downloading {name}: free some space and install again.")
     if type(exc).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore"):
         return DownloadError(
-            f"{name}: could not reach the hub at {where} ({type(exc).__name__}: {exc}). Check the network, "
+            f"{name}: could not reach the hub at {where} ({exception_detail(exc)}). Check the network, "
             "HF_ENDPOINT and HF_HUB_OFFLINE, then install again; finished files are kept."
         )
     if isinstance(exc, OSError):

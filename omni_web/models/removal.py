@@ -18,7 +18,7 @@ from huggingface_hub import scan_cache_dir
 from huggingface_hub.utils import DeleteCacheStrategy
 
 from omni_web.backend.disk import format_bytes
-from omni_web.catalog import get_entry
+from omni_web.catalog import get_entry, model_label
 from omni_web.errors import ModelError
 from omni_web.models.cache import CachedModel, cached_models, hub_cache_dir
 
@@ -73,11 +73,11 @@ class RemovalPlan:
 
     @property
     def summary(self) -> str:
-        """``Remove 2 models (qwen3_tts_0_6b_base, zonos2), freeing 14.5 GB.``"""
+        """``Remove 2 models (Qwen3-TTS 0.6B Base, ZONOS2), freeing 14.5 GB.``"""
         if not self.items:
             return "Nothing to remove."
         plural = "model" if len(self.items) == 1 else "models"
-        return f"Remove {len(self.items)} {plural} ({', '.join(self.keys)}), freeing {self.expected_freed_str}."
+        return f"Remove {len(self.items)} {plural} ({', '.join(model_label(key) for key in self.keys)}), freeing {self.expected_freed_str}."
 
     def execute(self, *, stop_server_hosting: StopServerHosting | None = None) -> int:
         """Stop servers hosting the models (when given a way to), delete the files; return bytes freed.

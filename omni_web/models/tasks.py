@@ -70,7 +70,7 @@ def _companions(
         raise
     except BackendError as exc:
         return (), [
-            f"{entry.key}: companion packages ({', '.join(entry.companion_packages)}) not installed: {exc} "
+            f"{entry.label}: companion packages ({', '.join(entry.companion_packages)}) not installed: {exc} "
             "They are installed again before the server starts."
         ]
     return tuple(installed), []
@@ -82,7 +82,7 @@ def _tool_warnings(entry: CatalogEntry, which: Callable[[str], str | None]) -> l
         if not tool.found and entry.key in tool.required_by:
             lines = "; ".join(f"{manager}: {command}" for manager, command in tool.install)
             warnings.append(
-                f"{entry.key}: the '{tool.name}' program is missing; the server cannot use this model "
+                f"{entry.label}: the '{tool.name}' program is missing; the server cannot use this model "
                 f"until it is installed ({lines})."
             )
     return warnings

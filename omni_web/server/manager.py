@@ -405,7 +405,7 @@ class ServerManager:
             raise ForeignServer(probe.base_url, hosted_model=hosted, wanted_model=entry.key)
         if not probe.healthy:
             raise ServerNotRunning(
-                f"The {where} at {probe.base_url} hosts {entry.key} but is not ready "
+                f"The {where} at {probe.base_url} hosts {entry.label} but is not ready "
                 f"(/health: {probe.status or 'no answer'}, HTTP {probe.http_status}). Wait until it "
                 "is healthy, then try again."
             )

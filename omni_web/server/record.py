@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from omni_web.catalog import model_label
 from omni_web.files import write_atomic
 from omni_web.paths import DataPaths
 from omni_web.server.spec import client_host
@@ -82,8 +83,8 @@ class ServerRecord:
 
     @property
     def model_label(self) -> str:
-        """The key with its tag, e.g. ``"zonos2 (bf16 fallback)"``."""
-        return f"{self.model_key} ({self.tag})" if self.tag else self.model_key
+        """The model's name with its tag, e.g. ``"ZONOS2 (bf16 fallback)"``."""
+        return model_label(self.model_key, self.tag)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON values."""

@@ -12,7 +12,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from omni_web.catalog import CatalogEntry
+from omni_web.catalog import CatalogEntry, model_label
 from omni_web.paths import CONFIGS_DIR
 from omni_web.settings import Settings
 
@@ -64,8 +64,8 @@ class ServeSpec:
 
     @property
     def model_label(self) -> str:
-        """The key with its tag, e.g. ``"zonos2 (bf16 fallback)"``."""
-        return f"{self.entry.key} ({self.tag})" if self.tag else self.entry.key
+        """The model's name with its tag, e.g. ``"ZONOS2 (bf16 fallback)"``."""
+        return model_label(self.entry.key, self.tag)
 
     @property
     def base_url(self) -> str:

@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass
 from pathlib import Path
 
+from omni_web.catalog import model_label
+
 __all__ = ["Endpoint", "GroupMember", "ServerState", "ServerStatus"]
 
 
@@ -77,9 +79,10 @@ class ServerStatus:
 
     @property
     def model_label(self) -> str:
-        """The model with its tag, e.g. ``"zonos2 (bf16 fallback)"``; a raw id if not in the catalog."""
+        """The model as users read it, with its tag, e.g. ``"ZONOS2 (bf16 fallback)"``; a raw id if
+        not in the catalog."""
         name = self.model_key or (self.model_ids[0] if self.model_ids else "")
-        return f"{name} ({self.tag})" if name and self.tag else name
+        return model_label(name, self.tag) if name else ""
 
     @property
     def owner_str(self) -> str:
@@ -91,10 +94,13 @@ class ServerStatus:
         return "not started by omni-web (left running)" if self.state is not ServerState.STOPPED else "-"
 
     def lines(self) -> list[str]:
-        """``label: value`` lines for the CLI and the Server tab."""
+        """``label: value`` lines for the CLI (which also names the catalog key its flags take)."""
+        model = self.model_label or "-"
+        if self.model_key and self.model_key != model:
+            model = f"{model}, key {self.model_key}"
         rows = [
             ("State", self.state.value),
-            ("Model", self.model_label or "-"),
+            ("Model", model),
             ("Endpoint", self.endpoint or "-"),
             ("PID", str(self.pid) if self.pid is not None else "-"),
             ("Owner", self.owner_str),
@@ -126,5 +132,5 @@ class Endpoint:
 
     @property
     def model_label(self) -> str:
-        """The key with its tag, e.g. ``"zonos2 (bf16 fallback)"``."""
-        return f"{self.model_key} ({self.tag})" if self.tag else self.model_key
+        """The model's name with its tag, e.g. ``"ZONOS2 (bf16 fallback)"``."""
+        return model_label(self.model_key, self.tag) if self.model_key else ""

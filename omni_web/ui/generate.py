@@ -255,19 +255,22 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
                 *first_run)
 
     @guarded
-    def upload(file: str | None) -> tuple[Any, ...]:
+    def upload(file: str | None, loaded: dict | None = None) -> tuple[Any, ...]:
         cleared = (None, "", gr.update(value=None, visible=False), gr.update(choices=[], value=[]))
         if not file:
-            return (*cleared, gr.skip(), gr.skip())
+            # The box emptied: forget the loaded book; with none loaded (a refused file, cleared by
+            # us) the refusal under the box stays.
+            return (*cleared, gr.skip(), gr.skip()) if loaded else gr.skip()
         name = Path(file).name  # Gradio keeps the user's file name on its copy
         try:
             require_epub_name(name)
             book = load_book(Path(file))
             kept = store_book(ctx.paths, Path(file), name=name)
         except BookError as exc:
-            # Said once, as a toast and under the box, in the user's file name; the box is cleared.
-            gr.Warning(esc(str(exc)), title="Cannot read this book")
-            return (*cleared, f"**Not loaded:** {esc(str(exc))}", None)
+            # Said once, under the box where the book would show, in the user's file name (no toast
+            # repeating it); the box is cleared for another try.
+            refused = f'<div class="ow-book-refused" role="alert"><b>Not loaded:</b> {esc(str(exc))}</div>'
+            return (None, refused, *cleared[2:], "", None)
         choices, selected = chapter_choices(book)
         state = {"path": str(kept), "all": [n for _, n in choices], "defaults": selected}
         cover = _cover(book)
@@ -341,7 +344,7 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
             return (book or {}).get(kind, [])
         return select
 
-    refs.epub.change(upload, [refs.epub], [refs.book, refs.header, refs.cover, refs.chapters, refs.notice,
+    refs.epub.change(upload, [refs.epub, refs.book], [refs.book, refs.header, refs.cover, refs.chapters, refs.notice,
                                            refs.epub], api_name="book_upload", concurrency_limit=4)
     refs.select_all.click(pick("all"), [refs.book], refs.chapters, api_visibility="private")
     refs.select_defaults.click(pick("defaults"), [refs.book], refs.chapters, api_visibility="private")

@@ -26,6 +26,7 @@ from omni_web.models import (
 from omni_web.tasks import TaskHandle
 from omni_web.ui.context import TASK_MODELS, OnLoad, UiContext
 from omni_web.ui.errors import guarded
+from omni_web.ui.labels import model_name
 from omni_web.ui.taskpanel import TaskPanel, build_task_panel, task_view
 from omni_web.ui.widgets import badge, esc, table
 
@@ -113,12 +114,33 @@ def _start_diff(ctx: UiContext, add: list[str], remove: list[str]) -> None:
         for warning in result.warnings:
             handle.log(f"WARNING: {warning}")
         if result.failed:
-            raise ModelError("; ".join(f"{key}: {message}" for key, message in result.failed))
-        done = [*(f"removed {key}" for key in result.removed), *(f"installed {r.key}" for r in result.installed)]
-        return "Done: " + (", ".join(done) or "nothing changed") + "."
+            raise ModelError(" ".join(failure_line(key, message) for key, message in result.failed))
+        return diff_done_line(result.removed, [r.key for r in result.installed])
 
-    parts = [f"download {', '.join(add)}" if add else "", f"remove {', '.join(remove)}" if remove else ""]
-    ctx.tasks.start(TASK_MODELS, "Model changes: " + "; ".join(p for p in parts if p), work)
+    ctx.tasks.start(TASK_MODELS, diff_title(add, remove), work)
+
+
+def _names(keys: Iterable[str]) -> str:
+    return ", ".join(model_name(key) for key in keys)
+
+
+def diff_title(add: Iterable[str], remove: Iterable[str]) -> str:
+    """The task's title: ``Model changes: download Qwen3-TTS 0.6B Base; remove ZONOS2``."""
+    add, remove = list(add), list(remove)
+    parts = [f"download {_names(add)}" if add else "", f"remove {_names(remove)}" if remove else ""]
+    return "Model changes: " + "; ".join(p for p in parts if p)
+
+
+def diff_done_line(removed: Iterable[str], installed: Iterable[str]) -> str:
+    """``Done: removed ZONOS2, installed Qwen3-TTS 0.6B Base.`` (models by name, never by key)."""
+    done = [*(f"removed {model_name(key)}" for key in removed), *(f"installed {model_name(key)}" for key in installed)]
+    return "Done: " + (", ".join(done) or "nothing changed") + "."
+
+
+def failure_line(key: str, message: str) -> str:
+    """One model's failure, named once: messages that already name the model are kept as they are."""
+    label = model_name(key)
+    return message if label in message else f"{label}: {message}"
 
 
 def build(ctx: UiContext) -> ModelsRefs:
@@ -181,9 +203,9 @@ def _wire(ctx: UiContext, refs: ModelsRefs) -> OnLoad:
             record = ctx.services.server.owned_record()
             lines = [f"<p><b>{esc(plan.summary)}</b></p>"]
             if record is not None and record.model_key in remove:
-                lines.append(f"<p>The running server hosting {esc(record.model_key)} is stopped first.</p>")
+                lines.append(f"<p>The running server hosting {esc(model_name(record.model_key))} is stopped first.</p>")
             if add:
-                lines.append(f"<p>Then download: {esc(', '.join(add))}.</p>")
+                lines.append(f"<p>Then download: {esc(_names(add))}.</p>")
             return [gr.update(visible=True), "".join(lines), {"add": add, "remove": remove}, *task_outputs(seen)]
         _start_diff(ctx, add, [])
         return [gr.update(visible=False), "", None, *task_outputs(seen)]

@@ -51,7 +51,8 @@ def _announce(job: Job) -> None:
     if job.state is JobState.DONE:
         gr.Info(f"Finished: {job.title}. The audiobook is ready in the Jobs tab.", title="Job done")
     elif job.state is JobState.FAILED:
-        gr.Warning(f"Failed: {job.title}. {job.error}", title="Job failed")
+        # What went wrong and what to do are in the job's panel; said there once, not here again.
+        gr.Warning(f"Failed: {job.title}. The Jobs tab says why and what to do.", title="Job failed")
     elif job.state is JobState.CANCELLED:
         gr.Info(f"Cancelled: {job.title}.", title="Job cancelled")
 

@@ -17,6 +17,10 @@ THEME = gr.themes.Soft(
 )
 
 CSS = """
+/* An error is said once, in its toast: Gradio would also lay a red "Error" overlay over every
+   output of the failed event (hiding what they showed), repeating it across the page. */
+[data-testid="status-tracker"]:has(> .error) { display: none !important; }
+
 .ow-header { display: flex; align-items: baseline; gap: 14px; padding: 4px 2px 10px; }
 .ow-logo { font-size: 1.6rem; font-weight: 700; letter-spacing: -0.02em; color: var(--color-accent); }
 .ow-tagline { color: var(--body-text-color-subdued); }

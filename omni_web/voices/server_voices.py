@@ -127,7 +127,7 @@ def option_for_key(options: Sequence[VoiceOption], key: str) -> VoiceOption:
         if option.key == key:
             return option
     shown = ", ".join(option.label for option in options) or "none"
-    raise VoiceError(f"'{key}' is not in this model's voice menu (choices: {shown}).")
+    raise VoiceError(f"That voice is not in this model's voice menu any more; pick one of: {shown}.")
 
 
 def transcript_warning(entry: CatalogEntry, voice: Voice | None) -> str | None:

@@ -93,12 +93,12 @@ def test_start_status_stop(make_manager, launched, data_paths, port) -> None:
     assert status.model_ids == (QWEN.repo_id,)
     assert read_json(f"{status.endpoint}/health")["status"] == "healthy"
     # The boot output: the command, then the server's own log lines.
-    assert any(line.startswith("Starting qwen3_tts_0_6b_customvoice: ") for line in lines)
+    assert any(line.startswith("Starting Qwen3-TTS 0.6B CustomVoice: ") for line in lines)
     assert any("Uvicorn running on" in line for line in lines)
     log_text = status.log_path.read_text()
     assert status.log_path.parent == data_paths.logs_dir
     assert status.log_path.name.startswith("server-qwen3_tts_0_6b_customvoice-")
-    assert log_text.startswith("# omni-web: starting qwen3_tts_0_6b_customvoice")
+    assert log_text.startswith("# omni-web: starting Qwen3-TTS 0.6B CustomVoice")
     assert "SGLANG_OMNI_STRICT_PORT=1" in log_text
     record = load_record(data_paths)
     assert (record.pid, record.port, record.model_key) == (proc.pid, port, QWEN.key)
@@ -300,7 +300,7 @@ def test_zonos2_bf16_fallback_is_tagged_and_explained(make_manager, launched) ->
     lines: list[str] = []
     status = make_manager().start(ZONOS2, compute_capability=(8, 6), on_log=lines.append)
     assert status.tag == "bf16 fallback"
-    assert status.model_label == "zonos2 (bf16 fallback)"
+    assert status.model_label == "ZONOS2 (bf16 fallback)"
     why = "GPU compute capability 8.6 < 8.9: starting ZONOS2 with configs/zonos2_bf16.yaml (bf16 fallback)"
     assert any(why in line for line in lines)
     assert why in status.log_path.read_text()
@@ -338,7 +338,8 @@ def test_a_bug_during_start_is_named_as_one_in_the_status(make_manager, launched
         manager.start(QWEN)
     status = manager.status()
     assert status.state is ServerState.FAILED
-    assert status.message.startswith("Internal error: KeyError: ") and status.message.endswith("the app log has the details.")
+    assert status.message.startswith("Internal error: something went wrong inside omni-web (")
+    assert "KeyError" not in status.message and status.message.endswith("the app log has the details.")
 
 
 def test_stop_during_boot_cancels_the_start(make_manager, launched, monkeypatch, data_paths) -> None:

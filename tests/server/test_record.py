@@ -43,7 +43,7 @@ def test_round_trip(data_paths) -> None:
     assert data_paths.server_record.is_file()
     loaded = load_record(data_paths)
     assert loaded == record
-    assert loaded.model_label == "zonos2 (bf16 fallback)"
+    assert loaded.model_label == "ZONOS2 (bf16 fallback)"
     assert loaded.base_url == "http://127.0.0.1:8100"
     clear_record(data_paths)
     assert load_record(data_paths) is None

@@ -62,7 +62,7 @@ def test_zonos2_takes_no_config_on_cc_8_9_and_up(cc) -> None:
     argv = build_argv(spec, sgl_omni=SGL)
     assert "--config" not in argv
     assert spec.tag == ""
-    assert spec.model_label == "zonos2"
+    assert spec.model_label == "ZONOS2"
 
 
 @pytest.mark.parametrize("cc", [(8, 6), (8, 0), (7, 5)])
@@ -71,7 +71,7 @@ def test_zonos2_takes_the_bf16_config_below_8_9(cc) -> None:
     argv = build_argv(spec, sgl_omni=SGL)
     assert _flag(argv, "--config") == str(CONFIGS_DIR / "zonos2_bf16.yaml")
     assert spec.tag == "bf16 fallback"
-    assert spec.model_label == "zonos2 (bf16 fallback)"
+    assert spec.model_label == "ZONOS2 (bf16 fallback)"
     (note,) = spec.notes
     assert f"GPU compute capability {cc[0]}.{cc[1]} < 8.9" in note
     assert "configs/zonos2_bf16.yaml" in note and "FP8" in note

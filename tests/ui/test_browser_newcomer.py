@@ -290,12 +290,12 @@ def test_bad_uploads_are_named_and_told_once(page, tmp_path):
     broken = tmp_path / "notreally.epub"
     broken.write_text("just some text")
     page.locator("#gen-epub input[type=file]").set_input_files(str(broken))
-    notice = page.locator("#gen-notice")
+    notice = page.locator("#gen-book")  # under the box, where the book would show
     expect(notice).to_contain_text("notreally.epub", timeout=60_000)
     assert not re.search(r"[0-9a-f]{16}-notreally", notice.inner_text())
-    expect(page.locator(".toast-body").filter(has_text="notreally.epub")).to_have_count(1)
+    _said_once(page, "notreally.epub")  # no toast or status line repeating it
     expect(page.locator("#gen-epub input[type=file]")).to_have_count(1)  # the box is empty again
-    assert page.locator(".error").filter(has_text="Error").count() == 0  # no red pills on the outputs
+    _no_error_pills(page)
     _shot(page, "generate-bad-upload")
     pdf = tmp_path / "Moby Dick.pdf"
     pdf.write_bytes(b"%PDF-1.4\n")
@@ -303,6 +303,30 @@ def test_bad_uploads_are_named_and_told_once(page, tmp_path):
     expect(notice).to_contain_text("Moby Dick.pdf", timeout=60_000)
     expect(notice).to_contain_text("Calibre")
     expect(page.get_by_text("Invalid file type")).to_have_count(0)
+
+
+def _said_once(page, text: str) -> None:
+    """``text`` shows exactly once on the page (toasts included), whatever else is there."""
+    count = page.evaluate("t => document.body.innerText.split(t).length - 1", text)
+    assert count == 1, f"{text!r} shows {count} times"
+
+
+def _no_error_pills(page) -> None:
+    """No red "Error" overlay on any component (the error is said once, in its toast or line)."""
+    pills = page.locator('[data-testid="status-tracker"]:has(> .error)')
+    for index in range(pills.count()):
+        expect(pills.nth(index)).to_be_hidden()
+
+
+def test_an_error_is_said_once_in_words_without_red_pills(page, tmp_path):
+    _tab(page, "Generate")
+    page.locator("#gen-generate").click()  # no book yet
+    toast = page.locator(".toast-body").filter(has_text="Upload an EPUB first")
+    expect(toast).to_have_count(1, timeout=60_000)
+    _said_once(page, "Upload an EPUB first")
+    _no_error_pills(page)
+    assert not re.search(r"[a-z0-9]+_[a-z0-9_]+|Error:|Exception", toast.inner_text())  # no keys, no class names
+    _shot(page, "generate-error-once")
 
 
 def test_logs_follow_and_settings_show_the_real_port(page, app):

@@ -88,12 +88,15 @@ def test_unchecking_asks_first_then_stops_the_hosting_server_and_removes(app):
     checked[ORGS.index("Qwen")] = ["qwen3_tts_0_6b_base"]  # uncheck MODEL
     checked[ORGS.index("Mistral AI")] = []  # and voxtral
     confirm_text, _, _ = client.predict(*checked, api_name="/models_apply")
-    assert "Remove 2 models" in confirm_text and MODEL in confirm_text and VOXTRAL in confirm_text
-    assert "running server hosting qwen3_tts_0_6b_customvoice is stopped first" in confirm_text
+    # Models by the names users read, never by catalog key.
+    assert "Remove 2 models" in confirm_text and get_entry(MODEL).label in confirm_text
+    assert get_entry(VOXTRAL).label in confirm_text and MODEL not in confirm_text and VOXTRAL not in confirm_text
+    assert "running server hosting Qwen3-TTS 0.6B CustomVoice is stopped first" in confirm_text
     assert MODEL in installed_keys(cache_dir=app.cache_dir)  # nothing removed before the confirm
     client.predict(api_name="/models_confirm")
     done = _finish(app)
     assert done.state is TaskState.DONE, done.message
+    assert done.result == f"Done: removed {get_entry(MODEL).label}, removed {get_entry(VOXTRAL).label}.", done.result
     assert installed_keys(cache_dir=app.cache_dir) == {"qwen3_tts_0_6b_base"}
     assert app.services.server.owned_record() is None
     assert "Stopping the managed server hosting qwen3_tts_0_6b_customvoice" in done.log_text

@@ -117,6 +117,6 @@ def test_upload_list_and_delete_on_the_running_server(app):
 
         # A server hosting another model is not where this model's voices go.
         info, listing, _ = client.predict("qwen3_tts_1_7b_base", api_name="/server_voices")
-        assert "hosts qwen3_tts_0_6b_base, not Qwen3-TTS 1.7B Base" in info and listing == ""
+        assert "hosts Qwen3-TTS 0.6B Base, not Qwen3-TTS 1.7B Base" in info and listing == ""
     finally:
         app.services.server.stop()
