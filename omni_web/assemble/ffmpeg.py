@@ -23,6 +23,7 @@ from omni_web.errors import DiskFullError, FfmpegError, OutputNotWritable
 
 __all__ = [
     "INSTALL_HINT",
+    "FfmpegPipe",
     "ProbedStream",
     "disk_full_error",
     "find_tool",
@@ -156,6 +157,82 @@ def run_ffmpeg(
     _check(returncode, tail, action=action, output_dir=output_dir)
 
 
+class FfmpegPipe:
+    """ffmpeg reading its input on stdin (``pipe:0`` in ``args``), fed by the caller in blocks.
+
+    :meth:`write` sends bytes (a dead ffmpeg raises its reason); :meth:`finish` closes the input,
+    waits and returns stderr (its last megabyte, at ``loglevel``); :meth:`abort` kills it. Memory is
+    the pipe buffer, however much is fed.
+    """
+
+    def __init__(
+        self,
+        args: Sequence[str],
+        *,
+        action: str,
+        output_dir: Path,
+        cwd: Path | None = None,
+        loglevel: str = "error",
+    ) -> None:
+        self._action = action
+        self._output_dir = output_dir
+        self._err = tempfile.TemporaryFile()
+        argv = [find_tool("ffmpeg"), "-hide_banner", "-nostats", "-loglevel", loglevel, "-y", *args]
+        try:
+            self._proc = subprocess.Popen(  # noqa: S603 - argv list, no shell
+                argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self._err, cwd=cwd
+            )
+        except OSError as exc:
+            self._err.close()
+            raise FfmpegError(f"Could not start ffmpeg for {action.lower()}: {exc}. {INSTALL_HINT}") from exc
+
+    def write(self, data: bytes) -> None:
+        """Send ``data``; raises FfmpegError (or DiskFullError) when ffmpeg has stopped."""
+        assert self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(data)
+        except (BrokenPipeError, ValueError):
+            self._proc.wait()
+            self._raise_failure(self._proc.returncode or 1)
+            raise FfmpegError(f"{self._action} failed: ffmpeg stopped reading its input.") from None
+
+    def finish(self) -> str:
+        """Close the input, wait for ffmpeg and return its stderr."""
+        assert self._proc.stdin is not None
+        try:
+            self._proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        returncode = self._proc.wait()
+        log = self._raise_failure(returncode)
+        return log
+
+    def abort(self) -> None:
+        """Kill ffmpeg (its partial outputs are scratch files the caller removes)."""
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait()
+        if self._proc.stdin is not None:
+            try:
+                self._proc.stdin.close()
+            except OSError:
+                pass
+        self._err.close()
+
+    def _raise_failure(self, returncode: int) -> str:
+        size = self._err.seek(0, os.SEEK_END)
+        self._err.seek(max(0, size - _PIPE_LOG_BYTES))
+        log = self._err.read().decode("utf-8", "replace")
+        self._err.close()
+        tail = "\n".join(line.rstrip() for line in log.splitlines()[-_PIPE_TAIL_LINES:] if line.strip())
+        _check(returncode, tail if returncode else log, action=self._action, output_dir=self._output_dir)
+        return log
+
+
+_PIPE_LOG_BYTES = 1 << 20
+_PIPE_TAIL_LINES = 30
+
+
 def _pump_progress(stream: IO[bytes], total_ms: int, progress: Callable[[float], None]) -> None:
     """Turn ``-progress`` key=value lines into fractions; ``out_time_us`` is in microseconds."""
     last = -1.0
@@ -253,10 +330,11 @@ def probe_duration_ms(path: Path | str) -> int:
     return round(probe_duration_us(path) / 1000)
 
 
-def probe_chapters(path: Path | str) -> list[ProbedChapter]:
-    """The chapter marks of a file (titles and times in milliseconds), in order."""
+def probe_chapters(path: Path | str, info: dict[str, Any] | None = None) -> list[ProbedChapter]:
+    """The chapter marks of a file (titles and times in milliseconds), in order (``info``: a
+    :func:`probe` result for ``path`` already at hand)."""
     chapters = []
-    for item in probe(path).get("chapters", []):
+    for item in (info if info is not None else probe(path)).get("chapters", []):
         chapters.append(
             ProbedChapter(
                 title=str(item.get("tags", {}).get("title", "")),

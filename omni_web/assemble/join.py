@@ -29,7 +29,7 @@ from omni_web.assemble.records import AudiobookTags
 from omni_web.assemble.workspace import publish, work_dir, write_text
 from omni_web.errors import FfmpegError
 
-__all__ = ["AAC_FRAME_SAMPLES", "EncodedChapter", "input_thread_args", "join_m4b", "join_marks"]
+__all__ = ["AAC_FRAME_SAMPLES", "EncodedChapter", "input_thread_args", "join_args", "join_m4b", "join_marks"]
 
 AAC_FRAME_SAMPLES = 1024
 
@@ -102,24 +102,39 @@ def join_m4b(
             name = f"c{number:05d}.aac"
             os.symlink(os.path.abspath(chapter.adts), scratch / name)
             names.append(name)
-        meta = write_text(scratch / "metadata.txt", build_ffmetadata(tags, marks))
-        cover_jpg = prepare_cover_or_none(cover, scratch / "cover.jpg", purpose="Building the audiobook")
         joined = scratch / "book.m4b"
-        no_threads = input_thread_args()
-        args = [*no_threads, "-i", "concat:" + "|".join(names), *no_threads, "-f", "ffmetadata", "-i", "metadata.txt"]
-        if cover_jpg is not None:
-            args += [*no_threads, "-i", "cover.jpg"]
-        args += ["-map", "0:a:0", "-c:a", "copy", "-map_metadata", "1", "-map_chapters", "1"]
-        language = iso639_2(tags.language) if tags.language else None
-        if language:
-            args += ["-metadata:s:a:0", f"language={language}"]
-        if cover_jpg is not None:
-            args += ["-map", "2:v:0", "-c:v", "copy", "-disposition:v:0", "attached_pic"]
+        args = join_args(["-i", "concat:" + "|".join(names)], scratch, tags=tags, cover=cover, marks=marks)
         args += ["-movflags", "+faststart", "-f", "ipod", path_arg(joined)]
-        del meta
         run_ffmpeg(args, action=f"Joining {out_path.name}", output_dir=out_path.parent, cwd=scratch)
         publish(joined, out_path)
     return out_path
+
+
+def join_args(
+    audio_input: Sequence[str],
+    scratch: Path,
+    *,
+    tags: AudiobookTags,
+    cover: Path | None,
+    marks: Sequence[ChapterMark],
+) -> list[str]:
+    """ffmpeg's inputs and mapping for an m4b by stream copy, up to the output's options: the
+    audio (``audio_input``, its ``-i`` included), ``scratch``/metadata.txt with ``marks`` and the
+    tags, the cover (made ready in ``scratch``; a broken one only costs the cover). Run in
+    ``scratch``."""
+    write_text(scratch / "metadata.txt", build_ffmetadata(tags, marks))
+    cover_jpg = prepare_cover_or_none(cover, scratch / "cover.jpg", purpose="Building the audiobook")
+    no_threads = input_thread_args()
+    args = [*no_threads, *audio_input, *no_threads, "-f", "ffmetadata", "-i", "metadata.txt"]
+    if cover_jpg is not None:
+        args += [*no_threads, "-i", "cover.jpg"]
+    args += ["-map", "0:a:0", "-c:a", "copy", "-map_metadata", "1", "-map_chapters", "1"]
+    language = iso639_2(tags.language) if tags.language else None
+    if language:
+        args += ["-metadata:s:a:0", f"language={language}"]
+    if cover_jpg is not None:
+        args += ["-map", "2:v:0", "-c:v", "copy", "-disposition:v:0", "attached_pic"]
+    return args
 
 
 def input_thread_args() -> list[str]:

@@ -17,7 +17,7 @@ from typing import IO
 
 import numpy as np
 
-from omni_web.assemble.ffmpeg import INSTALL_HINT, disk_full_error, find_tool
+from omni_web.assemble.ffmpeg import INSTALL_HINT, FfmpegPipe, disk_full_error, find_tool
 from omni_web.errors import FfmpegError
 
 __all__ = ["PcmSink", "run_ffmpeg_logged"]
@@ -68,70 +68,24 @@ def run_ffmpeg_logged(args: Sequence[str], *, action: str, output_dir: Path) -> 
 class PcmSink:
     """An ffmpeg process reading float32 PCM (``rate`` Hz, ``channels``) on stdin.
 
-    Write blocks with :meth:`write`; :meth:`finish` closes the input, waits, and returns stderr.
-    :meth:`abort` kills it (a cancelled job). Memory is the pipe buffer, whatever the length.
+    Write blocks with :meth:`write`; :meth:`finish` closes the input, waits, and returns stderr
+    (info level: loudness summaries). :meth:`abort` kills it (a cancelled job).
     """
 
     def __init__(
         self, args: Sequence[str], *, rate: int, channels: int, action: str, output_dir: Path
     ) -> None:
-        self._action = action
-        self._output_dir = output_dir
-        self._err = tempfile.TemporaryFile()
-        argv = [
-            find_tool("ffmpeg"),
-            *_BASE,
-            "-f",
-            "f32le",
-            "-ar",
-            str(rate),
-            "-ac",
-            str(channels),
-            "-i",
-            "pipe:0",
-            *args,
-        ]
-        try:
-            self._proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self._err
-            )  # noqa: S603
-        except OSError as exc:
-            self._err.close()
-            raise FfmpegError(f"Could not start ffmpeg for {action.lower()}: {exc}. {INSTALL_HINT}") from exc
+        pcm = ["-f", "f32le", "-ar", str(rate), "-ac", str(channels), "-i", "pipe:0"]
+        self._pipe = FfmpegPipe([*pcm, *args], action=action, output_dir=output_dir, loglevel="info")
 
     def write(self, samples: np.ndarray) -> None:
         """Send float32 frames (frames, channels); a dead ffmpeg raises FfmpegError with its reason."""
-        assert self._proc.stdin is not None
-        try:
-            self._proc.stdin.write(np.ascontiguousarray(samples, dtype="<f4").tobytes())
-        except (BrokenPipeError, ValueError):
-            self._proc.wait()
-            log = _read_log(self._err)
-            self._err.close()
-            _check(self._proc.returncode or 1, log, action=self._action, output_dir=self._output_dir)
-            raise FfmpegError(f"{self._action} failed: ffmpeg stopped reading its input.") from None
+        self._pipe.write(np.ascontiguousarray(samples, dtype="<f4").tobytes())
 
     def finish(self) -> str:
         """Close the input, wait for ffmpeg and return its stderr."""
-        assert self._proc.stdin is not None
-        try:
-            self._proc.stdin.close()
-        except BrokenPipeError:
-            pass
-        returncode = self._proc.wait()
-        log = _read_log(self._err)
-        self._err.close()
-        _check(returncode, log, action=self._action, output_dir=self._output_dir)
-        return log
+        return self._pipe.finish()
 
     def abort(self) -> None:
         """Kill ffmpeg (its partial outputs are scratch files the caller removes)."""
-        if self._proc.poll() is None:
-            self._proc.kill()
-        self._proc.wait()
-        if self._proc.stdin is not None:
-            try:
-                self._proc.stdin.close()
-            except OSError:
-                pass
-        self._err.close()
+        self._pipe.abort()

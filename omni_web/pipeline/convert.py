@@ -361,8 +361,10 @@ def run_conversion(
         path = chunk_audio_path(paths.chunk_cache_dir, key)
         return path if path.is_file() else None
 
+    cover = _write_cover(plan.book, parts_dir)
     finisher = ChapterFinisher(specs, parts_dir, options, on_state=on_state, remaster=remaster,
-                               cached_chunk=cached_chunk)  # fmt: skip
+                               cached_chunk=cached_chunk, m4b_tags=plan.tags if output_format == "m4b" else None,
+                               cover=cover)  # fmt: skip
     # A resumed job's first progress already shows what is made: cached chunks, finished chapters.
     tracker.found_done(sum(1 for key in {item.key for item in plan.items} if cached_chunk(key)),
                        finisher.finished_at_start)  # fmt: skip
@@ -397,7 +399,7 @@ def run_conversion(
             m4b_path=outputs.m4b,
             mp3_folder=outputs.mp3_dir,
             tags=plan.tags,
-            cover=_write_cover(plan.book, parts_dir),
+            cover=cover,
             output_format=output_format,
             also_mp3=also_mp3,
             phase=tracker.phase,

@@ -2,8 +2,11 @@
 
 :class:`ChapterFinisher` sits between the renderer and :mod:`omni_web.master`: each finished chunk
 goes to the book's :class:`~omni_web.master.book.BookMaster`, each finished chapter is measured
-in the background for the delivery report, and :func:`finish_book` then only has to join the m4b
-by stream copy, tag the MP3s, write the ACX folder and the ``<Title>.levels.json`` report.
+in the background for the delivery report and, for an m4b, piped into the book's live join
+(:class:`~omni_web.assemble.live_join.LiveJoin`), so :func:`finish_book` only has to let the join
+write the last chapter and its index, tag the MP3s, write the ACX folder and the
+``<Title>.levels.json`` report. Should the live join fail, the m4b is joined again from the
+chapter files by stream copy, as before.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from omni_web.assemble import (
     safe_filename,
 )
 from omni_web.assemble.join import EncodedChapter, join_m4b
+from omni_web.assemble.live_join import LiveJoin, LiveJoinFailed
+from omni_web.errors import FfmpegError
 from omni_web.master.acx import (
     closing_credits_text,
     export_acx,
@@ -114,7 +119,10 @@ def credit_specs(plan: ConversionPlan) -> tuple[list[RenderItem], list[ChapterSp
 
 
 class ChapterFinisher:
-    """Masters every chapter as its chunks land and measures each one once it is encoded."""
+    """Masters every chapter as its chunks land and measures each one once it is encoded.
+
+    With ``m4b_tags``, the m4b is joined live as chapters finish (``cover`` is its picture).
+    """
 
     def __init__(
         self,
@@ -125,6 +133,8 @@ class ChapterFinisher:
         on_state: ChapterStateSink | None = None,
         remaster: Iterable[int] = (),
         cached_chunk: Callable[[str], Path | None] | None = None,
+        m4b_tags: AudiobookTags | None = None,
+        cover: Path | None = None,
     ) -> None:
         """``cached_chunk(key)`` is a chunk's file if it is already rendered (else None): with it,
         chapters an earlier run finished are known at once (:attr:`finished_at_start`)."""
@@ -143,6 +153,11 @@ class ChapterFinisher:
         self._reported = {record.number: record for record in self.finished_at_start}
         for record in self.finished_at_start:
             self._measured[record.number] = self._measure_pool.submit(self._measure, record)
+        self._live = _start_live_join(specs, folder, m4b_tags, cover) if m4b_tags is not None else None
+        if self._live is not None:
+            for record in self.finished_at_start:
+                if record.in_book:
+                    self._live.add(_encoded(record))
         self._master = BookMaster(specs, folder, options, on_state=self._state, remaster=remaster)
 
     def chunk_done(self, item: RenderItem, path: Path) -> None:
@@ -155,6 +170,9 @@ class ChapterFinisher:
                 if self._reported.pop(number, None) == record:
                     return  # known at the start, unchanged
                 self._measured[number] = self._measure_pool.submit(self._measure, record)
+                live = self._live
+            if live is not None and record.in_book:
+                live.add(_encoded(record))
         if self._on_state is not None:
             self._on_state(number, state, record)
 
@@ -174,10 +192,42 @@ class ChapterFinisher:
             future = self._measured[number]
         return future.result()
 
+    def join_m4b(self, out_path: Path, *, tags: AudiobookTags, cover: Path | None) -> Path:
+        """The m4b of the book's chapters (waits for them): from the live join when it worked,
+        else joined now from the chapter files."""
+        encoded = [_encoded(r) for r in self.records() if r.in_book]
+        with self._lock:
+            live, self._live = self._live, None
+        if live is not None:
+            try:
+                return live.finish(encoded, out_path)
+            except LiveJoinFailed as exc:
+                log.warning("The live join of %s did not work out (%s); joining it again", out_path.name, exc)
+        return join_m4b(encoded, out_path, tags=tags, cover=cover)
+
     def close(self) -> None:
         """Stop without waiting for chapters still rendering."""
         self._master.close()
         self._measure_pool.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            live, self._live = self._live, None
+        if live is not None:
+            live.abort()
+
+
+def _encoded(record: MasteredChapter) -> EncodedChapter:
+    return EncodedChapter(record.number, record.title, record.adts, record.aac_frames, record.sample_rate_hz)
+
+
+def _start_live_join(
+    specs: list[ChapterSpec], folder: Path, tags: AudiobookTags, cover: Path | None
+) -> LiveJoin | None:
+    chapters = [(spec.number, spec.title) for spec in specs if spec.in_book]
+    try:
+        return LiveJoin(chapters, folder, tags=tags, cover=cover)
+    except (FfmpegError, OSError) as exc:
+        log.warning("Could not start the live join (%s); the m4b is joined after the last chapter", exc)
+        return None
 
 
 def finished_chapters(
@@ -270,8 +320,7 @@ def finish_book(
     m4b: Path | None = None
     if output_format == "m4b":
         phase("joining", "Joining the m4b (stream copy)")
-        encoded = [EncodedChapter(r.number, r.title, r.adts, r.aac_frames, r.sample_rate_hz) for r in book]
-        m4b = join_m4b(encoded, m4b_path or folder / f"{title}.m4b", tags=tags, cover=cover)
+        m4b = finisher.join_m4b(m4b_path or folder / f"{title}.m4b", tags=tags, cover=cover)
         report("book", 1.0)
     mp3_dir: Path | None = None
     if output_format == "mp3" or also_mp3:

@@ -1,0 +1,116 @@
+"""The m4b joined live (chapters piped in as they are mastered, marks set at the end): read back
+with ffprobe it must be the book the after-the-fact join writes, and anything unexpected must be
+refused without touching the output."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from omni_web.assemble import AudiobookTags, probe_chapters, probe_duration_ms, probe_streams, probe_tags
+from omni_web.assemble.join import EncodedChapter, join_m4b, join_marks
+from omni_web.assemble.live_join import LiveJoin, LiveJoinFailed
+from omni_web.assemble.mp4marks import MarksNotPatchable, patch_chapter_marks, placeholder_marks
+from omni_web.master.chapter import count_adts_frames
+
+TAGS = AudiobookTags(title="Live Book", author="Ada Writer", narrator="Nadia Voice", year=2024, language="en")
+TITLES = ("الفصل الأول: البداية", "Part 2 = the end; #1 \\ hit", "Three", "Four")
+SECONDS = (3.1, 5.0, 2.2, 4.4)
+
+
+def _adts(path: Path, seconds: float, freq: int) -> Path:
+    subprocess.run(  # noqa: S603 - argv list
+        ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"sine=f={freq}:r=24000:d={seconds}",
+         "-c:a", "aac", "-b:a", "64k", "-f", "adts", str(path)],
+        check=True,
+    )  # fmt: skip
+    return path
+
+
+@pytest.fixture(scope="module")
+def chapters(tmp_path_factory: pytest.TempPathFactory) -> list[EncodedChapter]:
+    root = tmp_path_factory.mktemp("chapters")
+    out = []
+    for number, (title, seconds) in enumerate(zip(TITLES, SECONDS, strict=True), start=1):
+        adts = _adts(root / f"{number}.aac", seconds, 300 + 100 * number)
+        out.append(EncodedChapter(number, title, adts, count_adts_frames(adts), 24000))
+    return out
+
+
+@pytest.fixture(scope="module")
+def cover(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cover") / "cover.png"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=640x480", "-frames:v", "1",
+                    str(path)], check=True)  # fmt: skip  # noqa: S603, S607
+    return path
+
+
+def test_chapters_added_out_of_order_while_it_runs_make_the_same_book_as_the_join(
+    chapters: list[EncodedChapter], cover: Path, tmp_path: Path
+) -> None:
+    live = LiveJoin([(c.index, c.title) for c in chapters], tmp_path / "work", tags=TAGS, cover=cover)
+
+    def master() -> None:  # chapters finish out of order, as two mastering workers finish them
+        for position in (1, 0, 3, 2):
+            time.sleep(0.2)
+            live.add(chapters[position])
+
+    worker = threading.Thread(target=master)
+    worker.start()
+    worker.join()
+    out = live.finish(chapters, tmp_path / "out" / "Live Book.m4b")
+    reference = join_m4b(chapters, tmp_path / "ref.m4b", tags=TAGS, cover=cover)
+
+    marks = join_marks(chapters)
+    read = probe_chapters(out)
+    assert [(c.title, c.start_ms, c.end_ms) for c in read] == [(m.title, m.start_ms, m.end_ms) for m in marks]
+    assert read == probe_chapters(reference)
+    assert probe_duration_ms(out) == probe_duration_ms(reference) == marks[-1].end_ms
+    assert marks[-1].end_ms == round(sum(c.aac_frames for c in chapters) * 1024 / 24)  # frames, in ms
+    assert probe_tags(out)["title"] == "Live Book" and probe_tags(out)["artist"] == "Ada Writer"
+    streams = probe_streams(out)
+    (audio,) = [s for s in streams if s.codec_type == "audio"]
+    assert (audio.codec_name, audio.sample_rate_hz, audio.tags.get("language")) == ("aac", 24000, "eng")
+    assert any(s.attached_pic for s in streams)
+    # The audio is the chapters' frames, copied: decoded, both books are the same samples.
+    assert _pcm_hash(out) == _pcm_hash(reference)
+    assert not list((tmp_path / "work").glob(".live-join.*"))  # no scratch left
+
+
+def test_a_chapter_mastered_again_after_it_went_in_is_refused(
+    chapters: list[EncodedChapter], tmp_path: Path
+) -> None:
+    live = LiveJoin([(c.index, c.title) for c in chapters], tmp_path / "work", tags=TAGS, cover=None)
+    for chapter in chapters:
+        live.add(chapter)
+    deadline = time.monotonic() + 120
+    while len(live._fed) < len(chapters) and time.monotonic() < deadline:  # noqa: SLF001 - wait for the pipe
+        time.sleep(0.05)
+    replaced = EncodedChapter(2, TITLES[1], chapters[0].adts, chapters[0].aac_frames, 24000)
+    live.add(replaced)
+    target = tmp_path / "out.m4b"
+    with pytest.raises(LiveJoinFailed, match="chapter 2 changed"):
+        live.finish([chapters[0], replaced, *chapters[2:]], target)
+    assert not target.exists() and not list((tmp_path / "work").glob(".live-join.*"))
+
+
+def test_marks_are_only_set_where_ffmpeg_put_the_placeholders(
+    chapters: list[EncodedChapter], tmp_path: Path
+) -> None:
+    book = join_m4b(chapters, tmp_path / "book.m4b", tags=TAGS, cover=None)  # real marks, not placeholders
+    before = hashlib.sha256(book.read_bytes()).hexdigest()
+    titles = [m.title for m in join_marks(chapters)]
+    with pytest.raises(MarksNotPatchable):
+        patch_chapter_marks(book, placeholder_marks(titles), join_marks(chapters))
+    assert hashlib.sha256(book.read_bytes()).hexdigest() == before
+
+
+def _pcm_hash(path: Path) -> str:
+    done = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-map", "0:a:0", "-f", "s16le", "-"],
+                          capture_output=True, check=True)  # fmt: skip  # noqa: S603, S607
+    return hashlib.sha256(done.stdout).hexdigest()
