@@ -92,6 +92,25 @@ def _window(package: Package, chapter: OverlayChapter) -> list[str]:
     return spine[first:last]
 
 
+def _ranges(package: Package, chapter: OverlayChapter, names: list[str],
+            pages: dict[str, DocumentText]) -> list[tuple[int, int | None]]:
+    """Per page of a chapter's window, the stream range its text is in: from the chapter's anchor
+    on its first page, up to the next chapter's anchor on the page where that one starts."""
+    ranges: list[tuple[int, int | None]] = [(0, None) for _ in names]
+    path, _, fragment = chapter.source_href.partition("#")
+    start_page = package.path_of(path)
+    if names and names[0] == start_page:
+        ranges[0] = (pages[start_page].offset_of(fragment) or 0, None)
+    if chapter.next_href:
+        path, _, fragment = chapter.next_href.partition("#")
+        next_page = package.path_of(path)
+        end = pages[next_page].offset_of(fragment) if next_page in names else None
+        if end is not None:
+            n = names.index(next_page)
+            ranges[n] = (ranges[n][0], end) if end > ranges[n][0] else ranges[n]
+    return ranges
+
+
 def _groups(windows: list[set[str]]) -> list[list[int]]:
     """Chapters whose sentences share a page, joined (each group becomes one SMIL)."""
     groups: list[list[int]] = []
@@ -115,24 +134,29 @@ class _Par:
 
 
 def _pars(timings: ChapterTimings, placed: dict[int, tuple[str, str]], audio_s: float) -> list[_Par]:
-    """One par per placed sentence; the audio of unplaced ones joins the next placed sentence."""
-    pars: list[_Par] = []
-    pending: float | None = None
+    """One par per placed sentence, their clips tiling the chapter's audio from 0 to its end.
+
+    Each clip runs from its sentence's start to the next placed sentence's start, so the pause
+    after a sentence plays with it (the overlay sounds like the audiobook, nothing is skipped) and
+    a sentence with no text to point at plays with the one before it. The audio before the first
+    placed sentence (a lead-in, room tone, or a spoken chapter title the page does not print:
+    chunking speaks the title exactly when the chapter does not open with it) plays with the
+    first par, so its text is highlighted from the chapter's first moment.
+    """
+    starts: list[tuple[float, tuple[str, str]]] = []
     for sentence in timings.sentences:
         where = placed.get(sentence.index)
-        if where is None:
-            pending = sentence.start_s if pending is None else pending
-            if pars:  # a sentence we could not find still plays: after the previous one
-                pars[-1].end = sentence.end_s
-                pending = None
-            continue
-        begin = pending if pending is not None else sentence.start_s
-        pending = None
-        pars.append(_Par(where[0], where[1], begin, sentence.end_s))
-    for par in pars:
-        par.begin = min(max(0.0, par.begin), audio_s)
-        par.end = min(max(par.begin, par.end), audio_s)
-    return [p for p in pars if p.end > p.begin]
+        if where is not None:
+            starts.append((min(max(0.0, sentence.start_s), audio_s), where))
+    pars: list[_Par] = []
+    for n, (start, (page, fragment)) in enumerate(starts):
+        begin = 0.0 if n == 0 else start
+        end = starts[n + 1][0] if n + 1 < len(starts) else audio_s
+        if end > begin:  # a sentence of no length (times that met) is left to its neighbours
+            pars.append(_Par(page, fragment, begin, end))
+        elif pars:
+            pars[-1].end = max(pars[-1].end, end)
+    return pars
 
 
 def _smil(seqs: list[tuple[str, list[_Par]]], smil_path: str) -> bytes:
@@ -206,7 +230,8 @@ def write_readalong_epub(
             names = [p for p in window if p in pages]
             texts = [s.text for s in chapter.timings.sentences]
             places: dict[int, tuple[str, str]] = {}
-            for placement in place_sentences(texts, docs) if docs else []:
+            bounds = _ranges(package, chapter, names, pages)
+            for placement in place_sentences(texts, docs, ranges=bounds) if docs else []:
                 page = names[placement.document]
                 span_id = f"ra{chapter.timings.number:03d}s{placement.sentence + 1:04d}"
                 while span_id in ids_taken[page]:

@@ -67,14 +67,18 @@ def align_tokens_exact(reference: Sequence[str], other: Sequence[str]) -> tuple[
     # Equal runs anchor the pairing; each stretch between two anchors (substitutions, insertions
     # and deletions together) pairs by position, so a number read out as three words pairs its
     # first word, not its last.
+    pairs = [(op.src_start + k, op.dest_start + k)
+             for op in Levenshtein.opcodes(list(reference), list(other)) if op.tag == "equal"
+             for k in range(op.src_end - op.src_start)]
+    pairs = _joined_runs(pairs, reference, other)
     anchors = [(0, 0)]
-    for op in Levenshtein.opcodes(list(reference), list(other)):
-        if op.tag == "equal":
-            for k in range(op.src_end - op.src_start):
-                mapping[op.src_start + k] = op.dest_start + k
-                equal[op.src_start + k] = True
-            anchors.append((op.src_start, op.dest_start))
-            anchors.append((op.src_end, op.dest_end))
+    for n, (i, j) in enumerate(pairs):
+        mapping[i] = j
+        equal[i] = True
+        if n == 0 or pairs[n - 1] != (i - 1, j - 1):
+            anchors.append((i, j))  # a run of equal pairs starts
+        if n + 1 == len(pairs) or pairs[n + 1] != (i + 1, j + 1):
+            anchors.append((i + 1, j + 1))  # and ends
     anchors.append((len(reference), len(other)))
     for (i0, j0), (i1, j1) in zip(anchors[::2], anchors[1::2], strict=True):
         src_len, dest_len = i1 - i0, j1 - j0
@@ -87,3 +91,21 @@ def align_tokens_exact(reference: Sequence[str], other: Sequence[str]) -> tuple[
                 mapping[i0 + k] = j
                 last = j
     return mapping, equal
+
+
+def _joined_runs(pairs: list[tuple[int, int]], reference: Sequence[str], other: Sequence[str]) -> list[tuple[int, int]]:
+    """Equal pairs with each tie broken towards the run that follows.
+
+    An edit script may pair a word with an equal one just before a gap when the same word right
+    after the gap would do as well ("The" of an unprinted title with the first sentence's "The",
+    a sentence's first "The" with a heading's "THE"). Moving such a pair next to the run after
+    the gap costs nothing and keeps each sentence's words together.
+    """
+    out = list(pairs)
+    for n in range(len(out) - 2, -1, -1):
+        (i, j), (i2, j2) = out[n], out[n + 1]
+        if i2 == i + 1 and j2 > j + 1 and other[j2 - 1] == reference[i]:
+            out[n] = (i, j2 - 1)  # a gap in ``other`` after the pair: take the word after it
+        elif j2 == j + 1 and i2 > i + 1 and reference[i2 - 1] == other[j]:
+            out[n] = (i2 - 1, j)  # a gap in ``reference``: the later reference word takes it
+    return out

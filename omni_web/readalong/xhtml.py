@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lxml import etree
 
@@ -66,6 +66,11 @@ class DocumentText:
     stream: str
     pieces: list[_Piece]
     tokens: list[Token]
+    id_offsets: dict[str, int] = field(default_factory=dict)  # element id -> where its text starts
+
+    def offset_of(self, fragment: str) -> int | None:
+        """Where the element with id ``fragment`` starts in the stream (None: not in the text)."""
+        return self.id_offsets.get(fragment) if fragment else None
 
 
 def _skipped(element: etree._Element) -> bool:
@@ -79,6 +84,7 @@ def document_text(root: etree._Element) -> DocumentText:
     """The visible text of ``root``'s body in reading order, with a map back to the tree."""
     parts: list[str] = []
     pieces: list[_Piece] = []
+    id_offsets: dict[str, int] = {}
     offset = 0
 
     def add(element: etree._Element | None, attr: str, text: str | None) -> None:
@@ -93,6 +99,8 @@ def document_text(root: etree._Element) -> DocumentText:
     def walk(element: etree._Element) -> None:
         if not isinstance(element.tag, str) or _skipped(element):
             return
+        if element.get("id"):
+            id_offsets.setdefault(element.get("id"), offset)
         block = _local(element) not in _PHRASING
         if block:
             add(None, "", _BLOCK_BREAK)  # blocks never run together into one token
@@ -106,7 +114,7 @@ def document_text(root: etree._Element) -> DocumentText:
     body = next((e for e in root.iter() if _local(e) == "body"), root)
     walk(body)
     stream = "".join(parts)
-    return DocumentText(root, stream, pieces, tokenize(stream))
+    return DocumentText(root, stream, pieces, tokenize(stream), id_offsets)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,11 +127,21 @@ class Placement:
     end: int
 
 
-def place_sentences(sentences: Sequence[str], documents: Sequence[DocumentText]) -> list[Placement]:
+def place_sentences(
+    sentences: Sequence[str],
+    documents: Sequence[DocumentText],
+    *,
+    ranges: Sequence[tuple[int, int | None]] | None = None,
+) -> list[Placement]:
     """Align sentences (in reading order) to the documents' text (in spine order).
 
     Sentences found nowhere (a spoken title that is not in the text, a sentence the text package
     rewrote beyond recognition) get no placement. Placements never overlap.
+
+    Args:
+        ranges: per document, the stream range ``(start, end or None)`` the sentences may be found
+            in: a chapter that starts or ends inside a page (at its anchor) is searched only there,
+            so its spoken title is not found in a table of contents or another chapter above it.
     """
     ref_keys: list[str] = []
     ref_sentence: list[int] = []
@@ -131,7 +149,9 @@ def place_sentences(sentences: Sequence[str], documents: Sequence[DocumentText])
         for token in tokenize(sentence):
             ref_keys.append(token.key)
             ref_sentence.append(n)
-    doc_tokens = [(d, token) for d, doc in enumerate(documents) for token in doc.tokens]
+    bounds = list(ranges) if ranges is not None else [(0, None)] * len(documents)
+    doc_tokens = [(d, token) for d, doc in enumerate(documents) for token in doc.tokens
+                  if token.start >= bounds[d][0] and (bounds[d][1] is None or token.end <= bounds[d][1])]
     mapping, equal = align_tokens_exact(ref_keys, [token.key for _, token in doc_tokens])
     paired: dict[int, int] = {}  # doc token index -> sentence
     exact: dict[int, list[int]] = {}  # sentence -> doc token indexes matched word for word

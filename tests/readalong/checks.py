@@ -15,6 +15,7 @@ from omni_web.assemble import probe_duration_ms
 
 EPUBCHECK_JAR = Path("/usr/share/java/epubcheck.jar")
 _SMIL = "{http://www.w3.org/ns/SMIL}"
+_OPF = "{http://www.idpf.org/2007/opf}"
 _CLOCK_RE = re.compile(r"^(\d+(?:\.\d+)?)s$")
 
 
@@ -33,19 +34,48 @@ def _seconds(value: str) -> float:
     return float(match.group(1))
 
 
+def _package(archive: zipfile.ZipFile) -> tuple[str, etree._Element]:
+    container = etree.fromstring(archive.read("META-INF/container.xml"))
+    opf_path = next(e.get("full-path") for e in container.iter() if e.get("full-path"))
+    return opf_path, etree.fromstring(archive.read(opf_path))
+
+
+def _clock_s(value: str) -> float:
+    """A SMIL clock value (``H:MM:SS.mmm``, as media:duration is written) in seconds."""
+    hours, minutes, seconds = value.split(":")
+    return int(hours) * 3600 + int(minutes) * 60 + float(seconds)
+
+
 def check_overlays(epub: Path, tmp: Path) -> dict[str, list[tuple[str, float, float]]]:
-    """Assert every SMIL text fragment exists in its XHTML and every clip lies inside its audio,
-    increasing; returns SMIL path → [(fragment, begin, end)]."""
+    """Check the Media Overlays as strictly as can be done without a reading system.
+
+    Asserts that every SMIL ``text`` fragment exists in its XHTML and that a SMIL's pars follow
+    each page's document order (the overlay reads the book in order); that each chapter audio's
+    clips tile it from 0 to its ffprobe'd end, increasing, with no gap and no overlap (the overlay
+    plays the chapter file as the audiobook does, nothing skipped, nothing twice); that every
+    ``media:duration`` equals its clips' total and the book's equals the sum; and that the
+    manifest ties each page to the SMIL that points at it (``media-overlay``) and lists the audio.
+    Returns SMIL path → [(fragment, begin, end)].
+    """
     found: dict[str, list[tuple[str, float, float]]] = {}
     with zipfile.ZipFile(epub) as archive:
         names = set(archive.namelist())
-        smils = [n for n in names if n.endswith(".smil")]
-        assert smils, "no SMIL in the read-along EPUB"
+        opf_path, opf = _package(archive)
+        opf_dir = posixpath.dirname(opf_path)
+        items = {i.get("id"): i for i in opf.iter(f"{_OPF}item")}
+        by_path = {posixpath.normpath(posixpath.join(opf_dir, i.get("href"))): i for i in items.values()}
+        smils = [path for path, i in by_path.items() if i.get("media-type") == "application/smil+xml"]
+        assert smils, "no SMIL in the read-along EPUB's manifest"
+        assert set(smils) == {n for n in names if n.endswith(".smil")}
+        metas = {m.get("refines"): m.text for m in opf.iter(f"{_OPF}meta") if m.get("property") == "media:duration"}
         durations: dict[str, float] = {}
+        total_s = 0.0
         for smil in smils:
+            smil_id = by_path[smil].get("id")
             root = etree.fromstring(archive.read(smil))
             base = posixpath.dirname(smil)
-            previous_end: dict[str, float] = {}
+            clips: dict[str, list[tuple[float, float]]] = {}
+            order: dict[str, list[str]] = {}
             rows = []
             for par in root.iter(f"{_SMIL}par"):
                 text = par.find(f"{_SMIL}text").get("src")
@@ -53,17 +83,32 @@ def check_overlays(epub: Path, tmp: Path) -> dict[str, list[tuple[str, float, fl
                 page, _, fragment = text.partition("#")
                 page_path = posixpath.normpath(posixpath.join(base, page))
                 assert fragment and page_path in names, text
-                ids = {e.get("id") for e in etree.fromstring(archive.read(page_path)).iter() if e.get("id")}
-                assert fragment in ids, f"{text}: no element with that id"
+                assert by_path[page_path].get("media-overlay") == smil_id, f"{page_path} does not name {smil}"
+                order.setdefault(page_path, []).append(fragment)
                 audio_path = posixpath.normpath(posixpath.join(base, audio.get("src")))
+                assert by_path[audio_path].get("media-type") == "audio/mp4", audio_path
                 if audio_path not in durations:
                     local = tmp / audio_path.replace("/", "_")
                     local.write_bytes(archive.read(audio_path))
                     durations[audio_path] = probe_duration_ms(local) / 1000
                 begin, end = _seconds(audio.get("clipBegin")), _seconds(audio.get("clipEnd"))
                 assert 0 <= begin < end <= durations[audio_path] + 0.001, (text, begin, end, durations[audio_path])
-                assert begin >= previous_end.get(audio_path, 0.0) - 0.001, f"{text} starts before the previous clip ends"
-                previous_end[audio_path] = end
+                clips.setdefault(audio_path, []).append((begin, end))
                 rows.append((fragment, begin, end))
+            for page_path, fragments in order.items():
+                ids = [e.get("id") for e in etree.fromstring(archive.read(page_path)).iter() if e.get("id")]
+                assert set(fragments) <= set(ids), f"{page_path}: no element for {set(fragments) - set(ids)}"
+                positions = [ids.index(f) for f in fragments]
+                assert positions == sorted(positions), f"{smil}: pars out of {page_path}'s reading order"
+            for audio_path, spans in clips.items():
+                assert spans[0][0] == 0.0, f"{audio_path}: the first clip starts at {spans[0][0]} s, not 0"
+                for (_, end), (begin, _) in zip(spans, spans[1:], strict=False):
+                    assert abs(begin - end) < 0.0005, f"{audio_path}: a gap or overlap at {end} s -> {begin} s"
+                assert abs(spans[-1][1] - durations[audio_path]) < 0.01, (audio_path, spans[-1], durations[audio_path])
+            clip_s = sum(end - begin for spans in clips.values() for begin, end in spans)
+            assert abs(_clock_s(metas[f"#{smil_id}"]) - clip_s) < 0.002 * len(rows) + 0.001, (smil, metas[f"#{smil_id}"])
+            assert abs(clip_s - sum(durations[a] for a in clips)) < 0.01 * len(clips)
+            total_s += _clock_s(metas[f"#{smil_id}"])
             found[smil] = rows
+        assert abs(_clock_s(metas[None]) - total_s) < 0.002 * len(smils) + 0.001, (metas[None], total_s)
     return found
