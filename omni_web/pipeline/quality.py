@@ -61,7 +61,8 @@ def qa_options(request: ConvertRequest, settings: Settings) -> QaOptions:
     level = parse_level(request.qa_level or settings.qa_level)
     device = settings.qa_device if settings.qa_device != "auto" else None
     return QaOptions(level=level, takes=request.qa_takes or settings.qa_takes,
-                     asr_model=request.qa_model or settings.qa_model, asr_device=device)
+                     asr_model=request.qa_model or settings.qa_model, asr_device=device,
+                     word_times=request.readalong)  # the read-along pass reuses the words
 
 
 def load_text_edits(parts_dir: Path) -> dict[str, str]:

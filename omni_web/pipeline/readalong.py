@@ -50,10 +50,12 @@ def _asr_candidates(request: ConvertRequest, settings: Settings) -> list[str]:
 class ConversionReadalong:
     """One conversion's read-along pass."""
 
-    def __init__(self, plan: ConversionPlan, session: ReadalongPass, request: ConvertRequest | None = None) -> None:
+    def __init__(self, plan: ConversionPlan, session: ReadalongPass, request: ConvertRequest | None = None,
+                 qa_words: QaWords | None = None) -> None:
         self._plan = plan
         self._session = session
         self._request = request  # its output name names the EPUB (two jobs of one book keep their own)
+        self._qa_words = qa_words
 
     def chapter_ready(
         self,
@@ -108,6 +110,9 @@ class ConversionReadalong:
                 write_subtitles(timings, Path(mp3_dir), stems.get(timings.number, f"{timings.number:02d}"))
         for note in outputs.notes:
             _log.info("Read-along: %s", note)
+        if self._qa_words is not None and self._qa_words.reused:
+            _log.info("Read-along: word times of %d chunks reused from the QA pass (not transcribed again)",
+                      self._qa_words.reused)
         return outputs.epub
 
     def close(self) -> None:
@@ -124,6 +129,7 @@ def start_readalong(
     device = str(getattr(settings, "qa_device", "cpu") or "cpu")
     recogniser, note = choose_recogniser(_asr_candidates(request, settings), device="cpu" if device == "auto" else device)
     _log.info("Read-along: %s", note)
+    qa_words = QaWords()  # the QA pass's words, when it heard the chunks with word times
     session = ReadalongPass(recogniser=recogniser, cache_dir=paths.chunk_cache_dir / "readalong-words",
-                            language=_language(request, plan), reuse=QaWords(), note=note)
-    return ConversionReadalong(plan, session, request)
+                            language=_language(request, plan), reuse=qa_words, note=note)
+    return ConversionReadalong(plan, session, request, qa_words)

@@ -7,11 +7,13 @@ cache) and the renderer calls it through two hooks (``take`` and ``accept_cached
 
 from omni_web.qa.asr import (
     AsrPool,
+    Heard,
     Recogniser,
     WhisperRecogniser,
     asr_workers,
     language_code,
     load_recogniser,
+    model_folder,
 )
 from omni_web.qa.audio import AudioFigures, decode_wav, measure_audio
 from omni_web.qa.judge import asr_failures, basic_take, best_take, with_transcript
@@ -43,6 +45,7 @@ __all__ = [
     "DurationRateTracker",
     "Expectation",
     "FlaggedChunk",
+    "Heard",
     "QaCounts",
     "QaItem",
     "QaLevel",
@@ -66,6 +69,7 @@ __all__ = [
     "language_code",
     "load_recogniser",
     "measure_audio",
+    "model_folder",
     "normalise_words",
     "parse_level",
     "read_report",

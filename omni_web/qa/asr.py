@@ -3,6 +3,9 @@
 The renderer's request threads hand a take to :class:`AsrPool` and wait for its transcript while
 another thread sends the next request, so the server's batch stays full while the CPU (or a free
 CUDA device) transcribes. The model loads once, lazily, on the pool's thread.
+
+When the job also makes a read-along book, a take is heard with word timestamps and the kept
+take's words are stored with its QA record, so the read-along pass does not transcribe it again.
 """
 
 from __future__ import annotations
@@ -15,11 +18,23 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
-__all__ = ["AsrPool", "Recogniser", "WhisperRecogniser", "asr_workers", "language_code", "load_recogniser"]
+__all__ = [
+    "AsrPool",
+    "Heard",
+    "HeardWord",
+    "Recogniser",
+    "WhisperRecogniser",
+    "WordTimesRecogniser",
+    "asr_workers",
+    "language_code",
+    "load_recogniser",
+    "model_folder",
+]
 
 _log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 # Request language names (the server's spelling) and book languages to Whisper codes.
 _NAMES = {
@@ -55,6 +70,27 @@ class Recogniser(Protocol):
         ...  # pragma: no cover
 
 
+# One heard word: (text, start s, end s), times from the start of the take's audio.
+HeardWord = tuple[str, float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Heard:
+    """What the recogniser heard in one take; ``words`` only when word times were asked for."""
+
+    text: str
+    words: tuple[HeardWord, ...] | None = None
+
+
+@runtime_checkable
+class WordTimesRecogniser(Recogniser, Protocol):
+    """A recogniser that can also say when each word was heard."""
+
+    def transcribe_words(self, wav: bytes, language: str | None) -> Heard:
+        """The text spoken in ``wav`` and each word's times."""
+        ...  # pragma: no cover
+
+
 @dataclass
 class WhisperRecogniser:
     """A loaded faster-whisper model."""
@@ -70,6 +106,12 @@ class WhisperRecogniser:
         return language is None or language in _LANGUAGE_CODES
 
     def transcribe(self, wav: bytes, language: str | None) -> str:
+        return self._hear(wav, language, word_times=False).text
+
+    def transcribe_words(self, wav: bytes, language: str | None) -> Heard:
+        return self._hear(wav, language, word_times=True)
+
+    def _hear(self, wav: bytes, language: str | None, *, word_times: bool) -> Heard:
         from faster_whisper.audio import decode_audio
 
         audio = decode_audio(io.BytesIO(wav), sampling_rate=16000)
@@ -78,11 +120,40 @@ class WhisperRecogniser:
             audio,
             language=language if multilingual else "en",
             beam_size=1,  # greedy: 3x faster than beam 5 and the scores separate faults as well
-            vad_filter=False,  # a silence is a finding for QA, not something to cut away
+            vad_filter=False,  # a silence is a finding for QA (and times stay on the take's own clock)
             condition_on_previous_text=False,  # one chunk, no context: no carried-over hallucination
-            without_timestamps=True,  # a third faster; QA needs the words, not where they are
+            # Text only: a third faster. Word times need the timestamp tokens: without them
+            # faster-whisper re-decodes the window's tail after the last word (a hallucinated
+            # "Thank you.") and the pass costs twice as much (bench/bench_readalong.py).
+            without_timestamps=not word_times,
+            word_timestamps=word_times,
         )
-        return " ".join(segment.text.strip() for segment in segments).strip()
+        segments = list(segments)
+        text = " ".join(segment.text.strip() for segment in segments).strip()
+        if not word_times:
+            return Heard(text)
+        words = tuple((w.word.strip(), round(float(w.start), 3), round(float(w.end), 3))
+                      for segment in segments for w in (segment.words or ()) if w.word.strip())
+        return Heard(text, words)
+
+
+def model_folder(size_or_dir: str) -> Path:
+    """The folder of a faster-whisper size (in the HF cache) or a CTranslate2 model directory.
+
+    Raises:
+        TranscriberNotInstalled: a size whose weights are not downloaded.
+    """
+    from omni_web.voices.transcribe import whisper_local_dir, whisper_repo_id
+
+    folder = Path(size_or_dir).expanduser()
+    if folder.is_dir() and (folder / "model.bin").is_file():
+        return folder
+    local = whisper_local_dir(size_or_dir)
+    if local is None:
+        from omni_web.errors import TranscriberNotInstalled
+
+        raise TranscriberNotInstalled(size_or_dir.strip(), whisper_repo_id(size_or_dir))
+    return local
 
 
 def asr_workers(cpu_count: int | None = None) -> int:
@@ -108,16 +179,9 @@ def load_recogniser(
     from faster_whisper import WhisperModel
 
     from omni_web.errors import VoiceError
-    from omni_web.voices.transcribe import choose_device, whisper_local_dir, whisper_repo_id
+    from omni_web.voices.transcribe import choose_device
 
-    folder = Path(size_or_dir).expanduser()
-    if not (folder.is_dir() and (folder / "model.bin").is_file()):
-        local = whisper_local_dir(size_or_dir)
-        if local is None:
-            from omni_web.errors import TranscriberNotInstalled
-
-            raise TranscriberNotInstalled(size_or_dir.strip(), whisper_repo_id(size_or_dir))
-        folder = local
+    folder = model_folder(size_or_dir)
     device_name, compute_type = choose_device(device)
     try:
         # num_workers lets that many threads transcribe at once (one CTranslate2 replica each).
@@ -158,15 +222,25 @@ class AsrPool:
 
     def submit(self, wav: bytes, language: str | None) -> Future[str]:
         """Transcribe on the pool's thread."""
-        return self._pool.submit(self._run, wav, language)
+        return self._pool.submit(self._timed, lambda recogniser: recogniser.transcribe(wav, language))
 
-    def _run(self, wav: bytes, language: str | None) -> str:
+    def submit_words(self, wav: bytes, language: str | None) -> Future[Heard]:
+        """Transcribe with each word's times (``words`` is None when the model cannot time them)."""
+
+        def hear(recogniser: Recogniser) -> Heard:
+            if isinstance(recogniser, WordTimesRecogniser):
+                return recogniser.transcribe_words(wav, language)
+            return Heard(recogniser.transcribe(wav, language))
+
+        return self._pool.submit(self._timed, hear)
+
+    def _timed(self, work: Callable[[Recogniser], _T]) -> _T:
         import time
 
         recogniser = self.recogniser()
         started = time.perf_counter()
         try:
-            return recogniser.transcribe(wav, language)
+            return work(recogniser)
         finally:
             with self._lock:
                 self.busy_s += time.perf_counter() - started

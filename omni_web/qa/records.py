@@ -51,6 +51,10 @@ class TakeRecord:
     word_recall: float | None = None
     transcript: str | None = None
     asr_note: str = ""  # why speech recognition was skipped, when it was
+    # With read-along on: each heard word as (text, start s, end s) in this take's audio, kept
+    # for the chosen take only, and the SHA-256 of that audio (the words hold for that file only).
+    words: tuple[tuple[str, float, float], ...] | None = None
+    audio_sha256: str = ""
 
     @property
     def passed(self) -> bool:
@@ -66,6 +70,10 @@ class TakeRecord:
                 data[name] = round(data[name], 3)
         data["clipped_share"] = round(self.clipped_share, 5)
         data["failures"] = list(self.failures)
+        if self.words is None:  # records without word times stay as they were
+            del data["words"], data["audio_sha256"]
+        else:
+            data["words"] = [list(w) for w in self.words]
         return data
 
     @classmethod
@@ -74,7 +82,13 @@ class TakeRecord:
         names = set(cls.__dataclass_fields__)
         values = {k: v for k, v in data.items() if k in names}
         values["failures"] = tuple(values.get("failures") or ())
+        if values.get("words") is not None:
+            values["words"] = tuple((str(w[0]), float(w[1]), float(w[2])) for w in values["words"])
         return cls(**values)
+
+    def without_words(self) -> TakeRecord:
+        """The take without word times (a take that is not the one in the book)."""
+        return replace(self, words=None, audio_sha256="") if self.words is not None else self
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from omni_web.qa.asr import AsrPool, language_code
+from omni_web.qa.asr import AsrPool, Heard, language_code
 from omni_web.qa.audio import measure_audio
 from omni_web.qa.judge import basic_take, best_take, with_transcript
 from omni_web.qa.rate import DurationRateTracker
@@ -58,6 +58,9 @@ class QaOptions:
     asr_model: str = "tiny.en"  # a faster-whisper size or a CTranslate2 model directory
     asr_device: str | None = "cpu"
     thresholds: Thresholds = field(default_factory=Thresholds)
+    # Hear takes with word timestamps and keep the chosen take's words (the job makes a
+    # read-along book); off otherwise, since they make the ASR pass slower.
+    word_times: bool = False
 
     def to_dict(self) -> dict[str, object]:
         """Plain JSON for reports."""
@@ -184,9 +187,11 @@ class ChunkQa:
             verdict = Verdict.PASSED if best is takes[0] and not history else Verdict.RETAKEN
         else:
             verdict = Verdict.FLAGGED
+        # Word times belong to the audio in the book: only the chosen take keeps them.
+        kept = tuple(t if t.number == best.number else t.without_words() for t in (*history, *takes))
         record = ChunkRecord(
             key=item.key, text=item.text, level=self.options.level.value, verdict=verdict,
-            chosen=best.number, takes=(*history, *takes),
+            chosen=best.number, takes=kept,
             chapter=int(getattr(item, "chapter_number", 0) or 0), chunk=int(getattr(item, "chunk_number", 0) or 0),
         )
         self.store.save(record)
@@ -224,11 +229,17 @@ class ChunkQa:
             return replace(take, asr_note=(
                 f"speech recognition skipped: {recogniser.name} does not cover language '{self._language}'"))
         try:
-            transcript = self._asr.submit(audio, self._language).result()
+            if self.options.word_times:
+                heard = self._asr.submit_words(audio, self._language).result()
+            else:
+                heard = Heard(self._asr.submit(audio, self._language).result())
         except Exception as exc:  # noqa: BLE001 - one undecodable take must not stop the book
             return replace(take, asr_note=f"speech recognition failed on this take: {exc}")
-        score = score_transcript(item.text, transcript, lang=self._language or "en")
-        return with_transcript(take, transcript, score, self.options.thresholds)
+        score = score_transcript(item.text, heard.text, lang=self._language or "en")
+        take = with_transcript(take, heard.text, score, self.options.thresholds)
+        if heard.words is not None:
+            take = replace(take, words=heard.words, audio_sha256=hashlib.sha256(audio).hexdigest())
+        return take
 
     # --- counts -----------------------------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 The model loads once per job, lazily, and transcribes one chunk at a time (the read-along pass runs
 in its own background thread, beside rendering). Results are cached per audio file content, so a
 chapter rebuilt after a restart, or the same chunk in another chapter, is not transcribed again;
-a regenerated chunk has new audio and so a new entry.
+a regenerated chunk has new audio and so a new entry. When the QA pass already heard a chunk with
+word times (:class:`QaWords`), those are used and the chunk is not transcribed again.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from omni_web.files import file_sha256, write_atomic
+from omni_web.qa.asr import WordTimesRecogniser, load_recogniser, model_folder
+from omni_web.qa.records import QaStore
 from omni_web.readalong.timing import AsrWord
 
 __all__ = ["QaWords", "WhisperWords", "WordCache", "WordRecogniser", "load_word_recogniser"]
@@ -34,34 +37,25 @@ class WordRecogniser(Protocol):
 
 
 class WhisperWords:
-    """faster-whisper with word timestamps; the model is loaded on first use."""
+    """faster-whisper with word timestamps; the model is loaded on first use.
 
-    def __init__(self, name: str, load: Callable[[], Any]) -> None:
+    It hears a chunk exactly as the QA pass does when the job makes a read-along book
+    (:meth:`omni_web.qa.WhisperRecogniser.transcribe_words`), so words reused from QA records
+    and words heard here are the same kind.
+    """
+
+    def __init__(self, name: str, load: Callable[[], WordTimesRecogniser]) -> None:
         self.name = name
         self._load = load
-        self._model: Any = None
+        self._recogniser: WordTimesRecogniser | None = None
         self._lock = threading.Lock()
 
     def words(self, audio_path: Path, language: str | None) -> list[AsrWord]:
         with self._lock:
-            if self._model is None:
-                self._model = self._load()
-            model = self._model
-            multilingual = getattr(getattr(model, "model", None), "is_multilingual", True)
-            segments, _info = model.transcribe(
-                str(audio_path),
-                language=(language if multilingual else "en") or None,
-                beam_size=1,
-                word_timestamps=True,
-                vad_filter=False,  # times must stay on the file's own clock
-                condition_on_previous_text=False,
-            )
-            return [
-                AsrWord(word.word.strip(), float(word.start), float(word.end))
-                for segment in segments
-                for word in (segment.words or ())
-                if word.word.strip()
-            ]
+            if self._recogniser is None:
+                self._recogniser = self._load()
+            heard = self._recogniser.transcribe_words(Path(audio_path).read_bytes(), language)
+        return [AsrWord(text, start, end) for text, start, end in heard.words or ()]
 
 
 def load_word_recogniser(size_or_dir: str, *, device: str | None = "cpu", cpu_threads: int = 1) -> WhisperWords:
@@ -71,25 +65,8 @@ def load_word_recogniser(size_or_dir: str, *, device: str | None = "cpu", cpu_th
         TranscriberNotInstalled: a size whose weights are not downloaded (raised at once, so the
             caller can fall back to estimated times and say why).
     """
-    folder = Path(size_or_dir).expanduser()
-    if not (folder.is_dir() and (folder / "model.bin").is_file()):
-        from omni_web.errors import TranscriberNotInstalled
-        from omni_web.voices.transcribe import whisper_local_dir, whisper_repo_id
-
-        local = whisper_local_dir(size_or_dir)
-        if local is None:
-            raise TranscriberNotInstalled(size_or_dir.strip(), whisper_repo_id(size_or_dir))
-        folder = local
-
-    def load() -> Any:
-        from faster_whisper import WhisperModel
-
-        from omni_web.voices.transcribe import choose_device
-
-        device_name, compute_type = choose_device(device)
-        return WhisperModel(str(folder), device=device_name, compute_type=compute_type, cpu_threads=cpu_threads)
-
-    return WhisperWords(size_or_dir, load)
+    folder = model_folder(size_or_dir)
+    return WhisperWords(size_or_dir, lambda: load_recogniser(str(folder), device=device, cpu_threads=cpu_threads))
 
 
 class WordCache:
@@ -125,25 +102,29 @@ class WordCache:
 
 
 class QaWords:
-    """Word times the QA pass kept for a chunk's accepted take, so the audio is not heard twice.
+    """Word times the QA pass kept for a chunk's chosen take, so the audio is not heard twice.
 
-    QA writes ``<key>.qa.json`` beside ``<key>.wav`` in the chunk cache; a take that was
-    transcribed with word timestamps carries them as ``words: [[text, start, end], ...]``. Takes
-    without them (QA off, basic level, or text-only transcripts) give None, and the read-along pass
-    transcribes itself.
+    QA writes ``<key>.qa.json`` beside ``<key>.wav`` in the chunk cache; with read-along on, the
+    chosen take carries its words and the SHA-256 of its audio. Words are used only while the
+    chunk file is still that audio (a chunk replaced by a run with QA off, or regenerated, must
+    not get another take's words); otherwise None, and the read-along pass transcribes itself.
     """
 
     name = "qa"
 
+    def __init__(self) -> None:
+        self.reused = 0  # chunks whose words came from QA (for the pass's note)
+
     def words(self, audio_path: Path, language: str | None) -> list[AsrWord] | None:
-        record = Path(audio_path).with_suffix(".qa.json")
-        try:
-            data = json.loads(record.read_text(encoding="utf-8"))
-            take = next(t for t in data.get("takes") or () if t.get("number") == data.get("chosen"))
-            rows = take.get("words")
-            # A chunk file newer than its record was replaced without QA: the words are not its own.
-            if not rows or Path(audio_path).stat().st_mtime > record.stat().st_mtime + 1.0:
-                return None
-            return [AsrWord(str(r[0]), float(r[1]), float(r[2])) for r in rows]
-        except (OSError, ValueError, TypeError, IndexError, KeyError, StopIteration):
+        audio_path = Path(audio_path)
+        record = QaStore(audio_path.parent).load(audio_path.stem)
+        take = record.chosen_take if record is not None else None
+        if take is None or take.words is None or not take.audio_sha256:
             return None
+        try:
+            if file_sha256(audio_path) != take.audio_sha256:
+                return None
+        except OSError:
+            return None
+        self.reused += 1
+        return [AsrWord(text, start, end) for text, start, end in take.words]

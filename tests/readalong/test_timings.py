@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from omni_web.assemble import AudioFormat, ChapterPlan, Segment, render_chapter_audio
+from omni_web.files import file_sha256
+from omni_web.qa import ChunkRecord, QaStore, TakeRecord, Verdict
 from omni_web.readalong import (
     AsrWord,
     ChapterSource,
@@ -126,20 +128,59 @@ def test_subtitles_have_the_title_first_and_one_cue_per_sentence(tmp_path: Path)
     assert "\n4\n00:00:03,400 --> " in srt  # the second chunk starts after 3 s of audio and 0.4 s of pause
 
 
+def _qa_take(number: int, words: list[tuple[str, float, float]] | None, audio: Path | None) -> TakeRecord:
+    return TakeRecord(number=number, seed=None, finish_reason="stop", duration_s=3.0, expected_s=3.0,
+                      duration_ratio=1.0, silence_share=0.0, longest_internal_silence_s=0.0, clipped_share=0.0,
+                      transcript="heard", words=tuple(words) if words is not None else None,
+                      audio_sha256=file_sha256(audio) if audio is not None else "")
+
+
+_HEARD = [("Curiouser", 0.1, 0.5), ("and", 0.5, 0.6), ("curiouser!", 0.6, 1.0), ("cried", 1.0, 1.2),
+          ("Alice.", 1.2, 1.5), ("She", 2.0, 2.1), ("was", 2.1, 2.2), ("so", 2.2, 2.3), ("much", 2.3, 2.5),
+          ("surprised.", 2.5, 3.0)]
+
+
+def _save_qa(folder: Path, verdict: Verdict, chosen: int, *takes: TakeRecord) -> None:
+    """The QA record of chunk1 (the second chunk of the chapter)."""
+    QaStore(folder).save(ChunkRecord(key="chunk1", text=TEXTS[1], level="asr", verdict=verdict, chosen=chosen,
+                                     takes=takes))
+
+
 def test_word_times_kept_by_qa_are_used_instead_of_transcribing_again(tmp_path: Path) -> None:
     from omni_web.readalong.asr import QaWords
 
     source = _chapter(tmp_path, TEXTS[:2], [1.0, 3.0], [500, 0])
-    words = [["Curiouser", 0.1, 0.5], ["and", 0.5, 0.6], ["curiouser!", 0.6, 1.0], ["cried", 1.0, 1.2],
-             ["Alice.", 1.2, 1.5], ["She", 2.0, 2.1], ["was", 2.1, 2.2], ["so", 2.2, 2.3], ["much", 2.3, 2.5],
-             ["surprised.", 2.5, 3.0]]
-    record = {"key": "chunk1", "chosen": 2, "takes": [{"number": 1}, {"number": 2, "words": words}]}
-    (tmp_path / "chunk1.qa.json").write_text(json.dumps(record))
+    chunk = tmp_path / "chunk1.wav"
+    # Take 1 failed (its words, if any, are not the book's); take 2 is the chunk file.
+    _save_qa(tmp_path, Verdict.RETAKEN, 2, _qa_take(1, None, None), _qa_take(2, _HEARD, chunk))
     recogniser = CountingRecogniser({f"chunk{n}.wav": t for n, t in enumerate(TEXTS)})
-    timings = build_chapter_timings(source, recogniser=recogniser, cache=None, reuse=QaWords())
-    assert recogniser.calls == 1  # only the chunk QA did not transcribe with word times
+    reuse = QaWords()
+    timings = build_chapter_timings(source, recogniser=recogniser, cache=None, reuse=reuse)
+    assert recogniser.calls == 1 and reuse.reused == 1  # only the chunk QA did not hear with word times
     she = next(s for s in timings.sentences if s.text.startswith("She"))
-    assert abs(she.start_s - (1.5 + 2.0 - 0.04)) < 0.01
+    assert abs(she.start_s - (1.5 + 2.0 - 0.04)) < 0.01  # QA's words, not the even spread
+    assert timings.source == "asr"
+
+
+def test_qa_words_are_not_used_for_audio_that_is_no_longer_the_chosen_take(tmp_path: Path) -> None:
+    from omni_web.readalong.asr import QaWords
+
+    source = _chapter(tmp_path, TEXTS[:2], [1.0, 3.0], [500, 0])
+    chunk = tmp_path / "chunk1.wav"
+    # Words stored on a take that is not the chosen one are ignored.
+    _save_qa(tmp_path, Verdict.RETAKEN, 2, _qa_take(1, _HEARD, chunk), _qa_take(2, None, None))
+    assert QaWords().words(chunk, "en") is None
+    # The chosen take's words, but the file was replaced since (a run with QA off re-rendered it).
+    _save_qa(tmp_path, Verdict.PASSED, 1, _qa_take(1, _HEARD, chunk))
+    assert QaWords().words(chunk, "en") is not None
+    _tone(chunk, 3.0, 440)
+    recogniser = CountingRecogniser({f"chunk{n}.wav": t for n, t in enumerate(TEXTS)})
+    reuse = QaWords()
+    build_chapter_timings(source, recogniser=recogniser, cache=None, reuse=reuse)
+    assert recogniser.calls == 2 and reuse.reused == 0
+    # QA heard nothing in its chosen take: that is used as it is (times estimated), not heard again.
+    _save_qa(tmp_path, Verdict.FLAGGED, 1, _qa_take(1, [], chunk))
+    assert QaWords().words(chunk, "en") == []
 
 
 def test_chunk_starts_recorded_by_mastering_are_used_as_they_are(tmp_path: Path) -> None:
