@@ -1,8 +1,8 @@
 """Generate tab: upload an EPUB, pick chapters, model, voice and chunk size; Preview or Generate.
 
-Generate only queues a job (the worker renders it); for a model whose per-request window is
-smaller than the chunk size (Higgs: 80 words) a dialog asks first: set the chunk size to the cap,
-keep it (audio may cut off), or cancel.
+This module lays the tab out and wires its parts: the book (:mod:`omni_web.ui.book_panel`), the
+voice controls, and Generate with its questions (:mod:`omni_web.ui.submit_flow`), which only queues
+a job (the worker renders it).
 """
 
 from __future__ import annotations
@@ -14,19 +14,13 @@ from typing import Any
 
 import gradio as gr
 
-from omni_web.assemble.cover import flattened_cover_image
-from omni_web.book import Book, chapter_rows, load_book
-from omni_web.book.summary import book_size
-from omni_web.bookshelf import EBOOK_SUFFIXES, require_epub_name, store_book
+from omni_web.bookshelf import EBOOK_SUFFIXES
 from omni_web.catalog import CATALOG, get_entry
-from omni_web.errors import BookError, ChapterSelectionError
-from omni_web.jobs import Job
 from omni_web.models import installed_keys
-from omni_web.pipeline import ConvertRequest, chunk_size_conflict
-from omni_web.pipeline.admission import model_switch_note, require_runnable
 from omni_web.preview import preview_request
 from omni_web.server import ServerStatus
-from omni_web.ui.cast import build_cast_panel, request_cast, wire_cast_panel
+from omni_web.ui.book_panel import book_header_html, chapter_choices, load_upload, pick_chapters
+from omni_web.ui.cast import build_cast_panel, wire_cast_panel
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.firstrun import (
@@ -40,6 +34,7 @@ from omni_web.ui.labels import model_picker_choices
 from omni_web.ui.lexicon import build_lexicon_panel
 from omni_web.ui.player import read_wav as _read_wav
 from omni_web.ui.server_voices import render_server_voices
+from omni_web.ui.submit_flow import build_request, wire_submit
 from omni_web.ui.voices import (
     VoiceRefs,
     build_voice_controls,
@@ -49,9 +44,8 @@ from omni_web.ui.voices import (
 )
 from omni_web.ui.widgets import esc
 
+# book_header_html and chapter_choices live in book_panel; named here too for older imports.
 __all__ = ["GenerateRefs", "book_header_html", "build", "chapter_choices"]
-
-_CHUNK_AT = 6  # the chunk size's place in the form's values (the read-along box comes after it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,33 +85,6 @@ class GenerateRefs:
     readalong: gr.Checkbox | None = None
 
 
-def chapter_choices(book: Book) -> tuple[list[tuple[str, int]], list[int]]:
-    """Checkbox labels ``  3. Title  ·  2,153 words`` (with why a chapter is not preselected)."""
-    choices, selected = [], []
-    for row in chapter_rows(book):
-        reason = f"  ·  {row.reason}" if row.reason else ""
-        choices.append((f"{row.number:>3}. {row.title}  ·  {row.size_str}{reason}", row.number))
-        if row.selected:
-            selected.append(row.number)
-    return choices, selected
-
-
-def book_header_html(book: Book) -> str:
-    """Title, author and size of the loaded book."""
-    meta = book.metadata
-    return (
-        f'<div class="ow-book"><div class="ow-book-title">{esc(meta.title or book.source_path.stem)}</div>'
-        f'<div class="ow-book-author">{esc(meta.authors_str or "Unknown author")}</div>'
-        f'<div class="ow-dim">{len(book.chapters)} chapters · {book_size(book).size_str}'
-        f'{" · " + esc(meta.language) if meta.language else ""}</div></div>'
-    )
-
-
-def _cover(book: Book) -> Any:
-    # Transparency laid on white, as in the m4b (an RGBA cover otherwise shows as a black box).
-    return flattened_cover_image(book.cover.data) if book.cover is not None else None
-
-
 def _model_info(ctx: UiContext, key: str, downloaded_keys: set[str] | None = None) -> str:
     entry = get_entry(key)
     if downloaded_keys is None:
@@ -135,24 +102,6 @@ def _default_model(status: ServerStatus, downloaded: set[str]) -> str:
     if status.model_key:
         return status.model_key
     return next((entry.key for entry in CATALOG if entry.key in downloaded), CATALOG[0].key)
-
-
-def _request(ctx: UiContext, book: dict | None, chapters: list[int], model: str, voice: str | None,
-             transcript: str, instructions: str, chunk_words: float, readalong: bool = False) -> ConvertRequest:
-    if not book:
-        raise BookError("Upload an EPUB first.")
-    if not chapters:
-        raise ChapterSelectionError("No chapter is selected; check at least one.")
-    choice = voice_choice(ctx, model, voice, transcript, instructions)
-    return ConvertRequest(book_path=Path(book["path"]), model_key=model, voice=choice,
-                          chapters=tuple(sorted(int(n) for n in chapters)), chunk_words=int(chunk_words),
-                          cast=request_cast(ctx, Path(book["path"]), model), readalong=bool(readalong))
-
-
-def _queued(ctx: UiContext, job: Job) -> str:
-    position = ctx.services.jobs.queue_position(job.id)
-    where = "it starts now" if position <= 1 else f"position {position} in the queue"
-    return f"Queued **{esc(job.title)}** as job `{job.id}` ({where}). Follow it in the **Jobs** tab."
 
 
 def build(ctx: UiContext) -> GenerateRefs:
@@ -226,21 +175,7 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
     v = refs.voice
     form = [refs.book, refs.chapters, refs.model, v.voice, v.transcript, v.instructions, refs.chunk_words,
             refs.readalong]
-    dialog_out = [refs.dialog, refs.dialog_text, refs.dialog_clamp]
-    confirm_out = [refs.confirm, refs.confirm_text, refs.confirm_go, refs.confirm_open]
-    submit_out = [refs.notice, refs.submitted, *dialog_out, refs.chunk_words, *confirm_out]
     first_run_out = first_run_outputs(refs.first_run)
-
-    def answer(notice: Any = "", job_id: Any = "", *, dialog: Any = None, confirm: Any = None,
-               chunk: Any = None) -> tuple[Any, ...]:
-        """The submit outputs: ``dialog`` = (text, clamp label) shows the chunk question, ``confirm`` =
-        (text, show "Queue it", show "Open that job") the other one; both hidden otherwise."""
-        dialog_part = (gr.update(visible=True), dialog[0], gr.update(value=dialog[1])) if dialog else \
-            (gr.update(visible=False), gr.skip(), gr.skip())
-        confirm_part = (gr.update(visible=True), confirm[0], gr.update(visible=confirm[1]),
-                        gr.update(visible=confirm[2])) if confirm else \
-            (gr.update(visible=False), gr.skip(), gr.skip(), gr.skip())
-        return (notice, job_id, *dialog_part, gr.skip() if chunk is None else chunk, *confirm_part)
 
     @guarded
     def load() -> tuple[Any, ...]:
@@ -256,112 +191,27 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
 
     @guarded
     def upload(file: str | None, loaded: dict | None = None) -> tuple[Any, ...]:
-        cleared = (None, "", gr.update(value=None, visible=False), gr.update(choices=[], value=[]))
-        if not file:
-            # The box emptied: forget the loaded book; with none loaded (a refused file, cleared by
-            # us) the refusal under the box stays.
-            return (*cleared, gr.skip(), gr.skip()) if loaded else gr.skip()
-        name = Path(file).name  # Gradio keeps the user's file name on its copy
-        try:
-            require_epub_name(name)
-            book = load_book(Path(file))
-            kept = store_book(ctx.paths, Path(file), name=name)
-        except BookError as exc:
-            # Said once, under the box where the book would show, in the user's file name (no toast
-            # repeating it); the box is cleared for another try.
-            refused = f'<div class="ow-book-refused" role="alert"><b>Not loaded:</b> {esc(str(exc))}</div>'
-            return (None, refused, *cleared[2:], "", None)
-        choices, selected = chapter_choices(book)
-        state = {"path": str(kept), "all": [n for _, n in choices], "defaults": selected}
-        cover = _cover(book)
-        return (state, book_header_html(book), gr.update(value=cover, visible=cover is not None),
-                gr.update(choices=choices, value=selected), "", gr.skip())
+        return load_upload(ctx, file, loaded)
 
     @guarded
     def preview(*values: Any) -> tuple[Any, str]:
-        request = _request(ctx, *values)
+        request = build_request(ctx, *values)
         with tempfile.TemporaryDirectory(prefix="omni-preview-") as tmp:
             result = preview_request(request, paths=ctx.paths, settings=ctx.settings, server=ctx.services.server,
                                      out_path=Path(tmp) / "preview.wav")
             return _read_wav(result.path), f"Preview: “{esc(result.text)}”"
 
-    def submit(values: tuple[Any, ...], chunk_words: int, *, keep_over_cap: bool = False) -> tuple[Any, ...]:
-        request = replace(_request(ctx, *values), chunk_words=chunk_words, keep_over_cap=keep_over_cap)
-        job = ctx.services.submit_conversion(request)
-        return answer(_queued(ctx, job), job.id, chunk=chunk_words)
-
-    def twin_question(twin: Job) -> tuple[Any, ...]:
-        text = (f"A job for this exact request already exists: **{esc(twin.title)}** (job `{twin.id}`, "
-                f"{twin.state.value}). Open it instead of queueing a twin? In the Jobs tab it can be resumed "
-                "or run again; to compare, pick another voice, model, chapters or chunk size.")
-        return answer(confirm=(text, False, True))
-
-    @guarded
-    def generate(*values: Any) -> tuple[Any, ...]:
-        request = _request(ctx, *values)
-        twin = ctx.services.find_twin(request)
-        if twin is not None:
-            return twin_question(twin)
-        entry = get_entry(request.model_key)
-        status = ctx.services.server.status()
-        remote_url = ctx.settings.remote_url
-        require_runnable(entry, downloaded=installed_keys(cache_dir=ctx.hf_cache_dir), status=status,
-                         remote_url=remote_url)
-        switch = model_switch_note(entry, status=status, remote_url=remote_url)
-        cap = chunk_size_conflict(entry, int(values[_CHUNK_AT]))
-        if cap is not None:
-            text = (f"**{entry.label}** voices at most **{cap} words** per request; longer chunks get cut off "
-                    f"mid-sentence. Your chunk size is **{int(values[_CHUNK_AT])}**.\n\nSet it to {cap} for this run, "
-                    f"keep {int(values[_CHUNK_AT])} (audio may cut off), or cancel?")
-            return answer(dialog=(text + (f"\n\n{switch}" if switch else ""), f"Set Chunk to {cap}"))
-        if switch is not None:
-            return answer(confirm=(switch + "\n\nQueue the job?", True, False))
-        return submit(values, int(values[_CHUNK_AT]))
-
-    @guarded
-    def confirmed(*values: Any) -> tuple[Any, ...]:
-        return submit(values, int(values[_CHUNK_AT]))
-
-    @guarded
-    def open_twin(*values: Any) -> tuple[Any, ...]:
-        twin = ctx.services.find_twin(_request(ctx, *values))
-        if twin is None:
-            return answer("That job is gone; press Generate again to queue a new one.")
-        return answer(f"Opened job `{twin.id}` ({esc(twin.title)}) in the **Jobs** tab.", twin.id)
-
-    @guarded
-    def clamp(*values: Any) -> tuple[Any, ...]:
-        cap = chunk_size_conflict(get_entry(values[2]), int(values[_CHUNK_AT])) or int(values[_CHUNK_AT])
-        return submit(values, cap)
-
-    @guarded
-    def keep(*values: Any) -> tuple[Any, ...]:
-        # The user accepted that audio may cut off: the chunker must not clamp to the model's cap.
-        return submit(values, int(values[_CHUNK_AT]), keep_over_cap=True)
-
-    def pick(kind: str):
-        def select(book: dict | None) -> list[int]:
-            return (book or {}).get(kind, [])
-        return select
-
-    refs.epub.change(upload, [refs.epub, refs.book], [refs.book, refs.header, refs.cover, refs.chapters, refs.notice,
-                                           refs.epub], api_name="book_upload", concurrency_limit=4)
-    refs.select_all.click(pick("all"), [refs.book], refs.chapters, api_visibility="private")
-    refs.select_defaults.click(pick("defaults"), [refs.book], refs.chapters, api_visibility="private")
+    refs.epub.change(upload, [refs.epub, refs.book], [refs.book, refs.header, refs.cover, refs.chapters,
+                                                      refs.notice, refs.epub],
+                     api_name="book_upload", concurrency_limit=4)  # fmt: skip
+    refs.select_all.click(pick_chapters("all"), [refs.book], refs.chapters, api_visibility="private")
+    refs.select_defaults.click(pick_chapters("defaults"), [refs.book], refs.chapters, api_visibility="private")
     refs.select_none.click(lambda: [], None, refs.chapters, api_visibility="private")
     refs.model.change(guarded(lambda key: _model_info(ctx, key)), [refs.model], refs.model_info,
                       api_visibility="private")
     refs.preview.click(preview, form, [refs.preview_audio, refs.notice], api_name="preview", concurrency_limit=1,
                        concurrency_id="gpu-server")
-    events = (
-        refs.generate.click(generate, form, submit_out, api_name="generate", concurrency_limit=4),
-        refs.dialog_clamp.click(clamp, form, submit_out, api_name="generate_clamped", concurrency_limit=4),
-        refs.dialog_keep.click(keep, form, submit_out, api_name="generate_keep", concurrency_limit=4),
-        refs.confirm_go.click(confirmed, form, submit_out, api_name="generate_confirmed", concurrency_limit=4),
-        refs.confirm_open.click(open_twin, form, submit_out, api_name="generate_open_twin"),
-    )
-    refs.dialog_cancel.click(lambda: gr.update(visible=False), None, refs.dialog, api_visibility="private")
-    refs.confirm_cancel.click(lambda: gr.update(visible=False), None, refs.confirm, api_visibility="private")
+    events = wire_submit(ctx, refs, form)
     refs.first_run.timer.tick(guarded(lambda: render_first_run(readiness_for(ctx))), None, first_run_out,
                               show_progress="hidden", api_name="first_run_check")
     on_load = OnLoad(load, [], [refs.model, refs.model_info, refs.chunk_words, v.voice, v.help, v.transcript,

@@ -80,3 +80,19 @@ def ui_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
     """One app per test module (building and launching it takes a few seconds)."""
     with launch_app(tmp_path_factory.mktemp("ui-app")) as app:
         yield app
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """Debian's chromium for a browser test module (tests/ui/browser_kit.py)."""
+    from tests.ui.browser_kit import launch_chromium
+
+    yield from launch_chromium()
+
+
+@pytest.fixture
+def page(browser, app):
+    """A logged-in page on the module's ``app`` at 1400x1000."""
+    from tests.ui.browser_kit import open_page
+
+    yield from open_page(browser, app)

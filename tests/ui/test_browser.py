@@ -16,96 +16,25 @@ from pathlib import Path
 
 import pytest
 
-from omni_web.paths import REPO_ROOT
-from omni_web.server import ServerManager
-from omni_web.settings import load_settings
-from tests.conftest import DATA_DIR
-from tests.fakes.sgl_omni import free_port
-from tests.ui.conftest import MODEL
-from tests.ui.helpers import AppProcess, cache_model, prepare_root, start_webapp
-
-playwright_api = pytest.importorskip("playwright.sync_api")
-expect = playwright_api.expect
+from tests.ui.browser_kit import (
+    LONG_S,
+    expect,
+    job_badge,
+    serve_webapp,
+    shot,
+    tab,
+    upload_test_book,
+)
+from tests.ui.helpers import AppProcess, cache_model
 
 pytestmark = pytest.mark.browser
-# Playwright's assertions wait 5 s by default, tuned to a quiet machine; a loaded 2-core box needs
-# more. Every expect() still returns as soon as its condition holds.
-expect.set_options(timeout=60_000)
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
-ARTIFACTS = REPO_ROOT / "test-artifacts" / "browser"
-LONG_S = 180  # generous: CI machines have two cores
 # Slow enough that a long book is still rendering after a page reload, fast enough for CI.
 BROWSER_FAKE_ENV = {"FAKE_SGL_LATENCY_S": "0.4", "FAKE_SGL_SLOTS": "8"}
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppProcess]:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (scripts/test.sh installs it)")
-    base = tmp_path_factory.mktemp("browser-app")
-    paths = prepare_root(base / "home", model_keys=(MODEL,))
-    cache_model(base / "hf-cache", MODEL)
-    env = {"HF_HUB_CACHE": str(base / "hf-cache"), **BROWSER_FAKE_ENV}
-    running = start_webapp(paths, port=free_port(), host="0.0.0.0", env=env, log_path=base / "webapp.log")
-    try:
-        yield running
-    finally:
-        running.stop()
-        ServerManager(paths, load_settings(paths)).stop(grace_s=5.0)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with playwright_api.sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-@pytest.fixture
-def page(browser, app):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-    context.set_default_timeout(30_000)
-    page = context.new_page()
-    _log_in(page, app)
-    yield page
-    context.close()
-
-
-def _log_in(page, app: AppProcess) -> None:
-    password = app.password()
-    assert password, "webapp.py did not print a password on its first start:\n" + app.output()
-    page.goto(app.url)
-    page.locator("input[type=text]").fill("omni")
-    page.locator("input[type=password]").fill(password)
-    page.get_by_role("button", name="Login").click()
-    expect(page.get_by_role("tab", name="Generate")).to_be_visible(timeout=60_000)
-
-
-def _tab(page, name: str) -> None:
-    page.get_by_role("tab", name=name, exact=True).click()
-
-
-def _shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def _upload(page, book: str, title: str) -> None:
-    _tab(page, "Generate")
-    page.locator("#gen-epub input[type=file]").set_input_files(str(DATA_DIR / book))
-    expect(page.locator("#gen-book")).to_contain_text(title, timeout=60_000)
-
-
-def _job_badge(page):
-    return page.locator("#jobs-detail .ow-status .ow-badge").first
+    yield from serve_webapp(tmp_path_factory, "browser-app", BROWSER_FAKE_ENV)
 
 
 def _duration_s(path: Path) -> float:
@@ -118,7 +47,7 @@ def _duration_s(path: Path) -> float:
 
 def test_epub_to_downloaded_m4b(page, app, tmp_path):
     # Server tab: one downloaded model, so Start asks nothing.
-    _tab(page, "Server")
+    tab(page, "Server")
     expect(page.locator("#server-status-line")).to_contain_text("stopped")
     expect(page.locator("#server-command textarea")).to_have_value(re.compile(r"sgl-omni serve --model-path Qwen/"))
     page.locator("#server-start").click()
@@ -127,7 +56,7 @@ def test_epub_to_downloaded_m4b(page, app, tmp_path):
     expect(page.locator("#server-boot-log textarea")).not_to_have_value("", timeout=30_000)
 
     # Generate tab: the book, its chapters preselected, the model picker in columns.
-    _upload(page, "hefty-water.epub", "Hefty Water")
+    upload_test_book(page, "hefty-water.epub", "Hefty Water")
     boxes = page.locator("#gen-chapters input[type=checkbox]")
     expect(boxes).to_have_count(4)
     for index in range(4):
@@ -138,7 +67,7 @@ def test_epub_to_downloaded_m4b(page, app, tmp_path):
 
     # Jobs tab opens on the new job; it finishes; its chapters play; the m4b downloads.
     expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true")
-    expect(_job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
+    expect(job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
     expect(page.locator("#jobs-table")).to_contain_text("Hefty Water")
     download_button = page.locator("#jobs-download")
     expect(download_button).to_be_visible(timeout=30_000)
@@ -155,7 +84,7 @@ def test_epub_to_downloaded_m4b(page, app, tmp_path):
     # Higgs with a chunk size above its window: a dialog over the page asks first (Higgs is
     # downloaded now; a model that is not would be refused, as Start does).
     cache_model(app.log_path.parent / "hf-cache", "higgs_audio_v3_tts")
-    _tab(page, "Generate")
+    tab(page, "Generate")
     page.locator("#gen-model input").click()
     page.get_by_role("option", name=re.compile(r"Higgs Audio v3 TTS")).click()
     expect(page.locator("#gen-voice input")).to_have_value("Default voice")
@@ -165,18 +94,18 @@ def test_epub_to_downloaded_m4b(page, app, tmp_path):
     expect(dialog).to_contain_text("80 words")
     expect(page.locator("#gen-dialog-clamp")).to_have_text("Set Chunk to 80")
     expect(page.locator("#gen-dialog-keep")).to_be_visible()
-    _shot(page, "generate-higgs-dialog")
+    shot(page, "generate-higgs-dialog")
     page.locator("#gen-dialog-cancel").click()
     expect(dialog).to_be_hidden()
 
     for name in ("Jobs", "Server", "Models", "Setup", "Settings", "Generate"):
-        _tab(page, name)
+        tab(page, name)
         page.wait_for_timeout(1500)  # let the tab's first poll render
-        _shot(page, name.lower())
+        shot(page, name.lower())
 
 
 def test_a_refresh_mid_job_finds_the_job_still_running(page, app):
-    _upload(page, "pg11-alice.epub", "Alice")
+    upload_test_book(page, "pg11-alice.epub", "Alice")
     page.get_by_role("button", name="None", exact=True).click()
     boxes = page.locator("#gen-chapters input[type=checkbox]")
     # Chapters I-X: about 700 requests, far more rendering than a reload takes even on a loaded
@@ -188,20 +117,20 @@ def test_a_refresh_mid_job_finds_the_job_still_running(page, app):
     page.locator("#gen-generate").click()
     expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true",
                                                                                 timeout=LONG_S * 1000)
-    expect(_job_badge(page)).to_have_text("running", timeout=LONG_S * 1000)
+    expect(job_badge(page)).to_have_text("running", timeout=LONG_S * 1000)
     expect(page.locator("#jobs-detail")).to_contain_text("Rendering", timeout=LONG_S * 1000)
     page.reload()
-    _tab(page, "Jobs")
+    tab(page, "Jobs")
     expect(page.locator("#jobs-detail")).to_contain_text("Alice", timeout=LONG_S * 1000)
-    expect(_job_badge(page)).to_have_text("running", timeout=LONG_S * 1000)
-    _shot(page, "jobs-after-refresh")
+    expect(job_badge(page)).to_have_text("running", timeout=LONG_S * 1000)
+    shot(page, "jobs-after-refresh")
     # Stop it rather than wait for the whole book: the chunks in flight finish first.
     page.locator("#jobs-cancel").click()
-    expect(_job_badge(page)).to_have_text("cancelled", timeout=LONG_S * 1000)
+    expect(job_badge(page)).to_have_text("cancelled", timeout=LONG_S * 1000)
 
 
 def test_server_voices_and_transcription_model_boxes(page):
-    _tab(page, "Generate")
+    tab(page, "Generate")
     expect(page.locator("#gen-voice input")).to_have_value("Vivian", timeout=30_000)
     page.locator("#gen-server-voices").get_by_text("Voices on the server").click()
     info = page.locator("#gen-sv-info")
@@ -212,11 +141,11 @@ def test_server_voices_and_transcription_model_boxes(page):
     expect(info).to_contain_text("Start Higgs Audio v3 TTS in the Server tab")
     page.locator("#gen-sv-upload").click()  # no clip chosen and no server: says what to do
     expect(page.get_by_text("Start Higgs Audio v3 TTS in the Server tab").first).to_be_visible()
-    _shot(page, "generate-server-voices")
+    shot(page, "generate-server-voices")
 
-    _tab(page, "Settings")
+    tab(page, "Settings")
     status = page.locator("#settings-whisper-status")
     expect(status).to_contain_text("not downloaded")
     expect(status).to_contain_text("faster-whisper small")
     expect(page.locator("#settings-whisper-install")).to_be_visible()
-    _shot(page, "settings-transcriber")
+    shot(page, "settings-transcriber")

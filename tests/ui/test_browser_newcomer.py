@@ -16,31 +16,25 @@ import pytest
 from PIL import Image, ImageDraw
 
 from omni_web.paths import DataPaths
-from omni_web.server import ServerManager
 from omni_web.settings import load_settings
 from tests.epub_builder import make_epub, nav_xhtml, xhtml
 from tests.fakes.sgl_omni import free_port
-from tests.ui.conftest import MODEL
-from tests.ui.helpers import AppProcess, cache_model, prepare_root, start_webapp
-from tests.ui.test_browser import (
+from tests.ui.browser_kit import (
     ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     LONG_S,
-    _job_badge,
-    _log_in,
-    _shot,
-    _tab,
+    VIEWPORT,
+    expect,
+    job_badge,
+    serve_webapp,
+    shot,
+    tab,
 )
-
-playwright_api = pytest.importorskip("playwright.sync_api")
-expect = playwright_api.expect
+from tests.ui.helpers import AppProcess, start_webapp
 
 pytestmark = pytest.mark.browser
 
 # Slow enough that the long book is still rendering when it is cancelled, fast enough for CI.
 FAKE_ENV = {"FAKE_SGL_LATENCY_S": "0.3", "FAKE_SGL_SLOTS": "8"}
-VIEWPORT = {"width": 1400, "height": 1000}
 
 
 def _rgba_cover() -> bytes:
@@ -75,42 +69,11 @@ def books(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppProcess]:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (scripts/test.sh installs it)")
-    base = tmp_path_factory.mktemp("newcomer-app")
-    paths = prepare_root(base / "home", model_keys=(MODEL,))
-    cache_model(base / "hf-cache", MODEL)
-    env = {"HF_HUB_CACHE": str(base / "hf-cache"), **FAKE_ENV}
-    running = start_webapp(paths, port=free_port(), host="0.0.0.0", env=env, log_path=base / "webapp.log")
-    try:
-        yield running
-    finally:
-        running.stop()
-        ServerManager(paths, load_settings(paths)).stop(grace_s=5.0)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with playwright_api.sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-@pytest.fixture
-def page(browser, app):
-    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
-    context.set_default_timeout(30_000)
-    page = context.new_page()
-    _log_in(page, app)
-    yield page
-    context.close()
+    yield from serve_webapp(tmp_path_factory, "newcomer-app", FAKE_ENV)
 
 
 def _upload(page, book: Path, title: str) -> None:
-    _tab(page, "Generate")
+    tab(page, "Generate")
     page.locator("#gen-epub input[type=file]").set_input_files(str(book))
     expect(page.locator("#gen-book")).to_contain_text(title, timeout=60_000)
 
@@ -138,28 +101,28 @@ def test_two_voices_keep_two_books_and_a_twin_opens_the_first(page, app, books):
     names = []
     _upload(page, books["short"], "Two Voices")
     for voice in ("Vivian", "Ryan"):
-        _tab(page, "Generate")  # the book stays loaded
+        tab(page, "Generate")  # the book stays loaded
         _pick_voice(page, voice)
         _generate_and_follow(page)
         # The tab shows the new job once it has its own file (the voice is in its name).
         expect(page.locator("#jobs-downloads")).to_contain_text(f"({voice}).m4b", timeout=LONG_S * 1000)
-        expect(_job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
+        expect(job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
         expect(page.locator("#jobs-download")).to_be_visible(timeout=30_000)
         text = page.locator("#jobs-downloads").inner_text()
         names.append(re.search(r"([^/\n]+\.m4b)", text).group(1))
     assert names[0] != names[1] and "Vivian" in names[0] and "Ryan" in names[1]
     on_disk = sorted(p.name for p in outputs.rglob("*.m4b") if ".parts" not in p.parts)
     assert names[0] in on_disk and names[1] in on_disk  # the first book was not overwritten
-    _shot(page, "jobs-two-voices")
+    shot(page, "jobs-two-voices")
 
     # The same request once more: the page offers the existing job instead of queueing a twin.
-    _tab(page, "Generate")
+    tab(page, "Generate")
     _pick_voice(page, "Ryan")
     page.locator("#gen-generate").click()
     confirm = page.locator("#gen-confirm")
     expect(confirm).to_be_visible(timeout=30_000)
     expect(confirm).to_contain_text("already exists")
-    _shot(page, "generate-twin-request")
+    shot(page, "generate-twin-request")
     page.locator("#gen-confirm-open").click()
     expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true")
     expect(page.locator("#jobs-downloads")).to_contain_text(names[1])
@@ -186,7 +149,7 @@ def test_a_long_book_keeps_its_actions_in_view_and_reports_every_phase(page, boo
     _upload(page, books["long"], "Long Book")
     page.get_by_role("button", name="All", exact=True).click()
     _generate_and_follow(page)
-    expect(_job_badge(page)).to_have_text("running", timeout=LONG_S * 1000)
+    expect(job_badge(page)).to_have_text("running", timeout=LONG_S * 1000)
     detail = page.locator("#jobs-detail")
     expect(detail.locator("[data-phase=rendering]")).to_contain_text("chunks", timeout=LONG_S * 1000)
     expect(detail.locator("[data-phase=chapters]")).to_be_visible()
@@ -195,28 +158,40 @@ def test_a_long_book_keeps_its_actions_in_view_and_reports_every_phase(page, boo
     page.evaluate("window.scrollTo(0, 0)")
     assert _in_view(page, "#jobs-cancel"), page.locator("#jobs-cancel").bounding_box()
     assert page.locator("#jobs-chapters tbody tr").count() == 138
-    _shot(page, "jobs-138-chapters-running")
+    shot(page, "jobs-138-chapters-running")
 
     # Cancel, then resume: the first progress after the resume starts from the cached chunks.
     page.locator("#jobs-cancel").click()
-    expect(_job_badge(page)).to_have_text("cancelled", timeout=LONG_S * 1000)
+    expect(job_badge(page)).to_have_text("cancelled", timeout=LONG_S * 1000)
     expect(detail).not_to_contain_text("in flight")
     cancelled_at = int(re.search(r"Cancelled at ([\d,]+)/", detail.inner_text()).group(1).replace(",", ""))
     assert cancelled_at > 0
+    ready_at_cancel = page.locator("#jobs-chapters [data-play]").count()
+    assert ready_at_cancel > 0
     page.evaluate("""() => {
       window.__renderTexts = [];
+      window.__playable = [];
       const box = document.querySelector('#jobs-detail');
       new MutationObserver(() => {
         const bar = box.querySelector('[data-phase=rendering] .ow-bar-text');
         if (bar) { window.__renderTexts.push(bar.textContent); }
       }).observe(box, {subtree: true, childList: true, characterData: true});
+      const table = document.querySelector('#jobs-chapters');
+      new MutationObserver(() => {
+        if (table.querySelectorAll('tbody tr').length) {  // a table being replaced has no rows yet
+          window.__playable.push(table.querySelectorAll('[data-play]').length);
+        }
+      }).observe(table, {subtree: true, childList: true});
     }""")
     assert _in_view(page, "#jobs-resume")
     page.locator("#jobs-resume").click()
-    expect(_job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
+    expect(job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
     seen = page.evaluate("window.__renderTexts")
     counts = [int(m.group(1).replace(",", "")) for text in seen if (m := re.match(r"([\d,]+)/", text))]
     assert counts and min(counts) >= cancelled_at, (cancelled_at, seen[:5])
+    # Finished chapters stay playable through the resume: none goes back to pending on the way.
+    playable = page.evaluate("window.__playable")
+    assert playable and min(playable) >= ready_at_cancel, (ready_at_cancel, playable[:10])
 
     # Done: every phase full, the whole job's time, a toast and the tab title say so.
     for phase in ("rendering", "chapters", "book"):
@@ -227,7 +202,7 @@ def test_a_long_book_keeps_its_actions_in_view_and_reports_every_phase(page, boo
     page.evaluate("window.scrollTo(0, 0)")
     for action in ("#jobs-download", "#jobs-delete", "#jobs-rerun"):
         assert _in_view(page, action), (action, page.locator(action).bounding_box())
-    _shot(page, "jobs-138-chapters-done")
+    shot(page, "jobs-138-chapters-done")
 
     # Delete asks first, then the job and its book are gone.
     book = page.locator("#jobs-downloads").inner_text()
@@ -235,7 +210,7 @@ def test_a_long_book_keeps_its_actions_in_view_and_reports_every_phase(page, boo
     dialog = page.locator("#jobs-confirm")
     expect(dialog).to_be_visible()
     expect(dialog).to_contain_text("Long Book")
-    _shot(page, "jobs-delete-confirm")
+    shot(page, "jobs-delete-confirm")
     page.locator("#jobs-confirm-delete").click()
     expect(dialog).to_be_hidden()
     expect(page.locator("#jobs-table")).not_to_contain_text("Long Book", timeout=30_000)
@@ -259,10 +234,10 @@ def test_an_empty_install_opens_on_a_checklist_that_leads_to_setup(browser, tmp_
         expect(checklist).to_be_visible(timeout=60_000)
         for step in ("Install the SGLang-Omni backend", "Download a model", "Start the server"):
             expect(checklist).to_contain_text(step)
-        _shot(page, "generate-first-run")
+        shot(page, "generate-first-run")
         page.locator("#gen-firstrun-setup").click()
         expect(page.get_by_role("tab", name="Setup", exact=True)).to_have_attribute("aria-selected", "true")
-        _tab(page, "Generate")
+        tab(page, "Generate")
         page.locator("#gen-firstrun-models").click()
         expect(page.get_by_role("tab", name="Models", exact=True)).to_have_attribute("aria-selected", "true")
     finally:
@@ -282,11 +257,11 @@ def test_generate_keeps_its_actions_in_view_with_the_voice_sections_open(page, b
     left = page.locator("#gen-library").bounding_box()
     right = page.locator("#gen-server-voices").bounding_box()
     assert abs((left["y"] + left["height"]) - (right["y"] + right["height"])) < 500, (left, right)
-    _shot(page, "generate-voice-sections-open")
+    shot(page, "generate-voice-sections-open")
 
 
 def test_bad_uploads_are_named_and_told_once(page, tmp_path):
-    _tab(page, "Generate")
+    tab(page, "Generate")
     broken = tmp_path / "notreally.epub"
     broken.write_text("just some text")
     page.locator("#gen-epub input[type=file]").set_input_files(str(broken))
@@ -296,7 +271,7 @@ def test_bad_uploads_are_named_and_told_once(page, tmp_path):
     _said_once(page, "notreally.epub")  # no toast or status line repeating it
     expect(page.locator("#gen-epub input[type=file]")).to_have_count(1)  # the box is empty again
     _no_error_pills(page)
-    _shot(page, "generate-bad-upload")
+    shot(page, "generate-bad-upload")
     pdf = tmp_path / "Moby Dick.pdf"
     pdf.write_bytes(b"%PDF-1.4\n")
     page.locator("#gen-epub input[type=file]").set_input_files(str(pdf))
@@ -319,18 +294,18 @@ def _no_error_pills(page) -> None:
 
 
 def test_an_error_is_said_once_in_words_without_red_pills(page, tmp_path):
-    _tab(page, "Generate")
+    tab(page, "Generate")
     page.locator("#gen-generate").click()  # no book yet
     toast = page.locator(".toast-body").filter(has_text="Upload an EPUB first")
     expect(toast).to_have_count(1, timeout=60_000)
     _said_once(page, "Upload an EPUB first")
     _no_error_pills(page)
     assert not re.search(r"[a-z0-9]+_[a-z0-9_]+|Error:|Exception", toast.inner_text())  # no keys, no class names
-    _shot(page, "generate-error-once")
+    shot(page, "generate-error-once")
 
 
 def test_logs_follow_and_settings_show_the_real_port(page, app):
-    _tab(page, "Server")
+    tab(page, "Server")
     log = page.locator("#server-boot-log textarea")
     expect(log).not_to_have_value("", timeout=60_000)
     expect(log).to_have_value(re.compile(r"request lines? hidden"), timeout=30_000)  # jobs ran before
@@ -340,9 +315,9 @@ def test_logs_follow_and_settings_show_the_real_port(page, app):
         " return b && b.scrollHeight > b.clientHeight && b.scrollTop + b.clientHeight >= b.scrollHeight - 8; }",
         timeout=30_000,
     )
-    _shot(page, "server-boot-log-at-end")
-    _tab(page, "Setup")  # the install log is the same kind of box, following its end the same way
+    shot(page, "server-boot-log-at-end")
+    tab(page, "Setup")  # the install log is the same kind of box, following its end the same way
     expect(page.locator("#setup-task-log.ow-log")).to_have_count(1)
-    _tab(page, "Settings")
+    tab(page, "Settings")
     port = app.url.rsplit(":", 1)[1]
     expect(page.locator("#settings-web-port-now")).to_contain_text(f"running on port {port}", timeout=30_000)

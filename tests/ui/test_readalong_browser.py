@@ -9,23 +9,21 @@ import re
 
 import pytest
 
-from tests.ui.test_browser import LONG_S, _job_badge, _shot, _tab, _upload, app, browser, page  # noqa: F401
-
-playwright_api = pytest.importorskip("playwright.sync_api")
-expect = playwright_api.expect
+from tests.ui.browser_kit import LONG_S, expect, job_badge, shot, tab, upload_test_book
+from tests.ui.test_browser import app  # noqa: F401 - the same webapp as the main browser tests
 
 pytestmark = pytest.mark.browser
 
 
 def test_player_highlights_the_sentence_being_read_and_seeks_on_click(page, app, browser):  # noqa: F811
-    _tab(page, "Server")
+    tab(page, "Server")
     page.locator("#server-start").click()
     expect(page.locator("#server-status-line")).to_contain_text("healthy", timeout=LONG_S * 1000)
-    _upload(page, "hefty-water.epub", "Hefty Water")
+    upload_test_book(page, "hefty-water.epub", "Hefty Water")
     page.locator("#gen-readalong input[type=checkbox]").check()
     page.locator("#gen-generate").click()
     expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true")
-    expect(_job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
+    expect(job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
 
     page.locator("#ra-chapter input").click()
     page.get_by_role("option", name=re.compile(r"^2\. The Switch")).click()
@@ -43,7 +41,7 @@ def test_player_highlights_the_sentence_being_read_and_seeks_on_click(page, app,
     audio.evaluate(f"a => {{ a.currentTime = {(start + end) / 2}; }}")
     expect(target).to_have_class(re.compile(r"\bra-active\b"), timeout=10_000)
     expect(page.locator("#ra-view .ra-active")).to_have_count(1)
-    _shot(page, "jobs-readalong")
+    shot(page, "jobs-readalong")
 
     # A click on the last sentence seeks there (and lights it).
     last = sentences.nth(count - 1)

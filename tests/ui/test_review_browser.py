@@ -23,20 +23,16 @@ from omni_web.services import CONVERT_JOB
 from omni_web.settings import load_settings
 from tests.conftest import DATA_DIR
 from tests.fakes.sgl_omni import free_port, start_fake_server
+from tests.ui.browser_kit import LONG_S, expect, require_chromium, shot, tab
 from tests.ui.conftest import MODEL
 from tests.ui.helpers import AppProcess, prepare_root, start_webapp, wait_for
-from tests.ui.test_browser import CHROMIUM, CHROMIUM_ARGS, LONG_S, _shot, _tab
-
-playwright_api = pytest.importorskip("playwright.sync_api")
-expect = playwright_api.expect
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
 def reviewed_app(tmp_path: Path) -> Iterator[tuple[AppProcess, dict, Path, JobStore]]:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (scripts/test.sh installs it)")
+    require_chromium()
     paths = prepare_root(tmp_path / "home", model_keys=(MODEL,))
     faulty = start_fake_server(MODEL, env={"FAKE_SGL_FAULTS": "silent", "FAKE_SGL_FAULT_SHARE": "0.3"},
                                log_path=tmp_path / "faulty.log")
@@ -64,17 +60,14 @@ def reviewed_app(tmp_path: Path) -> Iterator[tuple[AppProcess, dict, Path, JobSt
 
 
 @pytest.fixture
-def page(reviewed_app):
-    with playwright_api.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1400, "height": 1100})
-        context.set_default_timeout(30_000)
-        page = context.new_page()
-        page.goto(reviewed_app[0].url)  # loopback: no login
-        expect(page.get_by_role("tab", name="Jobs")).to_be_visible(timeout=60_000)
-        yield page
-        context.close()
-        browser.close()
+def page(browser, reviewed_app):
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    page.goto(reviewed_app[0].url)  # loopback: no login
+    expect(page.get_by_role("tab", name="Jobs")).to_be_visible(timeout=60_000)
+    yield page
+    context.close()
 
 
 def test_review_panel_regenerates_one_chunk_and_rebuilds_the_book(page, reviewed_app) -> None:
@@ -83,14 +76,14 @@ def test_review_panel_regenerates_one_chunk_and_rebuilds_the_book(page, reviewed
     assert flagged
     m4b = Path(next(iter(store.list())).result["m4b"])
     m4b_before = m4b.stat().st_mtime_ns
-    _tab(page, "Jobs")
+    tab(page, "Jobs")
     page.get_by_text("Review audio QA").click()
     page.locator("#review-refresh").click()
     expect(page.locator("#review-summary")).to_contain_text(f"{len(flagged)} flagged", timeout=LONG_S * 1000)
     first = flagged[0]
     expect(page.locator("#review-detail")).to_contain_text("silent")
     expect(page.locator("#review-text textarea")).to_have_value(first["text"])
-    _shot(page, "jobs-review")
+    shot(page, "jobs-review")
     page.locator("#review-regenerate").click()
     expect(page.locator("#review-status")).to_contain_text("Queued job", timeout=60_000)
 
