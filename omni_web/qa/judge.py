@@ -77,6 +77,8 @@ def asr_failures(score: TranscriptScore, thresholds: Thresholds, duration_ratio:
     short_audio = duration_ratio is None or duration_ratio < thresholds.skipped_max_ratio
     if score.wer > thresholds.wer_limit(score.reference_words):
         failures.append(f"the transcript differs from the text (word error rate {score.wer:.0%})")
+    elif score.recall >= thresholds.out_of_order_recall and score.wer >= thresholds.out_of_order_wer:
+        failures.append(f"the words are spoken out of order ({score.recall:.0%} heard, word error rate {score.wer:.0%})")
     if score.recall < thresholds.min_word_recall_any or (score.recall < thresholds.min_word_recall and short_audio):
         failures.append(f"only {score.recall:.0%} of the words were heard")
     if share < thresholds.min_word_share and short_audio:

@@ -100,6 +100,12 @@ class Thresholds:
     # Recall below this fails whatever the duration: the audio says something else entirely.
     min_word_recall_any: float = 0.25
     max_word_share: float = 1.6  # a loop repeats the words 2-3 times
+    # Words heard but out of order: recall at least this with a word error rate at least
+    # out_of_order_wer. No clean take of the 270 Alice chunks reached both; shuffled short
+    # lines that slip under the WER limit do ("You must come, you be the handstand here...":
+    # recall 0.85, WER 0.69 on 13 words).
+    out_of_order_recall: float = 0.75
+    out_of_order_wer: float = 0.5
     # Below this many words a transcript comparison is noise (one misheard word is 50 %).
     min_words_for_asr: int = 4
     # --- takes ---------------------------------------------------------------------------------
