@@ -213,6 +213,7 @@ def test_a_book_from_takes_16_db_apart_comes_out_even_at_minus_20_lufs(
     # Phase progress for the Jobs tab: chapters were mastered one by one, the report came at the end.
     assert [d["chapters_mastered"] for d in docs][-1] == 2 and docs[-1]["levels"]["passed"]
     assert any(row["state"] == "encoding" for d in docs for row in d["chapters"])
+    assert not list(Settings().output_path(data_paths).rglob(".live-join.*"))  # the live join cleaned up
 
 
 def test_acx_delivery_files_pass_every_rule(data_paths: DataPaths, fake_server) -> None:
@@ -302,6 +303,27 @@ def test_a_replaced_chunk_rebuilds_only_its_chapter_and_the_join(
     assert abs(probe_duration_ms(again.chapters[0].path) - after[2][1] - 2000) <= 60
     assert again.chapters[1].path.stat().st_mtime_ns == after[3][0]
     assert len(log.read_text().splitlines()) == requests
+
+
+def test_a_live_join_that_goes_wrong_is_replaced_by_the_join_after_the_fact(
+    data_paths: DataPaths, fake_server, monkeypatch, caplog
+) -> None:
+    import omni_web.assemble.live_join as live_join
+    from omni_web.assemble.mp4marks import MarksNotPatchable
+
+    def refuse(*_args, **_kwargs) -> None:
+        raise MarksNotPatchable("laid out differently")
+
+    monkeypatch.setattr(live_join, "patch_chapter_marks", refuse)
+    server = fake_server(MODEL, env={"FAKE_SGL_SECONDS_PER_WORD": "0.02"})
+    with caplog.at_level("WARNING"):
+        result, _ = convert(data_paths, server, "wasteland.epub", chapters=(2, 3))
+    assert any("did not work out" in r.message and "laid out differently" in r.message for r in caplog.records)
+    marks = probe_chapters(result.m4b)
+    assert len(marks) == 2 and marks[0].start_ms == 0
+    for mark, chapter in zip(marks, result.chapters, strict=True):
+        assert abs(mark.duration_ms - probe_duration_ms(chapter.path)) <= 50
+    assert not list(result.m4b.parent.glob(".*.tmp")) and not list(Settings().output_path(data_paths).rglob(".live-join.*"))
 
 
 def test_jobs_tab_levels_table_shows_every_file_and_why_it_fails() -> None:

@@ -223,6 +223,8 @@ def _start_live_join(
     specs: list[ChapterSpec], folder: Path, tags: AudiobookTags, cover: Path | None
 ) -> LiveJoin | None:
     chapters = [(spec.number, spec.title) for spec in specs if spec.in_book]
+    if not chapters:
+        return None
     try:
         return LiveJoin(chapters, folder, tags=tags, cover=cover)
     except (FfmpegError, OSError) as exc:
