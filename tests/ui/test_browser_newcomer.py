@@ -132,12 +132,12 @@ def test_an_rgba_cover_is_not_black(page, books, tmp_path):
     _upload(page, books["cover"], "Clear Cover")
     image = page.locator("#gen-cover img")
     expect(image).to_be_visible(timeout=30_000)
-    shot = tmp_path / "cover.png"
-    image.screenshot(path=str(shot))
+    picture = tmp_path / "cover.png"
+    image.screenshot(path=str(picture))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot_copy = ARTIFACTS / "generate-rgba-cover.png"
-    shot_copy.write_bytes(shot.read_bytes())
-    cover = Image.open(shot).convert("RGB")
+    shot_copy.write_bytes(picture.read_bytes())
+    cover = Image.open(picture).convert("RGB")
     width, height = cover.size
     page_pixel = cover.getpixel((width // 2, int(height * 0.7)))  # transparent in the PNG
     bar_pixel = cover.getpixel((width // 2, int(height * 80 / 600)))  # the black title bar
