@@ -115,3 +115,23 @@ def test_a_finished_job_can_run_again(services: AppServices) -> None:
     services.jobs.finish(job.id, JobState.DONE, result={"m4b": "x.m4b"})
     again = services.jobs.rerun(job.id)
     assert again.state is JobState.QUEUED and dict(again.result) == {} and again.params == job.params
+
+
+def test_two_mp3_only_jobs_of_one_book_keep_their_own_files_and_reports(data_paths: DataPaths, fake_server) -> None:
+    from omni_web.client import SpeechClient
+    from omni_web.pipeline import run_conversion
+    from omni_web.settings import Settings
+    from tests.test_pipeline import FAST
+
+    server = fake_server("qwen3_tts_0_6b_customvoice", env=FAST)
+    results = []
+    for voice in ("Vivian", "Ryan"):
+        request = _request(voice, chapters=(2,), output_format="mp3",
+                           output_name=f"Hefty Water - Qwen3-TTS 0.6B CustomVoice ({voice})")  # fmt: skip
+        with SpeechClient(server.base_url) as client:
+            results.append(run_conversion(request, paths=data_paths, settings=Settings(qa_level="off"), client=client))
+    vivian, ryan = results
+    assert vivian.mp3_dir != ryan.mp3_dir and vivian.mp3_dir.name.endswith("(Vivian)")
+    assert vivian.levels_path != ryan.levels_path and vivian.levels_path.is_file() and ryan.levels_path.is_file()
+    assert vivian.levels_path.name == "Hefty Water - Qwen3-TTS 0.6B CustomVoice (Vivian).levels.json"
+    assert list(vivian.mp3_dir.glob("*.mp3")) and list(ryan.mp3_dir.glob("*.mp3"))

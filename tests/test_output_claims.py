@@ -83,3 +83,21 @@ def test_review_finds_a_jobs_own_report_in_a_folder_that_holds_two_books(tmp_pat
     assert open_review(job_review_target(result, "job1")).request.voice.name == "Vivian"
     with pytest.raises(ReviewError, match="has no book yet"):
         job_review_target({}, "job2")
+
+
+def test_a_jobs_read_along_downloads_are_its_own_in_a_folder_shared_with_another_voice(tmp_path: Path) -> None:
+    from omni_web.jobs import Job, JobState
+    from omni_web.ui.readalong import readalong_downloads
+
+    folder = tmp_path / "Hefty Water"
+    folder.mkdir()
+    for voice in ("Vivian", "Ryan"):
+        (folder / f"Hefty Water - Q ({voice}).readalong.epub").write_bytes(b"PK")
+        for ext in ("vtt", "srt"):
+            (folder / f"Hefty Water - Q ({voice}) - 01 - Bloom.{ext}").write_text("WEBVTT\n")
+    result = {"output_dir": str(folder), "readalong_epub": str(folder / "Hefty Water - Q (Ryan).readalong.epub")}
+    job = Job(id="j1", kind="convert", title="Hefty Water", state=JobState.DONE, params={}, result=result)
+    epub, subtitles = readalong_downloads(job)
+    assert epub == result["readalong_epub"]
+    assert [Path(p).name for p in subtitles] == ["Hefty Water - Q (Ryan) - 01 - Bloom.vtt",
+                                                 "Hefty Water - Q (Ryan) - 01 - Bloom.srt"]  # fmt: skip

@@ -347,7 +347,8 @@ def finish_book(
     acx_problems: list[str] = []
     if preset.acx:
         phase("joining", "Writing the ACX files")
-        acx_dir = folder / "ACX"
+        own = m4b_path.stem if m4b_path is not None else (mp3_folder.name if mp3_folder is not None else "")
+        acx_dir = folder / (f"{own} - ACX" if own else "ACX")  # each job of the book its own ACX set
         spec_by_number = {s.number: s for s in finisher.specs}
         files = export_acx(
             [(spec_by_number[r.number], r) for r in book],
@@ -367,7 +368,8 @@ def finish_book(
         acx_problems = probe_acx_rules(files)
     levels_report = LevelsReport(title=tags.title, preset=preset, chapters=tuple(reports), acx_files=tuple(acx_reports),
                           acx_problems=tuple(acx_problems))  # fmt: skip
-    stem = m4b.stem if m4b is not None else title
+    # Named like the job's m4b, else its MP3 folder: two jobs of one book keep their own reports.
+    stem = m4b.stem if m4b is not None else (mp3_folder.name if mp3_folder is not None else title)
     levels_path = write_levels_report(levels_report, folder / f"{stem}{REPORT_SUFFIX}")
     return BookFiles(folder, m4b, mp3_dir, acx_dir, levels_path, levels_report.to_json(), chapters, tuple(book))
 

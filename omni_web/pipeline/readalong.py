@@ -18,7 +18,9 @@ from omni_web.readalong import ChapterSource, ChunkSource, ReadalongPass, choose
 from omni_web.readalong.asr import QaWords
 from omni_web.settings import Settings
 
-__all__ = ["ConversionReadalong", "readalong_epub_name", "start_readalong"]
+__all__ = ["READALONG_SUFFIX", "ConversionReadalong", "readalong_epub_name", "start_readalong"]
+
+READALONG_SUFFIX = ".readalong.epub"
 
 _log = logging.getLogger(__name__)
 _WHISPER_LANGUAGES = {"english": "en", "french": "fr", "german": "de", "spanish": "es", "italian": "it",
@@ -28,7 +30,7 @@ _WHISPER_LANGUAGES = {"english": "en", "french": "fr", "german": "de", "spanish"
 
 def readalong_epub_name(title: str) -> str:
     """``<Title>.readalong.epub`` (``title``: the job's output name, else the book's title)."""
-    return f"{safe_filename(title, fallback='book')}.readalong.epub"
+    return f"{safe_filename(title, fallback='book')}{READALONG_SUFFIX}"
 
 
 def _language(request: ConvertRequest, plan: ConversionPlan) -> str | None:
@@ -93,13 +95,17 @@ class ConversionReadalong:
         phase("read-along", "Aligning sentences to the audio and writing the read-along EPUB")
         plan = self._plan
         stems = {c.index: Path(name).stem for c, name in zip(chapters, mp3_file_names(chapters), strict=True)}
+        # Beside the m4b the subtitles carry the job's name, so two jobs of one book (two voices)
+        # keep their own; in the job's own MP3 folder they match the MP3s' names.
+        name = getattr(self._request, "output_name", None)
+        beside_book = {number: f"{name} - {stem}" for number, stem in stems.items()} if name else stems
         outputs = self._session.finish(
             book_path=Path(plan.book.source_path),
             book_hrefs=[c.source_href for c in plan.book.chapters],
             chapter_hrefs={w.number: w.chapter.source_href for w in plan.chapters},
             folder=folder,
-            epub_name=readalong_epub_name(getattr(self._request, "output_name", None) or plan.tags.title),
-            subtitle_stems=stems,
+            epub_name=readalong_epub_name(name or plan.tags.title),
+            subtitle_stems=beside_book,
             narrator=plan.tags.narrator,
             bitrate_kbps=settings.aac_bitrate_kbps,
         )

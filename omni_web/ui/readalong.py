@@ -8,6 +8,7 @@ reports, and only for files inside the app's output folder (Gradio serves them b
 
 from __future__ import annotations
 
+import glob
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import gradio as gr
 
 from omni_web.jobs import Job, JobState
 from omni_web.pipeline import ConvertProgress, ConvertResult
+from omni_web.pipeline.readalong import READALONG_SUFFIX
 from omni_web.readalong import ChapterTimings, load_timings, timings_path
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
@@ -86,10 +88,14 @@ def readalong_downloads(job: Job) -> tuple[str | None, list[str]]:
     epub = result.readalong_epub
     if epub is None or not Path(epub).is_file():
         return None, []
-    folders = {Path(epub).parent, *([Path(result.mp3_dir)] if result.mp3_dir else [])}
-    subtitles = sorted(str(p) for folder in folders if folder.is_dir() for p in folder.glob("*.vtt"))
-    subtitles += sorted(str(p) for folder in folders if folder.is_dir() for p in folder.glob("*.srt"))
-    return str(epub), subtitles
+    # Beside the book, only this job's subtitles (named like its EPUB); its MP3 folder is its own.
+    own = Path(epub).name.removesuffix(READALONG_SUFFIX)
+    places = [(Path(epub).parent, f"{glob.escape(own)} - *"), *([(Path(result.mp3_dir), "*")] if result.mp3_dir else [])]
+    found = {p for folder, pattern in places if folder.is_dir() for ext in (".vtt", ".srt")
+             for p in folder.glob(pattern + ext)}
+    if not any(p.parent == Path(epub).parent for p in found):  # a job from before the names
+        found |= {p for ext in (".vtt", ".srt") for p in Path(epub).parent.glob("*" + ext)}
+    return str(epub), sorted(map(str, found), key=lambda p: (not p.endswith(".vtt"), p))
 
 
 def _file_url(path: Path) -> str:

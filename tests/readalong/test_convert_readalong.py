@@ -44,6 +44,9 @@ def test_convert_readalong_writes_a_valid_overlay_epub_and_subtitles(managed_hom
     vtts = sorted(folder.glob("*.vtt"))
     srts = sorted(folder.glob("*.srt"))
     assert len(vtts) == 2 and len(srts) == 2
+    # Beside the m4b they carry the run's name, so another voice's read-along keeps its own.
+    own = epub.name.removesuffix(".readalong.epub")
+    assert all(p.name.startswith(f"{own} - ") for p in [*vtts, *srts]), [p.name for p in vtts]
     first = vtts[0].read_text(encoding="utf-8")
     assert first.startswith("WEBVTT\n\n1\n00:00:00.000 --> ")
     assert "CHAPTER I" in first.split("\n\n")[1]  # the chapter title is the first cue
