@@ -75,25 +75,33 @@ def test_deleting_a_job_removes_only_its_own_files(services: AppServices, data_p
     shared = outputs / ".parts" / "book" / "001.flac"
     own_chapter = outputs / ".parts" / "book" / "002.flac"
     m4b = outputs / "A" / "B" / "mine.m4b"
-    for path in (shared, own_chapter, m4b):
+    reports = [m4b.with_name("mine.qa.json"), m4b.with_name("mine.levels.json"), m4b.with_name("mine.readalong.epub"),
+               m4b.with_name("mine - 01 - One.vtt"), m4b.with_name("mine - ACX") / "01.mp3"]  # fmt: skip
+    their_subtitle = m4b.with_name("theirs - 01 - One.vtt")
+    for path in (shared, own_chapter, m4b, *reports, their_subtitle):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"x" * 1000)
     outside = data_paths.root / "precious.txt"
     outside.write_text("not ours")
-    for job, result in ((mine, {"m4b": str(m4b), "chapters": [{"path": str(shared)}, {"path": str(own_chapter)},
-                                                                  {"path": str(outside)}]}),
+    mine_result = {"m4b": str(m4b), "qa_report": str(reports[0]), "levels_path": str(reports[1]),
+                   "readalong_epub": str(reports[2]), "acx_dir": str(reports[4].parent),
+                   "chapters": [{"path": str(shared)}, {"path": str(own_chapter)}, {"path": str(outside)}]}  # fmt: skip
+    for job, result in ((mine, mine_result),
                         (theirs, {"m4b": None, "chapters": [{"path": str(shared)}]})):
         services.jobs.claim_next()
         services.jobs.finish(job.id, JobState.DONE, result=result)
     with pytest.raises(JobError):
         services.plan_job_deletion(services.submit_conversion(_request("Aiden")).id)  # still queued
     plan = services.plan_job_deletion(mine.id)
-    assert set(plan.files.files) == {m4b.resolve(), own_chapter.resolve()}
-    assert plan.files.size_bytes == 2000 and "2 files" in plan.summary and "2.0 KB" in plan.summary
+    assert set(plan.files.files) == {m4b.resolve(), own_chapter.resolve(), *(p.resolve() for p in reports)}
+    assert plan.files.size_bytes == 7000 and "7 files" in plan.summary and "7.0 KB" in plan.summary
     assert m4b.exists()  # planning removes nothing
-    assert plan.execute() == 2
-    assert not m4b.exists() and not m4b.parent.exists() and not own_chapter.exists()
-    assert shared.exists() and outside.exists()  # another job's file, and a file outside the output folder
+    assert plan.execute() == 7
+    assert not m4b.exists() and not own_chapter.exists() and not any(p.exists() for p in reports)
+    assert not reports[4].parent.exists()  # its ACX folder, emptied, is gone too
+    # Another job's file (a shared chapter, the other voice's subtitle beside the same book) and a
+    # file outside the output folder stay.
+    assert shared.exists() and their_subtitle.exists() and outside.exists()
     assert [job.id for job in services.jobs.list() if job.id in (mine.id, theirs.id)] == [theirs.id]
 
 

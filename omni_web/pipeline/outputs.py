@@ -12,6 +12,7 @@ confirm), then executed; only files inside the output folder are ever listed.
 
 from __future__ import annotations
 
+import glob
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -97,16 +98,20 @@ def claim_output_name(
 
 
 def job_outputs(result: Mapping[str, Any], progress: Mapping[str, Any]) -> list[Path]:
-    """Every file a job reports having written: the m4b, its MP3s, its chapter files."""
-    files: list[Path] = []
-    if result.get("m4b"):
-        files.append(Path(result["m4b"]))
-    mp3_dir = result.get("mp3_dir")
-    if mp3_dir and Path(mp3_dir).is_dir():
-        files.extend(sorted(Path(mp3_dir).glob("*.mp3")))
-        cover = Path(mp3_dir) / "cover.jpg"
-        if cover.is_file():
-            files.append(cover)
+    """Every file a job reports having written: the m4b, its MP3s (and their subtitles), its QA and
+    levels reports, its read-along EPUB and the subtitles named after it, its ACX folder, its
+    chapter files."""
+    files: list[Path] = [Path(result[key]) for key in ("m4b", "qa_report", "levels_path", "readalong_epub")
+                         if result.get(key)]  # fmt: skip
+    for key, pattern in (("mp3_dir", "*"), ("acx_dir", "*")):
+        folder = result.get(key)
+        if folder and Path(folder).is_dir():
+            files.extend(sorted(p for p in Path(folder).glob(pattern) if p.is_file()))
+    epub = result.get("readalong_epub")
+    if epub and result.get("m4b"):
+        # Subtitles beside the book carry the job's name ("<name> - 01 - Chapter.vtt").
+        own = Path(result["m4b"]).stem
+        files.extend(sorted(p for ext in (".vtt", ".srt") for p in Path(epub).parent.glob(f"{glob.escape(own)} - *{ext}")))
     for chapter in [*(result.get("chapters") or []), *(progress.get("chapters") or [])]:
         path = chapter.get("path") or chapter.get("audio_path")
         if path:
