@@ -77,3 +77,14 @@ def test_a_stale_voice_choice_is_told_without_its_menu_key() -> None:
     with pytest.raises(VoiceError) as told:
         option_for_key([], "clone:narrator-2")
     assert "clone:" not in str(told.value) and "pick one" in str(told.value)
+
+
+def test_a_settings_rule_names_the_field_as_the_form_does() -> None:
+    from omni_web.ui.settings import setting_error_in_words
+
+    labels = {"server_port": "SGLang-Omni port", "qa_takes": "Takes per chunk before it is flagged"}
+    said = setting_error_in_words("Invalid setting: server_port must be between 1 and 65535.", labels)
+    assert said == "Invalid setting: “SGLang-Omni port” must be between 1 and 65535."
+    assert "server_port" not in said
+    other = "Invalid setting: gpus must be all, or GPU ids like 0,2."
+    assert setting_error_in_words(other, labels) == other  # not on the form: the settings file's name

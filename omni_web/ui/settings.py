@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import gradio as gr
 
+from omni_web.errors import SettingsError
 from omni_web.master import PRESETS
 from omni_web.settings import Settings
 from omni_web.ui.context import OnLoad, UiContext
@@ -28,6 +30,15 @@ FIELDS = (
     "pause_after_heading_ms", "pause_between_chapters_ms", "output_dir", "output_format", "also_mp3_chapters",
     "transcription_model", "text_normalization", "qa_level", "qa_model", "qa_takes", "loudness",
 )
+
+
+def setting_error_in_words(message: str, labels: Mapping[str, str]) -> str:
+    """A settings rule as the form names the field: ``Invalid setting: “SGLang-Omni port” must be
+    between 1 and 65535.``, not ``server_port must ...`` (the settings file's key)."""
+    for name, label in labels.items():
+        if message.startswith(f"Invalid setting: {name} "):
+            return message.replace(f"Invalid setting: {name} ", f"Invalid setting: “{label}” ", 1)
+    return message
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +121,7 @@ def build(ctx: UiContext) -> SettingsRefs:
     fields = (web_port, server_port, remote_url, chunk, concurrency, pause_chunk, pause_heading, pause_chapter,
               output_dir, output_format, also_mp3, whisper, normalization, qa_level, qa_model, qa_takes, loudness)
     refs = SettingsRefs(fields, save, status, transcriber)
+    labels = {name: str(box.label) for name, box in zip(FIELDS, fields, strict=True) if box.label}
 
     @guarded
     def save_all(*values: Any) -> str:
@@ -122,7 +134,10 @@ def build(ctx: UiContext) -> SettingsRefs:
         changes["qa_model"] = (changes["qa_model"] or "").strip()
         changes["remote_url"] = (changes["remote_url"] or "").strip()
         changes["output_dir"] = (changes["output_dir"] or "").strip()
-        settings = dataclasses.replace(ctx.settings, **changes).validate()
+        try:
+            settings = dataclasses.replace(ctx.settings, **changes).validate()
+        except SettingsError as exc:
+            raise SettingsError(setting_error_in_words(str(exc), labels)) from exc
         ctx.save_settings(settings)
         return f"Saved. Output folder: `{settings.output_path(ctx.paths)}`."
 

@@ -44,5 +44,6 @@ def test_invalid_settings_are_refused_with_the_rule(ui_app):
     values = ui_app.client().predict(api_name="/settings_load")
     bad = list(values[:17])  # the form's fields (the transcription-model box follows them)
     bad[1] = 70000  # the SGLang-Omni port
-    with pytest.raises(AppError, match="server_port must be between 1 and 65535"):
+    # The rule in the form's words: the field's label, not the settings file's key.
+    with pytest.raises(AppError, match="Invalid setting: “SGLang-Omni port” must be between 1 and 65535"):
         ui_app.client().predict(*bad, api_name="/settings_save")
