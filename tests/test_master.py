@@ -167,6 +167,33 @@ def test_the_streamed_measurement_is_what_loudnorm_measures_on_real_speech(tmp_p
     assert abs(final.input_i + 20) <= 0.3 and abs(ebur128(record.m4a).integrated_lufs + 20) <= 1.0
 
 
+def test_a_chapter_on_target_in_pass_1_keeps_its_first_pass_aac_mp3_and_flac(tmp_path: Path) -> None:
+    # ACX writes MP3 and lossless masters too: when pass 1 measures on target they are the final
+    # files (nothing is encoded after the last chunk), and they meet the rules read back by ffmpeg.
+    chunks = tmp_path / "chunks"
+    chunks.mkdir()
+    keys = []
+    for number, peak in enumerate((0.5, 0.08, 0.3, 0.15, 0.4, 0.2)):
+        write_wav(chunks / f"k{number}.wav", speechy(6, peak=peak, pitch=120 + 15 * number))
+        keys.append(f"k{number}")
+    spec = ChapterSpec(1, "On target", tuple(keys), (400,) * 5 + (0,), "001-on-target")
+    options = MasterOptions(get_preset("acx"), AudioFormat(24000, 1), mp3_kbps=192, lossless=True)
+    probe = master_chapter(spec, tmp_path / "probe", options, wait_chunk=lambda k: chunks / f"{k}.wav")
+    # Aimed where the first run says this voice lands, as the book's calibration does.
+    reference = (probe.reference_db or -20.0) + (-20.0 - probe.measured["input_i"])
+    record = master_chapter(spec, tmp_path / "out", options, wait_chunk=lambda k: chunks / f"{k}.wav",
+                            reference_db=reference)  # fmt: skip
+    assert not record.second_pass and record.gain_db == 0.0, record
+    assert record.mp3 is not None and record.flac is not None
+    for path in (record.m4a, record.mp3, record.flac):
+        levels = ebur128(path)
+        assert abs(levels.integrated_lufs + 20) <= 0.5 and levels.true_peak_db <= -3.0, (path.name, levels)
+        assert abs(probe_duration_ms(path) - record.duration_ms) <= 60, path.name
+    (audio,) = [s for s in probe_streams(record.mp3) if s.codec_type == "audio"]
+    assert (audio.codec_name, audio.sample_rate_hz) == ("mp3", 44100)
+    assert b"Info" in record.mp3.read_bytes()[:8192]  # LAME's CBR header
+
+
 def test_acx_split_points_fall_in_pauses_and_keep_every_part_under_the_limit() -> None:
     from omni_web.master.chapter import MasteredChapter
 

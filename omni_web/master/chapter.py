@@ -6,13 +6,14 @@ How (one chapter, ``audiobook``-like presets):
    seconds of PCM), applies its leveling gain, lays room tone under it and under the pause after
    it, and writes the samples to one long-running ffmpeg: a delay-compensated limiter, then the
    BS.1770 measurement (ffmpeg's ebur128: integrated loudness, range, true peak), plus a lossless
-   copy of the leveled chapter and, for AAC-only books, the chapter's AAC as it stands. Pass 1
-   therefore costs nothing after the last chunk: closing the pipe prints the measurement at once,
-   and a chapter that measures on target keeps that AAC (nothing else is left to do).
-2. **Apply.** loudnorm pass 2 in linear mode (predicted with loudnorm's own rule, then checked in
-   its JSON) on the leveled copy, encoded in the same run to the chapter's final AAC (an ``.m4a``
-   for the browser and an ADTS twin the book is joined from), plus MP3 and lossless masters when
-   asked. When linear mode would break the peak limit, the chapter is limited first and measured
+   copy of the leveled chapter and the chapter's final encodes as it stands (AAC, and MP3 when
+   asked). Pass 1 therefore costs nothing after the last chunk: closing the pipe prints the
+   measurement at once, and a chapter that measures on target keeps those files (nothing else is
+   left to do).
+2. **Apply, when pass 1 is off target.** loudnorm pass 2 in linear mode (predicted with
+   loudnorm's own rule, then checked in its JSON) on the leveled copy, encoded in the same run to
+   the chapter's final AAC (an ``.m4a`` for the browser and an ADTS twin the book is joined from),
+   plus MP3 and lossless masters when asked. When linear mode would break the peak limit, the chapter is limited first and measured
    again; the dynamic (pumping) result is never shipped.
 
 The chapter's length is padded with room tone to a whole number of AAC frames, so chapters join by
@@ -254,12 +255,13 @@ def _db(value: float) -> float:
 
 def _pass1_args(options: MasterOptions, leveled: Path, speculative: dict[str, Path] | None) -> list[str]:
     """Limiter, then the measurement and a lossless copy; with ``speculative``, also the
-    chapter's AAC as it stands, kept when the measurement shows it already on target."""
+    chapter's AAC (and MP3 when it has a path there) as it stands, kept when the measurement
+    shows it already on target."""
     preset = options.preset
-    branches = 3 if speculative else 2
+    labels = ["m", "o"] + (["s"] if speculative else []) + (["b"] if speculative and "mp3" in speculative else [])
     graph = (
-        f"[0:a]{limiter_filter(preset.limiter_ceiling_db)},asplit={branches}[m][o]{'[s]' if speculative else ''};"
-        f"[m]{measure_filter()}[n]"
+        f"[0:a]{limiter_filter(preset.limiter_ceiling_db)},asplit={len(labels)}" + "".join(f"[{x}]" for x in labels)
+        + f";[m]{measure_filter()}[n]"
     )
     args = [
         "-filter_complex", graph,
@@ -270,7 +272,16 @@ def _pass1_args(options: MasterOptions, leveled: Path, speculative: dict[str, Pa
         tee = f"[f=ipod:movflags=+faststart]{_tee_path(speculative['m4a'])}|[f=adts]{_tee_path(speculative['adts'])}"
         args += ["-map", "[s]", "-c:a", "aac", "-aac_coder", "fast", "-b:a", f"{options.aac_kbps}k",
                  "-map_metadata", "-1", "-f", "tee", tee]  # fmt: skip
+        if "mp3" in speculative:
+            args += _mp3_args(options, "b", speculative["mp3"])
     return args
+
+
+def _mp3_args(options: MasterOptions, label: str, path: Path) -> list[str]:
+    """The MP3 output of a run (CBR, at the preset's rate; the LAME header says CBR)."""
+    kbps = options.mp3_kbps or ACX_MP3_KBPS
+    return ["-map", f"[{label}]", "-ar", str(options.mp3_rate_hz), "-c:a", "libmp3lame", "-b:a", f"{kbps}k",
+            "-map_metadata", "-1", "-write_xing", "1", "-f", "mp3", path_arg(path)]  # fmt: skip
 
 
 def _remeasure(
@@ -302,9 +313,7 @@ def _encode_args(options: MasterOptions, level_filter: str, outputs: dict[str, P
     args += ["-map", "[a]", "-c:a", "aac", "-aac_coder", "fast", "-b:a", f"{options.aac_kbps}k",
              "-map_metadata", "-1", "-f", "tee", tee]  # fmt: skip
     if mp3:
-        kbps = options.mp3_kbps or ACX_MP3_KBPS
-        args += ["-map", "[b]", "-ar", str(options.mp3_rate_hz), "-c:a", "libmp3lame", "-b:a", f"{kbps}k",
-                 "-map_metadata", "-1", "-write_xing", "1", "-f", "mp3", path_arg(outputs["mp3"])]  # fmt: skip
+        args += _mp3_args(options, "b", outputs["mp3"])
     if options.lossless:
         args += ["-map", "[c]", "-c:a", "flac", "-sample_fmt", "s16", "-f", "flac", path_arg(outputs["flac"])]
     return args
@@ -421,11 +430,14 @@ def master_chapter(
     with work_dir(final["m4a"]) as scratch:
         outs = {name: scratch / path.name for name, path in final.items()}
         leveled = scratch / "leveled.flac"
-        # With calibrated leveling most chapters land on target in pass 1: encode their AAC there
-        # too, and skip pass 2 when the measurement agrees (the tail after the last chunk shrinks).
+        # With calibrated leveling most chapters land on target in pass 1: encode their final
+        # files there too (the leveled FLAC is then the lossless master), and skip pass 2 when the
+        # measurement agrees: nothing but closing the pipe is left after the last chunk. A miss
+        # costs the first-pass encodes and a second pass, as without the shortcut.
         speculative = (
             {"m4a": scratch / "first-pass.m4a", "adts": scratch / "first-pass.aac"}
-            if preset.master and not mp3 and not options.lossless
+            | ({"mp3": scratch / "first-pass.mp3"} if mp3 else {})
+            if preset.master
             else None
         )
         if preset.master:
@@ -447,8 +459,10 @@ def master_chapter(
         if preset.master:
             first = parse_ebur128_loudness(log_text)
             if speculative is not None and _on_target(first, preset):
-                speculative["m4a"].replace(outs["m4a"])
-                speculative["adts"].replace(outs["adts"])
+                for name, path in speculative.items():
+                    path.replace(outs[name])
+                if options.lossless:
+                    leveled.replace(outs["flac"])
                 measured, second_pass = _measurement(first), False
             else:
                 gain_db, limited_again, measured = _normalise(options, spec, leveled, outs, first, mp3)
