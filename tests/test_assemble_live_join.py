@@ -99,6 +99,28 @@ def test_a_chapter_mastered_again_after_it_went_in_is_refused(
     assert not target.exists() and not list((tmp_path / "work").glob(".live-join.*"))
 
 
+def test_a_chapter_file_replaced_in_place_after_it_went_in_is_refused(
+    chapters: list[EncodedChapter], tmp_path: Path
+) -> None:
+    copies = []
+    for chapter in chapters:
+        copy = tmp_path / chapter.adts.name
+        copy.write_bytes(chapter.adts.read_bytes())
+        copies.append(EncodedChapter(chapter.index, chapter.title, copy, chapter.aac_frames, 24000))
+    live = LiveJoin([(c.index, c.title) for c in copies], tmp_path / "work", tags=TAGS, cover=None)
+    for chapter in copies:
+        live.add(chapter)
+    deadline = time.monotonic() + 120
+    while len(live._fed) < len(copies) and time.monotonic() < deadline:  # noqa: SLF001 - wait for the pipe
+        time.sleep(0.05)
+    # Same name, same frame count, new audio (a take regenerated in place and the chapter remastered).
+    replacement = tmp_path / "new.aac"
+    replacement.write_bytes(chapters[2].adts.read_bytes())
+    replacement.replace(copies[1].adts)
+    with pytest.raises(LiveJoinFailed, match="not the book's final chapters"):
+        live.finish(copies, tmp_path / "out.m4b")
+
+
 def test_marks_are_only_set_where_ffmpeg_put_the_placeholders(
     chapters: list[EncodedChapter], tmp_path: Path
 ) -> None:

@@ -78,6 +78,7 @@ class LiveJoin:
         self._lock = threading.Condition()
         self._ready: dict[int, EncodedChapter] = {}
         self._fed: list[EncodedChapter] = []
+        self._fed_files: list[tuple[int, int, int]] = []  # inode, size, mtime of what was piped
         self._error: BaseException | None = None
         self._stopped = False
         try:
@@ -117,6 +118,7 @@ class LiveJoin:
                     chapter = self._ready[position]
                     self._fed.append(chapter)
                 with open(chapter.adts, "rb") as source:
+                    self._fed_files.append(_identity(os.fstat(source.fileno())))
                     while block := source.read(_BLOCK):
                         self._pipe.write(block)
         except BaseException as exc:  # reported by finish()
@@ -140,7 +142,9 @@ class LiveJoin:
                 fed = list(self._fed)
             if error is not None:
                 raise LiveJoinFailed(f"feeding the join failed: {error}") from error
-            if fed != list(chapters):
+            if fed != list(chapters) or self._fed_files != [_identity(os.stat(c.adts)) for c in chapters]:
+                # A chapter file replaced in place after it was piped in keeps its name: its
+                # identity on disk tells.
                 raise LiveJoinFailed("the chapters joined are not the book's final chapters")
             started = time.perf_counter()
             try:
@@ -182,6 +186,10 @@ class LiveJoin:
         if threading.current_thread() is not self._feeder:
             self._feeder.join(timeout=30)
         shutil.rmtree(self._scratch, ignore_errors=True)
+
+
+def _identity(stat: os.stat_result) -> tuple[int, int, int]:
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
 
 
 def _remove_stale(folder: Path) -> None:
