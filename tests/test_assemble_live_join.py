@@ -85,12 +85,7 @@ def test_chapters_added_out_of_order_while_it_runs_make_the_same_book_as_the_joi
 def test_a_chapter_mastered_again_after_it_went_in_is_refused(
     chapters: list[EncodedChapter], tmp_path: Path
 ) -> None:
-    live = LiveJoin([(c.index, c.title) for c in chapters], tmp_path / "work", tags=TAGS, cover=None)
-    for chapter in chapters:
-        live.add(chapter)
-    deadline = time.monotonic() + 120
-    while len(live._fed) < len(chapters) and time.monotonic() < deadline:  # noqa: SLF001 - wait for the pipe
-        time.sleep(0.05)
+    live = _all_piped_in(chapters, tmp_path / "work")
     replaced = EncodedChapter(2, TITLES[1], chapters[0].adts, chapters[0].aac_frames, 24000)
     live.add(replaced)
     target = tmp_path / "out.m4b"
@@ -107,12 +102,7 @@ def test_a_chapter_file_replaced_in_place_after_it_went_in_is_refused(
         copy = tmp_path / chapter.adts.name
         copy.write_bytes(chapter.adts.read_bytes())
         copies.append(EncodedChapter(chapter.index, chapter.title, copy, chapter.aac_frames, 24000))
-    live = LiveJoin([(c.index, c.title) for c in copies], tmp_path / "work", tags=TAGS, cover=None)
-    for chapter in copies:
-        live.add(chapter)
-    deadline = time.monotonic() + 120
-    while len(live._fed) < len(copies) and time.monotonic() < deadline:  # noqa: SLF001 - wait for the pipe
-        time.sleep(0.05)
+    live = _all_piped_in(copies, tmp_path / "work")
     # Same name, same frame count, new audio (a take regenerated in place and the chapter remastered).
     replacement = tmp_path / "new.aac"
     replacement.write_bytes(chapters[2].adts.read_bytes())
@@ -130,6 +120,17 @@ def test_marks_are_only_set_where_ffmpeg_put_the_placeholders(
     with pytest.raises(MarksNotPatchable):
         patch_chapter_marks(book, placeholder_marks(titles), join_marks(chapters))
     assert hashlib.sha256(book.read_bytes()).hexdigest() == before
+
+
+def _all_piped_in(chapters: list[EncodedChapter], folder: Path) -> LiveJoin:
+    """A live join with every chapter added, once the last one has started into the pipe."""
+    live = LiveJoin([(c.index, c.title) for c in chapters], folder, tags=TAGS, cover=None)
+    for chapter in chapters:
+        live.add(chapter)
+    deadline = time.monotonic() + 120
+    while len(live._fed) < len(chapters) and time.monotonic() < deadline:  # noqa: SLF001 - wait for the pipe
+        time.sleep(0.05)
+    return live
 
 
 def _pcm_hash(path: Path) -> str:
