@@ -3,7 +3,8 @@
 The book's files are copied as they are, except: each spoken sentence of a rendered chapter is
 wrapped in ``<span id=...>`` (see :mod:`omni_web.readalong.xhtml`); the OPF lists one SMIL per
 chapter (chapters that share a page share one SMIL, since a page can have only one overlay), the
-chapter audio as AAC, ``media:duration`` per overlay and in total, and ``media:active-class``; an
+chapter audio as AAC, ``media:duration`` per overlay and in total, and ``media:active-class`` (with a
+CSS rule that makes it visible, see :mod:`omni_web.readalong.style`); an
 EPUB 2 book is lifted to EPUB 3 (overlays exist only there), with a navigation document made from
 its NCX.
 """
@@ -25,6 +26,7 @@ from omni_web.files import atomic_path
 from omni_web.readalong.audio import encode_chapter_aac
 from omni_web.readalong.package import HTML5_DOCTYPE, Package, lift_xhtml, parse_document, read_package
 from omni_web.readalong.records import ChapterTimings
+from omni_web.readalong.style import add_highlight_rule
 from omni_web.readalong.xhtml import (
     DocumentText,
     document_text,
@@ -252,6 +254,7 @@ def write_readalong_epub(
             wrapped.update(wrap_sentences(pages[page], kept))
         chapter_places = [{k: v for k, v in places.items() if wrapped.get(v[1])} for places in chapter_places]
         files: dict[str, bytes | Path] = {}
+        all_marked: list[str] = []
         total_s = 0.0
         overlays = 0
         placed = 0
@@ -279,6 +282,7 @@ def write_readalong_epub(
                 placed += len(pars)
             if not seqs:
                 continue
+            all_marked += [p for p in marked_pages if p not in all_marked]
             files[smil_path] = _smil(seqs, smil_path)
             smil_id = package.add_item(f"ra-smil-{first_number:03d}", smil_path, "application/smil+xml")
             for page in marked_pages:
@@ -293,6 +297,8 @@ def write_readalong_epub(
                             "read-along EPUB was written.")
         package.add_meta("media:duration", clock_value(total_s))
         package.add_meta("media:active-class", ACTIVE_CLASS)
+        add_highlight_rule(package, archive, {p: pages[p].root for p in all_marked}, all_marked, files,
+                           active_class=ACTIVE_CLASS, own_css_path=f"{folder}/readalong.css")
         if narrator:
             package.add_meta("media:narrator", narrator)
         package.touch_modified()

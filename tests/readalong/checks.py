@@ -111,4 +111,21 @@ def check_overlays(epub: Path, tmp: Path) -> dict[str, list[tuple[str, float, fl
             total_s += _clock_s(metas[f"#{smil_id}"])
             found[smil] = rows
         assert abs(_clock_s(metas[None]) - total_s) < 0.002 * len(smils) + 0.001, (metas[None], total_s)
+        _check_highlight(archive, opf, by_path, {p for p, i in by_path.items() if i.get("media-overlay")})
     return found
+
+
+def _check_highlight(archive: zipfile.ZipFile, opf: etree._Element, by_path: dict[str, etree._Element],
+                     pages: set[str]) -> None:
+    """Every page with an overlay links a stylesheet of the book that styles the declared active
+    class (Thorium applies the book's class in its default theme, and only CSS makes it visible)."""
+    active = next(m.text for m in opf.iter(f"{_OPF}meta") if m.get("property") == "media:active-class")
+    rule = re.compile(r"\." + re.escape(active) + r"\s*\{[^}]*background-color")
+    for page in pages:
+        root = etree.fromstring(archive.read(page))
+        hrefs = [link.get("href") for link in root.iter("{http://www.w3.org/1999/xhtml}link")
+                 if "stylesheet" in (link.get("rel") or "").split()]
+        sheets = [posixpath.normpath(posixpath.join(posixpath.dirname(page), h)) for h in hrefs]
+        styled = [s for s in sheets if s in by_path and by_path[s].get("media-type") == "text/css"
+                  and rule.search(archive.read(s).decode("utf-8", "replace"))]
+        assert styled, f"{page}: no linked stylesheet styles .{active}, so the read sentence is not highlighted"
