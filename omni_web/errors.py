@@ -325,14 +325,13 @@ class ModelError(OmniWebError):
 class ModelNotInstalled(ModelError, FileNotFoundError):
     """The model's weights are not in the Hugging Face cache."""
 
-    def __init__(self, key: str, repo_id: str, *, label: str = "") -> None:
+    def __init__(self, key: str, repo_id: str, *, label: str = "", cli_hint: bool = True) -> None:
         self.key = key
         self.repo_id = repo_id
         name = label or f"Model '{key}'"
-        super().__init__(
-            f"{name} ({repo_id}) is not downloaded. Download it in the Models tab, then try again "
-            f"(CLI: python -m omni_web models install {key})."
-        )
+        # The command names the catalog key the CLI takes; a page (cli_hint=False) says it in words.
+        hint = f" (CLI: python -m omni_web models install {key})" if cli_hint else ""
+        super().__init__(f"{name} ({repo_id}) is not downloaded. Download it in the Models tab, then try again{hint}.")
 
     def __str__(self) -> str:  # FileNotFoundError would format errno/filename
         return str(self.args[0])

@@ -50,8 +50,9 @@ def test_a_remote_or_foreign_server_needs_nothing_installed() -> None:
 
 def test_a_model_that_is_not_downloaded_is_refused_with_its_name() -> None:
     entry = get_entry(HIGGS)
-    with pytest.raises(ModelNotInstalled, match=f"{entry.label}.*Models tab"):
+    with pytest.raises(ModelNotInstalled, match=f"{entry.label}.*Models tab") as told:
         require_runnable(entry, downloaded={QWEN}, status=STOPPED, remote_url="")
+    assert HIGGS not in str(told.value)  # said on the page: the name, never the catalog key
     require_runnable(entry, downloaded={HIGGS}, status=STOPPED, remote_url="")
     require_runnable(entry, downloaded=set(), status=STOPPED, remote_url="http://gpu:8100")
     require_runnable(entry, downloaded=set(), status=_healthy(HIGGS, owned=False), remote_url="")

@@ -31,7 +31,7 @@ def require_runnable(entry: CatalogEntry, *, downloaded: Collection[str], status
     """
     if remote_url or entry.key in downloaded or status.hosts(entry.key):
         return
-    raise ModelNotInstalled(entry.key, entry.repo_id, label=entry.label)
+    raise ModelNotInstalled(entry.key, entry.repo_id, label=entry.label, cli_hint=False)  # Generate's words
 
 
 def model_switch_note(entry: CatalogEntry, *, status: ServerStatus, remote_url: str) -> str | None:
