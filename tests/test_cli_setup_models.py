@@ -122,7 +122,9 @@ def test_ctrl_c_interrupts_a_download_and_a_rerun_resumes_it(env: dict[str, str]
         "config.json": b"{}", SHARD_1: rng.randbytes(100_000), SHARD_2: rng.randbytes(3_000_000),
     })
     hub.add_repo(repo)
-    hub.set_chunk_delay(0.005)  # the big shard takes ~1 s; files download in parallel
+    # The big shard takes ~9 s (files download in parallel): long enough that the Ctrl-C below
+    # always lands while it is under way, even on a busy machine (at ~1 s it once finished first).
+    hub.set_chunk_delay(0.05)
     cache = Path(env["HF_HUB_CACHE"])
     first_blob = cache / "models--mistralai--Voxtral-4B-TTS-2603" / "blobs" / repo.etag(SHARD_1)
     proc = subprocess.Popen(
