@@ -22,6 +22,7 @@ from omni_web.paths import DataPaths
 from omni_web.pipeline import ConvertRequest, run_conversion
 from omni_web.settings import Settings
 from tests.conftest import DATA_DIR
+from tests.fakes.fake_sgl_omni_audio import wav_bytes
 from tests.levels import block_rms_db, digital_silence_spans, ebur128, overall_rms_db
 
 UNEVEN = {"FAKE_SGL_SECONDS_PER_WORD": "0.1", "FAKE_SGL_LEVEL_SPREAD_DB": "16"}
@@ -41,12 +42,7 @@ def convert(data_paths: DataPaths, server, book: str, **kwargs):
 
 
 def write_wav(path: Path, samples: np.ndarray, rate: int = 24000) -> Path:
-    pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2")
-    with wave.open(str(path), "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(rate)
-        out.writeframes(pcm.tobytes())
+    path.write_bytes(wav_bytes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes(), rate=rate, channels=1))
     return path
 
 

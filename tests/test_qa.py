@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import wave
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +23,7 @@ from omni_web.qa import (
     score_transcript,
     text_units,
 )
+from tests.fakes.fake_sgl_omni_audio import wav_bytes
 
 RATE = 24000
 TEXT = (
@@ -35,13 +34,7 @@ TEXT = (
 
 
 def _wav(samples: np.ndarray, rate: int = RATE) -> bytes:
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as handle:
-        handle.setnchannels(1)
-        handle.setsampwidth(2)
-        handle.setframerate(rate)
-        handle.writeframes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
-    return buffer.getvalue()
+    return wav_bytes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes(), rate=rate, channels=1)
 
 
 def _speechlike(seconds: float, *, pause_every_s: float = 0.4, pause_s: float = 0.1) -> np.ndarray:

@@ -23,18 +23,15 @@ from omni_web.readalong import (
     load_timings,
     timings_path,
 )
+from tests.fakes.fake_sgl_omni_audio import wav_bytes
 
 RATE = 16000
 
 
 def _tone(path: Path, seconds: float, freq: float = 220.0) -> Path:
     t = np.arange(int(seconds * RATE)) / RATE
-    samples = (0.2 * np.sin(2 * np.pi * freq * t) * 32767).astype(np.int16)
-    with wave.open(str(path), "wb") as handle:
-        handle.setnchannels(1)
-        handle.setsampwidth(2)
-        handle.setframerate(RATE)
-        handle.writeframes(samples.tobytes())
+    samples = (0.2 * np.sin(2 * np.pi * freq * t) * 32767).astype("<i2")
+    path.write_bytes(wav_bytes(samples.tobytes(), rate=RATE, channels=1))
     return path
 
 
