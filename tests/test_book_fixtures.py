@@ -29,6 +29,7 @@ def _titles(book: Book) -> list[str]:
 def test_every_fixture_is_present() -> None:
     assert FIXTURES == [
         "childrens-literature.epub",
+        "hefty-water-series.epub",
         "hefty-water.epub",
         "pg11-alice.epub",
         "regime-anticancer-arabic.epub",

@@ -13,6 +13,7 @@ from omni_web.book.model import (
     Chapter,
     Chunk,
     CoverImage,
+    Identifier,
     PauseKind,
     TextBlock,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "ChapterRow",
     "Chunk",
     "CoverImage",
+    "Identifier",
     "PauseKind",
     "TextBlock",
     "chapter_rows",

@@ -25,6 +25,8 @@ from lxml import etree
 from omni_web.book.chapters import build_chapters
 from omni_web.book.extract import DocumentText, Segment, extract_document
 from omni_web.book.model import Book, BookMetadata, CoverImage
+from omni_web.book.package_meta import parse_identifiers, parse_series, parse_subjects, parse_subtitle
+from omni_web.book.package_meta import refinements as package_refinements
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveCheck, ArchiveLimits, check_archive
 from omni_web.book.toc import (
     Landmark,
@@ -255,11 +257,8 @@ def _metadata(ebook: epub.EpubBook, *, fallback_title: str) -> BookMetadata:
     def values(field: str) -> list[tuple[str, dict[str, str]]]:
         return [(str(v).strip(), dict(a or {})) for v, a in ebook.get_metadata(_DC, field) if v and str(v).strip()]
 
-    refinements: dict[str, dict[str, str]] = {}
-    for value, attrs in ebook.get_metadata("OPF", "meta"):
-        refines, prop = attrs.get("refines", ""), attrs.get("property", "")
-        if refines.startswith("#") and prop and value:
-            refinements.setdefault(refines[1:], {}).setdefault(prop, str(value).strip())
+    metas = [(value, dict(attrs or {})) for value, attrs in ebook.get_metadata("OPF", "meta")]
+    refinements = package_refinements(metas)
     creators = values("creator")
     roles = [
         refinements.get(attrs.get("id", ""), {}).get("role") or attrs.get(f"{{{_OPF_NS}}}role") or ""
@@ -276,6 +275,7 @@ def _metadata(ebook: epub.EpubBook, *, fallback_title: str) -> BookMetadata:
     identifier = uid if uid in identifiers else next(iter(identifiers), "")
     description = next((v for v, _ in values("description")), "")
     titles = values("title")
+    series, series_index = parse_series(metas)
     return BookMetadata(
         title=titles[0][0] if titles else fallback_title,
         authors=authors,
@@ -284,6 +284,11 @@ def _metadata(ebook: epub.EpubBook, *, fallback_title: str) -> BookMetadata:
         date=(published or [v for v, _ in dates] or [""])[0],
         publisher=next((v for v, _ in values("publisher")), ""),
         identifier=identifier,
+        subtitle=parse_subtitle(titles, refinements),
+        series=series,
+        series_index=series_index,
+        identifiers=parse_identifiers(values("identifier"), refinements),
+        subjects=parse_subjects(values("subject")),
     )
 
 

@@ -17,6 +17,7 @@ __all__ = [
     "Chapter",
     "Chunk",
     "CoverImage",
+    "Identifier",
     "PauseKind",
     "TextBlock",
 ]
@@ -64,8 +65,20 @@ class TextBlock:
 
 
 @dataclass(frozen=True, slots=True)
+class Identifier:
+    """One identifier of the book: ``scheme`` is upper case ("ISBN", "ASIN", "UUID", "DOI") or ""."""
+
+    scheme: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
 class BookMetadata:
-    """What the package document says about the book; empty strings where it says nothing."""
+    """What the package document says about the book; empty strings where it says nothing.
+
+    Every reader fills what its format has; the delivery layer (omni_web/deliver) writes all of it
+    into the m4b tags and the library sidecars. ``series_index`` is kept as written ("2", "2.5").
+    """
 
     title: str
     authors: tuple[str, ...] = ()
@@ -73,7 +86,27 @@ class BookMetadata:
     description: str = ""
     date: str = ""  # as written in the OPF, e.g. "2008-06-27" or "2012"
     publisher: str = ""
-    identifier: str = ""
+    identifier: str = ""  # the package's unique identifier, as written
+    subtitle: str = ""
+    series: str = ""
+    series_index: str = ""
+    identifiers: tuple[Identifier, ...] = ()
+    subjects: tuple[str, ...] = ()
+
+    def identifier_of(self, scheme: str) -> str:
+        """The first identifier of ``scheme`` ("ISBN", "ASIN"), "" when there is none."""
+        wanted = scheme.upper()
+        return next((item.value for item in self.identifiers if item.scheme == wanted), "")
+
+    @property
+    def isbn(self) -> str:
+        """The book's ISBN, "" when unknown."""
+        return self.identifier_of("ISBN")
+
+    @property
+    def asin(self) -> str:
+        """The book's Amazon ASIN, "" when unknown."""
+        return self.identifier_of("ASIN")
 
     @property
     def year(self) -> int | None:
