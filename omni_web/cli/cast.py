@@ -7,6 +7,7 @@ with it, and ``--from`` imports another book's cast (the next book of a series).
 from __future__ import annotations
 
 import argparse
+import sys
 import textwrap
 from dataclasses import replace
 from pathlib import Path
@@ -28,6 +29,7 @@ from omni_web.paths import DataPaths, data_root_from_env
 from omni_web.pipeline import parse_chapter_spec, select_chapters
 from omni_web.settings import Settings
 from omni_web.voices import VoiceLibrary
+from omni_web.voices.choice import VoiceAsk, voice_for
 
 __all__ = ["add_cast_arguments", "cast_from_args", "parse_voice_spec", "register"]
 
@@ -53,22 +55,26 @@ def cast_from_args(
     ``--voice``/``--clone``/``--instructions`` win over a cast file's narrator, the
     ``--dialogue-*`` flags over its dialogue voice.
     """
-    from omni_web.cli.convert import voice_from_args  # the convert command's voice rules, reused
-
     library = VoiceLibrary(paths)
     cast_file = _cast_file(args.cast, book, paths) if args.cast else None
     narrator = None
     if cast_file is not None and not (args.voice or args.clone or args.instructions):
         narrator = cast_file.narrator_voice(entry, library)
     if narrator is None:
-        narrator = voice_from_args(args, entry, paths, settings)
+        narrator = _voice(VoiceAsk(args.voice, args.clone, args.instructions, args.transcription), entry, paths, settings)
     cast = cast_file.to_cast(entry, library) if cast_file is not None else Cast()
     if args.dialogue_voice or args.dialogue_clone or args.dialogue_instructions:
-        flags = argparse.Namespace(voice=args.dialogue_voice, clone=args.dialogue_clone,
-                                   instructions=args.dialogue_instructions,
-                                   transcription=args.dialogue_transcription)
-        cast = replace(cast, dialogue=voice_from_args(flags, entry, paths, settings))
+        ask = VoiceAsk(args.dialogue_voice, args.dialogue_clone, args.dialogue_instructions, args.dialogue_transcription)
+        cast = replace(cast, dialogue=_voice(ask, entry, paths, settings))
     return narrator, (cast if cast.active else None)
+
+
+def _voice(ask: VoiceAsk, entry: CatalogEntry, paths: DataPaths, settings: Settings) -> VoiceChoice:
+    return voice_for(ask, entry, paths, transcription_model=settings.transcription_model, warn=_warn)
+
+
+def _warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
 
 
 def _cast_file(value: str, book: Book, paths: DataPaths) -> CastFile:

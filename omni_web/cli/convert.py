@@ -16,11 +16,10 @@ from typing import TextIO
 from tqdm import tqdm
 
 from omni_web.book import Book, load_book
-from omni_web.catalog import CatalogEntry, VoiceMode, get_entry, keys
+from omni_web.catalog import CatalogEntry, get_entry, keys
 from omni_web.cli.cast import add_cast_arguments, cast_from_args
 from omni_web.cli.endpoint import add_endpoint_options, apply_endpoint_options
-from omni_web.client import VoiceChoice
-from omni_web.errors import BookNotFound, JobCancelled, ModelNotInstalled, OmniWebError, VoiceError
+from omni_web.errors import BookNotFound, JobCancelled, OmniWebError
 from omni_web.jobs import JobStore
 from omni_web.master import PRESET_NAMES, summary_lines
 from omni_web.paths import DataPaths, data_root_from_env
@@ -34,14 +33,11 @@ from omni_web.pipeline import (
 )
 from omni_web.pipeline.claims import OutputClaims
 from omni_web.qa import read_report
-from omni_web.render import file_sha256
 from omni_web.server import ServerManager
 from omni_web.services import build_server_manager
 from omni_web.settings import load_settings
-from omni_web.voices import VoiceLibrary, prepare_clip, transcribe_clip, transcript_cache_dir
-from omni_web.voices.reference import reference_cache_dir
 
-__all__ = ["ask_higgs_window", "print_qa_summary", "register", "render_request", "voice_from_args"]
+__all__ = ["ask_higgs_window", "print_qa_summary", "register", "render_request"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -104,52 +100,6 @@ def ask_higgs_window(entry: CatalogEntry, chunk_words: int, *, stdin: TextIO, st
     if answer.startswith("t"):
         return chunk_words, True
     return cap, False
-
-
-def voice_from_args(args: argparse.Namespace, entry: CatalogEntry, paths: DataPaths, settings) -> VoiceChoice:
-    """The voice the flags ask for, checked against what the model can do."""
-    library = VoiceLibrary(paths)
-    if args.instructions:
-        return VoiceChoice.design(args.instructions)
-    if args.clone:
-        return _clone_choice(args.clone, args.transcription, library, paths, settings)
-    if args.voice:
-        if entry.voice_mode in (VoiceMode.BUILTIN_SPEAKERS, VoiceMode.PRESET_VOICES):
-            # The catalog's spelling names the files ("... (Vivian).m4b" for --voice vivian); the
-            # server's own spelling is matched again before any request.
-            known = {name.casefold(): name for name in entry.preset_voices}
-            return VoiceChoice.speaker(known.get(args.voice.casefold(), args.voice))
-        if entry.can_clone and library.find(args.voice) is not None:
-            return _clone_choice(args.voice, args.transcription, library, paths, settings)
-        return VoiceChoice.uploaded(args.voice)
-    if entry.voice_mode is VoiceMode.CLONE_REQUIRED:
-        raise VoiceError(f"{entry.label} needs a reference clip: add --clone CLIP (or --voice <library voice>).")
-    if entry.voice_mode is VoiceMode.INSTRUCTIONS:
-        raise VoiceError(f"{entry.label} designs a voice from a description: add --instructions TEXT.")
-    return VoiceChoice.default()
-
-
-def _clone_choice(clip: str, transcription: str | None, library: VoiceLibrary, paths: DataPaths, settings) -> VoiceChoice:
-    voice = library.find(clip)
-    if voice is not None:
-        return VoiceChoice.clone(voice.wav_path, transcription or voice.transcript)
-    source = Path(clip).expanduser()
-    if not source.is_file():
-        raise VoiceError(f"No clip at {source} and no library voice named '{clip}'. See: python -m omni_web voices list")
-    # Cleaned like a library clip (decoded, mono, silence trimmed, at most 30 s); a file that is
-    # not speech-length audio is refused here, before any server starts.
-    path = reference_cache_dir(paths) / f"clone-{file_sha256(source)[:24]}.wav"
-    if not path.is_file():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        prepare_clip(source, path)
-    if transcription is None:
-        try:
-            transcription = transcribe_clip(
-                path, model_size=settings.transcription_model, cache_dir=transcript_cache_dir(paths)
-            )
-        except (ModelNotInstalled, VoiceError) as exc:
-            print(f"warning: {exc} Cloning without a transcript; quality may drop.", file=sys.stderr)
-    return VoiceChoice.clone(path.resolve(), transcription)
 
 
 def _convert(args: argparse.Namespace) -> int:

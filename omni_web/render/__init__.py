@@ -1,9 +1,9 @@
 """Rendering: chunk keys and the concurrent, resumable chunk renderer."""
 
 from omni_web.render.crashes import CrashWatch, Recover, Recovery
+from omni_web.render.item import RenderItem
 from omni_web.render.keys import chunk_key, file_sha256, shaping_fingerprint
 from omni_web.render.renderer import (
-    RenderItem,
     RenderProgress,
     RenderSummary,
     RetryPolicy,

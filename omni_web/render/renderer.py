@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from omni_web.client import VoiceChoice
 from omni_web.errors import (
     ChunkFailed,
     DiskFullError,
@@ -41,6 +40,7 @@ from omni_web.errors import (
 )
 from omni_web.files import write_atomic
 from omni_web.render.crashes import CrashVerdict, CrashWatch, Recover, Recovery
+from omni_web.render.item import RenderItem
 from omni_web.retry import FailureKind, RetryPolicy, failure_kind
 
 # Most requests a callable ``concurrency`` may keep in flight (threads are started on demand).
@@ -82,22 +82,6 @@ class ChunkCheck(Protocol):
     def accept_cached(self, item: RenderItem, path: Path) -> bool:
         """True when the cached file already has a verdict; False renders it (the file is kept)."""
         ...  # pragma: no cover
-
-
-@dataclass(frozen=True, slots=True)
-class RenderItem:
-    """One chunk to render, with what an error message needs to name it."""
-
-    key: str
-    text: str
-    chapter_index: int
-    chapter_number: int  # 1-based, as the user sees it
-    chapter_title: str
-    chunk_number: int  # 1-based within the chapter
-    # The voice this chunk is spoken with (None: the job's one voice) and who speaks it: "" for a
-    # single-voice job, else "narrator", "dialogue" or a character's name (see omni_web.cast).
-    voice: VoiceChoice | None = None
-    speaker: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,13 +8,13 @@ from __future__ import annotations
 import re
 
 from omni_web.text import numbers
+from omni_web.text.case import capitalise_like
 from omni_web.text.roman import RomanContext, read_roman_numerals, roman_to_int
 from omni_web.text.rules import (
     Abbreviation,
     AbbreviationTable,
     LanguageRules,
     When,
-    capitalise_like,
     number_regex,
 )
 

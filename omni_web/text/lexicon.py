@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from omni_web.errors import LexiconError
-from omni_web.text.rules import capitalise_like
+from omni_web.text.case import capitalise_like
 
 __all__ = ["CaseRule", "Lexicon", "LexiconEntry", "Pronouncer"]
 

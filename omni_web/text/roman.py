@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from omni_web.text.rules import capitalise_like
+from omni_web.text.case import capitalise_like
 
 __all__ = ["RomanContext", "int_to_roman", "read_roman_numerals", "roman_to_int"]
 

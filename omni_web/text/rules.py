@@ -12,13 +12,15 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from omni_web.text.case import capitalise_like
+from omni_web.text.roman import roman_to_int
+
 __all__ = [
     "Abbreviation",
     "AbbreviationTable",
     "LanguageRules",
     "Rule",
     "When",
-    "capitalise_like",
     "ends_sentence",
     "number_regex",
 ]
@@ -58,13 +60,6 @@ def ends_sentence(text: str, end: int) -> bool:
         return False
     nxt = text[match.end()]
     return nxt.isupper() or nxt.isdigit()
-
-
-def capitalise_like(source: str, spoken: str) -> str:
-    """``spoken`` with its first letter upper-cased when ``source`` starts with a capital."""
-    if source[:1].isupper() and spoken[:1].islower():
-        return spoken[0].upper() + spoken[1:]
-    return spoken
 
 
 def number_regex(*, group: str, decimal: str) -> str:
@@ -153,6 +148,4 @@ _TOKEN_RE = re.compile(r"[^\W\d_]+")
 
 
 def _is_roman(word: str) -> bool:
-    from omni_web.text.roman import roman_to_int  # roman imports this module
-
     return (word.isupper() or word.islower()) and roman_to_int(word) is not None

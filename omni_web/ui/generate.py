@@ -34,7 +34,7 @@ from omni_web.ui.labels import model_picker_choices
 from omni_web.ui.lexicon import build_lexicon_panel
 from omni_web.ui.player import read_wav as _read_wav
 from omni_web.ui.server_voices import render_server_voices
-from omni_web.ui.submit_flow import build_request, wire_submit
+from omni_web.ui.submit_flow import SubmitRefs, build_request, wire_submit
 from omni_web.ui.voices import (
     VoiceRefs,
     build_voice_controls,
@@ -211,7 +211,7 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
                       api_visibility="private")
     refs.preview.click(preview, form, [refs.preview_audio, refs.notice], api_name="preview", concurrency_limit=1,
                        concurrency_id="gpu-server")
-    events = wire_submit(ctx, refs, form)
+    events = wire_submit(ctx, SubmitRefs.of(refs), form)
     refs.first_run.timer.tick(guarded(lambda: render_first_run(readiness_for(ctx))), None, first_run_out,
                               show_progress="hidden", api_name="first_run_check")
     on_load = OnLoad(load, [], [refs.model, refs.model_info, refs.chunk_words, v.voice, v.help, v.transcript,

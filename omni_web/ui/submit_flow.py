@@ -8,9 +8,9 @@ or cancel); the job needs another model than the one loaded (it will be stopped)
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gradio as gr
 
@@ -26,13 +26,35 @@ from omni_web.ui.errors import guarded
 from omni_web.ui.voices import voice_choice
 from omni_web.ui.widgets import esc
 
-if TYPE_CHECKING:
-    from omni_web.ui.generate import GenerateRefs
-
-__all__ = ["CHUNK_AT", "build_request", "wire_submit"]
+__all__ = ["CHUNK_AT", "SubmitRefs", "build_request", "wire_submit"]
 
 CHUNK_AT = 6  # the chunk size's place in the form's values (the read-along box comes after it)
 _MODEL_AT = 2
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitRefs:
+    """The Generate tab's components the submit flow reads and updates (a part of its refs)."""
+
+    generate: gr.Button
+    chunk_words: gr.Slider
+    notice: gr.Markdown
+    submitted: gr.Textbox
+    dialog: gr.Column
+    dialog_text: gr.Markdown
+    dialog_clamp: gr.Button
+    dialog_keep: gr.Button
+    dialog_cancel: gr.Button
+    confirm: gr.Column
+    confirm_text: gr.Markdown
+    confirm_go: gr.Button
+    confirm_open: gr.Button
+    confirm_cancel: gr.Button
+
+    @classmethod
+    def of(cls, refs: Any) -> SubmitRefs:
+        """The same-named components of a tab's refs (``GenerateRefs``)."""
+        return cls(**{f.name: getattr(refs, f.name) for f in fields(cls)})
 
 
 def build_request(ctx: UiContext, book: dict | None, chapters: list[int], model: str, voice: str | None,
@@ -73,7 +95,7 @@ def _twin_question(twin: Job) -> tuple[Any, ...]:
     return _answer(confirm=(text, False, True))
 
 
-def wire_submit(ctx: UiContext, refs: GenerateRefs, form: list[Any]) -> tuple[Any, ...]:
+def wire_submit(ctx: UiContext, refs: SubmitRefs, form: list[Any]) -> tuple[Any, ...]:
     """Wire Generate, the chunk question's and the confirm's buttons; returns their events."""
     submit_out = [refs.notice, refs.submitted, refs.dialog, refs.dialog_text, refs.dialog_clamp, refs.chunk_words,
                   refs.confirm, refs.confirm_text, refs.confirm_go, refs.confirm_open]  # fmt: skip

@@ -11,6 +11,7 @@ Modules:
   clone :class:`~omni_web.client.VoiceChoice`.
 - :mod:`~omni_web.voices.server_voices`: upload/list/delete server voices; each model's menu.
 - :mod:`~omni_web.voices.preview`: speak a sample sentence with a voice.
+- :mod:`~omni_web.voices.choice`: the voice a user asks for by name, clip or description.
 """
 
 from __future__ import annotations
