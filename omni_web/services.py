@@ -16,11 +16,13 @@ from typing import Any
 from omni_web.backend.companions import ensure_companion_packages
 from omni_web.book import load_book
 from omni_web.catalog import CatalogEntry, get_entry
+from omni_web.client import VoiceChoice
 from omni_web.errors import BookNotFound, JobError, JobExists
-from omni_web.jobs import Job, JobContext, JobStore, JobWorker
+from omni_web.jobs import Job, JobContext, JobStore, JobWorker, QueueControl
 from omni_web.paths import DataPaths
 from omni_web.pipeline.claims import OutputClaims
 from omni_web.pipeline.outputs import OutputRemoval, claim_output_name, job_outputs, plan_output_removal
+from omni_web.pipeline.plan import select_chapters
 from omni_web.pipeline.progress import ConvertProgress
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.pipeline.serving import convert_on_endpoint, endpoint_for
@@ -28,7 +30,8 @@ from omni_web.server import ServerManager
 from omni_web.settings import Settings, load_settings, save_settings
 from omni_web.text.store import lexicon_dir
 
-__all__ = ["CONVERT_JOB", "AppServices", "JobDeletion", "build_server_manager", "make_convert_runner"]
+__all__ = ["CONVERT_JOB", "AppServices", "JobDeletion", "build_server_manager", "make_convert_runner",
+           "same_server_work", "sample_request"]
 
 log = logging.getLogger(__name__)
 
@@ -46,11 +49,48 @@ def build_server_manager(paths: DataPaths, settings: Settings) -> ServerManager:
     return ServerManager(paths, settings, before_start=install_companions)
 
 
+def sample_request(request: ConvertRequest) -> ConvertRequest:
+    """A samples-first pass of ``request``: its first chapter only, in its own "(sample)" file.
+
+    The chapter's chunks and mastered file are the ones the full run makes, so the full run reuses them.
+    """
+    book = load_book(request.book_path)
+    first = select_chapters(book, request.chapters)[0]
+    number = next(i for i, chapter in enumerate(book.chapters, start=1) if chapter is first)
+    name = f"{request.output_name} (sample)" if request.output_name else None
+    return dataclasses.replace(request, chapters=(number,), output_name=name, readalong=False,
+                               also_mp3_chapters=False)
+
+
+def same_server_work(running: Job, following: Job) -> bool:
+    """Whether ``following`` may start while ``running`` finishes: both convert on the same server
+    with the same model, so starting it changes nothing for the running job's last requests."""
+    if running.kind != CONVERT_JOB or following.kind != CONVERT_JOB:
+        return False
+    keys = ("model_key", "api_url")
+    return all(running.params.get(key) == following.params.get(key) for key in keys)
+
+
+def _hand_off_when_draining(ctx: JobContext, in_flight: int):
+    """A progress sink that hands the server on once no chunk is left to send (the last ones are
+    in flight) or the book is past rendering: the next book's first chunks then fill the slots."""
+
+    def sink(snapshot: ConvertProgress) -> None:
+        ctx.report(snapshot.to_dict())
+        left = snapshot.chunks_total - snapshot.chunks_done
+        if snapshot.phase not in ("preparing", "starting server") and snapshot.chunks_total and left <= in_flight:
+            ctx.hand_off()
+
+    return sink
+
+
 def make_convert_runner(paths: DataPaths, server: ServerManager):
     """The job runner for ``convert`` jobs: serve the model, render, assemble."""
 
     def run(job: Job, ctx: JobContext) -> Mapping[str, Any]:
         request = ConvertRequest.from_dict(job.params)
+        if job.is_sample_run:
+            request = sample_request(request)
         settings = load_settings(paths)
         server.use_settings(settings)
         entry = get_entry(request.model_key)
@@ -62,7 +102,9 @@ def make_convert_runner(paths: DataPaths, server: ServerManager):
         ctx.raise_if_cancelled()
         result = convert_on_endpoint(
             request, endpoint, manager=server, paths=paths, settings=settings,
-            progress=lambda snapshot: ctx.report(snapshot.to_dict()), cancelled=ctx.cancelled,
+            progress=_hand_off_when_draining(ctx, request.concurrency or settings.concurrency
+                                             or entry.default_concurrency),
+            cancelled=ctx.cancelled,
         )
         return result.to_dict()
 
@@ -78,13 +120,18 @@ class AppServices:
     server: ServerManager
     worker: JobWorker
 
+    @property
+    def queue(self) -> QueueControl:
+        """Steering for the job queue (priority, order, pauses, samples first)."""
+        return QueueControl(self.jobs)
+
     @classmethod
     def create(cls, paths: DataPaths) -> AppServices:
         """Wire the services for a data root (folders created, settings read)."""
         paths.ensure()
         server = build_server_manager(paths, load_settings(paths))
         jobs = JobStore(paths.jobs_db)
-        worker = JobWorker(jobs, {CONVERT_JOB: make_convert_runner(paths, server)})
+        worker = JobWorker(jobs, {CONVERT_JOB: make_convert_runner(paths, server)}, overlap=same_server_work)
         return cls(paths=paths, jobs=jobs, server=server, worker=worker)
 
     @property
@@ -106,13 +153,18 @@ class AppServices:
         """Stop the worker; a running job stays resumable. The server is left as it is."""
         self.worker.stop()
 
-    def submit_conversion(self, request: ConvertRequest, *, allow_twin: bool = False) -> Job:
+    def submit_conversion(self, request: ConvertRequest, *, allow_twin: bool = False, priority: int = 0,
+                          idempotency_key: str | None = None) -> Job:
         """Check the request, give it its own output name, queue it, and wake the worker.
+
+        A second call with the same ``idempotency_key`` returns the first call's job.
 
         Raises:
             JobExists: a job for the same request is already there (unless ``allow_twin``).
             UnknownModel, BookError (BookNotFound), ChapterSelectionError: the request cannot run at all.
         """
+        if idempotency_key and (earlier := self.jobs.job_for_key(idempotency_key)) is not None:
+            return earlier
         entry = get_entry(request.model_key)
         if not request.book_path.is_file():
             raise BookNotFound(request.book_path, remedy="Upload it again.")
@@ -126,9 +178,24 @@ class AppServices:
             name = claim_output_name(output_root, book, entry, request.voice, claimed=self._claimed_names())
             request = dataclasses.replace(request, output_name=name)
         params = {**request.to_dict(), TEXT_FINGERPRINT_KEY: self._text_fingerprint()}
-        job = self.jobs.enqueue(CONVERT_JOB, params, title=title)
+        job = self.jobs.enqueue(CONVERT_JOB, params, title=title, priority=priority, idempotency_key=idempotency_key)
         self.worker.wake()
         return job
+
+    def submit_book(self, book_path: Path, *, model_key: str | None = None, voice: VoiceChoice | None = None,
+                    preset: str | None = None, priority: int = 0, idempotency_key: str | None = None) -> Job:
+        """Queue one book with a model (and voice), as the CLI's ``queue add`` and the API ask.
+
+        Raises:
+            JobError: no model named.
+            JobExists, UnknownModel, BookError: as :meth:`submit_conversion`.
+        """
+        if preset:
+            raise JobError(f"There is no preset '{preset}' yet; queue the book with --model.")
+        if not model_key:
+            raise JobError("Name a model (a catalog key, see: python -m omni_web models list).")
+        request = ConvertRequest(book_path=Path(book_path), model_key=model_key, voice=voice or VoiceChoice.default())
+        return self.submit_conversion(request, priority=priority, idempotency_key=idempotency_key)
 
     def _text_fingerprint(self) -> str:
         """Changes whenever a pronunciation lexicon changes (what is spoken, not what is asked)."""

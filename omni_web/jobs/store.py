@@ -17,7 +17,7 @@ import json
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +45,23 @@ CREATE TABLE IF NOT EXISTS jobs (
     seq INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS jobs_state_seq ON jobs(state, seq);
+CREATE TABLE IF NOT EXISTS queue_flags (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, job_id TEXT NOT NULL, created_at REAL NOT NULL);
 """
+# Steering columns added after the first release; a store created before them gets them on open.
+# position orders the queue (a move rewrites it, ``seq`` keeps creation order for listings);
+# run_kind is "sample" while a samples-first pass runs, "full" otherwise.
+_ADDED_COLUMNS = {
+    "priority": "INTEGER NOT NULL DEFAULT 0",
+    "paused": "INTEGER NOT NULL DEFAULT 0",
+    "position": "REAL",
+    "sample_done": "INTEGER NOT NULL DEFAULT 0",
+    "run_kind": "TEXT NOT NULL DEFAULT 'full'",
+    "sample": "TEXT NOT NULL DEFAULT '{}'",
+}
+# The order the worker takes queued jobs in: higher priority first, then by place in line.
+QUEUE_ORDER = "priority DESC, COALESCE(position, seq), seq"
+
 
 
 class JobState(enum.StrEnum):
@@ -80,6 +96,12 @@ class Job:
     started_at: float | None = None
     finished_at: float | None = None
     updated_at: float = 0.0
+    priority: int = 0
+    position: float = 0.0  # place in line among equal priorities (lower runs first)
+    paused: bool = False
+    sample_done: bool = False
+    run_kind: str = "full"  # "sample" while a samples-first pass of the job runs
+    sample: Mapping[str, Any] = field(default_factory=dict)  # the sample pass's result
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> Job:
@@ -98,7 +120,18 @@ class Job:
             started_at=row["started_at"],
             finished_at=row["finished_at"],
             updated_at=row["updated_at"],
+            priority=int(row["priority"]),
+            position=float(row["position"] if row["position"] is not None else row["seq"]),
+            paused=bool(row["paused"]),
+            sample_done=bool(row["sample_done"]),
+            run_kind=row["run_kind"],
+            sample=json.loads(row["sample"]),
         )
+
+    @property
+    def is_sample_run(self) -> bool:
+        """True while the worker runs this job's samples-first pass (the runner renders a sample)."""
+        return self.run_kind == "sample"
 
 
 class JobStore:
@@ -110,6 +143,10 @@ class JobStore:
         db_path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as conn:
             conn.executescript(_SCHEMA)
+            have = {row["name"] for row in conn.execute("PRAGMA table_info(jobs)")}
+            for name, spec in _ADDED_COLUMNS.items():
+                if name not in have:
+                    conn.execute(f"ALTER TABLE jobs ADD COLUMN {name} {spec}")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -143,53 +180,112 @@ class JobStore:
         job = self.get(job_id)
         if job.state is not JobState.QUEUED:
             return 0
-        with self._connect() as conn:
-            (ahead,) = conn.execute(
-                "SELECT COUNT(*) FROM jobs WHERE state = ? AND seq < (SELECT seq FROM jobs WHERE id = ?)",
-                (JobState.QUEUED.value, job_id),
-            ).fetchone()
-        return int(ahead) + 1
+        return self.queue_positions().get(job_id, 0)
 
     def queue_positions(self) -> dict[str, int]:
         """Every queued job's 1-based place in line, by id, from one query (for pages that poll)."""
+        return {job.id: place for place, job in enumerate(self.queued(), start=1)}
+
+    def queued(self) -> list[Job]:
+        """The queued jobs in the order the worker takes them (paused ones keep their place)."""
         with self._connect() as conn:
-            rows = conn.execute("SELECT id FROM jobs WHERE state = ? ORDER BY seq", (JobState.QUEUED.value,)).fetchall()
-        return {row["id"]: place for place, row in enumerate(rows, start=1)}
+            rows = conn.execute(f"SELECT * FROM jobs WHERE state = ? ORDER BY {QUEUE_ORDER}",  # noqa: S608
+                                (JobState.QUEUED.value,)).fetchall()
+        return [Job.from_row(row) for row in rows]
+
+    def flag(self, name: str, default: str = "") -> str:
+        """A queue-wide setting stored with the jobs (paused, samples first), so it survives restarts."""
+        with self._connect() as conn:
+            row = conn.execute("SELECT value FROM queue_flags WHERE name = ?", (name,)).fetchone()
+        return row["value"] if row is not None else default
+
+    def set_flag(self, name: str, value: str) -> None:
+        """Store a queue-wide setting (see :meth:`flag`)."""
+        with self._connect() as conn:
+            conn.execute("INSERT INTO queue_flags (name, value) VALUES (?, ?)"
+                         " ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, value))
 
     # --- writing ---------------------------------------------------------------------------
 
-    def enqueue(self, kind: str, params: Mapping[str, Any], *, title: str = "") -> Job:
-        """Add a job at the end of the queue."""
+    def enqueue(self, kind: str, params: Mapping[str, Any], *, title: str = "", priority: int = 0,
+                idempotency_key: str | None = None) -> Job:
+        """Add a job at the end of its priority's line.
+
+        With ``idempotency_key``, a second call with the same key returns the first call's job
+        instead of adding one (a client retrying a POST it did not see answered).
+        """
         job_id = uuid.uuid4().hex[:12]
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
+            if idempotency_key:
+                row = conn.execute("SELECT job_id FROM idempotency WHERE key = ?", (idempotency_key,)).fetchone()
+                if row is not None and conn.execute("SELECT 1 FROM jobs WHERE id = ?", (row["job_id"],)).fetchone():
+                    conn.execute("COMMIT")
+                    return self.get(row["job_id"])
             now = self._clock()  # read under the write lock, so created_at follows queue order
             (seq,) = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").fetchone()
+            (position,) = conn.execute("SELECT COALESCE(MAX(COALESCE(position, seq)), 0) + 1 FROM jobs").fetchone()
             conn.execute(
-                "INSERT INTO jobs (id, kind, title, state, params, created_at, updated_at, seq)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (job_id, kind, title or kind, JobState.QUEUED.value, json.dumps(dict(params)), now, now, seq),
+                "INSERT INTO jobs (id, kind, title, state, params, created_at, updated_at, seq, position, priority)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (job_id, kind, title or kind, JobState.QUEUED.value, json.dumps(dict(params)), now, now, seq,
+                 position, int(priority)),
             )
+            if idempotency_key:
+                conn.execute("INSERT OR REPLACE INTO idempotency (key, job_id, created_at) VALUES (?, ?, ?)",
+                             (idempotency_key, job_id, now))
             conn.execute("COMMIT")
         return self.get(job_id)
 
-    def claim_next(self) -> Job | None:
-        """Atomically move the oldest queued job to RUNNING and return it."""
+    def job_for_key(self, idempotency_key: str) -> Job | None:
+        """The job an earlier call with ``idempotency_key`` created, if it still exists."""
+        with self._connect() as conn:
+            row = conn.execute("SELECT job_id FROM idempotency WHERE key = ?", (idempotency_key,)).fetchone()
+        try:
+            return self.get(row["job_id"]) if row is not None else None
+        except JobNotFound:
+            return None
+
+    def claim_next(self, *, samples_first: bool = False, accept: Callable[[Job], bool] | None = None) -> Job | None:
+        """Atomically move the next queued job to RUNNING and return it.
+
+        The next job is the first in queue order that is not paused (none while the whole queue
+        is paused). When ``accept`` refuses that job, nothing is claimed: the line is never
+        jumped (the worker asks again later). With ``samples_first``, a job whose sample was not
+        made yet goes before any full run and is claimed as a sample run (``run_kind`` "sample").
+        """
         now = self._clock()
+        order = f"{'sample_done ASC, ' if samples_first else ''}{QUEUE_ORDER}"
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
-            row = conn.execute(
-                "SELECT id FROM jobs WHERE state = ? ORDER BY seq LIMIT 1", (JobState.QUEUED.value,)
-            ).fetchone()
-            if row is None:
+            paused = conn.execute("SELECT value FROM queue_flags WHERE name = 'paused'").fetchone()
+            rows = [] if paused is not None and paused["value"] == "1" else conn.execute(
+                f"SELECT * FROM jobs WHERE state = ? AND paused = 0 ORDER BY {order}",  # noqa: S608 - our columns
+                (JobState.QUEUED.value,),
+            ).fetchall()
+            job = Job.from_row(rows[0]) if rows else None
+            if job is None or (accept is not None and not accept(job)):
                 conn.execute("COMMIT")
                 return None
+            run_kind = "sample" if samples_first and not job.sample_done else "full"
             conn.execute(
-                "UPDATE jobs SET state = ?, started_at = ?, updated_at = ?, error = '' WHERE id = ? AND state = ?",
-                (JobState.RUNNING.value, now, now, row["id"], JobState.QUEUED.value),
+                "UPDATE jobs SET state = ?, started_at = ?, updated_at = ?, error = '', run_kind = ?"
+                " WHERE id = ? AND state = ?",
+                (JobState.RUNNING.value, now, now, run_kind, job.id, JobState.QUEUED.value),
             )
             conn.execute("COMMIT")
-        return self.get(row["id"])
+        return self.get(job.id)
+
+    def finish_sample(self, job_id: str, sample: Mapping[str, Any]) -> Job:
+        """A sample run ended: keep its result and put the job back in line (same place) for its full run.
+
+        Raises:
+            JobError: the job is not running a sample (cancelled meanwhile, or finished).
+        """
+        if not self._transition(job_id, (JobState.RUNNING,), state=JobState.QUEUED.value, sample_done=1,
+                                run_kind="full", sample=json.dumps(dict(sample))):
+            raise JobError(f"Job '{job_id}' is {self.get(job_id).state.value}; its sample was not kept.")
+        return self.get(job_id)
 
     def update_progress(self, job_id: str, progress: Mapping[str, Any]) -> None:
         """Replace the job's progress document."""
@@ -242,7 +338,7 @@ class JobStore:
             (seq,) = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").fetchone()
             cursor = conn.execute(
                 "UPDATE jobs SET state = ?, cancel_requested = 0, error = '', finished_at = NULL,"
-                " updated_at = ?, seq = ? WHERE id = ? AND state IN (?, ?)",
+                " position = NULL, updated_at = ?, seq = ? WHERE id = ? AND state IN (?, ?)",
                 (JobState.QUEUED.value, self._clock(), seq, job_id, JobState.FAILED.value, JobState.CANCELLED.value),
             )
             conn.execute("COMMIT")
@@ -265,7 +361,7 @@ class JobStore:
             (seq,) = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").fetchone()
             conn.execute(
                 "UPDATE jobs SET state = ?, cancel_requested = 0, error = '', finished_at = NULL, result = '{}',"
-                " updated_at = ?, seq = ? WHERE id = ?",
+                " position = NULL, updated_at = ?, seq = ? WHERE id = ?",
                 (JobState.QUEUED.value, self._clock(), seq, job_id),
             )
             conn.execute("COMMIT")

@@ -1,6 +1,7 @@
 """The worker thread that runs queued jobs one at a time, outside any web request.
 
-One worker per data root: jobs share one GPU server, so they run in queue order. A job's runner
+One worker per data root: jobs share one GPU server, so they run in queue order (priority, place in
+line, pauses and samples first: :mod:`omni_web.jobs.queue`). A job's runner
 receives a :class:`JobContext` to report progress and to notice a cancel request; the runner
 raises :class:`JobCancelled` to stop, or any :class:`OmniWebError` to fail with its message.
 """
@@ -14,26 +15,38 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from omni_web.errors import JobCancelled, JobError, OmniWebError, internal_error_message
+from omni_web.jobs.queue import QueueControl
 from omni_web.jobs.store import Job, JobState, JobStore
 
-__all__ = ["JobContext", "JobRunner", "JobWorker"]
+__all__ = ["JobContext", "JobRunner", "JobWorker", "OverlapRule"]
 
 log = logging.getLogger(__name__)
 
 
 class JobContext:
-    """What a running job may do: report progress and ask whether it should stop."""
+    """What a running job may do: report progress, ask whether it should stop, hand the GPU on."""
 
-    def __init__(self, store: JobStore, job: Job, *, cancel_poll_s: float = 0.5) -> None:
+    def __init__(self, store: JobStore, job: Job, *, cancel_poll_s: float = 0.5,
+                 on_hand_off: Callable[[], None] = lambda: None) -> None:
         self.store = store
         self.job = job
         self.cancel_event = threading.Event()
+        self.handed_off = threading.Event()
+        self._on_hand_off = on_hand_off
         self._cancel_poll_s = cancel_poll_s
         self._last_poll = 0.0
 
     def report(self, progress: Mapping[str, Any]) -> None:
         """Store the job's latest progress document (the UI polls it)."""
         self.store.update_progress(self.job.id, progress)
+
+    def hand_off(self) -> None:
+        """Say the job's server work is nearly over (its last requests are in flight, or it is
+        mastering): the worker may start the next job beside it, so the server never idles
+        between books. Calling it again does nothing."""
+        if not self.handed_off.is_set():
+            self.handed_off.set()
+            self._on_hand_off()
 
     def cancelled(self) -> bool:
         """True once a cancel was requested; reads the store at most every ``cancel_poll_s``."""
@@ -53,10 +66,17 @@ class JobContext:
 
 
 JobRunner = Callable[[Job, JobContext], Mapping[str, Any]]
+# May ``following`` start beside ``running`` once ``running`` handed off? (e.g. the same model)
+OverlapRule = Callable[[Job, Job], bool]
 
 
 class JobWorker:
-    """Runs queued jobs in a background thread, in queue order."""
+    """Runs queued jobs in queue order, one at a time, with one overlap at the book boundary.
+
+    A job runs in its own thread. When it hands off (:meth:`JobContext.hand_off`) and the next
+    job in line passes ``overlap``, that job starts while the first one finishes: at most two
+    run at once, and only ever across one boundary. Without ``overlap`` jobs never overlap.
+    """
 
     def __init__(
         self,
@@ -64,14 +84,17 @@ class JobWorker:
         runners: Mapping[str, JobRunner],
         *,
         idle_poll_s: float = 1.0,
+        overlap: OverlapRule | None = None,
     ) -> None:
         self.store = store
         self.runners = dict(runners)
+        self.queue = QueueControl(store)
         self._idle_poll_s = idle_poll_s
+        self._overlap = overlap
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._current: JobContext | None = None
+        self._running: dict[str, tuple[JobContext, threading.Thread]] = {}
         self._lock = threading.Lock()
 
     def start(self) -> list[str]:
@@ -95,43 +118,75 @@ class JobWorker:
         self._wake.set()
 
     def stop(self, timeout_s: float = 30.0) -> None:
-        """Ask the running job to stop at its next check and wait for the thread.
+        """Ask the running jobs to stop at their next check and wait for the threads.
 
-        The job is left RUNNING in the store on purpose, so the next start resumes it.
+        The jobs are left RUNNING in the store on purpose, so the next start resumes them.
         """
         self._stop.set()
         self._wake.set()
-        current = self._current
-        if current is not None:
-            current.cancel_event.set()
+        with self._lock:
+            running = list(self._running.values())
+        for context, _ in running:
+            context.cancel_event.set()
+        deadline = time.monotonic() + timeout_s
         if self._thread is not None:
             self._thread.join(timeout_s)
+        for _, thread in running:
+            thread.join(max(deadline - time.monotonic(), 0.1))
 
     @property
     def running_job_id(self) -> str | None:
-        """The id of the job being run, if any."""
-        current = self._current
-        return current.job.id if current is not None else None
+        """The id of the job that holds the server (the newest running one), if any."""
+        with self._lock:
+            ids = list(self._running)
+        return ids[-1] if ids else None
+
+    @property
+    def running_job_ids(self) -> list[str]:
+        """Every running job, oldest first (two only across a book boundary)."""
+        with self._lock:
+            return list(self._running)
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            job = self.store.claim_next()
+            job = self._claim()
             if job is None:
                 self._wake.wait(self._idle_poll_s)
                 self._wake.clear()
                 continue
-            self._run_one(job)
+            context = JobContext(self.store, job, on_hand_off=self.wake)
+            thread = threading.Thread(target=self._run_one, args=(job, context), name=f"omni-web-job-{job.id}",
+                                      daemon=True)
+            with self._lock:
+                self._running[job.id] = (context, thread)
+            thread.start()
 
-    def _run_one(self, job: Job) -> None:
-        context = JobContext(self.store, job)
-        self._current = context
+    def _claim(self) -> Job | None:
+        """The next job, when none runs or the only running one handed off and may be overlapped."""
+        with self._lock:
+            running = [context for context, _ in self._running.values()]
+        if not running:
+            accept = None
+        elif len(running) == 1 and running[0].handed_off.is_set() and self._overlap is not None:
+            first, rule = running[0].job, self._overlap
+
+            def accept(following: Job) -> bool:
+                return rule(first, following)
+        else:
+            return None
+        return self.store.claim_next(samples_first=self.queue.samples_first, accept=accept)
+
+    def _run_one(self, job: Job, context: JobContext) -> None:
         try:
             runner = self.runners.get(job.kind)
             if runner is None:
                 self._finish(job.id, JobState.FAILED, error=f"No runner for job kind '{job.kind}'.")
                 return
             result = runner(job, context)
-            self._finish(job.id, JobState.DONE, result=result)
+            if job.is_sample_run:
+                self._keep_sample(job.id, result)
+            else:
+                self._finish(job.id, JobState.DONE, result=result)
         except JobCancelled as exc:
             if self._stop.is_set() and not self.store.cancel_requested(job.id):
                 return  # app shutting down: stay RUNNING so the next start resumes the job
@@ -142,7 +197,15 @@ class JobWorker:
             log.exception("Job %s failed with an internal error", job.id)
             self._finish(job.id, JobState.FAILED, error=internal_error_message(exc))
         finally:
-            self._current = None
+            with self._lock:
+                self._running.pop(job.id, None)
+            self._wake.set()
+
+    def _keep_sample(self, job_id: str, result: Mapping[str, Any]) -> None:
+        try:
+            self.store.finish_sample(job_id, result)
+        except JobError as exc:
+            log.error("Job %s made its sample, but the store refused it: %s", job_id, exc)
 
     def _finish(self, job_id: str, state: JobState, **fields: Any) -> None:
         """Record the end of a run; a refused transition is logged, the worker goes on."""

@@ -1,0 +1,138 @@
+"""Steering the queue: priority, moves, pauses and samples first, as the worker obeys them."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from omni_web.errors import JobError
+from omni_web.jobs import JobContext, JobState, JobStore, JobWorker, QueueControl
+from omni_web.paths import DataPaths
+
+
+def wait_for(predicate, timeout_s: float = 60.0, what: str = "condition"):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if value := predicate():
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"{what} not reached in {timeout_s} s")
+
+
+@pytest.fixture
+def store(data_paths: DataPaths) -> JobStore:
+    return JobStore(data_paths.jobs_db)
+
+
+def _titles(store: JobStore) -> list[str]:
+    return [job.title for job in store.queued()]
+
+
+def test_moves_and_priority_reorder_the_line_and_survive_a_reopen(store: JobStore, data_paths) -> None:
+    queue = QueueControl(store)
+    jobs = {name: store.enqueue("convert", {}, title=name) for name in "abcde"}
+    queue.move(jobs["d"].id, "top")
+    assert _titles(store) == ["d", "a", "b", "c", "e"]
+    queue.move(jobs["a"].id, "down")
+    assert _titles(store) == ["d", "b", "a", "c", "e"]
+    queue.move(jobs["e"].id, "up")
+    assert _titles(store) == ["d", "b", "a", "e", "c"]
+    queue.move(jobs["d"].id, "bottom")
+    assert _titles(store) == ["b", "a", "e", "c", "d"]
+    queue.set_priority(jobs["c"].id, 5)
+    assert _titles(store) == ["c", "b", "a", "e", "d"]
+    queue.move(jobs["d"].id, "top")  # takes c's priority to get there
+    assert _titles(store) == ["d", "c", "b", "a", "e"]
+    queue.move(jobs["b"].id, "up")  # past a job of higher priority
+    assert _titles(store) == ["d", "b", "c", "a", "e"]
+    assert store.queue_positions()[jobs["b"].id] == 2
+    assert _titles(JobStore(data_paths.jobs_db)) == ["d", "b", "c", "a", "e"]  # it is the store
+    store.request_cancel(jobs["a"].id)
+    with pytest.raises(JobError, match="only a queued job"):
+        queue.move(jobs["a"].id, "top")
+    with pytest.raises(JobError, match="Unknown move"):
+        queue.move(jobs["b"].id, "sideways")
+
+
+def _recording_worker(store: JobStore, ran: list[tuple[str, str]], gate: threading.Event | None = None):
+    def runner(job, ctx: JobContext):
+        ran.append((job.title, job.run_kind))
+        if gate is not None:
+            gate.wait(30)
+        return {"title": job.title}
+
+    return JobWorker(store, {"convert": runner}, idle_poll_s=0.05)
+
+
+def test_worker_obeys_reorder_and_pauses(store: JobStore) -> None:
+    queue = QueueControl(store)
+    queue.pause()
+    jobs = {name: store.enqueue("convert", {}, title=name) for name in "abcd"}
+    ran: list[tuple[str, str]] = []
+    worker = _recording_worker(store, ran)
+    worker.start()
+    try:
+        time.sleep(0.5)  # the queue is paused: whatever the timing, nothing may start
+        assert ran == [] and all(store.get(j.id).state is JobState.QUEUED for j in jobs.values())
+        queue.move(jobs["c"].id, "top")
+        queue.pause_job(jobs["a"].id)
+        assert store.get(jobs["a"].id).paused
+        queue.resume()
+        worker.wake()
+        wait_for(lambda: all(store.get(jobs[n].id).state is JobState.DONE for n in "bcd"), what="b, c, d done")
+        assert [title for title, _ in ran] == ["c", "b", "d"]
+        assert store.get(jobs["a"].id).state is JobState.QUEUED  # held in its place
+        queue.resume_job(jobs["a"].id)
+        worker.wake()
+        wait_for(lambda: store.get(jobs["a"].id).state is JobState.DONE, what="a done")
+    finally:
+        worker.stop()
+    assert [title for title, _ in ran] == ["c", "b", "d", "a"]
+    assert not queue.paused
+
+
+def test_samples_first_makes_every_sample_before_any_full_book(store: JobStore) -> None:
+    queue = QueueControl(store)
+    queue.set_samples_first(True)
+    jobs = [store.enqueue("convert", {}, title=name) for name in "abc"]
+    ran: list[tuple[str, str]] = []
+    worker = _recording_worker(store, ran)
+    worker.start()
+    try:
+        wait_for(lambda: all(store.get(j.id).state is JobState.DONE for j in jobs), what="all done")
+    finally:
+        worker.stop()
+    assert ran == [("a", "sample"), ("b", "sample"), ("c", "sample"), ("a", "full"), ("b", "full"), ("c", "full")]
+    assert store.get(jobs[1].id).sample == {"title": "b"} and store.get(jobs[1].id).result == {"title": "b"}
+
+
+def test_hand_off_starts_the_next_job_beside_the_finishing_one(store: JobStore) -> None:
+    release = threading.Event()
+    started: list[str] = []
+
+    def runner(job, ctx: JobContext):
+        started.append(job.title)
+        if job.title == "first":
+            ctx.hand_off()  # its last requests are in flight; mastering still to do
+            release.wait(30)
+        return {}
+
+    first = store.enqueue("convert", {"model_key": "m"}, title="first")
+    second = store.enqueue("convert", {"model_key": "m"}, title="second")
+    other = store.enqueue("convert", {"model_key": "other"}, title="other")
+    worker = JobWorker(store, {"convert": runner}, idle_poll_s=0.05,
+                       overlap=lambda a, b: a.params["model_key"] == b.params["model_key"])
+    worker.start()
+    try:
+        wait_for(lambda: store.get(second.id).state is JobState.DONE, what="second done beside first")
+        assert store.get(first.id).state is JobState.RUNNING  # still mastering
+        time.sleep(0.3)
+        assert store.get(other.id).state is JobState.QUEUED  # another model waits for the boundary
+        release.set()
+        wait_for(lambda: store.get(other.id).state is JobState.DONE, what="other done")
+    finally:
+        release.set()
+        worker.stop()
+    assert started == ["first", "second", "other"]
