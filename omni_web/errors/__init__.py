@@ -1,0 +1,186 @@
+"""Every error omni-web raises on purpose, under one base class.
+
+Each message says what happened and what to do about it; attributes carry the facts (model key,
+port, pid, log path) so the UI and the CLI can render them without parsing text. Foreign errors
+(httpx, OSError, huggingface_hub, ffmpeg exit codes) are translated once, at the boundary of the
+module that meets them, and chained with ``from exc``.
+
+::
+
+    OmniWebError
+    ├── SettingsError
+    │   └── CastError               a cast file, cast voice or cast flag is unusable
+    ├── UnknownModel                (also KeyError)
+    ├── ServerError
+    │   ├── ServerStartError        the managed process died or never became healthy
+    │   │   └── BootTimeout
+    │   ├── PortTaken               the port is held; names both ports and the remedy
+    │   ├── ForeignServer           a server we did not start hosts another model
+    │   └── ServerNotRunning
+    ├── SpeechError                 the server answered a speech/voice request with an error
+    │   ├── KVCapacityError         "Request requires more tokens than the thinker KV cache…"
+    │   ├── UnknownVoice            refused before any request
+    │   ├── ServerMisconfigured     a 503 no retry can fix (the server lacks an audio encoder)
+    │   └── ServerUnavailable       no usable answer for reasons outside the request (transient)
+    │       ├── ServerUnreachable   nothing answered: refused, reset, dropped; safe to send again
+    │       ├── ServerBusy          503 "queue full" through every retry
+    │       └── RequestTimedOut     taken but not answered in time; never resent at once
+    ├── BackendError                the sglang-omni venv or its interpreter
+    │   ├── InstallError
+    │   └── InstallCancelled        the user cancelled a pip/uv step; a re-run repairs
+    ├── ModelError
+    │   ├── ModelNotInstalled       (also FileNotFoundError)
+    │   │   └── TranscriberNotInstalled  faster-whisper weights for transcripts
+    │   ├── GatedModel
+    │   ├── DownloadError
+    │   └── DownloadCancelled       finished files stay cached; a re-run fetches the rest
+    ├── GpuError
+    ├── BookError                   the EPUB cannot be read
+    │   ├── BookNotFound            (also FileNotFoundError) the book file is gone
+    │   ├── NotAnEpub               not a ZIP, no container/OPF, broken package XML
+    │   ├── UnsafeBook              decompression bomb or XML entity declarations
+    │   ├── DrmProtected
+    │   └── EmptyBook               nothing in it can be read aloud
+    ├── ChapterSelectionError       chapter numbers the book lacks, a bad range, none selected
+    ├── PreviewError                a preview came back in a form that cannot be played
+    ├── LexiconError                a pronunciation entry or lexicon file is unusable
+    ├── VoiceError                  a reference clip or voice name is unusable
+    ├── FfmpegError                 ffmpeg/ffprobe failed or is missing
+    ├── DiskFullError               (also OSError)
+    ├── OutputNotWritable           (also OSError) the output folder cannot be written
+    ├── ChunkFailed                 a chunk could not be rendered; names chapter, chunk, text
+    │   └── PoisonChunk             it killed the server when rendered alone; the rest went on
+    └── JobError
+        ├── JobNotFound             (also KeyError)
+        ├── JobCancelled
+        ├── JobExists               a job for the exact same request is already there
+        └── TaskBusy                a background task of that kind (install, download, start) runs
+
+Anything else that escapes is a bug: :func:`internal_error_message` is the one line a user sees
+for it (the UI, background tasks, jobs and the server status use it), the traceback goes to the log.
+
+The classes live in one module per area (``base``, ``settings``, ``server``, ``speech``, ``models``,
+``media``, ``jobs``); import them from ``omni_web.errors``, which is the one public surface.
+"""
+
+from __future__ import annotations
+
+from omni_web.errors.base import (
+    OmniWebError,
+    exception_detail,
+    internal_error_message,
+)
+from omni_web.errors.jobs import (
+    ChunkFailed,
+    JobCancelled,
+    JobError,
+    JobExists,
+    JobNotFound,
+    PoisonChunk,
+    ReviewError,
+    TaskBusy,
+)
+from omni_web.errors.media import (
+    BookError,
+    BookNotFound,
+    ChapterSelectionError,
+    DiskFullError,
+    DrmProtected,
+    EmptyBook,
+    FfmpegError,
+    LexiconError,
+    NotAnEpub,
+    OutputNotWritable,
+    PreviewError,
+    UnsafeBook,
+    VoiceError,
+)
+from omni_web.errors.models import (
+    BackendError,
+    DownloadCancelled,
+    DownloadError,
+    GatedModel,
+    GpuError,
+    InstallCancelled,
+    InstallError,
+    ModelError,
+    ModelNotInstalled,
+    TranscriberNotInstalled,
+)
+from omni_web.errors.server import (
+    BootTimeout,
+    ForeignServer,
+    PortTaken,
+    ServerError,
+    ServerNotRunning,
+    ServerStartError,
+)
+from omni_web.errors.settings import (
+    CastError,
+    SettingsError,
+    UnknownModel,
+)
+from omni_web.errors.speech import (
+    KVCapacityError,
+    RequestTimedOut,
+    ServerBusy,
+    ServerMisconfigured,
+    ServerUnavailable,
+    ServerUnreachable,
+    SpeechError,
+    UnknownVoice,
+)
+
+__all__ = [
+    "ReviewError",
+    "BackendError",
+    "BookError",
+    "BookNotFound",
+    "BootTimeout",
+    "CastError",
+    "ChapterSelectionError",
+    "ChunkFailed",
+    "DiskFullError",
+    "DownloadCancelled",
+    "DownloadError",
+    "DrmProtected",
+    "EmptyBook",
+    "FfmpegError",
+    "ForeignServer",
+    "GatedModel",
+    "GpuError",
+    "InstallCancelled",
+    "InstallError",
+    "JobCancelled",
+    "JobError",
+    "JobExists",
+    "JobNotFound",
+    "KVCapacityError",
+    "LexiconError",
+    "ModelError",
+    "ModelNotInstalled",
+    "NotAnEpub",
+    "OmniWebError",
+    "OutputNotWritable",
+    "PoisonChunk",
+    "PortTaken",
+    "PreviewError",
+    "RequestTimedOut",
+    "ServerBusy",
+    "ServerError",
+    "ServerMisconfigured",
+    "ServerNotRunning",
+    "ServerStartError",
+    "ServerUnavailable",
+    "ServerUnreachable",
+    "SettingsError",
+    "SpeechError",
+    "TaskBusy",
+    "TranscriberNotInstalled",
+    "UnknownModel",
+    "UnknownVoice",
+    "UnsafeBook",
+    "VoiceError",
+    "exception_detail",
+    "internal_error_message",
+]
