@@ -8,7 +8,7 @@ results), ``http`` (:class:`SpeechClient`). Everything public is re-exported her
 from __future__ import annotations
 
 from omni_web.client.errors import KVCapacityReport, parse_kv_capacity
-from omni_web.client.http import SpeechClient, is_loopback_url, normalize_base_url
+from omni_web.client.http import SpeechClient
 from omni_web.client.records import HealthStatus, SpeechResult, UploadedVoice, VoiceCatalog
 from omni_web.client.requests import (
     MAX_REFERENCE_AUDIO_BYTES,
@@ -18,6 +18,7 @@ from omni_web.client.requests import (
     build_speech_payload,
     check_voice_choice,
 )
+from omni_web.client.urls import is_loopback_url, normalize_base_url
 
 __all__ = [
     "MAX_REFERENCE_AUDIO_BYTES",

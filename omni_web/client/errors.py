@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from omni_web.errors import SpeechError
+from omni_web.errors import KVCapacityError, SpeechError
 
 __all__ = [
     "SERVER_TEXTS",
@@ -29,6 +29,7 @@ __all__ = [
     "ServerText",
     "classify",
     "error_from_response",
+    "kv_capacity_error",
     "parse_error_body",
     "parse_kv_capacity",
 ]
@@ -163,3 +164,31 @@ def _detail_text(detail: object) -> str:
 
 def _optional_str(value: object) -> str | None:
     return None if value is None else str(value)
+
+
+_KV_REMEDY = (
+    "Use a shorter reference clip (10-20 s), smaller chunks, or relaunch the server with a larger "
+    "--mem-fraction-static."
+)
+
+
+def kv_capacity_error(report: KVCapacityReport, *, refitted: bool, status_code: int | None) -> KVCapacityError:
+    """The user-facing KV-capacity error, with the numbers the server reported."""
+    if refitted:
+        what = (
+            f"The request still does not fit the model's window after lowering max_new_tokens to "
+            f"{report.max_new_tokens}: it needs {report.required_tokens} tokens, the window holds "
+            f"{report.kv_capacity}."
+        )
+    else:
+        what = (
+            f"The prompt (text plus reference clip) takes {report.input_tokens} of the model's "
+            f"{report.kv_capacity}-token window, leaving no room to generate speech."
+        )
+    return KVCapacityError(
+        f"{what} {_KV_REMEDY}",
+        kv_capacity=report.kv_capacity,
+        input_tokens=report.input_tokens,
+        max_new_tokens=report.max_new_tokens,
+        status_code=status_code,
+    )

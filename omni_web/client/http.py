@@ -15,7 +15,6 @@ renderer) passes ``retry=NO_RETRY``. A KV-capacity 400 is refit once (see :meth:
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 import re
 import threading
 import time
@@ -23,16 +22,16 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import httpx
 
 from omni_web.catalog import CatalogEntry, VoiceMode
 from omni_web.client.errors import (
-    KVCapacityReport,
     ServerText,
     classify,
     error_from_response,
+    kv_capacity_error,
     parse_error_body,
     parse_kv_capacity,
 )
@@ -45,11 +44,10 @@ from omni_web.client.requests import (
     build_speech_payload,
     check_voice_choice,
 )
+from omni_web.client.urls import is_loopback_url, normalize_base_url
 from omni_web.errors import (
-    KVCapacityError,
     RequestTimedOut,
     ServerBusy,
-    ServerError,
     ServerMisconfigured,
     ServerUnavailable,
     ServerUnreachable,
@@ -60,7 +58,7 @@ from omni_web.errors import (
 )
 from omni_web.retry import RetryPolicy
 
-__all__ = ["SpeechClient", "is_loopback_url", "normalize_base_url"]
+__all__ = ["SpeechClient"]
 
 # Errors raised before any response arrived: the request can be sent again safely.
 _RETRYABLE_TRANSPORT_ERRORS = (
@@ -75,47 +73,6 @@ _HEALTH_TIMEOUT_S = 10.0
 # POST /v1/audio/voices name rule (VOICE_NAME_PATTERN, sglang_omni/serve/speech_voices.py).
 _VOICE_NAME_RE = re.compile(r"^(?=.*[A-Za-z0-9])[A-Za-z0-9_.-]+$")
 _NAMED_KINDS = (VoiceKind.SPEAKER, VoiceKind.PRESET, VoiceKind.UPLOADED)
-_KV_REMEDY = (
-    "Use a shorter reference clip (10-20 s), smaller chunks, or relaunch the server with a larger "
-    "--mem-fraction-static."
-)
-
-
-def normalize_base_url(url: str) -> str:
-    """``url`` without trailing slashes or a trailing ``/v1``; raise :class:`ServerError` if unusable.
-
-    People paste OpenAI-style base URLs (``http://host:8000/v1``); the client adds the paths.
-    """
-    text = url.strip().rstrip("/")
-    if text.endswith("/v1"):
-        text = text[: -len("/v1")]
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ServerError(
-            f"'{url}' is not a server URL. Write it like http://127.0.0.1:8000 "
-            "(scheme, host and port of the sgl-omni server)."
-        )
-    return text
-
-
-def is_loopback_url(url: str) -> bool:
-    """True when ``url`` points at this machine: ``localhost``, 127.0.0.0/8, ``::1`` (or 0.0.0.0).
-
-    A server on this machine reads a reference clip from its local path; any other server gets
-    the clip inlined as a base64 data URL (the seed's "How voice cloning works").
-    """
-    host = urlsplit(url.strip()).hostname
-    if not host:
-        return False
-    host = host.lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    # Connecting to the unspecified address reaches this machine as well.
-    return address.is_loopback or address.is_unspecified
 
 
 class SpeechClient:
@@ -353,7 +310,7 @@ class SpeechClient:
             fitted = report.fitting_max_new_tokens
             sent = payload.get("max_new_tokens", report.max_new_tokens)
             if fitted < 1 or fitted >= sent:
-                raise _kv_error(report, refitted=False, status_code=exc.status_code) from exc
+                raise kv_capacity_error(report, refitted=False, status_code=exc.status_code) from exc
             refit_payload = {**payload, "max_new_tokens": fitted}
         try:
             return self._post_speech(refit_payload, refitted=True)
@@ -361,7 +318,7 @@ class SpeechClient:
             report = parse_kv_capacity(exc.message) if not isinstance(exc, ServerUnavailable) else None
             if report is None:
                 raise
-            raise _kv_error(report, refitted=True, status_code=exc.status_code) from exc
+            raise kv_capacity_error(report, refitted=True, status_code=exc.status_code) from exc
 
     def _post_speech(self, payload: dict[str, Any], *, refitted: bool) -> SpeechResult:
         response = self._send("POST", "/v1/audio/speech", json=payload, retry=self.speech_retry)
@@ -487,28 +444,6 @@ class SpeechClient:
             status_code=503,
             error_type="server_error",
         )
-
-
-def _kv_error(report: KVCapacityReport, *, refitted: bool, status_code: int | None) -> KVCapacityError:
-    """The user-facing KV-capacity error, with the numbers the server reported."""
-    if refitted:
-        what = (
-            f"The request still does not fit the model's window after lowering max_new_tokens to "
-            f"{report.max_new_tokens}: it needs {report.required_tokens} tokens, the window holds "
-            f"{report.kv_capacity}."
-        )
-    else:
-        what = (
-            f"The prompt (text plus reference clip) takes {report.input_tokens} of the model's "
-            f"{report.kv_capacity}-token window, leaving no room to generate speech."
-        )
-    return KVCapacityError(
-        f"{what} {_KV_REMEDY}",
-        kv_capacity=report.kv_capacity,
-        input_tokens=report.input_tokens,
-        max_new_tokens=report.max_new_tokens,
-        status_code=status_code,
-    )
 
 
 def _match_name(name: str, valid: list[str]) -> str | None:
