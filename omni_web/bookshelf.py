@@ -1,4 +1,4 @@
-"""Uploaded books kept in the data root, so a queued or resumed job still finds its EPUB.
+"""Uploaded books kept in the data root, so a queued or resumed job still finds its book file.
 
 The web UI's upload folder is temporary (Gradio cleans it); a job may run hours later or resume
 after a restart. Each book is copied once under a name made from its content hash, so uploading the
@@ -12,35 +12,35 @@ import re
 import shutil
 from pathlib import Path
 
-from omni_web.errors import BookError, DiskFullError, NotAnEpub
+from omni_web.book import BOOK_SUFFIXES
+from omni_web.errors import BookError, DiskFullError, UnsupportedFormat
 from omni_web.files import atomic_path, file_sha256
 from omni_web.paths import DataPaths
 
-__all__ = ["EBOOK_SUFFIXES", "books_dir", "require_epub_name", "store_book"]
+__all__ = ["EBOOK_SUFFIXES", "books_dir", "require_book_name", "store_book"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-# Formats people pick for an audiobook; only EPUB is read, the others get the way to convert them.
+# Formats people pick for an audiobook that no reader here opens; they get the way to convert them.
 _OTHER_FORMATS = {
-    ".pdf": "a PDF", ".mobi": "a Kindle (MOBI) book", ".azw": "a Kindle book", ".azw3": "a Kindle (AZW3) book",
-    ".kf8": "a Kindle book", ".txt": "a plain text file", ".rtf": "an RTF document", ".doc": "a Word document",
-    ".docx": "a Word document", ".odt": "an OpenDocument text", ".fb2": "a FictionBook", ".lit": "a LIT book",
-    ".html": "a web page", ".htm": "a web page",
+    ".rtf": "an RTF document", ".doc": "a Word 97-2003 document", ".lit": "a LIT book", ".djvu": "a DjVu scan",
+    ".cbz": "a comic archive", ".cbr": "a comic archive", ".kfx": "a Kindle KFX book",
 }
-EBOOK_SUFFIXES = (".epub", *_OTHER_FORMATS)
+EBOOK_SUFFIXES = (*BOOK_SUFFIXES, *_OTHER_FORMATS)  # what the upload box takes (the others get the way to convert)
 
 
-def require_epub_name(name: str) -> None:
-    """Raise NotAnEpub naming the user's file when its name says it is another format.
+def require_book_name(name: str) -> None:
+    """Raise UnsupportedFormat naming the user's file when its name says it is a format no reader opens.
 
-    The message gives the remedy: convert it with Calibre's ``ebook-convert``, then upload the EPUB.
+    Any other name is left to the content (:func:`omni_web.book.load_book` sniffs it). The message
+    gives the remedy: convert it with Calibre's ``ebook-convert``, then upload the EPUB.
     """
     suffix = Path(name).suffix.lower()
-    if suffix == ".epub":
+    kind = _OTHER_FORMATS.get(suffix)
+    if kind is None:
         return
-    kind = _OTHER_FORMATS.get(suffix, f"a {suffix or 'file without extension'} file" if suffix else "not an EPUB")
     stem = Path(name).stem or "book"
-    raise NotAnEpub(
-        f"'{name}' is {kind}; omni-web reads EPUB books. Convert it with Calibre "
+    raise UnsupportedFormat(
+        f"'{name}' is {kind}, which omni-web does not read. Convert it with Calibre "
         f"(ebook-convert \"{name}\" \"{stem}.epub\", or Calibre's Convert books), then upload the .epub."
     )
 
@@ -65,7 +65,11 @@ def store_book(paths: DataPaths, source: Path, *, name: str | None = None) -> Pa
     except OSError as exc:
         raise BookError(f"Cannot read the uploaded book {source.name}: {exc.strerror or exc}. Upload it again.") from exc
     stem = _UNSAFE.sub("_", Path(name or source.name).stem).strip("._") or "book"
-    target = books_dir(paths) / f"{digest[:16]}-{stem[:80]}.epub"
+    # The kept copy keeps its kind's extension (the reader is chosen by content, the name helps
+    # tell Markdown from plain text).
+    suffix = Path(name or source.name).suffix.lower()
+    suffix = suffix if suffix in BOOK_SUFFIXES else ".epub"
+    target = books_dir(paths) / f"{digest[:16]}-{stem[:80]}{suffix}"
     if target.is_file():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)

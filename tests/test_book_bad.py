@@ -41,10 +41,11 @@ def test_not_a_zip(tmp_path: Path) -> None:
     assert "Calibre" in str(info.value)
 
 
-def test_pdf_renamed_to_epub(tmp_path: Path) -> None:
+def test_pdf_renamed_to_epub_is_read_as_a_pdf(tmp_path: Path) -> None:
+    # The content decides the reader: this one is a (truncated) PDF, whatever its name says.
     path = tmp_path / "paper.epub"
     path.write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n")
-    with pytest.raises(NotAnEpub, match="it is a PDF file"):
+    with pytest.raises(NotAnEpub, match="is a damaged PDF"):
         load_book(path)
 
 

@@ -169,12 +169,18 @@ class Chapter:
 
 @dataclass(frozen=True, slots=True)
 class Book:
-    """A parsed EPUB: metadata, optional cover, and chapters in reading order."""
+    """A parsed book: metadata, optional cover, and chapters in reading order.
+
+    ``source_format`` is the reader that made it ("epub", "pdf", "txt", "markdown", "html", "fb2",
+    "docx", "odt", "mobi"); only :mod:`omni_web.book` looks at it (a non-EPUB book's read-along
+    EPUB is written from the Book, an EPUB's from the file itself).
+    """
 
     metadata: BookMetadata
     cover: CoverImage | None
     chapters: tuple[Chapter, ...]
     source_path: Path
+    source_format: str = "epub"
 
     @property
     def title(self) -> str:

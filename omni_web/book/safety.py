@@ -1,4 +1,4 @@
-"""Checks an EPUB archive must pass before anything parses it.
+"""Checks a book must pass before anything parses it (EPUB archives first, other formats too).
 
 Run on the open ZIP before ebooklib sees it, because ebooklib reads every manifest item into
 memory: each member's declared size, the total and the compression ratio are checked against
@@ -6,6 +6,11 @@ limits first (Python's zipfile never inflates a member past its declared size, s
 sizes bound memory). Markup that declares XML entities is refused (billion laughs, external
 entities); legitimate EPUBs never need them. Encrypted content is DRM, except the font
 obfuscation the EPUB spec defines, which only mangles fonts.
+
+The other formats get the same rules: DOCX and ODT are ZIP archives checked by
+:func:`check_office_zip` (sizes, ratio, XML entities); single-file formats (PDF, TXT, Markdown,
+HTML, FB2) are read through :func:`read_limited`, which refuses a file over its size limit before
+reading it.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import posixpath
 import zipfile
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import unquote
 
 from lxml import etree
@@ -30,9 +36,13 @@ __all__ = [
     "RATIO_CHECK_MIN_BYTES",
     "ArchiveCheck",
     "ArchiveLimits",
+    "MAX_FILE_BYTES",
+    "MAX_TEXT_FILE_BYTES",
     "check_archive",
+    "check_office_zip",
     "has_entity_declaration",
     "parse_xml",
+    "read_limited",
 ]
 
 MAX_ARCHIVE_MEMBERS = 10_000
@@ -42,6 +52,8 @@ MAX_MARKUP_BYTES = 32 * 1024 * 1024  # one XHTML/XML document, which becomes an 
 # Text compresses 3-10x and repetitive markup rarely past 50x; zip bombs reach ~1000x.
 MAX_COMPRESSION_RATIO = 200.0
 RATIO_CHECK_MIN_BYTES = 1024 * 1024  # small members may compress absurdly well; harmless
+MAX_FILE_BYTES = 512 * 1024 * 1024  # one PDF (or any book file read whole)
+MAX_TEXT_FILE_BYTES = 64 * 1024 * 1024  # one TXT/Markdown/HTML/FB2 file: ~10 million words of text
 
 # Font mangling from the EPUB spec (IDPF) and Adobe: not DRM, the text stays readable.
 FONT_OBFUSCATION_ALGORITHMS = frozenset(
@@ -77,6 +89,8 @@ class ArchiveLimits:
     max_markup_bytes: int = MAX_MARKUP_BYTES
     max_compression_ratio: float = MAX_COMPRESSION_RATIO
     ratio_check_min_bytes: int = RATIO_CHECK_MIN_BYTES
+    max_file_bytes: int = MAX_FILE_BYTES
+    max_text_file_bytes: int = MAX_TEXT_FILE_BYTES
 
 
 DEFAULT_LIMITS = ArchiveLimits()
@@ -151,7 +165,7 @@ def _check_sizes(archive: zipfile.ZipFile, *, name: str, limits: ArchiveLimits) 
     infos = archive.infolist()
     if len(infos) > limits.max_members:
         raise UnsafeBook(
-            f"'{name}' holds {len(infos)} files, more than the {limits.max_members} an EPUB can "
+            f"'{name}' holds {len(infos)} files, more than the {limits.max_members} a book can "
             "reasonably have; it was not opened. Use another copy of the book."
         )
     total = 0
@@ -181,6 +195,37 @@ def _check_sizes(archive: zipfile.ZipFile, *, name: str, limits: ArchiveLimits) 
             "a whole book; it was not opened. Use another copy of the book."
         )
     return {info.filename: info for info in infos}
+
+
+def check_office_zip(archive: zipfile.ZipFile, *, name: str, limits: ArchiveLimits = DEFAULT_LIMITS) -> int:
+    """The EPUB's size, ratio and entity rules for a DOCX or ODT archive; returns the unpacked size.
+
+    Raises:
+        UnsafeBook: a member or the total is too large or too compressed, or XML declares entities.
+        DrmProtected: the ZIP is password-protected.
+    """
+    infos = _check_sizes(archive, name=name, limits=limits)
+    for info in infos.values():
+        if info.filename.lower().endswith((*_MARKUP_EXTENSIONS, ".rels")):
+            _check_markup(archive, info, name=name, limits=limits)
+    return sum(info.file_size for info in infos.values())
+
+
+def read_limited(path: str | Path, *, name: str, limit: int) -> bytes:
+    """The file's bytes, refused before reading when it is larger than ``limit``.
+
+    Raises:
+        UnsafeBook: the file is over the limit.
+        OSError: it cannot be read.
+    """
+    size = Path(path).stat().st_size
+    if size > limit:
+        raise UnsafeBook(
+            f"'{name}' is {_mib(size)}, over the {_mib(limit)} limit for a book file of its kind; it "
+            "was not opened. Split it, or use another copy of the book."
+        )
+    with Path(path).open("rb") as handle:
+        return handle.read(limit + 1)
 
 
 def _find_opf(archive: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo], *, name: str) -> str:

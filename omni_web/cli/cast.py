@@ -12,7 +12,7 @@ import textwrap
 from dataclasses import replace
 from pathlib import Path
 
-from omni_web.book import Book, load_book
+from omni_web.book import BOOK_SUFFIXES, Book, load_book
 from omni_web.cast import (
     Cast,
     CastFile,
@@ -100,7 +100,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="List who speaks in a book (quotes, a sample line) and map characters to voices. "
         "VOICE is a name (ryan), clone:CLIP (a file or library voice) or instructions:TEXT.",
     )
-    parser.add_argument("book", type=Path, metavar="BOOK.epub")
+    parser.add_argument("book", type=Path, metavar="BOOK")
     parser.add_argument("--chapters", metavar="SPEC", help="where to look, e.g. 1-3,5 (default: the body)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VOICE",
                         help="map a character to a voice (repeatable), e.g. --set 'Ahab=ryan'")
@@ -154,8 +154,8 @@ def _edited(cast: CastFile, args: argparse.Namespace, paths: DataPaths) -> CastF
 def _other_cast(source: str, paths: DataPaths) -> CastFile:
     path = Path(source).expanduser()
     if not path.is_file():
-        raise CastError(f"No file at {path}: give another book's EPUB or a cast YAML file.")
-    if path.suffix.lower() == ".epub":
+        raise CastError(f"No file at {path}: give another book's file or a cast YAML file.")
+    if path.suffix.lower() in BOOK_SUFFIXES:
         other = saved_cast_path(paths, load_book(path))
         if not other.is_file():
             raise CastError(f"{path.name} has no saved cast yet. Map it first: python -m omni_web cast {path}")

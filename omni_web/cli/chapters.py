@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="List an EPUB's chapters with word counts; front and back matter is not "
         "preselected, and the reason is shown.",
     )
-    parser.add_argument("book", type=Path, metavar="BOOK.epub", help="the EPUB file")
+    parser.add_argument("book", type=Path, metavar="BOOK", help="the book file (EPUB, PDF, DOCX, ODT, FB2, MOBI/AZW3, HTML, Markdown or TXT)")
     parser.add_argument("--all", action="store_true", help="show every chapter as selected")
     parser.add_argument("--text", type=int, metavar="N",
                         help="print chapter N's chunks as they are sent (spoken form: lexicon and normalisation)")

@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="turn an EPUB into an m4b (or MP3 chapters)",
         description="Turn an EPUB into an audiobook with one model of the catalog.",
     )
-    parser.add_argument("book", type=Path, metavar="BOOK.epub")
+    parser.add_argument("book", type=Path, metavar="BOOK")
     parser.add_argument("--model", required=True, choices=keys(), metavar="KEY", help="catalog key (models list)")
     voice = parser.add_mutually_exclusive_group()
     voice.add_argument("--voice", metavar="NAME", help="built-in speaker, preset, library voice or uploaded voice")

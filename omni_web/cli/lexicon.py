@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     actions = parser.add_subparsers(dest="lexicon_action", metavar="ACTION")
 
     def add_book(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--book", type=Path, metavar="BOOK.epub", help="the book's own lexicon (wins over the global one)")
+        p.add_argument("--book", type=Path, metavar="BOOK", help="the book's own lexicon (wins over the global one)")
 
     listing = actions.add_parser("list", help="list the entries")
     add_book(listing)
@@ -79,7 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     exporting.set_defaults(handler=_export)
 
     candidates = actions.add_parser("candidates", help="words in a book a model may misread")
-    candidates.add_argument("book", type=Path, metavar="BOOK.epub")
+    candidates.add_argument("book", type=Path, metavar="BOOK")
     candidates.add_argument("--limit", type=int, default=60, help="show at most this many (default 60; 0 = all)")
     candidates.add_argument("--language", metavar="LANG", help="the book's language if its metadata is wrong")
     candidates.set_defaults(handler=_candidates)
@@ -87,7 +87,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _impact_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--count-in", type=Path, metavar="BOOK.epub",
+    parser.add_argument("--count-in", type=Path, metavar="BOOK",
                         help="say how many of this book's chunks a global edit changes (--book does it for its own)")
     parser.add_argument("--model", choices=keys(), default=_DEFAULT_MODEL, metavar="MODEL",
                         help="count chunks as this model's jobs cut them")

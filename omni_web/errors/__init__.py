@@ -35,12 +35,14 @@ module that meets them, and chained with ``from exc``.
     │   ├── DownloadError
     │   └── DownloadCancelled       finished files stay cached; a re-run fetches the rest
     ├── GpuError
-    ├── BookError                   the EPUB cannot be read
+    ├── BookError                   the book file cannot be read
     │   ├── BookNotFound            (also FileNotFoundError) the book file is gone
     │   ├── NotAnEpub               not a ZIP, no container/OPF, broken package XML
     │   ├── UnsafeBook              decompression bomb or XML entity declarations
-    │   ├── DrmProtected
+    │   ├── DrmProtected            DRM'd EPUB/MOBI, password-protected PDF
+    │   ├── UnsupportedFormat       the content is no book format omni-web reads (or needs a missing tool)
     │   └── EmptyBook               nothing in it can be read aloud
+    │       └── ScannedBook         a PDF of page pictures: no text layer, needs OCR first
     ├── ChapterSelectionError       chapter numbers the book lacks, a bad range, none selected
     ├── PreviewError                a preview came back in a form that cannot be played
     ├── LexiconError                a pronunciation entry or lexicon file is unusable
@@ -92,7 +94,9 @@ from omni_web.errors.media import (
     NotAnEpub,
     OutputNotWritable,
     PreviewError,
+    ScannedBook,
     UnsafeBook,
+    UnsupportedFormat,
     VoiceError,
 )
 from omni_web.errors.models import (
@@ -166,6 +170,7 @@ __all__ = [
     "PortTaken",
     "PreviewError",
     "RequestTimedOut",
+    "ScannedBook",
     "ServerBusy",
     "ServerError",
     "ServerMisconfigured",
@@ -180,6 +185,7 @@ __all__ = [
     "UnknownModel",
     "UnknownVoice",
     "UnsafeBook",
+    "UnsupportedFormat",
     "VoiceError",
     "exception_detail",
     "internal_error_message",

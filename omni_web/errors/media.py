@@ -18,13 +18,15 @@ __all__ = [
     "NotAnEpub",
     "OutputNotWritable",
     "PreviewError",
+    "ScannedBook",
     "UnsafeBook",
+    "UnsupportedFormat",
     "VoiceError",
 ]
 
 
 class BookError(OmniWebError):
-    """The EPUB cannot be read; the message names the problem and what to do."""
+    """The book file cannot be read; the message names the problem and what to do."""
 
 
 class BookNotFound(BookError, FileNotFoundError):
@@ -52,6 +54,14 @@ class DrmProtected(BookError):
 
 class EmptyBook(BookError):
     """The EPUB opened fine but has no text to read aloud (image-only or empty pages)."""
+
+
+class ScannedBook(EmptyBook):
+    """A PDF whose pages are pictures with no text layer: it needs OCR before it can be read."""
+
+
+class UnsupportedFormat(BookError):
+    """The file's content is no format omni-web reads, or its reader needs a program that is missing."""
 
 
 class ChapterSelectionError(OmniWebError):

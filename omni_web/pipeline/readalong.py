@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from omni_web.assemble import ChapterAudio, mp3_file_names, safe_filename
+from omni_web.book import readalong_source
 from omni_web.paths import DataPaths
 from omni_web.pipeline.plan import ChapterWork, ConversionPlan
 from omni_web.pipeline.request import ConvertRequest
@@ -99,16 +100,18 @@ class ConversionReadalong:
         # keep their own; in the job's own MP3 folder they match the MP3s' names.
         name = getattr(self._request, "output_name", None)
         beside_book = {number: f"{name} - {stem}" for number, stem in stems.items()} if name else stems
-        outputs = self._session.finish(
-            book_path=Path(plan.book.source_path),
-            book_hrefs=[c.source_href for c in plan.book.chapters],
-            chapter_hrefs={w.number: w.chapter.source_href for w in plan.chapters},
-            folder=folder,
-            epub_name=readalong_epub_name(name or plan.tags.title),
-            subtitle_stems=beside_book,
-            narrator=plan.tags.narrator,
-            bitrate_kbps=settings.aac_bitrate_kbps,
-        )
+        # A book that came as PDF, text, DOCX... gets its overlays on an EPUB written from its Book.
+        with readalong_source(plan.book, folder) as book_path:
+            outputs = self._session.finish(
+                book_path=book_path,
+                book_hrefs=[c.source_href for c in plan.book.chapters],
+                chapter_hrefs={w.number: w.chapter.source_href for w in plan.chapters},
+                folder=folder,
+                epub_name=readalong_epub_name(name or plan.tags.title),
+                subtitle_stems=beside_book,
+                narrator=plan.tags.narrator,
+                bitrate_kbps=settings.aac_bitrate_kbps,
+            )
         if mp3_dir is not None and Path(mp3_dir) != Path(folder):
             from omni_web.readalong import write_subtitles
 

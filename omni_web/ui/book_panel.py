@@ -14,7 +14,7 @@ import gradio as gr
 from omni_web.assemble.cover import flattened_cover_image
 from omni_web.book import Book, chapter_rows, load_book
 from omni_web.book.summary import book_size
-from omni_web.bookshelf import require_epub_name, store_book
+from omni_web.bookshelf import require_book_name, store_book
 from omni_web.errors import BookError
 from omni_web.ui.context import UiContext
 from omni_web.ui.widgets import esc
@@ -58,7 +58,7 @@ def load_upload(ctx: UiContext, file: str | None, loaded: dict | None) -> tuple[
         return (*cleared, gr.skip(), gr.skip()) if loaded else gr.skip()
     name = Path(file).name  # Gradio keeps the user's file name on its copy
     try:
-        require_epub_name(name)
+        require_book_name(name)
         book = load_book(Path(file))
         kept = store_book(ctx.paths, Path(file), name=name)
     except BookError as exc:

@@ -110,7 +110,7 @@ def build(ctx: UiContext) -> GenerateRefs:
     with gr.Row(equal_height=False):
         with gr.Column(scale=5):
             # Other ebook formats are let through so our message (convert with Calibre) answers them.
-            epub = gr.File(label="EPUB", file_types=list(EBOOK_SUFFIXES), elem_id="gen-epub", height=120)
+            epub = gr.File(label="Book (EPUB, PDF, DOCX, ODT, FB2, MOBI/AZW3, HTML, Markdown, TXT)", file_types=list(EBOOK_SUFFIXES), elem_id="gen-epub", height=120)
             with gr.Row(equal_height=False):
                 cover = gr.Image(label="Cover", type="pil", interactive=False, height=220, show_label=False,
                                  elem_id="gen-cover", scale=1, min_width=140, buttons=[], visible=False)

@@ -49,13 +49,21 @@ def test_a_file_that_is_not_an_epub_gets_a_clear_message_in_its_own_name(ui_app,
     assert not list((ui_app.paths.state_dir / "books").glob("*notreally*"))  # nothing kept
 
 
-def test_other_ebook_formats_are_told_to_convert_with_calibre(ui_app, tmp_path):
-    for name in ("Moby Dick.pdf", "story.mobi", "notes.txt"):
+def test_formats_no_reader_opens_are_told_to_convert_with_calibre(ui_app, tmp_path):
+    for name in ("Moby Dick.rtf", "story.lit", "notes.doc"):
         other = tmp_path / name
-        other.write_bytes(b"%PDF-1.4 not an epub")
+        other.write_bytes(b"{\\rtf1 not a book omni-web reads")
         header, _cover, _chapters, notice, box = ui_app.client().predict(handle_file(other), api_name="/book_upload")
         assert name in header and "Calibre" in header and "ebook-convert" in header, header
         assert notice == "" and box is None
+
+
+def test_a_damaged_pdf_is_refused_as_a_pdf(ui_app, tmp_path):
+    other = tmp_path / "Moby Dick.pdf"
+    other.write_bytes(b"%PDF-1.4 not really")
+    header, _cover, _chapters, notice, box = ui_app.client().predict(handle_file(other), api_name="/book_upload")
+    assert "Moby Dick.pdf" in header and "damaged PDF" in header, header
+    assert notice == "" and box is None
 
 
 def test_model_picker_reads_as_a_table(ui_app):

@@ -1,0 +1,63 @@
+"""Project Gutenberg plain-text boilerplate: the licence header and footer cut off, the header's facts kept.
+
+Gutenberg's text files open with "The Project Gutenberg eBook of ...", a few ``Title:``/``Author:``
+lines and a ``*** START OF THE PROJECT GUTENBERG EBOOK ... ***`` line, and end with a ``*** END
+OF ...`` line and the licence. None of that is the book.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["GutenbergText", "strip_gutenberg"]
+
+_START_RE = re.compile(r"^\s*\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK.*$", re.IGNORECASE | re.MULTILINE)
+_END_RE = re.compile(
+    r"^\s*(?:\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK|End of (?:the )?Project Gutenberg'?s? ).*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_FIELD_RE = re.compile(r"^(Title|Author|Language|Release [Dd]ate|Translator|Editor):\s*(.+)$", re.MULTILINE)
+_EBOOK_NUMBER_RE = re.compile(r"\[E(?:Book|text) #(\d+)\]", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class GutenbergText:
+    """The book's text without the boilerplate, and what the header said ("" where it said nothing)."""
+
+    body: str
+    title: str = ""
+    author: str = ""
+    language: str = ""
+    date: str = ""
+    identifier: str = ""
+    found: bool = False
+
+
+def strip_gutenberg(text: str) -> GutenbergText:
+    """Cut the header before the START line and the footer from the END line on.
+
+    Text without the START line is returned whole (``found`` False).
+    """
+    start = _START_RE.search(text)
+    if start is None:
+        return GutenbergText(body=text)
+    header = text[: start.start()]
+    rest = text[start.end():]
+    end = _END_RE.search(rest)
+    body = rest[: end.start()] if end else rest
+    fields: dict[str, str] = {}
+    for match in _FIELD_RE.finditer(header):
+        fields.setdefault(match.group(1).lower(), " ".join(match.group(2).split()))
+    number = _EBOOK_NUMBER_RE.search(header)
+    date = fields.get("release date", "")
+    year = re.search(r"\b(1[89]\d\d|20\d\d)\b", date)
+    return GutenbergText(
+        body=body,
+        title=fields.get("title", ""),
+        author=fields.get("author", ""),
+        language=fields.get("language", ""),
+        date=year.group(1) if year else "",
+        identifier=f"https://www.gutenberg.org/ebooks/{number.group(1)}" if number else "",
+        found=True,
+    )

@@ -1,0 +1,56 @@
+"""Lines that name a chapter in books without markup: "Chapter 12", "CHAPTER XII.", "Part One".
+
+Plain text has no headings, only lines that look like them; PDF headings without an outline are
+checked against the same words. A match needs a keyword and a number (arabic, roman or spelled
+out) or one of the unnumbered section names (Prologue, Epilogue, Preface, ...), and a short line.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["is_chapter_heading", "looks_like_title_line"]
+
+_NUMBER_WORDS = (
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred first second "
+    "third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth last"
+).split()
+_NUMBER = (
+    r"(?:\d{1,4}|[ivxlcdm]{1,8}|(?:" + "|".join(_NUMBER_WORDS) + r")(?:[- ](?:" + "|".join(_NUMBER_WORDS) + r"))?)"
+)
+_KEYWORDS = r"(?:chapter|chap\.|part|book|volume|vol\.|section|canto|letter|act|scene|stave|fytte|kapitel|chapitre|cap[íi]tulo)"
+_NUMBERED_RE = re.compile(rf"^{_KEYWORDS}\s+{_NUMBER}\b\s*[.:—–-]?\s*(?P<rest>.*)$", re.IGNORECASE)
+_NAMED_RE = re.compile(
+    r"^(?:prologue|epilogue|preface|foreword|introduction|afterword|postscript|appendix(?:\s+\w{1,4})?|"
+    r"conclusion|interlude|author'?s note|l'envoi)\s*[.:]?$",
+    re.IGNORECASE,
+)
+_BARE_ROMAN_RE = re.compile(r"^(?=[IVXLC]{1,7}\.?$)[IVXLC]+\.?$")  # "XII." alone on its line
+_MAX_HEADING_CHARS = 90
+_MAX_TITLE_WORDS = 12
+
+
+def is_chapter_heading(line: str, *, allow_bare_roman: bool = False) -> bool:
+    """Whether one line (already stripped) reads as a chapter heading.
+
+    ``allow_bare_roman`` accepts a lone roman numeral ("XII."), which some books use; off by
+    default because "I." also starts sentences.
+    """
+    text = " ".join(line.split())
+    if not text or len(text) > _MAX_HEADING_CHARS:
+        return False
+    match = _NUMBERED_RE.match(text)
+    if match:
+        rest = match.group("rest")
+        # "Part of the reason was..." is prose: after the number, a title at most, not a sentence.
+        return len(rest.split()) <= _MAX_TITLE_WORDS and not rest.endswith((",", ";"))
+    if _NAMED_RE.match(text):
+        return True
+    return allow_bare_roman and bool(_BARE_ROMAN_RE.match(text))
+
+
+def looks_like_title_line(line: str) -> bool:
+    """A short line without sentence punctuation at its end: a chapter's subtitle ("Down the Rabbit-Hole")."""
+    text = " ".join(line.split())
+    return 0 < len(text.split()) <= _MAX_TITLE_WORDS and not text.endswith((",", ";", ":")) and len(text) <= 80

@@ -1,0 +1,127 @@
+"""OpenDocument text (.odt) to a Book with odfpy: chapters from headings, notes and comments not read.
+
+The archive passes the EPUB's ZIP rules first, entity declarations included (odfpy's SAX parser
+would expand them). ``<text:h>`` elements carry their outline level; chapters start at the
+shallowest level used at least twice (as for DOCX, :func:`omni_web.book.docx.split_by_level`).
+Footnotes and endnotes (``<text:note>``), comments (``<office:annotation>``), tracked deletions
+and tables of contents are skipped; a picture before any text is the cover.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from omni_web.book.docx import split_by_level
+from omni_web.book.model import Book, BookMetadata, CoverImage
+from omni_web.book.parts import book_from_parts
+from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, check_office_zip
+from omni_web.book.txt import language_code
+from omni_web.errors import NotAnEpub
+
+__all__ = ["load_odt"]
+
+_TEXT_NS = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+_OFFICE_NS = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+_DRAW_NS = "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"
+_XLINK_NS = "http://www.w3.org/1999/xlink"
+_SKIP = {(_TEXT_NS, "note"), (_OFFICE_NS, "annotation"), (_OFFICE_NS, "annotation-end"), (_TEXT_NS, "tracked-changes"),
+         (_TEXT_NS, "table-of-content"), (_TEXT_NS, "alphabetical-index"), (_TEXT_NS, "bibliography"),
+         (_TEXT_NS, "illustration-index"), (_TEXT_NS, "sequence-decls")}
+_SKIP_IN_TEXT = {(_DRAW_NS, "frame")}  # a picture's caption box inside a paragraph is not the sentence
+_MEDIA = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".gif": "image/gif"}
+
+
+def load_odt(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
+    """Read an OpenDocument text.
+
+    Raises:
+        UnsafeBook, DrmProtected: the archive breaks the size/ratio/entity rules or is encrypted.
+        NotAnEpub: not a readable ODT.
+        EmptyBook: nothing to read aloud.
+    """
+    from odf.opendocument import load
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            check_office_zip(archive, name=path.name, limits=limits)
+            document = load(str(path))
+            items: list[tuple[int | None, str]] = []
+            cover_href = _walk(document.text, items, [])
+            cover = _cover(archive, cover_href)
+    except (zipfile.BadZipFile, KeyError, ValueError, AttributeError) as exc:
+        raise NotAnEpub(f"'{path.name}' is not a readable OpenDocument text ({exc}). Open and save it again in "
+                        "LibreOffice.") from exc
+    return book_from_parts(split_by_level(items), path=path, metadata=_metadata(document, path), cover=cover,
+                           source_format="odt")
+
+
+def _walk(node: Any, items: list[tuple[int | None, str]], covers: list[str]) -> str:
+    """Headings and paragraphs in order into ``items``; returns a picture seen before any text."""
+    for child in node.childNodes:
+        qname = getattr(child, "qname", None)
+        if qname is None or qname in _SKIP:
+            continue
+        if qname == (_DRAW_NS, "image") and not items and not covers:
+            covers.append(child.getAttrNS(_XLINK_NS, "href") or "")
+        if qname in ((_TEXT_NS, "h"), (_TEXT_NS, "p")):
+            text = " ".join(_text(child).split())
+            if text:
+                level = None
+                if qname[1] == "h":
+                    raw = child.getAttrNS(_TEXT_NS, "outline-level") or "1"
+                    level = int(raw) if raw.isdigit() else 1
+                items.append((level, text))
+            elif not items:
+                _walk(child, items, covers)  # a picture anchored in an empty paragraph
+            continue
+        _walk(child, items, covers)
+    return covers[0] if covers else ""
+
+
+def _text(node: Any) -> str:
+    out = []
+    for child in node.childNodes:
+        if child.nodeType == child.TEXT_NODE:
+            out.append(child.data)
+            continue
+        qname = getattr(child, "qname", None)
+        if qname in _SKIP or qname in _SKIP_IN_TEXT or qname is None:
+            continue
+        if qname == (_TEXT_NS, "s"):
+            count = child.getAttrNS(_TEXT_NS, "c") or "1"
+            out.append(" " * (int(count) if count.isdigit() else 1))
+        elif qname in ((_TEXT_NS, "tab"), (_TEXT_NS, "line-break")):
+            out.append(" ")
+        else:
+            out.append(_text(child))
+    return "".join(out)
+
+
+def _cover(archive: zipfile.ZipFile, href: str) -> CoverImage | None:
+    name = posixpath.normpath(href) if href and "://" not in href else ""
+    media_type = _MEDIA.get(posixpath.splitext(name)[1].lower(), "")
+    if not name or not media_type or name.startswith(".."):
+        return None
+    try:
+        return CoverImage(data=archive.read(name), media_type=media_type)
+    except KeyError:
+        return None
+
+
+def _metadata(document: Any, path: Path) -> BookMetadata:
+    values: dict[str, str] = {}
+    for child in document.meta.childNodes:
+        qname = getattr(child, "qname", None)
+        if qname is not None and qname[1] not in values:
+            values[qname[1]] = " ".join(_text(child).split())
+    author = values.get("creator") or values.get("initial-creator") or ""
+    return BookMetadata(
+        title=values.get("title") or path.stem,
+        authors=(author,) if author else (),
+        language=language_code(values.get("language", "")),
+        description=values.get("description") or values.get("subject", ""),
+        date=(values.get("creation-date") or values.get("date") or "")[:10],
+    )

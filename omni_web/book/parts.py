@@ -1,0 +1,113 @@
+"""What every non-EPUB reader hands over: titled parts of text blocks, turned into the same Book.
+
+A reader (PDF, TXT, Markdown, HTML, FB2, DOCX, ODT) finds where chapters start and what they are
+called, and yields :class:`Part` records; :func:`book_from_parts` makes them sections and runs the
+EPUB reader's own chapter rules on them (:func:`omni_web.book.chapters.build_chapters`: titles,
+front/back matter, Project Gutenberg licence, default selection), so nothing after the reader
+knows the format. Each chapter's ``source_href`` names the page it gets in the EPUB that
+:mod:`omni_web.book.epubout` writes from the Book (the read-along book).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from omni_web.book.chapters import build_chapters
+from omni_web.book.extract import Segment, extract_document
+from omni_web.book.model import BlockKind, Book, BookMetadata, CoverImage, TextBlock
+from omni_web.book.text import count_words
+from omni_web.book.toc import Section
+from omni_web.errors import EmptyBook
+
+__all__ = ["Part", "book_from_parts", "page_name", "parts_from_markup"]
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One future chapter: its title ("" when the reader found none) and its blocks.
+
+    ``types`` are the epub:type-like tokens the matter rules understand ("toc", "titlepage",
+    "footnotes"), for parts a reader recognised as such.
+    """
+
+    title: str
+    blocks: tuple[TextBlock, ...]
+    types: frozenset[str] = frozenset()
+
+
+def page_name(number: int) -> str:
+    """The read-along EPUB page of chapter ``number`` (1-based), relative to its package document."""
+    return f"chapter-{number:03d}.xhtml"
+
+
+def heading(text: str) -> TextBlock:
+    """A heading block."""
+    return TextBlock(kind=BlockKind.HEADING, text=" ".join(text.split()))
+
+
+def paragraph(text: str) -> TextBlock:
+    """A paragraph block."""
+    return TextBlock(kind=BlockKind.PARAGRAPH, text=" ".join(text.split()))
+
+
+def book_from_parts(
+    parts: Iterable[Part],
+    *,
+    path: Path,
+    metadata: BookMetadata,
+    cover: CoverImage | None,
+    source_format: str,
+    empty_hint: str = "",
+) -> Book:
+    """The Book of a non-EPUB file: parts with text become chapters, numbered in order.
+
+    Raises:
+        EmptyBook: no part has anything to read aloud.
+    """
+    kept = _mark_front([part for part in parts if part.blocks or part.title])
+    sections = []
+    for number, part in enumerate(kept, start=1):
+        words = sum(count_words(block.text) for block in part.blocks)
+        segment = Segment(anchor=None, blocks=part.blocks, image_count=0, link_words=0, types=part.types,
+                          word_count=words)
+        sections.append(Section(toc_title=part.title, path=page_name(number), fragment="", segments=(segment,)))
+    chapters = build_chapters(sections, book_title=metadata.title)
+    if not any(chapter.word_count for chapter in chapters):
+        raise EmptyBook(
+            f"'{path.name}' has no text to read aloud{': ' + empty_hint if empty_hint else ''}. Check that it "
+            "is the right file."
+        )
+    return Book(metadata=metadata, cover=cover, chapters=chapters, source_path=path, source_format=source_format)
+
+
+_FRONT_MAX_WORDS = 300
+
+
+def _mark_front(parts: list[Part]) -> list[Part]:
+    """A short untitled part before titled chapters is the title page (not preselected)."""
+    if len(parts) > 1 and not parts[0].title and not parts[0].types and any(p.title for p in parts[1:]):
+        words = sum(count_words(b.text) for b in parts[0].blocks)
+        has_heading = any(b.is_heading for b in parts[0].blocks)
+        if words < _FRONT_MAX_WORDS and not (has_heading and words > _FRONT_MAX_WORDS // 3):
+            return [Part(title="Title page", blocks=parts[0].blocks, types=frozenset({"titlepage"})), *parts[1:]]
+    return parts
+
+
+def parts_from_markup(xml: bytes, split_ids: Sequence[str]) -> list[Part]:
+    """Parts of an (X)HTML document cut at the elements with ``split_ids`` (chapter headings).
+
+    The EPUB reader's extractor does the reading, so notes, note references, page numbers, hidden
+    and non-text elements are dropped exactly as in an EPUB. The text before the first split id
+    is a part of its own (a title page, usually). Titles come from each part's first heading.
+    """
+    document = extract_document(xml, split_ids=split_ids)
+    parts = []
+    for segment in document.segments:
+        if not segment.blocks:
+            continue
+        first = segment.blocks[0]
+        title = first.text if segment.anchor is not None and first.is_heading else ""
+        parts.append(Part(title=title, blocks=segment.blocks, types=segment.types))
+    return parts

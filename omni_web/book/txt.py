@@ -1,0 +1,134 @@
+"""Plain text (.txt) to a Book: encoding detected, Gutenberg boilerplate cut, chapters from heading lines.
+
+Paragraphs are separated by blank lines; a paragraph whose first line reads as a chapter heading
+("CHAPTER I.", "Chapter 12", "Part One", :mod:`omni_web.book.headings`) starts a chapter, and a
+short line right under it is the chapter's subtitle ("CHAPTER I." + "Down the Rabbit-Hole"). A
+paragraph of several heading lines is a table of contents, kept apart and not preselected.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from pathlib import Path
+
+from omni_web.book.gutenberg import strip_gutenberg
+from omni_web.book.headings import is_chapter_heading, looks_like_title_line
+from omni_web.book.model import Book, BookMetadata
+from omni_web.book.parts import Part, book_from_parts, heading, paragraph
+from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, read_limited
+
+__all__ = ["decode_text", "language_code", "load_txt", "parts_from_text"]
+
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+_BLANK_RE = re.compile(r"\n[ \t\f\v\u00a0]*\n+")
+_LANGUAGES = {"english": "en", "french": "fr", "german": "de", "spanish": "es", "italian": "it",
+              "portuguese": "pt", "dutch": "nl", "latin": "la", "finnish": "fi", "swedish": "sv",
+              "russian": "ru", "chinese": "zh", "japanese": "ja", "polish": "pl", "danish": "da",
+              "norwegian": "no", "greek": "el", "hungarian": "hu", "czech": "cs", "esperanto": "eo"}
+_SEPARATOR_RE = re.compile(r"^[\s*#~=_\-·•⁂]+$")  # "*   *   *": a scene break, nothing to say
+
+
+def decode_text(data: bytes) -> str:
+    """Text from bytes: a BOM first, then strict UTF-8, then charset-normalizer's best guess."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            return data.decode(codec, errors="replace")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes  # heavy-ish import, only for non-UTF-8 files
+
+    best = from_bytes(data, cp_isolation=None).best()
+    if best is not None:
+        return str(best)
+    return data.decode("cp1252", errors="replace")
+
+
+def language_code(name: str) -> str:
+    """"English" → "en"; codes pass through; "" stays ""."""
+    value = name.strip()
+    return _LANGUAGES.get(value.lower(), value if len(value) <= 8 else "")
+
+
+def load_txt(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
+    """Read a plain-text book.
+
+    Raises:
+        UnsafeBook: the file is over the size limit.
+        EmptyBook: it has no text.
+    """
+    data = read_limited(path, name=path.name, limit=limits.max_text_file_bytes)
+    text = decode_text(data).replace("\r\n", "\n").replace("\r", "\n")
+    stripped = strip_gutenberg(text)
+    body = stripped.body
+    parts = parts_from_text(body)
+    title = stripped.title or _first_line_title(parts) or path.stem
+    metadata = BookMetadata(
+        title=title,
+        authors=tuple(a.strip() for a in re.split(r"\s+and\s+|;", stripped.author) if a.strip()),
+        language=language_code(stripped.language),
+        date=stripped.date,
+        identifier=stripped.identifier,
+    )
+    return book_from_parts(parts, path=path, metadata=metadata, cover=None, source_format="txt")
+
+
+def _first_line_title(parts: list[Part]) -> str:
+    first = parts[0] if parts and not parts[0].title else None
+    if first is None or not first.blocks:
+        return ""
+    line = first.blocks[0].text
+    return line if len(line.split()) <= 12 else ""
+
+
+def parts_from_text(body: str) -> list[Part]:
+    """Chapters of a text: heading paragraphs start them; a contents list is a part of its own."""
+    paragraphs = [p.strip("\n") for p in _BLANK_RE.split(body)]
+    parts: list[Part] = []
+    title, blocks, pending_subtitle = "", [], False
+    for raw in paragraphs:
+        lines = [line.strip() for line in raw.split("\n") if line.strip()]
+        if not lines:
+            continue
+        if len(lines) >= 2 and sum(is_chapter_heading(line) for line in lines) >= 2:
+            if title or blocks:
+                parts.append(Part(title=title, blocks=tuple(blocks)))
+            parts.append(Part(title="Contents", blocks=tuple(heading(line) for line in lines), types=frozenset({"toc"})))
+            title, blocks, pending_subtitle = "", [], False
+            continue
+        if is_chapter_heading(lines[0]) and len(lines) <= 3 and all(looks_like_title_line(x) for x in lines[1:]):
+            if title or blocks:
+                parts.append(Part(title=title, blocks=tuple(blocks)))
+            title = _join_title(lines)
+            blocks = [heading(title)]
+            pending_subtitle = len(lines) == 1
+            continue
+        if pending_subtitle and len(lines) == 1 and looks_like_title_line(lines[0]) and not _ends_sentence(lines[0]):
+            title = _join_title([title, lines[0]])
+            blocks = [heading(title)]
+            pending_subtitle = False
+            continue
+        pending_subtitle = False
+        text = " ".join(lines)
+        if _SEPARATOR_RE.match(text):
+            continue
+        blocks.append(paragraph(text))
+    if title or blocks:
+        parts.append(Part(title=title, blocks=tuple(blocks)))
+    return parts
+
+
+def _ends_sentence(line: str) -> bool:
+    return line.rstrip().endswith((".", "!", "?", "\u201d", '"')) and len(line.split()) > 6
+
+
+def _join_title(lines: list[str]) -> str:
+    text = " ".join(lines[0].split())
+    for line in lines[1:]:
+        line = " ".join(line.split())
+        separator = " " if text[-1:] in ".:;!?" else ": "
+        text = f"{text}{separator}{line}"
+    return text

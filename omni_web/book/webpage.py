@@ -1,0 +1,107 @@
+"""HTML (a web page, a Gutenberg HTML book) to a Book: chapters at the headings, read by the EPUB extractor.
+
+The page is parsed with lxml's HTML parser (no network, no huge trees), Project Gutenberg's header
+and footer sections are removed, and the shallowest heading level used at least twice (``<h1>``,
+else ``<h2>``, ...) cuts it into chapters. The text is then read exactly as an EPUB page is
+(:func:`omni_web.book.parts.parts_from_markup`): notes, note markers, page numbers, scripts and
+hidden elements are not read.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lxml import etree
+
+from omni_web.book.extract import element_text, localname
+from omni_web.book.model import Book, BookMetadata
+from omni_web.book.parts import book_from_parts, parts_from_markup
+from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, has_entity_declaration, read_limited
+from omni_web.book.txt import decode_text, language_code
+from omni_web.errors import UnsafeBook
+
+__all__ = ["book_from_html", "load_html", "parse_html"]
+
+_CHARSET_RE = re.compile(rb"<meta[^>]+charset\s*=", re.IGNORECASE)
+_XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*\?>")
+_PG_BOILERPLATE_RE = re.compile(r"pg-(?:header|footer|boilerplate|machine-header|start-separator|end-separator)")
+_HEADINGS = ("h1", "h2", "h3")
+
+
+def load_html(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
+    """Read an HTML book.
+
+    Raises:
+        UnsafeBook: over the size limit, or it declares XML entities.
+        EmptyBook: nothing to read aloud.
+    """
+    data = read_limited(path, name=path.name, limit=limits.max_text_file_bytes)
+    if has_entity_declaration(data):
+        raise UnsafeBook(f"'{path.name}' declares XML entities, which web pages do not need and which can exhaust "
+                         "memory; it was not opened.")
+    return book_from_html(parse_html(data), path=path, source_format="html")
+
+
+def parse_html(data: bytes | str) -> etree._Element:
+    """An HTML document's tree (bytes with a declared charset are left to lxml; others are decoded first)."""
+    parser = etree.HTMLParser(no_network=True, remove_comments=True, remove_pis=True, huge_tree=False)
+    if isinstance(data, bytes) and not _CHARSET_RE.search(data[:4096]):
+        data = decode_text(data)
+    if isinstance(data, str):
+        data = _XML_DECL_RE.sub("", data)
+    root = etree.fromstring(data, parser) if data else None
+    if root is None:
+        root = etree.fromstring("<html><body></body></html>", parser)
+    return root
+
+
+def book_from_html(root: etree._Element, *, path: Path, source_format: str, title: str = "",
+                   authors: tuple[str, ...] = ()) -> Book:
+    """The Book of a parsed HTML document (Markdown comes here too, rendered to HTML)."""
+    for element in list(root.iter()):
+        label = f"{element.get('id', '')} {element.get('class', '')}"
+        if isinstance(element.tag, str) and _PG_BOILERPLATE_RE.search(label) and element.getparent() is not None:
+            element.getparent().remove(element)
+    h1s = [e for e in root.iter() if localname(e) == "h1" and element_text(e)]
+    metadata = _metadata(root, path, title or (element_text(h1s[0]) if len(h1s) == 1 else ""), authors)
+    split_ids = _split_headings(root)
+    xml = etree.tostring(root, method="xml", encoding="utf-8")
+    parts = parts_from_markup(xml, split_ids)
+    return book_from_parts(parts, path=path, metadata=metadata, cover=None, source_format=source_format)
+
+
+def _split_headings(root: etree._Element) -> list[str]:
+    """Give the chapter headings ids (the shallowest level used twice) and return them in order."""
+    by_level = {tag: [e for e in root.iter() if localname(e) == tag and element_text(e)] for tag in _HEADINGS}
+    level = next((tag for tag in _HEADINGS if len(by_level[tag]) >= 2), None)
+    if level is None:
+        return []
+    ids = []
+    for number, element in enumerate(by_level[level], start=1):
+        element.set("id", f"ow-chapter-{number}")
+        ids.append(f"ow-chapter-{number}")
+    return ids
+
+
+def _metadata(root: etree._Element, path: Path, title: str, authors: tuple[str, ...]) -> BookMetadata:
+    metas: dict[str, str] = {}
+    page_title = ""
+    for element in root.iter():
+        tag = localname(element)
+        if tag == "meta" and element.get("content"):
+            key = (element.get("name") or element.get("property") or "").lower()
+            metas.setdefault(key, " ".join(element.get("content", "").split()))
+        elif tag == "title" and not page_title:
+            page_title = element_text(element)
+    language = root.get("lang") or root.get("{http://www.w3.org/XML/1998/namespace}lang") or metas.get("dc.language", "")
+    author = metas.get("author") or metas.get("dc.creator") or metas.get("dcterms.creator") or ""
+    return BookMetadata(
+        title=metas.get("dc.title") or metas.get("dcterms.title") or page_title or title or path.stem,
+        authors=authors or ((author,) if author else ()),
+        language=language_code(language),
+        description=metas.get("description") or metas.get("dc.description", ""),
+        date=metas.get("dc.date") or metas.get("dcterms.created", ""),
+        publisher=metas.get("dc.publisher", ""),
+        identifier=metas.get("dc.identifier") or metas.get("dcterms.identifier", ""),
+    )
