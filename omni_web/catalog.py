@@ -8,6 +8,7 @@ two disagree, the entry's ``source_note`` says which was chosen and why.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 
 from omni_web.errors import UnknownModel
@@ -374,8 +375,15 @@ def model_label(key: str, tag: str = "") -> str:
 
 
 def entry_for_repo(repo_id: str) -> CatalogEntry | None:
-    """The entry whose repo id matches (case-insensitive, ``@revision`` ignored), if any."""
+    """The entry whose repo id matches (case-insensitive, ``@revision`` ignored), if any.
+
+    A Hugging Face cache snapshot path (``…/models--Qwen--Name/snapshots/<sha>``), which a server
+    started with ``--model-path`` on that folder reports as its model id, names its repo too.
+    """
     wanted = repo_id.split("@", 1)[0].strip().lower()
+    cached = re.search(r"(?:^|/)models--([^/]+?)--([^/]+)", wanted)
+    if cached:
+        wanted = f"{cached.group(1)}/{cached.group(2)}"
     for entry in CATALOG:
         if entry.repo_id.lower() == wanted:
             return entry

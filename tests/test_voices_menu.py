@@ -45,7 +45,8 @@ def test_builtin_speakers_come_from_the_catalog_or_the_server(library_voices: li
     assert "speaker:Ryan" in keys and len(keys) == 9
     assert not any(k.startswith(("clone", "uploaded")) for k in keys)
     served = VoiceCatalog(voices=("default", "eric", "vivian"))
-    assert _keys("qwen3_tts_0_6b_customvoice", served, library_voices) == ["speaker:vivian", "speaker:eric"]
+    # One key per voice whichever list named it (the catalog spells it as the model card does).
+    assert _keys("qwen3_tts_0_6b_customvoice", served, library_voices) == ["speaker:Vivian", "speaker:Eric"]
 
 
 def test_presets_for_voxtral_and_nothing_else(library_voices: list[Voice]) -> None:
@@ -117,3 +118,28 @@ def test_uploaded_voice_display_strings() -> None:
     voice = UploadedVoice(name="x", created_at=stamp, file_size=1_234_567)
     assert voice.created_str == datetime.datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M")
     assert voice.size_str == "1.2 MB"
+
+
+def test_a_speaker_is_one_key_whichever_list_spelled_it() -> None:
+    # The checkpoint lists "vivian"; the catalog (model card) says "Vivian": one voice, one key, one name.
+    from omni_web.pipeline.plan import narrator_label
+
+    entry = get_entry("qwen3_tts_0_6b_customvoice")
+    from_catalog = {o.key: o for o in voice_menu(entry, None)}
+    from_server = {o.key: o for o in voice_menu(entry, VoiceCatalog(voices=("default", "vivian", "uncle_fu")))}
+    assert "speaker:Vivian" in from_catalog and set(from_server) == {"speaker:Vivian", "speaker:Uncle_Fu"}
+    assert from_server["speaker:Vivian"].name == "vivian"  # requests keep the server's spelling
+    assert from_server["speaker:Uncle_Fu"].label == "Uncle Fu"
+    # A key from before the server answered finds the server's voice, either spelling.
+    assert option_for_key(list(from_server.values()), "speaker:vivian").name == "vivian"
+    names = {narrator_label(entry, o.to_choice(paths=None)) for o in (from_catalog["speaker:Vivian"],
+                                                                      from_server["speaker:Vivian"])}
+    assert names == {"Qwen3-TTS 0.6B CustomVoice (Vivian)"}
+
+
+def test_a_cache_snapshot_path_names_its_catalog_model() -> None:
+    from omni_web.catalog import entry_for_repo
+
+    path = "/srv/hf/models--Qwen--Qwen3-TTS-12Hz-0.6B-CustomVoice/snapshots/0123abc"
+    assert entry_for_repo(path).key == "qwen3_tts_0_6b_customvoice"
+    assert entry_for_repo("/srv/models/my-own-tts") is None

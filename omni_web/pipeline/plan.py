@@ -20,7 +20,7 @@ from omni_web.pipeline.request import ConvertRequest
 from omni_web.render import RenderItem, chunk_key, file_sha256, shaping_fingerprint
 from omni_web.settings import Settings
 from omni_web.text import Pronouncer, SpokenForm, spoken_form
-from omni_web.voices.names import display_name
+from omni_web.voices.names import canonical_spelling, display_name
 
 __all__ = [
     "ChapterWork",
@@ -72,7 +72,8 @@ def narrator_label(entry: CatalogEntry, voice: VoiceChoice) -> str:
     elif voice.kind is VoiceKind.DEFAULT:
         detail = "default voice"
     else:
-        detail = display_name(voice.name)
+        # One voice, one book name, whichever list spelled it (the server's "vivian", the card's "Vivian").
+        detail = display_name(canonical_spelling(voice.name, entry.preset_voices))
     return f"{entry.label} ({detail})"
 
 

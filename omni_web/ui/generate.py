@@ -32,6 +32,7 @@ from omni_web.ui.firstrun import (
 )
 from omni_web.ui.labels import model_picker_choices
 from omni_web.ui.lexicon import build_lexicon_panel
+from omni_web.ui.menu_watch import serving_identity, wire_menu_watch
 from omni_web.ui.player import read_wav as _read_wav
 from omni_web.ui.server_voices import render_server_voices
 from omni_web.ui.submit_flow import SubmitRefs, build_request, wire_submit
@@ -83,16 +84,24 @@ class GenerateRefs:
     submit_events: tuple[Any, ...] = ()
     on_load: OnLoad | None = field(default=None)
     readalong: gr.Checkbox | None = None
+    server_seen: gr.State | None = None  # the server the menus were last rendered for (ui/menu_watch.py)
 
 
-def _model_info(ctx: UiContext, key: str, downloaded_keys: set[str] | None = None) -> str:
+def _model_info(ctx: UiContext, key: str, downloaded_keys: set[str] | None = None, *,
+                status: ServerStatus | None = None) -> str:
     entry = get_entry(key)
     if downloaded_keys is None:
         downloaded_keys = installed_keys(cache_dir=ctx.hf_cache_dir)
-    downloaded = key in downloaded_keys
-    # The same rule as the Server tab's Start and as Generate: only downloaded models run here.
-    state = "downloaded" if downloaded else "not downloaded: download it in the **Models** tab before " \
-        "generating (the server starts only downloaded models)"
+    status = status or ctx.services.server.status(max_age_s=2.0)
+    if status.remote and status.hosts(key):
+        # A remote server's model lives on its machine: nothing needs downloading here.
+        state = f"served by the remote server at `{status.endpoint}`"
+    elif key in downloaded_keys:
+        state = "downloaded"
+    else:
+        # The same rule as the Server tab's Start and as Generate: only downloaded models run here.
+        state = "not downloaded: download it in the **Models** tab before generating (the server starts " \
+            "only downloaded models)"
     notes = f" {entry.vram_note}" if entry.vram_note else ""
     cap = f" Requests carry at most {entry.max_words_per_request} words." if entry.max_words_per_request else ""
     return f"**{entry.label}** ({entry.repo_id}): {state}.{notes}{cap}"
@@ -185,9 +194,13 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
         key = _default_model(status, downloaded)
         picker = gr.update(choices=model_picker_choices(downloaded), value=key)
         first_run = render_first_run(readiness_for(ctx, status=status, downloaded=downloaded))
-        return (picker, _model_info(ctx, key, downloaded), ctx.settings.chunk_size_words,
+        return (picker, _model_info(ctx, key, downloaded, status=status), ctx.settings.chunk_size_words,
                 *render_voice_controls(ctx, key, status=status), *render_server_voices(ctx, key, status=status),
-                *first_run)
+                *first_run, serving_identity(status))
+
+    def follow_server(key: str, keep: str | None, status: ServerStatus) -> tuple[Any, ...]:
+        return (_model_info(ctx, key, status=status), *render_voice_controls(ctx, key, keep, status=status),
+                *render_server_voices(ctx, key, status=status))
 
     @guarded
     def upload(file: str | None, loaded: dict | None = None) -> tuple[Any, ...]:
@@ -214,7 +227,8 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
     events = wire_submit(ctx, SubmitRefs.of(refs), form)
     refs.first_run.timer.tick(guarded(lambda: render_first_run(readiness_for(ctx))), None, first_run_out,
                               show_progress="hidden", api_name="first_run_check")
-    on_load = OnLoad(load, [], [refs.model, refs.model_info, refs.chunk_words, v.voice, v.help, v.transcript,
-                                v.save_transcript, v.transcribe, v.instructions,
-                                v.server.info, v.server.listing, v.server.pick, *first_run_out])
-    return replace(refs, submit_events=events, on_load=on_load)
+    menus = [refs.model_info, v.voice, v.help, v.transcript, v.save_transcript, v.transcribe, v.instructions,
+             v.server.info, v.server.listing, v.server.pick]
+    seen = wire_menu_watch(ctx, model=refs.model, voice=v.voice, outputs=menus, render=follow_server)
+    on_load = OnLoad(load, [], [refs.model, refs.model_info, refs.chunk_words, *menus[1:], *first_run_out, seen])
+    return replace(refs, submit_events=events, on_load=on_load, server_seen=seen)

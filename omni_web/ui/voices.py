@@ -133,7 +133,11 @@ def render_voice_controls(
     """
     options = _options(ctx, model_key, status)
     keys = [option.key for option in options]
-    value = keep if keep in keys else (keys[0] if keys else None)
+    try:  # the same voice under the key this menu spells it (a server lists "vivian" for "Vivian")
+        value = option_for_key(options, keep).key if keep else None
+    except VoiceError:
+        value = None
+    value = value or (keys[0] if keys else None)
     menu = gr.update(choices=[(option.label, option.key) for option in options], value=value)
     if not options:
         menu = gr.update(choices=[], value=None)

@@ -10,12 +10,14 @@ characters. A name is therefore always a single plain file name: no path can be 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from omni_web.errors import VoiceError
 
 __all__ = [
     "MAX_NAME_LENGTH",
+    "canonical_spelling",
     "display_name",
     "RESERVED_NAMES",
     "name_from_path",
@@ -35,6 +37,17 @@ def display_name(name: str) -> str:
     Only for showing; requests keep the server's own spelling.
     """
     return " ".join(name.replace("_", " ").split()) or name
+
+
+def canonical_spelling(name: str, known: Sequence[str]) -> str:
+    """``name`` as ``known`` spells it when it is there ignoring case, else ``name`` itself.
+
+    The server names its built-in speakers in lower case (``vivian``) where the catalog follows
+    the model card (``Vivian``), and it compares them case-insensitively
+    (``sglang_omni/serve/speech_voices.py``): one voice, so one key and one book name.
+    """
+    folded = name.casefold()
+    return next((spelled for spelled in known if spelled.casefold() == folded), name)
 
 
 def sanitize_name(raw: str) -> str:

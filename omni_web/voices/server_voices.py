@@ -19,7 +19,7 @@ from omni_web.client import SpeechClient, UploadedVoice, VoiceCatalog, VoiceChoi
 from omni_web.errors import ServerNotRunning, VoiceError
 from omni_web.paths import DataPaths
 from omni_web.voices.library import Voice
-from omni_web.voices.names import display_name
+from omni_web.voices.names import canonical_spelling, display_name
 from omni_web.voices.reference import clone_choice, fit_reference, reference_cache_dir
 
 if TYPE_CHECKING:
@@ -37,6 +37,9 @@ __all__ = [
     "voice_menu",
 ]
 
+# Kinds whose names the server compares ignoring case (speakers, presets, uploaded voices).
+_CASELESS_KINDS = frozenset({VoiceKind.SPEAKER, VoiceKind.PRESET, VoiceKind.UPLOADED})
+
 
 @dataclass(frozen=True, slots=True)
 class VoiceOption:
@@ -44,18 +47,23 @@ class VoiceOption:
 
     ``key`` is unique within a menu (``"clone:narrator"``, ``"uploaded:narrator"``,
     ``"speaker:Vivian"``, ``"default"``, ``"design"``) and is what a dropdown stores; ``label`` is
-    what it shows. ``voice`` is the library voice behind a CLONE option.
+    what it shows. ``voice`` is the library voice behind a CLONE option. ``spelling`` is the
+    catalog's spelling of a speaker or preset the server lists in another case (``Vivian`` for the
+    server's ``vivian``): the key uses it, so the menu keeps one key per voice whichever list filled
+    it, while requests send ``name`` as the server lists it.
     """
 
     kind: VoiceKind
     name: str
     label: str
     voice: Voice | None = None
+    spelling: str = ""
 
     @property
     def key(self) -> str:
         """The menu value: kind, plus the name where there is one."""
-        return self.kind.value if not self.name else f"{self.kind.value}:{self.name}"
+        name = self.spelling or self.name
+        return self.kind.value if not name else f"{self.kind.value}:{name}"
 
     def to_choice(self, *, paths: DataPaths, instructions: str | None = None) -> VoiceChoice:
         """The client's :class:`VoiceChoice` for this option.
@@ -98,10 +106,10 @@ def voice_menu(
     if mode is VoiceMode.BUILTIN_SPEAKERS:
         listed = [name for name in (server_voices.voices if server_voices else ()) if name.casefold() != "default"]
         speakers = _default_first(listed or list(entry.preset_voices), entry.default_voice)
-        return [VoiceOption(VoiceKind.SPEAKER, name, display_name(name)) for name in speakers]
+        return [_named(VoiceKind.SPEAKER, name, entry) for name in speakers]
     if mode is VoiceMode.PRESET_VOICES:
         presets = _default_first(list(entry.preset_voices), entry.default_voice)
-        return [VoiceOption(VoiceKind.PRESET, name, display_name(name)) for name in presets]
+        return [_named(VoiceKind.PRESET, name, entry) for name in presets]
     if mode is VoiceMode.INSTRUCTIONS:
         return [VoiceOption(VoiceKind.DESIGN, "", "Voice design (describe the voice)")]
     options: list[VoiceOption] = []
@@ -116,15 +124,28 @@ def voice_menu(
     return options
 
 
+def _named(kind: VoiceKind, name: str, entry: CatalogEntry) -> VoiceOption:
+    spelled = canonical_spelling(name, entry.preset_voices)
+    return VoiceOption(kind, name, display_name(spelled), spelling=spelled if spelled != name else "")
+
+
 def _default_first(names: list[str], default: str) -> list[str]:
     wanted = default.casefold()
     return sorted(names, key=lambda name: name.casefold() != wanted)
 
 
 def option_for_key(options: Sequence[VoiceOption], key: str) -> VoiceOption:
-    """The option whose :attr:`VoiceOption.key` is ``key``; VoiceError listing the menu if none."""
+    """The option whose :attr:`VoiceOption.key` is ``key``; VoiceError listing the menu if none.
+
+    A server voice's name is matched ignoring case, as the server matches it, so a key from a menu
+    filled before the server answered (``speaker:Vivian``) still finds ``speaker:vivian``.
+    """
     for option in options:
         if option.key == key:
+            return option
+    folded = key.casefold()
+    for option in options:
+        if option.kind in _CASELESS_KINDS and option.key.casefold() == folded:
             return option
     shown = ", ".join(option.label for option in options) or "none"
     raise VoiceError(f"That voice is not in this model's voice menu any more; pick one of: {shown}.")
