@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from omni_web.assemble import AudiobookTags, AudioFormat, probe_chapters, probe_duration_ms  # noqa: E402
 from omni_web.assemble.join import EncodedChapter, join_m4b  # noqa: E402
 from omni_web.master import ChapterSpec, get_preset, master_chapter  # noqa: E402
-from omni_web.master.chapter import chapter_paths, chunks_stamp  # noqa: E402
+from omni_web.master.records import chapter_paths, chunks_stamp  # noqa: E402
 from omni_web.pipeline.mastering import ChapterFinisher, finish_book, master_options, measured_levels  # noqa: E402
 
 RATE = 24000

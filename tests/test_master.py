@@ -191,7 +191,7 @@ def test_a_chapter_on_target_in_pass_1_keeps_its_first_pass_aac_mp3_and_flac(tmp
 
 
 def test_acx_split_points_fall_in_pauses_and_keep_every_part_under_the_limit() -> None:
-    from omni_web.master.chapter import MasteredChapter
+    from omni_web.master.records import MasteredChapter
 
     starts = tuple(i * 10_000.0 for i in range(40))  # 40 chunks of 9.4 s + 0.6 s pause = 400 s
     spec = ChapterSpec(1, "Long", tuple(f"k{i}" for i in range(40)), (600,) * 39 + (0,), "001-long")

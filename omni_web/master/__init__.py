@@ -14,15 +14,15 @@ Depends on the assembly layer (ffmpeg runner, formats) only; the pipeline wires 
 """
 
 from omni_web.master.book import BookMaster
-from omni_web.master.chapter import (
+from omni_web.master.chapter import master_chapter
+from omni_web.master.levels import FileLevels, measure_file
+from omni_web.master.presets import DEFAULT_PRESET, PRESET_NAMES, PRESETS, LoudnessPreset, get_preset
+from omni_web.master.records import (
     ChapterSpec,
     MasteredChapter,
     MasteringAborted,
     MasterOptions,
-    master_chapter,
 )
-from omni_web.master.levels import FileLevels, measure_file
-from omni_web.master.presets import DEFAULT_PRESET, PRESET_NAMES, PRESETS, LoudnessPreset, get_preset
 from omni_web.master.report import LevelsReport, read_levels_report, summary_lines
 
 __all__ = [

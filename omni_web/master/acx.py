@@ -19,7 +19,6 @@ from omni_web.assemble.filenames import safe_filename
 from omni_web.assemble.metadata import clean_chapter_title
 from omni_web.assemble.records import AudiobookTags
 from omni_web.assemble.workspace import ensure_dir, publish, work_dir
-from omni_web.master.chapter import ChapterSpec, MasteredChapter
 from omni_web.master.presets import (
     ACX_MAX_FILE_S,
     ACX_MP3_KBPS,
@@ -27,6 +26,7 @@ from omni_web.master.presets import (
     ACX_SAMPLE_S,
     LoudnessPreset,
 )
+from omni_web.master.records import ChapterSpec, MasteredChapter
 
 __all__ = ["AcxFile", "closing_credits_text", "export_acx", "opening_credits_text", "probe_acx_rules"]
 

@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from omni_web.master.chapter import (
+from omni_web.master.chapter import master_chapter
+from omni_web.master.records import (
     ChapterSpec,
     MasteredChapter,
     MasteringAborted,
@@ -26,7 +27,6 @@ from omni_web.master.chapter import (
     chunks_stamp,
     has_record,
     load_mastered,
-    master_chapter,
 )
 
 __all__ = ["BookMaster", "ChapterState"]

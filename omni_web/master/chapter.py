@@ -24,13 +24,12 @@ and loudnorm in linear mode is a constant gain).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
 import wave
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -50,175 +49,19 @@ from omni_web.master.loudnorm import (
     parse_ebur128_loudness,
     parse_loudnorm_json,
 )
-from omni_web.master.presets import ACX_MP3_KBPS, ACX_SAMPLE_RATE_HZ, LoudnessPreset
+from omni_web.master.presets import ACX_MP3_KBPS, LoudnessPreset
 from omni_web.master.process import PcmSink, run_ffmpeg_logged
+from omni_web.master.records import (
+    ChapterSpec,
+    MasteredChapter,
+    MasterOptions,
+    chapter_paths,
+)
 from omni_web.master.roomtone import RoomTone
 
-__all__ = [
-    "AAC_FRAME_SAMPLES",
-    "ChapterSpec",
-    "MasterOptions",
-    "MasteredChapter",
-    "MasteringAborted",
-    "master_chapter",
-]
+__all__ = ["count_adts_frames", "master_chapter", "read_chunk"]
 
 log = logging.getLogger(__name__)
-
-_RECORD_VERSION = 1
-
-
-class MasteringAborted(Exception):
-    """The job stopped (cancel or a failed chunk) while a chapter waited for its chunks."""
-
-
-@dataclass(frozen=True, slots=True)
-class ChapterSpec:
-    """One file to master: its chunks (by cache key, in reading order) and the pause after each."""
-
-    number: int
-    title: str
-    keys: tuple[str, ...]
-    pauses_ms: tuple[int, ...]
-    stem: str  # e.g. "003-1a2b3c4d5e6f7a8b": names every file this chapter makes
-    in_book: bool = True  # credits are mastered like chapters but stay out of the m4b
-
-
-@dataclass(frozen=True, slots=True)
-class MasterOptions:
-    """How every chapter of one book is mastered and encoded (the same for all, so they join)."""
-
-    preset: LoudnessPreset
-    fmt: AudioFormat
-    aac_kbps: int = 64
-    mp3_kbps: int | None = None  # also an MP3 per chapter (at the chapter's rate; ACX: 192 at 44.1 kHz)
-    tail_ms: int = 1500
-    lossless: bool = False  # keep a mastered FLAC (ACX splits long chapters and cuts the sample from it)
-
-    @property
-    def head_ms(self) -> int:
-        """Room tone before the first word."""
-        return self.preset.head_ms
-
-    @property
-    def mp3_rate_hz(self) -> int:
-        """ACX wants 44.1 kHz; otherwise the chapter's own rate."""
-        return ACX_SAMPLE_RATE_HZ if self.preset.acx else self.fmt.sample_rate_hz
-
-    @property
-    def key(self) -> str:
-        """A short hash of everything that shapes the mastered files (part of their names)."""
-        shaping = {
-            "v": _RECORD_VERSION,
-            "preset": asdict(self.preset),
-            "rate": self.fmt.sample_rate_hz,
-            "channels": self.fmt.channels,
-            "aac": self.aac_kbps,
-            "mp3": self.mp3_kbps,
-            "tail": self.tail_ms,
-            "lossless": self.lossless,
-        }
-        return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:10]
-
-
-@dataclass(frozen=True, slots=True)
-class MasteredChapter:
-    """A chapter's final files and what mastering did to it (saved beside them as JSON)."""
-
-    number: int
-    title: str
-    in_book: bool
-    m4a: Path
-    adts: Path
-    mp3: Path | None
-    flac: Path | None
-    sample_rate_hz: int
-    channels: int
-    samples: int  # in the chapter file (head + chunks + pauses + tail, padded to whole AAC frames)
-    aac_frames: int  # in the ADTS twin, priming included
-    chunk_starts_ms: tuple[float, ...]  # each chunk's first sample in the chapter file
-    chunk_gains_db: tuple[float, ...]
-    measured: dict[str, float] = field(default_factory=dict)  # pass 1 (after the limiter)
-    gain_db: float = 0.0  # loudnorm's linear gain
-    limited_again: bool = False  # linear mode would have broken the peak limit: limited, re-measured
-    preset: str = "audiobook"
-    second_pass: bool = True  # False: pass 1 measured it on target, its first-pass AAC was kept
-    reference_db: float | None = None  # the level its chunks were leveled to
-    chunks_stamp: str = ""  # size and mtime of every chunk file it was made from (a replaced take shows)
-
-    @property
-    def duration_ms(self) -> float:
-        """Length of the chapter file."""
-        return self.samples * 1000 / self.sample_rate_hz
-
-    @property
-    def book_span_samples(self) -> int:
-        """What the chapter takes in the joined book: its frames, priming included."""
-        return self.aac_frames * AAC_FRAME_SAMPLES
-
-    def to_json(self) -> dict[str, object]:
-        """Plain JSON for the sidecar file and the job result."""
-        data = asdict(self)
-        for key in ("m4a", "adts", "mp3", "flac"):
-            data[key] = str(data[key]) if data[key] is not None else None
-        data["chunk_starts_ms"] = [round(v, 2) for v in self.chunk_starts_ms]
-        data["chunk_gains_db"] = [round(v, 2) for v in self.chunk_gains_db]
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, object]) -> MasteredChapter:
-        """Inverse of :meth:`to_json`."""
-        values = dict(data)
-        for key in ("m4a", "adts", "mp3", "flac"):
-            values[key] = Path(str(values[key])) if values.get(key) else None
-        values["chunk_starts_ms"] = tuple(float(v) for v in values["chunk_starts_ms"])  # type: ignore[union-attr]
-        values["chunk_gains_db"] = tuple(float(v) for v in values["chunk_gains_db"])  # type: ignore[union-attr]
-        return cls(**values)  # type: ignore[arg-type]
-
-
-def chapter_paths(folder: Path, spec: ChapterSpec, options: MasterOptions) -> dict[str, Path]:
-    """Where a chapter's mastered files live (named by its chunks and by the mastering options)."""
-    base = f"{spec.stem}.{options.key}"
-    return {
-        "record": folder / f"{base}.json",
-        "m4a": folder / f"{base}.m4a",
-        "adts": folder / f"{base}.aac",
-        "mp3": folder / f"{base}.mp3",
-        "flac": folder / f"{base}.flac",
-    }
-
-
-def chunks_stamp(paths: list[Path]) -> str:
-    """A short hash of the chunk files' sizes and modification times, in order."""
-    stamps = []
-    for path in paths:
-        stat = Path(path).stat()
-        stamps.append([stat.st_size, stat.st_mtime_ns])
-    return hashlib.sha256(json.dumps(stamps).encode()).hexdigest()[:16]
-
-
-def has_record(folder: Path, spec: ChapterSpec, options: MasterOptions) -> bool:
-    """True when an earlier run left this chapter's record (it may still be stale)."""
-    return chapter_paths(folder, spec, options)["record"].is_file()
-
-
-def load_mastered(
-    folder: Path, spec: ChapterSpec, options: MasterOptions, *, stamp: str | None = None
-) -> MasteredChapter | None:
-    """A chapter mastered by an earlier run (resume), or None when any of its files is missing or,
-    with ``stamp``, when a chunk file changed since (a take regenerated in place by QA review)."""
-    paths = chapter_paths(folder, spec, options)
-    try:
-        record = MasteredChapter.from_json(json.loads(paths["record"].read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    files = [record.m4a, record.adts, record.mp3, record.flac]
-    if not all(p.is_file() for p in files if p is not None):
-        return None
-    if stamp is not None and record.chunks_stamp != stamp:
-        return None
-    return record
-
 
 # --- reading chunks ---------------------------------------------------------------------------
 
@@ -457,15 +300,9 @@ def master_chapter(
         measured: dict[str, float] = {}
         gain_db, limited_again, second_pass = 0.0, False, preset.master
         if preset.master:
-            first = parse_ebur128_loudness(log_text)
-            if speculative is not None and _on_target(first, preset):
-                for name, path in speculative.items():
-                    path.replace(outs[name])
-                if options.lossless:
-                    leveled.replace(outs["flac"])
-                measured, second_pass = _measurement(first), False
-            else:
-                gain_db, limited_again, measured = _normalise(options, spec, leveled, outs, first, mp3)
+            measured, gain_db, limited_again, second_pass = _second_pass(
+                options, spec, parse_ebur128_loudness(log_text), leveled, outs, speculative
+            )
         frames = count_adts_frames(outs["adts"])
         record = MasteredChapter(
             number=spec.number, title=spec.title, in_book=spec.in_book,
@@ -476,13 +313,40 @@ def master_chapter(
             measured=measured, gain_db=round(gain_db, 2), limited_again=limited_again, preset=preset.name,
             second_pass=second_pass, reference_db=round(reference, 3), chunks_stamp=stamp() if stamp else "",
         )  # fmt: skip
-        for name in ("m4a", "adts", "mp3", "flac"):
-            if outs[name].is_file():
-                publish(outs[name], final[name])
-        tmp_record = outs["record"]
-        tmp_record.write_text(json.dumps(record.to_json(), ensure_ascii=False, indent=1), encoding="utf-8")
-        publish(tmp_record, final["record"])
+        _publish(record, outs, final)
     return record
+
+
+def _second_pass(
+    options: MasterOptions,
+    spec: ChapterSpec,
+    first: Loudness,
+    leveled: Path,
+    outs: dict[str, Path],
+    speculative: dict[str, Path] | None,
+) -> tuple[dict[str, float], float, bool, bool]:
+    """Keep pass 1's files when it measured on target, else run loudnorm's pass 2.
+
+    Returns the measurement, loudnorm's gain, whether it was limited again, and whether pass 2 ran.
+    """
+    if speculative is not None and _on_target(first, options.preset):
+        for name, path in speculative.items():
+            path.replace(outs[name])
+        if options.lossless:
+            leveled.replace(outs["flac"])
+        return _measurement(first), 0.0, False, False
+    gain_db, limited_again, measured = _normalise(options, spec, leveled, outs, first, options.mp3_kbps is not None)
+    return measured, gain_db, limited_again, True
+
+
+def _publish(record: MasteredChapter, outs: dict[str, Path], final: dict[str, Path]) -> None:
+    """Move the chapter's files from the scratch folder into place, the record last (it vouches for them)."""
+    for name in ("m4a", "adts", "mp3", "flac"):
+        if outs[name].is_file():
+            publish(outs[name], final[name])
+    scratch_record = outs["record"]
+    scratch_record.write_text(json.dumps(record.to_json(), ensure_ascii=False, indent=1), encoding="utf-8")
+    publish(scratch_record, final["record"])
 
 
 def _normalise(

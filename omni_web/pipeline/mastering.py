@@ -39,7 +39,9 @@ from omni_web.master.acx import (
     remove_stale,
 )
 from omni_web.master.book import BookMaster
-from omni_web.master.chapter import (
+from omni_web.master.levels import FileLevels, measure_file
+from omni_web.master.presets import ACX_MP3_KBPS, LoudnessPreset
+from omni_web.master.records import (
     ChapterSpec,
     MasteredChapter,
     MasterOptions,
@@ -47,8 +49,6 @@ from omni_web.master.chapter import (
     has_record,
     load_mastered,
 )
-from omni_web.master.levels import FileLevels, measure_file
-from omni_web.master.presets import ACX_MP3_KBPS, LoudnessPreset
 from omni_web.master.report import REPORT_SUFFIX, LevelsReport, judge, write_levels_report
 from omni_web.pipeline.plan import ConversionPlan
 from omni_web.render import RenderItem, chunk_key, shaping_fingerprint
