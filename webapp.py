@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     except OmniWebError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    from omni_web.api import mount_api
     from omni_web.services import AppServices  # heavy imports after the arguments are known
     from omni_web.ui import UiContext, build_app, launch_options
 
@@ -69,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     demo.queue(default_concurrency_limit=8)
     demo.launch(**launch_options(ctx, host=args.host, port=args.port, credentials=credentials),
                 prevent_thread_lock=True)
+    mount_api(demo.app, services)  # /api/v1, before Gradio's own routes; its tokens, not the UI login
     _print_banner(ui_urls(args.host, args.port), credentials)
     try:
         demo.block_thread()

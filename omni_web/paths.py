@@ -97,6 +97,16 @@ class DataPaths:
         """Web UI login, written owner-only."""
         return self.state_dir / "credentials.json"
 
+    @property
+    def api_tokens_file(self) -> Path:
+        """The API's tokens (hashed), owner-only."""
+        return self.state_dir / "api-tokens.json"
+
+    @property
+    def presets_file(self) -> Path:
+        """Job presets and the rules that pick them."""
+        return self.state_dir / "presets.json"
+
     def ensure(self) -> DataPaths:
         """Create the folders that must exist; return self for chaining."""
         for folder in (self.envs_dir, self.voices_dir, self.outputs_dir, self.state_dir, self.logs_dir,

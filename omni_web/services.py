@@ -17,14 +17,15 @@ from omni_web.backend.companions import ensure_companion_packages
 from omni_web.book import load_book
 from omni_web.catalog import CatalogEntry, get_entry
 from omni_web.client import VoiceChoice
-from omni_web.errors import BookNotFound, JobError, JobExists
+from omni_web.errors import BookNotFound, JobError, JobExists, PresetError
 from omni_web.jobs import Job, JobContext, JobStore, JobWorker, QueueControl
+from omni_web.jobs.presets import Preset, PresetBook
 from omni_web.paths import DataPaths
 from omni_web.pipeline.claims import OutputClaims
 from omni_web.pipeline.outputs import OutputRemoval, claim_output_name, job_outputs, plan_output_removal
 from omni_web.pipeline.plan import select_chapters
 from omni_web.pipeline.progress import ConvertProgress
-from omni_web.pipeline.request import ConvertRequest
+from omni_web.pipeline.request import ConvertRequest, voice_to_dict
 from omni_web.pipeline.serving import convert_on_endpoint, endpoint_for
 from omni_web.server import ServerManager
 from omni_web.settings import Settings, load_settings, save_settings
@@ -182,20 +183,42 @@ class AppServices:
         self.worker.wake()
         return job
 
-    def submit_book(self, book_path: Path, *, model_key: str | None = None, voice: VoiceChoice | None = None,
-                    preset: str | None = None, priority: int = 0, idempotency_key: str | None = None) -> Job:
-        """Queue one book with a model (and voice), as the CLI's ``queue add`` and the API ask.
+    @property
+    def presets(self) -> PresetBook:
+        """Saved presets and the rules that pick them."""
+        return PresetBook(self.paths.presets_file)
+
+    def submit_book(self, book_path: Path, *, preset: Preset | str | None = None, fallback: Preset | str | None = None,
+                    voice: VoiceChoice | None = None, model_key: str | None = None, priority: int = 0,
+                    idempotency_key: str | None = None) -> Job:
+        """Queue one book with the settings of a preset, as the CLI, the API, the inbox and multi-upload do.
+
+        The settings come from, first that applies: ``preset`` (a name or explicit settings),
+        ``model_key`` (with ``voice``), the first rule matching the book's metadata, ``fallback``
+        (e.g. the inbox's preset).
 
         Raises:
-            JobError: no model named.
+            PresetError: none of them gives settings, or a named preset does not exist.
             JobExists, UnknownModel, BookError: as :meth:`submit_conversion`.
         """
-        if preset:
-            raise JobError(f"There is no preset '{preset}' yet; queue the book with --model.")
-        if not model_key:
-            raise JobError("Name a model (a catalog key, see: python -m omni_web models list).")
-        request = ConvertRequest(book_path=Path(book_path), model_key=model_key, voice=voice or VoiceChoice.default())
+        if idempotency_key and (earlier := self.jobs.job_for_key(idempotency_key)) is not None:
+            return earlier
+        book = load_book(Path(book_path))  # a bad book is refused before anything is queued
+        chosen = self._named(preset) or self._named(fallback)
+        if preset is None and model_key:
+            chosen = Preset(name="", model_key=model_key, voice=voice_to_dict(voice or VoiceChoice.default()))
+        elif preset is None:
+            chosen = self.presets.pick(book.metadata) or chosen
+        if chosen is None:
+            raise PresetError(f"No settings for '{book.metadata.title or Path(book_path).name}': pick a preset or a "
+                              "model, or add a rule in Settings that matches this book.")
+        request = chosen.request_for(Path(book_path), book)
+        if voice is not None and preset is None:
+            request = dataclasses.replace(request, voice=voice)
         return self.submit_conversion(request, priority=priority, idempotency_key=idempotency_key)
+
+    def _named(self, preset: Preset | str | None) -> Preset | None:
+        return self.presets.get(preset) if isinstance(preset, str) and preset else (preset or None)
 
     def _text_fingerprint(self) -> str:
         """Changes whenever a pronunciation lexicon changes (what is spoken, not what is asked)."""

@@ -9,7 +9,8 @@ module that meets them, and chained with ``from exc``.
 
     OmniWebError
     ├── SettingsError
-    │   └── CastError               a cast file, cast voice or cast flag is unusable
+    │   ├── CastError               a cast file, cast voice or cast flag is unusable
+    │   └── PresetError             a job preset or preset rule is unusable
     ├── UnknownModel                (also KeyError)
     ├── ServerError
     │   ├── ServerStartError        the managed process died or never became healthy
@@ -121,6 +122,7 @@ from omni_web.errors.server import (
 )
 from omni_web.errors.settings import (
     CastError,
+    PresetError,
     SettingsError,
     UnknownModel,
 )
@@ -178,6 +180,7 @@ __all__ = [
     "ServerStartError",
     "ServerUnavailable",
     "ServerUnreachable",
+    "PresetError",
     "SettingsError",
     "SpeechError",
     "TaskBusy",

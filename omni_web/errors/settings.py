@@ -6,6 +6,7 @@ from omni_web.errors.base import OmniWebError
 
 __all__ = [
     "CastError",
+    "PresetError",
     "SettingsError",
     "UnknownModel",
 ]
@@ -13,6 +14,10 @@ __all__ = [
 
 class SettingsError(OmniWebError):
     """A setting has a value the app cannot use (raised when settings are loaded or changed)."""
+
+
+class PresetError(SettingsError):
+    """A job preset or a preset rule cannot be used (unknown name, bad field, a rule naming no preset)."""
 
 
 class CastError(SettingsError):

@@ -1,0 +1,224 @@
+"""``/api/v1``: the automation API, FastAPI routes over the same services as the web UI.
+
+Every route, the OpenAPI document included, needs ``Authorization: Bearer <token>`` with a token
+made in Settings (:mod:`omni_web.api.tokens`); the UI's login does not open it, and a token does
+not open the UI. Files are served only when a job reports them and they sit in its output folder.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import Depends, FastAPI, File, Form, Header, HTTPException, Request, Response, UploadFile
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.routing import Mount
+
+from omni_web.api.fetch import fetch_book
+from omni_web.api.models import FileOut, JobOut, MoveIn, PresetOut, PriorityIn, QueueOut, job_out
+from omni_web.api.tokens import TokenStore
+from omni_web.errors import BookError, JobExists, JobNotFound, OmniWebError
+from omni_web.jobs import Job
+from omni_web.jobs.intake import keep_book_bytes
+from omni_web.jobs.presets import Preset
+from omni_web.pipeline.outputs import job_outputs
+from omni_web.pipeline.request import ConvertRequest
+
+__all__ = ["API_PREFIX", "build_api", "mount_api", "token_store"]
+
+API_PREFIX = "/api/v1"
+_MAX_UPLOAD_BYTES = 200 * 1024 * 1024
+_bearer = HTTPBearer(auto_error=False, description="An API token made in Settings → API tokens")
+
+
+def token_store(paths) -> TokenStore:
+    """The data root's API tokens."""
+    return TokenStore(paths.api_tokens_file)
+
+
+def _refuse(status: int, message: str, **extra: Any) -> HTTPException:
+    return HTTPException(status_code=status, detail={"message": message, **extra})
+
+
+def build_api(services) -> FastAPI:  # noqa: C901 - one closure per route keeps the routes readable
+    """The API app over ``services`` (an :class:`~omni_web.services.AppServices`)."""
+    tokens = token_store(services.paths)
+
+    def require_token(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> None:
+        if credentials is None or tokens.verify(credentials.credentials) is None:
+            raise HTTPException(status_code=401, detail={"message": "An API token is required: send "
+                                "'Authorization: Bearer <token>' with a token made in Settings → API tokens."},
+                                headers={"WWW-Authenticate": "Bearer"})
+
+    api = FastAPI(title="omni-web API", version="1", openapi_url=None, docs_url=None, redoc_url=None,
+                  dependencies=[Depends(require_token)],
+                  servers=[{"url": API_PREFIX}],
+                  description="Queue books, follow their progress, download the audiobooks.")
+
+    @api.exception_handler(OmniWebError)
+    async def _omni_error(_request: Request, exc: OmniWebError) -> JSONResponse:
+        status = 404 if isinstance(exc, JobNotFound) else 422 if isinstance(exc, BookError) else 400
+        body: dict[str, Any] = {"message": str(exc)}
+        if isinstance(exc, JobExists):
+            status, body["job_id"] = 409, exc.job_id
+        return JSONResponse({"detail": body}, status_code=status)
+
+    @api.get("/openapi.json", include_in_schema=False)
+    def openapi() -> dict[str, Any]:
+        return api.openapi()
+
+    def out(job: Job) -> JobOut:
+        return job_out(job, position=services.jobs.queue_positions().get(job.id, 0), base=API_PREFIX)
+
+    @api.get("/jobs", response_model=list[JobOut], summary="List jobs, newest first")
+    def list_jobs(limit: int = 200) -> list[JobOut]:
+        places = services.jobs.queue_positions()
+        return [job_out(job, position=places.get(job.id, 0), base=API_PREFIX) for job in services.jobs.list(limit=limit)]
+
+    @api.post("/jobs", response_model=JobOut, status_code=201, summary="Queue a book (an upload or a link)",
+              responses={200: {"description": "A retried POST: the job its Idempotency-Key made"}})
+    async def create_job(
+        response: Response,
+        file: Annotated[UploadFile | None, File(description="the book (EPUB or another format the app reads)")] = None,
+        url: Annotated[str | None, Form(description="or: a link to the book, e.g. an OPDS acquisition link")] = None,
+        url_username: Annotated[str | None, Form()] = None,
+        url_password: Annotated[str | None, Form()] = None,
+        preset: Annotated[str | None, Form(description="a saved preset's name")] = None,
+        settings: Annotated[str | None, Form(description="or explicit settings: preset JSON, e.g. "
+                                             '{"model_key": "...", "voice": {"kind": "speaker", "name": "Vivian"}}')] = None,
+        priority: Annotated[int, Form()] = 0,
+        idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
+    ) -> JobOut:
+        if idempotency_key and (earlier := services.jobs.job_for_key(idempotency_key)) is not None:
+            response.status_code = 200
+            return out(earlier)
+        if (file is None) == (not url):
+            raise _refuse(400, "Send the book as 'file' (multipart upload) or as 'url', one of them.")
+        if file is not None:
+            data = await file.read(_MAX_UPLOAD_BYTES + 1)
+            if len(data) > _MAX_UPLOAD_BYTES:
+                raise _refuse(413, "The book is over 200 MB; the app refuses it.")
+            book_path = keep_book_bytes(services.paths, data, file.filename or "book.epub")
+        else:
+            book_path = fetch_book(services.paths, url, username=url_username, password=url_password)
+        chosen: Any = preset or None
+        if settings:
+            chosen = settings_preset(settings)
+        job = services.submit_book(book_path, preset=chosen, priority=priority, idempotency_key=idempotency_key)
+        return out(job)
+
+    @api.get("/jobs/{job_id}", response_model=JobOut, summary="One job with its progress")
+    def get_job(job_id: str) -> JobOut:
+        return out(services.jobs.get(job_id))
+
+    def files_of(job: Job) -> list[tuple[Path, str]]:
+        request = ConvertRequest.from_dict(job.params) if job.kind == "convert" else None
+        root = Path(request.output_dir) if request and request.output_dir else services.settings.output_path(services.paths)
+        root = root.resolve()
+        found = []
+        for path in job_outputs(job.result, job.progress):
+            full = Path(path).resolve()
+            if full.is_file() and full.is_relative_to(root):
+                found.append((full, full.relative_to(root).as_posix()))
+        return found
+
+    @api.get("/jobs/{job_id}/files", response_model=list[FileOut], summary="The files a job wrote")
+    def list_files(job_id: str) -> list[FileOut]:
+        job = services.jobs.get(job_id)
+        book = job.result.get("m4b")
+        return [FileOut(name=path.name, path=rel, size=path.stat().st_size, kind=_kind(path, book),
+                        url=f"{API_PREFIX}/jobs/{job_id}/files/{quote(rel)}") for path, rel in files_of(job)]
+
+    @api.get("/jobs/{job_id}/book", summary="Download the finished m4b", response_class=FileResponse)
+    def download_book(job_id: str) -> FileResponse:
+        job = services.jobs.get(job_id)
+        book = job.result.get("m4b")
+        for path, _ in files_of(job):
+            if book and path == Path(book).resolve():
+                return FileResponse(path, filename=path.name, media_type="audio/mp4")
+        raise _refuse(404, f"'{job.title}' has no m4b ({job.state.value}); its files are at "
+                           f"{API_PREFIX}/jobs/{job_id}/files.")
+
+    @api.get("/jobs/{job_id}/files/{rel:path}", summary="Download one of a job's files",
+             response_class=FileResponse)
+    def download(job_id: str, rel: str) -> FileResponse:
+        for path, name in files_of(services.jobs.get(job_id)):
+            if name == rel:
+                return FileResponse(path, filename=path.name)
+        raise _refuse(404, f"Job '{job_id}' has no file '{rel}'; list them at {API_PREFIX}/jobs/{job_id}/files.")
+
+    @api.post("/jobs/{job_id}/cancel", response_model=JobOut, summary="Cancel (a running job stops at its next chunk)")
+    def cancel(job_id: str) -> JobOut:
+        return out(services.jobs.request_cancel(job_id))
+
+    @api.post("/jobs/{job_id}/pause", response_model=JobOut, summary="Hold a queued job in its place")
+    def pause(job_id: str) -> JobOut:
+        return out(services.queue.pause_job(job_id))
+
+    @api.post("/jobs/{job_id}/resume", response_model=JobOut, summary="Release a paused job; requeue a failed or cancelled one")
+    def resume(job_id: str) -> JobOut:
+        job = services.queue.resume_job(job_id)
+        services.worker.wake()
+        return out(job)
+
+    @api.post("/jobs/{job_id}/move", response_model=JobOut, summary="Reorder: top, up, down or bottom")
+    def move(job_id: str, body: MoveIn) -> JobOut:
+        return out(services.queue.move(job_id, body.where))
+
+    @api.post("/jobs/{job_id}/priority", response_model=JobOut, summary="Set a queued job's priority")
+    def set_priority(job_id: str, body: PriorityIn) -> JobOut:
+        return out(services.queue.set_priority(job_id, body.priority))
+
+    def queue_out() -> QueueOut:
+        status = services.queue.status()
+        return QueueOut(paused=status.paused, samples_first=status.samples_first,
+                        queued=[job_out(j, position=i, base=API_PREFIX) for i, j in enumerate(status.queued, start=1)])
+
+    @api.get("/queue", response_model=QueueOut, summary="The queue in run order")
+    def get_queue() -> QueueOut:
+        return queue_out()
+
+    @api.post("/queue/pause", response_model=QueueOut, summary="Start no new job (a running one finishes)")
+    def pause_queue() -> QueueOut:
+        services.queue.pause()
+        return queue_out()
+
+    @api.post("/queue/resume", response_model=QueueOut, summary="Run the queue again")
+    def resume_queue() -> QueueOut:
+        services.queue.resume()
+        services.worker.wake()
+        return queue_out()
+
+    @api.get("/presets", response_model=list[PresetOut], summary="Saved presets")
+    def presets() -> list[PresetOut]:
+        return [PresetOut(name=p.name, settings=p.to_dict()) for p in services.presets.presets()]
+
+    return api
+
+
+def _kind(path: Path, book: str | None) -> str:
+    if book and path == Path(book).resolve():
+        return "book"
+    if path.name.endswith((".qa.json", ".levels.json")):
+        return "report"
+    return {".m4a": "chapter", ".mp3": "mp3", ".epub": "readalong", ".vtt": "subtitles", ".srt": "subtitles"}.get(
+        path.suffix.lower(), "other")
+
+
+def settings_preset(text: str) -> Preset:
+    """Explicit settings sent as JSON: an unnamed preset."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise _refuse(400, f"'settings' is not JSON ({exc}).") from exc
+    if not isinstance(data, dict):
+        raise _refuse(400, "'settings' must be a JSON object of preset fields.")
+    return Preset.from_dict({"name": "(explicit settings)", **data})
+
+
+def mount_api(app: FastAPI, services) -> None:
+    """Put ``/api/v1`` in front of Gradio's routes on its running FastAPI app."""
+    app.router.routes.insert(0, Mount(API_PREFIX, app=build_api(services)))

@@ -1,0 +1,91 @@
+"""The API's JSON shapes (pydantic models: they also write the OpenAPI document)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from omni_web.jobs import Job
+
+__all__ = ["FileOut", "JobOut", "MoveIn", "PresetOut", "PriorityIn", "ProgressOut", "QueueOut", "job_out"]
+
+
+class ProgressOut(BaseModel):
+    """Where a job is: its phase and chunk counts (``fraction`` 0..1, None before the count is known)."""
+
+    phase: str = ""
+    message: str = ""
+    chunks_done: int = 0
+    chunks_total: int = 0
+    fraction: float | None = None
+    eta_s: float | None = None
+
+
+class JobOut(BaseModel):
+    """One job as the queue holds it."""
+
+    id: str
+    title: str
+    state: Literal["queued", "running", "done", "failed", "cancelled"]
+    queue_position: int = Field(0, description="1-based place in line while queued, else 0")
+    priority: int = 0
+    paused: bool = False
+    sample_done: bool = False
+    error: str = ""
+    progress: ProgressOut
+    created_at: float
+    started_at: float | None = None
+    finished_at: float | None = None
+    files_url: str
+
+
+class FileOut(BaseModel):
+    """A file a job wrote; ``url`` downloads it."""
+
+    name: str
+    kind: Literal["book", "chapter", "mp3", "readalong", "subtitles", "report", "other"] = "other"
+    path: str = Field(description="relative to the output folder")
+    size: int
+    url: str
+
+
+class QueueOut(BaseModel):
+    """The queue-wide switches and the line in run order."""
+
+    paused: bool
+    samples_first: bool
+    queued: list[JobOut]
+
+
+class PresetOut(BaseModel):
+    """A saved preset (named job settings)."""
+
+    name: str
+    settings: dict[str, Any]
+
+
+class MoveIn(BaseModel):
+    """Where to move a queued job."""
+
+    where: Literal["top", "up", "down", "bottom"]
+
+
+class PriorityIn(BaseModel):
+    """A queued job's new priority (higher runs first)."""
+
+    priority: int
+
+
+def job_out(job: Job, *, position: int = 0, base: str = "/api/v1") -> JobOut:
+    """The API's view of a job."""
+    doc = job.progress
+    total = int(doc.get("chunks_total") or 0)
+    done = int(doc.get("chunks_done") or 0)
+    progress = ProgressOut(phase=str(doc.get("phase") or job.state.value), message=str(doc.get("message") or ""),
+                           chunks_done=done, chunks_total=total, fraction=min(1.0, done / total) if total else None,
+                           eta_s=doc.get("eta_s"))
+    return JobOut(id=job.id, title=job.title, state=job.state.value, queue_position=position, priority=job.priority,
+                  paused=job.paused, sample_done=job.sample_done, error=job.error, progress=progress,
+                  created_at=job.created_at, started_at=job.started_at, finished_at=job.finished_at,
+                  files_url=f"{base}/jobs/{job.id}/files")
