@@ -43,7 +43,7 @@ def _refuse(status: int, message: str, **extra: Any) -> HTTPException:
     return HTTPException(status_code=status, detail={"message": message, **extra})
 
 
-def build_api(services) -> FastAPI:  # noqa: C901 - one closure per route keeps the routes readable
+def build_api(services) -> FastAPI:
     """The API app over ``services`` (an :class:`~omni_web.services.AppServices`)."""
     tokens = token_store(services.paths)
 
@@ -73,6 +73,14 @@ def build_api(services) -> FastAPI:  # noqa: C901 - one closure per route keeps 
     def out(job: Job) -> JobOut:
         return job_out(job, position=services.jobs.queue_positions().get(job.id, 0), base=API_PREFIX)
 
+    _job_routes(api, services, out)
+    _file_routes(api, services)
+    _steer_routes(api, services, out)
+    return api
+
+
+def _job_routes(api: FastAPI, services, out) -> None:
+    """List, create and read jobs."""
     @api.get("/jobs", response_model=list[JobOut], summary="List jobs, newest first")
     def list_jobs(limit: int = 200) -> list[JobOut]:
         places = services.jobs.queue_positions()
@@ -114,6 +122,9 @@ def build_api(services) -> FastAPI:  # noqa: C901 - one closure per route keeps 
     def get_job(job_id: str) -> JobOut:
         return out(services.jobs.get(job_id))
 
+
+def _file_routes(api: FastAPI, services) -> None:
+    """A job's files: listed, and downloaded only when the job reports them under its output folder."""
     def files_of(job: Job) -> list[tuple[Path, str]]:
         request = ConvertRequest.from_dict(job.params) if job.kind == "convert" else None
         root = Path(request.output_dir) if request and request.output_dir else services.settings.output_path(services.paths)
@@ -150,6 +161,9 @@ def build_api(services) -> FastAPI:  # noqa: C901 - one closure per route keeps 
                 return FileResponse(path, filename=path.name)
         raise _refuse(404, f"Job '{job_id}' has no file '{rel}'; list them at {API_PREFIX}/jobs/{job_id}/files.")
 
+
+def _steer_routes(api: FastAPI, services, out) -> None:
+    """Cancel, pause, resume, reorder; the queue's own switches; presets."""
     @api.post("/jobs/{job_id}/cancel", response_model=JobOut, summary="Cancel (a running job stops at its next chunk)")
     def cancel(job_id: str) -> JobOut:
         return out(services.jobs.request_cancel(job_id))
@@ -196,7 +210,6 @@ def build_api(services) -> FastAPI:  # noqa: C901 - one closure per route keeps 
     def presets() -> list[PresetOut]:
         return [PresetOut(name=p.name, settings=p.to_dict()) for p in services.presets.presets()]
 
-    return api
 
 
 def _kind(path: Path, book: str | None) -> str:
