@@ -17,6 +17,8 @@ from omni_web.backend.companions import ensure_companion_packages
 from omni_web.book import load_book
 from omni_web.catalog import CatalogEntry, get_entry
 from omni_web.client import VoiceChoice
+from omni_web.deliver.abs_config import load_abs_config
+from omni_web.deliver.abs_delivery import deliver_after_job
 from omni_web.errors import BookNotFound, JobError, JobExists, PresetError
 from omni_web.jobs import Job, JobContext, JobStore, JobWorker, QueueControl
 from omni_web.jobs.presets import Preset, PresetBook
@@ -107,7 +109,11 @@ def make_convert_runner(paths: DataPaths, server: ServerManager):
                                              or entry.default_concurrency),
             cancelled=ctx.cancelled,
         )
-        return result.to_dict()
+        done = result.to_dict()
+        # A step after the book: a failed delivery is recorded for the job's Retry, never raised.
+        deliver_after_job(paths, load_abs_config(paths), job.id, done,
+                          output_root=Path(request.output_dir) if request.output_dir else settings.output_path(paths))
+        return done
 
     return run
 
@@ -176,7 +182,9 @@ class AppServices:
         title = book.metadata.title or request.book_path.stem
         if request.output_name is None:
             output_root = Path(request.output_dir) if request.output_dir else self.settings.output_path(self.paths)
-            name = claim_output_name(output_root, book, entry, request.voice, claimed=self._claimed_names())
+            request = dataclasses.replace(request, output_layout=self.settings.output_layout)
+            name = claim_output_name(output_root, book, entry, request.voice, layout=request.output_layout,
+                                     metadata=request.metadata, claimed=self._claimed_names())  # fmt: skip
             request = dataclasses.replace(request, output_name=name)
         params = {**request.to_dict(), TEXT_FINGERPRINT_KEY: self._text_fingerprint()}
         job = self.jobs.enqueue(CONVERT_JOB, params, title=title, priority=priority, idempotency_key=idempotency_key)

@@ -155,3 +155,9 @@ def test_unique_name_ignores_case() -> None:
     assert unique_name("01 - A.mp3", []) == "01 - A.mp3"
     assert unique_name("01 - A.mp3", ["01 - a.mp3"]) == "01 - A (2).mp3"
     assert unique_name("x", ["x", "x (2)"]) == "x (3)"
+
+
+def test_series_tags_are_the_itunes_atoms_ffmpeg_writes_and_audiobookshelf_reads() -> None:
+    pairs = dict(mp4_tags(AudiobookTags(title="T", series="The Water Cycle", series_part="2")))
+    assert (pairs["show"], pairs["episode_id"], pairs["grouping"]) == ("The Water Cycle", "2", "The Water Cycle #2")
+    assert not {"show", "episode_id", "grouping"} & set(dict(mp4_tags(AudiobookTags(title="T", series_part="2"))))

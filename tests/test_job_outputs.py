@@ -10,10 +10,11 @@ import pytest
 from omni_web.book import load_book
 from omni_web.catalog import get_entry
 from omni_web.client import VoiceChoice, VoiceKind
+from omni_web.deliver.layout import OutputLayout
 from omni_web.errors import JobError, JobExists
 from omni_web.jobs import JobState
 from omni_web.paths import DataPaths
-from omni_web.pipeline.outputs import JobOutputs, book_tags_for_paths, claim_output_name, plan_output_removal
+from omni_web.pipeline.outputs import claim_output_name, job_place, plan_output_removal
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.services import AppServices
 from tests.conftest import DATA_DIR
@@ -36,21 +37,23 @@ def services(data_paths: DataPaths) -> AppServices:
     return AppServices.create(data_paths)  # the worker is not started: jobs stay queued
 
 
-def test_names_carry_the_narrator_and_number_collisions(tmp_path: Path) -> None:
+@pytest.mark.parametrize("layout", list(OutputLayout))
+def test_names_carry_the_narrator_and_number_collisions(tmp_path: Path, layout: OutputLayout) -> None:
     book = load_book(BOOK)
     entry = get_entry(MODEL)
-    first = claim_output_name(tmp_path, book, entry, _voice("Vivian"))
-    assert first.endswith("Qwen3-TTS 0.6B CustomVoice (Vivian)")
-    other_voice = claim_output_name(tmp_path, book, entry, _voice("Ryan"), claimed={first})
-    assert other_voice != first and other_voice.endswith("(Ryan)")
+    first = claim_output_name(tmp_path, book, entry, _voice("Vivian"), layout=layout)
+    narrator = "{Vivian, Qwen3-TTS 0.6B CustomVoice}" if layout is OutputLayout.LIBRARY else "Qwen3-TTS 0.6B CustomVoice (Vivian)"
+    assert first == f"Hefty Water {narrator}" if layout is OutputLayout.LIBRARY else f"Hefty Water - {narrator}"
+    other_voice = claim_output_name(tmp_path, book, entry, _voice("Ryan"), layout=layout, claimed={first})
+    assert other_voice != first and "Ryan" in other_voice
     # Another job with the same narrator (e.g. other chapters): a numbered copy, never the same name.
-    second = claim_output_name(tmp_path, book, entry, _voice("Vivian"), claimed={first})
+    second = claim_output_name(tmp_path, book, entry, _voice("Vivian"), layout=layout, claimed={first})
     assert second == f"{first} (2)"
     # A file already on disk counts as taken even when no job claims it.
-    outputs = JobOutputs.for_name(tmp_path, book_tags_for_paths(book), first, mp3_only=False)
-    outputs.m4b.parent.mkdir(parents=True)
-    outputs.m4b.write_bytes(b"m4b")
-    assert claim_output_name(tmp_path, book, entry, _voice("Vivian")) == f"{first} (2)"
+    place = job_place(tmp_path, book, first, layout=layout)
+    place.m4b.parent.mkdir(parents=True)
+    place.m4b.write_bytes(b"m4b")
+    assert claim_output_name(tmp_path, book, entry, _voice("Vivian"), layout=layout) == f"{first} (2)"
 
 
 def test_submit_claims_distinct_names_and_refuses_a_twin(services: AppServices) -> None:
@@ -134,7 +137,7 @@ def test_two_mp3_only_jobs_of_one_book_keep_their_own_files_and_reports(data_pat
     server = fake_server("qwen3_tts_0_6b_customvoice", env=FAST)
     results = []
     for voice in ("Vivian", "Ryan"):
-        request = _request(voice, chapters=(2,), output_format="mp3",
+        request = _request(voice, chapters=(2,), output_format="mp3", output_layout="flat",
                            output_name=f"Hefty Water - Qwen3-TTS 0.6B CustomVoice ({voice})")  # fmt: skip
         with SpeechClient(server.base_url) as client:
             results.append(run_conversion(request, paths=data_paths, settings=Settings(qa_level="off"), client=client))

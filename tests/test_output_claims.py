@@ -23,8 +23,9 @@ ENTRY = get_entry("qwen3_tts_0_6b_customvoice")
 
 
 def _request(voice: str = "Vivian", **changes: object) -> ConvertRequest:
-    return dataclasses.replace(ConvertRequest(book_path=BOOK, model_key=ENTRY.key, voice=VoiceChoice.speaker(voice)),
-                               **changes)  # fmt: skip
+    # The flat layout: these names are the ones earlier versions claimed (tests/deliver has the library's).
+    request = ConvertRequest(book_path=BOOK, model_key=ENTRY.key, voice=VoiceChoice.speaker(voice), output_layout="flat")
+    return dataclasses.replace(request, **changes)
 
 
 def test_the_same_request_gets_its_name_back_and_other_requests_get_their_own(data_paths: DataPaths) -> None:
@@ -59,8 +60,10 @@ def test_an_unreadable_claims_file_costs_a_numbered_copy_never_a_file(data_paths
 def test_a_web_ui_job_never_takes_a_name_the_command_line_claimed(data_paths: DataPaths) -> None:
     from omni_web.services import AppServices
 
-    cli_name = OutputClaims(data_paths.output_claims_file).name_for(_request(), data_paths.outputs_dir,
-                                                                    load_book(BOOK), ENTRY)  # fmt: skip
+    # Both in the library layout, the default a web UI job takes from the settings.
+    cli_name = OutputClaims(data_paths.output_claims_file).name_for(_request(output_layout="library"),
+                                                                    data_paths.outputs_dir, load_book(BOOK), ENTRY)  # fmt: skip
+    assert cli_name == "Hefty Water {Vivian, Qwen3-TTS 0.6B CustomVoice}"
     services = AppServices.create(data_paths)  # not started: the job only waits in the queue
     job = services.submit_conversion(_request())
     assert job.params["output_name"] == f"{cli_name} (2)"

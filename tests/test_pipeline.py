@@ -88,7 +88,10 @@ def test_mp3_chapters_and_a_rerun_reuses_everything(data_paths: DataPaths, fake_
     assert all(r["voice"] == "casual_male" for r in requests)
     mp3s = sorted(result.mp3_dir.glob("*.mp3"))
     assert len(mp3s) == 2 and mp3s[0].name.startswith("01 - ")
-    assert result.mp3_dir.parts[-3:] == ("MP3", "T.S. Eliot", "The Waste Land")
+    # The library layout: the MP3 set in its own tree, the same relative path as the book's folder.
+    root = Settings().output_path(data_paths)
+    assert result.mp3_dir.relative_to(root / "mp3") == result.m4b.parent.relative_to(root)
+    assert result.mp3_dir.relative_to(root).parts == ("mp3", "T.S. Eliot", "The Waste Land {casual male, Voxtral TTS 4B}")
     again, _ = convert(data_paths, server, "wasteland.epub", **kwargs)
     assert len(log.read_text().splitlines()) == len(requests)  # not one request more
     assert again.chunks_cached == again.chunks_total and again.m4b == result.m4b

@@ -146,7 +146,13 @@ def mp4_tags(tags: AudiobookTags) -> list[tuple[str, str]]:
 
     title/album (©nam/©alb), artist/album_artist (©ART/aART), composer (©wrt, the narrator:
     Audiobookshelf reads it so), genre, date (©day), comment, description (desc) and synopsis
-    (ldes, Apple Books' long description). Empty values are left out.
+    (ldes, Apple Books' long description); the series as show (tvsh), its number as episode_id
+    (tven) and both as grouping (©grp, "Series #2"). Empty values are left out.
+
+    ffmpeg's MP4 muxer writes only iTunes atoms it knows (a ``series`` key would need
+    ``-movflags use_metadata_tags``, which drops the iTunes atoms players read); Audiobookshelf
+    reads the series from ``show`` and its number from ``episode_id`` as well
+    (audiobookshelf ``server/utils/prober.js``).
     """
     title = tags.title.strip()
     description = tags.description.strip()
@@ -161,8 +167,19 @@ def mp4_tags(tags: AudiobookTags) -> list[tuple[str, str]]:
         ("comment", tags.comment.strip()),
         ("description", description),
         ("synopsis", description),
+        ("show", tags.series.strip()),
+        ("episode_id", tags.series_part.strip() if tags.series.strip() else ""),
+        ("grouping", _grouping(tags)),
     ]
     return [(key, value) for key, value in pairs if value]
+
+
+def _grouping(tags: AudiobookTags) -> str:
+    """``"Series #2"`` (or just ``"Series"``), the form Audiobookshelf parses from grouping."""
+    series = tags.series.strip()
+    if not series:
+        return ""
+    return f"{series} #{tags.series_part.strip()}" if tags.series_part.strip() else series
 
 
 def build_ffmetadata(tags: AudiobookTags, marks: Sequence[ChapterMark]) -> str:

@@ -100,6 +100,13 @@ class AudiobookTags:
     language: str = ""
     publisher: str = ""
     comment: str = ""
+    # Library fields (Audiobookshelf reads them from the m4b): series name and position ("2",
+    # "2.5"), subtitle, ISBN and ASIN. Written by omni_web.assemble.metadata.mp4_tags.
+    series: str = ""
+    series_part: str = ""
+    subtitle: str = ""
+    isbn: str = ""
+    asin: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,7 @@ module that meets them, and chained with ``from exc``.
     ├── FfmpegError                 ffmpeg/ffprobe failed or is missing
     ├── DiskFullError               (also OSError)
     ├── OutputNotWritable           (also OSError) the output folder cannot be written
+    ├── DeliveryError               a library (Audiobookshelf) refused or could not be reached
     ├── ChunkFailed                 a chunk could not be rendered; names chapter, chunk, text
     │   └── PoisonChunk             it killed the server when rendered alone; the rest went on
     └── JobError
@@ -75,6 +76,7 @@ from omni_web.errors.base import (
 )
 from omni_web.errors.jobs import (
     ChunkFailed,
+    DeliveryError,
     JobCancelled,
     JobError,
     JobExists,
@@ -138,6 +140,7 @@ from omni_web.errors.speech import (
 )
 
 __all__ = [
+    "DeliveryError",
     "ReviewError",
     "BackendError",
     "BookError",

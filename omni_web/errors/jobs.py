@@ -6,6 +6,7 @@ from omni_web.errors.base import OmniWebError
 
 __all__ = [
     "ChunkFailed",
+    "DeliveryError",
     "JobCancelled",
     "JobError",
     "JobExists",
@@ -82,3 +83,15 @@ class TaskBusy(JobError):
 
 class ReviewError(OmniWebError):
     """A QA review action cannot be done: no QA report for the book or job, or no such chunk."""
+
+
+class DeliveryError(OmniWebError):
+    """Delivering a finished book to a library failed (Audiobookshelf refused, or is unreachable).
+
+    The book itself is done; the job shows this message with a Retry. ``status`` is the HTTP
+    status when the server answered.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status

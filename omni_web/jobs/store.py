@@ -421,6 +421,10 @@ class JobStore:
                 raise JobNotFound(job_id)
         return cursor.rowcount > 0
 
+    def replace_record(self, job_id: str, *, params: Mapping[str, Any], result: Mapping[str, Any]) -> None:
+        """Replace a job's request and result (its books were moved: omni_web/deliver/migrate.py)."""
+        self._update(job_id, params=json.dumps(dict(params)), result=json.dumps(dict(result)))
+
     def _update(self, job_id: str, **values: Any) -> None:
         values["updated_at"] = self._clock()
         assignments = ", ".join(f"{name} = ?" for name in values)

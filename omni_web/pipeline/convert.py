@@ -16,11 +16,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from omni_web.assemble import AudioFormat, ChapterAudio, safe_filename
+from omni_web.assemble import AudioFormat, ChapterAudio, probe_chapters, safe_filename
+from omni_web.assemble.metadata import ChapterMark, plan_chapter_marks
 from omni_web.book import Book, load_book
 from omni_web.cast import DIALOGUE, Cast
 from omni_web.catalog import CatalogEntry, get_entry
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice, VoiceKind, check_voice_choice
+from omni_web.deliver.folder import complete_book_folder
+from omni_web.deliver.layout import BookPlace, OutputLayout, book_place, default_name, narrator_parts
+from omni_web.deliver.metadata import effective_metadata
+from omni_web.deliver.sidecars import Narration
 from omni_web.errors import UnknownVoice, VoiceError
 from omni_web.master import MasteredChapter, get_preset
 from omni_web.paths import DataPaths
@@ -32,7 +37,6 @@ from omni_web.pipeline.mastering import (
     finish_book,
     master_options,
 )
-from omni_web.pipeline.outputs import JobOutputs
 from omni_web.pipeline.plan import ConversionPlan, plan_conversion
 from omni_web.pipeline.progress import ChapterProgress, ConvertProgress, PhaseProgress, PhaseState
 from omni_web.pipeline.quality import JobQa, apply_text_edits, load_text_edits, progress_fields
@@ -390,14 +394,18 @@ def run_conversion(
             qa.close()
         tracker.phase("mastering", "Mastering and encoding the last chapters")
         # A job's own file names (claimed when it was queued) keep two jobs of one book apart.
-        name = request.output_name or safe_filename(plan.tags.title, fallback="audiobook")
-        outputs = JobOutputs.for_name(out_root, plan.tags, name, mp3_only=output_format == "mp3")
+        layout = OutputLayout(request.output_layout)
+        name = request.output_name or (default_name(plan.tags, plan.entry, plan.voice, layout)
+                                       if layout is OutputLayout.LIBRARY
+                                       else safe_filename(plan.tags.title, fallback="audiobook"))  # fmt: skip
+        place = book_place(out_root, plan.tags, name, layout=layout, mp3_only=output_format == "mp3")
         files = finish_book(
             finisher,
             out_root=out_root,
-            folder=outputs.folder,
-            m4b_path=outputs.m4b,
-            mp3_folder=outputs.mp3_dir,
+            folder=place.folder,
+            m4b_path=place.m4b,
+            mp3_folder=place.mp3_dir,
+            acx_folder=place.acx_dir,
             tags=plan.tags,
             cover=cover,
             output_format=output_format,
@@ -408,14 +416,29 @@ def run_conversion(
         epub = None
         if readalong is not None:
             epub = readalong.finish(list(files.chapters), folder=files.folder, mp3_dir=files.mp3_dir,
-                                    settings=settings, phase=tracker.phase)  # fmt: skip
+                                    settings=settings, phase=tracker.phase, stem=place.stem)  # fmt: skip
     finally:
         finisher.close()
         if readalong is not None:
             readalong.close()
+    _complete_folder(place, plan, request, files, cover, settings)
     result = replace(_result(files, summary.progress, tracker), readalong_epub=epub)
-    report = qa.write_report(result.output_dir, plan, replace(request, output_name=name), parts_dir, paths)
+    report = qa.write_report(result.output_dir, plan, replace(request, output_name=place.stem), parts_dir, paths)
     return replace(result, qa_report=report)
+
+
+def _complete_folder(place: BookPlace, plan: ConversionPlan, request: ConvertRequest, files: BookFiles,
+                     cover: Path | None, settings: Settings) -> None:  # fmt: skip
+    """The sidecars and cover a library reads beside the audio (library layout only)."""
+    if files.m4b is not None:
+        marks = [ChapterMark(m.title, m.start_ms, m.end_ms) for m in probe_chapters(files.m4b)]
+    else:
+        marks = list(plan_chapter_marks([(c.index, c.title, c.duration_ms * 1000) for c in files.chapters],
+                                        pause_between_ms=settings.pause_between_chapters_ms))  # fmt: skip
+    voice, model = narrator_parts(plan.entry, plan.voice)
+    meta = effective_metadata(plan.book.metadata, request.metadata)
+    meta = replace(meta, title=plan.tags.title)
+    complete_book_folder(place, meta, Narration(plan.tags.narrator, voice, model), marks, cover=cover)
 
 
 def _chapter_audio(record: MasteredChapter) -> ChapterAudio:

@@ -300,11 +300,12 @@ def finish_book(
     folder: Path | None = None,
     m4b_path: Path | None = None,
     mp3_folder: Path | None = None,
+    acx_folder: Path | None = None,
     step: Callable[[str, float], None] | None = None,
 ) -> BookFiles:
     """Join the m4b, export MP3 / ACX files and write the levels report from mastered chapters.
 
-    ``folder``, ``m4b_path`` and ``mp3_folder`` are the job's own output names (default: the
+    ``folder``, ``m4b_path``, ``mp3_folder`` and ``acx_folder`` are the job's own output names (default: the
     title's); ``step`` reports the "book" and "mp3" phases done.
     """
     records = finisher.records()
@@ -348,7 +349,8 @@ def finish_book(
     if preset.acx:
         phase("joining", "Writing the ACX files")
         own = m4b_path.stem if m4b_path is not None else (mp3_folder.name if mp3_folder is not None else "")
-        acx_dir = folder / (f"{own} - ACX" if own else "ACX")  # each job of the book its own ACX set
+        # Each job of the book its own ACX set; the layout names it (omni_web/deliver/layout.py).
+        acx_dir = acx_folder or folder / (f"{own} - ACX" if own else "ACX")
         spec_by_number = {s.number: s for s in finisher.specs}
         files = export_acx(
             [(spec_by_number[r.number], r) for r in book],

@@ -1,10 +1,10 @@
-"""Where a conversion job's files go, and removing them again.
+"""A conversion job's files: claiming their name, listing them, and removing them again.
 
-Every job gets its own file names, claimed when it is queued, so a second job for the same book
-(another voice, to compare) never writes over the first one's m4b or MP3s: the name carries the
-narrator (model and voice), and a job that would still collide gets a numbered copy,
-``Title - Qwen3-TTS 0.6B CustomVoice (Vivian) (2).m4b``. The claimed name travels in the job's
-request, so a resume or a re-run writes to the same place.
+Where the files go and what they are called is decided in :mod:`omni_web.deliver.layout`; this
+module adds what a job needs around it. Every job gets its own name, claimed when it is queued, so
+a second job for the same book (another voice, to compare) never writes over the first one's m4b
+or MP3s; the claimed name (and the layout it was claimed under) travels in the job's request, so a
+resume or a re-run writes to the same place.
 
 Removal is planned first (:func:`plan_output_removal` lists the files and their size for the
 confirm), then executed; only files inside the output folder are ever listed.
@@ -19,56 +19,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from omni_web.assemble import AudiobookTags, book_folder, safe_filename
-from omni_web.assemble.filenames import unique_name
 from omni_web.book import Book
 from omni_web.catalog import CatalogEntry
 from omni_web.client import VoiceChoice
-from omni_web.pipeline.plan import narrator_label
+from omni_web.deliver.layout import BookPlace, OutputLayout, book_place, claim_name
+from omni_web.deliver.metadata import tags_for_paths
 
 __all__ = [
-    "JobOutputs",
     "OutputRemoval",
-    "book_tags_for_paths",
     "claim_output_name",
     "job_outputs",
+    "job_place",
     "plan_output_removal",
 ]
 
 log = logging.getLogger(__name__)
-
-# Room for " (12)", ".m4b" and the MP3s' "NN - chapter.mp3" one level down.
-_NAME_MAX_BYTES = 150
-
-
-@dataclass(frozen=True, slots=True)
-class JobOutputs:
-    """The files one job writes: the m4b and the MP3 folder (either may be unused)."""
-
-    folder: Path  # <output>/<Author>/<Title>
-    name: str  # the file stem this job claimed
-    m4b: Path
-    mp3_dir: Path
-
-    @classmethod
-    def for_name(cls, output_root: Path, tags: AudiobookTags, name: str, *, mp3_only: bool) -> JobOutputs:
-        """The paths for a claimed ``name`` (``mp3_only``: the book format is MP3, not m4b + MP3)."""
-        folder = book_folder(output_root, tags)
-        mp3_root = output_root if mp3_only else Path(output_root) / "MP3"
-        return cls(folder=folder, name=name, m4b=folder / f"{name}.m4b",
-                   mp3_dir=book_folder(mp3_root, tags).parent / name)
-
-
-def book_tags_for_paths(book: Book) -> AudiobookTags:
-    """The two tags that name a book's folder (title and author), as the plan sets them."""
-    meta = book.metadata
-    return AudiobookTags(title=meta.title or Path(book.source_path).stem, author=meta.authors_str)
-
-
-def _default_stem(tags: AudiobookTags, entry: CatalogEntry, voice: VoiceChoice) -> str:
-    title = safe_filename(tags.title, fallback="audiobook", max_bytes=80)
-    narrator = safe_filename(narrator_label(entry, voice), fallback=entry.key, max_bytes=_NAME_MAX_BYTES - 85)
-    return f"{title} - {narrator}"
 
 
 def claim_output_name(
@@ -77,24 +42,22 @@ def claim_output_name(
     entry: CatalogEntry,
     voice: VoiceChoice,
     *,
+    layout: str = OutputLayout.LIBRARY,
+    metadata: Iterable[tuple[str, str]] = (),
     claimed: Iterable[str] = (),
 ) -> str:
-    """A file stem for a new job that no file on disk and no other job (``claimed``) uses.
+    """A name for a new job of ``book`` that no file on disk and no other job (``claimed``) uses.
 
-    ``claimed`` holds the stems other jobs of this book folder already hold (case is ignored,
-    as on the file systems that ignore it).
+    ``metadata`` are the user's corrections (a corrected title or series places the book).
     """
-    tags = book_tags_for_paths(book)
-    folder = book_folder(output_root, tags)
-    taken = set(claimed)
-    if folder.is_dir():
-        taken |= {path.stem for path in folder.glob("*.m4b")}
-    mp3_parent = book_folder(Path(output_root) / "MP3", tags).parent
-    for parent in (mp3_parent, folder.parent):
-        if parent.is_dir():
-            taken |= {path.name for path in parent.iterdir() if path.is_dir()}
-    # Compared with an extension: narrator names hold dots ("0.6B") that are not one.
-    return unique_name(_default_stem(tags, entry, voice) + ".m4b", {name + ".m4b" for name in taken})[:-4]
+    return claim_name(output_root, tags_for_paths(book, metadata), entry, voice,
+                      layout=OutputLayout(layout), claimed=claimed)  # fmt: skip
+
+
+def job_place(output_root: Path, book: Book, name: str, *, layout: str, metadata: Iterable[tuple[str, str]] = (),
+              mp3_only: bool = False) -> BookPlace:  # fmt: skip
+    """Every path of the job that claimed ``name`` (see :func:`omni_web.deliver.layout.book_place`)."""
+    return book_place(output_root, tags_for_paths(book, metadata), name, layout=OutputLayout(layout), mp3_only=mp3_only)
 
 
 def job_outputs(result: Mapping[str, Any], progress: Mapping[str, Any]) -> list[Path]:

@@ -14,13 +14,14 @@ from omni_web.assemble import AudiobookTags, safe_filename
 from omni_web.book import Book, Chapter, Chunk, PauseKind, chunk_chapter, effective_chunk_limits
 from omni_web.cast import Cast, QuoteStyle, book_quote_style, voiced_chapter
 from omni_web.catalog import CatalogEntry
-from omni_web.client import VoiceChoice, VoiceKind
+from omni_web.client import VoiceChoice
+from omni_web.deliver.layout import narrator_label
+from omni_web.deliver.metadata import audiobook_tags
 from omni_web.errors import BookError, ChapterSelectionError
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.render import RenderItem, chunk_key, file_sha256, shaping_fingerprint
 from omni_web.settings import Settings
 from omni_web.text import Pronouncer, SpokenForm, spoken_form
-from omni_web.voices.names import canonical_spelling, display_name
 
 __all__ = [
     "ChapterWork",
@@ -61,20 +62,6 @@ def pause_ms(kind: PauseKind, settings: Settings) -> int:
         PauseKind.SCENE_BREAK: max(settings.pause_after_heading_ms, settings.pause_after_paragraph_ms),
         PauseKind.CHAPTER_END: 0,
     }[kind]
-
-
-def narrator_label(entry: CatalogEntry, voice: VoiceChoice) -> str:
-    """The narrator tag: model and voice, e.g. "Qwen3-TTS 0.6B CustomVoice (Vivian)"."""
-    if voice.kind is VoiceKind.CLONE and voice.reference is not None:
-        detail = f"voice clone of {voice.reference.stem}"
-    elif voice.kind is VoiceKind.DESIGN:
-        detail = "designed voice"
-    elif voice.kind is VoiceKind.DEFAULT:
-        detail = "default voice"
-    else:
-        # One voice, one book name, whichever list spelled it (the server's "vivian", the card's "Vivian").
-        detail = display_name(canonical_spelling(voice.name, entry.preset_voices))
-    return f"{entry.label} ({detail})"
 
 
 def select_chapters(book: Book, numbers: tuple[int, ...] | None) -> tuple[Chapter, ...]:
@@ -236,17 +223,9 @@ def plan_conversion(
         pauses = tuple(pause_ms(chunk.pause_after, settings) for chunk in chunks)
         name = chapter_file_name(chapter.number, [i.key for i in items], pauses)
         chapters.append(ChapterWork(chapter, chunks, items, pauses, name))
-    meta = book.metadata
-    tags = AudiobookTags(
-        title=meta.title or Path(book.source_path).stem,
-        author=meta.authors_str,
-        narrator=narrator_label(entry, request.voice) + _cast_note(cast, request.voice),
-        year=meta.year,
-        description=meta.description,
-        language=meta.language,
-        publisher=meta.publisher,
-        comment=f"Narrated by {entry.label} through SGLang-Omni, made with omni-web.",
-    )
+    tags = audiobook_tags(book, request.metadata,
+                          narrator=narrator_label(entry, request.voice) + _cast_note(cast, request.voice),
+                          comment=f"Narrated by {entry.label} through SGLang-Omni, made with omni-web.")  # fmt: skip
     book_id = shaping_fingerprint({"book": file_sha256(Path(book.source_path)), "voice": fingerprint})[:12]
     folder = f"{safe_filename(tags.title, fallback='book', max_bytes=60)}-{book_id}"
     return ConversionPlan(

@@ -91,14 +91,18 @@ class ConversionReadalong:
         mp3_dir: Path | None,
         settings: Settings,
         phase: Callable[[str, str], None],
+        stem: str | None = None,
     ) -> Path | None:
-        """Write subtitles (next to the m4b, and the MP3s) and the read-along EPUB; returns the EPUB."""
+        """Write subtitles (next to the m4b, and the MP3s) and the read-along EPUB; returns the EPUB.
+
+        ``stem`` names the book's files in ``folder`` (the layout's; default: the job's name).
+        """
         phase("read-along", "Aligning sentences to the audio and writing the read-along EPUB")
         plan = self._plan
         stems = {c.index: Path(name).stem for c, name in zip(chapters, mp3_file_names(chapters), strict=True)}
         # Beside the m4b the subtitles carry the job's name, so two jobs of one book (two voices)
         # keep their own; in the job's own MP3 folder they match the MP3s' names.
-        name = getattr(self._request, "output_name", None)
+        name = stem or getattr(self._request, "output_name", None)
         beside_book = {number: f"{name} - {stem}" for number, stem in stems.items()} if name else stems
         # A book that came as PDF, text, DOCX... gets its overlays on an EPUB written from its Book.
         with readalong_source(plan.book, folder) as book_path:

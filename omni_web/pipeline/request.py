@@ -112,6 +112,12 @@ class ConvertRequest:
     # The file stem this job claimed for its m4b / MP3 folder (pipeline.outputs); None: the title.
     output_name: str | None = None
     loudness: str | None = None  # a mastering preset (omni_web.master.PRESET_NAMES); None = the setting
+    # How ``output_name`` turns into paths (omni_web.deliver.layout.OutputLayout), fixed when the
+    # name is claimed; a job stored before layouts existed reads back as "flat", where its files are.
+    output_layout: str = "library"
+    # The user's corrections to the book's metadata before rendering, as (field, value) pairs of
+    # omni_web.deliver.metadata.EDITABLE_FIELDS ("title", "series", ...); empty: the book's own.
+    metadata: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON for the job store."""
@@ -135,12 +141,14 @@ class ConvertRequest:
             "readalong": self.readalong,
             "output_name": self.output_name,
             "loudness": self.loudness,
+            "output_layout": self.output_layout,
+            "metadata": [list(pair) for pair in self.metadata],
         }
 
     def same_work_as(self, other: ConvertRequest) -> bool:
         """True when both ask for the same audio (where the files go does not count)."""
         mine, theirs = self.to_dict(), other.to_dict()
-        for name in ("output_name",):
+        for name in ("output_name", "output_layout"):
             mine.pop(name)
             theirs.pop(name)
         return mine == theirs
@@ -170,4 +178,6 @@ class ConvertRequest:
             readalong=bool(data.get("readalong", False)),
             output_name=data.get("output_name"),
             loudness=data.get("loudness"),
+            output_layout=str(data.get("output_layout") or "flat"),
+            metadata=tuple((str(k), str(v)) for k, v in data.get("metadata") or ()),
         )

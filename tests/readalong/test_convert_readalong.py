@@ -25,8 +25,9 @@ def test_convert_readalong_writes_a_valid_overlay_epub_and_subtitles(managed_hom
                           cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     epub = Path(done.stdout.split("Read-along EPUB: ")[1].split(" (subtitles")[0])
-    # Named like the run's m4b, so another voice's read-along of the book keeps its own EPUB.
-    assert epub.name == "Alice's Adventures in Wonderland - Qwen3-TTS 0.6B CustomVoice (Vivian).readalong.epub"
+    # Named like the run's m4b, in the version's own folder: another voice's read-along keeps its own.
+    assert epub.name == "Alice's Adventures in Wonderland.readalong.epub"
+    assert epub.parent.name == "Alice's Adventures in Wonderland {Vivian, Qwen3-TTS 0.6B CustomVoice}"
     assert epubcheck_errors(epub) == []
     overlays = check_overlays(epub, tmp_path)
     assert len(overlays) == 2 and all(len(rows) > 20 for rows in overlays.values())

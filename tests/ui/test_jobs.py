@@ -205,9 +205,10 @@ def test_two_voices_keep_two_books_and_a_twin_opens_the_first(ui_app):
     first, second = (_wait_finished(ui_app, job_id) for job_id in ids)
     assert first.state is second.state is JobState.DONE, (first.error, second.error)
     books = [Path(job.result["m4b"]) for job in (first, second)]
-    assert books[0] != books[1] and books[0].parent == books[1].parent
+    # The library layout: each narrator version in its own folder of the book's author.
+    assert books[0] != books[1] and books[0].parent.parent == books[1].parent.parent
     assert all(book.is_file() for book in books)
-    assert "Vivian" in books[0].name and "Ryan" in books[1].name
+    assert "Vivian" in books[0].parent.name and "Ryan" in books[1].parent.name
     narrators = [_ffprobe(book)["format"]["tags"].get("composer", "") for book in books]
     assert "Vivian" in narrators[0] and "Ryan" in narrators[1]
     # The Jobs tab shows where each job's file is.
