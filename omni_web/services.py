@@ -21,6 +21,8 @@ from omni_web.deliver.abs_config import load_abs_config
 from omni_web.deliver.abs_delivery import deliver_after_job
 from omni_web.errors import BookNotFound, JobError, JobExists, PresetError
 from omni_web.jobs import Job, JobContext, JobStore, JobWorker, QueueControl
+from omni_web.jobs.inbox import InboxWatcher
+from omni_web.jobs.intake import keep_book
 from omni_web.jobs.presets import Preset, PresetBook
 from omni_web.paths import DataPaths
 from omni_web.pipeline.claims import OutputClaims
@@ -126,6 +128,7 @@ class AppServices:
     jobs: JobStore
     server: ServerManager
     worker: JobWorker
+    inbox: InboxWatcher | None = None
 
     @property
     def queue(self) -> QueueControl:
@@ -139,7 +142,9 @@ class AppServices:
         server = build_server_manager(paths, load_settings(paths))
         jobs = JobStore(paths.jobs_db)
         worker = JobWorker(jobs, {CONVERT_JOB: make_convert_runner(paths, server)}, overlap=same_server_work)
-        return cls(paths=paths, jobs=jobs, server=server, worker=worker)
+        services = cls(paths=paths, jobs=jobs, server=server, worker=worker)
+        services.inbox = InboxWatcher(lambda: load_settings(paths).inbox_path(paths), services.take_from_inbox)
+        return services
 
     @property
     def settings(self) -> Settings:
@@ -153,12 +158,21 @@ class AppServices:
         return settings
 
     def start(self) -> list[str]:
-        """Start the job worker; returns the ids of interrupted jobs it resumes."""
+        """Start the job worker and the inbox; returns the ids of interrupted jobs the worker resumes."""
+        if self.inbox is not None:
+            self.inbox.start()
         return self.worker.start()
 
     def stop(self) -> None:
-        """Stop the worker; a running job stays resumable. The server is left as it is."""
+        """Stop the inbox and the worker; a running job stays resumable. The server is left as it is."""
+        if self.inbox is not None:
+            self.inbox.stop()
         self.worker.stop()
+
+    def take_from_inbox(self, path: Path) -> str:
+        """Queue a settled inbox file (a copy in the data root) with the rules or the inbox's preset."""
+        kept = keep_book(self.paths, path)
+        return self.submit_book(kept, fallback=self.settings.inbox_preset.strip() or None).id
 
     def submit_conversion(self, request: ConvertRequest, *, allow_twin: bool = False, priority: int = 0,
                           idempotency_key: str | None = None) -> Job:

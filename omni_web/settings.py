@@ -67,6 +67,13 @@ class Settings:
     qa_model: str = "tiny.en"
     qa_takes: int = 3
     qa_device: str = "cpu"
+    # Automation: the watched inbox ("" = <data root>/inbox, "off" = not watched) and the preset its
+    # books get when no rule picks one (omni_web/jobs/inbox.py); where a finished, failed or flagged
+    # job is announced: webhook URLs and Apprise URLs, separated by spaces, commas or new lines.
+    inbox_dir: str = ""
+    inbox_preset: str = ""
+    webhook_urls: str = ""
+    apprise_urls: str = ""
     # Web UI.
     web_host: str = "0.0.0.0"
     web_port: int = 7860
@@ -122,6 +129,12 @@ class Settings:
         """The remote worker URLs, in order, without duplicates or trailing slashes."""
         urls = (part.strip().rstrip("/") for part in self.worker_urls.replace(",", " ").split())
         return tuple(dict.fromkeys(url for url in urls if url))
+
+    def inbox_path(self, paths: DataPaths) -> Path | None:
+        """The watched inbox folder, or None when it is switched off."""
+        if self.inbox_dir.strip().lower() == "off":
+            return None
+        return Path(self.inbox_dir).expanduser() if self.inbox_dir.strip() else paths.root / "inbox"
 
     def output_path(self, paths: DataPaths) -> Path:
         """Where finished books go."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from omni_web.book import Book, BookMetadata
-from omni_web.errors import PresetError
+from omni_web.errors import ChapterSelectionError, PresetError
 from omni_web.files import write_atomic
 from omni_web.pipeline.request import (
     ConvertRequest,
@@ -61,7 +61,10 @@ class Preset:
         if not str(data.get("name", "")).strip() or not data.get("model_key"):
             raise PresetError("A preset needs a name and a model_key (a catalog key, see: python -m omni_web models list).")
         preset = cls(**{**data, "name": str(data["name"]).strip()})
-        preset.chapter_numbers(None)  # a bad selection is refused when saved, not when a book arrives
+        try:
+            preset.chapter_numbers(None)  # a bad selection is refused when saved, not when a book arrives
+        except ChapterSelectionError as exc:
+            raise PresetError(f"Preset '{preset.name}': {exc} Or use 'default' or 'all'.") from exc
         return preset
 
     @classmethod
