@@ -20,7 +20,6 @@ PENDING_FILES = {"server/manager.py", "server/group.py"}
 PENDING_FUNCTIONS = {
     "pipeline/convert.py:run_conversion",
     "pipeline/mastering.py:finish_book",
-    "readalong/epub.py:write_readalong_epub",
     "render/renderer.py:render_chunks",
     "ui/cast.py:wire_cast_panel",
     "ui/jobs.py:_wire",

@@ -223,75 +223,12 @@ def write_readalong_epub(
         nav = package.upgrade_to_epub3(archive.read(ncx_item.path) if ncx_item else None, f"{folder}/nav.xhtml")
         windows = [_window(package, chapter) for chapter in chapters]
         pages = _load_pages(archive, [p for w in windows for p in w])
-        ids_taken = {path: existing_ids(doc.root) for path, doc in pages.items()}
-        ranges: dict[str, list[tuple[int, int, str]]] = {}
-        chapter_places: list[dict[int, tuple[str, str]]] = []
-        written: dict[int, dict[int, str]] = {}
-        for chapter, window in zip(chapters, windows, strict=True):
-            docs = [pages[p] for p in window if p in pages]
-            names = [p for p in window if p in pages]
-            texts = [s.text for s in chapter.timings.sentences]
-            places: dict[int, tuple[str, str]] = {}
-            bounds = _ranges(package, chapter, names, pages)
-            for placement in place_sentences(texts, docs, ranges=bounds) if docs else []:
-                page = names[placement.document]
-                span_id = f"ra{chapter.timings.number:03d}s{placement.sentence + 1:04d}"
-                while span_id in ids_taken[page]:
-                    span_id += "x"
-                ids_taken[page].add(span_id)
-                ranges.setdefault(page, []).append((placement.start, placement.end, span_id))
-                places[chapter.timings.sentences[placement.sentence].index] = (page, span_id)
-                printed = " ".join(pages[page].stream[placement.start:placement.end].split())
-                written.setdefault(chapter.timings.number, {})[placement.sentence] = printed
-            chapter_places.append(places)
-        wrapped: dict[str, bool] = {}
-        for page, page_ranges in ranges.items():
-            kept, reach = [], -1
-            for start, end, span_id in sorted(page_ranges):
-                if start >= reach:  # two chapters on one page may claim the same text: first wins
-                    kept.append((start, end, span_id))
-                    reach = end
-            wrapped.update(wrap_sentences(pages[page], kept))
-        chapter_places = [{k: v for k, v in places.items() if wrapped.get(v[1])} for places in chapter_places]
+        ranges, chapter_places, written = _place_chapters(package, chapters, windows, pages)
+        chapter_places = _wrap_ranges(pages, ranges, chapter_places)
         files: dict[str, bytes | Path] = {}
-        all_marked: list[str] = []
-        total_s = 0.0
-        overlays = 0
-        placed = 0
-        for group in _groups([{page for page, _ in places.values()} for places in chapter_places]):
-            seqs = []
-            marked_pages: list[str] = []
-            group_s = 0.0
-            first_number = chapters[group[0]].timings.number
-            smil_path = f"{folder}/chapter-{first_number:03d}.smil"
-            for n in group:
-                chapter = chapters[n]
-                if not chapter_places[n]:
-                    continue
-                audio_path = f"{folder}/chapter-{chapter.timings.number:03d}.m4a"
-                encoded = Path(scratch) / f"chapter-{chapter.timings.number:03d}.m4a"
-                audio_s = encoder(Path(chapter.timings.audio_path), encoded)
-                pars = _pars(chapter.timings, chapter_places[n], audio_s)
-                if not pars:
-                    continue
-                files[audio_path] = encoded
-                package.add_item(f"ra-audio-{chapter.timings.number:03d}", audio_path, "audio/mp4")
-                seqs.append((audio_path, pars))
-                marked_pages += [p.page for p in pars if p.page not in marked_pages]
-                group_s += sum(round(p.end - p.begin, 3) for p in pars)
-                placed += len(pars)
-            if not seqs:
-                continue
-            all_marked += [p for p in marked_pages if p not in all_marked]
-            files[smil_path] = _smil(seqs, smil_path)
-            smil_id = package.add_item(f"ra-smil-{first_number:03d}", smil_path, "application/smil+xml")
-            for page in marked_pages:
-                item = package.item_by_path(page)
-                if item is not None:
-                    item.element.set("media-overlay", smil_id)
-            package.add_meta("media:duration", clock_value(group_s), refines=f"#{smil_id}")
-            total_s += group_s
-            overlays += 1
+        all_marked, total_s, overlays, placed = _add_overlays(
+            package, chapters, chapter_places, files, folder=folder, scratch=Path(scratch), encoder=encoder
+        )
         if not overlays:
             raise BookError("None of the rendered chapters' sentences were found in the book's pages, so no "
                             "read-along EPUB was written.")
@@ -312,6 +249,105 @@ def write_readalong_epub(
         _write_zip(archive, files, out_path)
     sentences = sum(len(c.timings.sentences) for c in chapters)
     return ReadalongEpub(out_path, overlays, sentences, placed, total_s, written)
+
+
+_Ranges = dict[str, list[tuple[int, int, str]]]  # page -> (start, end, span id) in its text stream
+_Places = list[dict[int, tuple[str, str]]]  # per chapter: sentence index -> (page, span id)
+
+
+def _place_chapters(
+    package: Package, chapters: Sequence[OverlayChapter], windows: list[list[str]], pages: dict[str, DocumentText]
+) -> tuple[_Ranges, _Places, dict[int, dict[int, str]]]:
+    """Find each chapter's sentences in its pages; returns the ranges to wrap, where each sentence
+    went, and the printed text each placed sentence matched (per chapter number)."""
+    ids_taken = {path: existing_ids(doc.root) for path, doc in pages.items()}
+    ranges: _Ranges = {}
+    chapter_places: _Places = []
+    written: dict[int, dict[int, str]] = {}
+    for chapter, window in zip(chapters, windows, strict=True):
+        docs = [pages[p] for p in window if p in pages]
+        names = [p for p in window if p in pages]
+        texts = [s.text for s in chapter.timings.sentences]
+        places: dict[int, tuple[str, str]] = {}
+        bounds = _ranges(package, chapter, names, pages)
+        for placement in place_sentences(texts, docs, ranges=bounds) if docs else []:
+            page = names[placement.document]
+            span_id = f"ra{chapter.timings.number:03d}s{placement.sentence + 1:04d}"
+            while span_id in ids_taken[page]:
+                span_id += "x"
+            ids_taken[page].add(span_id)
+            ranges.setdefault(page, []).append((placement.start, placement.end, span_id))
+            places[chapter.timings.sentences[placement.sentence].index] = (page, span_id)
+            printed = " ".join(pages[page].stream[placement.start:placement.end].split())
+            written.setdefault(chapter.timings.number, {})[placement.sentence] = printed
+        chapter_places.append(places)
+    return ranges, chapter_places, written
+
+
+def _wrap_ranges(pages: dict[str, DocumentText], ranges: _Ranges, chapter_places: _Places) -> _Places:
+    """Wrap the placed sentences in spans; returns the places whose span was written."""
+    wrapped: dict[str, bool] = {}
+    for page, page_ranges in ranges.items():
+        kept, reach = [], -1
+        for start, end, span_id in sorted(page_ranges):
+            if start >= reach:  # two chapters on one page may claim the same text: first wins
+                kept.append((start, end, span_id))
+                reach = end
+        wrapped.update(wrap_sentences(pages[page], kept))
+    return [{k: v for k, v in places.items() if wrapped.get(v[1])} for places in chapter_places]
+
+
+def _add_overlays(
+    package: Package,
+    chapters: Sequence[OverlayChapter],
+    chapter_places: _Places,
+    files: dict[str, bytes | Path],
+    *,
+    folder: str,
+    scratch: Path,
+    encoder: Callable[[Path, Path], float],
+) -> tuple[list[str], float, int, int]:
+    """Encode the chapters' audio and write one SMIL per group of chapters sharing pages into
+    ``files`` and the package; returns the marked pages, the audio length, overlays and sentences placed."""
+    all_marked: list[str] = []
+    total_s = 0.0
+    overlays = 0
+    placed = 0
+    for group in _groups([{page for page, _ in places.values()} for places in chapter_places]):
+        seqs = []
+        marked_pages: list[str] = []
+        group_s = 0.0
+        first_number = chapters[group[0]].timings.number
+        smil_path = f"{folder}/chapter-{first_number:03d}.smil"
+        for n in group:
+            chapter = chapters[n]
+            if not chapter_places[n]:
+                continue
+            audio_path = f"{folder}/chapter-{chapter.timings.number:03d}.m4a"
+            encoded = scratch / f"chapter-{chapter.timings.number:03d}.m4a"
+            audio_s = encoder(Path(chapter.timings.audio_path), encoded)
+            pars = _pars(chapter.timings, chapter_places[n], audio_s)
+            if not pars:
+                continue
+            files[audio_path] = encoded
+            package.add_item(f"ra-audio-{chapter.timings.number:03d}", audio_path, "audio/mp4")
+            seqs.append((audio_path, pars))
+            marked_pages += [p.page for p in pars if p.page not in marked_pages]
+            group_s += sum(round(p.end - p.begin, 3) for p in pars)
+            placed += len(pars)
+        if not seqs:
+            continue
+        all_marked += [p for p in marked_pages if p not in all_marked]
+        files[smil_path] = _smil(seqs, smil_path)
+        smil_id = package.add_item(f"ra-smil-{first_number:03d}", smil_path, "application/smil+xml")
+        for page in marked_pages:
+            item = package.item_by_path(page)
+            if item is not None:
+                item.element.set("media-overlay", smil_id)
+        package.add_meta("media:duration", clock_value(group_s), refines=f"#{smil_id}")
+        total_s += group_s
+        overlays += 1
+    return all_marked, total_s, overlays, placed
 
 
 def _serialise(root: etree._Element, *, lifted: bool) -> bytes:
