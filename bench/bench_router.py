@@ -34,8 +34,8 @@ from bench_throughput import MODEL, generated_items  # noqa: E402
 
 from omni_web.catalog import get_entry  # noqa: E402
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice  # noqa: E402
-from omni_web.pipeline.group_serving import GroupCapacity  # noqa: E402
 from omni_web.render import RenderItem, render_chunks  # noqa: E402
+from omni_web.server.capacity import GroupCapacity  # noqa: E402
 from omni_web.server.group import router_argv  # noqa: E402
 from omni_web.server.router import read_router_health, warm_voice_registry  # noqa: E402
 from tests.contract.setup_env import ensure_contract_venv  # noqa: E402

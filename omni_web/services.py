@@ -30,7 +30,7 @@ from omni_web.pipeline.outputs import OutputRemoval, claim_output_name, job_outp
 from omni_web.pipeline.plan import select_chapters
 from omni_web.pipeline.progress import ConvertProgress
 from omni_web.pipeline.request import ConvertRequest, voice_to_dict
-from omni_web.pipeline.serving import convert_on_endpoint, endpoint_for
+from omni_web.pipeline.serving import convert_served, serving_for
 from omni_web.server import ServerManager
 from omni_web.settings import Settings, load_settings, save_settings
 from omni_web.text.store import lexicon_dir
@@ -103,10 +103,10 @@ def make_convert_runner(paths: DataPaths, server: ServerManager):
         before = ConvertProgress.from_dict(job.progress)
         ctx.report(dataclasses.replace(before, phase="starting server",
                                        message=f"Getting a server for {entry.label}").to_dict())
-        endpoint = endpoint_for(server, entry, paths=paths, api_url=request.api_url)
+        serving = serving_for(server, entry, api_url=request.api_url)
         ctx.raise_if_cancelled()
-        result = convert_on_endpoint(
-            request, endpoint, manager=server, paths=paths, settings=settings,
+        result = convert_served(
+            request, serving, paths=paths, settings=settings,
             progress=_hand_off_when_draining(ctx, request.concurrency or settings.concurrency
                                              or entry.default_concurrency),
             cancelled=ctx.cancelled,

@@ -34,6 +34,9 @@ class Settings:
     mem_fraction_static: float | None = None
     # An external server; when set, no managed server is started.
     remote_url: str = ""
+    # How long a job waits for a server we did not start (the remote URL, --api-url) that went
+    # away mid-job, before it stops with its finished chunks kept.
+    remote_patience_s: float = 900.0
     # Scale-out (omni_web.server.group): "" or "all" = every GPU with room for the model, or ids
     # like "0,2"; two or more GPUs, or any worker URL, start a group behind the router.
     gpus: str = ""
@@ -84,6 +87,7 @@ class Settings:
             (1 <= self.server_port <= 65535, "server_port must be between 1 and 65535"),
             (1 <= self.web_port <= 65535, "web_port must be between 1 and 65535"),
             (self.start_timeout_s > 0, "start_timeout_s must be positive"),
+            (self.remote_patience_s >= 0, "remote_patience_s must be 0 or more seconds"),
             (
                 self.mem_fraction_static is None or 0 < self.mem_fraction_static < 1,
                 "mem_fraction_static must be between 0 and 1 (exclusive), or empty",

@@ -120,7 +120,7 @@ def test_sigkill_halfway_then_rerun_renders_no_finished_chunk(managed_home) -> N
 
 
 def test_a_managed_server_that_dies_mid_job_is_restarted_and_the_job_goes_on(managed_home, monkeypatch) -> None:
-    from omni_web.pipeline import convert_on_endpoint, endpoint_for
+    from omni_web.pipeline import convert_served, serving_for
     from omni_web.services import build_server_manager
     from omni_web.settings import load_settings
 
@@ -131,11 +131,11 @@ def test_a_managed_server_that_dies_mid_job_is_restarted_and_the_job_goes_on(man
     settings = load_settings(paths)
     manager = build_server_manager(paths, settings)
     entry = get_entry(MODEL)
-    endpoint = endpoint_for(manager, entry, paths=paths)
+    serving = serving_for(manager, entry)
     first_pid = manager.owned_record().pid
     request = ConvertRequest(book_path=DATA_DIR / "hefty-water.epub", model_key=MODEL,
                              voice=VoiceChoice.speaker("Vivian"), concurrency=1)
-    result = convert_on_endpoint(request, endpoint, manager=manager, paths=paths, settings=settings)
+    result = convert_served(request, serving, paths=paths, settings=settings)
     assert [c.title for c in probe_chapters(result.m4b)] == [
         c.title for c in load_book(DATA_DIR / "hefty-water.epub").chapters
     ]

@@ -195,29 +195,32 @@ class FakeManager:
 
     def restart(self, *, unless_stopped: bool = False) -> None:
         assert unless_stopped  # a crash restart must never undo a Stop
+        if self.stop_requested:  # what the real manager checks under its lock
+            from omni_web.errors import ServerNotRunning
+            from omni_web.server.serving import STOPPED_MID_JOB
+
+            raise ServerNotRunning(STOPPED_MID_JOB)
         self.restarts += 1
         self.alive = True
 
 
 def test_recover_restarts_only_a_dead_server_of_ours() -> None:
     from omni_web.errors import ServerNotRunning, ServerUnreachable
-    from omni_web.pipeline import make_recover
     from omni_web.render import Recovery
     from omni_web.server import Endpoint
+    from omni_web.server.serving import SingleServing
 
     ours = Endpoint(base_url="http://127.0.0.1:1", model_key="m", model_id="m", owned=True)
-    foreign = Endpoint(base_url="http://127.0.0.1:1", model_key="m", model_id="m", owned=False)
     dead = FakeManager(alive=False)
-    recover = make_recover(dead, ours)
+    recover = SingleServing(dead, ours).recover  # type: ignore[arg-type]
     assert recover(ServerUnreachable("refused")) is Recovery.RESTARTED and dead.restarts == 1
     assert recover(ServerUnreachable("refused")) is Recovery.ALIVE and dead.restarts == 1  # alive: no restart
-    assert make_recover(FakeManager(alive=False), foreign)(ServerUnreachable("x")) is Recovery.NONE
     # No fixed cap here: the renderer counts crashes against finished chunks.
     crashing = FakeManager(alive=False)
-    crash_recover = make_recover(crashing, ours)
+    crash_recover = SingleServing(crashing, ours).recover  # type: ignore[arg-type]
     for _ in range(10):
         crashing.alive = False
         assert crash_recover(ServerUnreachable("x")) is Recovery.RESTARTED
     assert crashing.restarts == 10
     with pytest.raises(ServerNotRunning, match="stopped while the job"):
-        make_recover(FakeManager(alive=False, stop_requested=True), ours)(ServerUnreachable("x"))
+        SingleServing(FakeManager(alive=False, stop_requested=True), ours).recover(ServerUnreachable("x"))  # type: ignore[arg-type]

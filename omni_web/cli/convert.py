@@ -27,13 +27,13 @@ from omni_web.pipeline import (
     ConvertProgress,
     ConvertRequest,
     chunk_size_conflict,
-    convert_on_endpoint,
-    endpoint_for,
+    convert_served,
     parse_chapter_spec,
+    serving_for,
 )
 from omni_web.pipeline.claims import OutputClaims
 from omni_web.qa import read_report
-from omni_web.server import ServerManager
+from omni_web.server.serving import Serving
 from omni_web.services import build_server_manager
 from omni_web.settings import load_settings
 
@@ -137,11 +137,12 @@ def _convert(args: argparse.Namespace) -> int:
     request = claim_cli_output_name(request, book, entry, paths, settings)
     manager = build_server_manager(paths, settings)
     was_ours = manager.owned_record() is not None
-    endpoint = endpoint_for(manager, entry, paths=paths, api_url=args.api_url, on_log=_print_boot_line)
+    serving = serving_for(manager, entry, api_url=args.api_url, on_log=_print_boot_line)
+    endpoint = serving.endpoint
     started_here = endpoint.owned and not was_ours
     print(f"Using {endpoint.model_label} at {endpoint.base_url}" + (" (started for this run)" if started_here else ""))
     try:
-        return render_request(request, book, endpoint, manager, paths, settings)
+        return render_request(request, book, serving, paths, settings)
     finally:
         if started_here:
             print("Stopping the server started for this run.")
@@ -161,7 +162,7 @@ def claim_cli_output_name(request: ConvertRequest, book: Book, entry: CatalogEnt
     return dataclasses.replace(request, output_name=name)
 
 
-def render_request(request: ConvertRequest, book: Book, endpoint, manager: ServerManager, paths: DataPaths, settings) -> int:
+def render_request(request: ConvertRequest, book: Book, serving: Serving, paths: DataPaths, settings) -> int:
     bar = tqdm(total=0, unit="chunk", dynamic_ncols=True, disable=None)
     chapter_lines: set[int] = set()
 
@@ -180,7 +181,7 @@ def render_request(request: ConvertRequest, book: Book, endpoint, manager: Serve
             refresh=True,
         )
         if doc.message.startswith("Waiting") and doc.message != said[0]:
-            bar.write(doc.message)  # a server group with nothing routable (see pipeline.group_serving)
+            bar.write(doc.message)  # the server's status line (see omni_web.server.serving)
         said[0] = doc.message
         for chapter in doc.ready_chapters():
             if chapter.number not in chapter_lines:
@@ -188,15 +189,15 @@ def render_request(request: ConvertRequest, book: Book, endpoint, manager: Serve
                 bar.write(f"chapter {chapter.number} ready: {chapter.title} -> {chapter.audio_path}")
 
     try:
-        result = convert_on_endpoint(
-            request, endpoint, manager=manager, paths=paths, settings=settings, progress=progress, book=book
-        )
+        result = convert_served(request, serving, paths=paths, settings=settings, progress=progress, book=book)
     except OmniWebError:
         bar.close()
         raise
     bar.close()
     print(f"Done: {len(result.chapters)} chapters, {result.duration_s / 60:.1f} minutes of audio "
           f"({result.chunks_total - result.chunks_cached} chunks rendered, {result.chunks_cached} reused).")
+    for missing in result.missing_chunks:
+        print(f"Not in the book (the server crashed on it every time; silence instead): {missing.line}")
     if result.m4b:
         print(f"Audiobook: {result.m4b}")
     if result.mp3_dir:

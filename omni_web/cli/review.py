@@ -18,7 +18,7 @@ from omni_web.cli.convert import render_request
 from omni_web.errors import JobNotFound, ReviewError
 from omni_web.jobs import JobStore
 from omni_web.paths import DataPaths, data_root_from_env
-from omni_web.pipeline import endpoint_for
+from omni_web.pipeline import serving_for
 from omni_web.pipeline.review import (
     ReviewTarget,
     accept_chunk,
@@ -115,12 +115,13 @@ def _regenerate(args: argparse.Namespace) -> int:
     book = load_book(request.book_path)
     manager = build_server_manager(paths, settings)
     was_ours = manager.owned_record() is not None
-    endpoint = endpoint_for(manager, entry, paths=paths, api_url=args.api_url or request.api_url)
+    serving = serving_for(manager, entry, api_url=args.api_url or request.api_url)
+    endpoint = serving.endpoint
     started_here = endpoint.owned and not was_ours
     print(f"Regenerating chunk {args.chunk} of chapter {args.chapter} with {endpoint.model_label} at "
           f"{endpoint.base_url}; only that chapter and the book files are rebuilt.")
     try:
-        code = render_request(request, book, endpoint, manager, paths, settings)
+        code = render_request(request, book, serving, paths, settings)
     finally:
         if started_here:
             print("Stopping the server started for this run.")

@@ -135,7 +135,7 @@ def _start(args: argparse.Namespace) -> int:
     on_log = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
     endpoint = manager.ensure_serving(
         entry, compute_capability=first_gpu_compute_capability(), port=args.port, timeout_s=args.timeout, on_log=on_log
-    )
+    ).endpoint
     if not endpoint.owned:
         where = "remote server" if settings.remote_url else "server not started by omni-web"
         print(f"Using the {where} at {endpoint.base_url}: it hosts {endpoint.model_id}; it is left running.")

@@ -26,12 +26,7 @@ from omni_web.pipeline.request import (
     voice_from_dict,
     voice_to_dict,
 )
-from omni_web.pipeline.serving import (
-    convert_on_endpoint,
-    endpoint_for,
-    first_gpu_compute_capability,
-    make_recover,
-)
+from omni_web.pipeline.serving import convert_served, first_gpu_compute_capability, serving_for
 
 __all__ = [
     "ChapterProgress",
@@ -46,10 +41,8 @@ __all__ = [
     "cast_from_dict",
     "cast_to_dict",
     "chunk_size_conflict",
-    "convert_on_endpoint",
-    "endpoint_for",
+    "convert_served",
     "first_gpu_compute_capability",
-    "make_recover",
     "narrator_label",
     "parse_chapter_spec",
     "pause_ms",
@@ -59,6 +52,7 @@ __all__ = [
     "rebuild_chapters",
     "run_conversion",
     "select_chapters",
+    "serving_for",
     "voice_from_dict",
     "voice_to_dict",
 ]

@@ -8,6 +8,7 @@ SIGKILL) renders only the chunks and chapters that are missing.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -37,13 +38,16 @@ from omni_web.pipeline.mastering import (
     finish_book,
     master_options,
 )
+from omni_web.pipeline.missing import MissingChunk, MissingChunks
 from omni_web.pipeline.plan import ConversionPlan, plan_conversion
 from omni_web.pipeline.progress import ChapterProgress, ConvertProgress, PhaseProgress, PhaseState
 from omni_web.pipeline.quality import JobQa, apply_text_edits, load_text_edits, progress_fields
 from omni_web.pipeline.readalong import start_readalong
 from omni_web.pipeline.request import ConvertRequest
+from omni_web.qa import QaStore
 from omni_web.records import JsonRecord
-from omni_web.render import Recover, RenderItem, RenderProgress, RetryPolicy, chunk_audio_path, render_chunks
+from omni_web.render import RenderItem, RenderProgress, RetryPolicy, chunk_audio_path, render_chunks
+from omni_web.server.serving import Serving
 from omni_web.settings import Settings
 from omni_web.text import LexiconStore, book_identity
 from omni_web.timefmt import duration_words
@@ -85,7 +89,9 @@ class ConvertResult(JsonRecord):
     # Chapter number -> where each chunk starts in its final chapter file, in ms (read-along
     # timings survive mastering: the limiter is delay-compensated and the gain is linear).
     chunk_starts_ms: Mapping[str, Any] | None = None
-    qa_report: Path | None = None  # ``<name>.qa.json`` (None with QA off)
+    qa_report: Path | None = None  # ``<name>.qa.json`` (None with QA off and nothing missing)
+    # Chunks the server could not say (each killed it alone): silence in the book, flagged.
+    missing_chunks: tuple[MissingChunk, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON for the job store; a chapter is ``{number, title, path, duration_s}``."""
@@ -164,6 +170,7 @@ class _Progress:
         self._last_emit = 0.0
         self._clock = clock
         self._baselines: dict[str, int] = {}
+        self._saved_message: str | None = None
         chunks_total = len({i.key for i in plan.items})
         self.doc = ConvertProgress(
             title=plan.tags.title,
@@ -204,7 +211,20 @@ class _Progress:
 
     def phase(self, phase: str, message: str = "") -> None:
         with self._lock:
+            self._saved_message = None
             self.doc = replace(self.doc, phase=phase, message=message)
+            self._emit(force=True)
+
+    def server_status(self, line: str) -> None:
+        """The serving handle's status line ("waiting for ..."), shown instead of the message until it clears."""
+        with self._lock:
+            if line:
+                if self._saved_message is None:
+                    self._saved_message = self.doc.message
+                self.doc = replace(self.doc, message=line)
+            elif self._saved_message is not None:
+                self.doc = replace(self.doc, message=self._saved_message)
+                self._saved_message = None
             self._emit(force=True)
 
     def found_done(self, chunks_cached: int, finished: Iterable[MasteredChapter]) -> None:
@@ -288,12 +308,11 @@ def run_conversion(
     paths: DataPaths,
     settings: Settings,
     client: SpeechClient,
-    recover: Recover | None = None,
+    serving: Serving | None = None,
     progress: ProgressCallback | None = None,
     cancelled: Callable[[], bool] = lambda: False,
     book: Book | None = None,
     retry: RetryPolicy = _DEFAULT_RETRY,
-    concurrency_source: Callable[[], int] | None = None,
     remaster: Iterable[int] = (),
 ) -> ConvertResult:
     """Convert one book with a server that already hosts the request's model.
@@ -302,12 +321,15 @@ def run_conversion(
     is then joined by stream copy. ``remaster`` names chapters (1-based numbers) whose mastered
     files are rebuilt even though their chunks did not change.
 
-    ``concurrency_source`` (a server group's capacity, re-read while the job runs) sizes the
-    requests in flight unless the request or the settings fix a number.
+    ``serving`` (see :mod:`omni_web.server.serving`) brings a dead server back or waits for it,
+    and, for a router, sizes the requests in flight while the job runs unless the request or the
+    settings fix a number. A chunk that kills the server alone is left out (a second of silence,
+    flagged for review, listed in ``missing_chunks``) and the book is finished without it.
 
     Raises:
         BookError, UnknownVoice, VoiceError: before any speech request.
         ChunkFailed: a chunk failed after its retries (chapter, chunk and text named).
+        ServerNotRunning: the server was stopped, or a foreign one stayed away past its patience.
         JobCancelled: ``cancelled()`` turned true; finished chunks and chapters are kept.
         FfmpegError, DiskFullError: assembly failed; rendered chunks are kept.
     """
@@ -325,8 +347,11 @@ def run_conversion(
     plan = apply_text_edits(plan, load_text_edits(parts_dir))  # the reviewer's edited chunks
     tracker = _Progress(plan, progress, finish_phases=_finish_phases(output_format, also_mp3, len(plan.chapters)))
     parts_dir.mkdir(parents=True, exist_ok=True)
-    fixed = request.concurrency or (None if concurrency_source is not None else settings.concurrency)
-    concurrency: int | Callable[[], int] = fixed or concurrency_source or entry.default_concurrency
+    live = serving is not None and serving.concurrency() is not None  # a router: follows its workers
+    fixed = request.concurrency or (None if live else settings.concurrency)
+    concurrency: int | Callable[[], int] = fixed or entry.default_concurrency
+    if live and not fixed:
+        concurrency = lambda: serving.concurrency() or 1  # noqa: E731 - asked before every refill
     shown = concurrency() if callable(concurrency) else concurrency
     qa = JobQa.for_job(request, settings, entry=entry, voice=voice, client=client, paths=paths,
                        concurrency=concurrency, language=request.language or book.metadata.language)
@@ -366,6 +391,7 @@ def run_conversion(
         return path if path.is_file() else None
 
     cover = _write_cover(plan.book, parts_dir)
+    fmt = AudioFormat(entry.sample_rate_hz, entry.channels)
     finisher = ChapterFinisher(specs, parts_dir, options, on_state=on_state, remaster=remaster,
                                cached_chunk=cached_chunk, m4b_tags=plan.tags if output_format == "m4b" else None,
                                cover=cover)  # fmt: skip
@@ -376,20 +402,26 @@ def run_conversion(
         chapter_ready(record)
     tracker.phase("rendering", f"{len(plan.chapters)} chapters, {tracker.doc.words:,} words, "
                                f"{shown} requests in flight")
+    missing = MissingChunks(parts_dir, fmt, QaStore(paths.chunk_cache_dir), qa_level=qa.options.level.value,
+                            chunk_done=finisher.chunk_done)  # fmt: skip
+    watch = (serving.watch(on_status=tracker.server_status, cancelled=cancelled) if serving is not None
+             else contextlib.nullcontext())  # fmt: skip
     try:
         try:
-            summary = render_chunks(
-                items,
-                synthesize,
-                cache_dir=paths.chunk_cache_dir,
-                concurrency=qa.render_concurrency,
-                cancelled=cancelled,
-                progress=lambda p: tracker.render(p, progress_fields(qa)),
-                on_done=finisher.chunk_done,
-                recover=recover,
-                retry=retry,
-                check=qa.check,
-            )
+            with watch:
+                summary = render_chunks(
+                    items,
+                    synthesize,
+                    cache_dir=paths.chunk_cache_dir,
+                    concurrency=qa.render_concurrency,
+                    cancelled=cancelled,
+                    progress=lambda p: tracker.render(p, progress_fields(qa)),
+                    on_done=finisher.chunk_done,
+                    recover=serving.recover if serving is not None else None,
+                    retry=retry,
+                    check=qa.check,
+                    on_failed=missing.failed,
+                )
         finally:
             qa.close()
         tracker.phase("mastering", "Mastering and encoding the last chapters")
@@ -422,8 +454,10 @@ def run_conversion(
         if readalong is not None:
             readalong.close()
     _complete_folder(place, plan, request, files, cover, settings)
-    result = replace(_result(files, summary.progress, tracker), readalong_epub=epub)
-    report = qa.write_report(result.output_dir, plan, replace(request, output_name=place.stem), parts_dir, paths)
+    result = replace(_result(files, summary.progress, tracker, missing.summary()), readalong_epub=epub,
+                     missing_chunks=missing.chunks)  # fmt: skip
+    report = qa.write_report(result.output_dir, plan, replace(request, output_name=place.stem), parts_dir, paths,
+                             always=bool(missing.chunks))  # fmt: skip
     return replace(result, qa_report=report)
 
 
@@ -445,10 +479,11 @@ def _chapter_audio(record: MasteredChapter) -> ChapterAudio:
     return ChapterAudio(index=record.number, title=record.title, path=record.m4a, duration_ms=round(record.duration_ms))
 
 
-def _result(files: BookFiles, rendered: RenderProgress, tracker: _Progress) -> ConvertResult:
+def _result(files: BookFiles, rendered: RenderProgress, tracker: _Progress, missing: str) -> ConvertResult:
     duration_s = sum(c.duration_ms for c in files.chapters) / 1000
     tracker.levels(files.levels)
-    tracker.phase("done", f"{len(files.chapters)} chapters, {duration_words(duration_s)} of audio")
+    tracker.phase("done", f"{len(files.chapters)} chapters, {duration_words(duration_s)} of audio"
+                          + (f". {missing}" if missing else ""))
     return ConvertResult(
         output_dir=files.folder,
         m4b=files.m4b,

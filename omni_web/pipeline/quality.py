@@ -180,15 +180,17 @@ class JobQa:
         return self.check.counts() if self.check is not None else None
 
     def write_report(self, book_folder: Path, plan: ConversionPlan, request: ConvertRequest,
-                     parts_dir: Path, paths: DataPaths) -> Path | None:
-        """Write ``<name>.qa.json`` (not with QA off); returns its path."""
-        if self.check is None:
+                     parts_dir: Path, paths: DataPaths, *, always: bool = False) -> Path | None:
+        """Write ``<name>.qa.json``; returns its path. With QA off only when ``always`` (a chunk is
+        flagged anyway: one the server could not say) or to bring an earlier report up to date."""
+        path = qa_report_path(book_folder, plan, request.output_name)
+        if self.check is None and not always and not path.is_file():
             return None
         document = build_report(chunk_places(plan), QaStore(paths.chunk_cache_dir), title=plan.tags.title,
                                 request=request.to_dict(), options=self.options.to_dict())
         document["parts_dir"] = str(parts_dir)
         document["chapter_files"] = {str(w.number): w.file_name for w in plan.chapters}
-        return write_report(document, qa_report_path(book_folder, plan, request.output_name))
+        return write_report(document, path)
 
     def close(self) -> None:
         """Stop the ASR worker."""

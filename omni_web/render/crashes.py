@@ -11,9 +11,13 @@ only send their chunk again. Then:
 - **Concurrency halves after a crash** (a crash under load is often memory) and grows back by one
   after each ``limit`` chunks that succeed in a row, up to the requested concurrency.
 - **Poison chunks**: a chunk in flight at two crashes in a row is set aside and rendered alone;
-  if it kills the server alone, as the first request after a restart (so a server that merely
-  dies every N requests cannot frame it), it fails by itself (:class:`PoisonChunk`, its text
-  named) while the rest of the book goes on.
+  if it kills the server twice alone, each time as the first chunk sent after a restart (so a
+  server, or one worker of a group, that merely dies every N requests cannot frame it), it fails
+  by itself (:class:`PoisonChunk`, its text named) while the rest of the book goes on. Crashes
+  while a chunk is tried alone do not count as crashes in a row: the run is finding the cause.
+
+The same rules hold for every shape of server (one managed server, a group behind the router, a
+foreign one): the ``recover`` hook is :meth:`omni_web.server.serving.Serving.recover`.
 """
 
 from __future__ import annotations
@@ -25,30 +29,22 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from omni_web.errors import ChunkFailed, PoisonChunk
+from omni_web.server.serving import Recovery
 
 if TYPE_CHECKING:
     from omni_web.render.renderer import RenderItem
 
-__all__ = ["MAX_CRASHES_IN_A_ROW", "CrashVerdict", "CrashWatch", "Recover", "Recovery"]
+__all__ = ["MAX_CRASHES_IN_A_ROW", "SOLO_CRASHES_TO_FAIL", "CrashVerdict", "CrashWatch", "Recover", "Recovery"]
 
 log = logging.getLogger(__name__)
 
 # Restarts with no finished chunk in between before the run gives up on the server.
 MAX_CRASHES_IN_A_ROW = 3
+# Crashes a set-aside chunk must cause alone, each as the first chunk after a restart, to fail.
+SOLO_CRASHES_TO_FAIL = 2
 
-
-class Recovery(enum.Enum):
-    """What the ``recover`` hook found after a request could not reach the server."""
-
-    NONE = "none"  # nothing to do (not our server): retry as the policy says
-    ALIVE = "alive"  # our server's process is running: no crash
-    RESTARTED = "restarted"  # it had died and was started again
-
-
-# Called with the error when the server could not be reached or stayed busy. A bool (older hooks,
-# the server group's wait) means "retry now" (ALIVE) or "nothing to do" (NONE); only RESTARTED
-# counts as a crash.
-Recover = Callable[[Exception], "Recovery | bool"]
+# Called with the error when the server could not be reached; only RESTARTED counts as a crash.
+Recover = Callable[[Exception], Recovery]
 
 
 class CrashVerdict(enum.Enum):
@@ -57,12 +53,6 @@ class CrashVerdict(enum.Enum):
     RETRY = "retry"  # no crash: retry it as the retry policy says
     REQUEUE = "requeue"  # a crash killed it: send it again at the current concurrency
     SET_ASIDE = "set aside"  # in flight at two crashes in a row: render it alone
-
-
-def _as_recovery(value: Recovery | bool) -> Recovery:
-    if isinstance(value, Recovery):
-        return value
-    return Recovery.ALIVE if value else Recovery.NONE
 
 
 class CrashWatch:
@@ -85,14 +75,16 @@ class CrashWatch:
         self._crashes_in_a_row = 0
         self._successes_at_limit = 0
         self._crash_epochs: dict[str, set[int]] = {}
-        self._sent_in_epoch = 0
+        self._solo_crashes: dict[str, int] = {}
+        self._sent_in_epoch: set[str] = set()
         self.crashes = 0  # every crash of this run (for the log and tests)
 
-    def sending(self) -> tuple[int, int]:
-        """Call just before a request goes out: (crash epoch, how many were sent before it in it)."""
+    def sending(self, key: str = "") -> tuple[int, int]:
+        """Call just before a request for chunk ``key`` goes out: (crash epoch, how many other
+        chunks were sent before it in that epoch; its own retries do not count)."""
         with self._lock:
-            ticket = (self._epoch, self._sent_in_epoch)
-            self._sent_in_epoch += 1
+            ticket = (self._epoch, len(self._sent_in_epoch - {key}))
+            self._sent_in_epoch.add(key)
             return ticket
 
     @property
@@ -122,7 +114,7 @@ class CrashWatch:
         Restarts the server through ``recover`` once per crash (other threads wait for it).
 
         Raises:
-            PoisonChunk: ``item`` was rendered alone (``solo``) and the server died again.
+            PoisonChunk: ``item``, rendered alone (``solo``), killed the server again.
             ChunkFailed: the server crashed ``max_crashes_in_a_row`` times with no chunk finished.
             Whatever ``recover`` raises (the server was stopped on purpose, a restart failed).
         """
@@ -131,26 +123,32 @@ class CrashWatch:
         started_epoch, sent_before = ticket
         with self._lock:
             if started_epoch == self._epoch:
-                recovery = _as_recovery(self._recover(exc))  # restarts under the lock: one at a time
+                recovery = self._recover(exc)  # restarts under the lock: one at a time
                 if recovery is not Recovery.RESTARTED:
                     return CrashVerdict.RETRY
-                self._crashed(item, exc)
+                self._crashed(item, exc, solo=solo)
             epochs = self._crash_epochs.setdefault(item.key, set())
             epochs.add(started_epoch)
             if solo:
                 if sent_before == 0:
-                    raise _poison(item, exc)
-                return CrashVerdict.SET_ASIDE  # not conclusive: alone again, first after the restart
+                    self._solo_crashes[item.key] = self._solo_crashes.get(item.key, 0) + 1
+                    if self._solo_crashes[item.key] >= SOLO_CRASHES_TO_FAIL:
+                        raise _poison(item, exc)
+                return CrashVerdict.SET_ASIDE  # alone again, the first chunk after the restart
             if started_epoch - 1 in epochs:
                 log.warning("Chunk %d of chapter %d was in flight at two crashes in a row; rendering it alone",
                             item.chunk_number, item.chapter_number)
                 return CrashVerdict.SET_ASIDE
             return CrashVerdict.REQUEUE
 
-    def _crashed(self, item: RenderItem, exc: Exception) -> None:
+    def _crashed(self, item: RenderItem, exc: Exception, *, solo: bool) -> None:
         self._epoch += 1
-        self._sent_in_epoch = 0
+        self._sent_in_epoch = set()
         self.crashes += 1
+        if solo:  # finding the cause, not a server that cannot finish anything
+            log.warning("The server crashed with chunk %d of chapter %d alone in flight (%s)",
+                        item.chunk_number, item.chapter_number, exc)
+            return
         self._crashes_in_a_row += 1
         requested = max(1, self._requested())
         self._cap = max(1, min(self._cap or requested, requested) // 2)
@@ -175,5 +173,6 @@ def _poison(item: RenderItem, exc: Exception) -> PoisonChunk:
         chunk_number=item.chunk_number,
         text=item.text,
         cause="it was in flight at two server crashes in a row, and rendered alone it crashed the server "
-        f"again ({exc}). The rest of the book was rendered; edit or shorten this text, then resume",
+        f"twice more ({exc}). The rest of the book was rendered without it; edit or shorten this text "
+        "(review the book), then regenerate it",
     )

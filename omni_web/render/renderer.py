@@ -134,6 +134,7 @@ class RenderSummary:
 
     paths: dict[str, Path]  # key -> audio file
     progress: RenderProgress
+    failed: tuple[PoisonChunk, ...] = ()  # chunks that killed the server alone: not rendered
 
 
 def wav_duration_s(data: bytes | Path) -> float:
@@ -228,7 +229,7 @@ class _Worker:
         attempt = 0
         while True:
             attempt += 1
-            ticket = self.watch.sending()
+            ticket = self.watch.sending(item.key)
             try:
                 audio = self.check.take(item) if self.check is not None else self.synthesize(item)
                 duration = wav_duration_s(audio)
@@ -302,6 +303,7 @@ def render_chunks(
     sleep: Callable[[float], None] | None = None,
     drain_timeout_s: float = DRAIN_TIMEOUT_S,
     check: ChunkCheck | None = None,
+    on_failed: Callable[[RenderItem, PoisonChunk], None] | None = None,
 ) -> RenderSummary:
     """Render every item whose audio file is missing, up to ``concurrency`` requests at a time.
 
@@ -312,9 +314,10 @@ def render_chunks(
     ``recover`` is asked when the server cannot be reached (see :mod:`omni_web.render.crashes`);
     ``sleep`` waits before a retry (default: a wait that a stopping run cuts short).
     With ``check`` (QA), each chunk is taken through ``check.take`` instead of ``synthesize``.
+    A chunk that kills the server alone (a poison chunk) is given up by itself: ``on_failed`` is
+    called for it at once (from the calling thread), the rest goes on, and the summary lists it.
 
     Raises:
-        PoisonChunk: a chunk killed the server alone; every other chunk was rendered.
         ChunkFailed: a chunk failed after its retries; in-flight chunks are drained and land.
         JobCancelled: ``cancelled()`` turned true; nothing more is submitted, in-flight chunks land.
         DiskFullError: a chunk could not be written.
@@ -386,6 +389,8 @@ def render_chunks(
                 except PoisonChunk as exc:
                     log.error("%s", exc)
                     poisoned.append(exc)
+                    if on_failed is not None:
+                        on_failed(item, exc)
                     continue
                 snapshot = run.add(duration)  # other errors propagate: ChunkFailed / DiskFullError
                 if on_done is not None:
@@ -399,6 +404,4 @@ def render_chunks(
         stop.set()  # workers stop retrying; their requests on the wire still finish
         _drain(in_flight, run, progress, drain_timeout_s)
         pool.shutdown(wait=False, cancel_futures=True)
-    if poisoned:
-        raise poisoned[0]
-    return RenderSummary(paths=paths, progress=run.snapshot())
+    return RenderSummary(paths=paths, progress=run.snapshot(), failed=tuple(poisoned))

@@ -22,7 +22,8 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,12 @@ LogCallback = Callable[[str], None]
 
 def _ignore(_line: str) -> None:
     """The default log sink."""
+
+
+@contextmanager
+def _allowed() -> Iterator[bool]:
+    """The default revive guard: always allowed."""
+    yield True
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +295,6 @@ class ServerGroup:
             ServerError: a remote worker failed its check.
             ServerStartError, BootTimeout: a worker or the router did not come up.
         """
-        self._cancel.clear()
         self._preflight(spec)
         remotes = [check_remote_worker(url, spec.entry) for url in remote_urls]
         if self._before_start is not None:
@@ -439,6 +445,11 @@ class ServerGroup:
         """Abort a start in progress (its processes are stopped by the start itself)."""
         self._cancel.set()
 
+    def arm(self) -> None:
+        """Clear an earlier cancel before a start (the manager does it under its own lock, with
+        its stop flag, so a Stop is either before the start or aborts it)."""
+        self._cancel.clear()
+
     def stop(self, grace_s: float = 10.0) -> bool:
         """Stop the router and every managed worker this app started; True when any was running.
 
@@ -477,12 +488,21 @@ class ServerGroup:
 
     # --- workers at run time --------------------------------------------------------------------
 
-    def revive(self, spec: ServeSpec, *, timeout_s: float, on_log: LogCallback = _ignore) -> list[str]:
+    def revive(
+        self,
+        spec: ServeSpec,
+        *,
+        timeout_s: float,
+        on_log: LogCallback = _ignore,
+        guard: Callable[[], AbstractContextManager[bool]] | None = None,
+    ) -> list[str]:
         """Start again every managed worker whose process is gone (same GPU, same port); return their URLs.
 
         The dead process is never signalled: its record is replaced by the new one. The router
         keeps probing the URL and routes to it again after two good probes. A worker that fails
         to come back is reported through ``on_log`` and left down (the router skips it).
+        ``guard()`` is entered around each launch and its record update; when it yields False
+        (the user stopped the server) nothing more is launched.
         """
         record = self.running_record()
         if record is None:
@@ -495,17 +515,9 @@ class ServerGroup:
                     continue
                 self._reviving.add(url)
             try:
-                old = self._popens.pop(worker.record.pid, None)
-                if old is not None:
-                    old.poll()  # reap the zombie; never signal it
-                on_log(f"Worker on GPU {worker.gpu} ({url}, pid {worker.record.pid}) is gone; starting it again.")
-                fresh = self._launch_worker(spec, worker.gpu, worker.record.port, on_log)
-                with self._lock:
-                    current = self.record() or record
-                    workers = list(current.workers)
-                    if index < len(workers):
-                        workers[index] = fresh
-                    _save(self._paths, dataclasses.replace(current, workers=tuple(workers)))
+                fresh = self._relaunch(spec, index, worker, on_log, guard or _allowed)
+                if fresh is None:
+                    break
                 try:
                     self._wait_worker(spec, fresh, timeout_s, on_log)
                 except Exception as exc:  # noqa: BLE001 - reported; the group serves on with the others
@@ -517,6 +529,30 @@ class ServerGroup:
                 with self._lock:
                     self._reviving.discard(url)
         return revived
+
+    def _relaunch(
+        self, spec: ServeSpec, index: int, worker: WorkerRecord, on_log: LogCallback,
+        guard: Callable[[], AbstractContextManager[bool]],
+    ) -> WorkerRecord | None:
+        """Launch a dead worker again and put it in the record, under ``guard``; None when refused."""
+        with guard() as allowed:
+            if not allowed or self._cancel.is_set():
+                return None
+            old = self._popens.pop(worker.record.pid, None)
+            if old is not None:
+                old.poll()  # reap the zombie; never signal it
+            on_log(f"Worker on GPU {worker.gpu} ({worker.url}, pid {worker.record.pid}) is gone; starting it again.")
+            fresh = self._launch_worker(spec, worker.gpu, worker.record.port, on_log)
+            with self._lock:
+                current = self.record()
+                if current is None:  # stopped meanwhile: nothing may outlive the stop
+                    self._terminate(fresh.record, 5.0)
+                    return None
+                workers = list(current.workers)
+                if index < len(workers):
+                    workers[index] = fresh
+                _save(self._paths, dataclasses.replace(current, workers=tuple(workers)))
+            return fresh
 
     def wait_routable(self, *, timeout_s: float, on_log: LogCallback = _ignore) -> None:
         """Wait until the running router sees every worker routable (after a revive or an add).

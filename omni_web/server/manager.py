@@ -14,11 +14,12 @@ used as-is (and left running) when it hosts the model, and refused otherwise; el
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from omni_web.catalog import CatalogEntry
@@ -44,6 +45,7 @@ from omni_web.server.boot import (
     write_log_header,
 )
 from omni_web.server.bootlog import BootLogWatcher
+from omni_web.server.capacity import worker_batch
 from omni_web.server.discovery import EndpointProbe, catalog_key_for, hosted_model_id, probe_endpoint
 from omni_web.server.gpus import GpuSelection, select_gpus
 from omni_web.server.group import GroupRecord, ServerGroup, group_pids
@@ -56,6 +58,7 @@ from omni_web.server.record import (
     record_matches_process,
     save_record,
 )
+from omni_web.server.serving import STOPPED_MID_JOB, ForeignServing, GroupServing, Serving, SingleServing
 from omni_web.server.spec import ServeSpec, build_argv, build_serve_spec, client_host, shell_command
 from omni_web.server.status import Endpoint, ServerState, ServerStatus
 from omni_web.settings import Settings
@@ -347,9 +350,11 @@ class ServerManager:
         timeout_s: float | None = None,
         on_log: LogCallback | None = None,
         gpus: str | None = None,
-    ) -> Endpoint:
-        """Return a healthy endpoint that hosts ``entry``, starting or restarting ours if needed.
+        api_url: str | None = None,
+    ) -> Serving:
+        """A :class:`~omni_web.server.serving.Serving` that hosts ``entry``, starting or restarting ours if needed.
 
+        ``api_url`` (CLI ``--api-url``) or the remote-URL setting names a foreign server to use.
         ``gpus`` (``all`` or ids like ``0,2``; default: the setting) picks the GPUs; two or more,
         or any worker URL in the settings, make it a group behind the router.
 
@@ -359,8 +364,11 @@ class ServerManager:
             PortTaken, ServerStartError, BootTimeout, BackendError: our start failed.
         """
         settings = self.settings
-        if settings.remote_url:
-            return self._use_foreign(entry, self._probe(settings.remote_url), remote=True)
+        remote = api_url or settings.remote_url
+        if remote:
+            return self._foreign(entry, self._use_foreign(entry, self._probe(remote), remote=True))
+        if compute_capability is None:
+            compute_capability = self._gpu_probe().compute_capability
         spec = self.build_spec(entry, compute_capability=compute_capability, port=port)
         selection = self.gpu_selection(entry, gpus)
         running = self._group.running_record()
@@ -377,19 +385,25 @@ class ServerManager:
         if selection.is_group or settings.worker_url_list:
             with self._op_lock:
                 self._start_group_locked(spec, selection, timeout_s=timeout_s, on_log=on_log or _ignore)
-            return Endpoint(
+            endpoint = Endpoint(
                 base_url=spec.base_url, model_key=entry.key, model_id=entry.repo_id, owned=True, tag=spec.tag, group=True
             )
+            return GroupServing(self, endpoint, batch=worker_batch(entry, settings), patience_s=settings.start_timeout_s)
         with self._op_lock:
             if self._group.record() is not None:
                 self._stop_group(grace_s=10.0)  # one GPU now: back to a single server
             if self.owned_record() is None:
                 probe = self._probe(spec.base_url)
                 if probe.reachable:
-                    return self._use_foreign(entry, probe, remote=False)
+                    return self._foreign(entry, self._use_foreign(entry, probe, remote=False))
             status = self._start_locked(spec, timeout_s=timeout_s, on_log=on_log or _ignore)
         model_id = hosted_model_id(entry, status.model_ids) or entry.repo_id
-        return Endpoint(base_url=status.endpoint, model_key=entry.key, model_id=model_id, owned=True, tag=status.tag)
+        endpoint = Endpoint(base_url=status.endpoint, model_key=entry.key, model_id=model_id, owned=True, tag=status.tag)
+        return SingleServing(self, endpoint)
+
+    def _foreign(self, entry: CatalogEntry, endpoint: Endpoint) -> ForeignServing:
+        settings = self.settings
+        return ForeignServing(endpoint, patience_s=settings.remote_patience_s, batch=worker_batch(entry, settings))
 
     @staticmethod
     def _use_foreign(entry: CatalogEntry, probe: EndpointProbe, *, remote: bool) -> Endpoint:
@@ -447,13 +461,21 @@ class ServerManager:
     # --- the group (router + one worker per GPU) ------------------------------------------------
 
     def _start_group_locked(
-        self, spec: ServeSpec, selection: GpuSelection, *, timeout_s: float | None, on_log: LogCallback
+        self, spec: ServeSpec, selection: GpuSelection, *, timeout_s: float | None, on_log: LogCallback,
+        unless_stopped: bool = False,
     ) -> ServerStatus:
-        """Start (or reuse, reviving dead workers) the group for ``spec`` on the selected GPUs."""
+        """Start (or reuse, reviving dead workers) the group for ``spec`` on the selected GPUs.
+
+        ``unless_stopped`` (a restart after a crash) refuses after a Stop, read and cleared under
+        the lock :meth:`stop` sets it under, together with the group's cancel flag.
+        """
         settings = self.settings
         remotes = settings.worker_url_list
         timeout = settings.start_timeout_s if timeout_s is None else timeout_s
         with self._lock:
+            if unless_stopped:
+                self.refuse_if_stopped()
+            self._group.arm()
             self._stop_requested = False
             self._state, self._message, self._pending_spec = ServerState.STARTING, "", spec
         try:
@@ -503,13 +525,30 @@ class ServerManager:
         return self.status()
 
     def revive_group_workers(self, *, on_log: LogCallback | None = None) -> list[str]:
-        """Start again the group's managed workers that died (not after a stop); their URLs."""
+        """Start again the group's managed workers that died (never after a Stop); their URLs.
+
+        Each launch is decided under the lock :meth:`stop` takes, so a Stop either comes first (no
+        launch) or finds the new worker in the record and stops it too.
+        """
         with self._lock:
             spec = self._group_spec or self._last_spec
-            stopped = self._stop_requested
-        if spec is None or stopped:
+        if spec is None:
             return []
-        return self._group.revive(spec, timeout_s=self.settings.start_timeout_s, on_log=on_log or _ignore)
+        return self._group.revive(spec, timeout_s=self.settings.start_timeout_s, on_log=on_log or _ignore,
+                                  guard=self._unless_stopped)
+
+    @contextlib.contextmanager
+    def _unless_stopped(self) -> Iterator[bool]:
+        """Hold the manager's lock; yields False when the user has stopped the server."""
+        with self._lock:
+            yield not self._stop_requested
+
+    def dead_group_workers(self) -> list[int]:
+        """Pids of our group's managed workers whose process is gone (not yet started again)."""
+        record = self._group.record()
+        if record is None:
+            return []
+        return [w.record.pid for w in record.workers if not record_matches_process(w.record)]
 
     def _stop_group(self, *, grace_s: float) -> bool:
         with self._lock:
@@ -536,13 +575,14 @@ class ServerManager:
             raise ServerError("Cannot restart the server: this app has not started one. Start it with a model first.")
         with self._op_lock:
             if unless_stopped:
-                self._refuse_if_stopped()
+                self.refuse_if_stopped()
             group = self._group.record()
             if group is not None:
                 self._group.stop(grace_s=10.0)
                 gpus = ",".join(w.gpu for w in group.workers) or None
                 return self._start_group_locked(
-                    spec, self.gpu_selection(spec.entry, gpus), timeout_s=timeout_s, on_log=on_log or _ignore
+                    spec, self.gpu_selection(spec.entry, gpus), timeout_s=timeout_s, on_log=on_log or _ignore,
+                    unless_stopped=unless_stopped,
                 )
             record = self.owned_record()
             if record is not None:
@@ -558,20 +598,18 @@ class ServerManager:
         while port_accepts(host, spec.port, timeout_s=0.5) and time.monotonic() < deadline:
             time.sleep(0.2)
 
-    def _refuse_if_stopped(self) -> None:
+    def refuse_if_stopped(self) -> None:
+        """Raise :class:`ServerNotRunning` when the user has stopped the server (read under the lock)."""
         with self._lock:
             if self._stop_requested:
-                raise ServerNotRunning(
-                    "The server was stopped while the job was rendering. Finished chunks are kept: start "
-                    "the server (or just resume the job) to go on."
-                )
+                raise ServerNotRunning(STOPPED_MID_JOB)
 
     def _start_locked(
         self, spec: ServeSpec, *, timeout_s: float | None, on_log: LogCallback, unless_stopped: bool = False
     ) -> ServerStatus:
         with self._lock:
             if unless_stopped and self._stop_requested:
-                self._refuse_if_stopped()
+                self.refuse_if_stopped()
             # Cleared together under the lock stop() sets them under: a stop is before or after.
             self._stop_requested = False
             self._cancel.clear()

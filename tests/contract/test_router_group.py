@@ -28,9 +28,9 @@ from omni_web.client import VoiceChoice
 from omni_web.errors import ServerError
 from omni_web.paths import DataPaths
 from omni_web.pipeline import ConvertRequest
-from omni_web.pipeline.group_serving import GROUP_REFERENCE_LIMIT_BYTES, GroupCapacity, worker_batch
-from omni_web.pipeline.serving import convert_on_endpoint, endpoint_for
+from omni_web.pipeline.serving import GROUP_REFERENCE_LIMIT_BYTES, convert_served, serving_for
 from omni_web.server import ServerManager
+from omni_web.server.capacity import GroupCapacity, worker_batch
 from omni_web.server.group import group_pids, router_argv
 from omni_web.server.record import process_info
 from omni_web.server.router import read_router_health, worker_id
@@ -88,7 +88,7 @@ def _routed(manager: ServerManager) -> dict[str, int]:
 def test_group_of_two_starts_reports_each_worker_and_stops_without_leftovers(group_home: DataPaths) -> None:
     manager = _manager(group_home)
     lines: list[str] = []
-    endpoint = manager.ensure_serving(get_entry(MODEL), on_log=lines.append)
+    endpoint = manager.ensure_serving(get_entry(MODEL), on_log=lines.append).endpoint
     try:
         assert endpoint.group and endpoint.owned
         record = manager.group.record()
@@ -126,7 +126,8 @@ def _kill_group(pid: int) -> None:
 def test_a_worker_killed_mid_book_costs_nothing_and_is_restarted(group_home: DataPaths) -> None:
     manager = _manager(group_home)
     entry = get_entry(MODEL)
-    endpoint = manager.ensure_serving(entry)
+    serving = manager.ensure_serving(entry)
+    endpoint = serving.endpoint
     try:
         record = manager.group.record()
         victim = record.workers[0]
@@ -140,9 +141,8 @@ def test_a_worker_killed_mid_book_costs_nothing_and_is_restarted(group_home: Dat
                 _kill_group(victim.record.pid)
 
         request = ConvertRequest(book_path=BOOK, model_key=entry.key, voice=VoiceChoice.speaker("Vivian"))
-        result = convert_on_endpoint(
-            request, endpoint, manager=manager, paths=group_home, settings=manager.settings, progress=progress
-        )
+        result = convert_served(request, serving, paths=group_home, settings=manager.settings,
+                                progress=progress)
         assert killed.is_set()
         assert result.m4b is not None
         chapters = probe_chapters(result.m4b)
@@ -169,7 +169,7 @@ def test_with_every_worker_dead_the_book_waits_for_the_group_then_finishes(
     monkeypatch.setenv("FAKE_SGL_LATENCY_S", "0.3")
     manager = _manager(group_home)
     entry = get_entry(MODEL)
-    endpoint = manager.ensure_serving(entry)
+    serving = manager.ensure_serving(entry)
     # The restarted workers take 10 s to load their model (a real one takes minutes): longer than
     # any client retry, so the job has to wait for the group.
     monkeypatch.setenv("FAKE_SGL_BOOT_DELAY_S", "10")
@@ -187,9 +187,8 @@ def test_with_every_worker_dead_the_book_waits_for_the_group_then_finishes(
 
         request = ConvertRequest(book_path=BOOK, model_key=entry.key, chapters=(1, 2),
                                  voice=VoiceChoice.speaker("Vivian"))  # fmt: skip
-        result = convert_on_endpoint(
-            request, endpoint, manager=manager, paths=group_home, settings=manager.settings, progress=progress
-        )
+        result = convert_served(request, serving, paths=group_home, settings=manager.settings,
+                                progress=progress)
         assert killed.is_set() and len(result.chapters) == 2
         assert any(d.message.startswith("Waiting for the server group: no worker is routable") for d in docs)
         fresh = [w.record.pid for w in manager.group.record().workers]
@@ -201,7 +200,8 @@ def test_with_every_worker_dead_the_book_waits_for_the_group_then_finishes(
 def test_requests_spread_over_both_workers_and_capacity_follows_the_routable_count(group_home: DataPaths) -> None:
     manager = _manager(group_home)
     entry = get_entry(MODEL)
-    endpoint = manager.ensure_serving(entry)
+    serving = manager.ensure_serving(entry)
+    endpoint = serving.endpoint
     try:
         batch = worker_batch(entry, manager.settings)
         capacity = GroupCapacity(endpoint.base_url, batch, refresh_s=0)
@@ -214,12 +214,11 @@ def test_requests_spread_over_both_workers_and_capacity_follows_the_routable_cou
         assert capacity() == 2 * (batch + 1)
         assert capacity.history == [2 * (batch + 1), batch + 1, 2 * (batch + 1)]
         # `convert --api-url <router>`: a router found at a plain URL sizes the job from its /health too.
-        remote = endpoint_for(manager, entry, paths=group_home, api_url=endpoint.base_url)
-        assert not remote.owned and not remote.group
+        remote = serving_for(manager, entry, api_url=endpoint.base_url)
+        assert not remote.endpoint.owned and not remote.endpoint.group
         docs = []
         request = ConvertRequest(book_path=BOOK, model_key=entry.key, chapters=(1,), voice=VoiceChoice.speaker("Vivian"))
-        convert_on_endpoint(request, remote, manager=manager, paths=group_home, settings=manager.settings,
-                            progress=docs.append)  # fmt: skip
+        convert_served(request, remote, paths=group_home, settings=manager.settings, progress=docs.append)
         rendering = next(d for d in docs if d.phase == "rendering")
         assert f"{2 * (batch + 1)} requests in flight" in rendering.message
         routed = _routed(manager)
@@ -253,13 +252,13 @@ def test_clone_references_go_inline_under_1_mib_and_spread_over_every_worker(
     assert clip.stat().st_size * 4 / 3 > 1 << 20  # sent as is, the router would pin it to one worker
     manager = _manager(group_home)
     entry = get_entry(BASE_MODEL)
-    endpoint = manager.ensure_serving(entry)
+    serving = manager.ensure_serving(entry)
     try:
         request = ConvertRequest(
             book_path=BOOK, model_key=entry.key, chapters=(1,),
             voice=VoiceChoice.clone(clip, "This is the narrator's reference voice for the group test."),
         )  # fmt: skip
-        result = convert_on_endpoint(request, endpoint, manager=manager, paths=group_home, settings=manager.settings)
+        result = convert_served(request, serving, paths=group_home, settings=manager.settings)
         assert len(result.chapters) == 1
         bodies = [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()]
         assert bodies and all(str(b.get("ref_audio", "")).startswith("data:audio/") for b in bodies)
@@ -276,7 +275,7 @@ def test_a_remote_worker_is_checked_added_shown_and_removed(group_home: DataPath
     wrong = start_fake_server(BASE_MODEL, log_path=tmp_path / "wrong.log")
     manager = _manager(group_home, worker_urls=remote.base_url)
     try:
-        endpoint = manager.ensure_serving(get_entry(MODEL))
+        endpoint = manager.ensure_serving(get_entry(MODEL)).endpoint
         health = read_router_health(endpoint.base_url)
         assert health.total_workers == 3 and health.routable_workers == 3
         members = manager.status().members
@@ -293,7 +292,7 @@ def test_a_remote_worker_is_checked_added_shown_and_removed(group_home: DataPath
         # A remote is never stopped by us; one that dies is shown as down.
         manager.stop()
         assert remote.is_alive()
-        endpoint = manager.ensure_serving(get_entry(MODEL))
+        endpoint = manager.ensure_serving(get_entry(MODEL)).endpoint
         remote.stop()
         _wait(lambda: manager.status().members[3].state == "down", "the dead remote to show as down", 60)
         assert read_router_health(endpoint.base_url).routable_workers == 2  # the managed workers serve on
@@ -351,7 +350,7 @@ def test_a_remote_url_that_is_itself_a_router_works_as_a_plain_remote(group_home
     manager = _manager(group_home, worker_urls=other_url)
     try:
         _wait(lambda: (h := read_router_health(other_url)) is not None and h.all_routable, "the other router")
-        endpoint = manager.ensure_serving(get_entry(MODEL))
+        endpoint = manager.ensure_serving(get_entry(MODEL)).endpoint
         remote = manager.status().members[3]
         assert remote.role == "remote" and remote.url == other_url and remote.state == "healthy"
         for _ in range(12):

@@ -30,6 +30,8 @@ Behaviour switches (environment variables, all optional):
 ``FAKE_SGL_CRASH_DETAIL``          last line of that detail (default: a simulated RuntimeError)
 ``FAKE_SGL_CRASH_AFTER_REQUESTS=n``  the (n+1)-th speech request that passes validation kills the
                                    process at once (``os._exit(1)``), unanswered: a mid-job crash
+``FAKE_SGL_CRASH_ON_TEXT=words``   a speech request whose input contains ``words`` kills the process
+                                   the same way, every time (a poison chunk the model cannot say)
 ``FAKE_SGL_SLOTS=B``               speech requests generated at once; more wait (default 8)
 ``FAKE_SGL_LATENCY_S``             generation time per request, while holding a slot (default 0)
 ``FAKE_SGL_SECONDS_PER_WORD``      audio seconds per input word (default 0.3)

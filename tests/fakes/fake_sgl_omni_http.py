@@ -73,6 +73,7 @@ class FakeSwitches:
     crash_during_boot: int | None = None
     crash_detail: str = ""
     crash_after_requests: int | None = None
+    crash_on_text: str = ""  # a speech request whose input holds this kills the process (a poison chunk)
     slots: int = 8
     latency_s: float = 0.0
     seconds_per_word: float = 0.3
@@ -93,6 +94,7 @@ class FakeSwitches:
             crash_during_boot=_env_int(environ, "FAKE_SGL_CRASH_DURING_BOOT"),
             crash_detail=environ.get("FAKE_SGL_CRASH_DETAIL", "").strip(),
             crash_after_requests=_env_int(environ, "FAKE_SGL_CRASH_AFTER_REQUESTS"),
+            crash_on_text=environ.get("FAKE_SGL_CRASH_ON_TEXT", "").strip(),
             slots=max(_env_int(environ, "FAKE_SGL_SLOTS") or 8, 1),
             latency_s=_env_float(environ, "FAKE_SGL_LATENCY_S", 0.0),
             seconds_per_word=_env_float(environ, "FAKE_SGL_SECONDS_PER_WORD", 0.3),
@@ -150,13 +152,19 @@ class FakeServerState:
         with self.lock, path.open("a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
-    def admit(self) -> None:
-        """Admission: the queue-full switch, then the crash switch (which ends the process)."""
+    def admit(self, text: str = "") -> None:
+        """Admission: the queue-full switch, then the crash switches (which end the process)."""
         with self.lock:
             if self.fail_next_503 > 0:
                 self.fail_next_503 -= 1
                 raise service_unavailable("The request queue is full.")
             self.accepted += 1
+            poison = self.switches.crash_on_text
+            if poison and poison in text:
+                logging.getLogger("sglang_omni.pipeline.mp_runner").error(
+                    "Stage process(es) died: pipeline (exit code -11) [FAKE_SGL_CRASH_ON_TEXT]")
+                sys.stderr.flush()
+                os._exit(1)
             crash = self.switches.crash_after_requests
             if crash is not None and self.accepted > crash:
                 logging.getLogger("sglang_omni.pipeline.mp_runner").error(
@@ -284,7 +292,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             raise bad_request("speech request body must be valid JSON") from None
         prepared = prepare_speech(payload, state.ctx)
-        state.admit()
+        state.admit(str(payload.get("input", "")))
         try:
             plan = plan_generation(prepared, state.ctx)
         except ApiError as exc:

@@ -184,6 +184,11 @@ class FakeServer:
         self._log_handle.close()
         return self.process.returncode
 
+    def kill(self) -> None:
+        """SIGKILL its process group at once (a machine that goes away) and reap it."""
+        self._signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
     def _signal(self, signum: int) -> None:
         try:
             os.killpg(self.process.pid, signum)

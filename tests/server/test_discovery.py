@@ -73,7 +73,7 @@ def test_probe_of_nothing_is_unreachable() -> None:
 
 def test_remote_server_with_the_model_is_used(data_paths) -> None:
     handler, _ = _server("Qwen/Qwen3-TTS-12Hz-0.6B-CustomVoice")
-    endpoint = _manager(data_paths, handler).ensure_serving(get_entry("qwen3_tts_0_6b_customvoice"))
+    endpoint = _manager(data_paths, handler).ensure_serving(get_entry("qwen3_tts_0_6b_customvoice")).endpoint
     assert endpoint.base_url == REMOTE
     assert endpoint.model_id == "Qwen/Qwen3-TTS-12Hz-0.6B-CustomVoice"
     assert endpoint.owned is False

@@ -14,12 +14,13 @@ import pytest
 from omni_web.catalog import get_entry
 from omni_web.errors import ServerNotRunning, SettingsError
 from omni_web.gpu import GpuInfo, GpuProbe
-from omni_web.pipeline.group_serving import GroupCapacity, group_concurrency, make_group_recover
 from omni_web.render import RenderItem, render_chunks
 from omni_web.server import Endpoint
+from omni_web.server.capacity import GroupCapacity, group_concurrency
 from omni_web.server.gpus import parse_gpu_spec, select_gpus
 from omni_web.server.group import router_argv
 from omni_web.server.router import RouterHealth, is_router_health, parse_router_health, worker_id
+from omni_web.server.serving import GroupServing, Recovery
 from omni_web.settings import Settings
 from tests.audio import wav_bytes
 
@@ -147,33 +148,67 @@ def test_renderer_follows_a_changing_concurrency(tmp_path: Path) -> None:
     assert max(peak[:15]) <= 2 and max(peak) > 2  # it grew while the run went on
 
 
+class FakeGroupManager:
+    """The calls a GroupServing makes of the manager: stop flag, router alive, dead workers."""
+
+    def __init__(self, *, stopped: bool = False, dead: list[int] | None = None) -> None:
+        self.stopped = stopped
+        self.dead = dead or []
+        self.restarts = 0
+
+    def refuse_if_stopped(self) -> None:
+        if self.stopped:
+            raise ServerNotRunning("The server was stopped while the job was rendering.")
+
+    def is_alive(self) -> bool:
+        return True
+
+    def dead_group_workers(self) -> list[int]:
+        return list(self.dead)
+
+    def revive_group_workers(self, *, on_log=None) -> list[str]:
+        return []
+
+
+def _group(manager: FakeGroupManager, read, **kwargs) -> GroupServing:
+    endpoint = Endpoint("http://127.0.0.1:8100", "k", "m", owned=True, group=True)
+    return GroupServing(manager, endpoint, batch=4, read=read, sleep_s=0.01, **kwargs)  # type: ignore[arg-type]
+
+
 def test_no_eligible_upstream_waits_for_the_group_with_a_status_then_retries() -> None:
     answers = [_health(0, 2), _health(0, 2), _health(1, 2)]
     messages: list[str] = []
-    endpoint = Endpoint("http://127.0.0.1:8100", "k", "m", owned=False, group=True)
-    recover = make_group_recover(None, endpoint, wait_s=60, on_wait=messages.append,
-                                 read=lambda _url: answers.pop(0), sleep=lambda _s: None)  # fmt: skip
-    assert recover(RuntimeError("503 no eligible upstream")) is True
+    serving = _group(FakeGroupManager(), lambda _url: answers.pop(0) if len(answers) > 1 else answers[0],
+                     patience_s=60)  # fmt: skip
+    with serving.watch(on_status=messages.append):
+        assert serving.recover(RuntimeError("503 no eligible upstream")) is Recovery.ALIVE
     assert messages[0].startswith("Waiting for the server group: no worker is routable (0 of 2)")
-    assert messages[-1] == ""  # cleared once a worker is back
+    assert messages[-1] == "" and serving.status_line() == ""  # cleared once a worker is back
     now = [0.0]
 
-    def tick(_s: float) -> None:
+    def clock() -> float:
         now[0] += 10
+        return now[0]
 
-    never = make_group_recover(None, endpoint, wait_s=30, read=lambda _url: _health(0, 2), sleep=tick,
-                               clock=lambda: now[0])  # fmt: skip
-    assert never(RuntimeError("503")) is False  # gives up after wait_s: the chunk then fails
+    never = _group(FakeGroupManager(), lambda _url: _health(0, 2), patience_s=30, clock=clock)
+    with never.watch(on_status=lambda _line: None):
+        assert never.recover(RuntimeError("503")) is Recovery.NONE  # past its patience: the retry policy decides
+
+
+def test_a_dead_worker_counts_as_one_crash_whoever_saw_it_first() -> None:
+    """A worker's death is a crash for the renderer (poison search, fewer requests) exactly once."""
+    manager = FakeGroupManager(dead=[4242])
+    serving = _group(manager, lambda _url: _health(1, 2), patience_s=60)
+    assert serving.recover(RuntimeError("502 upstream request failed")) is Recovery.RESTARTED
+    assert serving.recover(RuntimeError("502 again, same death")) is Recovery.ALIVE
+    manager.dead = [4242, 4343]  # the watch revived the first; another died
+    assert serving.recover(RuntimeError("502")) is Recovery.RESTARTED
 
 
 def test_a_stopped_group_stops_the_wait() -> None:
-    class Stopped:
-        stop_requested = True
-
-    endpoint = Endpoint("http://127.0.0.1:8100", "k", "m", owned=True, group=True)
-    recover = make_group_recover(Stopped(), endpoint, wait_s=60, read=lambda _url: None, sleep=lambda _s: None)
+    serving = _group(FakeGroupManager(stopped=True), lambda _url: None, patience_s=60)
     with pytest.raises(ServerNotRunning, match="stopped while the job"):
-        recover(RuntimeError("refused"))
+        serving.recover(RuntimeError("refused"))
 
 
 @pytest.mark.parametrize(

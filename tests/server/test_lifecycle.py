@@ -227,7 +227,7 @@ def test_boot_timeout_stops_the_process(make_manager, launched, monkeypatch, dat
 def test_foreign_server_with_the_model_is_used_and_left_running(make_manager, launched, fake_server, port) -> None:
     foreign = fake_server(QWEN.key, port=port)
     manager = make_manager()
-    endpoint = manager.ensure_serving(QWEN)
+    endpoint = manager.ensure_serving(QWEN).endpoint
     assert (endpoint.base_url, endpoint.owned, endpoint.model_id) == (foreign.base_url, False, QWEN.repo_id)
     assert launched == []
     status = manager.status()
@@ -250,12 +250,12 @@ def test_foreign_server_with_another_model_is_refused(make_manager, launched, fa
 
 def test_model_change_restarts_our_server(make_manager, launched, data_paths) -> None:
     manager = make_manager()
-    first = manager.ensure_serving(QWEN)
+    first = manager.ensure_serving(QWEN).endpoint
     assert first.owned and first.model_id == QWEN.repo_id
     first_pid = load_record(data_paths).pid
-    again = manager.ensure_serving(QWEN)  # same model: reused
+    again = manager.ensure_serving(QWEN).endpoint  # same model: reused
     assert again == first and len(launched) == 1
-    second = manager.ensure_serving(QWEN_BASE)
+    second = manager.ensure_serving(QWEN_BASE).endpoint
     assert second.owned and second.model_key == QWEN_BASE.key and second.model_id == QWEN_BASE.repo_id
     assert len(launched) == 2
     assert launched[0].poll() is not None and not pid_alive(first_pid)
@@ -289,7 +289,7 @@ def test_app_restart_finds_its_server(make_manager, launched, data_paths) -> Non
     later = make_manager()  # a new app process: no Popen, only the record
     status = later.status()
     assert (status.state, status.owned, status.pid, status.model_key) == (ServerState.HEALTHY, True, proc.pid, QWEN.key)
-    endpoint = later.ensure_serving(QWEN)
+    endpoint = later.ensure_serving(QWEN).endpoint
     assert endpoint.owned and len(launched) == 1  # reused, not relaunched
     assert later.stop() is True
     assert not pid_alive(proc.pid)
