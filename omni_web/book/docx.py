@@ -61,6 +61,8 @@ def load_docx(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
         description=(props.subject or props.comments or "").strip(),
         date=props.created.date().isoformat() if props.created else "",
         identifier=(props.identifier or "").strip(),
+        subjects=tuple(k.strip() for k in re.split(r"[;,]", f"{props.keywords or ''},{props.category or ''}")
+                       if k.strip()),
     )
     return book_from_parts(split_by_level(items), path=path, metadata=metadata, cover=cover, source_format="docx")
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from lxml import etree
 
 from omni_web.book.extract import element_text, localname
-from omni_web.book.model import Book, BookMetadata, CoverImage
+from omni_web.book.model import Book, BookMetadata, CoverImage, Identifier
 from omni_web.book.parts import book_from_parts, parts_from_markup
 from omni_web.book.safety import (
     DEFAULT_LIMITS,
@@ -138,6 +138,7 @@ def _metadata(root: etree._Element, path: Path) -> tuple[BookMetadata, str]:
     doc_id = _find(root, "description", "document-info", "id")
     date = _find(info, "date")
     publisher = _find(root, "description", "publish-info", "publisher")
+    sequence = next((s for s in info if localname(s) == "sequence" and s.get("name")), None)
     return BookMetadata(
         title=_text(_find(info, "book-title")) or path.stem,
         authors=tuple(authors),
@@ -145,7 +146,11 @@ def _metadata(root: etree._Element, path: Path) -> tuple[BookMetadata, str]:
         description=element_text(annotation) if annotation is not None else "",
         date=(date.get("value") or element_text(date)) if date is not None else "",
         publisher=element_text(publisher) if publisher is not None else "",
-        identifier=element_text(isbn) if isbn is not None else (element_text(doc_id) if doc_id is not None else ""),
+        identifier=_text(doc_id) or _text(isbn),
+        series=sequence.get("name", "").strip() if sequence is not None else "",
+        series_index=sequence.get("number", "").strip() if sequence is not None else "",
+        identifiers=(Identifier("ISBN", _text(isbn).replace("-", "")),) if _text(isbn) else (),
+        subjects=tuple(_text(g) for g in info if localname(g) == "genre" and _text(g)),
     ), ((cover.get(_XLINK_HREF) or cover.get("href") or "").lstrip("#") if cover is not None else "")
 
 

@@ -113,9 +113,12 @@ def _cover(archive: zipfile.ZipFile, href: str) -> CoverImage | None:
 
 def _metadata(document: Any, path: Path) -> BookMetadata:
     values: dict[str, str] = {}
+    keywords: list[str] = []
     for child in document.meta.childNodes:
         qname = getattr(child, "qname", None)
-        if qname is not None and qname[1] not in values:
+        if qname is not None and qname[1] == "keyword":
+            keywords.append(" ".join(_text(child).split()))
+        elif qname is not None and qname[1] not in values:
             values[qname[1]] = " ".join(_text(child).split())
     author = values.get("creator") or values.get("initial-creator") or ""
     return BookMetadata(
@@ -124,4 +127,5 @@ def _metadata(document: Any, path: Path) -> BookMetadata:
         language=language_code(values.get("language", "")),
         description=values.get("description") or values.get("subject", ""),
         date=(values.get("creation-date") or values.get("date") or "")[:10],
+        subjects=tuple(k for k in keywords if k),
     )

@@ -212,6 +212,7 @@ def _metadata(document: Any, *, fallback_title: str) -> BookMetadata:
         authors=tuple(a.strip() for a in re.split(r";|\s+and\s+|&", author) if a.strip()),
         language=language,
         description=_decode(info.get("Subject")),
+        subjects=tuple(k.strip() for k in re.split(r"[;,]", _decode(info.get("Keywords"))) if k.strip())[:20],
         date=day,
         publisher="",
         identifier="",

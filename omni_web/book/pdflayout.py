@@ -17,7 +17,6 @@ A PDF has no paragraphs, only positioned lines. This module gets them per page (
 from __future__ import annotations
 
 import re
-import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -173,10 +172,13 @@ def paragraphs(pages: Sequence[PageLines], *, body: float | None = None, min_hea
     running = running_lines(pages)
     out: list[TextPara] = []
     open_para: dict | None = None  # the paragraph being built: text, page, last line, left edge
-    for page in pages:
-        lines = clean_page(page, running, size)
-        gaps = [a.y0 - b.y1 for a, b in zip(lines, lines[1:], strict=False) if 0 < a.y0 - b.y1 < size * 3]
-        leading = statistics.median(gaps) if gaps else size * 0.3
+    cleaned = [(page, clean_page(page, running, size)) for page in pages]
+    # The usual gap between lines of the book (not a blank line's), measured over all pages: a
+    # page with two lines says nothing about it.
+    gaps = sorted(a.y1 - b.y1 - b.size for _, lines in cleaned for a, b in zip(lines, lines[1:], strict=False)
+                  if 0 < a.y0 - b.y1 < size * 3 and abs(a.size - size) < 1 and abs(b.size - size) < 1)
+    leading = gaps[len(gaps) // 4] if gaps else size * 0.3
+    for page, lines in cleaned:
         left_edge = min((x.x0 for x in lines), default=0.0)
         previous: Line | None = None
         for line in lines:

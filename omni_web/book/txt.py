@@ -27,6 +27,7 @@ _LANGUAGES = {"english": "en", "french": "fr", "german": "de", "spanish": "es", 
               "portuguese": "pt", "dutch": "nl", "latin": "la", "finnish": "fi", "swedish": "sv",
               "russian": "ru", "chinese": "zh", "japanese": "ja", "polish": "pl", "danish": "da",
               "norwegian": "no", "greek": "el", "hungarian": "hu", "czech": "cs", "esperanto": "eo"}
+_LATIN_PAGES = ("cp125", "iso8859", "latin", "mac", "cp850", "cp437", "windows125")
 _SEPARATOR_RE = re.compile(r"^[\s*#~=_\-·•⁂]+$")  # "*   *   *": a scene break, nothing to say
 
 
@@ -41,10 +42,15 @@ def decode_text(data: bytes) -> str:
         pass
     from charset_normalizer import from_bytes  # heavy-ish import, only for non-UTF-8 files
 
-    best = from_bytes(data, cp_isolation=None).best()
-    if best is not None:
-        return str(best)
-    return data.decode("cp1252", errors="replace")
+    best = from_bytes(data).best()
+    # Short Western texts look alike in every Latin code page (cp1250 reads "naïve" as "naďve");
+    # cp1252 is by far the most common of them for books, so it wins when it decodes cleanly.
+    if best is None or best.encoding.replace("_", "").startswith(_LATIN_PAGES):
+        try:
+            return data.decode("cp1252")
+        except UnicodeDecodeError:
+            pass
+    return str(best) if best is not None else data.decode("latin-1")
 
 
 def language_code(name: str) -> str:
