@@ -15,7 +15,16 @@ from omni_web.book import detect_format, load_book
 from omni_web.book.epubout import write_book_epub
 from omni_web.errors import DrmProtected, ScannedBook
 from tests.conftest import DATA_DIR
-from tests.formats_builder import CHAPTER_TITLES, NEVER_READ, SPOKEN, docx_book, fb2_book, html_book, odt_book, text_book
+from tests.formats_builder import (
+    CHAPTER_TITLES,
+    NEVER_READ,
+    SPOKEN,
+    docx_book,
+    fb2_book,
+    html_book,
+    odt_book,
+    text_book,
+)
 from tests.pdf_builder import CHAPTERS, RUNNING_HEAD, TITLE, encrypted_pdf, scanned_pdf, trap_book
 
 
@@ -177,12 +186,10 @@ def test_content_decides_the_reader_not_the_name(tmp_path: Path) -> None:
     assert load_book(tmp_path / "book.epub").source_format == "docx"
 
 
-def test_a_book_written_as_epub_is_valid_and_has_one_page_per_chapter(tmp_path: Path) -> None:
-    from tests.readalong.checks import epubcheck_errors
-
+def test_a_book_written_as_epub_has_one_page_per_chapter(tmp_path: Path) -> None:
+    # EPUBCheck runs on the read-along EPUBs made from it (tests/test_convert_formats.py).
     book = load_book(trap_book(tmp_path / "trap.pdf"))
     epub = write_book_epub(book, tmp_path / "trap.epub")
-    assert epubcheck_errors(epub) == []
     again = load_book(epub)
     assert [c.title for c in again.chapters] == [c.title for c in book.chapters]
     assert [c.source_href for c in book.chapters] == [f"chapter-{n:03d}.xhtml" for n in range(1, 5)]
