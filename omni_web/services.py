@@ -23,7 +23,9 @@ from omni_web.errors import BookNotFound, JobError, JobExists, PresetError
 from omni_web.jobs import Job, JobContext, JobStore, JobWorker, QueueControl
 from omni_web.jobs.inbox import InboxWatcher
 from omni_web.jobs.intake import keep_book
+from omni_web.jobs.notify import Notifier, Targets, split_urls
 from omni_web.jobs.presets import Preset, PresetBook
+from omni_web.lan import ui_urls
 from omni_web.paths import DataPaths
 from omni_web.pipeline.claims import OutputClaims
 from omni_web.pipeline.outputs import OutputRemoval, claim_output_name, job_outputs, plan_output_removal
@@ -120,6 +122,12 @@ def make_convert_runner(paths: DataPaths, server: ServerManager):
     return run
 
 
+def notify_targets(settings: Settings) -> Targets:
+    """The notification targets the settings name; file links use the UI's first LAN address."""
+    return Targets(webhooks=split_urls(settings.webhook_urls), apprise=split_urls(settings.apprise_urls),
+                   base_url=ui_urls(settings.web_host, settings.web_port)[0])
+
+
 @dataclasses.dataclass
 class AppServices:
     """Everything the UI needs that outlives a request: create once, ``start()``, ``stop()``."""
@@ -129,6 +137,7 @@ class AppServices:
     server: ServerManager
     worker: JobWorker
     inbox: InboxWatcher | None = None
+    notifier: Notifier | None = None
 
     @property
     def queue(self) -> QueueControl:
@@ -141,8 +150,10 @@ class AppServices:
         paths.ensure()
         server = build_server_manager(paths, load_settings(paths))
         jobs = JobStore(paths.jobs_db)
-        worker = JobWorker(jobs, {CONVERT_JOB: make_convert_runner(paths, server)}, overlap=same_server_work)
-        services = cls(paths=paths, jobs=jobs, server=server, worker=worker)
+        notifier = Notifier(lambda: notify_targets(load_settings(paths)), lambda: load_settings(paths).output_path(paths))
+        worker = JobWorker(jobs, {CONVERT_JOB: make_convert_runner(paths, server)}, overlap=same_server_work,
+                           on_finished=notifier.job_finished)
+        services = cls(paths=paths, jobs=jobs, server=server, worker=worker, notifier=notifier)
         services.inbox = InboxWatcher(lambda: load_settings(paths).inbox_path(paths), services.take_from_inbox)
         return services
 

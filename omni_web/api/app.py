@@ -8,7 +8,6 @@ not open the UI. Files are served only when a job reports them and they sit in i
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -22,10 +21,9 @@ from omni_web.api.models import FileOut, JobOut, MoveIn, PresetOut, PriorityIn, 
 from omni_web.api.tokens import TokenStore
 from omni_web.errors import BookError, JobExists, JobNotFound, OmniWebError
 from omni_web.jobs import Job
+from omni_web.jobs.files import JobFile, job_files
 from omni_web.jobs.intake import keep_book_bytes
 from omni_web.jobs.presets import Preset
-from omni_web.pipeline.outputs import job_outputs
-from omni_web.pipeline.request import ConvertRequest
 
 __all__ = ["API_PREFIX", "build_api", "mount_api", "token_store"]
 
@@ -125,40 +123,30 @@ def _job_routes(api: FastAPI, services, out) -> None:
 
 def _file_routes(api: FastAPI, services) -> None:
     """A job's files: listed, and downloaded only when the job reports them under its output folder."""
-    def files_of(job: Job) -> list[tuple[Path, str]]:
-        request = ConvertRequest.from_dict(job.params) if job.kind == "convert" else None
-        root = Path(request.output_dir) if request and request.output_dir else services.settings.output_path(services.paths)
-        root = root.resolve()
-        found = []
-        for path in job_outputs(job.result, job.progress):
-            full = Path(path).resolve()
-            if full.is_file() and full.is_relative_to(root):
-                found.append((full, full.relative_to(root).as_posix()))
-        return found
+    def files_of(job: Job) -> list[JobFile]:
+        return job_files(job, services.settings.output_path(services.paths))
 
     @api.get("/jobs/{job_id}/files", response_model=list[FileOut], summary="The files a job wrote")
     def list_files(job_id: str) -> list[FileOut]:
         job = services.jobs.get(job_id)
-        book = job.result.get("m4b")
-        return [FileOut(name=path.name, path=rel, size=path.stat().st_size, kind=_kind(path, book),
-                        url=f"{API_PREFIX}/jobs/{job_id}/files/{quote(rel)}") for path, rel in files_of(job)]
+        return [FileOut(name=f.path.name, path=f.rel, size=f.path.stat().st_size, kind=f.kind,
+                        url=f"{API_PREFIX}/jobs/{job_id}/files/{quote(f.rel)}") for f in files_of(job)]
 
     @api.get("/jobs/{job_id}/book", summary="Download the finished m4b", response_class=FileResponse)
     def download_book(job_id: str) -> FileResponse:
         job = services.jobs.get(job_id)
-        book = job.result.get("m4b")
-        for path, _ in files_of(job):
-            if book and path == Path(book).resolve():
-                return FileResponse(path, filename=path.name, media_type="audio/mp4")
+        for f in files_of(job):
+            if f.kind == "book":
+                return FileResponse(f.path, filename=f.path.name, media_type="audio/mp4")
         raise _refuse(404, f"'{job.title}' has no m4b ({job.state.value}); its files are at "
                            f"{API_PREFIX}/jobs/{job_id}/files.")
 
     @api.get("/jobs/{job_id}/files/{rel:path}", summary="Download one of a job's files",
              response_class=FileResponse)
     def download(job_id: str, rel: str) -> FileResponse:
-        for path, name in files_of(services.jobs.get(job_id)):
-            if name == rel:
-                return FileResponse(path, filename=path.name)
+        for f in files_of(services.jobs.get(job_id)):
+            if f.rel == rel:
+                return FileResponse(f.path, filename=f.path.name)
         raise _refuse(404, f"Job '{job_id}' has no file '{rel}'; list them at {API_PREFIX}/jobs/{job_id}/files.")
 
 
@@ -210,15 +198,6 @@ def _steer_routes(api: FastAPI, services, out) -> None:
     def presets() -> list[PresetOut]:
         return [PresetOut(name=p.name, settings=p.to_dict()) for p in services.presets.presets()]
 
-
-
-def _kind(path: Path, book: str | None) -> str:
-    if book and path == Path(book).resolve():
-        return "book"
-    if path.name.endswith((".qa.json", ".levels.json")):
-        return "report"
-    return {".m4a": "chapter", ".mp3": "mp3", ".epub": "readalong", ".vtt": "subtitles", ".srt": "subtitles"}.get(
-        path.suffix.lower(), "other")
 
 
 def settings_preset(text: str) -> Preset:

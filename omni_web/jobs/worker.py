@@ -85,12 +85,14 @@ class JobWorker:
         *,
         idle_poll_s: float = 1.0,
         overlap: OverlapRule | None = None,
+        on_finished: Callable[[Job], None] | None = None,
     ) -> None:
         self.store = store
         self.runners = dict(runners)
         self.queue = QueueControl(store)
         self._idle_poll_s = idle_poll_s
         self._overlap = overlap
+        self._on_finished = on_finished
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -210,6 +212,12 @@ class JobWorker:
     def _finish(self, job_id: str, state: JobState, **fields: Any) -> None:
         """Record the end of a run; a refused transition is logged, the worker goes on."""
         try:
-            self.store.finish(job_id, state, **fields)
+            job = self.store.finish(job_id, state, **fields)
         except JobError as exc:
             log.error("Job %s ended %s, but the store refused it: %s", job_id, state.value, exc)
+            return
+        if self._on_finished is not None:
+            try:
+                self._on_finished(job)
+            except Exception:  # a notification's trouble is never the job's
+                log.exception("The finish hook failed for job %s", job_id)
