@@ -7,14 +7,13 @@ same file twice reuses one copy and resumed jobs see identical bytes.
 
 from __future__ import annotations
 
-import errno
 import re
 import shutil
 from pathlib import Path
 
 from omni_web.book import BOOK_SUFFIXES
-from omni_web.errors import BookError, DiskFullError, UnsupportedFormat
-from omni_web.files import atomic_path, file_sha256
+from omni_web.errors import BookError, UnsupportedFormat
+from omni_web.files import atomic_path, file_sha256, write_error
 from omni_web.paths import DataPaths
 
 __all__ = ["EBOOK_SUFFIXES", "books_dir", "require_book_name", "store_book"]
@@ -77,7 +76,9 @@ def store_book(paths: DataPaths, source: Path, *, name: str | None = None) -> Pa
         with atomic_path(target) as staged:
             shutil.copyfile(source, staged)
     except OSError as exc:
-        if exc.errno == errno.ENOSPC:
-            raise DiskFullError(f"No space left to keep the book in {target.parent}. Free some space.") from exc
-        raise BookError(f"Cannot keep a copy of the book in {target.parent}: {exc.strerror or exc}.") from exc
+        raise write_error(
+            exc,
+            full=f"No space left to keep the book in {target.parent}. Free some space.",
+            other=lambda why: BookError(f"Cannot keep a copy of the book in {target.parent}: {why}."),
+        ) from exc
     return target

@@ -3,20 +3,27 @@
 A file that matters (a rendered chunk, settings, the server record, a login, a voice clip) is
 written under a hidden, unique name beside its final one and moved into place with one
 ``os.replace``, so a crash, a kill or a full disk never leaves half a file under the final name,
-and two writers never share a staging file. Callers translate ``OSError`` into their own error
-(disk full, not writable, ...) because only they know what to tell the user.
+and two writers never share a staging file. An ``OSError`` from a write is translated by
+:func:`write_error` (or tested with :func:`is_disk_full`): which errnos mean a full disk is decided
+here once; the words, which only the caller knows, are the caller's.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-__all__ = ["atomic_path", "file_sha256", "write_atomic"]
+from omni_web.errors import DiskFullError, OmniWebError
+
+__all__ = ["atomic_path", "file_sha256", "is_disk_full", "write_atomic", "write_error"]
+
+# No space left on the device, or the user's quota on it is used up: to the user both are "full".
+_DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 
 
 @contextlib.contextmanager
@@ -59,3 +66,16 @@ def file_sha256(path: Path, *, block_bytes: int = 1 << 20) -> str:
         while block := handle.read(block_bytes):
             digest.update(block)
     return digest.hexdigest()
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` is an ``OSError`` saying the disk (or the user's quota on it) is full."""
+    return isinstance(exc, OSError) and exc.errno in _DISK_FULL_ERRNOS
+
+
+def write_error(exc: OSError, *, full: str, other: Callable[[str], OmniWebError]) -> OmniWebError:
+    """Our error for ``exc``, met while writing: :class:`DiskFullError` with the message ``full``
+    when the disk is full, else ``other(reason)`` with the system's reason. Raise it ``from exc``."""
+    if is_disk_full(exc):
+        return DiskFullError(full)
+    return other(str(exc.strerror or exc))

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import re
 import stat
 import threading
 from pathlib import Path
 
 import pytest
 
-from omni_web.files import atomic_path, file_sha256, write_atomic
+from omni_web.errors import DiskFullError, VoiceError
+from omni_web.files import atomic_path, file_sha256, is_disk_full, write_atomic, write_error
 
 
 def test_write_atomic_replaces_the_file_and_leaves_no_staging_file(tmp_path: Path) -> None:
@@ -76,3 +79,30 @@ def test_every_layer_uses_the_one_file_sha256() -> None:
     from omni_web.voices.library import file_sha256 as library_hash
 
     assert render_hash is file_sha256 and library_hash is file_sha256
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EDQUOT])
+def test_a_full_disk_or_quota_becomes_disk_full_with_the_callers_words(code: int) -> None:
+    exc = OSError(code, os.strerror(code))
+    assert is_disk_full(exc)
+    error = write_error(exc, full="The disk is full: free some space.", other=VoiceError)
+    assert isinstance(error, DiskFullError) and str(error) == "The disk is full: free some space."
+
+
+def test_any_other_write_error_gets_the_callers_error_with_the_system_reason() -> None:
+    exc = PermissionError(errno.EACCES, "Permission denied")
+    assert not is_disk_full(exc) and not is_disk_full(ValueError("no errno"))
+    error = write_error(exc, full="unused", other=lambda why: VoiceError(f"Could not write the clip: {why}."))
+    assert isinstance(error, VoiceError) and str(error) == "Could not write the clip: Permission denied."
+
+
+def test_no_module_writes_through_a_fixed_staging_name_or_tests_errno_itself() -> None:
+    # Two writers sharing "<name>.tmp" overwrite each other's half file; atomic_path names it uniquely.
+    # Which errnos mean "disk full" is decided in files.py alone.
+    package = Path(__file__).resolve().parent.parent / "omni_web"
+    fixed_tmp = re.compile(r"""with_name\(f?["'][^"']*\.tmp["']\)""")
+    for path in package.rglob("*.py"):
+        text = path.read_text()
+        assert not fixed_tmp.search(text), f"{path} stages a write under a fixed .tmp name: use files.atomic_path"
+        if path.name != "files.py":
+            assert "errno.ENOSPC" not in text, f"{path} maps ENOSPC itself: use files.is_disk_full / write_error"

@@ -7,7 +7,6 @@ code 0 when it happens while the trailer is written, so stderr is checked even o
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import shutil
@@ -20,6 +19,7 @@ from typing import IO, Any
 
 from omni_web.assemble.records import ProbedChapter
 from omni_web.errors import DiskFullError, FfmpegError, OutputNotWritable
+from omni_web.files import is_disk_full
 
 __all__ = [
     "INSTALL_HINT",
@@ -90,7 +90,7 @@ def disk_full_error(folder: Path) -> DiskFullError:
 
 def translate_os_error(exc: OSError, folder: Path) -> DiskFullError | OutputNotWritable:
     """Map an OSError met while writing into ``folder`` onto the error tree (caller raises ``from exc``)."""
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+    if is_disk_full(exc):
         return disk_full_error(folder)
     return OutputNotWritable(
         f"Cannot write to {folder}: {exc.strerror or exc}. Check that the folder exists and that "

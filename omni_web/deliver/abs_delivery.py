@@ -30,6 +30,7 @@ from omni_web.deliver.abs_client import AbsClient
 from omni_web.deliver.abs_config import AbsConfig
 from omni_web.deliver.sidecars import DESC_TXT, METADATA_JSON, READER_TXT
 from omni_web.errors import DeliveryError, OmniWebError, internal_error_message
+from omni_web.files import write_atomic
 from omni_web.paths import DataPaths
 
 __all__ = ["DeliveryRecord", "DeliveryStore", "book_files", "deliver_after_job", "deliver_book", "publish_folder"]
@@ -88,9 +89,7 @@ class DeliveryStore:
         with self._locked():
             docs = self._read()
             docs[record.folder] = asdict(record)
-            tmp = self.path.with_name(f".{self.path.name}.tmp")
-            tmp.write_text(json.dumps(docs, indent=1, ensure_ascii=False), encoding="utf-8")
-            tmp.replace(self.path)
+            write_atomic(self.path, json.dumps(docs, indent=1, ensure_ascii=False))
         return record
 
     @contextmanager

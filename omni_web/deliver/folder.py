@@ -14,6 +14,7 @@ from omni_web.assemble.metadata import ChapterMark
 from omni_web.book import BookMetadata
 from omni_web.deliver.layout import BookPlace, OutputLayout
 from omni_web.deliver.sidecars import Narration, sidecar_files, write_sidecars
+from omni_web.files import atomic_path
 
 __all__ = ["complete_book_folder"]
 
@@ -35,8 +36,7 @@ def complete_book_folder(
     if cover is not None and Path(cover).is_file():
         # A scanner takes "cover.*" first (audiobookshelf server/scanner/BookScanner.js).
         target = place.folder / f"cover{Path(cover).suffix.lower()}"
-        tmp = target.with_name(f".{target.name}.tmp")
-        shutil.copyfile(cover, tmp)
-        tmp.replace(target)
+        with atomic_path(target) as staged:
+            shutil.copyfile(cover, staged)
         written.append(target)
     return written

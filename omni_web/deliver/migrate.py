@@ -23,6 +23,7 @@ from omni_web.assemble.ffmpeg import probe_tags
 from omni_web.assemble.records import AudiobookTags
 from omni_web.deliver.layout import BookPlace, OutputLayout, book_place, library_name, taken_names
 from omni_web.errors import FfmpegError
+from omni_web.files import write_atomic
 
 __all__ = ["BookMove", "MigrationPlan", "plan_migration"]
 
@@ -172,9 +173,7 @@ def _rewrite_report(book: BookMove) -> None:
         return
     if isinstance(doc.get("request"), dict):
         doc["request"].update(output_name=book.place.name, output_layout=OutputLayout.LIBRARY.value)
-        tmp = report.with_name(f".{report.name}.tmp")
-        tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False), encoding="utf-8")
-        tmp.replace(report)
+        write_atomic(report, json.dumps(doc, indent=1, ensure_ascii=False))
 
 
 def _rewrite_jobs(store: Any, book: BookMove) -> None:

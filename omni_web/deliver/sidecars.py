@@ -22,6 +22,7 @@ from lxml import etree
 
 from omni_web.assemble.metadata import ChapterMark
 from omni_web.book import BookMetadata
+from omni_web.files import write_atomic
 
 __all__ = [
     "DESC_TXT",
@@ -134,8 +135,6 @@ def write_sidecars(folder: Path, files: dict[str, bytes]) -> list[Path]:
     written = []
     for name, data in files.items():
         target = Path(folder) / name
-        tmp = target.with_name(f".{name}.tmp")
-        tmp.write_bytes(data)
-        tmp.replace(target)
+        write_atomic(target, data)
         written.append(target)
     return written

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from omni_web.files import write_atomic
 from omni_web.master.levels import FileLevels
 from omni_web.master.presets import LoudnessPreset
 
@@ -106,11 +107,7 @@ def judge(
 
 def write_levels_report(report: LevelsReport, path: Path) -> Path:
     """Write the report atomically (a reader never sees half a file)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(report.to_json(), ensure_ascii=False, indent=2), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return write_atomic(Path(path), json.dumps(report.to_json(), ensure_ascii=False, indent=2))
 
 
 def read_levels_report(path: Path) -> dict[str, Any] | None:

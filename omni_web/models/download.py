@@ -14,7 +14,6 @@ This module is the one place huggingface_hub's network errors become omni-web er
 
 from __future__ import annotations
 
-import errno
 import threading
 import time
 from collections.abc import Callable
@@ -45,6 +44,7 @@ from omni_web.errors import (
     OmniWebError,
     exception_detail,
 )
+from omni_web.files import is_disk_full
 from omni_web.models.cache import hub_cache_dir
 
 __all__ = [
@@ -160,7 +160,7 @@ def _translate(exc: BaseException, entry: CatalogEntry, endpoint: str | None) ->
             f"{name}: could not reach the hub at {where} and the files are not cached. Check the network "
             "(and HF_ENDPOINT / HF_HUB_OFFLINE); a new attempt keeps the files already downloaded."
         )
-    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+    if is_disk_full(exc):
         return DiskFullError(f"The disk filled up while downloading {name}: free some space and install again.")
     if type(exc).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore"):
         return DownloadError(

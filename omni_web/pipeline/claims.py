@@ -21,6 +21,7 @@ from typing import Any
 
 from omni_web.book import Book
 from omni_web.catalog import CatalogEntry
+from omni_web.files import write_atomic
 from omni_web.pipeline.outputs import claim_output_name
 from omni_web.pipeline.request import ConvertRequest
 
@@ -100,6 +101,4 @@ class OutputClaims:
         return [c for c in claims if isinstance(c, dict)] if isinstance(claims, list) else []
 
     def _write(self, claims: list[dict[str, Any]]) -> None:
-        tmp = self.path.with_name(f".{self.path.name}.tmp")
-        tmp.write_text(json.dumps({"claims": claims}, indent=1), encoding="utf-8")
-        tmp.replace(self.path)
+        write_atomic(self.path, json.dumps({"claims": claims}, indent=1))

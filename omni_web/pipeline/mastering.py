@@ -31,6 +31,7 @@ from omni_web.assemble import (
 from omni_web.assemble.join import EncodedChapter, join_m4b
 from omni_web.assemble.live_join import LiveJoin, LiveJoinFailed
 from omni_web.errors import FfmpegError
+from omni_web.files import write_atomic
 from omni_web.master.acx import (
     closing_credits_text,
     export_acx,
@@ -268,9 +269,7 @@ def measured_levels(path: Path) -> FileLevels:
     except (OSError, ValueError, KeyError, TypeError):
         pass
     levels = measure_file(path)
-    tmp = cache.with_name(f".{cache.name}.tmp")
-    tmp.write_text(json.dumps({"stamp": stamp, "levels": levels.to_json()}), encoding="utf-8")
-    tmp.replace(cache)
+    write_atomic(cache, json.dumps({"stamp": stamp, "levels": levels.to_json()}))
     return levels
 
 

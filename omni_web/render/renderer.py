@@ -16,7 +16,6 @@ closes the client; whatever they raise is logged.
 
 from __future__ import annotations
 
-import errno
 import io
 import logging
 import threading
@@ -38,7 +37,7 @@ from omni_web.errors import (
     ServerUnavailable,
     SpeechError,
 )
-from omni_web.files import write_atomic
+from omni_web.files import is_disk_full, write_atomic
 from omni_web.render.crashes import CrashVerdict, CrashWatch, Recover, Recovery
 from omni_web.render.item import RenderItem
 from omni_web.retry import FailureKind, RetryPolicy, failure_kind
@@ -152,7 +151,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
     try:
         write_atomic(path, data)
     except OSError as exc:
-        if exc.errno == errno.ENOSPC:
+        if is_disk_full(exc):
             raise DiskFullError(
                 f"The disk holding {path.parent} is full. Free some space, then resume the job: "
                 "finished chunks are kept."

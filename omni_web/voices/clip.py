@@ -20,7 +20,6 @@ The steps, in order (:func:`prepare_clip`):
 
 from __future__ import annotations
 
-import errno
 import json
 import math
 import shutil
@@ -31,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from omni_web.errors import DiskFullError, FfmpegError, VoiceError
-from omni_web.files import atomic_path
+from omni_web.errors import FfmpegError, VoiceError
+from omni_web.files import atomic_path, write_error
 
 __all__ = [
     "CLIP_ADVICE",
@@ -402,6 +401,8 @@ def _write_atomic(dest: Path, samples: np.ndarray, rate: int) -> None:
         with atomic_path(dest, suffix=".wav") as staged:
             write_wav(staged, samples, rate)
     except OSError as exc:
-        if exc.errno == errno.ENOSPC:
-            raise DiskFullError(f"The disk is full: could not write {dest}. Free some space and add the clip again.") from exc
-        raise VoiceError(f"Could not write the clip to {dest}: {exc.strerror or exc}.") from exc
+        raise write_error(
+            exc,
+            full=f"The disk is full: could not write {dest}. Free some space and add the clip again.",
+            other=lambda why: VoiceError(f"Could not write the clip to {dest}: {why}."),
+        ) from exc

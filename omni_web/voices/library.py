@@ -9,7 +9,6 @@ caller passes ``overwrite=True``.
 
 from __future__ import annotations
 
-import errno
 import logging
 import os
 import wave
@@ -17,8 +16,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from omni_web.backend.disk import format_bytes
-from omni_web.errors import DiskFullError, OmniWebError, VoiceError
-from omni_web.files import atomic_path, file_sha256, write_atomic
+from omni_web.errors import OmniWebError, VoiceError
+from omni_web.files import atomic_path, file_sha256, write_atomic, write_error
 from omni_web.paths import DataPaths
 from omni_web.voices.clip import MAX_SPEECH_S, PreparedClip, prepare_clip, probe_clip
 from omni_web.voices.names import name_from_path, validate_name
@@ -232,9 +231,11 @@ class VoiceLibrary:
         try:
             write_atomic(txt, text + "\n")
         except OSError as exc:
-            if exc.errno == errno.ENOSPC:
-                raise DiskFullError(f"The disk is full: could not write {txt}. Free some space and retry.") from exc
-            raise VoiceError(f"Could not write the transcript {txt}: {exc.strerror or exc}.") from exc
+            raise write_error(
+                exc,
+                full=f"The disk is full: could not write {txt}. Free some space and retry.",
+                other=lambda why: VoiceError(f"Could not write the transcript {txt}: {why}."),
+            ) from exc
 
     @staticmethod
     def _remove_files(wav_path: Path) -> None:
