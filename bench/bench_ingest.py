@@ -1,9 +1,12 @@
-"""Benchmark: parse and chunk EPUBs (the largest fixture, then synthetic books of growing size).
+"""Benchmark: parse and chunk books (EPUB fixtures and synthetic EPUBs of growing size; PDFs in pages/s).
 
 Prints plain lines: median seconds to load and chunk (several runs), chunks per second, and the
-peak RSS of a fresh process doing the work, so scaling with book size is visible. Not a test.
+peak RSS of a fresh process doing the work, so scaling with book size is visible. PDFs (the
+outlined fixture, then a synthetic novel of ``--pdf-pages`` pages with running heads and page
+numbers, drawn with reportlab from requirements-dev.txt) print pages per second of the whole read:
+layout analysis, head/foot removal, paragraphs, chapters. Not a test.
 
-    .venv/bin/python bench/bench_ingest.py [--runs 5] [--sizes-mb 0.5 1 2 4]
+    .venv/bin/python bench/bench_ingest.py [--runs 5] [--sizes-mb 0.5 1 2 4] [--pdf-pages 200]
 """
 
 from __future__ import annotations
@@ -127,10 +130,52 @@ def _xhtml_bytes(path: Path) -> int:
         return sum(i.file_size for i in archive.infolist() if i.filename.endswith((".xhtml", ".html", ".htm")))
 
 
+def synthetic_pdf(path: Path, pages: int) -> int:
+    """A novel of ``pages`` A5 pages: a chapter every 10 pages (bookmarked), running head, folio."""
+    from reportlab.lib.pagesizes import A5
+    from reportlab.pdfgen import canvas
+
+    words = []
+    for chapter in load_book(DATA_DIR / "pg11-alice.epub").chapters:
+        if chapter.selected_by_default:
+            words += " ".join(block.text for block in chapter.blocks if not block.is_heading).split()
+    width, height = A5
+    pdf = canvas.Canvas(str(path), pagesize=A5)
+    index = 0
+    for page in range(pages):
+        pdf.setFont("Helvetica", 8)
+        pdf.drawCentredString(width / 2, height - 30, "ALICE'S ADVENTURES IN WONDERLAND")
+        pdf.drawCentredString(width / 2, 25, str(page + 1))
+        y = height - 60
+        if page % 10 == 0:
+            pdf.setFont("Helvetica-Bold", 18)
+            pdf.drawString(50, y, f"Chapter {page // 10 + 1}")
+            pdf.bookmarkPage(f"c{page}")
+            pdf.addOutlineEntry(f"Chapter {page // 10 + 1}", f"c{page}", level=0)
+            y -= 40
+        pdf.setFont("Times-Roman", 11)
+        while y > 50:
+            line = []
+            while len(" ".join(line)) < 55:
+                line.append(words[index % len(words)])
+                index += 1
+            pdf.drawString(50, y, " ".join(line))
+            y -= 14
+        pdf.showPage()
+    pdf.save()
+    return pages
+
+
+def _report_pdf(label: str, pages: int, numbers: dict[str, float]) -> None:
+    print(f"PDF {label:30} {pages:5d} pages  load {numbers['load_s']:7.2f} s  {pages / numbers['load_s']:6.1f} pages/s  "
+          f"{int(numbers['words']):>7} words  peak RSS {numbers['peak_rss_mib']:6.1f} MiB")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sizes-mb", type=float, nargs="*", default=[0.5, 1.0, 2.0, 4.0])
+    parser.add_argument("--pdf-pages", type=int, default=200, help="pages of the synthetic PDF (0: none)")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -145,6 +190,12 @@ def main() -> int:
             path = Path(tmp) / f"synthetic-{size_mb}MB.epub"
             synthetic_book(path, int(size_mb * 1e6))
             _report(f"synthetic {size_mb} MB", _xhtml_bytes(path), measure_in_child(path, max(1, args.runs // 2)))
+        _report_pdf("fixture pdfminer-pagelabels.pdf", 5, measure_in_child(DATA_DIR / "pdfminer-pagelabels.pdf",
+                                                                           args.runs))
+        if args.pdf_pages:
+            path = Path(tmp) / f"synthetic-{args.pdf_pages}-pages.pdf"
+            pages = synthetic_pdf(path, args.pdf_pages)
+            _report_pdf(f"synthetic {pages} pages", pages, measure_in_child(path, max(1, args.runs // 2)))
     return 0
 
 

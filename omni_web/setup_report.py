@@ -21,7 +21,7 @@ from omni_web.catalog import CATALOG, SGLANG_OMNI_VERSION
 from omni_web.gpu import FitHint, GpuProbe, fit_hint, probe_gpus
 from omni_web.models.cache import CachedModel, cached_models, hub_cache_dir
 from omni_web.paths import DataPaths
-from omni_web.systools import ToolStatus, check_system_tools, detect_package_manager
+from omni_web.systools import ToolStatus, check_book_tools, check_system_tools, detect_package_manager
 
 __all__ = ["MISSING_TOOL_NOTE", "SetupReport", "collect_setup_report", "render_setup_report"]
 
@@ -82,7 +82,7 @@ def collect_setup_report(
         backend=probe_backend(paths),
         gpu=gpu,
         fit=tuple(fit_hint(entry, gpu) for entry in CATALOG),
-        tools=tuple(check_system_tools(CATALOG, which=which)),
+        tools=(*check_system_tools(CATALOG, which=which), *check_book_tools(which=which)),
         package_manager=detect_package_manager(which),
         backend_disk=check_backend_disk(paths),
         cache_dir=cache,

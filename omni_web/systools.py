@@ -16,14 +16,18 @@ from omni_web.catalog import CatalogEntry
 
 __all__ = [
     "APP_TOOLS",
+    "BOOK_TOOLS",
     "PACKAGE_MANAGERS",
     "ToolStatus",
+    "check_book_tools",
     "check_system_tools",
     "detect_package_manager",
     "install_lines",
 ]
 
 APP_TOOLS = ("ffmpeg", "ffprobe")
+# Optional programs some book formats need (omni_web/book/mobi.py), and what they are for.
+BOOK_TOOLS = {"ebook-convert": "MOBI/AZW3/AZW books (optional)"}
 APP_NAME = "omni-web"
 
 # Install command prefix per package manager, in the order the report lists them.
@@ -40,6 +44,7 @@ _PACKAGES: dict[str, dict[str, str]] = {
     "ffmpeg": {"apt": "ffmpeg", "pacman": "ffmpeg", "dnf": "ffmpeg-free"},
     "ffprobe": {"apt": "ffmpeg", "pacman": "ffmpeg", "dnf": "ffmpeg-free"},
     "sox": {"apt": "sox", "pacman": "sox", "dnf": "sox"},
+    "ebook-convert": {"apt": "calibre", "pacman": "calibre", "dnf": "calibre"},
 }
 
 
@@ -100,3 +105,9 @@ def check_system_tools(
         ToolStatus(name=name, path=which(name), required_by=tuple(users), install=install_lines(name))
         for name, users in needed.items()
     ]
+
+
+def check_book_tools(*, which: Callable[[str], str | None] = shutil.which) -> list[ToolStatus]:
+    """The optional programs of :data:`BOOK_TOOLS` (calibre's ``ebook-convert``), each with its status."""
+    return [ToolStatus(name=name, path=which(name), required_by=(purpose,), install=install_lines(name))
+            for name, purpose in BOOK_TOOLS.items()]

@@ -41,3 +41,13 @@ def test_this_machine_has_the_tools_installed_system_wide() -> None:
     tools = check_system_tools(CATALOG)
     assert {t.name for t in tools} == {"ffmpeg", "ffprobe", "sox"}
     assert all(t.found for t in tools), [t.name for t in tools if not t.found]
+
+
+def test_calibre_for_kindle_books_is_reported_with_its_install_line() -> None:
+    from omni_web.systools import check_book_tools
+
+    (missing,) = check_book_tools(which=_which(set()))
+    assert missing.name == "ebook-convert" and not missing.found and "MOBI" in missing.required_by_str
+    assert missing.install_line("apt") == "sudo apt install calibre"
+    (found,) = check_book_tools(which=_which({"ebook-convert"}))
+    assert found.found
