@@ -13,21 +13,25 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from omni_web.catalog import CatalogEntry
+from omni_web.errors import FfmpegError
 
 __all__ = [
     "APP_TOOLS",
     "BOOK_TOOLS",
+    "INSTALL_HINT",
     "PACKAGE_MANAGERS",
     "ToolStatus",
     "check_book_tools",
     "check_system_tools",
     "detect_package_manager",
+    "find_tool",
     "install_lines",
 ]
 
 APP_TOOLS = ("ffmpeg", "ffprobe")
 # Optional programs some book formats need (omni_web/book/mobi.py), and what they are for.
 BOOK_TOOLS = {"ebook-convert": "MOBI/AZW3/AZW books (optional)"}
+INSTALL_HINT = "Install it: sudo apt install ffmpeg | sudo pacman -S ffmpeg | sudo dnf install ffmpeg"
 APP_NAME = "omni-web"
 
 # Install command prefix per package manager, in the order the report lists them.
@@ -111,3 +115,15 @@ def check_book_tools(*, which: Callable[[str], str | None] = shutil.which) -> li
     """The optional programs of :data:`BOOK_TOOLS` (calibre's ``ebook-convert``), each with its status."""
     return [ToolStatus(name=name, path=which(name), required_by=(purpose,), install=install_lines(name))
             for name, purpose in BOOK_TOOLS.items()]
+
+
+def find_tool(name: str) -> str:
+    """The absolute path of ``ffmpeg`` or ``ffprobe`` on PATH: the one place the app looks for them.
+
+    Raises:
+        FfmpegError: the binary is not installed, with the install command for each distro.
+    """
+    path = shutil.which(name)
+    if path is None:
+        raise FfmpegError(f"{name} is not installed. {INSTALL_HINT}")
+    return path

@@ -11,7 +11,6 @@ import pytest
 
 from omni_web.assemble import AudioFormat, ChapterPlan, Segment, render_chapter_audio
 from omni_web.assemble.ffmpeg import (
-    INSTALL_HINT,
     probe,
     probe_chapters,
     probe_duration_ms,
@@ -21,6 +20,7 @@ from omni_web.assemble.ffmpeg import (
     translate_os_error,
 )
 from omni_web.errors import DiskFullError, FfmpegError, OutputNotWritable
+from omni_web.systools import INSTALL_HINT
 
 EXPECTED_MISSING = (
     "ffmpeg is not installed. Install it: sudo apt install ffmpeg | sudo pacman -S ffmpeg | sudo dnf install ffmpeg"

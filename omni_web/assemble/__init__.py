@@ -19,7 +19,6 @@ from omni_web.assemble.chapters import (
 )
 from omni_web.assemble.cover import COVER_MAX_PX, prepare_cover
 from omni_web.assemble.ffmpeg import (
-    INSTALL_HINT,
     ProbedStream,
     probe_chapters,
     probe_duration_ms,
@@ -48,7 +47,6 @@ __all__ = [
     "CHAPTER_SUFFIXES",
     "CHAPTER_TITLE_MAX_BYTES",
     "COVER_MAX_PX",
-    "INSTALL_HINT",
     "AudioFormat",
     "AudiobookTags",
     "ChapterAudio",

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
@@ -20,13 +19,12 @@ from typing import IO, Any
 from omni_web.assemble.records import ProbedChapter
 from omni_web.errors import DiskFullError, FfmpegError, OutputNotWritable
 from omni_web.files import is_disk_full
+from omni_web.systools import INSTALL_HINT, find_tool
 
 __all__ = [
-    "INSTALL_HINT",
     "FfmpegPipe",
     "ProbedStream",
     "disk_full_error",
-    "find_tool",
     "path_arg",
     "probe",
     "probe_chapters",
@@ -37,8 +35,6 @@ __all__ = [
     "run_ffmpeg",
     "translate_os_error",
 ]
-
-INSTALL_HINT = "Install it: sudo apt install ffmpeg | sudo pacman -S ffmpeg | sudo dnf install ffmpeg"
 
 # Messages ffmpeg prints when the target disk is full (strerror of ENOSPC and EDQUOT).
 _DISK_FULL_MARKERS = ("No space left on device", "Disk quota exceeded")
@@ -61,18 +57,6 @@ class ProbedStream:
     attached_pic: bool = False
     duration_ts: int | None = None
     tags: dict[str, str] = field(default_factory=dict)
-
-
-def find_tool(name: str) -> str:
-    """The absolute path of ``ffmpeg`` or ``ffprobe`` on PATH.
-
-    Raises:
-        FfmpegError: the binary is not installed, with the install command for each distro.
-    """
-    path = shutil.which(name)
-    if path is None:
-        raise FfmpegError(f"{name} is not installed. {INSTALL_HINT}")
-    return path
 
 
 def path_arg(path: Path | str) -> str:

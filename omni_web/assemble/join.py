@@ -23,11 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from omni_web.assemble.cover import prepare_cover_or_none
-from omni_web.assemble.ffmpeg import find_tool, path_arg, run_ffmpeg
+from omni_web.assemble.ffmpeg import path_arg, run_ffmpeg
 from omni_web.assemble.metadata import ChapterMark, build_ffmetadata, clean_chapter_title, iso639_2
 from omni_web.assemble.records import AudiobookTags
 from omni_web.assemble.workspace import publish, work_dir, write_text
 from omni_web.errors import FfmpegError
+from omni_web.systools import find_tool
 
 __all__ = ["AAC_FRAME_SAMPLES", "EncodedChapter", "input_thread_args", "join_args", "join_m4b", "join_marks"]
 

@@ -17,16 +17,13 @@ from omni_web.book.headings import is_chapter_heading, looks_like_title_line
 from omni_web.book.model import Book, BookMetadata
 from omni_web.book.parts import Part, book_from_parts, heading, paragraph
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, read_limited
+from omni_web.languages import LANGUAGE_NAMES
 
 __all__ = ["decode_text", "language_code", "load_txt", "parts_from_text"]
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 _BLANK_RE = re.compile(r"\n[ \t\f\v\u00a0]*\n+")
-_LANGUAGES = {"english": "en", "french": "fr", "german": "de", "spanish": "es", "italian": "it",
-              "portuguese": "pt", "dutch": "nl", "latin": "la", "finnish": "fi", "swedish": "sv",
-              "russian": "ru", "chinese": "zh", "japanese": "ja", "polish": "pl", "danish": "da",
-              "norwegian": "no", "greek": "el", "hungarian": "hu", "czech": "cs", "esperanto": "eo"}
 _LATIN_PAGES = ("cp125", "iso8859", "latin", "mac", "cp850", "cp437", "windows125")
 _SEPARATOR_RE = re.compile(r"^[\s*#~=_\-·•⁂]+$")  # "*   *   *": a scene break, nothing to say
 
@@ -56,7 +53,7 @@ def decode_text(data: bytes) -> str:
 def language_code(name: str) -> str:
     """"English" → "en"; codes pass through; "" stays ""."""
     value = name.strip()
-    return _LANGUAGES.get(value.lower(), value if len(value) <= 8 else "")
+    return LANGUAGE_NAMES.get(value.lower(), value if len(value) <= 8 else "")
 
 
 def load_txt(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:

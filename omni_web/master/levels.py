@@ -17,9 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from omni_web.assemble.ffmpeg import find_tool, path_arg
+from omni_web.assemble.ffmpeg import path_arg
 from omni_web.errors import FfmpegError
 from omni_web.master.presets import LoudnessPreset
+from omni_web.systools import find_tool
 
 __all__ = ["FileLevels", "measure_file", "parse_ebur128_summary"]
 

@@ -17,8 +17,9 @@ from typing import IO
 
 import numpy as np
 
-from omni_web.assemble.ffmpeg import INSTALL_HINT, FfmpegPipe, disk_full_error, find_tool
+from omni_web.assemble.ffmpeg import FfmpegPipe, disk_full_error
 from omni_web.errors import FfmpegError
+from omni_web.systools import INSTALL_HINT, find_tool
 
 __all__ = ["PcmSink", "run_ffmpeg_logged"]
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from omni_web.assemble import ChapterAudio, mp3_file_names, safe_filename
 from omni_web.book import readalong_source
+from omni_web.languages import language_code
 from omni_web.paths import DataPaths
 from omni_web.pipeline.plan import ChapterWork, ConversionPlan
 from omni_web.pipeline.request import ConvertRequest
@@ -24,9 +25,6 @@ __all__ = ["READALONG_SUFFIX", "ConversionReadalong", "readalong_epub_name", "st
 READALONG_SUFFIX = ".readalong.epub"
 
 _log = logging.getLogger(__name__)
-_WHISPER_LANGUAGES = {"english": "en", "french": "fr", "german": "de", "spanish": "es", "italian": "it",
-                      "portuguese": "pt", "chinese": "zh", "japanese": "ja", "korean": "ko", "russian": "ru",
-                      "arabic": "ar", "dutch": "nl", "polish": "pl", "turkish": "tr", "hindi": "hi"}
 
 
 def readalong_epub_name(title: str) -> str:
@@ -36,11 +34,7 @@ def readalong_epub_name(title: str) -> str:
 
 def _language(request: ConvertRequest, plan: ConversionPlan) -> str | None:
     """A Whisper language code: the request's language, else the book's, else None (detect)."""
-    for value in (request.language, plan.book.metadata.language):
-        if value and value.strip().lower() not in ("auto", "auto_detect"):
-            name = value.strip().lower()
-            return _WHISPER_LANGUAGES.get(name, name.replace("_", "-").split("-")[0] or None)
-    return None
+    return language_code(request.language, plan.book.metadata.language) or None
 
 
 def _asr_candidates(request: ConvertRequest, settings: Settings) -> list[str]:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from omni_web import languages
+
 __all__ = [
     "AsrPool",
     "Heard",
@@ -36,24 +38,11 @@ __all__ = [
 _log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-# Request language names (the server's spelling) and book languages to Whisper codes.
-_NAMES = {
-    "english": "en", "chinese": "zh", "french": "fr", "german": "de", "italian": "it", "japanese": "ja",
-    "korean": "ko", "portuguese": "pt", "russian": "ru", "spanish": "es", "cantonese": "yue",
-    "arabic": "ar", "hindi": "hi", "dutch": "nl", "polish": "pl", "turkish": "tr",
-}
 
 
 def language_code(language: str | None) -> str | None:
     """A Whisper language code for ``English``/``en``/``en-GB``; None when unknown or ``Auto``."""
-    if not language:
-        return None
-    value = language.strip().lower()
-    if value in ("auto", "auto_detect"):
-        return None
-    if value in _NAMES:
-        return _NAMES[value]
-    return value.replace("_", "-").split("-")[0] or None
+    return languages.language_code(language) or None
 
 
 class Recogniser(Protocol):

@@ -6,9 +6,9 @@ text function (lexicon first, then the language's number, abbreviation and roman
 :func:`find_candidates` lists words a model may misread.
 """
 
+from omni_web.languages import language_code
 from omni_web.text.candidates import Candidate, CandidateKind, find_candidates
 from omni_web.text.impact import ChunkText, EditImpact, edit_impact, spoken_chunks
-from omni_web.text.languages import language_code
 from omni_web.text.lexicon import CaseRule, Lexicon, LexiconEntry, Pronouncer
 from omni_web.text.normalize import RULES_BY_LANGUAGE, normalize_for_speech, rules_for, supported_languages
 from omni_web.text.rules import LanguageRules

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from omni_web.book import Book, split_sentences
 from omni_web.book.text import normalize_text
-from omni_web.text.languages import language_code
+from omni_web.languages import language_code
 from omni_web.text.lexicon import Pronouncer
 from omni_web.text.normalize import normalize_for_speech
 from omni_web.text.roman import roman_to_int

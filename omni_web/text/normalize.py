@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from omni_web.languages import language_code
 from omni_web.text import lang_de, lang_en, lang_es, lang_fr
-from omni_web.text.languages import language_code
 from omni_web.text.rules import LanguageRules
 
 __all__ = ["RULES_BY_LANGUAGE", "normalize_for_speech", "rules_for", "supported_languages"]

@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 
 from omni_web.book import Book, Chapter, TextBlock, count_words, normalize_text
 from omni_web.catalog import CatalogEntry
+from omni_web.languages import language_code
 from omni_web.settings import Settings
-from omni_web.text.languages import language_code
 from omni_web.text.lexicon import Pronouncer
 from omni_web.text.normalize import rules_for
 from omni_web.text.rules import LanguageRules

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 import subprocess
 import wave
 from dataclasses import dataclass
@@ -30,8 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from omni_web.errors import FfmpegError, VoiceError
+from omni_web.errors import VoiceError
 from omni_web.files import atomic_path, write_error
+from omni_web.systools import find_tool
 
 __all__ = [
     "CLIP_ADVICE",
@@ -49,7 +49,6 @@ __all__ = [
     "prepare_clip",
     "probe_clip",
     "run_tool",
-    "tool_path",
     "silence_threshold_db",
     "speech_bounds",
     "write_wav",
@@ -129,14 +128,6 @@ def check_extension(path: Path) -> None:
         )
 
 
-def tool_path(name: str) -> str:
-    """The full path of ``ffmpeg``/``ffprobe``; raise :class:`FfmpegError` when it is missing."""
-    found = shutil.which(name)
-    if found is None:
-        raise FfmpegError(f"{name} is not installed. Install ffmpeg (apt install ffmpeg) and try again.")
-    return found
-
-
 def run_tool(argv: list[str]) -> subprocess.CompletedProcess[bytes]:
     """Run an ffmpeg/ffprobe argv list (never a shell string), capturing its output as bytes."""
     return subprocess.run(argv, capture_output=True, check=False)  # noqa: S603 - argv list, no shell
@@ -166,7 +157,7 @@ def probe_clip(path: Path) -> ClipInfo:
     if not path.is_file():
         raise VoiceError(f"'{path}' does not exist or is not a file. Check the path and try again.")
     argv = [
-        tool_path("ffprobe"), "-v", "error", "-select_streams", "a:0",
+        find_tool("ffprobe"), "-v", "error", "-select_streams", "a:0",
         "-show_entries", "stream=codec_name,sample_rate,channels:format=duration",
         "-of", "json", str(path),
     ]
@@ -218,7 +209,7 @@ def decode_mono(path: Path, *, sample_rate: int, max_s: float = MAX_SOURCE_S) ->
     max_s" from the sample count without decoding hours of audio.
     """
     argv = [
-        tool_path("ffmpeg"), "-nostdin", "-v", "error", "-i", str(path),
+        find_tool("ffmpeg"), "-nostdin", "-v", "error", "-i", str(path),
         "-map", "0:a:0", "-t", f"{max_s + _FRAME_S:.3f}",
         "-ac", "1", "-ar", str(sample_rate), "-f", "s16le", "-acodec", "pcm_s16le", "-",
     ]

@@ -18,7 +18,8 @@ from omni_web.client import MAX_REFERENCE_AUDIO_BYTES, VoiceChoice
 from omni_web.errors import VoiceError
 from omni_web.files import atomic_path, file_sha256
 from omni_web.paths import DataPaths
-from omni_web.voices.clip import probe_clip, run_tool, tool_path
+from omni_web.systools import find_tool
+from omni_web.voices.clip import probe_clip, run_tool
 from omni_web.voices.library import Voice
 
 __all__ = [
@@ -118,7 +119,7 @@ def _encode(source: Path, target: Path, plan: FitPlan) -> None:
     """Run ffmpeg: first audio stream, mono, ``plan.sample_rate``, 16-bit, cut at ``plan.max_s``."""
     target.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(target, suffix=".wav") as staged:
-        argv = [tool_path("ffmpeg"), "-nostdin", "-v", "error", "-y", "-i", str(source), "-map", "0:a:0"]
+        argv = [find_tool("ffmpeg"), "-nostdin", "-v", "error", "-y", "-i", str(source), "-map", "0:a:0"]
         if plan.max_s is not None:
             argv += ["-t", f"{plan.max_s:.3f}"]
         # -map_metadata -1 and bitexact keep the header at 44 bytes (no LIST/encoder chunk).

@@ -1,4 +1,8 @@
-"""Which language a text is in: the user's choice ("English", "auto") or the book's ``dc:language``."""
+"""Which language a text is in: the user's choice ("English", "auto") or the book's ``dc:language``.
+
+The one table of language names to ISO 639 codes: text normalisation, QA and read-along speech
+recognition (Whisper codes) and the book readers (a Gutenberg "Language: English" header) read it.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +10,16 @@ from types import MappingProxyType
 
 __all__ = ["LANGUAGE_NAMES", "language_code"]
 
-# The server's language names (API doc: Auto Chinese English French German ...) and a few more.
+# The server's language names (Qwen3-TTS's list: Auto Chinese English French German ..., see
+# configs/ and the catalog), their own spellings, and the languages of Project Gutenberg headers.
 LANGUAGE_NAMES = MappingProxyType(
     {
         "english": "en", "french": "fr", "german": "de", "spanish": "es", "italian": "it",
         "portuguese": "pt", "russian": "ru", "chinese": "zh", "japanese": "ja", "korean": "ko",
         "arabic": "ar", "cantonese": "yue", "hindi": "hi", "dutch": "nl", "polish": "pl", "turkish": "tr",
         "français": "fr", "deutsch": "de", "español": "es",
+        "latin": "la", "finnish": "fi", "swedish": "sv", "danish": "da", "norwegian": "no", "greek": "el",
+        "hungarian": "hu", "czech": "cs", "esperanto": "eo",
     }
 )
 
