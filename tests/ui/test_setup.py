@@ -88,3 +88,19 @@ def test_install_lines_put_this_machines_package_manager_first(data_paths, tmp_p
     html = render_tools(report)
     assert html.index("sudo pacman -S sox") < html.index("sudo apt install sox")  # the CLI's order too
     assert MISSING_TOOL_NOTE in html
+
+
+def test_setup_tab_says_whether_calibre_is_there_for_kindle_books(data_paths, tmp_path):
+    from omni_web.setup_report import collect_setup_report, render_setup_report
+    from omni_web.ui.setup import render_tools
+    from tests.fakes.fake_nvml import FakeNvml
+
+    for present in ({"ffmpeg", "ffprobe", "apt-get"}, {"ffmpeg", "ffprobe", "apt-get", "ebook-convert"}):
+        report = collect_setup_report(data_paths, nvml=FakeNvml([]), cache_dir=tmp_path / "hf",
+                                      which=lambda name, present=present: f"/usr/bin/{name}" if name in present else None)
+        html, text = render_tools(report), render_setup_report(report)
+        assert "<b>ebook-convert</b>" in html and "MOBI/AZW3/AZW books" in html
+        if "ebook-convert" in present:
+            assert "/usr/bin/ebook-convert" in text and "sudo apt install calibre" not in html
+        else:
+            assert "sudo apt install calibre" in html and "sudo apt install calibre" in text
