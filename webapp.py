@@ -58,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     from omni_web.api import mount_api
+    from omni_web.deliver.opds import mount_opds
     from omni_web.services import AppServices  # heavy imports after the arguments are known
     from omni_web.ui import UiContext, build_app, launch_options
 
@@ -71,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     demo.launch(**launch_options(ctx, host=args.host, port=args.port, credentials=credentials),
                 prevent_thread_lock=True)
     mount_api(demo.app, services)  # /api/v1, before Gradio's own routes; its tokens, not the UI login
+    # /opds: the shelf of finished books for OPDS readers, behind the UI's own login (HTTP Basic).
+    mount_opds(demo.app, lambda: services.settings.output_path(paths),
+               credentials.as_tuple() if credentials is not None else None)
     _print_banner(ui_urls(args.host, args.port), credentials)
     try:
         demo.block_thread()

@@ -24,9 +24,17 @@ from lxml import etree
 from omni_web.errors import BookError
 from omni_web.files import atomic_path
 from omni_web.readalong.audio import encode_chapter_aac
-from omni_web.readalong.package import HTML5_DOCTYPE, Package, lift_xhtml, parse_document, read_package
+from omni_web.readalong.package import (
+    HTML5_DOCTYPE,
+    OPF_NS,
+    Package,
+    lift_xhtml,
+    parse_document,
+    read_package,
+)
 from omni_web.readalong.records import ChapterTimings
 from omni_web.readalong.style import add_highlight_rule
+from omni_web.readalong.tidy import add_accessibility, ensure_head_title, unwrap_switches
 from omni_web.readalong.xhtml import (
     DocumentText,
     document_text,
@@ -40,6 +48,7 @@ __all__ = ["ACTIVE_CLASS", "OverlayChapter", "ReadalongEpub", "clock_value", "wr
 ACTIVE_CLASS = "-epub-media-overlay-active"
 _SMIL_NS = "http://www.w3.org/ns/SMIL"
 _EPUB_NS = "http://www.idpf.org/2007/ops"
+_DC = "http://purl.org/dc/elements/1.1/"
 _FOLDER = "readalong"  # new files go in <opf dir>/readalong/
 
 
@@ -238,9 +247,13 @@ def write_readalong_epub(
                            active_class=ACTIVE_CLASS, own_css_path=f"{folder}/readalong.css")
         if narrator:
             package.add_meta("media:narrator", narrator)
+        add_accessibility(package, narrator=narrator)
         package.touch_modified()
         for page in ranges:
+            if unwrap_switches(pages[page].root):
+                _drop_property(package, page, "switch")
             files[page] = _serialise(pages[page].root, lifted=nav is not None)
+        _title_nav(archive, package, files)
         if nav is not None:
             _lift_pages(archive, package, files)
         files[package.opf_path] = package.to_bytes()
@@ -356,6 +369,32 @@ def _serialise(root: etree._Element, *, lifted: bool) -> bytes:
         lift_xhtml(root)
         return etree.tostring(tree, xml_declaration=True, encoding="utf-8", doctype=HTML5_DOCTYPE)
     return etree.tostring(tree, xml_declaration=True, encoding="utf-8")
+
+
+def _drop_property(package: Package, path: str, name: str) -> None:
+    """Remove ``name`` from a manifest item's ``properties`` (the page no longer has the feature)."""
+    item = package.item_by_path(path)
+    if item is None:
+        return
+    kept = [p for p in (item.element.get("properties") or "").split() if p != name]
+    if kept:
+        item.element.set("properties", " ".join(kept))
+    elif "properties" in item.element.attrib:
+        del item.element.attrib["properties"]
+
+
+def _title_nav(archive: zipfile.ZipFile, package: Package, files: dict[str, bytes | Path]) -> None:
+    """The book's own navigation document gets a ``<title>`` when it lacks one."""
+    for item in package.items.values():
+        if "nav" not in (item.element.get("properties") or "").split():
+            continue
+        data = files.get(item.path)
+        try:
+            root = parse_document(data if isinstance(data, bytes) else archive.read(item.path))
+        except (KeyError, etree.XMLSyntaxError):
+            continue
+        if ensure_head_title(root, package.root.findtext(f"{{{OPF_NS}}}metadata/{{{_DC}}}title") or ""):
+            files[item.path] = _serialise(root, lifted=True)
 
 
 def _lift_pages(archive: zipfile.ZipFile, package: Package, files: dict[str, bytes | Path]) -> None:

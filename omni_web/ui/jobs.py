@@ -22,7 +22,7 @@ from typing import Any
 import gradio as gr
 
 from omni_web.jobs import Job, JobState
-from omni_web.ui import readalong
+from omni_web.ui import delivery, readalong
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.jobview import (
@@ -125,6 +125,7 @@ def build(ctx: UiContext) -> JobsRefs:
     with gr.Column(elem_id="jobs-details") as details:  # other panels attach here (module docstring)
         build_review_panel(ctx, pick)  # omni_web/ui/review.py: flagged chunks of the picked job
         readalong.attach(ctx, pick, timer)  # omni_web/ui/readalong.py: text lit along the audio
+        delivery.attach(ctx, pick, timer)  # omni_web/ui/delivery.py: Audiobookshelf, with Retry
     chapters = gr.HTML(elem_id="jobs-chapters", padding=False, js_on_load=_PLAY_JS)
     mp3s = gr.File(label="MP3 chapters", file_count="multiple", visible=False, elem_id="jobs-mp3s")
     with gr.Column(visible=False, elem_id="jobs-confirm", elem_classes=["ow-dialog"]) as confirm:

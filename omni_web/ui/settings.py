@@ -12,6 +12,7 @@ import gradio as gr
 from omni_web.errors import SettingsError
 from omni_web.master import PRESETS
 from omni_web.settings import Settings
+from omni_web.ui import audiobookshelf
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.transcriber import (
@@ -118,6 +119,7 @@ def build(ctx: UiContext) -> SettingsRefs:
                                  elem_id="settings-qa-takes")
     save = gr.Button("Save settings", variant="primary", elem_id="settings-save")
     status = gr.Markdown(elem_id="settings-status")
+    audiobookshelf.build(ctx)  # omni_web/ui/audiobookshelf.py: library delivery, layout, migrate
     fields = (web_port, server_port, remote_url, chunk, concurrency, pause_chunk, pause_heading, pause_chapter,
               output_dir, output_format, also_mp3, whisper, normalization, qa_level, qa_model, qa_takes, loudness)
     refs = SettingsRefs(fields, save, status, transcriber)

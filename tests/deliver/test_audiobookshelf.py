@@ -10,16 +10,21 @@ from __future__ import annotations
 
 import dataclasses
 import subprocess
+import zipfile
 from pathlib import Path
 
+import feedparser
 import httpx
 import pytest
+from fastapi.testclient import TestClient
+from lxml import etree
 
 from omni_web.book import load_book
 from omni_web.client import SpeechClient, VoiceChoice
 from omni_web.deliver.abs_client import AbsClient
 from omni_web.deliver.abs_config import AbsConfig, abs_config_path, load_abs_config, save_abs_config
 from omni_web.deliver.abs_delivery import DeliveryStore, deliver_after_job, deliver_book
+from omni_web.deliver.opds import build_opds
 from omni_web.errors import DeliveryError
 from omni_web.paths import DataPaths
 from omni_web.pipeline import ConvertRequest, rebuild_chapters, run_conversion
@@ -123,7 +128,22 @@ def test_two_voices_become_two_items_by_upload_and_by_folder_scan_and_a_rebuild_
     # The read-along EPUB the items got: EPUBCheck, 0 errors and 0 warnings.
     done = subprocess.run(["java", "-jar", str(EPUBCHECK_JAR), str(folders["Vivian"] / "Hefty Water.readalong.epub")],
                           capture_output=True, text=True, timeout=600)  # fmt: skip
-    assert "Messages: 0 fatals / 0 errors /" in done.stdout, done.stdout + done.stderr
+    assert "Messages: 0 fatals / 0 errors / 0 warnings" in done.stdout, done.stdout + done.stderr
+    with zipfile.ZipFile(folders["Vivian"] / "Hefty Water.readalong.epub") as epub:
+        opf = etree.fromstring(epub.read("EPUB/package.opf"))
+    metas = {(m.get("property"), m.text) for m in opf.iter("{http://www.idpf.org/2007/opf}meta")}
+    assert {("schema:accessMode", "auditory"), ("schema:accessMode", "textual"),
+            ("schema:accessibilityFeature", "synchronizedAudioText"),
+            ("media:narrator", "Qwen3-TTS 0.6B CustomVoice (Vivian)"),
+            ("media:active-class", "-epub-media-overlay-active")} <= metas
+
+    # /opds lists both versions (behind the login) with their m4b and read-along EPUB.
+    shelf = TestClient(build_opds(lambda: root, ("reader", "pw")))
+    assert shelf.get("/").status_code == 401
+    feed = feedparser.parse(shelf.get("/", auth=("reader", "pw")).content)
+    assert sorted(c["name"] for e in feed.entries for c in e.contributors) == [
+        "Qwen3-TTS 0.6B CustomVoice (Ryan)", "Qwen3-TTS 0.6B CustomVoice (Vivian)"]
+    assert all({"audio/mp4", "application/epub+zip"} <= {link.type for link in e.links} for e in feed.entries)
 
 
 def test_a_failed_delivery_is_recorded_and_retried_never_raised(data_paths: DataPaths, tmp_path: Path) -> None:

@@ -31,7 +31,10 @@ import json
 import re
 import subprocess
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -299,3 +302,40 @@ class FakeAbs:
         if is_new:
             self._scan(rel_path)  # the watcher adds a new folder; rewritten files wait for a scan
         return httpx.Response(200, text="OK")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeAbs
+
+    def _relay(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(length) if length else b""
+        request = httpx.Request(self.command, f"http://fake{self.path}", headers=dict(self.headers.items()), content=body)
+        response = self.fake.handle(request)
+        self.send_response(response.status_code)
+        for key, value in response.headers.items():
+            if key.lower() not in ("content-length", "transfer-encoding", "connection"):
+                self.send_header(key, value)
+        self.send_header("Content-Length", str(len(response.content)))
+        self.end_headers()
+        self.wfile.write(response.content)
+
+    do_GET = do_POST = _relay
+
+    def log_message(self, *args: object) -> None:
+        return
+
+
+@contextmanager
+def serve_fake_abs(fake: FakeAbs) -> Iterator[str]:
+    """The fake on a free loopback port over real HTTP (for code that builds its own client); yields its URL."""
+    handler = type("Handler", (_Handler,), {"fake": fake})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=30)

@@ -1,0 +1,83 @@
+"""Settings tab: Audiobookshelf delivery, the output layout, and moving flat books into it.
+
+Thin over omni_web/deliver: the settings are saved owner-only by
+:func:`omni_web.deliver.abs_config.save_abs_config`; Test lists the server's libraries; the move
+is planned first and runs only on the second button.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import gradio as gr
+
+from omni_web.deliver.abs_client import AbsClient
+from omni_web.deliver.abs_config import AbsConfig, load_abs_config, save_abs_config
+from omni_web.deliver.migrate import plan_migration
+from omni_web.ui.context import UiContext
+from omni_web.ui.errors import guarded
+
+__all__ = ["build"]
+
+
+def build(ctx: UiContext) -> None:
+    """The section's components and wiring (inside the Settings tab)."""
+    config = load_abs_config(ctx.paths)
+    with gr.Accordion("Library delivery (Audiobookshelf, output layout)", open=False, elem_id="settings-abs"):
+        layout = gr.Radio([("one folder per book and narrator (library)", "library"), ("flat (older)", "flat")],
+                          value=ctx.settings.output_layout, label="Output layout", elem_id="settings-layout",
+                          info="Library: what Audiobookshelf and Storyteller expect; MP3 and ACX sets in mp3/ and acx/.")
+        enabled = gr.Checkbox(value=config.enabled, label="Deliver finished books to Audiobookshelf",
+                              elem_id="settings-abs-enabled")  # fmt: skip
+        url = gr.Textbox(value=config.url, label="Server URL", placeholder="http://nas.lan:13378", elem_id="settings-abs-url")
+        token = gr.Textbox(value=config.token, label="API token", type="password", elem_id="settings-abs-token",
+                           info="Stored owner-only in state/audiobookshelf.json.")
+        library = gr.Dropdown(choices=[config.library] if config.library else [], value=config.library or None,
+                              label="Library", allow_custom_value=True, elem_id="settings-abs-library",
+                              info="Test fills this list from the server.")  # fmt: skip
+        mode = gr.Radio([("upload", "upload"), ("write into the library folder, then scan", "folder")],
+                        value=config.mode, label="How", elem_id="settings-abs-mode")
+        folder = gr.Textbox(value=config.folder_path, label="Library folder on this machine (folder mode)",
+                            elem_id="settings-abs-folder")
+        with gr.Row():
+            test = gr.Button("Test", elem_id="settings-abs-test")
+            save = gr.Button("Save delivery settings", variant="primary", elem_id="settings-abs-save")
+            plan = gr.Button("Find flat books to move", elem_id="settings-migrate-plan")
+            move = gr.Button("Move them", variant="stop", visible=False, elem_id="settings-migrate-run")
+        status = gr.Markdown(elem_id="settings-abs-status")
+
+    @guarded
+    def run_test(url_value: str, token_value: str, chosen: str | None) -> tuple[str, dict]:
+        with AbsClient(url_value.strip(), token_value) as client:
+            libraries = client.libraries()
+        choices = [(lib.label, lib.id) for lib in libraries]
+        value = chosen if chosen in {lib.id for lib in libraries} else (choices[0][1] if choices else None)
+        listed = ", ".join(lib.label for lib in libraries) or "none this token can see"
+        return f"Connected. Libraries: {listed}.", gr.update(choices=choices, value=value)
+
+    @guarded
+    def run_save(layout_value: str, *values: object) -> str:
+        on, url_value, token_value, lib, how, path = values
+        saved = save_abs_config(ctx.paths, dataclasses.replace(
+            AbsConfig(), enabled=bool(on), url=str(url_value or "").strip(), token=str(token_value or "").strip(),
+            library=str(lib or ""), mode=str(how), folder_path=str(path or "").strip()))  # fmt: skip
+        ctx.save_settings(dataclasses.replace(ctx.settings, output_layout=layout_value).validate())
+        return f"Saved. Layout: {layout_value}. Delivery: {'on' if saved.active else 'off'}."
+
+    @guarded
+    def run_plan() -> tuple[str, dict]:
+        found = plan_migration(ctx.settings.output_path(ctx.paths))
+        if not found.books:
+            return "No flat-layout book to move.", gr.update(visible=False)
+        names = "\n".join(f"- `{b.m4b.name}` → `{b.place.folder.name}/`" for b in found.books)
+        return f"{len(found.books)} books ({found.move_count} files and folders) would move:\n{names}", gr.update(visible=True)
+
+    @guarded
+    def run_move() -> tuple[str, dict]:
+        moved = plan_migration(ctx.settings.output_path(ctx.paths)).execute(job_store=ctx.services.jobs)
+        return f"Moved {moved} books into the library layout.", gr.update(visible=False)
+
+    test.click(run_test, [url, token, library], [status, library], api_name="abs_test")
+    save.click(run_save, [layout, enabled, url, token, library, mode, folder], status, api_name="abs_save")
+    plan.click(run_plan, None, [status, move], api_name="outputs_migrate_plan")
+    move.click(run_move, None, [status, move], api_name="outputs_migrate", concurrency_limit=1)

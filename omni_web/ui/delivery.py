@@ -1,0 +1,53 @@
+"""Jobs tab: where the picked job's book was delivered (Audiobookshelf), with Retry when it failed.
+
+Thin: the record is read from :class:`omni_web.deliver.abs_delivery.DeliveryStore`; Retry calls
+:func:`omni_web.deliver.abs_delivery.deliver_book` for the job's book folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gradio as gr
+
+from omni_web.deliver.abs_config import load_abs_config
+from omni_web.deliver.abs_delivery import DeliveryRecord, DeliveryStore, deliver_book
+from omni_web.ui.context import UiContext
+from omni_web.ui.errors import guarded
+
+__all__ = ["attach", "delivery_text"]
+
+
+def delivery_text(record: DeliveryRecord | None) -> str:
+    """One line for the job: delivered (where), or failed (why)."""
+    if record is None:
+        return ""
+    if record.failed:
+        return f"**Audiobookshelf: not delivered.** {record.error} The book itself is done; Retry sends it again."
+    how = "uploaded" if record.mode == "upload" else "written into the library folder and scanned"
+    again = f", rescanned after rebuild {record.deliveries - 1}×" if record.deliveries > 1 else ""
+    return f"Audiobookshelf: {how} as `{record.rel_path}`{again}."
+
+
+def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Timer) -> None:
+    """Add the delivery line and its Retry under the Jobs tab's job picker."""
+    with gr.Row(elem_id="jobs-delivery"):
+        status = gr.Markdown(elem_id="jobs-delivery-status")
+        retry = gr.Button("Retry delivery", visible=False, elem_id="jobs-delivery-retry", scale=0, min_width=160)
+    store = DeliveryStore.for_paths(ctx.paths)
+
+    def show(job_id: str | None) -> tuple[str, dict]:
+        record = store.for_job(job_id) if job_id else None
+        return delivery_text(record), gr.update(visible=record is not None and record.failed)
+
+    @guarded
+    def again(job_id: str | None) -> tuple[str, dict]:
+        record = store.for_job(job_id) if job_id else None
+        if record is not None:
+            deliver_book(load_abs_config(ctx.paths), Path(record.folder), ctx.settings.output_path(ctx.paths),
+                         store=store, job_id=job_id or "")  # fmt: skip
+        return show(job_id)
+
+    pick.change(show, [pick], [status, retry], api_visibility="private", show_progress="hidden")
+    timer.tick(show, [pick], [status, retry], api_visibility="private", show_progress="hidden")
+    retry.click(again, [pick], [status, retry], api_name="delivery_retry", concurrency_limit=1)
