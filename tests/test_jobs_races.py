@@ -111,3 +111,39 @@ def test_resume_of_a_done_job_is_refused(store: JobStore) -> None:
     store.finish(job.id, JobState.DONE)
     with pytest.raises(JobError, match="already done"):
         store.resume(job.id)
+
+
+def test_a_rerun_racing_a_resume_and_claim_never_runs_the_job_twice(store: JobStore) -> None:
+    # Rerun is a guarded transition like the others: it re-queues only a job that is still
+    # finished when it writes, never one a resume and the worker have just taken.
+    for _ in range(ITERATIONS):
+        job = store.enqueue("convert", {})
+        store.claim_next()
+        store.finish(job.id, JobState.FAILED, error="boom")
+
+        def resume_then_claim(job_id: str = job.id) -> object:
+            store.resume(job_id)
+            return store.claim_next()
+
+        claimed, rerun = race(resume_then_claim, partial(store.rerun, job.id))
+        second = store.claim_next()
+        running_twice = claimed is not None and second is not None and second.id == job.id
+        assert not running_twice, "a rerun re-queued the job while its resumed run was running"
+        if claimed is not None and isinstance(rerun, JobError):
+            assert "not finished" in str(rerun) or "running" in str(rerun), rerun
+        for claim in (claimed, second):
+            if claim is not None:
+                store.finish(claim.id, JobState.DONE)
+
+
+def test_two_reruns_at_once_queue_the_job_once(store: JobStore) -> None:
+    for _ in range(ITERATIONS // 2):
+        job = store.enqueue("convert", {})
+        store.claim_next()
+        store.finish(job.id, JobState.DONE)
+        results = race(partial(store.rerun, job.id), partial(store.rerun, job.id))
+        assert sum(isinstance(r, JobError) for r in results) <= 1, results
+        assert store.get(job.id).state is JobState.QUEUED
+        claimed = store.claim_next()
+        assert claimed is not None and claimed.id == job.id and store.claim_next() is None
+        store.finish(job.id, JobState.DONE)

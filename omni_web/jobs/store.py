@@ -351,21 +351,28 @@ class JobStore:
         """Queue a finished job again (a done one too): it renders into its own files again.
 
         Finished chunks are reused, so a re-run after a settings change or a deleted file only
-        redoes what is missing; the previous result is cleared until the new one lands.
+        redoes what is missing; the previous result is cleared until the new one lands. The write
+        is conditional, like every transition: a job a resume and the worker took in the meantime
+        is never queued again under its running self.
+
+        Raises:
+            JobNotFound: there is no such job.
+            JobError: the job is queued or running.
         """
-        job = self.get(job_id)
-        if not job.state.finished:
-            raise JobError(f"Job '{job_id}' is {job.state.value}; it is not finished, so it cannot run again yet.")
+        finished = [s.value for s in JobState if s.finished]
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             (seq,) = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").fetchone()
-            conn.execute(
+            cursor = conn.execute(
                 "UPDATE jobs SET state = ?, cancel_requested = 0, error = '', finished_at = NULL, result = '{}',"
-                " position = NULL, updated_at = ?, seq = ? WHERE id = ?",
-                (JobState.QUEUED.value, self._clock(), seq, job_id),
+                f" position = NULL, updated_at = ?, seq = ? WHERE id = ? AND state IN ({', '.join('?' * len(finished))})",  # noqa: S608
+                (JobState.QUEUED.value, self._clock(), seq, job_id, *finished),
             )
             conn.execute("COMMIT")
-        return self.get(job_id)
+        job = self.get(job_id)  # JobNotFound when it is gone
+        if cursor.rowcount == 0:
+            raise JobError(f"Job '{job_id}' is {job.state.value}; it is not finished, so it cannot run again yet.")
+        return job
 
     def requeue_interrupted(self) -> list[str]:
         """Jobs left RUNNING by a previous app process go back to the front of the queue.
