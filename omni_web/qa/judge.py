@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from omni_web.qa.audio import AudioFigures
+from omni_web.qa.detectors import Findings
 from omni_web.qa.rate import Expectation
 from omni_web.qa.records import TakeRecord
 from omni_web.qa.thresholds import Thresholds
@@ -91,14 +92,24 @@ def asr_failures(score: TranscriptScore, thresholds: Thresholds, duration_ratio:
     return failures
 
 
-def with_transcript(take: TakeRecord, transcript: str, score: TranscriptScore, thresholds: Thresholds) -> TakeRecord:
-    """The take with its transcript, scores and any speech-recognition failures added."""
+def with_transcript(take: TakeRecord, transcript: str, score: TranscriptScore, thresholds: Thresholds,
+                    findings: Findings | None = None) -> TakeRecord:
+    """The take with its transcript, scores and any speech-recognition failures added.
+
+    ``findings`` (the alignment checks: gaps, repeats, babble, misheard names) add their failures
+    after the global ones, their notices for the reviewer, and notes on checks they skipped.
+    """
+    found = findings or Findings()
+    failures = [*asr_failures(score, thresholds, take.duration_ratio), *found.failures]
+    note = "; ".join(n for n in (take.asr_note, *found.notes) if n)
     return replace(
         take,
         transcript=transcript,
         wer=score.wer,
         word_recall=score.recall,
-        failures=(*take.failures, *asr_failures(score, thresholds, take.duration_ratio)),
+        failures=(*take.failures, *failures),
+        notices=(*take.notices, *found.notices),
+        asr_note=note,
     )
 
 

@@ -50,7 +50,9 @@ class TakeRecord:
     wer: float | None = None
     word_recall: float | None = None
     transcript: str | None = None
-    asr_note: str = ""  # why speech recognition was skipped, when it was
+    asr_note: str = ""  # why speech recognition (or one of its checks) was skipped, when it was
+    # Findings for the reviewer that do not fail the take (a name heard as another word).
+    notices: tuple[str, ...] = ()
     # With read-along on: each heard word as (text, start s, end s) in this take's audio, kept
     # for the chosen take only, and the SHA-256 of that audio (the words hold for that file only).
     words: tuple[tuple[str, float, float], ...] | None = None
@@ -70,6 +72,7 @@ class TakeRecord:
                 data[name] = round(data[name], 3)
         data["clipped_share"] = round(self.clipped_share, 5)
         data["failures"] = list(self.failures)
+        data["notices"] = list(self.notices)
         if self.words is None:  # records without word times stay as they were
             del data["words"], data["audio_sha256"]
         else:
@@ -82,6 +85,7 @@ class TakeRecord:
         names = set(cls.__dataclass_fields__)
         values = {k: v for k, v in data.items() if k in names}
         values["failures"] = tuple(values.get("failures") or ())
+        values["notices"] = tuple(values.get("notices") or ())
         if values.get("words") is not None:
             values["words"] = tuple((str(w[0]), float(w[1]), float(w[2])) for w in values["words"])
         return cls(**values)

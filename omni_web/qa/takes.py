@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from omni_web.qa.alignment import align_transcript
 from omni_web.qa.asr import AsrPool, Heard, language_code
 from omni_web.qa.audio import measure_audio
+from omni_web.qa.detectors import find_faults
 from omni_web.qa.judge import basic_take, best_take, with_transcript
 from omni_web.qa.rate import DurationRateTracker
 from omni_web.qa.records import ChunkRecord, QaStore, TakeRecord, Verdict
@@ -128,6 +130,7 @@ class ChunkQa:
         request_slots: int | Callable[[], int],
         asr_pool: AsrPool | None = None,
         tracker: DurationRateTracker | None = None,
+        names: Collection[str] = (),
     ) -> None:
         self.options = options
         self.store = store
@@ -140,6 +143,9 @@ class ChunkQa:
         self._slots = _RequestGate(request_slots)
         self._asr = asr_pool if options.level is QaLevel.ASR else None
         self.tracker = tracker or DurationRateTracker(options.thresholds)
+        # Normalised words of the book's names and the lexicon's spoken forms: a take that says
+        # another word for one of them is shown for review (a lexicon entry fixes it), not retaken.
+        self._names = frozenset(names)
         self._lock = threading.Lock()
         self._counts: dict[str, int] = {v.value: 0 for v in Verdict} | {"requests": 0}
         self._flagged: list[str] = []  # keys of flagged chunks, for the review list of a running job
@@ -211,7 +217,7 @@ class ChunkQa:
                      and figures.silence_share <= thresholds.max_silence_share)
         if take.passed and self._asr is not None:
             take = self._transcribe(item, take, result.audio)
-        if signal_ok and not any("transcript" in f or "heard" in f for f in take.failures):
+        if signal_ok and not any(w in f for f in take.failures for w in ("transcript", "heard", "twice")):
             # Every take whose signal is sound feeds the rate: the median shrugs off the odd
             # loop or cut among them, and a model slower than the prior is learnt, not flagged.
             self.tracker.learn(item.text, figures.duration_s, model=self._model, voice=voice)
@@ -235,8 +241,11 @@ class ChunkQa:
                 heard = Heard(self._asr.submit(audio, self._language).result())
         except Exception as exc:  # noqa: BLE001 - one undecodable take must not stop the book
             return replace(take, asr_note=f"speech recognition failed on this take: {exc}")
-        score = score_transcript(item.text, heard.text, lang=self._language or "en")
-        take = with_transcript(take, heard.text, score, self.options.thresholds)
+        lang = self._language or "en"
+        score = score_transcript(item.text, heard.text, lang=lang)
+        findings = find_faults(align_transcript(item.text, heard.text, lang=lang), self.options.thresholds,
+                               names=self._names)
+        take = with_transcript(take, heard.text, score, self.options.thresholds, findings)
         if heard.words is not None:
             take = replace(take, words=heard.words, audio_sha256=hashlib.sha256(audio).hexdigest())
         return take

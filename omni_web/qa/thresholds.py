@@ -108,6 +108,23 @@ class Thresholds:
     out_of_order_wer: float = 0.5
     # Below this many words a transcript comparison is noise (one misheard word is 50 %).
     min_words_for_asr: int = 4
+    # --- where the transcript differs (omni_web/qa/alignment.py, detectors.py) ----------------
+    # A recogniser's own errors are scattered; a model's dropped clause or repeated phrase is one
+    # run. Measured with bench/measure_qa_faults.py (28 Alice chunks of ~110 words, tiny.en, greedy):
+    # flite slt, clean: the largest region of net missing words per take was 0-2 (median 0), of net
+    # extra words 0-4 (median 0), of words after the text 0-1; with 8 consecutive words left out
+    # the gap measured 8-11 (every take), with 8 said twice the extra stretch 8-9, with 8 words of
+    # babble the tail 8. A limit of 5 sits between both with room on either side and still catches
+    # the clause of 5-6 words a model most often drops.
+    gap_words: int = 5  # consecutive text words unheard
+    repeat_words: int = 5  # transcript words heard again that match the text beside them
+    extra_words: int = 5  # words heard before the text starts or after it ends
+    # Words heard mid-text that neither repeat it nor stand for a text word (a hallucinated phrase):
+    # rarer, and a recogniser's garbled stretch can look like it, so a wider limit.
+    inserted_words: int = 8
+    # Gap and repeat checks need a text long enough to hold such a run with text on both sides
+    # (headings and one-liners skip them, with a note); babble is checked from min_words_for_asr.
+    min_words_for_alignment: int = 12
     # --- takes ---------------------------------------------------------------------------------
     takes: int = 3  # a failing chunk is requested up to this many times in all
 

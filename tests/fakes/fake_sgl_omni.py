@@ -39,11 +39,13 @@ Behaviour switches (environment variables, all optional):
                                    others unlimited); see ``fake_sgl_omni_speech`` for the token model
 ``FAKE_SGL_FAIL_NEXT_503=n``       the next n valid speech requests get 503 ``The request queue is full.``
 ``FAKE_SGL_REQUEST_LOG=path``      append every speech request body (compact JSON) as one line
-``FAKE_SGL_FAULTS=cut,silent,loop,drop,shuffle``  faulty 200 answers (see ``fake_sgl_omni_faults``):
-                                   cut to a third, silent, looped x3, a third of the words left
-                                   out, words shuffled; on ``FAKE_SGL_FAULT_SHARE`` (0..1) of requests
+``FAKE_SGL_FAULTS=cut,silent,loop,drop,shuffle,gap,repeat,babble``  faulty 200 answers (see
+                                   ``fake_sgl_omni_faults``): cut to a third, silent, looped x3, a
+                                   third of the words left out, words shuffled, 8 consecutive words
+                                   left out / said twice / babble appended (``FAKE_SGL_FAULT_WORDS``);
+                                   on ``FAKE_SGL_FAULT_SHARE`` (0..1) of requests
 ``FAKE_SGL_FAULT_LOG=path``        append {input, attempt, seed, fault} per speech request
-``FAKE_SGL_VOICE=espeak``          speak with espeak-ng (real words) instead of tone bursts
+``FAKE_SGL_VOICE=espeak|flite``    speak with espeak-ng or flite ``slt`` (real words) instead of tone bursts
 ``FAKE_SGL_LEVEL_SPREAD_DB=S``     takes come back at uneven levels, like real TTS: each request's
                                    gain is picked from its text over -S..0 dB (default 0: all equal)
 Real variables honoured: ``SGLANG_OMNI_STRICT_PORT=1``, ``SPEAKER_SAMPLES_DIR`` (voices persist

@@ -6,8 +6,14 @@ words out of order; so does the fake, on a chosen share of requests (``FAKE_SGL_
 times that text was asked for, so a retake of a faulty chunk is a new draw (as sampling is on the
 real server, with or without a seed) and a run is reproducible.
 
-``FAKE_SGL_VOICE=espeak`` makes the fake speak with espeak-ng (real words a speech recogniser can
-transcribe) instead of its tone bursts.
+The faults LLM-based TTS models make most are small: ``gap`` leaves out ``FAKE_SGL_FAULT_WORDS``
+(default 8) consecutive words from inside the text, ``repeat`` says such a stretch twice, and
+``babble`` appends that many words the text does not have. Their place in the text is drawn from
+the same hash, so it differs from chunk to chunk and from take to take.
+
+``FAKE_SGL_VOICE=espeak`` (espeak-ng) or ``FAKE_SGL_VOICE=flite`` (Debian's flite, voice ``slt``, a
+far more natural voice) make the fake speak real words a speech recogniser can transcribe instead
+of its tone bursts.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import json
 import random
 import shutil
 import subprocess
+import tempfile
 import threading
 import wave
 import zlib
@@ -26,10 +33,13 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["FAULT_MODES", "FaultPlan", "Faults", "espeak_pcm"]
+__all__ = ["FAULT_MODES", "FaultPlan", "Faults", "espeak_pcm", "flite_pcm", "spoken_pcm"]
 
 # Text faults change what is spoken; audio faults change the audio of a clean reading.
-TEXT_FAULTS = ("drop", "shuffle")
+TEXT_FAULTS = ("drop", "shuffle", "gap", "repeat", "babble")
+# What a model says after the text when it does not stop (a hallucinated outro, words of no chunk).
+_BABBLE = ("and then the little voice went on about the weather in the hills and the price of "
+           "bread in town before it stopped").split()
 AUDIO_FAULTS = ("cut", "silent", "loop")
 FAULT_MODES = (*AUDIO_FAULTS, *TEXT_FAULTS)
 
@@ -49,19 +59,22 @@ class Faults:
     modes: tuple[str, ...] = ()
     share: float = 0.0
     log: Path | None = None
+    words: int = 8  # the length of a gap, a repeat or a babble
     _seen: Counter[str] = field(default_factory=Counter)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def from_environ(cls, environ: dict[str, str]) -> Faults:
-        """``FAKE_SGL_FAULTS=cut,silent,loop``, ``FAKE_SGL_FAULT_SHARE=0.15``, ``FAKE_SGL_FAULT_LOG=path``."""
+        """``FAKE_SGL_FAULTS=cut,silent,loop``, ``FAKE_SGL_FAULT_SHARE=0.15``, ``FAKE_SGL_FAULT_LOG=path``,
+        ``FAKE_SGL_FAULT_WORDS=8``."""
         modes = tuple(m.strip() for m in environ.get("FAKE_SGL_FAULTS", "").split(",") if m.strip())
         unknown = [m for m in modes if m not in FAULT_MODES]
         if unknown:
             raise ValueError(f"FAKE_SGL_FAULTS: unknown mode(s) {unknown}; use {', '.join(FAULT_MODES)}")
         share = float(environ.get("FAKE_SGL_FAULT_SHARE", "0") or 0)
         log = environ.get("FAKE_SGL_FAULT_LOG", "").strip()
-        return cls(modes=modes, share=share if modes else 0.0, log=Path(log) if log else None)
+        words = int(environ.get("FAKE_SGL_FAULT_WORDS", "8") or 8)
+        return cls(modes=modes, share=share if modes else 0.0, log=Path(log) if log else None, words=words)
 
     def plan(self, text: str, seed: object) -> FaultPlan:
         """Decide the fault of this request (and log it)."""
@@ -74,11 +87,26 @@ class Faults:
         fault = None
         if draw < self.share:
             fault = self.modes[zlib.crc32(f"mode|{attempt}|{text}".encode()) % len(self.modes)]
+        planned = self.spoken(text, fault, attempt)
         if self.log is not None:
-            line = json.dumps({"input": text, "attempt": attempt, "seed": seed, "fault": fault}, ensure_ascii=False)
+            line = json.dumps({"input": text, "attempt": attempt, "seed": seed, "fault": fault,
+                               "spoken": planned.text}, ensure_ascii=False)
             with self._lock, self.log.open("a", encoding="utf-8") as handle:
                 handle.write(line + "\n")
+        return planned
+
+    def spoken(self, text: str, fault: str | None, attempt: int = 1) -> FaultPlan:
+        """What a request with ``fault`` says for ``text`` (``attempt`` moves a gap or a repeat)."""
         words = text.split()
+        n = self.words
+        # Inside the text, never at its edges: a real model drops or repeats a clause mid-chunk.
+        start = 1 + zlib.crc32(f"at|{attempt}|{text}".encode()) % max(1, len(words) - n - 1)
+        if fault == "gap" and len(words) >= n + 2:
+            return FaultPlan(" ".join(words[:start] + words[start + n:]), fault)
+        if fault == "repeat" and len(words) >= n + 2:
+            return FaultPlan(" ".join(words[:start + n] + words[start:]), fault)
+        if fault == "babble":
+            return FaultPlan(" ".join([*words, *_BABBLE[:n]]), fault)
         if fault == "drop" and len(words) >= 3:
             return FaultPlan(" ".join(w for i, w in enumerate(words) if i % 3 != 2), fault)
         if fault == "shuffle" and len(words) >= 3:
@@ -100,14 +128,9 @@ class Faults:
         return pcm
 
 
-def espeak_pcm(text: str, *, rate: int, channels: int, voice: str = "en-us") -> bytes:
-    """s16le audio of espeak-ng reading ``text``, resampled to ``rate``."""
-    espeak = shutil.which("espeak-ng")
-    if espeak is None:
-        raise RuntimeError("FAKE_SGL_VOICE=espeak needs espeak-ng (apt-get install espeak-ng)")
-    result = subprocess.run([espeak, "--stdout", "-v", voice, "-s", "160", text],  # noqa: S603
-                            capture_output=True, check=True, timeout=120)
-    with wave.open(io.BytesIO(result.stdout), "rb") as handle:
+def _resampled(wav: bytes, *, rate: int, channels: int) -> bytes:
+    """s16le of a 16-bit mono WAV, resampled to ``rate`` with ``channels`` identical channels."""
+    with wave.open(io.BytesIO(wav), "rb") as handle:
         source_rate = handle.getframerate()
         samples = np.frombuffer(handle.readframes(handle.getnframes()), dtype="<i2").astype(np.float64)
     if source_rate != rate and len(samples):
@@ -115,3 +138,36 @@ def espeak_pcm(text: str, *, rate: int, channels: int, voice: str = "en-us") -> 
         samples = np.interp(np.arange(count) * source_rate / rate, np.arange(len(samples)), samples)
     mono = np.clip(samples, -32768, 32767).astype("<i2")
     return np.repeat(mono, channels).tobytes() if channels > 1 else mono.tobytes()
+
+
+def espeak_pcm(text: str, *, rate: int, channels: int, voice: str = "en-us") -> bytes:
+    """s16le audio of espeak-ng reading ``text``, resampled to ``rate``."""
+    espeak = shutil.which("espeak-ng")
+    if espeak is None:
+        raise RuntimeError("FAKE_SGL_VOICE=espeak needs espeak-ng (apt-get install espeak-ng)")
+    result = subprocess.run([espeak, "--stdout", "-v", voice, "-s", "160", text],  # noqa: S603
+                            capture_output=True, check=True, timeout=120)
+    return _resampled(result.stdout, rate=rate, channels=channels)
+
+
+def flite_pcm(text: str, *, rate: int, channels: int, voice: str = "slt") -> bytes:
+    """s16le audio of flite reading ``text`` (voice ``slt``: a natural female US voice), resampled."""
+    flite = shutil.which("flite")
+    if flite is None:
+        raise RuntimeError("FAKE_SGL_VOICE=flite needs flite (apt-get install flite)")
+    with tempfile.TemporaryDirectory(prefix="fake-sgl-flite-") as tmp:
+        out = Path(tmp) / "take.wav"
+        # The text goes through a file: flite reads "-t" text as a single utterance but a file as
+        # prose, pausing at sentence ends as a narrator does.
+        source = Path(tmp) / "text.txt"
+        source.write_text(text, encoding="utf-8")
+        subprocess.run([flite, "-voice", voice, "-f", str(source), "-o", str(out)],  # noqa: S603
+                       capture_output=True, check=True, timeout=120)
+        return _resampled(out.read_bytes(), rate=rate, channels=channels)
+
+
+def spoken_pcm(text: str, *, voice: str, rate: int, channels: int) -> bytes:
+    """Real speech of ``text`` with the fake's voice ``espeak`` or ``flite``."""
+    if voice == "flite":
+        return flite_pcm(text, rate=rate, channels=channels)
+    return espeak_pcm(text, rate=rate, channels=channels)

@@ -31,7 +31,7 @@ from tests.fakes.fake_sgl_omni_audio import (
     wav_bytes,
 )
 from tests.fakes.fake_sgl_omni_errors import ApiError, bad_request, service_unavailable
-from tests.fakes.fake_sgl_omni_faults import Faults, espeak_pcm
+from tests.fakes.fake_sgl_omni_faults import Faults, spoken_pcm
 from tests.fakes.fake_sgl_omni_speech import (
     GenerationPlan,
     PreparedSpeech,
@@ -81,7 +81,7 @@ class FakeSwitches:
     fail_next_503: int = 0
     request_log: Path | None = None
     faults: Faults = field(default_factory=Faults)
-    voice: str = "tones"  # or "espeak": real words from espeak-ng
+    voice: str = "tones"  # or "espeak" / "flite": real words from espeak-ng or flite (voice slt)
     level_spread_db: float = 0.0
 
     @classmethod
@@ -319,8 +319,9 @@ class _Handler(BaseHTTPRequestHandler):
             if state.switches.latency_s > 0:
                 time.sleep(state.switches.latency_s)
             fault = state.switches.faults.plan(prepared.input, prepared.get("seed"))
-            if state.switches.voice == "espeak":
-                pcm = espeak_pcm(fault.text, rate=family.sample_rate_hz, channels=family.channels)
+            if state.switches.voice in ("espeak", "flite"):
+                pcm = spoken_pcm(fault.text, voice=state.switches.voice, rate=family.sample_rate_hz,
+                                 channels=family.channels)
                 if plan.finish_reason == "length":  # cut where the token budget ran out
                     pcm = pcm[: int(plan.duration_s * family.sample_rate_hz) * 2 * family.channels]
             else:
