@@ -188,6 +188,8 @@ class JobQa:
             return None
         document = build_report(chunk_places(plan), QaStore(paths.chunk_cache_dir), title=plan.tags.title,
                                 request=request.to_dict(), options=self.options.to_dict())
+        # The limits this job calibrated from its accepted takes (WER, recall, duration ratio).
+        document["qa"]["calibration"] = self.check.calibration.figures().to_dict()
         document["parts_dir"] = str(parts_dir)
         document["chapter_files"] = {str(w.number): w.file_name for w in plan.chapters}
         return write_report(document, path)

@@ -36,6 +36,7 @@ __all__ = [
 ]
 
 _log = logging.getLogger(__name__)
+_LEAD_IN_SAMPLES = 8000  # 0.5 s at the recogniser's 16 kHz
 _T = TypeVar("_T")
 
 
@@ -101,9 +102,15 @@ class WhisperRecogniser:
         return self._hear(wav, language, word_times=True)
 
     def _hear(self, wav: bytes, language: str | None, *, word_times: bool) -> Heard:
+        import numpy as np
         from faster_whisper.audio import decode_audio
 
-        audio = decode_audio(io.BytesIO(wav), sampling_rate=16000)
+        # Half a second of silence before the take: speech that starts at its first sample makes
+        # tiny.en lose the first words (a clean espeak-ng take of "Either the well was very deep,
+        # or she fell very slowly..." was heard from "She felt very slowly", a false 7-word gap;
+        # with the lead-in every word was heard). Word times are moved back onto the take's clock.
+        audio = np.concatenate([np.zeros(_LEAD_IN_SAMPLES, dtype=np.float32),
+                                decode_audio(io.BytesIO(wav), sampling_rate=16000)])
         multilingual = getattr(self.model, "model", None) is None or self.model.model.is_multilingual
         segments, _info = self.model.transcribe(
             audio,
@@ -122,7 +129,8 @@ class WhisperRecogniser:
         text = " ".join(segment.text.strip() for segment in segments).strip()
         if not word_times:
             return Heard(text)
-        words = tuple((w.word.strip(), round(float(w.start), 3), round(float(w.end), 3))
+        lead = _LEAD_IN_SAMPLES / 16000
+        words = tuple((w.word.strip(), round(max(0.0, float(w.start) - lead), 3), round(max(0.0, float(w.end) - lead), 3))
                       for segment in segments for w in (segment.words or ()) if w.word.strip())
         return Heard(text, words)
 

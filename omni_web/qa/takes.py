@@ -22,9 +22,10 @@ from typing import Protocol
 from omni_web.qa.alignment import align_transcript
 from omni_web.qa.asr import AsrPool, Heard, language_code
 from omni_web.qa.audio import measure_audio
+from omni_web.qa.calibration import Calibration
 from omni_web.qa.detectors import find_faults
 from omni_web.qa.judge import basic_take, best_take, with_transcript
-from omni_web.qa.rate import DurationRateTracker
+from omni_web.qa.rate import DurationRateTracker, text_units
 from omni_web.qa.records import ChunkRecord, QaStore, TakeRecord, Verdict
 from omni_web.qa.thresholds import DEFAULT_THRESHOLDS, QaLevel, Thresholds
 from omni_web.qa.wer import score_transcript
@@ -143,6 +144,7 @@ class ChunkQa:
         self._slots = _RequestGate(request_slots)
         self._asr = asr_pool if options.level is QaLevel.ASR else None
         self.tracker = tracker or DurationRateTracker(options.thresholds)
+        self.calibration = Calibration(options.thresholds)
         # Normalised words of the book's names and the lexicon's spoken forms: a take that says
         # another word for one of them is shown for review (a lexicon entry fixes it), not retaken.
         self._names = frozenset(names)
@@ -164,6 +166,7 @@ class ChunkQa:
         chosen = record.chosen_take
         if chosen is not None and chosen.passed:
             self.tracker.learn(record.text, chosen.duration_s, model=self._model, voice=self._voice_of(item))
+            self._calibrate(record.text, chosen, measured=True)
         return True
 
     def take(self, item: QaItem) -> bytes:
@@ -173,11 +176,12 @@ class ChunkQa:
         number = prior.next_take_number if prior is not None else 1
         takes: list[TakeRecord] = []
         audio_of: dict[int, bytes] = {}
+        measured: dict[int, bool] = {}  # take number -> judged against the job's own rate
         unchecked = self.store.audio_path(item.key)
         if prior is None and unchecked.is_file():
             # A file from a QA-off run is the first take: checking it costs no request.
             audio = unchecked.read_bytes()
-            takes.append(self._judge(item, number, None, TakeAudio(audio)))
+            takes.append(self._judge(item, number, None, TakeAudio(audio), measured))
             audio_of[number] = audio
             number += 1
         while not (takes and takes[-1].passed) and len(takes) < max(1, self.options.takes):
@@ -185,11 +189,12 @@ class ChunkQa:
             with self._slots:
                 result = self._request_take(item, seed)
             self._count_request()
-            takes.append(self._judge(item, number, seed, result))
+            takes.append(self._judge(item, number, seed, result, measured))
             audio_of[number] = result.audio
             number += 1
         best = best_take(takes)
         if best.passed:
+            self._calibrate(item.text, best, measured=measured.get(best.number, False))
             verdict = Verdict.PASSED if best is takes[0] and not history else Verdict.RETAKEN
         else:
             verdict = Verdict.FLAGGED
@@ -206,24 +211,33 @@ class ChunkQa:
 
     # --- checks -----------------------------------------------------------------------------------
 
-    def _judge(self, item: QaItem, number: int, seed: int | None, result: TakeAudio) -> TakeRecord:
-        thresholds = self.options.thresholds
+    def _calibrate(self, text: str, take: TakeRecord, *, measured: bool) -> None:
+        # Ratios against the prior say how far the prior is off, not how takes spread: only
+        # ratios against the job's own rate calibrate the duration limits.
+        self.calibration.learn(wer=take.wer, recall=take.word_recall,
+                               duration_ratio=take.duration_ratio if measured else None,
+                               words=len(text.split()), units=text_units(text).count)
+
+    def _judge(self, item: QaItem, number: int, seed: int | None, result: TakeAudio,
+               measured: dict[int, bool]) -> TakeRecord:
+        thresholds = self.calibration.thresholds()
         figures = measure_audio(result.audio, thresholds)
         voice = self._voice_of(item)
         expectation = self.tracker.expect(item.text, model=self._model, voice=voice)
+        measured[number] = expectation.measured
         take = basic_take(number=number, seed=seed, finish_reason=result.finish_reason, figures=figures,
                           expectation=expectation, thresholds=thresholds)
         signal_ok = (result.finish_reason != "length" and figures.duration_s > 0.05
                      and figures.silence_share <= thresholds.max_silence_share)
         if take.passed and self._asr is not None:
-            take = self._transcribe(item, take, result.audio)
+            take = self._transcribe(item, take, result.audio, thresholds)
         if signal_ok and not any(w in f for f in take.failures for w in ("transcript", "heard", "twice")):
             # Every take whose signal is sound feeds the rate: the median shrugs off the odd
             # loop or cut among them, and a model slower than the prior is learnt, not flagged.
             self.tracker.learn(item.text, figures.duration_s, model=self._model, voice=voice)
         return take
 
-    def _transcribe(self, item: QaItem, take: TakeRecord, audio: bytes) -> TakeRecord:
+    def _transcribe(self, item: QaItem, take: TakeRecord, audio: bytes, thresholds: Thresholds) -> TakeRecord:
         from dataclasses import replace
 
         assert self._asr is not None
@@ -243,9 +257,8 @@ class ChunkQa:
             return replace(take, asr_note=f"speech recognition failed on this take: {exc}")
         lang = self._language or "en"
         score = score_transcript(item.text, heard.text, lang=lang)
-        findings = find_faults(align_transcript(item.text, heard.text, lang=lang), self.options.thresholds,
-                               names=self._names)
-        take = with_transcript(take, heard.text, score, self.options.thresholds, findings)
+        findings = find_faults(align_transcript(item.text, heard.text, lang=lang), thresholds, names=self._names)
+        take = with_transcript(take, heard.text, score, thresholds, findings)
         if heard.words is not None:
             take = replace(take, words=heard.words, audio_sha256=hashlib.sha256(audio).hexdigest())
         return take

@@ -125,6 +125,26 @@ class Thresholds:
     # Gap and repeat checks need a text long enough to hold such a run with text on both sides
     # (headings and one-liners skip them, with a note); babble is checked from min_words_for_asr.
     min_words_for_alignment: int = 12
+    # --- per-job calibration (omni_web/qa/calibration.py) ---------------------------------------
+    # Accepted takes (of min_words_for_alignment words or more) before the job's own WER, recall
+    # and duration-ratio spread replaces the fixed limits above: 16 keeps the median and MAD
+    # steady against two or three faulty takes that slipped through.
+    calibration_min_samples: int = 16
+    calibration_window: int = 200  # the most recent accepted takes, so a long book follows drift
+    # Limit = median + k * sigma (MAD scaled to a standard deviation), k = 5. Measured on ~110-word
+    # Alice chunks with tiny.en: flite slt clean WER median 0.04, sigma 0.055, max 0.20 gives a limit
+    # of 0.31 (+0.04 for the length) where a fixed 0.64 let every 8-word gap (median 0.16) and most
+    # thirds dropped pass on WER alone; espeak-ng clean median 0.15, sigma 0.05, max 0.27 gives 0.39,
+    # below its takes with a third of the words dropped (median 0.53) and shuffled (0.95).
+    calibration_sigmas: float = 5.0
+    # Sanity bounds for a calibrated limit: never so tight that one misheard name in a short text
+    # fails it, never looser than the point where a take says something else.
+    calibrated_max_wer: tuple[float, float] = (0.25, 0.8)
+    calibrated_min_recall: tuple[float, float] = (0.45, 0.8)
+    # Bounds of the calibrated duration ratio (medium and long texts): the low limit stays within
+    # 0.5-0.8 and the high within 1.25-2.0 of the expected length.
+    calibrated_ratio_low: tuple[float, float] = (0.5, 0.8)
+    calibrated_ratio_high: tuple[float, float] = (1.25, 2.0)
     # --- takes ---------------------------------------------------------------------------------
     takes: int = 3  # a failing chunk is requested up to this many times in all
 
