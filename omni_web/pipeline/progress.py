@@ -84,12 +84,15 @@ class QaProgress(JsonRecord):
     unchecked: int = 0
     requests: int = 0  # takes requested by this run
     flagged_keys: tuple[str, ...] = ()  # chunk keys waiting for review (records in the chunk cache)
+    behind: int = 0  # takes the server has delivered that wait for speech recognition
 
     @property
     def line(self) -> str:
-        """``QA 270 passed, 6 retaken, 1 flagged`` for progress lines."""
+        """``QA 270 passed, 6 retaken, 1 flagged`` for progress lines (and how far QA is behind)."""
         text = f"QA {self.passed} passed, {self.retaken} retaken, {self.flagged} flagged"
-        return text + (f", {self.accepted} accepted" if self.accepted else "")
+        text += f", {self.accepted} accepted" if self.accepted else ""
+        # Said, not hidden: takes waiting for their transcript hold chunks back from the book.
+        return text + (f"; QA {self.behind} chunks behind the server" if self.behind else "")
 
 
 @dataclass(frozen=True, slots=True)

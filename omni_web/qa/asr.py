@@ -135,6 +135,17 @@ class WhisperRecogniser:
         return Heard(text, words)
 
 
+def _wav_seconds(wav: bytes) -> float:
+    """A WAV's length from its header (0 when it is not a plain PCM WAV)."""
+    import wave
+
+    try:
+        with wave.open(io.BytesIO(wav), "rb") as handle:
+            return handle.getnframes() / float(handle.getframerate() or 1)
+    except (wave.Error, EOFError):
+        return 0.0
+
+
 def model_folder(size_or_dir: str) -> Path:
     """The folder of a faster-whisper size (in the HF cache) or a CTranslate2 model directory.
 
@@ -203,6 +214,14 @@ class AsrPool:
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="omni-qa-asr")
         self.busy_s = 0.0  # time spent transcribing, for the bench and the progress line
+        self.heard_audio_s = 0.0  # seconds of audio transcribed, for the bench's throughput
+        self._pending = 0
+
+    @property
+    def pending(self) -> int:
+        """Takes submitted and not yet transcribed (QA's backlog behind the server)."""
+        with self._lock:
+            return self._pending
 
     def recogniser(self) -> Recogniser:
         """The loaded model (loads it on first use; re-raises a load failure every time)."""
@@ -220,7 +239,18 @@ class AsrPool:
 
     def submit(self, wav: bytes, language: str | None) -> Future[str]:
         """Transcribe on the pool's thread."""
-        return self._pool.submit(self._timed, lambda recogniser: recogniser.transcribe(wav, language))
+        return self._queued(wav, lambda recogniser: recogniser.transcribe(wav, language))
+
+    def _queued(self, wav: bytes, work: Callable[[Recogniser], _T]) -> Future[_T]:
+        with self._lock:
+            self._pending += 1
+        try:
+            future = self._pool.submit(self._timed, work, _wav_seconds(wav))
+        except RuntimeError:
+            with self._lock:
+                self._pending -= 1
+            raise
+        return future
 
     def submit_words(self, wav: bytes, language: str | None) -> Future[Heard]:
         """Transcribe with each word's times (``words`` is None when the model cannot time them)."""
@@ -230,18 +260,21 @@ class AsrPool:
                 return recogniser.transcribe_words(wav, language)
             return Heard(recogniser.transcribe(wav, language))
 
-        return self._pool.submit(self._timed, hear)
+        return self._queued(wav, hear)
 
-    def _timed(self, work: Callable[[Recogniser], _T]) -> _T:
+    def _timed(self, work: Callable[[Recogniser], _T], audio_s: float) -> _T:
         import time
 
-        recogniser = self.recogniser()
         started = time.perf_counter()
         try:
+            recogniser = self.recogniser()
+            started = time.perf_counter()
             return work(recogniser)
         finally:
             with self._lock:
+                self._pending -= 1
                 self.busy_s += time.perf_counter() - started
+                self.heard_audio_s += audio_s
 
     def close(self) -> None:
         """Stop the worker (queued takes are dropped; the job is over)."""

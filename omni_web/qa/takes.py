@@ -81,12 +81,13 @@ class QaCounts:
     unchecked: int = 0
     requests: int = 0  # takes requested by this run
     flagged_keys: tuple[str, ...] = ()
+    behind: int = 0  # takes waiting for speech recognition (queued or being heard)
 
     def to_dict(self) -> dict[str, object]:
         """Plain values for the progress document."""
         return {"passed": self.passed, "retaken": self.retaken, "flagged": self.flagged,
                 "accepted": self.accepted, "unchecked": self.unchecked, "requests": self.requests,
-                "flagged_keys": list(self.flagged_keys)}
+                "flagged_keys": list(self.flagged_keys), "behind": self.behind}
 
 
 class _RequestGate:
@@ -280,5 +281,6 @@ class ChunkQa:
         with self._lock:
             c = dict(self._counts)
             flagged = tuple(self._flagged)
+        behind = self._asr.pending if self._asr is not None else 0
         return QaCounts(passed=c["passed"], retaken=c["retaken"], flagged=c["flagged"], accepted=c["accepted"],
-                        unchecked=c["unchecked"], requests=c["requests"], flagged_keys=flagged)
+                        unchecked=c["unchecked"], requests=c["requests"], flagged_keys=flagged, behind=behind)
