@@ -98,3 +98,21 @@ def test_findings_join_the_takes_failures(fault: str) -> None:
                              _findings(transcript))
     assert not judged.passed and judged.transcript == transcript
     assert TakeRecord.from_dict(judged.to_dict()).to_dict() == judged.to_dict()
+
+
+def test_the_review_marks_the_missing_repeated_and_extra_words_in_the_text() -> None:
+    from omni_web.qa.marks import mark_text, marks_plain
+    from omni_web.ui.review import marks_html
+
+    assert not any(m.kind for m in mark_text(TEXT, TAKES["clean"]))
+    gap = mark_text(TEXT, TAKES["gap"])
+    assert [m.text for m in gap if m.kind] == ["hurried on, Alice started to her feet, for"]
+    assert [m.kind for m in gap if m.kind] == ["missing"]
+    assert "and then [-hurried on, Alice started to her feet, for-] it flashed" in marks_plain(gap)
+    assert "<del" in marks_html(gap) and "hurried on, Alice started to her feet, for</del>" in marks_html(gap)
+    repeat = mark_text(TEXT, TAKES["repeat"])
+    assert [m.kind for m in repeat if m.kind] == ["repeated"] and "Alice started" in next(m.text for m in repeat if m.kind)
+    babble = mark_text(TEXT, TAKES["babble"])
+    assert babble[-1].kind == "extra" and babble[-1].text == "and then the little voice went on about"
+    assert marks_html(mark_text("Tom & <Jerry> ran off to the big old town on the hill by the sea today.", None)) == \
+        "Tom &amp; &lt;Jerry&gt; ran off to the big old town on the hill by the sea today."

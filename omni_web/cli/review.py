@@ -27,6 +27,7 @@ from omni_web.pipeline.review import (
     prepare_regenerate,
     review_rows,
 )
+from omni_web.qa import marks_plain
 from omni_web.services import build_server_manager
 from omni_web.settings import load_settings
 
@@ -95,10 +96,16 @@ def _review(args: argparse.Namespace) -> int:
     for row in rows:
         print(f"\nchapter {row.chapter} chunk {row.chunk} [{row.verdict.value}, {row.takes} takes] {row.chapter_title}")
         print(f"  text: {row.text}")
+        marked = marks_plain(row.marks)
+        if any(mark.kind for mark in row.marks):
+            print(f"  marked: {marked}")
+            print("          ([-not heard-], [=said twice=], [+heard, not in the text+])")
         if row.figures:
             print(f"  figures: {row.figures}")
         if row.reasons:
             print(f"  why: {row.reasons}")
+        if row.notices:
+            print(f"  check: {row.notices}")
         if row.transcript:
             print(f"  heard: {row.transcript}")
         print(f"  audio: {row.audio_path}")

@@ -19,9 +19,12 @@ from omni_web.pipeline.request import ConvertRequest
 from omni_web.qa import (
     QA_REPORT_SUFFIX,
     ChunkRecord,
+    Mark,
     QaStore,
     Verdict,
     find_report,
+    language_code,
+    mark_text,
     read_report,
     write_report,
 )
@@ -63,6 +66,7 @@ class ReviewRow:
     text: str
     audio_path: Path
     record: ChunkRecord | None
+    language: str = "en"  # a Whisper code: how text and transcript are normalised for the marks
 
     @property
     def verdict(self) -> Verdict:
@@ -92,6 +96,17 @@ class ReviewRow:
         """What speech recognition heard in the kept take ("" without ASR)."""
         take = self.record.chosen_take if self.record is not None else None
         return (take.transcript or "") if take is not None else ""
+
+    @property
+    def notices(self) -> str:
+        """What the reviewer should check in the kept take although it passed (a misheard name)."""
+        take = self.record.chosen_take if self.record is not None else None
+        return "; ".join(take.notices) if take is not None else ""
+
+    @property
+    def marks(self) -> tuple[Mark, ...]:
+        """The text marked where the kept take differs: words not heard, said twice, added."""
+        return mark_text(self.text, self.transcript or None, lang=self.language)
 
     @property
     def takes(self) -> int:
@@ -137,10 +152,11 @@ def job_review_target(job_result: dict[str, Any] | Any, job_id: str) -> Path:
 def review_rows(target: ReviewTarget, *, only_flagged: bool = True) -> list[ReviewRow]:
     """The chunks of the book in reading order (only those waiting for review by default)."""
     rows: list[ReviewRow] = []
+    language = language_code(target.report.get("request", {}).get("language")) or "en"
     for chunk in target.report["chunks"]:
         record = target.store.load(chunk["key"])
         row = ReviewRow(int(chunk["chapter"]), str(chunk["chapter_title"]), int(chunk["chunk"]), str(chunk["text"]),
-                        target.store.audio_path(chunk["key"]), record)
+                        target.store.audio_path(chunk["key"]), record, language)
         if not only_flagged or row.verdict.needs_review:
             rows.append(row)
     return rows

@@ -5,6 +5,7 @@ Layering: QA knows chunks by key and text; the pipeline binds it to a job (plan,
 cache) and the renderer calls it through two hooks (``take`` and ``accept_cached``).
 """
 
+from omni_web.qa.alignment import Alignment, align_transcript
 from omni_web.qa.asr import (
     AsrPool,
     Heard,
@@ -16,7 +17,10 @@ from omni_web.qa.asr import (
     model_folder,
 )
 from omni_web.qa.audio import AudioFigures, decode_wav, measure_audio
+from omni_web.qa.calibration import Calibration, CalibrationFigures
+from omni_web.qa.detectors import Findings, find_faults
 from omni_web.qa.judge import asr_failures, basic_take, best_take, with_transcript
+from omni_web.qa.marks import Mark, mark_text, marks_plain
 from omni_web.qa.rate import DurationRateTracker, Expectation, TextUnits, text_units
 from omni_web.qa.records import ChunkRecord, QaStore, TakeRecord, Verdict
 from omni_web.qa.report import (
@@ -35,6 +39,15 @@ from omni_web.qa.wer import TranscriptScore, normalise_words, score_transcript
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
+    "Alignment",
+    "Calibration",
+    "CalibrationFigures",
+    "Findings",
+    "Mark",
+    "align_transcript",
+    "find_faults",
+    "mark_text",
+    "marks_plain",
     "QA_REPORT_SUFFIX",
     "AsrPool",
     "asr_workers",

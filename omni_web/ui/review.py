@@ -29,13 +29,13 @@ from omni_web.pipeline.review import (
     review_rows,
     rows_for_keys,
 )
-from omni_web.qa import QaStore, decode_wav
+from omni_web.qa import Mark, QaStore, decode_wav
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.lexicon import build_lexicon_panel
 from omni_web.ui.widgets import callout, esc, table
 
-__all__ = ["ReviewRefs", "build_review_panel", "flagged_rows", "row_choice", "row_detail_html"]
+__all__ = ["ReviewRefs", "build_review_panel", "flagged_rows", "marks_html", "row_choice", "row_detail_html"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,10 +77,33 @@ def row_choice(row: ReviewRow) -> tuple[str, str]:
     return f"chapter {row.chapter} · chunk {row.chunk} — {reason[:70]}", f"{row.chapter}:{row.chunk}"
 
 
+# Inline styles: the marks live in this panel only. Struck red: not heard; amber: said twice;
+# underlined blue: heard but not in the text. Each carries a title for screen readers and hover.
+_MARK_HTML = {
+    "missing": ('<del class="qa-missing" title="not heard" style="color:#b42318;background:#fee4e2">', "</del>"),
+    "repeated": ('<mark class="qa-repeated" title="said twice" style="background:#fef0c7">', "</mark>"),
+    "extra": ('<ins class="qa-extra" title="heard, not in the text" style="color:#175cd3;background:#d1e9ff">',
+              "</ins>"),
+}
+
+
+def marks_html(marks: tuple[Mark, ...]) -> str:
+    """The chunk text with its missing, repeated and extra words marked (escaped HTML)."""
+    parts = []
+    for mark in marks:
+        opening, closing = _MARK_HTML.get(mark.kind, ("", ""))
+        parts.append(f"{opening}{esc(mark.text)}{closing}")
+    return " ".join(parts)
+
+
 def row_detail_html(row: ReviewRow) -> str:
-    """One flagged chunk: its text, figures, why it failed, what ASR heard, its takes."""
+    """One flagged chunk: its text (marked where the take differs), figures, why it failed, what ASR heard."""
+    marks = row.marks
+    text = marks_html(marks) if any(m.kind for m in marks) else esc(row.text)
     facts = [("Chapter", esc(f"{row.chapter} {row.chapter_title}".strip())), ("Chunk", esc(row.chunk)),
-             ("Text", esc(row.text)), ("Figures", esc(row.figures)), ("Why flagged", esc(row.reasons))]
+             ("Text", text), ("Figures", esc(row.figures)), ("Why flagged", esc(row.reasons))]
+    if row.notices:
+        facts.append(("Check", esc(row.notices)))
     if row.transcript:
         facts.append(("Heard", esc(row.transcript)))
     facts.append(("Takes", esc(row.takes)))
