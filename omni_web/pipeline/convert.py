@@ -354,7 +354,8 @@ def run_conversion(
         concurrency = lambda: serving.concurrency() or 1  # noqa: E731 - asked before every refill
     shown = concurrency() if callable(concurrency) else concurrency
     qa = JobQa.for_job(request, settings, entry=entry, voice=voice, client=client, paths=paths,
-                       concurrency=concurrency, language=request.language or book.metadata.language)
+                       concurrency=concurrency, language=request.language or book.metadata.language,
+                       book=book, pronouncer=pronouncer)
     speech_voice = voice
 
     def synthesize(item: RenderItem) -> bytes:

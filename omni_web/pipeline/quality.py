@@ -8,15 +8,18 @@ applies the reviewer's text edits to the plan, and writes ``<Title>.qa.json`` in
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from omni_web.assemble import safe_filename
+from omni_web.book import Book
 from omni_web.catalog import CatalogEntry
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice
 from omni_web.files import write_atomic
+from omni_web.gpu import GpuProbe, probe_gpus
 from omni_web.paths import DataPaths
 from omni_web.pipeline.plan import ChapterWork, ConversionPlan, chapter_file_name
 from omni_web.pipeline.progress import QaProgress
@@ -33,12 +36,16 @@ from omni_web.qa import (
     TakeAudio,
     asr_workers,
     build_report,
+    language_code,
     load_recogniser,
+    normalise_words,
     parse_level,
     write_report,
 )
+from omni_web.qa.asr_models import choose_asr_device
 from omni_web.render import chunk_key
 from omni_web.settings import Settings
+from omni_web.text import CandidateKind, Pronouncer, find_candidates
 
 __all__ = [
     "TEXT_EDITS_FILE",
@@ -47,10 +54,13 @@ __all__ = [
     "chunk_places",
     "load_text_edits",
     "progress_fields",
+    "qa_names",
     "qa_options",
     "qa_report_path",
     "save_text_edit",
 ]
+
+_log = logging.getLogger(__name__)
 
 # The reviewer's text edits of one book: {original chunk text: text to speak instead}.
 TEXT_EDITS_FILE = "qa-edits.json"
@@ -59,7 +69,7 @@ TEXT_EDITS_FILE = "qa-edits.json"
 def qa_options(request: ConvertRequest, settings: Settings) -> QaOptions:
     """The job's QA choices: the request's, else the user's Settings."""
     level = parse_level(request.qa_level or settings.qa_level)
-    device = settings.qa_device if settings.qa_device != "auto" else None
+    device = settings.qa_device if settings.qa_device != "auto" else None  # None: chosen when the job starts
     return QaOptions(level=level, takes=request.qa_takes or settings.qa_takes,
                      asr_model=request.qa_model or settings.qa_model, asr_device=device,
                      word_times=request.readalong)  # the read-along pass reuses the words
@@ -112,6 +122,23 @@ def chunk_places(plan: ConversionPlan) -> list[ChunkPlace]:
     ]
 
 
+def qa_names(book: Book, pronouncer: Pronouncer | None, language: str | None) -> frozenset[str]:
+    """Normalised words of the book's names and of the lexicon's spoken forms, as chunks say them.
+
+    QA reports a take that says another word for one of them (for review; a lexicon entry fixes a
+    misread name), so only words that are names, not ordinary words, are listed.
+    """
+    lang = language_code(language) or "en"
+    words: set[str] = set()
+    for candidate in find_candidates(book, language=language, pronouncer=pronouncer):
+        if CandidateKind.NAME in candidate.kinds:
+            spoken = pronouncer.apply(candidate.word) if pronouncer else candidate.word
+            words.update(normalise_words(spoken, lang=lang))
+    for entry in pronouncer.entries if pronouncer else ():
+        words.update(normalise_words(entry.spoken, lang=lang))
+    return frozenset(w for w in words if len(w) > 2)
+
+
 def qa_report_path(book_folder: Path, plan: ConversionPlan, name: str | None = None) -> Path:
     """``<book folder>/<name>.qa.json``: the job's output name (as its m4b), else the title."""
     return book_folder / f"{name or safe_filename(plan.tags.title, fallback='audiobook')}{QA_REPORT_SUFFIX}"
@@ -131,6 +158,7 @@ class JobQa:
     check: ChunkQa | None
     asr: AsrPool | None
     render_concurrency: int | Callable[[], int]  # threads the renderer may run (requests stay at the job's concurrency)
+    device_note: str = ""  # where the QA recogniser runs and why (CUDA beside the server, or the CPU)
 
     @classmethod
     def for_job(
@@ -144,6 +172,9 @@ class JobQa:
         paths: DataPaths,
         concurrency: int | Callable[[], int],
         language: str | None,
+        book: Book | None = None,
+        pronouncer: Pronouncer | None = None,
+        gpu_probe: Callable[[], GpuProbe] | None = None,
     ) -> JobQa:
         """Build the job's QA from the request and the settings."""
         options = qa_options(request, settings)
@@ -157,23 +188,28 @@ class JobQa:
             return TakeAudio(result.audio, result.finish_reason)
 
         asr = None
+        device_note = ""
         if options.level is QaLevel.ASR:
+            choice = choose_asr_device(options.asr_model, requested=options.asr_device, probe=gpu_probe or probe_gpus)
+            device_note = choice.note
+            _log.info("%s", choice.note)
             # On a CUDA device one worker suffices; on the CPU half the cores transcribe at once.
-            workers = asr_workers() if options.asr_device == "cpu" else 1
-            asr = AsrPool(lambda: load_recogniser(options.asr_model, device=options.asr_device, workers=workers),
+            workers = asr_workers() if choice.device == "cpu" else 1
+            asr = AsrPool(lambda: load_recogniser(options.asr_model, device=choice.device, workers=workers),
                           workers=workers)
         check = ChunkQa(
             options, store=QaStore(paths.chunk_cache_dir), request_take=request_take, model_key=entry.key,
             voice_label=lambda item: _voice_label(getattr(item, "voice", None) or voice), language=language,
             accepts_seed=entry.accepts_seed,
             request_slots=concurrency, asr_pool=asr,
+            names=qa_names(book, pronouncer, language) if asr is not None and book is not None else (),
         )
         # With ASR, threads waiting for their transcript must not leave the server idle: run twice
         # as many threads as requests; the request gate keeps the batch at `concurrency`.
         threads: int | Callable[[], int] = concurrency
         if asr is not None:
             threads = (lambda: 2 * concurrency()) if callable(concurrency) else 2 * concurrency
-        return cls(options, check, asr, threads)
+        return cls(options, check, asr, threads, device_note)
 
     def counts(self) -> QaCounts | None:
         """Verdicts so far (None with QA off)."""
@@ -190,6 +226,8 @@ class JobQa:
                                 request=request.to_dict(), options=self.options.to_dict())
         # The limits this job calibrated from its accepted takes (WER, recall, duration ratio).
         document["qa"]["calibration"] = self.check.calibration.figures().to_dict()
+        if self.device_note:
+            document["qa"]["asr_device"] = self.device_note
         document["parts_dir"] = str(parts_dir)
         document["chapter_files"] = {str(w.number): w.file_name for w in plan.chapters}
         return write_report(document, path)

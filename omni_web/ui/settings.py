@@ -11,6 +11,7 @@ import gradio as gr
 
 from omni_web.errors import SettingsError
 from omni_web.master import PRESETS
+from omni_web.qa.asr_models import QA_ASR_MODELS
 from omni_web.settings import Settings
 from omni_web.ui import audiobookshelf
 from omni_web.ui.context import OnLoad, UiContext
@@ -111,10 +112,12 @@ def build(ctx: UiContext) -> SettingsRefs:
             qa_level = gr.Radio(["off", "basic", "asr"], label="Check every chunk", elem_id="settings-qa-level",
                                 info="basic: cut-offs, loops, silence, clipping (free). asr: also transcribe each "
                                      "chunk and compare it with the text (CPU, beside the render).")
-            qa_model = gr.Dropdown(["tiny.en", "base.en", "small.en", "tiny", "base", "small"],
+            qa_model = gr.Dropdown([m.size for m in QA_ASR_MODELS],
                                    label="QA speech-recognition model", allow_custom_value=True,
                                    elem_id="settings-qa-model",
-                                   info="A faster-whisper size (.en = English only) or a model folder.")
+                                   info="A faster-whisper size (.en = English only) or a model folder; "
+                                        "download it in the Models tab. Runs on the GPU when it fits beside "
+                                        "the TTS server, else on the CPU.")
             qa_takes = gr.Number(label="Takes per chunk before it is flagged", precision=0, minimum=1, maximum=10,
                                  elem_id="settings-qa-takes")
     save = gr.Button("Save settings", variant="primary", elem_id="settings-save")
