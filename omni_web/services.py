@@ -43,6 +43,8 @@ __all__ = ["CONVERT_JOB", "AppServices", "JobDeletion", "build_server_manager", 
 log = logging.getLogger(__name__)
 
 CONVERT_JOB = "convert"
+# How long before a book's render ends the next book may start preparing (see _hand_off_when_draining).
+HAND_OFF_LEAD_S = 10.0
 # Stored beside a conversion's request in the job's params (see AppServices.find_twin).
 TEXT_FINGERPRINT_KEY = "text_fingerprint"
 
@@ -78,14 +80,17 @@ def same_server_work(running: Job, following: Job) -> bool:
     return all(running.params.get(key) == following.params.get(key) for key in keys)
 
 
-def _hand_off_when_draining(ctx: JobContext, in_flight: int):
+def _hand_off_when_draining(ctx: JobContext, in_flight: int, lead_s: float = HAND_OFF_LEAD_S):
     """A progress sink that hands the server on once no chunk is left to send (the last ones are
-    in flight) or the book is past rendering: the next book's first chunks then fill the slots."""
+    in flight) or the render is due to end within ``lead_s``: the next book's preparation (book,
+    plan, voice check, a second or two) then overlaps this book's tail, and its first chunks fill
+    the slots as this book's last ones leave."""
 
     def sink(snapshot: ConvertProgress) -> None:
         ctx.report(snapshot.to_dict())
         left = snapshot.chunks_total - snapshot.chunks_done
-        if snapshot.phase not in ("preparing", "starting server") and snapshot.chunks_total and left <= in_flight:
+        near = left <= in_flight or (snapshot.eta_s is not None and snapshot.eta_s <= lead_s)
+        if snapshot.phase not in ("preparing", "starting server") and snapshot.chunks_total and near:
             ctx.hand_off()
 
     return sink

@@ -71,11 +71,13 @@ OverlapRule = Callable[[Job, Job], bool]
 
 
 class JobWorker:
-    """Runs queued jobs in queue order, one at a time, with one overlap at the book boundary.
+    """Runs queued jobs in queue order, one at a time on the server, overlapping at book boundaries.
 
-    A job runs in its own thread. When it hands off (:meth:`JobContext.hand_off`) and the next
-    job in line passes ``overlap``, that job starts while the first one finishes: at most two
-    run at once, and only ever across one boundary. Without ``overlap`` jobs never overlap.
+    A job runs in its own thread. Once every running job handed off (:meth:`JobContext.hand_off`:
+    its last chunks are in flight, or it is mastering) and the next job in line passes ``overlap``
+    with each of them, that job starts while they finish. Only one job at a time has work left to
+    send; at most ``max_running`` run at once (the others finishing: mastering, joining, QA
+    report). Without ``overlap`` jobs never overlap.
     """
 
     def __init__(
@@ -86,6 +88,7 @@ class JobWorker:
         idle_poll_s: float = 1.0,
         overlap: OverlapRule | None = None,
         on_finished: Callable[[Job], None] | None = None,
+        max_running: int = 3,
     ) -> None:
         self.store = store
         self.runners = dict(runners)
@@ -93,6 +96,7 @@ class JobWorker:
         self._idle_poll_s = idle_poll_s
         self._overlap = overlap
         self._on_finished = on_finished
+        self._max_running = max(1, max_running)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -164,16 +168,17 @@ class JobWorker:
             thread.start()
 
     def _claim(self) -> Job | None:
-        """The next job, when none runs or the only running one handed off and may be overlapped."""
+        """The next job, when none runs, or every running one handed off and the next may overlap them."""
         with self._lock:
             running = [context for context, _ in self._running.values()]
         if not running:
             accept = None
-        elif len(running) == 1 and running[0].handed_off.is_set() and self._overlap is not None:
-            first, rule = running[0].job, self._overlap
+        elif (len(running) < self._max_running and self._overlap is not None
+              and all(context.handed_off.is_set() for context in running)):
+            jobs, rule = [context.job for context in running], self._overlap
 
             def accept(following: Job) -> bool:
-                return rule(first, following)
+                return all(rule(job, following) for job in jobs)
         else:
             return None
         return self.store.claim_next(samples_first=self.queue.samples_first, accept=accept)
