@@ -6,6 +6,7 @@ Per format: the chapter count and titles, metadata, and that nothing that must n
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -193,3 +194,19 @@ def test_a_book_written_as_epub_has_one_page_per_chapter(tmp_path: Path) -> None
     again = load_book(epub)
     assert [c.title for c in again.chapters] == [c.title for c in book.chapters]
     assert [c.source_href for c in book.chapters] == [f"chapter-{n:03d}.xhtml" for n in range(1, 5)]
+
+
+def test_a_real_report_loses_its_heads_feet_and_footnotes_but_keeps_its_bulleted_paragraphs() -> None:
+    book = load_book(DATA_DIR / "us-copyright-office-dmca.pdf")
+    assert book.metadata.title == "The Digital Millennium Copyright Act of 1998"
+    assert book.metadata.authors == ("United States Copyright Office - jmf",)
+    text = "\n".join(b.text for c in book.chapters if c.selected_by_default for b in c.blocks)
+    for furniture in ("Copyright Office Summary", "December 1998", "Pub. L. No. 105-304"):
+        assert furniture not in text, furniture
+    assert not re.search(r"\bPage \d", text)
+    intro = next(c for c in book.chapters if c.title == "INTRODUCTION")
+    assert [b.text for b in intro.blocks].count("INTRODUCTION") == 1  # the title said once
+    starts = [b.text[:10] for b in intro.blocks]
+    assert ["Title I, t", "Title II, ", "Title III,", "Title IV c", "Title V, t"] == [
+        s for s in starts if s.startswith("Title ")][:5]  # one paragraph per bullet
+    assert "The DMCA is divided into five titles:" in starts[0] + " ".join(b.text for b in intro.blocks[:4])

@@ -315,7 +315,9 @@ def _cut_at(paras: list[TextPara], starts: list[tuple[int, str]]) -> list[Part]:
     for n, (start, title) in enumerate(starts):
         end = starts[n + 1][0] if n + 1 < len(starts) else len(paras)
         blocks = _blocks(paras[start:end])
-        if not blocks or not blocks[0].is_heading:
+        if blocks and text_key(blocks[0].text) == text_key(title):
+            blocks = (heading(title), *blocks[1:])  # the title set as body text: said once, as the heading
+        elif not blocks or not blocks[0].is_heading:
             blocks = (heading(title), *blocks)
         parts.append(Part(title=title, blocks=blocks))
     return parts

@@ -16,6 +16,7 @@ A PDF has no paragraphs, only positioned lines. This module gets them per page (
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -23,14 +24,18 @@ from dataclasses import dataclass
 
 __all__ = ["Line", "PageLines", "TextPara", "body_size", "heading_sizes", "paragraphs"]
 
-_EDGE_SHARE = 0.09  # top and bottom 9% of the page: where running heads and folios sit
+_EDGE_ROWS = 2  # running heads and feet: the outermost rows of text at each end of a page
+_EDGE_ZONE = 0.2  # ... and only within the top or bottom fifth of the page
 _PAGE_NUMBER_RE = re.compile(
     r"^(?:[-–—(\[]\s*)?(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s+of\s+\d{1,4})?(?:\s*[-–—)\]])?$", re.IGNORECASE
 )
 _DIGITS_RE = re.compile(r"\d+")
 _SENTENCE_END = (".", "!", "?", ":", "\u201d", '"', "\u2019", "'", ")", "…")
 _HEADING_RATIO = 1.18  # a line this much larger than the body is a heading
-_NOTE_RATIO = 0.9  # footnotes are set at most this large (relative to the body)
+_NOTE_RATIO = 0.95  # footnotes are set smaller than the body (relative size)
+_NOTE_START_RE = re.compile(r"^(?:\d{1,3}|[*†‡§])\.?\s+\S")
+_SPEAKABLE_RE = re.compile(r"[^\W_]")
+_MARKER_LINE_RE = re.compile(r"^[\d*†‡§,\s]{1,8}$")
 _HYPHEN_END_RE = re.compile(r"[^\W\d_][-\u00ad]$")
 
 
@@ -44,6 +49,7 @@ class Line:
     x1: float
     y0: float
     y1: float
+    opens: bool = False  # a bullet or ornament stood before it: it starts a paragraph
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,34 +93,37 @@ def _key(text: str) -> str:
     return _DIGITS_RE.sub("#", " ".join(text.casefold().split()))
 
 
-def _edge_lines(page: PageLines) -> set[int]:
-    """Indexes of the page's top and bottom lines when they stand apart from the body (a head or foot)."""
-    lines = [(i, line) for i, line in enumerate(page.lines) if line.text.strip()]
-    if len(lines) < 2:
-        return {i for i, line in lines if line.y0 >= page.height * (1 - _EDGE_SHARE) or line.y1 <= page.height * _EDGE_SHARE}
-    edge: set[int] = set()
-    for reverse in (True, False):  # top first, then bottom
-        ordered = sorted(lines, key=lambda item: item[1].y1, reverse=reverse)
-        outer = ordered[0][1]
-        same_row = [(i, x) for i, x in ordered if abs((x.y0 if reverse else x.y1) - (outer.y0 if reverse else outer.y1)) < 2]
-        inner = next((x for _, x in ordered[len(same_row):]), None)
-        gap = (outer.y0 - inner.y1) if (inner and reverse) else (inner.y0 - outer.y1) if inner else 0.0
-        at_edge = outer.y0 >= page.height * (1 - _EDGE_SHARE) if reverse else outer.y1 <= page.height * _EDGE_SHARE
-        if at_edge or gap > outer.size * 1.2:
-            edge.update(i for i, _ in same_row)
+def _edge_lines(page: PageLines) -> dict[int, str]:
+    """Line index → "top"/"bottom" for the page's two outermost rows at each end (where heads and feet sit).
+
+    Only rows in the outer fifth of the page count, so a short last page's text is never "edge".
+    """
+    rows: list[tuple[float, list[int]]] = []  # (row's top, line indexes), rows 3 pt apart
+    for index, line in sorted(enumerate(page.lines), key=lambda item: -item[1].y1):
+        if not line.text.strip():
+            continue
+        if rows and abs(rows[-1][0] - line.y1) < 3:
+            rows[-1][1].append(index)
+        else:
+            rows.append((line.y1, [index]))
+    edge: dict[int, str] = {}
+    for zone, chosen in (("top", rows[:_EDGE_ROWS]), ("bottom", rows[-_EDGE_ROWS:])):
+        for top, indexes in chosen:
+            inside = top >= page.height * (1 - _EDGE_ZONE) if zone == "top" else top <= page.height * _EDGE_ZONE
+            if inside:
+                edge.update({i: zone for i in indexes})
     return edge
 
 
-def running_lines(pages: Sequence[PageLines]) -> set[str]:
-    """Keys of lines repeated at the top or bottom of many pages (running heads and feet)."""
+def running_lines(pages: Sequence[PageLines]) -> set[tuple[str, str]]:
+    """(text key, zone) of lines repeated in the top or bottom rows of many pages: running heads and feet."""
     if len(pages) < 3:
         return set()
-    counts: Counter[str] = Counter()
+    counts: Counter[tuple[str, str]] = Counter()
     for page in pages:
-        edge = _edge_lines(page)
-        counts.update({_key(page.lines[i].text) for i in edge})
+        counts.update({(_key(page.lines[i].text), zone) for i, zone in _edge_lines(page).items()})
     threshold = max(2, int(len(pages) * 0.25))
-    return {key for key, count in counts.items() if count >= threshold and key.strip("# ")}
+    return {item for item, count in counts.items() if count >= threshold and item[0].strip("# ")}
 
 
 def _columns(page: PageLines, lines: list[Line]) -> list[Line]:
@@ -139,21 +148,56 @@ def _columns(page: PageLines, lines: list[Line]) -> list[Line]:
 
 
 def _drop_notes(lines: list[Line], body: float) -> list[Line]:
-    """Small print under the last body-size line of the page: footnotes."""
+    """Small print under the page's last line of body text that starts with a note mark: footnotes.
+
+    A smaller block without a mark (a quotation set small at the foot of a page) is kept.
+    """
     body_lines = [x for x in lines if x.size >= body * _NOTE_RATIO]
     if not body_lines:
         return lines
     floor = min(x.y0 for x in body_lines)
-    return [x for x in lines if not (x.size < body * _NOTE_RATIO and x.y1 <= floor + 1)]
+    below = sorted((x for x in lines if x.y1 <= floor + 1 and x.size < body * _NOTE_RATIO), key=lambda x: -x.y1)
+    if not below:
+        return lines
+    first = next((x for x in below if not _MARKER_LINE_RE.match(x.text.strip())), below[0])
+    marked = _NOTE_START_RE.match(first.text.strip()) or any(
+        _MARKER_LINE_RE.match(x.text.strip()) and x.x0 < first.x0 and x.y0 <= first.y1 and x.y1 >= first.y0
+        for x in below)
+    if not marked:
+        return lines
+    return [x for x in lines if not (x.y1 <= first.y1 + 1 and x.size < body * _NOTE_RATIO)]
 
 
-def clean_page(page: PageLines, running: set[str], body: float) -> list[Line]:
-    """The page's lines in reading order without running heads, page numbers and footnotes."""
+def clean_page(page: PageLines, running: set[tuple[str, str]], body: float) -> list[Line]:
+    """The page's lines in reading order without running heads, page numbers, stray marks and footnotes."""
     edge = _edge_lines(page)
-    kept = [line for i, line in enumerate(page.lines)
-            if line.text.strip() and not (i in edge and (_PAGE_NUMBER_RE.match(line.text.strip())
-                                                         or _key(line.text) in running))]
-    return _columns(page, _drop_notes(kept, body))
+    furniture = set()
+    for index, line in enumerate(page.lines):
+        zone = edge.get(index)
+        text = line.text.strip()
+        if zone and text and ((_key(text), zone) in running or _PAGE_NUMBER_RE.match(text)):
+            furniture.add(index)
+    kept = []
+    bullets = [x for x in page.lines if x.text.strip() and not _SPEAKABLE_RE.search(x.text)]
+    for index, line in enumerate(page.lines):
+        text = line.text.strip()
+        if not text or not _SPEAKABLE_RE.search(text):
+            continue  # bullets and ornaments drawn as glyphs ("!" in a symbol font) are not read...
+        if any(abs(b.y1 - line.y1) < 3 and b.x1 <= line.x0 + 1 for b in bullets):
+            line = dataclasses.replace(line, opens=True)  # ... but the item after one starts a paragraph
+        if index in furniture and (_key(text), edge[index]) not in running:
+            # A bare number is a folio only when nothing but furniture shares its row (a note
+            # mark beside its note is not).
+            row = [i for i, x in enumerate(page.lines) if abs(x.y1 - line.y1) < 3 and x.text.strip()]
+            if any(i not in furniture for i in row):
+                kept.append(line)
+            continue
+        if index in furniture:
+            continue
+        kept.append(line)
+    # A note marker raised so far it became a line of its own is never read (nor its note).
+    kept = [x for x in _drop_notes(kept, body) if not (x.size < body * _NOTE_RATIO and _MARKER_LINE_RE.match(x.text.strip()))]
+    return _columns(page, kept)
 
 
 def _join(text: str, line: str) -> str:
@@ -209,6 +253,8 @@ def paragraphs(pages: Sequence[PageLines], *, body: float | None = None, min_hea
 
 def _starts_paragraph(line: Line, previous: Line | None, para: dict, leading: float, left_edge: float,
                       size: float) -> bool:
+    if line.opens:
+        return True
     ended = para["text"].rstrip().endswith(_SENTENCE_END)
     if previous is None:  # first line on a new page or column run: carry on unless the last one ended
         return ended and not line.text[:1].islower()
