@@ -16,7 +16,7 @@ from omni_web.assemble.records import AudiobookTags
 from omni_web.book import Book, BookMetadata
 from omni_web.errors import BookError
 
-__all__ = ["EDITABLE_FIELDS", "audiobook_tags", "effective_metadata", "metadata_overrides", "tags_for_paths"]
+__all__ = ["EDITABLE_FIELDS", "audiobook_tags", "editable_values", "effective_metadata", "metadata_overrides", "tags_for_paths"]
 
 # Field → what the Generate tab calls it. Authors are one line, separated by ";" or " and ".
 EDITABLE_FIELDS: Mapping[str, str] = {
@@ -31,22 +31,26 @@ _AUTHOR_SPLIT = re.compile(r"\s*;\s*|\s+and\s+|\s*&\s*")
 _INDEX = re.compile(r"^\d{1,4}(\.\d{1,2})?$")
 
 
-def metadata_overrides(values: Mapping[str, str], book: BookMetadata) -> tuple[tuple[str, str], ...]:
-    """The (field, value) pairs of ``values`` that differ from the book's own, for a request.
+def editable_values(meta: BookMetadata) -> dict[str, str]:
+    """The book's own value of every :data:`EDITABLE_FIELDS` field, as the form shows it."""
+    return {field: "; ".join(meta.authors) if field == "authors" else str(getattr(meta, field)) for field in EDITABLE_FIELDS}
+
+
+def metadata_overrides(values: Mapping[str, str], own: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The (field, value) pairs of ``values`` that differ from the book's ``own`` (see
+    :func:`editable_values`), for a request.
 
     Raises:
         BookError: a series number that is not a number.
     """
     pairs: list[tuple[str, str]] = []
-    current = effective_metadata(book, ())
     for field, value in values.items():
         if field not in EDITABLE_FIELDS:
             continue
         value = " ".join(str(value).split()) if field != "description" else str(value).strip()
         if field == "series_index" and value and not _INDEX.match(value):
             raise BookError(f"The number in series '{value}' is not a number. Write it like 2 or 2.5, or leave it empty.")
-        own = "; ".join(current.authors) if field == "authors" else getattr(current, field)
-        if value != own:
+        if value != own.get(field, ""):
             pairs.append((field, value))
     return tuple(pairs)
 

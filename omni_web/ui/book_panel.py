@@ -15,6 +15,7 @@ from omni_web.assemble.cover import flattened_cover_image
 from omni_web.book import Book, chapter_rows, load_book
 from omni_web.book.summary import book_size
 from omni_web.bookshelf import require_book_name, store_book
+from omni_web.deliver.metadata import editable_values
 from omni_web.errors import BookError
 from omni_web.ui.context import UiContext
 from omni_web.ui.widgets import esc
@@ -67,7 +68,9 @@ def load_upload(ctx: UiContext, file: str | None, loaded: dict | None) -> tuple[
         refused = f'<div class="ow-book-refused" role="alert"><b>Not loaded:</b> {esc(str(exc))}</div>'
         return (None, refused, *cleared[2:], "", None)
     choices, selected = chapter_choices(book)
-    state = {"path": str(kept), "all": [n for _, n in choices], "defaults": selected}
+    # "meta": the book's own title, authors and series, which the Book details fields start from.
+    state = {"path": str(kept), "all": [n for _, n in choices], "defaults": selected,
+             "meta": editable_values(book.metadata)}
     cover = _cover(book)
     return (state, book_header_html(book), gr.update(value=cover, visible=cover is not None),
             gr.update(choices=choices, value=selected), "", gr.skip())

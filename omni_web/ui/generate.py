@@ -19,6 +19,7 @@ from omni_web.catalog import CATALOG, get_entry
 from omni_web.models import installed_keys
 from omni_web.preview import preview_request
 from omni_web.server import ServerStatus
+from omni_web.ui import book_metadata
 from omni_web.ui.book_panel import book_header_html, chapter_choices, load_upload, pick_chapters
 from omni_web.ui.cast import build_cast_panel, wire_cast_panel
 from omni_web.ui.context import OnLoad, UiContext
@@ -124,6 +125,7 @@ def build(ctx: UiContext) -> GenerateRefs:
                 cover = gr.Image(label="Cover", type="pil", interactive=False, height=220, show_label=False,
                                  elem_id="gen-cover", scale=1, min_width=140, buttons=[], visible=False)
                 header = gr.HTML(elem_id="gen-book", scale=2)
+            book_details = book_metadata.build()  # omni_web/ui/book_metadata.py: title, authors, series
             chapters = gr.CheckboxGroup(label="Chapters", elem_id="gen-chapters", elem_classes=["ow-chapters"],
                                         info="Front and back matter are unchecked; check what should be read.")
             with gr.Row():
@@ -168,6 +170,7 @@ def build(ctx: UiContext) -> GenerateRefs:
             notice = gr.Markdown(elem_id="gen-notice")
             submitted = gr.Textbox(visible=False, elem_id="gen-submitted")
     book = gr.State(None)
+    book_metadata.wire(book, book_details)
     build_lexicon_panel(ctx, book=book, model=model, chunk_words=chunk_words, chapters=chapters,
                         voice_inputs=[voice.voice, voice.transcript, voice.instructions],
                         voice_of=lambda key, *values: voice_choice(ctx, key, *values))

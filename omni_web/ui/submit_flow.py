@@ -15,6 +15,7 @@ from typing import Any
 import gradio as gr
 
 from omni_web.catalog import get_entry
+from omni_web.deliver.metadata import metadata_overrides
 from omni_web.errors import BookError, ChapterSelectionError
 from omni_web.jobs import Job
 from omni_web.models import installed_keys
@@ -65,9 +66,12 @@ def build_request(ctx: UiContext, book: dict | None, chapters: list[int], model:
     if not chapters:
         raise ChapterSelectionError("No chapter is selected; check at least one.")
     choice = voice_choice(ctx, model, voice, transcript, instructions)
+    # The Book details the user corrected (omni_web/ui/book_metadata.py keeps them in the book state).
+    metadata = metadata_overrides(book.get("edits") or {}, book.get("meta") or {})
     return ConvertRequest(book_path=Path(book["path"]), model_key=model, voice=choice,
                           chapters=tuple(sorted(int(n) for n in chapters)), chunk_words=int(chunk_words),
-                          cast=request_cast(ctx, Path(book["path"]), model), readalong=bool(readalong))
+                          cast=request_cast(ctx, Path(book["path"]), model), readalong=bool(readalong),
+                          metadata=metadata)
 
 
 def _queued(ctx: UiContext, job: Job) -> str:
