@@ -26,6 +26,8 @@ from omni_web.assemble import (
 )
 from omni_web.errors import DiskFullError, FfmpegError
 
+pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg, real ffprobe
+
 TOLERANCE_MS = 50
 PAUSE_MS = 1200
 ARABIC = "الفصل الأول: البداية"

@@ -21,6 +21,8 @@ from omni_web.assemble import (
 )
 from omni_web.errors import FfmpegError
 
+pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg, espeak-ng speech
+
 TOLERANCE_MS = 50
 
 

@@ -7,6 +7,7 @@ import io
 import subprocess
 from pathlib import Path
 
+import pytest
 from PIL import Image, ImageDraw
 
 from omni_web.assemble import (
@@ -19,6 +20,8 @@ from omni_web.assemble import (
 )
 from omni_web.assemble.cover import flattened_cover_image, prepare_cover
 from tests.test_assemble_book import make_tone
+
+pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg
 
 
 def rgba_cover(path: Path | None = None) -> bytes:

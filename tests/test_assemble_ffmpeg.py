@@ -22,6 +22,8 @@ from omni_web.assemble.ffmpeg import (
 from omni_web.errors import DiskFullError, FfmpegError, OutputNotWritable
 from omni_web.systools import INSTALL_HINT
 
+pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg, real ffprobe
+
 EXPECTED_MISSING = (
     "ffmpeg is not installed. Install it: sudo apt install ffmpeg | sudo pacman -S ffmpeg | sudo dnf install ffmpeg"
 )

@@ -18,6 +18,8 @@ from omni_web.assemble.live_join import LiveJoin, LiveJoinFailed
 from omni_web.assemble.mp4marks import MarksNotPatchable, patch_chapter_marks, placeholder_marks
 from omni_web.master.chapter import count_adts_frames
 
+pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg, real ffprobe
+
 TAGS = AudiobookTags(title="Live Book", author="Ada Writer", narrator="Nadia Voice", year=2024, language="en")
 TITLES = ("الفصل الأول: البداية", "Part 2 = the end; #1 \\ hit", "Three", "Four")
 SECONDS = (3.1, 5.0, 2.2, 4.4)

@@ -21,6 +21,8 @@ from omni_web.assemble import (
 )
 from omni_web.errors import FfmpegError
 
+pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg, real ffprobe
+
 # MP3 frames are 1152 samples and the encoder adds a delay; ffprobe reports the padded length.
 MP3_TOLERANCE_MS = 120
 

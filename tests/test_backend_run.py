@@ -12,6 +12,8 @@ import pytest
 from omni_web.backend.run import new_log_path, run_step
 from omni_web.errors import InstallCancelled, InstallError
 
+pytestmark = pytest.mark.slow  # subprocesses
+
 
 def _alive(pid: int) -> bool:
     """True while the process exists and is not a zombie waiting to be reaped."""

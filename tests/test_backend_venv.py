@@ -27,6 +27,8 @@ from omni_web.errors import BackendError, InstallCancelled, InstallError
 from omni_web.paths import DataPaths
 from tests.fakes.wheels import make_wheel
 
+pytestmark = pytest.mark.slow  # subprocesses, venvs
+
 APP = InterpreterChoice(Path(sys.executable), tuple(sys.version_info[:3]), InterpreterSource.APP, "test")
 
 

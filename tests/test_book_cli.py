@@ -11,6 +11,8 @@ import pytest
 from omni_web.cli import main
 from tests.conftest import DATA_DIR
 
+pytestmark = pytest.mark.slow  # subprocesses
+
 
 def test_chapters_table_for_alice(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["chapters", str(DATA_DIR / "pg11-alice.epub")]) == 0

@@ -10,6 +10,8 @@ import pytest
 from omni_web.book import Book, chapter_rows, load_book
 from tests.conftest import DATA_DIR
 
+pytestmark = pytest.mark.slow  # every real EPUB fixture through the reader
+
 FIXTURES = sorted(p.name for p in DATA_DIR.glob("*.epub"))
 
 

@@ -18,6 +18,8 @@ from omni_web.errors import DrmProtected, UnsafeBook, UnsupportedFormat
 from tests.formats_builder import docx_book, fb2_book, html_book, odt_book, text_book
 from tests.pdf_builder import trap_book
 
+pytestmark = pytest.mark.slow  # subprocesses
+
 _LOL = (
     '<!DOCTYPE x [<!ENTITY lol "lol">'
     + "".join(f'<!ENTITY lol{i} "{("&lol" + (str(i - 1) if i > 1 else "") + ";") * 10}">' for i in range(1, 10))

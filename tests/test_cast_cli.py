@@ -17,6 +17,8 @@ from omni_web.paths import REPO_ROOT, DataPaths
 from tests.conftest import DATA_DIR
 from tests.test_cast_pipeline import MODEL, pequod
 
+pytestmark = pytest.mark.slow  # subprocesses, espeak-ng speech
+
 
 def run(data_paths: DataPaths, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from omni_web.paths import DataPaths
 from tests.conftest import DATA_DIR
 from tests.readalong.checks import check_overlays, epubcheck_errors
 from tests.test_cast_cli import requests_of, run
 from tests.test_cast_pipeline import MODEL, TEA_PARTY
+
+pytestmark = pytest.mark.slow  # EPUBCheck
 
 
 def test_cast_with_readalong(data_paths: DataPaths, fake_server, tmp_path: Path) -> None:

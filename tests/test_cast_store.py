@@ -14,6 +14,8 @@ from omni_web.paths import DataPaths
 from omni_web.voices import VoiceLibrary
 from tests.voice_clips import EIGHT_SECONDS_TEXT, espeak
 
+pytestmark = pytest.mark.slow  # espeak-ng speech
+
 
 def test_round_trip_and_hand_edited_file(tmp_path: Path) -> None:
     cast = (CastFile(book="Moby-Dick", narrator=VoiceSpec(name="vivian"), dialogue=VoiceSpec(name="ryan"))

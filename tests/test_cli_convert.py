@@ -24,6 +24,8 @@ from omni_web.settings import Settings, save_settings
 from tests.conftest import DATA_DIR
 from tests.fakes.sgl_omni import free_port, install_fake_sgl_omni
 
+pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg
+
 MODEL = "qwen3_tts_0_6b_customvoice"
 
 

@@ -23,6 +23,8 @@ from tests.fakes.fake_hf_hub import FakeHub, FakeRepo
 from tests.fakes.fake_nvml import FakeNvml
 from tests.fakes.wheels import make_wheel
 
+pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg, real ffprobe
+
 QWEN = get_entry("qwen3_tts_0_6b_base")
 VOXTRAL = get_entry("voxtral_tts")
 SHARD_1, SHARD_2 = "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"

@@ -19,6 +19,8 @@ from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice, parse_kv_c
 from omni_web.errors import KVCapacityError, UnknownVoice, VoiceError
 from tests.fakes.sgl_omni import FakeServer, start_fake_server
 
+pytestmark = pytest.mark.slow  # subprocesses, real ffprobe
+
 REPO = Path(__file__).resolve().parent.parent
 HIGGS_CONFIG = REPO / "configs" / "higgs_audio_v3_tts.yaml"
 

@@ -24,6 +24,8 @@ from tests.formats_builder import CHAPTER_TITLES, NEVER_READ, docx_book, html_bo
 from tests.pdf_builder import CHAPTERS, RUNNING_HEAD, trap_book
 from tests.readalong.checks import check_overlays, epubcheck_errors
 
+pytestmark = pytest.mark.slow  # subprocesses, EPUBCheck
+
 MODEL = "qwen3_tts_0_6b_customvoice"
 _FOLIO_RE = re.compile(r"(?:^|\s)-\s?\d+\s?-(?:\s|$)")
 

@@ -22,6 +22,8 @@ import pytest
 
 from tests.fakes.sgl_omni import FAKE_PROGRAM, FakeServer, free_port, install_fake_sgl_omni
 
+pytestmark = pytest.mark.slow  # subprocesses, real ffprobe, espeak-ng speech
+
 REPO = Path(__file__).resolve().parent.parent
 StartServer = Callable[..., FakeServer]
 

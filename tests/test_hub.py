@@ -32,6 +32,8 @@ from omni_web.models import (
 from omni_web.paths import DataPaths
 from tests.fakes.fake_hf_hub import FakeHub, FakeRepo
 
+pytestmark = pytest.mark.slow  # the fake hub server
+
 QWEN = get_entry("qwen3_tts_0_6b_base")
 VOXTRAL = get_entry("voxtral_tts")
 HIGGS = get_entry("higgs_audio_v3_tts")

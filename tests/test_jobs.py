@@ -9,6 +9,8 @@ from omni_web.errors import BookError, JobError, JobNotFound
 from omni_web.jobs import JobContext, JobState, JobStore, JobWorker
 from omni_web.paths import DataPaths
 
+pytestmark = pytest.mark.slow  # worker threads, many iterations
+
 
 def wait_for(predicate, timeout_s: float = 60.0) -> None:
     deadline = time.monotonic() + timeout_s

@@ -17,6 +17,8 @@ import pytest
 from omni_web.errors import JobError
 from omni_web.jobs import JobState, JobStore
 
+pytestmark = pytest.mark.slow  # worker threads, many iterations
+
 ITERATIONS = 60
 
 

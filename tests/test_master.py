@@ -25,6 +25,8 @@ from tests.conftest import DATA_DIR
 from tests.fakes.fake_sgl_omni_audio import wav_bytes
 from tests.levels import block_rms_db, digital_silence_spans, ebur128, overall_rms_db
 
+pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg, real ffprobe
+
 UNEVEN = {"FAKE_SGL_SECONDS_PER_WORD": "0.1", "FAKE_SGL_LEVEL_SPREAD_DB": "16"}
 MODEL = "qwen3_tts_0_6b_customvoice"
 

@@ -26,6 +26,8 @@ from omni_web.render import RetryPolicy
 from omni_web.settings import Settings
 from tests.conftest import DATA_DIR
 
+pytestmark = pytest.mark.slow  # real ffprobe
+
 FIXTURES = sorted(p.name for p in DATA_DIR.glob("*.epub"))
 FAST = {"FAKE_SGL_SECONDS_PER_WORD": "0.004"}
 # 0.004 s a word is no speech: QA (tested in test_qa_pipeline.py) would rightly retake every chunk.

@@ -25,6 +25,8 @@ from omni_web.qa import (
 )
 from tests.fakes.fake_sgl_omni_audio import wav_bytes
 
+pytestmark = pytest.mark.slow  # espeak-ng speech
+
 RATE = 24000
 TEXT = (
     "They were indeed a queer-looking party that assembled on the bank, the birds with draggled "

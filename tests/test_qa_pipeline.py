@@ -22,6 +22,8 @@ from omni_web.render import RetryPolicy
 from omni_web.settings import Settings
 from tests.conftest import DATA_DIR
 
+pytestmark = pytest.mark.slow  # espeak-ng speech, faster-whisper tiny.en
+
 MODEL = "qwen3_tts_0_6b_customvoice"
 ALICE = DATA_DIR / "pg11-alice.epub"
 

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from omni_web.assemble import probe_chapters
 from omni_web.client import SpeechClient, VoiceChoice
 from omni_web.paths import REPO_ROOT, DataPaths
@@ -15,6 +17,8 @@ from omni_web.pipeline import ConvertRequest, run_conversion
 from omni_web.qa import QaStore, find_report, read_report
 from omni_web.settings import Settings
 from tests.conftest import DATA_DIR
+
+pytestmark = pytest.mark.slow  # subprocesses
 
 MODEL = "qwen3_tts_0_6b_customvoice"
 

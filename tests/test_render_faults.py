@@ -13,6 +13,8 @@ from omni_web.errors import ChunkFailed, JobCancelled, PoisonChunk, RequestTimed
 from omni_web.render import Recovery, RenderItem, RetryPolicy, render_chunks
 from tests.test_render import items, make_wav
 
+pytestmark = pytest.mark.slow  # worker threads, many iterations
+
 
 class CrashingServer:
     """A stand-in for our own managed server: it dies after every ``crash_after`` accepted requests,

@@ -30,6 +30,8 @@ from tests.conftest import DATA_DIR
 from tests.fakes.sgl_omni import free_port, start_fake_server
 from tests.test_cli_convert import managed_home  # noqa: F401 - the fixture
 
+pytestmark = pytest.mark.slow  # real ffprobe
+
 MODEL = "qwen3_tts_0_6b_customvoice"
 BOOK = DATA_DIR / "hefty-water.epub"
 

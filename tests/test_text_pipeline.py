@@ -20,6 +20,8 @@ from omni_web.settings import Settings
 from omni_web.text import Lexicon, LexiconEntry, LexiconStore, Pronouncer, book_identity, edit_impact
 from tests.epub_builder import make_epub, nav_xhtml, xhtml
 
+pytestmark = pytest.mark.slow  # the fake server or subprocesses
+
 FAST = {"FAKE_SGL_SECONDS_PER_WORD": "0.004"}
 MODEL = "qwen3_tts_0_6b_customvoice"
 

@@ -27,6 +27,8 @@ from tests.fakes.sgl_omni import FakeServer, start_fake_server
 from tests.test_voices_transcribe import FakeWhisper
 from tests.voice_clips import EIGHT_SECONDS_TEXT, espeak, ffmpeg, probe, sox
 
+pytestmark = pytest.mark.slow  # real ffmpeg, espeak-ng speech, sox
+
 TRANSCRIPT = "The quick brown fox jumps over the lazy dog."
 
 

@@ -20,6 +20,8 @@ from omni_web.voices.clip import (
 )
 from tests.voice_clips import EIGHT_SECONDS_TEXT, LONG_TEXT, espeak, ffmpeg, probe, sox
 
+pytestmark = pytest.mark.slow  # real ffmpeg, espeak-ng speech, sox
+
 
 @pytest.fixture(scope="module")
 def clips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:

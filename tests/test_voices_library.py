@@ -13,6 +13,8 @@ from omni_web.voices.library import VoiceLibrary
 from omni_web.voices.names import name_from_path, sanitize_name, validate_name
 from tests.voice_clips import EIGHT_SECONDS_TEXT, LONG_TEXT, espeak, ffmpeg, probe, sox
 
+pytestmark = pytest.mark.slow  # real ffmpeg, espeak-ng speech, sox
+
 
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:

@@ -16,6 +16,8 @@ from omni_web.voices.library import Voice, VoiceLibrary
 from omni_web.voices.server_voices import option_for_key, transcript_warning, voice_menu
 from tests.voice_clips import EIGHT_SECONDS_TEXT, espeak
 
+pytestmark = pytest.mark.slow  # espeak-ng speech
+
 _SERVER = VoiceCatalog(
     voices=("default", "Narrator", "alice"),
     uploaded=(UploadedVoice(name="Narrator"), UploadedVoice(name="alice")),

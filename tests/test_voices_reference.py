@@ -20,6 +20,8 @@ from omni_web.voices.reference import (
 )
 from tests.voice_clips import EIGHT_SECONDS_TEXT, espeak, probe, sox
 
+pytestmark = pytest.mark.slow  # espeak-ng speech, sox
+
 
 def test_the_limit_is_the_servers() -> None:
     assert MAX_REFERENCE_AUDIO_BYTES == 10 * 1024 * 1024

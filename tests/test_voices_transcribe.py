@@ -35,6 +35,8 @@ from omni_web.voices.transcribe import (
 from tests.fakes.fake_hf_hub import FakeHub, FakeRepo
 from tests.voice_clips import EIGHT_SECONDS_TEXT, espeak
 
+pytestmark = pytest.mark.slow  # espeak-ng speech, faster-whisper
+
 _REAL_TRANSCRIBE = inspect.signature(WhisperModel.transcribe)
 
 

@@ -33,6 +33,8 @@ from tests.conftest import DATA_DIR
 from tests.fakes.fake_abs import FakeAbs, scan_folder
 from tests.readalong.checks import EPUBCHECK_JAR
 
+pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg
+
 BOOK = DATA_DIR / "hefty-water-series.epub"
 MODEL = "qwen3_tts_0_6b_customvoice"
 FAST = {"FAKE_SGL_SECONDS_PER_WORD": "0.004"}

@@ -20,6 +20,8 @@ from omni_web.deliver.migrate import plan_migration
 from omni_web.jobs import JobStore
 from tests.conftest import DATA_DIR
 
+pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg
+
 ENTRY = get_entry("qwen3_tts_0_6b_customvoice")
 SERIES = AudiobookTags(title="Hefty Water", author="Ann Writer", series="The Water Cycle", series_part="2")
 

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import feedparser
+import pytest
 from fastapi.testclient import TestClient
 from lxml import etree
 
@@ -16,6 +17,8 @@ from omni_web.assemble.metadata import ChapterMark
 from omni_web.book import BookMetadata, Identifier
 from omni_web.deliver.opds import build_opds
 from omni_web.deliver.sidecars import Narration, sidecar_files, write_sidecars
+
+pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 LOGIN = ("reader", "s3cret")

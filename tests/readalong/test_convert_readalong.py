@@ -6,6 +6,7 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+import pytest
 from lxml import etree
 
 from omni_web.paths import REPO_ROOT
@@ -13,6 +14,8 @@ from omni_web.readalong import load_timings
 from tests.conftest import DATA_DIR
 from tests.readalong.checks import check_overlays, epubcheck_errors
 from tests.test_cli_convert import MODEL, cli, managed_home  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.slow  # subprocesses, EPUBCheck
 
 _OPF = "{http://www.idpf.org/2007/opf}"
 

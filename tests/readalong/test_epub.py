@@ -17,6 +17,8 @@ from tests.conftest import DATA_DIR
 from tests.epub_builder import make_epub, nav_xhtml, xhtml
 from tests.readalong.checks import check_overlays, epubcheck_errors
 
+pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg, EPUBCheck
+
 # (book, how many of its default chapters to overlay)
 BOOKS = [("wasteland.epub", 5), ("hefty-water.epub", 4), ("regime-anticancer-arabic.epub", 4),
          ("childrens-literature.epub", 3), ("pg11-alice.epub", 3)]

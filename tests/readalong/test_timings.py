@@ -8,6 +8,7 @@ import wave
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from omni_web.assemble import AudioFormat, ChapterPlan, Segment, render_chapter_audio
 from omni_web.files import file_sha256
@@ -24,6 +25,8 @@ from omni_web.readalong import (
     timings_path,
 )
 from tests.fakes.fake_sgl_omni_audio import wav_bytes
+
+pytestmark = pytest.mark.slow  # real ffmpeg (chapter audio from chunk files)
 
 RATE = 16000
 
