@@ -210,3 +210,10 @@ def test_a_real_report_loses_its_heads_feet_and_footnotes_but_keeps_its_bulleted
     assert ["Title I, t", "Title II, ", "Title III,", "Title IV c", "Title V, t"] == [
         s for s in starts if s.startswith("Title ")][:5]  # one paragraph per bullet
     assert "The DMCA is divided into five titles:" in starts[0] + " ".join(b.text for b in intro.blocks[:4])
+
+
+def test_text_without_headings_is_one_chapter_named_after_the_book(tmp_path: Path) -> None:
+    path = tmp_path / "A Short Note.txt"
+    path.write_text("It was a dark night.\n\nThe end came soon after, as ends do.\n", encoding="utf-8")
+    book = load_book(path)
+    assert [(c.title, c.selected_by_default) for c in book.chapters] == [("A Short Note", True)]

@@ -10,6 +10,7 @@ knows the format. Each chapter's ``source_href`` names the page it gets in the E
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +68,9 @@ def book_from_parts(
         EmptyBook: no part has anything to read aloud.
     """
     kept = _mark_front([part for part in parts if part.blocks or part.title])
+    if len(kept) == 1 and not kept[0].title and not any(b.is_heading for b in kept[0].blocks):
+        # A book with no headings at all: one chapter, named after the book.
+        kept = [Part(title=metadata.title, blocks=kept[0].blocks, types=kept[0].types)]
     sections = []
     for number, part in enumerate(kept, start=1):
         words = sum(count_words(block.text) for block in part.blocks)
@@ -74,6 +78,9 @@ def book_from_parts(
                           word_count=words)
         sections.append(Section(toc_title=part.title, path=page_name(number), fragment="", segments=(segment,)))
     chapters = build_chapters(sections, book_title=metadata.title)
+    if len(chapters) == 1 and chapters[0].word_count and not chapters[0].selected_by_default:
+        # The whole book is one chapter named after the book: that is the text, not a title page.
+        chapters = (dataclasses.replace(chapters[0], selected_by_default=True, matter_reason=""),)
     if not any(chapter.word_count for chapter in chapters):
         raise EmptyBook(
             f"'{path.name}' has no text to read aloud{': ' + empty_hint if empty_hint else ''}. Check that it "

@@ -84,7 +84,7 @@ def _first_line_title(parts: list[Part]) -> str:
     if first is None or not first.blocks:
         return ""
     line = first.blocks[0].text
-    return line if len(line.split()) <= 12 else ""
+    return line if len(line.split()) <= 10 and not line.endswith((".", ",", ";", "!", "?", ":")) else ""
 
 
 def parts_from_text(body: str) -> list[Part]:
