@@ -23,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The full parser with every registered subcommand."""
     parser = argparse.ArgumentParser(
         prog="python -m omni_web",
-        description="Turn EPUB books into audiobooks with the TTS models SGLang-Omni serves.",
+        description="Turn books (EPUB, PDF, DOCX, ODT, FB2, MOBI/AZW3, HTML, Markdown, TXT) into audiobooks with the TTS models SGLang-Omni serves.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:

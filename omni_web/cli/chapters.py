@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "chapters",
         help="list a book's chapters, word counts and the default selection",
-        description="List an EPUB's chapters with word counts; front and back matter is not "
+        description="List a book's chapters with word counts; front and back matter is not "
         "preselected, and the reason is shown.",
     )
     parser.add_argument("book", type=Path, metavar="BOOK", help="the book file (EPUB, PDF, DOCX, ODT, FB2, MOBI/AZW3, HTML, Markdown or TXT)")

@@ -44,8 +44,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``convert``."""
     parser = subparsers.add_parser(
         "convert",
-        help="turn an EPUB into an m4b (or MP3 chapters)",
-        description="Turn an EPUB into an audiobook with one model of the catalog.",
+        help="turn a book (EPUB, PDF, DOCX, ...) into an m4b (or MP3 chapters)",
+        description="Turn a book (EPUB, PDF, TXT, Markdown, HTML, FB2, DOCX, ODT, MOBI/AZW3) into an audiobook with one model of the catalog.",
     )
     parser.add_argument("book", type=Path, metavar="BOOK")
     parser.add_argument("--model", required=True, choices=keys(), metavar="KEY", help="catalog key (models list)")

@@ -84,7 +84,7 @@ def build_cast_panel() -> CastRefs:
 
 def _book(state: dict | None) -> Book:
     if not state:
-        raise BookError("Upload an EPUB first.")
+        raise BookError("Upload a book first.")
     return load_book(Path(state["path"]))
 
 

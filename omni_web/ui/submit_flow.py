@@ -62,7 +62,7 @@ def build_request(ctx: UiContext, book: dict | None, chapters: list[int], model:
                   transcript: str, instructions: str, chunk_words: float, readalong: bool = False) -> ConvertRequest:
     """The request the form asks for (BookError / ChapterSelectionError / VoiceError when it cannot)."""
     if not book:
-        raise BookError("Upload an EPUB first.")
+        raise BookError("Upload a book first.")
     if not chapters:
         raise ChapterSelectionError("No chapter is selected; check at least one.")
     choice = voice_choice(ctx, model, voice, transcript, instructions)

@@ -296,9 +296,9 @@ def _no_error_pills(page) -> None:
 def test_an_error_is_said_once_in_words_without_red_pills(page, tmp_path):
     tab(page, "Generate")
     page.locator("#gen-generate").click()  # no book yet
-    toast = page.locator(".toast-body").filter(has_text="Upload an EPUB first")
+    toast = page.locator(".toast-body").filter(has_text="Upload a book first")
     expect(toast).to_have_count(1, timeout=60_000)
-    _said_once(page, "Upload an EPUB first")
+    _said_once(page, "Upload a book first")
     _no_error_pills(page)
     assert not re.search(r"[a-z0-9]+_[a-z0-9_]+|Error:|Exception", toast.inner_text())  # no keys, no class names
     shot(page, "generate-error-once")

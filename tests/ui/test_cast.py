@@ -71,7 +71,7 @@ def test_cast_panel_maps_characters_and_plays_a_mapped_voice(ui_app, tmp_path: P
 def test_cast_panel_without_a_book_says_what_to_do(ui_app) -> None:
     client = ui_app.client()
     client.predict(api_name="/generate_load")
-    with pytest.raises(AppError, match="Upload an EPUB first"):
+    with pytest.raises(AppError, match="Upload a book first"):
         client.predict(MODEL, None, api_name="/cast_hear")
     use, _, listing, *_ = client.predict(MODEL, api_name="/cast_panel")
     assert use is False and listing == ""

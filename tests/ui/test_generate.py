@@ -140,7 +140,7 @@ def test_added_clip_appears_in_clone_menus_with_its_transcript(ui_app, tmp_path)
 def test_generate_refuses_without_a_book_or_chapters(ui_app):
     client = ui_app.client()
     client.predict(api_name="/generate_load")  # what the page does when it opens
-    with pytest.raises(AppError, match="Upload an EPUB first"):
+    with pytest.raises(AppError, match="Upload a book first"):
         client.predict([], MODEL, "speaker:Vivian", "", "", 120, api_name="/generate")
     client.predict(handle_file(DATA_DIR / "hefty-water.epub"), api_name="/book_upload")
     with pytest.raises(AppError, match="No chapter is selected"):
