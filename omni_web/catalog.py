@@ -1,8 +1,9 @@
 """The model catalog: one entry per installable model, as data.
 
 Everything model-specific in the app reads this table; no ``if model == "higgs"`` elsewhere.
-Facts come from the seed (``shared/seeds/000_*``) and the sglang-omni 0.1.9 API notes; where the
-two disagree, the entry's ``source_note`` says which was chosen and why.
+Facts come from each model's card and sglang-omni 0.1.9's own code (sglang_omni/models/<model>/ and
+the vendored configs in configs/); where sources disagree, the entry's ``source_note`` says which
+was chosen and why.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ class CatalogEntry:
     default_concurrency: int = 8
     default_voice: str = "default"
     preset_voices: tuple[str, ...] = ()  # for models whose presets the server does not list
-    supports_uploaded_voices: bool = False  # API doc 2.8: supports_uploaded_voice_references()
+    supports_uploaded_voices: bool = False  # supports_uploaded_voice_references(), sglang_omni/models/*/config.py
     requires_ref_text: bool = False  # dots.tts refuses a clone without a transcript
     accepts_seed: bool = True  # ZONOS2 refuses `seed` (HTTP 500)
     accepts_sampling_fields: bool = True  # Voxtral refuses everything but voice/max_new_tokens
@@ -113,7 +114,7 @@ _DAC_COMPANIONS = ("descript-audiotools==0.7.2", "descript-audio-codec==1.0.0")
 _QWEN_CUSTOMVOICE_SPEAKERS = (
     "Vivian", "Serena", "Uncle_Fu", "Dylan", "Eric", "Ryan", "Aiden", "Ono_Anna", "Sohee",
 )
-# Voxtral presets named on its card; GET /v1/audio/voices does not list them (API doc 2.8).
+# Voxtral presets named on its card; GET /v1/audio/voices does not list them (sglang_omni/serve/openai_api.py).
 _VOXTRAL_PRESETS = (
     "cheerful_female", "casual_female", "casual_male", "neutral_female", "neutral_male",
 )
@@ -215,8 +216,8 @@ CATALOG: tuple[CatalogEntry, ...] = (
         default_concurrency=8,
         supports_uploaded_voices=True,
         source_note=(
-            "API doc 3 names bosonai/higgs-audio-v3-tts-4b (boson README); the docs index also "
-            "lists boson-sglang/higgs-audio-v3-tts-4b-base. We use the README's id, as the seed does."
+            "Boson's README names bosonai/higgs-audio-v3-tts-4b; sglang-omni's docs index also "
+            "lists boson-sglang/higgs-audio-v3-tts-4b-base. We use the README's id."
         ),
     ),
     CatalogEntry(
@@ -275,7 +276,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
         preset_voices=_VOXTRAL_PRESETS,
         accepts_seed=False,
         accepts_sampling_fields=False,
-        source_note="The seed's examples `default`, `casual_male`; `default` maps to cheerful_female.",
+        source_note="Voices named on the model card, e.g. `default`, `casual_male`; `default` maps to cheerful_female.",
     ),
     CatalogEntry(
         key="dots_tts_mf",
@@ -296,8 +297,8 @@ CATALOG: tuple[CatalogEntry, ...] = (
         supports_uploaded_voices=True,
         requires_ref_text=True,
         source_note=(
-            "The seed lists no companions; the API doc says dots.tts needs `einops`, which "
-            "sglang-omni does not require, so it is installed as a companion."
+            "dots.tts imports `einops` (sglang_omni/models/dots_tts/), which sglang-omni's "
+            "own requirements do not list, so it is installed as a companion."
         ),
     ),
     CatalogEntry(
@@ -346,7 +347,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
         default_concurrency=8,
         accepts_seed=False,
         normalizes_text=True,
-        source_note="Repo id from the ZONOS2 tech report (API doc 3, marked ext).",
+        source_note="Repo id from the ZONOS2 tech report.",
     ),
 )
 

@@ -1,6 +1,6 @@
 """Free disk space, and the warnings the backend and model installs print before they start.
 
-The numbers are estimates the seed gives: the backend venv alone is about 10 GB (torch, sglang,
+The numbers are estimates: the backend venv alone is about 10 GB (torch, sglang,
 flash-attn, flashinfer, CUDA-13 wheels), each model 1-18 GB of weights (``approx_download_gb`` in
 the catalog). A check warns with both numbers; only a download whose exact size is known (from
 the hub's file listing) is refused outright when it cannot fit.
@@ -21,7 +21,7 @@ __all__ = [
     "format_bytes",
 ]
 
-# The sglang-omni 0.1.9 stack with its CUDA wheels, measured by the seed at "~10 GB".
+# The sglang-omni 0.1.9 stack with its CUDA wheels (torch, flash-attn, flashinfer) takes about 10 GB.
 BACKEND_VENV_BYTES = 10 * 1000**3
 
 # Below this much left over after an install, the check warns even when the install fits.

@@ -41,7 +41,7 @@ class ServerText(enum.Enum):
     KV_CAPACITY = "kv_capacity"  # refit max_new_tokens and resend once
     QUEUE_FULL = "queue_full"  # transient 503: retried with backoff
     ENCODER_MISSING = "encoder_missing"  # 503 that no retry can fix: raised at once
-    # The SGLang-Omni router (sgl-omni-router-py, router doc 6): a worker dropped the request (502),
+    # The SGLang-Omni router (sglang_omni_router/python/proxy.py): a worker dropped the request (502),
     # or no worker is routable (503). Both mean "never answered": safe to send again (unreachable).
     ROUTER_UPSTREAM_FAILED = "router_upstream_failed"
     ROUTER_NO_UPSTREAM = "router_no_upstream"

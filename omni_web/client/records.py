@@ -91,7 +91,8 @@ class VoiceCatalog:
     """``GET /v1/audio/voices``: every usable name, and the uploaded voices' details.
 
     ``voices`` holds ``default`` plus uploaded names, or a CustomVoice checkpoint's speakers.
-    Voxtral's presets are never listed (API doc 2.8).
+    Voxtral's presets are never listed (``list_voices`` in sglang_omni/serve/openai_api.py
+    lists ``DEFAULT_VOICE_PRESETS`` and uploads only).
     """
 
     voices: tuple[str, ...]

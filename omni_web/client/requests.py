@@ -1,7 +1,7 @@
 """Speech requests as data, and the pure translation into a ``POST /v1/audio/speech`` body.
 
-Each voice mode is built exactly as sglang-omni 0.1.9 expects (API doc 2.3 and 6.5; field names
-from ``sglang_omni/serve/protocol.py`` ``CreateSpeechRequest``):
+Each voice mode is built exactly as sglang-omni 0.1.9 expects (field names from
+``sglang_omni/serve/protocol.py`` ``CreateSpeechRequest``, read in sglang_omni/serve/speech_service.py):
 
 - built-in speaker / Voxtral preset / uploaded voice: ``voice: <name>``;
 - clone: ``ref_audio`` (a local path, or a ``data:audio/<t>;base64,...`` URL for a remote

@@ -1,6 +1,6 @@
 """Delivery presets: every loudness and delivery number the mastering uses, in one place.
 
-Sources (see /work/shared/docs/audiobook-anchors-2.md §4): ACX asks RMS -23..-18 dB, peaks at most
+The delivery specifications these follow: ACX asks RMS -23..-18 dB, peaks at most
 -3 dB, a noise floor at most -60 dB RMS (quietest 500 ms), 0.5-1 s of room tone at the head and 1-5 s
 at the tail of each file, MP3 192 kbit/s CBR 44.1 kHz, at most 120 minutes per file, credits and a
 1-5 minute retail sample. EBU R128 asks -23 LUFS and -1 dBTP; Apple Podcasts -16 LUFS and -1 dBTP.

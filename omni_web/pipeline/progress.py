@@ -114,7 +114,7 @@ class ConvertProgress(JsonRecord):
     qa: QaProgress | None = None  # None with QA off
     phases: tuple[PhaseProgress, ...] = ()
     words: int = 0  # words to be spoken (the selected chapters), as the Generate tab counts them
-    # Background mastering/encoding (issue 12): chapters whose final files exist, of all selected.
+    # Background mastering/encoding: chapters whose final files exist, of all selected.
     chapters_mastered: int = 0
     chapters_to_master: int = 0
     loudness_preset: str | None = None

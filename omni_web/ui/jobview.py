@@ -131,7 +131,7 @@ def job_detail_html(job: Job, position: int, *, now: float | None = None) -> str
         body += f'<div class="ow-dim">{esc(" · ".join(facts))}</div>'
     if job.error:
         body += callout(job.error, tone="bad" if job.state is JobState.FAILED else "info")
-    body += levels_html(result.levels if result is not None and result.levels else p.levels)  # issue 12
+    body += levels_html(result.levels if result is not None and result.levels else p.levels)  # live levels until the result has them
     return head + body
 
 

@@ -60,7 +60,7 @@ MAX_SPEECH_S = 30.0  # also the server's upload limit (POST /v1/audio/voices: 1.
 MAX_SAMPLE_RATE_HZ = 48000
 # A longer source is not a reference clip; refusing it early keeps the decode small.
 MAX_SOURCE_S = 600.0
-# The seed's advice, shown wherever clips are added.
+# Advice for voice cloning on these models, shown wherever clips are added.
 CLIP_ADVICE = "10-20 s of clean speech works best."
 _ADVICE_AMOUNT = "10-20 s of clean speech"
 
@@ -69,7 +69,7 @@ _EDGE_MARGIN_S = 0.08  # kept around speech so soft onsets and word endings are 
 _MIN_RUN_FRAMES = 3  # 30 ms above threshold counts as speech; a lone click does not
 _MIN_PAUSE_S = 0.2  # shorter gaps are inside words or between them
 _SENTENCE_PAUSE_S = 0.3  # espeak-ng and most readers pause about this long at a full stop
-_PREFERRED_MIN_CUT_S = 10.0  # the seed's 10-20 s advice: prefer cuts that keep at least this
+_PREFERRED_MIN_CUT_S = 10.0  # CLIP_ADVICE's 10-20 s: prefer cuts that keep at least this
 _DIGITAL_SILENCE_DB = -90.0  # 16-bit dither is about -96 dBFS: below this is "zero"
 _SILENT_DBFS = -60.0  # loudest speech frames below this: the clip is silent
 
@@ -276,7 +276,7 @@ def choose_cut(levels: np.ndarray, threshold_db: float, *, max_s: float, min_s: 
 
     ``levels`` covers the clip after edge trimming. Candidates are pauses (200 ms or more) whose
     speech ends between ``min_s`` and ``max_s``. Preferred, in order: cuts keeping at least 10 s
-    (the seed's advice), sentence-like pauses (300 ms or more; commas pause less), then the
+    (:data:`CLIP_ADVICE`), sentence-like pauses (300 ms or more; commas pause less), then the
     latest, which keeps as much speech as the limit allows. The cut keeps a sliver of the pause
     so the last word decays naturally.
     """

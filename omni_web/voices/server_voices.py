@@ -2,8 +2,9 @@
 
 Uploading (``POST /v1/audio/voices``) keeps a library clip and its transcript on the server so
 requests name it (``voice: <name>``) instead of sending the clip each time. Only some models use
-uploaded voices (``supports_uploaded_voice_references()`` in sglang-omni, API doc 2.8: Higgs,
-MOSS-TTS, MOSS-TTS-Local, dots.tts, S2-Pro, Qwen3-TTS Base); the catalog's
+uploaded voices (``supports_uploaded_voice_references()``, sglang_omni/config/schema.py and each
+sglang_omni/models/<model>/config.py: Higgs, MOSS-TTS, MOSS-TTS-Local, dots.tts, S2-Pro,
+Qwen3-TTS Base); the catalog's
 ``supports_uploaded_voices`` carries that fact, and :func:`voice_menu` reads only catalog data to
 decide what each model's menu offers.
 """
