@@ -268,6 +268,37 @@ def test_asr_skips_a_language_the_model_does_not_cover_with_a_note(tmp_path: Pat
     pool.close()
 
 
+class _Failing(_EnglishOnly):
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
+
+    def transcribe(self, wav: bytes, language: str | None) -> str:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "note", "logged_as_bug"),
+    [(ValueError("Invalid data found when processing input"), "speech recognition failed on this take", False),
+     (TypeError("'NoneType' object is not subscriptable"), "speech recognition skipped: Internal error", True)],
+)
+def test_a_bug_in_recognition_is_logged_as_one_not_called_a_recognition_failure(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, error: Exception, note: str, logged_as_bug: bool
+) -> None:
+    from omni_web.qa import AsrPool
+
+    pool = AsrPool(lambda: _Failing(error))
+    qa = ChunkQa(QaOptions(level=QaLevel.ASR), store=QaStore(tmp_path), request_take=_Server([]), model_key="m",
+                 voice_label="v", language="English", accepts_seed=True, request_slots=1, asr_pool=pool)
+    with caplog.at_level("ERROR", logger="omni_web.qa.takes"):
+        qa.take(_Item("en"))
+    pool.close()
+    take = QaStore(tmp_path).load("en").takes[0]
+    assert take.asr_note.startswith(note), take.asr_note
+    bugs = [r for r in caplog.records if r.name == "omni_web.qa.takes" and r.exc_info]
+    assert bool(bugs) is logged_as_bug
+
+
 def test_wer_limit_allows_more_misheard_words_on_short_texts_but_not_shuffles() -> None:
     from omni_web.qa import asr_failures
 

@@ -14,6 +14,7 @@ import io
 import logging
 import os
 import threading
+import wave
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -21,8 +22,10 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from omni_web import languages
+from omni_web.errors import OmniWebError
 
 __all__ = [
+    "RECOGNITION_ERRORS",
     "AsrPool",
     "Heard",
     "HeardWord",
@@ -36,6 +39,15 @@ __all__ = [
 ]
 
 _log = logging.getLogger(__name__)
+
+# What loading or running a recogniser raises when the model or the audio is at fault: our own
+# errors (weights not installed), missing or unreadable files, CTranslate2's RuntimeError, PyAV's
+# and the wave module's decode errors (ValueError, EOFError, wave.Error), a faster-whisper that is
+# not installed. Anything else is a bug in our code: logged with its traceback, never reported
+# to the user as "speech recognition failed".
+RECOGNITION_ERRORS: tuple[type[BaseException], ...] = (
+    OmniWebError, OSError, RuntimeError, ValueError, EOFError, wave.Error, ImportError,
+)
 _LEAD_IN_SAMPLES = 8000  # 0.5 s at the recogniser's 16 kHz
 _T = TypeVar("_T")
 
@@ -137,7 +149,6 @@ class WhisperRecogniser:
 
 def _wav_seconds(wav: bytes) -> float:
     """A WAV's length from its header (0 when it is not a plain PCM WAV)."""
-    import wave
 
     try:
         with wave.open(io.BytesIO(wav), "rb") as handle:
@@ -229,8 +240,11 @@ class AsrPool:
             if self._recogniser is None and self._load_error is None:
                 try:
                     self._recogniser = self._load()
-                except Exception as exc:  # noqa: BLE001 - reported on every take, never kills a render
+                except RECOGNITION_ERRORS as exc:  # reported on every take, never kills a render
                     _log.warning("QA speech recognition is unavailable: %s", exc)
+                    self._load_error = exc
+                except Exception as exc:
+                    _log.exception("Loading the QA speech recogniser failed on a bug")
                     self._load_error = exc
             if self._load_error is not None:
                 raise self._load_error

@@ -13,14 +13,16 @@ keep the server's batch full.
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from omni_web.errors import internal_error_message
 from omni_web.qa.alignment import align_transcript
-from omni_web.qa.asr import AsrPool, Heard, language_code
+from omni_web.qa.asr import RECOGNITION_ERRORS, AsrPool, Heard, language_code
 from omni_web.qa.audio import measure_audio
 from omni_web.qa.calibration import Calibration
 from omni_web.qa.detectors import find_faults
@@ -31,6 +33,8 @@ from omni_web.qa.thresholds import DEFAULT_THRESHOLDS, QaLevel, Thresholds
 from omni_web.qa.wer import score_transcript
 
 __all__ = ["ChunkQa", "QaCounts", "QaItem", "QaOptions", "TakeAudio", "take_seed"]
+
+_log = logging.getLogger(__name__)
 
 
 class QaItem(Protocol):
@@ -244,8 +248,10 @@ class ChunkQa:
         assert self._asr is not None
         try:
             recogniser = self._asr.recogniser()
-        except Exception as exc:  # noqa: BLE001 - a broken ASR model degrades QA to basic, with a note
+        except RECOGNITION_ERRORS as exc:  # a broken ASR model degrades QA to basic, with a note
             return replace(take, asr_note=f"speech recognition unavailable: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a bug, logged where the load failed; the book goes on
+            return replace(take, asr_note=f"speech recognition skipped: {internal_error_message(exc)}")
         if not recogniser.covers(self._language):
             return replace(take, asr_note=(
                 f"speech recognition skipped: {recogniser.name} does not cover language '{self._language}'"))
@@ -254,8 +260,11 @@ class ChunkQa:
                 heard = self._asr.submit_words(audio, self._language).result()
             else:
                 heard = Heard(self._asr.submit(audio, self._language).result())
-        except Exception as exc:  # noqa: BLE001 - one undecodable take must not stop the book
+        except RECOGNITION_ERRORS as exc:  # one undecodable take must not stop the book
             return replace(take, asr_note=f"speech recognition failed on this take: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a bug: its traceback goes to the log, the book goes on
+            _log.exception("QA speech recognition of chunk %s failed on a bug", item.key)
+            return replace(take, asr_note=f"speech recognition skipped: {internal_error_message(exc)}")
         lang = self._language or "en"
         score = score_transcript(item.text, heard.text, lang=lang)
         findings = find_faults(align_transcript(item.text, heard.text, lang=lang), thresholds, names=self._names)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from omni_web.files import write_atomic
+from omni_web.qa.asr import RECOGNITION_ERRORS
 from omni_web.readalong.asr import WordCache, WordRecogniser
 from omni_web.readalong.records import ChapterTimings, ChunkSpan
 from omni_web.readalong.timing import AsrWord, chapter_timings
@@ -173,8 +174,11 @@ def _words(
             return cached
     try:
         words = recogniser.words(audio, language)
-    except Exception as exc:  # noqa: BLE001 - a failed transcription leaves estimated times, never a failed book
+    except RECOGNITION_ERRORS as exc:  # a failed transcription leaves estimated times, never a failed book
         _log.warning("Speech recognition failed on %s (%s); its times are estimated", audio, exc)
+        return None
+    except Exception:  # noqa: BLE001 - a bug: its traceback goes to the log, the book goes on
+        _log.exception("Read-along word timing of %s failed on a bug; its times are estimated", audio)
         return None
     if cache is not None:
         cache.put(audio, recogniser.name, words)
