@@ -29,9 +29,9 @@ from omni_web.ui.jobview import (
     chapters_html,
     downloads_html,
     job_detail_html,
+    job_levels_html,
     jobs_table_html,
     ready_chapters,
-    result_of,
 )
 from omni_web.ui.review import build_review_panel
 
@@ -45,12 +45,33 @@ __all__ = [
     "playable_chapters",
 ]
 
-# The chapter table's play buttons report which chapter was clicked (one listener for the box,
-# so it keeps working when the table is re-rendered).
+# A play button plays its chapter in one player bar at the foot of the window, so it plays where
+# the list is (on a phone too) without a round trip; the bar lives outside the re-rendered list,
+# so a tick never stops it. The listener sits on the box, so it survives re-renders.
 _PLAY_JS = """
 element.addEventListener('click', (event) => {
   const button = event.target.closest('[data-play]');
-  if (button) { trigger('play', {chapter: button.dataset.play}); }
+  if (!button) { return; }
+  let bar = document.getElementById('ow-nowplaying');
+  if (!bar) {
+    bar = document.createElement('div');
+    bar.id = 'ow-nowplaying';
+    bar.innerHTML = '<span class="ow-np-title"></span><audio controls preload="metadata"></audio>'
+      + '<button class="ow-np-close" aria-label="Close the player" title="Close">✕</button>';
+    document.body.appendChild(bar);
+    bar.querySelector('.ow-np-close').addEventListener('click', () => {
+      bar.querySelector('audio').pause(); bar.hidden = true; document.body.style.paddingBottom = ''; });
+  }
+  bar.hidden = false;
+  document.body.style.paddingBottom = bar.offsetHeight + 'px';  // the bar never hides the page's end
+  const audio = bar.querySelector('audio');
+  bar.querySelector('.ow-np-title').textContent = button.dataset.title;
+  if (audio.dataset.chapter !== button.dataset.src) {
+    audio.src = button.dataset.src; audio.dataset.chapter = button.dataset.src;
+  }
+  audio.play().catch(() => {});
+  element.querySelectorAll('.ow-playing').forEach((other) => other.classList.remove('ow-playing'));
+  button.classList.add('ow-playing');
 });
 """
 
@@ -67,10 +88,9 @@ class JobsRefs:
     delete: gr.Button
     downloads: gr.HTML
     detail: gr.HTML
-    player: gr.Audio
     details: gr.Column
     chapters: gr.HTML
-    mp3s: gr.File
+    levels: gr.HTML
     confirm: gr.Column
     confirm_text: gr.Markdown
     confirm_delete: gr.Button
@@ -95,12 +115,6 @@ def chapter_audio(job: Job, number: int) -> Path | None:
     return next((path for n, _, path in ready_chapters(job) if n == number), None)
 
 
-def _mp3_files(job: Job) -> list[str]:
-    result = result_of(job)
-    mp3_dir = result.mp3_dir if result is not None else None
-    return sorted(str(p) for p in mp3_dir.glob("*.mp3")) if mp3_dir is not None and mp3_dir.is_dir() else []
-
-
 def _digest(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()  # noqa: S324 - a change marker, not security
 
@@ -120,28 +134,28 @@ def build(ctx: UiContext) -> JobsRefs:
             detail = gr.HTML(elem_id="jobs-detail", padding=False)
         with gr.Column(scale=2):
             downloads = gr.HTML(elem_id="jobs-downloads", padding=False)
-            player = gr.Audio(label="Chapter", interactive=False, elem_id="jobs-player", type="filepath")
     timer = gr.Timer(2.0)
+    # The chapters come right after the summary; the longer panels follow, folded.
+    chapters = gr.HTML(elem_id="jobs-chapters", padding=False, js_on_load=_PLAY_JS)
+    levels = gr.HTML(elem_id="jobs-levels-box", padding=False)
     with gr.Column(elem_id="jobs-details") as details:  # other panels attach here (module docstring)
         build_review_panel(ctx, pick)  # omni_web/ui/review.py: flagged chunks of the picked job
         readalong.attach(ctx, pick, timer)  # omni_web/ui/readalong.py: text lit along the audio
         delivery.attach(ctx, pick, timer)  # omni_web/ui/delivery.py: Audiobookshelf, with Retry
-    chapters = gr.HTML(elem_id="jobs-chapters", padding=False, js_on_load=_PLAY_JS)
-    mp3s = gr.File(label="MP3 chapters", file_count="multiple", visible=False, elem_id="jobs-mp3s")
     with gr.Column(visible=False, elem_id="jobs-confirm", elem_classes=["ow-dialog"]) as confirm:
         confirm_text = gr.Markdown(padding=True, elem_id="jobs-confirm-text")
         with gr.Row():
             confirm_delete = gr.Button("Delete", variant="stop", elem_id="jobs-confirm-delete")
             confirm_cancel = gr.Button("Keep it", elem_id="jobs-confirm-cancel")
-    refs = JobsRefs(overview, pick, cancel, resume, rerun, delete, downloads, detail, player, details, chapters,
-                    mp3s, confirm, confirm_text, confirm_delete, confirm_cancel, gr.State({}), timer)
+    refs = JobsRefs(overview, pick, cancel, resume, rerun, delete, downloads, detail, details, chapters,
+                    levels, confirm, confirm_text, confirm_delete, confirm_cancel, gr.State({}), timer)
     return replace(refs, on_load=_wire(ctx, refs))
 
 
 def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
     store = ctx.services.jobs
     outputs = [refs.overview, refs.pick, refs.detail, refs.cancel, refs.resume, refs.rerun, refs.delete,
-               refs.downloads, refs.chapters, refs.player, refs.mp3s, refs.shown]
+               refs.downloads, refs.chapters, refs.levels, refs.shown]
 
     def changed(new: dict[str, Any], shown: dict[str, Any], key: str, value: Any) -> bool:
         """Record ``value``'s marker under ``key``; True when the page shows something else."""
@@ -162,7 +176,7 @@ def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
         overview = jobs_table_html(jobs, positions)
         if selected is None:
             hidden = gr.update(visible=False)
-            return [overview, pick, "", hidden, hidden, hidden, hidden, "", "", None, hidden, new]
+            return [overview, pick, "", hidden, hidden, hidden, hidden, "", "", "", new]
         job = next(job for job in jobs if job.id == selected)
         state = job.state
         buttons = [gr.update(visible=not state.finished),
@@ -174,12 +188,11 @@ def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
         downloads_out = downloads if changed(new, before, "downloads", downloads) else gr.skip()
         chapters = chapters_html(job)
         chapters_out = chapters if changed(new, before, "chapters", chapters) else gr.skip()
-        mp3s = _mp3_files(job)
-        mp3_out = gr.update(value=mp3s or None, visible=bool(mp3s)) if changed(new, before, "mp3s", mp3s) \
-            else gr.skip()
-        player = gr.skip() if same_job else None
+        # Sent only when it changed, so an opened levels fold stays open while the job goes on.
+        levels = job_levels_html(job)
+        levels_out = levels if changed(new, before, "levels", levels) else gr.skip()
         return [overview, pick, job_detail_html(job, positions.get(job.id, 0)), *buttons, downloads_out,
-                chapters_out, player, mp3_out, new]
+                chapters_out, levels_out, new]
 
     @guarded
     def cancel(selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
@@ -218,14 +231,6 @@ def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
             gr.Info(f"Deleted '{plan.job.title}' and {removed} file{'s' if removed != 1 else ''}.")
         return [gr.update(visible=False), *render(None, shown)]
 
-    def play(selected: str | None, event: gr.EventData) -> str | None:
-        # The page sends a chapter number, never a path: only files a job reports are served.
-        number = getattr(event, "chapter", None) or (event._data or {}).get("chapter")
-        if not selected or not number:
-            return None
-        path = chapter_audio(store.get(selected), int(number))
-        return str(path) if path else None
-
     inputs = [refs.pick, refs.shown]
     refs.timer.tick(guarded(render), inputs, outputs, show_progress="hidden", api_name="jobs_refresh",
                     concurrency_limit=None)
@@ -236,5 +241,4 @@ def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
     refs.delete.click(ask_delete, [refs.pick], [refs.confirm, refs.confirm_text], api_name="job_delete_plan")
     refs.confirm_delete.click(delete, inputs, [refs.confirm, *outputs], api_name="job_delete")
     refs.confirm_cancel.click(lambda: gr.update(visible=False), None, refs.confirm, api_visibility="private")
-    refs.chapters.play(guarded(play), [refs.pick], refs.player, api_visibility="private")
     return OnLoad(guarded(lambda: render(None, None)), [], outputs)

@@ -24,6 +24,7 @@ __all__ = [
     "elapsed_s",
     "file_url",
     "job_detail_html",
+    "job_levels_html",
     "jobs_table_html",
     "model_name",
     "phase_rows",
@@ -131,8 +132,13 @@ def job_detail_html(job: Job, position: int, *, now: float | None = None) -> str
         body += f'<div class="ow-dim">{esc(" · ".join(facts))}</div>'
     if job.error:
         body += callout(job.error, tone="bad" if job.state is JobState.FAILED else "info")
-    body += levels_html(result.levels if result is not None and result.levels else p.levels)  # live levels until the result has them
     return head + body
+
+
+def job_levels_html(job: Job) -> str:
+    """The job's levels report, folded (from its result once done, else its last progress)."""
+    result = result_of(job)
+    return levels_html(result.levels if result is not None and result.levels else progress_of(job).levels)
 
 
 def downloads_html(job: Job, *, output_root: Path) -> str:
@@ -155,7 +161,19 @@ def downloads_html(job: Job, *, output_root: Path) -> str:
         where.append(("Chapter files", str(chapter_files[0].parent)))
     rows = "".join(f"<tr><th>{esc(label)}</th><td><code>{esc(path)}</code></td></tr>" for label, path in where)
     files = f'<table class="ow-table ow-kv ow-files">{rows}</table>' if rows else ""
-    return f'<div class="ow-actions-links">{"".join(links)}</div>{files}'
+    return f'<div class="ow-actions-links">{"".join(links)}</div>{_mp3_links(result)}{files}'
+
+
+def _mp3_links(result: ConvertResult | None) -> str:
+    """The book's MP3s as download links, folded under one line (a long book has one per chapter)."""
+    folder = result.mp3_dir if result is not None else None
+    mp3s = sorted(folder.glob("*.mp3")) if folder is not None and folder.is_dir() else []
+    if not mp3s:
+        return ""
+    links = "".join(f'<li><a href="{esc(file_url(path))}" download>{esc(path.stem)}</a> '
+                    f'<span class="ow-dim">{esc(size_str(path.stat().st_size))}</span></li>' for path in mp3s)
+    return (f'<details id="jobs-mp3s" class="ow-fold"><summary>MP3 chapters · {len(mp3s)} files</summary>'
+            f'<ul class="ow-scroll ow-links">{links}</ul></details>')
 
 
 def ready_chapters(job: Job) -> list[tuple[int, str, Path]]:
@@ -165,20 +183,27 @@ def ready_chapters(job: Job) -> list[tuple[int, str, Path]]:
 
 
 def chapters_html(job: Job) -> str:
-    """The chapter table: compact rows in a scrolling box, a play button on every finished one."""
+    """The chapter list: compact rows in a scrolling box, a play button on every finished one.
+
+    A button carries its chapter's URL and title; the page plays it in the player bar at the foot
+    of the window (``ui/jobs.py``), so it plays where the list is, not in a player out of sight.
+    """
     chapters = progress_of(job).chapters
     if not chapters:
         return ""
-    ready = {number for number, _, _ in ready_chapters(job)}
+    ready = {number: path for number, _, path in ready_chapters(job)}
     rows = []
     for chapter in chapters:
         number = chapter.number
-        play = (f'<button class="ow-play" data-play="{number}" title="Play chapter {number}" '
-                f'aria-label="Play chapter {number}">▶</button>' if number in ready else "")
+        # A title that already starts with its number ("5. Blubber") is not numbered twice.
+        label = chapter.title if chapter.title.startswith(f"{number}.") else f"{number}. {chapter.title}"
+        play = (f'<button class="ow-play" data-play="{number}" data-src="{esc(file_url(ready[number]))}" '
+                f'data-title="{esc(label)}" title="Play chapter {number}" aria-label="Play chapter {number}">▶'
+                '</button>' if number in ready else "")
         rows.append((play, str(number), esc(chapter.title), badge(chapter.state), esc(clock_str(chapter.duration_s))))
     title = f'<div class="ow-dim">Chapters: {len(ready)} of {len(chapters)} ready to play</div>'
-    return title + '<div class="ow-scroll">' + table(["", "#", "Chapter", "State", "Length"], rows,
-                                                     raw_columns=(0, 2, 3, 4)) + "</div>"
+    return title + '<div class="ow-scroll ow-chapter-list">' + table(
+        ["", "#", "Chapter", "State", "Length"], rows, raw_columns=(0, 2, 3, 4)) + "</div>"
 
 
 def _progress_cell(job: Job, position: int) -> str:

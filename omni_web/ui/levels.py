@@ -26,20 +26,32 @@ def _number(row: Mapping[str, Any], key: str, unit: str) -> str:
     return f"{value:.1f} {unit}" if isinstance(value, (int, float)) else "−∞"
 
 
+def _name(row: Mapping[str, Any]) -> str:
+    """A chapter's row by its number and title; other files (ACX, credits) by their file name."""
+    if row.get("title") and row.get("number") is not None:
+        return f"{row['number']}. {row['title']}"
+    return str(row.get("file", ""))
+
+
 def levels_html(report: Mapping[str, Any] | None) -> str:
-    """A table of every delivered file's loudness, peak, RMS, noise floor, range and verdict."""
+    """Every delivered file's loudness, peak, RMS, noise floor, range and verdict, collapsed under
+    one line (a 138-chapter book would otherwise push everything below it off the page)."""
     if not report:
         return ""
     targets = report.get("targets") or {}
-    verdict = badge("pass", tone="ok") if report.get("passed") else badge("fail", tone="bad")
-    head = f'<div class="ow-status" id="jobs-levels-head">{verdict} <b>Levels</b> ' \
-           f'<span class="ow-dim">{esc(report.get("preset_label") or report.get("preset") or "")}</span></div>'  # fmt: skip
-    if targets.get("integrated_lufs") is None:
-        head += '<div class="ow-dim">Mastering is off: chapters keep the levels the server returned.</div>'
     rows = [*report.get("chapters", []), *(report.get("acx") or {}).get("files", [])]
+    failed = sum(1 for row in rows if not row.get("passed"))
+    verdict = badge("pass", tone="ok") if report.get("passed") else badge("fail", tone="bad")
+    tally = f"{len(rows)} files" + (f", {failed} outside the targets" if failed else ", all on target")
+    head = f'<span class="ow-status" id="jobs-levels-head">{verdict} <b>Levels</b> ' \
+           f'<span class="ow-dim">{esc(report.get("preset_label") or report.get("preset") or "")} · ' \
+           f'{esc(tally)}</span></span>'  # fmt: skip
+    note = ""
+    if targets.get("integrated_lufs") is None:
+        note = '<div class="ow-dim">Mastering is off: chapters keep the levels the server returned.</div>'
     body = [
         (
-            str(row.get("file", "")),
+            esc(_name(row)),
             _number(row, "integrated_lufs", "LUFS"),
             _number(row, "true_peak_db", "dBTP"),
             _number(row, "rms_db", "dB"),
@@ -51,8 +63,8 @@ def levels_html(report: Mapping[str, Any] | None) -> str:
         )
         for row in rows
     ]
-    html = head + table(["File", "Loudness", "True peak", "RMS", "Noise floor", "Range", ""], body,
-                        raw_columns=(6,))  # fmt: skip
+    html = note + '<div class="ow-scroll">' + table(
+        ["File", "Loudness", "True peak", "RMS", "Noise floor", "Range", ""], body, raw_columns=(0, 6)) + "</div>"
     for problem in (report.get("acx") or {}).get("problems", []):
         html += f'<div class="ow-dim">ACX: {esc(problem)}</div>'
-    return f'<div id="jobs-levels">{html}</div>'
+    return f'<details id="jobs-levels" class="ow-fold"><summary>{head}</summary>{html}</details>'

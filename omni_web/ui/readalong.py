@@ -24,7 +24,7 @@ from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.widgets import callout, esc
 
-__all__ = ["ReadalongRefs", "attach", "player_html", "readalong_chapters", "readalong_downloads"]
+__all__ = ["ReadalongRefs", "attach", "player_html", "readalong_chapters", "readalong_downloads", "subtitles_html"]
 
 # Follows the audio element inside the component: highlight the sentence whose start is the last
 # one passed (binary search over data-start), keep it in view, and seek on a click.
@@ -67,7 +67,7 @@ class ReadalongRefs:
     chapter: gr.Dropdown
     view: gr.HTML
     epub: gr.DownloadButton
-    subtitles: gr.File
+    subtitles: gr.HTML
     shown: gr.State
 
 
@@ -96,6 +96,17 @@ def readalong_downloads(job: Job) -> tuple[str | None, list[str]]:
     if not any(p.parent == Path(epub).parent for p in found):  # a job from before the names
         found |= {p for ext in (".vtt", ".srt") for p in Path(epub).parent.glob("*" + ext)}
     return str(epub), sorted(map(str, found), key=lambda p: (not p.endswith(".vtt"), p))
+
+
+def subtitles_html(epub: str | None, files: list[str]) -> str:
+    """The subtitle files as links folded under one line, each named by its chapter, not its book."""
+    if not files:
+        return ""
+    own = Path(epub).name.removesuffix(READALONG_SUFFIX) + " - " if epub else ""
+    links = "".join(f'<li><a href="{esc(_file_url(Path(path)))}" download>{esc(Path(path).name.removeprefix(own))}'
+                    "</a></li>" for path in files)
+    return (f'<details class="ow-fold"><summary>Subtitles (VTT, SRT) · {len(files)} files</summary>'
+            f'<ul class="ow-scroll ow-links">{links}</ul></details>')
 
 
 def _file_url(path: Path) -> str:
@@ -141,14 +152,13 @@ def _render(ctx: UiContext, job: Job | None, number: str | None) -> str:
 
 def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Timer) -> ReadalongRefs:
     """Add the player under the Jobs tab's job picker (call inside the tab's layout)."""
-    with gr.Accordion("Read along", open=True, elem_id="jobs-readalong"):
+    with gr.Accordion("Read along", open=False, elem_id="jobs-readalong"):
         chapter = gr.Dropdown(label="Chapter", elem_id="ra-chapter", interactive=True, allow_custom_value=True,
                               info="Chapters of a job made with Read-along, as soon as each is aligned.")
         view = gr.HTML(elem_id="ra-view", js_on_load=_JS, css_template=_CSS, padding=False)
         with gr.Row():
             epub = gr.DownloadButton("Download read-along EPUB", visible=False, elem_id="ra-epub")
-            subtitles = gr.File(label="Subtitles (VTT, SRT)", file_count="multiple", visible=False,
-                                elem_id="ra-subtitles")
+            subtitles = gr.HTML(elem_id="ra-subtitles", padding=False)
     refs = ReadalongRefs(chapter, view, epub, subtitles, gr.State({}))
     store = ctx.services.jobs
 
@@ -166,7 +176,7 @@ def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Timer) -> ReadalongRefs:
             epub_out, subtitles_out = gr.skip(), gr.skip()
         else:
             epub_out = gr.update(value=files[0], visible=files[0] is not None)
-            subtitles_out = gr.update(value=files[1] or None, visible=bool(files[1]))
+            subtitles_out = subtitles_html(files[0], files[1])
         if shown.get("job") != job_id:
             number = None
             new["number"] = None

@@ -119,6 +119,34 @@ CSS = """
 .ow-actions button { white-space: nowrap; }
 .ow-phase-pending .ow-phase-name { color: var(--body-text-color-subdued); font-weight: 400; }
 .ow-job-line { margin: 2px 0 6px; }
+.ow-chapter-list { max-height: 360px; }
+.ow-play.ow-playing { background: var(--color-accent); color: white; }
+/* Long lists (levels, MP3s, subtitles) are folded under one line each. */
+.ow-fold { margin: 6px 0; }
+.ow-fold > summary { cursor: pointer; padding: 4px 2px; list-style-position: inside; }
+.ow-fold > summary .ow-status { display: inline-flex; padding: 0; }
+.ow-links { list-style: none; margin: 4px 0; padding: 6px 10px; max-height: 260px; }
+.ow-links li { padding: 2px 0; }
+/* The chapter player: one bar at the foot of the window, wherever the list was scrolled to. */
+#ow-nowplaying { position: fixed; left: 0; right: 0; bottom: 0; z-index: 60; display: flex; flex-wrap: wrap;
+  align-items: center; gap: 8px 12px; padding: 8px 12px; background: var(--background-fill-primary);
+  border-top: 1px solid var(--border-color-primary); box-shadow: 0 -4px 14px rgba(0, 0, 0, 0.12); }
+#ow-nowplaying[hidden] { display: none; }
+#ow-nowplaying audio { flex: 1 1 260px; min-width: 0; }
+.ow-np-title { font-weight: 600; flex: 0 1 auto; overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
+  max-width: 100%; }
+.ow-np-close { border: none; background: none; cursor: pointer; font-size: 1.1em; }
+.ow-fold > summary { display: flex; align-items: baseline; gap: 6px; flex-wrap: wrap; }
+@media (max-width: 600px) {
+  .ow-phase { grid-template-columns: 1fr; gap: 2px; }
+  .ow-scroll td, .ow-scroll th { padding: 3px 4px !important; }
+  /* The job picker takes its own line; the actions wrap under it. */
+  #jobs-bar { flex-wrap: wrap; }
+  #jobs-bar > :first-child { flex: 1 1 100% !important; }
+  #jobs-bar > button { flex: 1 1 auto !important; min-width: 0 !important; }
+  /* The jobs list keeps book, model, state and progress on a phone. */
+  #jobs-table td:nth-child(n+5), #jobs-table th:nth-child(n+5) { display: none; }
+}
 """
 
 # Log boxes (boot log, install log) follow their newest line, as a terminal does, unless the

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.epub_builder import make_epub, nav_xhtml, xhtml
 from tests.fakes.sgl_omni import FakeServer, start_fake_server
-from tests.ui.browser_kit import LONG_S, expect, serve_webapp, shot, tab
+from tests.ui.browser_kit import LONG_S, expect, job_badge, log_in, serve_webapp, shot, tab
 from tests.ui.conftest import MODEL
 from tests.ui.helpers import AppProcess, cache_model
 
@@ -110,3 +111,79 @@ def test_the_voice_menu_follows_the_server(page, app, remote, tmp_path):
     page.locator("#server-remote-url textarea, #server-remote-url input").first.fill("")
     page.locator("#server-save-remote").click()
     expect(page.locator("#server-notice")).to_contain_text("Remote URL cleared", timeout=30_000)
+
+
+CHAPTERS = 138
+PHONE = {"width": 390, "height": 844}
+
+
+def _long_book(path: Path) -> Path:
+    """A Moby-Dick-shaped book: 138 chapters with titles of their own, a few sentences each."""
+    documents = [(f"c{n:03d}.xhtml", xhtml(f"<h1>{n}. The Whale Part {n}</h1><p>Call me reader number {n}. "
+                                           "The sea was grey and the ship was slow. We sailed on.</p>"))
+                 for n in range(1, CHAPTERS + 1)]
+    nav = nav_xhtml([(name, f"{n}. The Whale Part {n}") for n, (name, _) in enumerate(documents, start=1)])
+    return make_epub(path, documents, nav=nav, title="Long Whale", author="Test Writer")
+
+
+def _answered_ms(page, click_js: str, done_js: str) -> float:
+    """Milliseconds from a click (``click_js``) until ``done_js`` holds, measured in the page."""
+    return page.evaluate(f"""() => new Promise((resolve) => {{
+      const start = performance.now();
+      {click_js};
+      const poll = () => ({done_js}) ? resolve(performance.now() - start) : requestAnimationFrame(poll);
+      poll();
+    }})""")
+
+
+def test_a_138_chapter_job_page_stays_short_and_quick(page, app, browser, tmp_path):
+    book = _long_book(tmp_path / "long-whale.epub")
+    tab(page, "Generate")
+    page.locator("#gen-epub input[type=file]").set_input_files(str(book))
+    expect(page.locator("#gen-book")).to_contain_text("Long Whale", timeout=60_000)
+    page.get_by_role("button", name="All", exact=True).click()
+    page.locator("#gen-generate").click()
+    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true",
+                                                                               timeout=60_000)
+    expect(job_badge(page)).to_have_text("done", timeout=LONG_S * 5 * 1000)
+    expect(page.locator("#jobs-chapters [data-play]")).to_have_count(CHAPTERS, timeout=60_000)
+    page.wait_for_timeout(2500)  # a tick or two after the end: everything the page will show is there
+
+    # Summary and actions first, then the chapters; the long lists folded, named by chapter.
+    height = page.evaluate("document.documentElement.scrollHeight")
+    assert height < 3000, height
+    levels = page.locator("#jobs-levels")
+    expect(levels).to_contain_text("138 files")
+    assert levels.evaluate("e => e.open") is False
+    assert "5. The Whale Part 5" in levels.text_content() and ".flac" not in levels.text_content()
+    shot(page, "jobs-138-chapters-desktop")
+
+    # Clicks are answered within a second: play in place, unfold the levels.
+    play = _answered_ms(page, "document.querySelector('#jobs-chapters [data-play=\"5\"]').click()",
+                        "document.querySelector('#ow-nowplaying audio')?.readyState >= 1")
+    expect(page.locator("#ow-nowplaying")).to_contain_text("5. The Whale Part 5")
+    fold = _answered_ms(page, "document.querySelector('#jobs-levels summary').click()",
+                        "document.querySelector('#jobs-levels').open && "
+                        "document.querySelector('#jobs-levels table').offsetHeight > 0")
+    assert play < 1000 and fold < 1000, (play, fold)
+    page.wait_for_timeout(4500)  # two ticks: the open fold stays open
+    assert levels.evaluate("e => e.open") is True
+
+    # On a phone: the chapter's play button plays where it is; the player bar is in view.
+    context = browser.new_context(viewport=PHONE, accept_downloads=True)
+    try:
+        phone = context.new_page()
+        log_in(phone, app)
+        tab(phone, "Jobs")
+        button = phone.locator('#jobs-chapters [data-play="40"]')
+        button.scroll_into_view_if_needed(timeout=60_000)
+        button.click()
+        bar = phone.locator("#ow-nowplaying")
+        expect(bar).to_contain_text("40. The Whale Part 40")
+        box, shown = bar.bounding_box(), button.bounding_box()
+        assert box["y"] + box["height"] <= PHONE["height"] + 1 and 0 <= shown["y"] <= PHONE["height"], (box, shown)
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE["width"] + 2, width  # nothing wider than the phone
+        shot(phone, "jobs-138-chapters-phone")
+    finally:
+        context.close()

@@ -83,7 +83,7 @@ def test_a_book_goes_from_upload_to_a_downloadable_m4b(ui_app):
         seen_running |= "running" in outputs[2] or "queued" in outputs[2]
         return outputs if "badge ow-ok\">done" in outputs[2] else None
 
-    overview, pick, detail, downloads, chapters, player, mp3s = wait_for(
+    overview, pick, detail, downloads, chapters, _levels = wait_for(
         refresh, timeout_s=120, interval_s=0.5, what="the job to be done on the Jobs tab")
     job = ui_app.services.jobs.get(job_id)
     assert job.state is JobState.DONE, job.error
@@ -187,10 +187,15 @@ def test_mp3_chapters_are_offered_when_the_setting_asks_for_them(ui_app):
         ui_app.services.save_settings(settings)
     assert job.state is JobState.DONE, job.error
     outputs = ui_app.client().predict(job_id, api_name="/jobs_refresh")
-    m4b, mp3s = _link(outputs[3]), _value(outputs[6])
+    m4b = _link(outputs[3])
     assert m4b.suffix == ".m4b" and m4b.is_file()
-    assert mp3s and len(mp3s) == 2 and all(Path(path).suffix == ".mp3" for path in mp3s)
-    assert all(_ffprobe(Path(path))["format"]["format_name"] == "mp3" for path in mp3s)
+    # The MP3s are links in one fold, served from the output folder (no copies, no settings box).
+    fold = outputs[3][outputs[3].index('id="jobs-mp3s"'):]
+    hrefs = [html.unescape(h) for h in re.findall(r'href="(gradio_api/file=[^"]+\.mp3)"', fold)]
+    mp3s = [Path(unquote(h.removeprefix("gradio_api/file="))) for h in hrefs]
+    assert len(mp3s) == 2 and "MP3 chapters · 2 files" in fold
+    assert all(_ffprobe(path)["format"]["format_name"] == "mp3" for path in mp3s)
+    assert _logged_in(ui_app).get("/" + hrefs[0]).content == mp3s[0].read_bytes()
 
 
 def test_two_voices_keep_two_books_and_a_twin_opens_the_first(ui_app):

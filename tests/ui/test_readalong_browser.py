@@ -25,6 +25,7 @@ def test_player_highlights_the_sentence_being_read_and_seeks_on_click(page, app,
     expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true")
     expect(job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
 
+    page.locator("#jobs-readalong").get_by_text("Read along").first.click()  # folded under the chapters
     page.locator("#ra-chapter input").click()
     page.get_by_role("option", name=re.compile(r"^2\. The Switch")).click()
     sentences = page.locator("#ra-view .ra-s")
