@@ -121,8 +121,9 @@ def trap_book(path: Path, *, outline: bool = True) -> Path:
     return path
 
 
-def scanned_pdf(path: Path, *, pages: int = 3) -> Path:
-    """Pages that are only pictures (a photographed page of 'text'), no text layer."""
+def scanned_pdf(path: Path, *, pages: int = 3, text_pages: int = 0) -> Path:
+    """Pages that are only pictures (a photographed page of 'text'), no text layer; then
+    ``text_pages`` pages of real text (a book whose front is pictures)."""
     from PIL import Image, ImageDraw
 
     picture = Image.new("RGB", (600, 850), "white")
@@ -137,6 +138,14 @@ def scanned_pdf(path: Path, *, pages: int = 3) -> Path:
     reader = ImageReader(io.BytesIO(buffer.getvalue()))
     for _ in range(pages):
         pdf.drawImage(reader, 0, 0, width=_WIDTH, height=_HEIGHT)
+        pdf.showPage()
+    openings = ("The text begins after the plates.", "Morning came grey over the hills.", "Nobody answered the door.",
+                "A cart went by on the road.", "Rain fell all that week.", "The letter was never sent.")
+    for number in range(text_pages):
+        pdf.setFont("Times-Roman", _BODY)
+        for row, line in enumerate((openings[number % len(openings)], "It goes on for a while,",
+                                    f"and this is page {number + 1} of it.")):
+            pdf.drawString(_MARGIN, _HEIGHT - 80 - row * _LEADING, line)
         pdf.showPage()
     pdf.save()
     return path

@@ -84,6 +84,12 @@ def test_scanned_pdf_is_refused_as_needing_ocr_within_seconds(tmp_path: Path) ->
     assert time.monotonic() - started < 5
 
 
+def test_a_pdf_whose_first_pages_are_pictures_is_not_taken_for_a_scan(tmp_path: Path) -> None:
+    book = load_book(scanned_pdf(tmp_path / "plates.pdf", pages=5, text_pages=6))
+    assert "The text begins after the plates." in _text(book) and _text(book).count("It goes on for a while") == 6
+    assert book.cover is not None and book.cover.media_type == "image/jpeg"  # page one's picture
+
+
 def test_markdown_sections_are_chapters() -> None:
     book = load_book(DATA_DIR / "pdfminer-contributing.md")
     assert book.source_format == "markdown" and book.metadata.title == "Contributing guidelines"

@@ -120,10 +120,29 @@ def read_pdf_pages(document: Any, *, name: str, max_seconds: float = MAX_PDF_SEC
         if index == 0 and page_images:
             cover = _cover(page_images, layout)
         pages.append(PageLines(number=index, lines=tuple(lines), width=layout.width, height=layout.height))
-        if index + 1 == _SCAN_PROBE_PAGES and images and not any(p.lines for p in pages):
-            break  # a scan: refuse in seconds, not after laying out a 400-page book of pictures
         page_ids[page.pageid] = index
+        if index + 1 == _SCAN_PROBE_PAGES and images and not any(p.lines for p in pages) \
+                and not _middle_has_text(document, interpreter, device):
+            break  # a scan: refuse in seconds, not after laying out a 400-page book of pictures
     return pages, images, cover, page_ids
+
+
+def _middle_has_text(document: Any, interpreter: Any, device: Any) -> bool:
+    """Whether the page halfway through has text (pictures first, then text: an illustrated front)."""
+    from itertools import islice
+
+    from pdfminer.pdfpage import PDFPage
+    from pdfminer.pdftypes import resolve1
+
+    try:
+        count = int(resolve1(resolve1(document.catalog.get("Pages")).get("Count", 0)))
+    except (AttributeError, TypeError, ValueError):
+        return False
+    middle = next(islice(PDFPage.create_pages(document), count // 2, None), None)
+    if middle is None:
+        return False
+    interpreter.process_page(middle)
+    return bool(_page_lines(device.get_result())[0])
 
 
 def _page_lines(layout: Any) -> tuple[list[Line], list[Any]]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 __all__ = ["Line", "PageLines", "TextPara", "body_size", "heading_sizes", "paragraphs"]
 
-_EDGE_ROWS = 2  # running heads and feet: the outermost rows of text at each end of a page
+_MIN_ROWS = 3  # a head, some text, a foot
 _EDGE_ZONE = 0.2  # ... and only within the top or bottom fifth of the page
 _PAGE_NUMBER_RE = re.compile(
     r"^(?:[-–—(\[]\s*)?(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s+of\s+\d{1,4})?(?:\s*[-–—)\]])?$", re.IGNORECASE
@@ -94,7 +94,7 @@ def _key(text: str) -> str:
 
 
 def _edge_lines(page: PageLines) -> dict[int, str]:
-    """Line index → "top"/"bottom" for the page's two outermost rows at each end (where heads and feet sit).
+    """Line index → "top"/"bottom" for the page's outermost rows (where running heads and feet sit).
 
     Only rows in the outer fifth of the page count, so a short last page's text is never "edge".
     """
@@ -107,12 +107,19 @@ def _edge_lines(page: PageLines) -> dict[int, str]:
         else:
             rows.append((line.y1, [index]))
     edge: dict[int, str] = {}
-    for zone, chosen in (("top", rows[:_EDGE_ROWS]), ("bottom", rows[-_EDGE_ROWS:])):
+    if len(rows) < 2:
+        return edge  # a page of one line: that is its text
+    # One row at the head (a running head), two at the foot (a footer line and a folio under it).
+    for zone, chosen in (("top", rows[:1]), ("bottom", rows[-2:])):
         for top, indexes in chosen:
             inside = top >= page.height * (1 - _EDGE_ZONE) if zone == "top" else top <= page.height * _EDGE_ZONE
             if inside:
                 edge.update({i: zone for i in indexes})
     return edge
+
+
+def _row_count(page: PageLines) -> int:
+    return len({round(line.y1 / 3) for line in page.lines if line.text.strip()})
 
 
 def running_lines(pages: Sequence[PageLines]) -> set[tuple[str, str]]:
@@ -121,7 +128,9 @@ def running_lines(pages: Sequence[PageLines]) -> set[tuple[str, str]]:
         return set()
     counts: Counter[tuple[str, str]] = Counter()
     for page in pages:
-        counts.update({(_key(page.lines[i].text), zone) for i, zone in _edge_lines(page).items()})
+        edge = _edge_lines(page)
+        if _row_count(page) >= _MIN_ROWS:
+            counts.update({(_key(page.lines[i].text), zone) for i, zone in edge.items()})
     threshold = max(2, int(len(pages) * 0.25))
     return {item for item, count in counts.items() if count >= threshold and item[0].strip("# ")}
 
@@ -175,7 +184,9 @@ def clean_page(page: PageLines, running: set[tuple[str, str]], body: float) -> l
     for index, line in enumerate(page.lines):
         zone = edge.get(index)
         text = line.text.strip()
-        if zone and text and ((_key(text), zone) in running or _PAGE_NUMBER_RE.match(text)):
+        # A page of two rows keeps its text: only a page number is furniture there.
+        repeated = (_key(text), zone) in running and _row_count(page) >= _MIN_ROWS
+        if zone and text and (repeated or _PAGE_NUMBER_RE.match(text)):
             furniture.add(index)
     kept = []
     bullets = [x for x in page.lines if x.text.strip() and not _SPEAKABLE_RE.search(x.text)]
@@ -185,7 +196,7 @@ def clean_page(page: PageLines, running: set[tuple[str, str]], body: float) -> l
             continue  # bullets and ornaments drawn as glyphs ("!" in a symbol font) are not read...
         if any(abs(b.y1 - line.y1) < 3 and b.x1 <= line.x0 + 1 for b in bullets):
             line = dataclasses.replace(line, opens=True)  # ... but the item after one starts a paragraph
-        if index in furniture and (_key(text), edge[index]) not in running:
+        if index in furniture and not ((_key(text), edge[index]) in running and _row_count(page) >= _MIN_ROWS):
             # A bare number is a folio only when nothing but furniture shares its row (a note
             # mark beside its note is not).
             row = [i for i, x in enumerate(page.lines) if abs(x.y1 - line.y1) < 3 and x.text.strip()]
