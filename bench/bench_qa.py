@@ -1,5 +1,12 @@
-"""Benchmark: what audio QA costs, per second of audio and in render efficiency.
+"""Benchmark: what audio QA catches, what it flags wrongly, and what it costs.
 
+0. Catch rate, false-flag rate and throughput per level and voice: C chunks of Alice (~W words)
+   spoken by flite (voice slt) and espeak-ng, clean and with the fake server's faults (flite: 8
+   consecutive words left out, 8 words said twice, 8 words of babble; espeak-ng: a third of the
+   words left out, words shuffled, and the same 8-word faults), each judged once by a job's QA
+   (ChunkQa, one take, calibration on) at ``basic`` and ``asr``. Catch rate = faulty takes failed
+   / faulty takes; false flags = clean takes failed / clean takes; throughput = seconds of audio
+   checked per wall second on this machine (ASR workers as a job sizes them).
 1. Cost per second of audio, per level, on one CPU thread: ``basic`` (decode, silence, clipping,
    duration against the text) and ``asr`` (faster-whisper transcription + normalised WER), on
    espeak-ng speech of real book text.
@@ -8,9 +15,10 @@
    ceil(C/B)*L over the measured wall time; the QA runs are printed relative to QA off. The ASR
    runs on its own thread (one CTranslate2 thread: another core), off the request path.
 
-Targets (issue 10): basic costs under 1 % of wall time; asr keeps efficiency >= 0.9 of QA off.
+Targets: asr with tiny.en catches >= 90 % of flite's dropped / repeated clauses with <= 5 % false
+flags; basic costs under 1 % of wall time; asr keeps efficiency >= 0.9 of QA off.
 
-    .venv/bin/python bench/bench_qa.py [--chunks 48] [--slots 8] [--latency 6] [--asr-model DIR_OR_SIZE]
+    .venv/bin/python bench/bench_qa.py [--catch-chunks 24] [--words 120] [--efficiency] [--asr-model DIR_OR_SIZE]
 
 Not a test: it prints numbers. The fake server is started and stopped by its own pid.
 """
@@ -25,6 +33,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,7 +60,7 @@ from omni_web.qa import (  # noqa: E402
 )
 from omni_web.render import RenderItem, chunk_key, render_chunks, shaping_fingerprint, wav_duration_s  # noqa: E402
 from tests.fakes.fake_sgl_omni_audio import wav_bytes  # noqa: E402
-from tests.fakes.fake_sgl_omni_faults import espeak_pcm  # noqa: E402
+from tests.fakes.fake_sgl_omni_faults import Faults, espeak_pcm, spoken_pcm  # noqa: E402
 from tests.fakes.sgl_omni import start_fake_server  # noqa: E402
 
 MODEL = "qwen3_tts_0_6b_customvoice"
@@ -168,6 +178,84 @@ def efficiency(texts: list[str], slots: int, latency_s: float, asr_model: str, b
                   f"{audio_s:.0f} s of audio{extra}")
 
 
+CATCH_FAULTS = {"flite": ("gap", "repeat", "babble"), "espeak": ("drop", "shuffle", "gap", "repeat")}
+
+
+@dataclass(frozen=True, slots=True)
+class _Take:
+    key: str
+    text: str
+    fault: str | None
+    wav: bytes
+
+
+def _takes(voice: str, texts: list[str]) -> list[_Take]:
+    """Every chunk clean and with each of the voice's faults, interleaved as a job would meet them."""
+    faults = Faults(words=8)
+    takes = []
+    for index, text in enumerate(texts):
+        for fault in (None, *CATCH_FAULTS[voice]):
+            spoken = faults.spoken(text, fault, attempt=1 + index % 3).text
+            if fault is not None and spoken == text:
+                continue  # too short for the fault: it would be a clean take
+            wav = wav_bytes(spoken_pcm(spoken, voice=voice, rate=24000, channels=1), rate=24000, channels=1)
+            takes.append(_Take(f"{voice}-{index}-{fault}", text, fault, wav))
+    return takes
+
+
+def _judge_all(takes: list[_Take], level: QaLevel, asr_model: str, tmp: Path) -> tuple[ChunkQa, float]:
+    """Judge every take once, as a job's QA would (threads beside the ASR pool); (the hook, wall s)."""
+    asr = None
+    workers = asr_workers()
+    if level is QaLevel.ASR:
+        asr = AsrPool(lambda: load_recogniser(asr_model, device="cpu", workers=workers), workers=workers)
+        asr.recogniser()  # loaded before the clock starts, as a job loads it once
+    by_key = {t.key: t for t in takes}
+    check = ChunkQa(QaOptions(level=level, takes=1), store=QaStore(tmp),
+                    request_take=lambda item, seed: TakeAudio(by_key[item.key].wav, "stop"),
+                    model_key=MODEL, voice_label="bench", language="English", accepts_seed=True,
+                    request_slots=2 * workers, asr_pool=asr)
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=2 * workers) as pool:
+        list(pool.map(check.take, takes))
+    wall = time.perf_counter() - started
+    if asr is not None:
+        asr.close()
+    return check, wall
+
+
+def catch_rates(texts: list[str], asr_model: str) -> None:
+    """Print catch rate, false-flag rate and throughput per level and voice."""
+    print(f"catch and false-flag rates: {len(texts)} Alice chunks (median "
+          f"{sorted(len(t.split()) for t in texts)[len(texts) // 2]} words), one take each, QA model "
+          f"{Path(asr_model).name}")
+    for voice in CATCH_FAULTS:
+        takes = _takes(voice, texts)
+        audio_s = sum(wav_duration_s(t.wav) for t in takes)
+        for level in (QaLevel.BASIC, QaLevel.ASR):
+            with tempfile.TemporaryDirectory() as tmp:
+                check, wall = _judge_all(takes, level, asr_model, Path(tmp))
+                caught: dict[str, list[int]] = {}
+                clean_failed = clean = 0
+                for take in takes:
+                    failed = not check.store.load(take.key).chosen_take.passed
+                    if take.fault is None:
+                        clean += 1
+                        clean_failed += failed
+                    else:
+                        caught.setdefault(take.fault, [0, 0])
+                        caught[take.fault][0] += failed
+                        caught[take.fault][1] += 1
+                found = sum(c for c, _ in caught.values())
+                total = sum(n for _, n in caught.values())
+                per_fault = ", ".join(f"{fault} {c}/{n}" for fault, (c, n) in caught.items())
+                figures = check.calibration.figures()
+                limit = f"; calibrated max WER {figures.max_wer:.2f}" if figures.max_wer is not None else ""
+                print(f"  {voice:<6} {level.value:<5}: catch {found}/{total} = {found / total:.0%} ({per_fault}); "
+                      f"false flags {clean_failed}/{clean} = {clean_failed / clean:.0%}; "
+                      f"throughput {audio_s / wall:.1f} audio s per wall s ({audio_s:.0f} s in {wall:.0f} s){limit}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chunks", type=int, default=48)
@@ -175,14 +263,20 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=6.0)
     parser.add_argument("--words", type=int, default=40)
     parser.add_argument("--asr-model", default=default_asr_model())
+    parser.add_argument("--catch-chunks", type=int, default=24)
+    parser.add_argument("--catch-words", type=int, default=160, help="chunk size for the catch rates (~120 words)")
+    parser.add_argument("--efficiency", action="store_true", help="also measure render efficiency (slow)")
     args = parser.parse_args()
     subprocess.run(["espeak-ng", "--version"], check=True, capture_output=True)  # noqa: S603, S607
-    texts = book_chunks(args.chunks, args.words)
+    subprocess.run(["flite", "-lv"], check=True, capture_output=True)  # noqa: S603, S607
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} "
           "(other work on the machine slows every figure below)")
-    basic, _ = cost_per_audio_second(texts[:12], args.asr_model)
-    efficiency(texts, args.slots, args.latency, args.asr_model, basic)
+    catch_rates(book_chunks(args.catch_chunks, args.catch_words), args.asr_model)
+    if args.efficiency:
+        texts = book_chunks(args.chunks, args.words)
+        basic, _ = cost_per_audio_second(texts[:12], args.asr_model)
+        efficiency(texts, args.slots, args.latency, args.asr_model, basic)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory (bench process, ASR model included): {peak_mb:.0f} MB")
 

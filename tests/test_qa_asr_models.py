@@ -58,3 +58,22 @@ def test_the_real_nvml_probe_reading_a_fake_nvml_drives_the_choice() -> None:
     nvml = FakeNvml([("NVIDIA RTX 4090", (8, 9), 24 * 1024 * _MB, 3 * 1024 * _MB)])
     choice = choose_asr_device("small.en", requested=None, probe=lambda: probe_gpus(nvml))
     assert choice.device == "cuda" and "NVIDIA RTX 4090" in choice.note
+
+
+def test_a_qa_model_downloads_into_the_hf_cache_shows_its_size_and_is_removed(tmp_path) -> None:
+    from omni_web.qa.asr_models import asr_model_rows, download_asr_model, plan_asr_removal
+    from tests.fakes.fake_hf_hub import FakeHub, FakeRepo
+
+    cache = tmp_path / "hf-cache"
+    weights = {"config.json": b"{}", "model.bin": b"\x01" * 200_000, "tokenizer.json": b"{}"}
+    with FakeHub([FakeRepo("Systran/faster-whisper-base.en", weights)]) as hub:
+        assert dict((m.size, c) for m, c in asr_model_rows(cache_dir=cache))["base.en"] is None
+        folder = download_asr_model("base.en", cache_dir=cache, endpoint=hub.url)
+    assert (folder / "model.bin").stat().st_size == 200_000
+    rows = {m.size: c for m, c in asr_model_rows(cache_dir=cache)}
+    assert rows["base.en"] is not None and rows["base.en"].complete and rows["base.en"].size_on_disk_bytes >= 200_000
+    assert rows["tiny.en"] is None
+    plan = plan_asr_removal(["base.en"], cache_dir=cache)
+    assert plan.keys == ("whisper-base.en",) and "faster-whisper base.en" in plan.summary
+    plan.execute()
+    assert {m.size: c for m, c in asr_model_rows(cache_dir=cache)}["base.en"] is None

@@ -18,7 +18,7 @@ from huggingface_hub import scan_cache_dir
 from huggingface_hub.utils import DeleteCacheStrategy
 
 from omni_web.backend.disk import format_bytes
-from omni_web.catalog import get_entry, model_label
+from omni_web.catalog import CatalogEntry, get_entry
 from omni_web.errors import ModelError
 from omni_web.models.cache import CachedModel, cached_models, hub_cache_dir
 
@@ -77,7 +77,7 @@ class RemovalPlan:
         if not self.items:
             return "Nothing to remove."
         plural = "model" if len(self.items) == 1 else "models"
-        return f"Remove {len(self.items)} {plural} ({', '.join(model_label(key) for key in self.keys)}), freeing {self.expected_freed_str}."
+        return f"Remove {len(self.items)} {plural} ({', '.join(item.label for item in self.items)}), freeing {self.expected_freed_str}."
 
     def execute(self, *, stop_server_hosting: StopServerHosting | None = None) -> int:
         """Stop servers hosting the models (when given a way to), delete the files; return bytes freed.
@@ -108,13 +108,17 @@ def _folder_size(folder: Path) -> int:
     return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file() and not path.is_symlink())
 
 
-def plan_removal(keys: Iterable[str], *, cache_dir: Path | str | None = None) -> RemovalPlan:
+def plan_removal(keys: Iterable[str], *, cache_dir: Path | str | None = None,
+                 lookup: Callable[[str], CatalogEntry] = get_entry) -> RemovalPlan:
     """Plan removing every cached revision of each model in ``keys`` (complete or partial).
+
+    ``lookup`` finds a key's entry (key, repo_id, label): the catalog's by default; the QA
+    speech-recognition models pass their own (omni_web/qa/asr_models.py).
 
     Raises:
         UnknownModel: a key is not in the catalog.
     """
-    entries = [get_entry(key) for key in dict.fromkeys(keys)]
+    entries = [lookup(key) for key in dict.fromkeys(keys)]
     cache = hub_cache_dir(cache_dir)
     cached: dict[str, CachedModel] = {
         model.key: model for model in cached_models(cache_dir=cache, entries=entries)

@@ -9,12 +9,27 @@ says why, so a slow QA pass is explained rather than a mystery.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from omni_web.gpu import GpuProbe
 
-__all__ = ["QA_ASR_MODELS", "AsrDevice", "AsrModel", "asr_model", "choose_asr_device"]
+if TYPE_CHECKING:
+    from omni_web.models import CachedModel, RemovalPlan
+
+__all__ = [
+    "QA_ASR_MODELS",
+    "AsrDevice",
+    "AsrModel",
+    "asr_model",
+    "asr_model_rows",
+    "choose_asr_device",
+    "download_asr_model",
+    "plan_asr_removal",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +41,25 @@ class AsrModel:
     cuda_mb: int  # memory it holds on a GPU in float16 while transcribing one take (weights + buffers)
     english_only: bool
     note: str
+
+    # The model-management layer (omni_web/models: cache scan, download, removal) reads these three,
+    # as it reads a catalog entry's: ASR weights live in the same HF cache as the TTS models.
+    @property
+    def key(self) -> str:
+        """``whisper-small.en``: the key the models layer and the Models tab use."""
+        return f"whisper-{self.size}"
+
+    @property
+    def repo_id(self) -> str:
+        """The HF repo of its CTranslate2 weights."""
+        from omni_web.voices.transcribe import whisper_repo_id
+
+        return whisper_repo_id(self.size)
+
+    @property
+    def label(self) -> str:
+        """``faster-whisper small.en``."""
+        return f"faster-whisper {self.size}"
 
 
 # Sizes of the Systran / mobiuslabs CTranslate2 repos (voices/transcribe.py names them); GPU figures
@@ -44,8 +78,9 @@ _GPU_MARGIN_MB = 1024
 
 
 def asr_model(size: str) -> AsrModel | None:
-    """The offered model of ``size`` (None for another size or a model folder)."""
-    return _BY_SIZE.get(size.strip())
+    """The offered model of ``size`` or of its key ``whisper-<size>`` (None for a model folder)."""
+    size = size.strip()
+    return _BY_SIZE.get(size.removeprefix("whisper-")) if size.startswith("whisper-") else _BY_SIZE.get(size)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,3 +115,39 @@ def choose_asr_device(size: str, *, requested: str | None, probe: Callable[[], G
         f"QA speech recognition runs on the CPU (int8): GPU {best.index} has {free_mb} MB free beside the TTS "
         f"server and {size} needs ~{need_mb - _GPU_MARGIN_MB} MB plus {_GPU_MARGIN_MB} MB of headroom. Pick a "
         "smaller QA model in Settings to run it on the GPU."))
+
+
+def asr_model_rows(*, cache_dir: Path | str | None = None) -> list[tuple[AsrModel, CachedModel | None]]:
+    """Every offered QA model with what the HF cache holds of it (None: nothing)."""
+    from omni_web.models import cached_models
+
+    cached = {model.key: model for model in cached_models(cache_dir=cache_dir, entries=QA_ASR_MODELS)}  # type: ignore[arg-type]
+    return [(model, cached.get(model.key)) for model in QA_ASR_MODELS]
+
+
+def _known(size_or_key: str) -> AsrModel:
+    model = asr_model(size_or_key)
+    if model is None:
+        from omni_web.errors import TranscriberNotInstalled
+
+        offered = ", ".join(m.size for m in QA_ASR_MODELS)
+        raise TranscriberNotInstalled(size_or_key, f"one of the offered QA models ({offered})")
+    return model
+
+
+def download_asr_model(size: str, *, progress: Callable[[Any], None] | None = None,
+                       cancel: threading.Event | None = None, cache_dir: Path | None = None,
+                       endpoint: str | None = None) -> Path:
+    """Download an offered QA model into the HF cache through the models layer (resumes, cancels)."""
+    from omni_web.models.download import download_model
+
+    return download_model(_known(size), progress=progress, cancel=cancel,  # type: ignore[arg-type]
+                          cache_dir=cache_dir, endpoint=endpoint)
+
+
+def plan_asr_removal(sizes: list[str], *, cache_dir: Path | str | None = None) -> RemovalPlan:
+    """The plan that removes offered QA models from the HF cache (nothing is deleted until ``execute``)."""
+    from omni_web.models import plan_removal
+
+    return plan_removal([_known(size).key for size in sizes], cache_dir=cache_dir,
+                        lookup=_known)  # type: ignore[arg-type]

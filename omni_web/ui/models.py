@@ -24,6 +24,7 @@ from omni_web.models import (
     plan_removal,
 )
 from omni_web.tasks import TaskHandle
+from omni_web.ui.asr_models import build_asr_models_box
 from omni_web.ui.context import TASK_MODELS, OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.labels import model_name
@@ -165,6 +166,7 @@ def build(ctx: UiContext) -> ModelsRefs:
             panel = build_task_panel(log_label="Model changes log", elem_prefix="models", lines=16)
     gr.Markdown("### Catalog")
     details = gr.HTML(elem_id="models-details", padding=False)
+    build_asr_models_box(ctx)  # the QA recognisers, in the same HF cache
     refs = ModelsRefs(
         groups, details, apply, cancel, confirm_box, confirm_text, confirm_yes, confirm_no,
         gr.State(None), panel, gr.Timer(1.0),
