@@ -162,6 +162,12 @@ def test_generated_formats_read_their_chapters_and_nothing_else(tmp_path: Path) 
     assert (fb2.metadata.series, fb2.metadata.series_index, fb2.metadata.isbn) == ("Coast Tales", "2", "9780306406157")
     assert fb2.cover is not None and fb2.cover.media_type == "image/png"
     assert load_book(tmp_path / "book.odt").cover is not None  # the picture before the text
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "book.fb2.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.write(tmp_path / "book.fb2", "book.fb2")  # as FictionBook libraries hand books out
+    zipped = load_book(tmp_path / "book.fb2.zip")
+    assert zipped.source_format == "fb2" and _selected_titles(zipped) == list(CHAPTER_TITLES)
 
 
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "cp1252"])

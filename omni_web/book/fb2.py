@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import zipfile
 from pathlib import Path
 
 from lxml import etree
@@ -21,6 +22,7 @@ from omni_web.book.parts import book_from_parts, parts_from_markup
 from omni_web.book.safety import (
     DEFAULT_LIMITS,
     ArchiveLimits,
+    check_office_zip,
     has_entity_declaration,
     parse_xml,
     read_limited,
@@ -46,7 +48,7 @@ def load_fb2(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
         NotAnEpub: not well-formed FB2 XML.
         EmptyBook: nothing to read aloud.
     """
-    data = read_limited(path, name=path.name, limit=limits.max_text_file_bytes)
+    data = _fb2_bytes(path, limits)
     if has_entity_declaration(data):
         raise UnsafeBook(f"'{path.name}' declares XML entities, which FictionBooks do not need and which can "
                          "exhaust memory; it was not opened.")
@@ -68,6 +70,24 @@ def load_fb2(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
     metadata, cover_id = _metadata(root, path)
     return book_from_parts(parts_from_markup(xml, split_ids), path=path, metadata=metadata,
                            cover=_cover(root, cover_id), source_format="fb2")
+
+
+def _fb2_bytes(path: Path, limits: ArchiveLimits) -> bytes:
+    """The FictionBook's XML: the file itself, or the one member of a .fb2.zip (checked like a DOCX)."""
+    with path.open("rb") as handle:
+        zipped = handle.read(4) == b"PK\x03\x04"
+    if not zipped:
+        return read_limited(path, name=path.name, limit=limits.max_text_file_bytes)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            check_office_zip(archive, name=path.name, limits=limits)
+            (member,) = archive.infolist()
+            if member.file_size > limits.max_text_file_bytes:
+                raise UnsafeBook(f"'{path.name}' unpacks to a FictionBook over the "
+                                 f"{limits.max_text_file_bytes // 2**20} MiB limit; it was not opened.")
+            return archive.read(member)
+    except (zipfile.BadZipFile, ValueError) as exc:
+        raise NotAnEpub(f"'{path.name}' is a damaged .fb2.zip ({exc}). Use another copy of the book.") from exc
 
 
 def _convert(node: etree._Element, parent: etree._Element, *, depth: int, chapters: set[int], split_ids: list[str]) -> None:

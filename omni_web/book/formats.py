@@ -24,7 +24,7 @@ FORMAT_NAMES = {
 }
 _SUFFIX_FORMATS = {
     ".epub": "epub", ".pdf": "pdf", ".txt": "txt", ".text": "txt", ".md": "markdown", ".markdown": "markdown",
-    ".html": "html", ".htm": "html", ".xhtml": "html", ".fb2": "fb2", ".docx": "docx", ".odt": "odt",
+    ".html": "html", ".htm": "html", ".xhtml": "html", ".fb2": "fb2", ".zip": "fb2", ".docx": "docx", ".odt": "odt",
     ".mobi": "mobi", ".azw": "mobi", ".azw3": "mobi", ".prc": "mobi", ".kf8": "mobi",
 }
 BOOK_SUFFIXES = tuple(_SUFFIX_FORMATS)
@@ -69,6 +69,8 @@ def _zip_format(path: Path, suffix_format: str) -> str:
         return "epub"
     if "word/document.xml" in names:
         return "docx"
+    if len(names) == 1 and next(iter(names)).lower().endswith(".fb2"):
+        return "fb2"  # .fb2.zip, as FictionBook libraries hand books out
     if mimetype in _ODT_MIMETYPES or ("content.xml" in names and suffix_format == "odt"):
         return "odt"
     if mimetype.startswith(b"application/vnd.oasis.opendocument"):
