@@ -56,6 +56,9 @@ class Settings:
     # library: one folder per (book, narrator version), MP3/ACX sets in their own trees (what
     # Audiobookshelf and Storyteller expect); flat: every version of a title in one folder.
     output_layout: str = "library"
+    # The read-along EPUB's audio: aac (EPUB 3.2 core media, every reader) or opus (about half the
+    # size; EPUB 3.3 core media, Storyteller's choice; EPUBCheck 4 and older readers do not know it).
+    readalong_audio: str = "aac"
     also_mp3_chapters: bool = False
     aac_bitrate_kbps: int = 64
     # Numbers, abbreviations and roman numerals spelled out before sending: "auto" follows the
@@ -101,6 +104,7 @@ class Settings:
             (self.pause_between_chapters_ms >= 0, "pause_between_chapters_ms must be >= 0"),
             (self.output_format in ("m4b", "mp3"), "output_format must be m4b or mp3"),
             (self.output_layout in ("library", "flat"), "output_layout must be library or flat"),
+            (self.readalong_audio in ("aac", "opus"), "readalong_audio must be aac or opus"),
             (8 <= self.aac_bitrate_kbps <= 512, "aac_bitrate_kbps must be 8-512"),
             (self.text_normalization in ("auto", "on", "off"), "text_normalization must be auto, on or off"),
             (self.qa_level in ("off", "basic", "asr"), "qa_level must be off, basic or asr"),

@@ -19,6 +19,8 @@ from omni_web.book import Book, load_book
 from omni_web.catalog import CatalogEntry, get_entry, keys
 from omni_web.cli.cast import add_cast_arguments, cast_from_args
 from omni_web.cli.endpoint import add_endpoint_options, apply_endpoint_options
+from omni_web.deliver.abs_config import load_abs_config
+from omni_web.deliver.abs_delivery import deliver_after_job, delivery_text
 from omni_web.errors import BookNotFound, JobCancelled, OmniWebError
 from omni_web.jobs import JobStore
 from omni_web.master import PRESET_NAMES, summary_lines
@@ -210,6 +212,11 @@ def render_request(request: ConvertRequest, book: Book, serving: Serving, paths:
     if result.levels:
         print("\n".join(summary_lines(result.levels)))
         print(f"Levels report: {result.levels_path}")
+    # A step after the book (omni_web/deliver): a failure is said, the book and the exit code stand.
+    delivered = deliver_after_job(paths, load_abs_config(paths), "", result.to_dict(),
+                                  output_root=request.output_dir or settings.output_path(paths))  # fmt: skip
+    if delivered is not None:
+        print(delivery_text(delivered).replace("**", ""))
     return 0
 
 

@@ -33,7 +33,15 @@ from omni_web.errors import DeliveryError, OmniWebError, internal_error_message
 from omni_web.files import write_atomic
 from omni_web.paths import DataPaths
 
-__all__ = ["DeliveryRecord", "DeliveryStore", "book_files", "deliver_after_job", "deliver_book", "publish_folder"]
+__all__ = [
+    "DeliveryRecord",
+    "DeliveryStore",
+    "book_files",
+    "deliver_after_job",
+    "deliver_book",
+    "delivery_text",
+    "publish_folder",
+]
 
 log = logging.getLogger(__name__)
 
@@ -218,3 +226,14 @@ def deliver_after_job(paths: DataPaths, config: AbsConfig, job_id: str, result: 
             return store.put(record)
         except OSError:
             return record
+
+
+def delivery_text(record: DeliveryRecord | None) -> str:
+    """One line for a job or a run: delivered (where), or failed (why)."""
+    if record is None:
+        return ""
+    if record.failed:
+        return f"**Audiobookshelf: not delivered.** {record.error} The book itself is done; Retry sends it again."
+    how = "uploaded" if record.mode == "upload" else "written into the library folder and scanned"
+    again = f", rescanned after rebuild {record.deliveries - 1}×" if record.deliveries > 1 else ""
+    return f"Audiobookshelf: {how} as `{record.rel_path}`{again}."

@@ -63,7 +63,7 @@ def job_place(output_root: Path, book: Book, name: str, *, layout: str, metadata
 def job_outputs(result: Mapping[str, Any], progress: Mapping[str, Any]) -> list[Path]:
     """Every file a job reports having written: the m4b, its MP3s (and their subtitles), its QA and
     levels reports, its read-along EPUB and the subtitles named after it, its ACX folder, its
-    chapter files."""
+    chapter files, and in the library layout its folder's sidecars and cover."""
     files: list[Path] = [Path(result[key]) for key in ("m4b", "qa_report", "levels_path", "readalong_epub")
                          if result.get(key)]  # fmt: skip
     for key, pattern in (("mp3_dir", "*"), ("acx_dir", "*")):
@@ -75,6 +75,11 @@ def job_outputs(result: Mapping[str, Any], progress: Mapping[str, Any]) -> list[
         # Subtitles beside the book carry the job's name ("<name> - 01 - Chapter.vtt").
         own = Path(result["m4b"]).stem
         files.extend(sorted(p for ext in (".vtt", ".srt") for p in Path(epub).parent.glob(f"{glob.escape(own)} - *{ext}")))
+    folder = Path(result["output_dir"]) if result.get("output_dir") else None
+    if folder is not None and folder.name.endswith("}") and folder.is_dir():
+        # A library-layout folder is the job's own: its sidecars and cover go with the book.
+        files.extend(sorted(p for p in folder.iterdir() if p.is_file() and (
+            p.name in ("metadata.json", "desc.txt", "reader.txt") or p.suffix == ".opf" or p.stem == "cover")))
     for chapter in [*(result.get("chapters") or []), *(progress.get("chapters") or [])]:
         path = chapter.get("path") or chapter.get("audio_path")
         if path:

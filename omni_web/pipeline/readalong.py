@@ -109,6 +109,7 @@ class ConversionReadalong:
                 subtitle_stems=beside_book,
                 narrator=plan.tags.narrator,
                 bitrate_kbps=settings.aac_bitrate_kbps,
+                codec=settings.readalong_audio,
             )
         if mp3_dir is not None and Path(mp3_dir) != Path(folder):
             from omni_web.readalong import write_subtitles

@@ -23,7 +23,7 @@ from lxml import etree
 
 from omni_web.errors import BookError
 from omni_web.files import atomic_path
-from omni_web.readalong.audio import encode_chapter_aac
+from omni_web.readalong.audio import CODECS, AudioCodec
 from omni_web.readalong.package import (
     HTML5_DOCTYPE,
     OPF_NS,
@@ -209,17 +209,22 @@ def write_readalong_epub(
     bitrate_kbps: int = 64,
     narrator: str = "",
     encode: Callable[[Path, Path], float] | None = None,
+    codec: str = "aac",
 ) -> ReadalongEpub:
     """Write the read-along EPUB for ``chapters`` (in book order) of the book at ``source``.
 
     Args:
-        encode: ``(chapter audio, out .m4a) -> duration_s``; default AAC at ``bitrate_kbps``.
+        encode: ``(chapter audio, out file) -> duration_s``; default the ``codec``'s encoder.
+        codec: ``"aac"`` (AAC in ``.m4a`` at ``bitrate_kbps``) or ``"opus"`` (Opus in Ogg at its own
+            speech rate, about half the size; for EPUB 3.3 readers).
 
     Raises:
         BookError: the source book cannot be read or has no chapter to overlay.
         FfmpegError, DiskFullError: encoding the audio failed.
     """
-    encoder = encode or (lambda src, dst: encode_chapter_aac(src, dst, bitrate_kbps=bitrate_kbps))
+    kind = CODECS[codec]
+    rate = bitrate_kbps if codec == "aac" else kind.bitrate_kbps
+    encoder = encode or (lambda src, dst: kind.encode(src, dst, bitrate_kbps=rate))
     out_path = Path(out_path)
     try:
         archive = zipfile.ZipFile(source)
@@ -236,8 +241,8 @@ def write_readalong_epub(
         chapter_places = _wrap_ranges(pages, ranges, chapter_places)
         files: dict[str, bytes | Path] = {}
         all_marked, total_s, overlays, placed = _add_overlays(
-            package, chapters, chapter_places, files, folder=folder, scratch=Path(scratch), encoder=encoder
-        )
+            package, chapters, chapter_places, files, folder=folder, scratch=Path(scratch), encoder=encoder,
+            codec=kind)
         if not overlays:
             raise BookError("None of the rendered chapters' sentences were found in the book's pages, so no "
                             "read-along EPUB was written.")
@@ -319,6 +324,7 @@ def _add_overlays(
     folder: str,
     scratch: Path,
     encoder: Callable[[Path, Path], float],
+    codec: AudioCodec = CODECS["aac"],
 ) -> tuple[list[str], float, int, int]:
     """Encode the chapters' audio and write one SMIL per group of chapters sharing pages into
     ``files`` and the package; returns the marked pages, the audio length, overlays and sentences placed."""
@@ -336,14 +342,14 @@ def _add_overlays(
             chapter = chapters[n]
             if not chapter_places[n]:
                 continue
-            audio_path = f"{folder}/chapter-{chapter.timings.number:03d}.m4a"
-            encoded = scratch / f"chapter-{chapter.timings.number:03d}.m4a"
+            audio_path = f"{folder}/chapter-{chapter.timings.number:03d}{codec.extension}"
+            encoded = scratch / f"chapter-{chapter.timings.number:03d}{codec.extension}"
             audio_s = encoder(Path(chapter.timings.audio_path), encoded)
             pars = _pars(chapter.timings, chapter_places[n], audio_s)
             if not pars:
                 continue
             files[audio_path] = encoded
-            package.add_item(f"ra-audio-{chapter.timings.number:03d}", audio_path, "audio/mp4")
+            package.add_item(f"ra-audio-{chapter.timings.number:03d}", audio_path, codec.media_type)
             seqs.append((audio_path, pars))
             marked_pages += [p.page for p in pars if p.page not in marked_pages]
             group_s += sum(round(p.end - p.begin, 3) for p in pars)

@@ -132,6 +132,7 @@ class ReadalongPass:
         subtitle_folder: Path | None = None,
         narrator: str = "",
         bitrate_kbps: int = 64,
+        codec: str = "aac",
     ) -> ReadalongOutputs:
         """Subtitles per chapter and the read-along EPUB.
 
@@ -154,7 +155,7 @@ class ReadalongPass:
         epub: Path | None = None
         try:
             result = write_readalong_epub(book_path, overlays, folder / epub_name, bitrate_kbps=bitrate_kbps,
-                                          narrator=narrator)
+                                          narrator=narrator, codec=codec)
             epub = result.path
             if result.placed < result.sentences:
                 self._notes.append(f"{result.sentences - result.placed} of {result.sentences} spoken sentences "

@@ -27,6 +27,8 @@ def build(ctx: UiContext) -> None:
         layout = gr.Radio([("one folder per book and narrator (library)", "library"), ("flat (older)", "flat")],
                           value=ctx.settings.output_layout, label="Output layout", elem_id="settings-layout",
                           info="Library: what Audiobookshelf and Storyteller expect; MP3 and ACX sets in mp3/ and acx/.")
+        audio = gr.Radio([("AAC (every reader)", "aac"), ("Opus (about 0.4× the audio size; EPUB 3.3 readers)", "opus")],
+                         value=ctx.settings.readalong_audio, label="Read-along EPUB audio", elem_id="settings-ra-audio")
         enabled = gr.Checkbox(value=config.enabled, label="Deliver finished books to Audiobookshelf",
                               elem_id="settings-abs-enabled")  # fmt: skip
         url = gr.Textbox(value=config.url, label="Server URL", placeholder="http://nas.lan:13378", elem_id="settings-abs-url")
@@ -56,12 +58,13 @@ def build(ctx: UiContext) -> None:
         return f"Connected. Libraries: {listed}.", gr.update(choices=choices, value=value)
 
     @guarded
-    def run_save(layout_value: str, *values: object) -> str:
+    def run_save(layout_value: str, audio_value: str, *values: object) -> str:
         on, url_value, token_value, lib, how, path = values
         saved = save_abs_config(ctx.paths, dataclasses.replace(
             AbsConfig(), enabled=bool(on), url=str(url_value or "").strip(), token=str(token_value or "").strip(),
             library=str(lib or ""), mode=str(how), folder_path=str(path or "").strip()))  # fmt: skip
-        ctx.save_settings(dataclasses.replace(ctx.settings, output_layout=layout_value).validate())
+        ctx.save_settings(dataclasses.replace(ctx.settings, output_layout=layout_value,
+                                              readalong_audio=audio_value).validate())  # fmt: skip
         return f"Saved. Layout: {layout_value}. Delivery: {'on' if saved.active else 'off'}."
 
     @guarded
@@ -78,6 +81,6 @@ def build(ctx: UiContext) -> None:
         return f"Moved {moved} books into the library layout.", gr.update(visible=False)
 
     test.click(run_test, [url, token, library], [status, library], api_name="abs_test")
-    save.click(run_save, [layout, enabled, url, token, library, mode, folder], status, api_name="abs_save")
+    save.click(run_save, [layout, audio, enabled, url, token, library, mode, folder], status, api_name="abs_save")
     plan.click(run_plan, None, [status, move], api_name="outputs_migrate_plan")
     move.click(run_move, None, [status, move], api_name="outputs_migrate", concurrency_limit=1)

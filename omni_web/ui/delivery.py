@@ -11,22 +11,11 @@ from pathlib import Path
 import gradio as gr
 
 from omni_web.deliver.abs_config import load_abs_config
-from omni_web.deliver.abs_delivery import DeliveryRecord, DeliveryStore, deliver_book
+from omni_web.deliver.abs_delivery import DeliveryStore, deliver_book, delivery_text
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 
-__all__ = ["attach", "delivery_text"]
-
-
-def delivery_text(record: DeliveryRecord | None) -> str:
-    """One line for the job: delivered (where), or failed (why)."""
-    if record is None:
-        return ""
-    if record.failed:
-        return f"**Audiobookshelf: not delivered.** {record.error} The book itself is done; Retry sends it again."
-    how = "uploaded" if record.mode == "upload" else "written into the library folder and scanned"
-    again = f", rescanned after rebuild {record.deliveries - 1}×" if record.deliveries > 1 else ""
-    return f"Audiobookshelf: {how} as `{record.rel_path}`{again}."
+__all__ = ["attach"]
 
 
 def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Timer) -> None:

@@ -46,7 +46,7 @@ def _clock_s(value: str) -> float:
     return int(hours) * 3600 + int(minutes) * 60 + float(seconds)
 
 
-def check_overlays(epub: Path, tmp: Path) -> dict[str, list[tuple[str, float, float]]]:
+def check_overlays(epub: Path, tmp: Path, *, audio_type: str = "audio/mp4") -> dict[str, list[tuple[str, float, float]]]:
     """Check the Media Overlays as strictly as can be done without a reading system.
 
     Asserts that every SMIL ``text`` fragment exists in its XHTML and that a SMIL's pars follow
@@ -86,7 +86,7 @@ def check_overlays(epub: Path, tmp: Path) -> dict[str, list[tuple[str, float, fl
                 assert by_path[page_path].get("media-overlay") == smil_id, f"{page_path} does not name {smil}"
                 order.setdefault(page_path, []).append(fragment)
                 audio_path = posixpath.normpath(posixpath.join(base, audio.get("src")))
-                assert by_path[audio_path].get("media-type") == "audio/mp4", audio_path
+                assert by_path[audio_path].get("media-type") == audio_type, audio_path
                 if audio_path not in durations:
                     local = tmp / audio_path.replace("/", "_")
                     local.write_bytes(archive.read(audio_path))

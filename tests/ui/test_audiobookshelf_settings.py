@@ -21,13 +21,13 @@ def test_test_lists_libraries_and_save_stores_owner_only(ui_app, tmp_path: Path)
         status, library = client.predict(url, fake.token, None, api_name="/abs_test")
         assert "Audiobooks (book, 1 folder)" in status
         assert library["value"] == fake.library_id and library["choices"] == [["Audiobooks (book, 1 folder)", fake.library_id]]
-    saved = client.predict("flat", True, url, fake.token, fake.library_id, "upload", "", api_name="/abs_save")
+    saved = client.predict("flat", "opus", True, url, fake.token, fake.library_id, "upload", "", api_name="/abs_save")
     assert "Delivery: on" in saved and "Layout: flat" in saved
     assert abs_config_path(ui_app.paths).stat().st_mode & 0o777 == 0o600
     config = load_abs_config(ui_app.paths)
     assert (config.url, config.token, config.library, config.mode) == (url, fake.token, fake.library_id, "upload")
-    assert load_settings(ui_app.paths).output_layout == "flat"
-    client.predict("library", False, "", "", None, "upload", "", api_name="/abs_save")
+    assert load_settings(ui_app.paths).output_layout == "flat" and load_settings(ui_app.paths).readalong_audio == "opus"
+    client.predict("library", "aac", False, "", "", None, "upload", "", api_name="/abs_save")
     assert load_settings(ui_app.paths).output_layout == "library" and not load_abs_config(ui_app.paths).active
     message = client.predict(api_name="/outputs_migrate_plan")
     assert "No flat-layout book to move." in str(message)
