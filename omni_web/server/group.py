@@ -17,27 +17,31 @@ group's record lives in ``state/server-group.json``.
 from __future__ import annotations
 
 import dataclasses
-import json
-import socket
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from omni_web.catalog import CatalogEntry
 from omni_web.client import SpeechClient
 from omni_web.errors import BackendError, BootTimeout, PortTaken, ServerError, ServerStartError
-from omni_web.files import write_atomic
 from omni_web.paths import DataPaths
 from omni_web.server.boot import new_log_path, port_accepts, wait_until_healthy, write_log_header
 from omni_web.server.bootlog import BootLogWatcher
-from omni_web.server.discovery import hosted_model_id, probe_endpoint
+from omni_web.server.group_record import (
+    GROUP_RECORD_NAME,
+    GroupRecord,
+    WorkerRecord,
+    clear_group_record,
+    group_pids,
+    load_group_record,
+    save_group_record,
+)
+from omni_web.server.group_status import member_rows
 from omni_web.server.process import launch, log_tail, terminate_group
-from omni_web.server.record import ServerRecord, process_info, record_matches_process
+from omni_web.server.record import ServerRecord, record_for_launch, record_matches_process
 from omni_web.server.router import (
     RouterHealth,
     add_worker,
@@ -47,6 +51,8 @@ from omni_web.server.router import (
 )
 from omni_web.server.spec import ServeSpec, build_argv, client_host, shell_command
 from omni_web.server.status import GroupMember
+from omni_web.server.workers import WORKER_HOST as _WORKER_HOST
+from omni_web.server.workers import check_remote_worker, free_ports, router_argv
 
 __all__ = [
     "GROUP_RECORD_NAME",
@@ -57,13 +63,9 @@ __all__ = [
     "group_pids",
     "load_group_record",
     "router_argv",
-]
+]  # the record names are re-exported from omni_web.server.group_record
 
-GROUP_RECORD_NAME = "server-group.json"
 ROUTER_EXE = "sgl-omni-router-py"
-# Probe every 2 s (default 10 s): a restarted worker is routable again ~4 s after it is healthy.
-HEALTH_INTERVAL_S = 2.0
-_WORKER_HOST = "127.0.0.1"  # workers are reached only through the router on this machine
 
 LogCallback = Callable[[str], None]
 
@@ -76,141 +78,6 @@ def _ignore(_line: str) -> None:
 def _allowed() -> Iterator[bool]:
     """The default revive guard: always allowed."""
     yield True
-
-
-@dataclass(frozen=True, slots=True)
-class WorkerRecord:
-    """One managed worker: the GPU it runs on and its process record."""
-
-    gpu: str
-    record: ServerRecord
-
-    @property
-    def url(self) -> str:
-        """``http://127.0.0.1:<port>``."""
-        return self.record.base_url
-
-
-@dataclass(frozen=True, slots=True)
-class GroupRecord:
-    """Everything a running group is made of, as saved in the data root."""
-
-    model_key: str
-    tag: str
-    router: ServerRecord | None
-    workers: tuple[WorkerRecord, ...]
-    remote_urls: tuple[str, ...] = ()
-
-    @property
-    def gpus(self) -> tuple[str, ...]:
-        """The CUDA ids of the managed workers, in order."""
-        return tuple(w.gpu for w in self.workers)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON values."""
-        return {
-            "model_key": self.model_key,
-            "tag": self.tag,
-            "router": self.router.to_dict() if self.router is not None else None,
-            "workers": [{"gpu": w.gpu, "record": w.record.to_dict()} for w in self.workers],
-            "remote_urls": list(self.remote_urls),
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GroupRecord:
-        """Inverse of :meth:`to_dict`; raises KeyError/TypeError/ValueError on a bad mapping."""
-        router = data.get("router")
-        return cls(
-            model_key=str(data["model_key"]),
-            tag=str(data.get("tag", "")),
-            router=ServerRecord.from_dict(router) if router else None,
-            workers=tuple(
-                WorkerRecord(gpu=str(w["gpu"]), record=ServerRecord.from_dict(w["record"])) for w in data["workers"]
-            ),
-            remote_urls=tuple(str(u) for u in data.get("remote_urls", ())),
-        )
-
-
-def _record_path(paths: DataPaths) -> Path:
-    return paths.state_dir / GROUP_RECORD_NAME
-
-
-def load_group_record(paths: DataPaths) -> GroupRecord | None:
-    """The saved group record, or None (missing or unreadable: it then proves nothing)."""
-    try:
-        return GroupRecord.from_dict(json.loads(_record_path(paths).read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def _save(paths: DataPaths, record: GroupRecord) -> None:
-    target = _record_path(paths)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(target, json.dumps(record.to_dict(), indent=2))
-
-
-def _clear(paths: DataPaths) -> None:
-    _record_path(paths).unlink(missing_ok=True)
-
-
-def router_argv(router_exe: Path, *, host: str, port: int, worker_urls: Sequence[str], state_dir: Path) -> list[str]:
-    """The router command: least_request (round_robin piles up on a hung worker, router doc 0.3)."""
-    return [
-        str(router_exe),
-        "--host", host,
-        "--port", str(port),
-        "--policy", "least_request",
-        "--worker-urls", *worker_urls,
-        "--router-state-dir", str(state_dir),
-        "--health-check-interval-secs", f"{HEALTH_INTERVAL_S:g}",
-    ]  # fmt: skip
-
-
-def _port_free(host: str, port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind((host, port))
-        except OSError:
-            return False
-    return not port_accepts(host, port, timeout_s=0.3)
-
-
-def _free_ports(host: str, first: int, count: int, *, avoid: set[int]) -> list[int]:
-    """``count`` free ports from ``first`` upwards (skipping ``avoid`` and busy ones)."""
-    ports: list[int] = []
-    port = first
-    while len(ports) < count:
-        if port > 65535:
-            raise ServerError(f"No {count} free ports above {first} for the group's workers.")
-        if port not in avoid and _port_free(host, port):
-            ports.append(port)
-        port += 1
-    return ports
-
-
-def check_remote_worker(url: str, entry: CatalogEntry, *, timeout_s: float = 5.0) -> str:
-    """Check that ``url`` is a healthy `sgl-omni serve` (or router) hosting ``entry``; return its base URL.
-
-    Raises:
-        ServerError: unreachable, not healthy, or another model (the message says which).
-    """
-    probe = probe_endpoint(url, timeout_s=timeout_s)
-    if not probe.reachable:
-        raise ServerError(f"Nothing answers at the worker URL {url}. Start `sgl-omni serve` there or fix the URL.")
-    if not probe.healthy:
-        raise ServerError(
-            f"The worker at {url} is not ready (/health: {probe.status or 'no answer'}, HTTP {probe.http_status}). "
-            "Wait until it is healthy, then add it again."
-        )
-    if hosted_model_id(entry, probe.model_ids) is None:
-        hosted = ", ".join(probe.model_ids) or "no model it would name"
-        raise ServerError(
-            f"The worker at {url} serves {hosted}, not {entry.label}; a group serves one model. "
-            f"Start it with --model-path {entry.repo_id}."
-        )
-    return probe.base_url
 
 
 class ServerGroup:
@@ -300,7 +167,7 @@ class ServerGroup:
         if self._before_start is not None:
             self._before_start(spec.entry)
         deadline = self._clock() + timeout_s
-        ports = _free_ports(_WORKER_HOST, spec.port + 1, len(gpus), avoid={spec.port})
+        ports = free_ports(_WORKER_HOST, spec.port + 1, len(gpus), avoid={spec.port})
         record = GroupRecord(model_key=spec.model_key, tag=spec.tag, router=None, workers=(), remote_urls=tuple(remotes))
         try:
             for note in spec.notes:
@@ -310,12 +177,12 @@ class ServerGroup:
                 workers.append(self._launch_worker(spec, str(gpu), port, on_log))
                 record = dataclasses.replace(record, workers=tuple(workers))
                 with self._lock:
-                    _save(self._paths, record)
+                    save_group_record(self._paths, record)
             urls = [w.url for w in workers] + list(remotes)
             router = self._launch_router(spec, urls, on_log)
             record = dataclasses.replace(record, router=router)
             with self._lock:
-                _save(self._paths, record)
+                save_group_record(self._paths, record)
             for worker in workers:
                 self._wait_worker(spec, worker, max(1.0, deadline - self._clock()), on_log)
                 on_log(f"Worker on GPU {worker.gpu} healthy at {worker.url} (pid {worker.record.pid}).")
@@ -368,22 +235,9 @@ class ServerGroup:
         return self._record_for(popen, spec, argv, log_path)
 
     def _record_for(self, popen: subprocess.Popen[bytes], spec: ServeSpec, argv: list[str], log_path: Path) -> ServerRecord:
-        info = process_info(popen.pid)
         with self._lock:
             self._popens[popen.pid] = popen
-        return ServerRecord(
-            pid=popen.pid,
-            pgid=info.pgid if info is not None else popen.pid,
-            start_ticks=info.start_ticks if info is not None else 0,
-            model_key=spec.model_key,
-            repo_id=spec.model_path,
-            host=spec.host,
-            port=spec.port,
-            log_path=log_path,
-            argv=tuple(argv),
-            tag=spec.tag,
-            started_at=time.time(),
-        )
+        return record_for_launch(popen, spec, argv, log_path)
 
     def _wait_worker(self, spec: ServeSpec, worker: WorkerRecord, timeout_s: float, on_log: LogCallback) -> None:
         worker_spec = dataclasses.replace(spec, host=_WORKER_HOST, port=worker.record.port)
@@ -463,7 +317,7 @@ class ServerGroup:
             return False
         stopped = self._stop_record(record, grace_s=grace_s)  # not under the lock: _terminate takes it
         with self._lock:
-            _clear(self._paths)
+            clear_group_record(self._paths)
         return stopped
 
     def _stop_record(self, record: GroupRecord, *, grace_s: float) -> bool:
@@ -551,7 +405,7 @@ class ServerGroup:
                 workers = list(current.workers)
                 if index < len(workers):
                     workers[index] = fresh
-                _save(self._paths, dataclasses.replace(current, workers=tuple(workers)))
+                save_group_record(self._paths, dataclasses.replace(current, workers=tuple(workers)))
             return fresh
 
     def wait_routable(self, *, timeout_s: float, on_log: LogCallback = _ignore) -> None:
@@ -580,7 +434,7 @@ class ServerGroup:
         with self._lock:
             current = self.record() or record
             if base not in current.remote_urls:
-                _save(self._paths, dataclasses.replace(current, remote_urls=(*current.remote_urls, base)))
+                save_group_record(self._paths, dataclasses.replace(current, remote_urls=(*current.remote_urls, base)))
         return base
 
     def remove_remote(self, url: str) -> bool:
@@ -592,7 +446,7 @@ class ServerGroup:
         removed = remove_worker(record.router.base_url, base)
         with self._lock:
             current = self.record() or record
-            _save(self._paths, dataclasses.replace(current, remote_urls=tuple(u for u in current.remote_urls if u != base)))
+            save_group_record(self._paths, dataclasses.replace(current, remote_urls=tuple(u for u in current.remote_urls if u != base)))
         return removed
 
     # --- status ---------------------------------------------------------------------------------
@@ -605,75 +459,7 @@ class ServerGroup:
         return read_router_health(record.router.base_url, timeout_s=self._probe_timeout_s)
 
     def members(self, record: GroupRecord, health: RouterHealth | None) -> tuple[GroupMember, ...]:
-        """The router and each worker as status rows: GPU, URL, state, requests routed, failures, log."""
-        router = record.router
-        router_alive = router is not None and record_matches_process(router)
-        if router is None:
-            router_state = "starting"
-        elif not router_alive:
-            router_state = "down"
-        elif health is None:
-            router_state = "starting"
-        else:
-            router_state = health.status or "unknown"
-        rows = [
-            GroupMember(
-                role="router",
-                url=router.base_url if router is not None else "",
-                state=router_state,
-                pid=router.pid if router_alive and router is not None else None,
-                log_path=router.log_path if router is not None else None,
-                note=f"{health.routable_workers} of {health.total_workers} routable" if health is not None else "",
-            )
-        ]
+        """The router and each worker as status rows (see :func:`omni_web.server.group_status.member_rows`)."""
         with self._lock:
             reviving = set(self._reviving)
-        for worker in record.workers:
-            alive = record_matches_process(worker.record)
-            seen = health.worker(worker.url) if health is not None else None
-            if worker.url in reviving:
-                state = "restarting"
-            elif not alive:
-                state = "down"
-            else:
-                state = seen.health_state if seen is not None else "starting"
-            rows.append(
-                GroupMember(
-                    role="worker",
-                    url=worker.url,
-                    state=state,
-                    gpu=worker.gpu,
-                    pid=worker.record.pid if alive else None,
-                    routed=seen.routed_requests if seen is not None else None,
-                    failed=seen.failed_requests if seen is not None else None,
-                    active=seen.active_requests if seen is not None else None,
-                    log_path=worker.record.log_path,
-                    note=(seen.last_error or "") if seen is not None and not seen.routable else "",
-                )
-            )
-        known = {w.url for w in record.workers}
-        remote_urls = list(record.remote_urls)
-        if health is not None:  # also show remotes added to the router by hand
-            remote_urls += [w.url for w in health.workers if w.url not in known and w.url not in remote_urls]
-        for url in remote_urls:
-            seen = health.worker(url) if health is not None else None
-            rows.append(
-                GroupMember(
-                    role="remote",
-                    url=url,
-                    state=("down" if not seen.routable and seen.health_state != "unknown" else seen.health_state)
-                    if seen is not None
-                    else "not in router",
-                    routed=seen.routed_requests if seen is not None else None,
-                    failed=seen.failed_requests if seen is not None else None,
-                    active=seen.active_requests if seen is not None else None,
-                    note=(seen.last_error or "") if seen is not None and not seen.routable else "",
-                )
-            )
-        return tuple(rows)
-
-
-def group_pids(record: GroupRecord) -> list[int]:
-    """Every pid the record names that is still alive (the router and the managed workers)."""
-    records = ([record.router] if record.router is not None else []) + [w.record for w in record.workers]
-    return [r.pid for r in records if record_matches_process(r)]
+        return member_rows(record, health, reviving)

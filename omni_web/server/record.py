@@ -10,14 +10,20 @@ ever signals it.
 from __future__ import annotations
 
 import json
+import subprocess
+import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omni_web.catalog import model_label
 from omni_web.files import write_atomic
 from omni_web.paths import DataPaths
 from omni_web.server.spec import client_host
+
+if TYPE_CHECKING:
+    from omni_web.server.spec import ServeSpec
 
 __all__ = [
     "ProcessInfo",
@@ -25,6 +31,7 @@ __all__ = [
     "clear_record",
     "load_record",
     "process_info",
+    "record_for_launch",
     "record_matches_process",
     "save_record",
 ]
@@ -143,3 +150,23 @@ def record_matches_process(record: ServerRecord) -> bool:
     """
     info = process_info(record.pid)
     return info is not None and info.alive and info.start_ticks == record.start_ticks
+
+
+def record_for_launch(
+    popen: subprocess.Popen[bytes], spec: ServeSpec, argv: Sequence[str], log_path: Path
+) -> ServerRecord:
+    """The record of a process just launched for ``spec`` (a single server, a worker or a router)."""
+    info = process_info(popen.pid)
+    return ServerRecord(
+        pid=popen.pid,
+        pgid=info.pgid if info is not None else popen.pid,
+        start_ticks=info.start_ticks if info is not None else 0,
+        model_key=spec.model_key,
+        repo_id=spec.model_path,
+        host=spec.host,
+        port=spec.port,
+        log_path=log_path,
+        argv=tuple(argv),
+        tag=spec.tag,
+        started_at=time.time(),
+    )

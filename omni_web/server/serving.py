@@ -30,6 +30,7 @@ from omni_web.errors import ServerNotRunning, ServerUnreachable
 from omni_web.retry import NO_RETRY
 from omni_web.server.capacity import GroupCapacity
 from omni_web.server.discovery import probe_endpoint
+from omni_web.server.lifecycle import STOPPED_MID_JOB
 from omni_web.server.router import RouterHealth, read_router_health
 from omni_web.server.status import Endpoint
 
@@ -47,10 +48,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-STOPPED_MID_JOB = (
-    "The server was stopped while the job was rendering. Finished chunks are kept: start the server "
-    "(or just resume the job) to go on."
-)
 StatusSink = Callable[[str], None]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from omni_web.catalog import model_label
 
-__all__ = ["Endpoint", "GroupMember", "ServerState", "ServerStatus"]
+__all__ = ["Endpoint", "GroupMember", "MemberState", "ServerState", "ServerStatus"]
 
 
 class ServerState(enum.StrEnum):
@@ -21,13 +21,34 @@ class ServerState(enum.StrEnum):
     FAILED = "failed"  # the last start failed, or the server reports "unhealthy"
 
 
+class MemberState(enum.StrEnum):
+    """Where one member of a server group is, as the Server tab shows it."""
+
+    HEALTHY = "healthy"  # the router (or its probe of this worker) says healthy
+    UNHEALTHY = "unhealthy"
+    DEAD = "dead"  # the router's word for a worker that failed its probes
+    UNKNOWN = "unknown"  # not probed yet
+    STARTING = "starting"  # our process runs, the router has not judged it yet
+    RESTARTING = "restarting"  # ours died and is being started again
+    DOWN = "down"  # ours has no process, or a remote the router cannot reach
+    NOT_IN_ROUTER = "not in router"  # a remote in our record that the router does not list
+
+    @classmethod
+    def of(cls, text: str) -> MemberState:
+        """The state the router's word names (an unknown word is UNKNOWN)."""
+        try:
+            return cls(text)
+        except ValueError:
+            return cls.UNKNOWN
+
+
 @dataclass(frozen=True, slots=True)
 class GroupMember:
     """One process or remote server of a server group (the router, or a worker)."""
 
     role: str  # "router" | "worker" | "remote"
     url: str
-    state: str  # healthy | unhealthy | unknown | starting | down | ...
+    state: MemberState
     gpu: str = ""  # CUDA id of a managed worker
     pid: int | None = None
     routed: int | None = None  # requests the router sent it

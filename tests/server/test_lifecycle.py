@@ -19,8 +19,9 @@ from omni_web.catalog import get_entry
 from omni_web.client import SpeechClient
 from omni_web.errors import BackendError, BootTimeout, ForeignServer, PortTaken, ServerStartError
 from omni_web.server import manager as manager_module
+from omni_web.server import single as single_module
 from omni_web.server.process import pid_alive, signal_group
-from omni_web.server.record import load_record, process_info, save_record
+from omni_web.server.record import ServerRecord, load_record, process_info, save_record
 from omni_web.server.status import ServerState
 from omni_web.settings import Settings
 from tests.fakes.sgl_omni import free_port, install_fake_sgl_omni, read_json
@@ -34,14 +35,14 @@ ZONOS2 = get_entry("zonos2")
 def launched(monkeypatch):
     """Every Popen the manager starts; killed by its own group at teardown."""
     procs = []
-    real_launch = manager_module.launch
+    real_launch = single_module.launch
 
     def spy(*args, **kwargs):
         proc = real_launch(*args, **kwargs)
         procs.append(proc)
         return proc
 
-    monkeypatch.setattr(manager_module, "launch", spy)
+    monkeypatch.setattr(single_module, "launch", spy)
     yield procs
     for proc in procs:
         if proc.poll() is None:
@@ -271,7 +272,7 @@ def test_stop_never_touches_a_foreign_process(make_manager, fake_server, data_pa
     assert manager.stop() is False
     # A record naming the foreign pid with another start time: what pid reuse looks like.
     info = process_info(foreign.pid)
-    stale = manager_module.ServerRecord(
+    stale = ServerRecord(
         pid=foreign.pid, pgid=foreign.pid, start_ticks=info.start_ticks + 1, model_key=QWEN.key,
         repo_id=QWEN.repo_id, host="127.0.0.1", port=port, log_path=data_paths.logs_dir / "old.log",
     )
