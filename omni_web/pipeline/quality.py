@@ -225,7 +225,8 @@ class JobQa:
         document = build_report(chunk_places(plan), QaStore(paths.chunk_cache_dir), title=plan.tags.title,
                                 request=request.to_dict(), options=self.options.to_dict())
         # The limits this job calibrated from its accepted takes (WER, recall, duration ratio).
-        document["qa"]["calibration"] = self.check.calibration.figures().to_dict()
+        if self.check is not None:
+            document["qa"]["calibration"] = self.check.calibration.figures().to_dict()
         if self.device_note:
             document["qa"]["asr_device"] = self.device_note
         document["parts_dir"] = str(parts_dir)
