@@ -19,7 +19,7 @@ from omni_web.catalog import CatalogEntry, get_entry
 from omni_web.client import VoiceChoice
 from omni_web.deliver.abs_config import load_abs_config
 from omni_web.deliver.abs_delivery import deliver_after_job
-from omni_web.errors import BookNotFound, JobError, JobExists, PresetError
+from omni_web.errors import BookNotFound, JobError, JobExists, OmniWebError, PresetError
 from omni_web.jobs import Job, JobContext, JobStore, JobWorker, QueueControl
 from omni_web.jobs.inbox import InboxWatcher
 from omni_web.jobs.intake import keep_book
@@ -254,6 +254,19 @@ class AppServices:
         if voice is not None and preset is None:
             request = dataclasses.replace(request, voice=voice)
         return self.submit_conversion(request, priority=priority, idempotency_key=idempotency_key)
+
+    def submit_many(self, files: list[Path], *, preset: Preset | str | None = None) -> list[tuple[str, Job | str]]:
+        """Queue one job per file (a multi-upload), each from its own copy in the data root.
+
+        Returns (file name, job or the reason it was refused) per file: one bad book never stops the others.
+        """
+        outcomes: list[tuple[str, Job | str]] = []
+        for path in files:
+            try:
+                outcomes.append((Path(path).name, self.submit_book(keep_book(self.paths, Path(path)), preset=preset)))
+            except OmniWebError as exc:
+                outcomes.append((Path(path).name, str(exc)))
+        return outcomes
 
     def _named(self, preset: Preset | str | None) -> Preset | None:
         return self.presets.get(preset) if isinstance(preset, str) and preset else (preset or None)

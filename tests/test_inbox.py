@@ -123,3 +123,16 @@ def test_real_time_a_copy_in_progress_waits(services) -> None:
         writer.join(30)
         watcher.stop()
     assert (inbox / "taken" / "hefty.epub").is_file()
+
+
+def test_twenty_books_uploaded_at_once_give_twenty_jobs(services, tmp_path) -> None:
+    """Multi-upload (the Queue tab's 'Queue many books'): one job per file, a bad one reported, not fatal."""
+    files = [make_epub(tmp_path / f"up-{n:02}.epub", ((f"c{n}.xhtml", xhtml(f"<h1>Up {n}</h1><p>Text {n}.</p>")),),
+                       title=f"Uploaded {n}") for n in range(20)]
+    (tmp_path / "broken.epub").write_bytes(b"PK\x03\x04 truncated")
+    outcomes = services.submit_many([*files, tmp_path / "broken.epub"], preset="Inbox")
+    jobs = [got for _, got in outcomes if not isinstance(got, str)]
+    assert len(jobs) == 20 and len(services.jobs.list()) == 20
+    assert {j.title for j in jobs} == {f"Uploaded {n}" for n in range(20)}
+    assert [name for name, got in outcomes if isinstance(got, str)] == ["broken.epub"]
+    assert all("state/books" in j.params["book_path"] for j in jobs)  # each reads its own kept copy

@@ -15,7 +15,7 @@ from typing import Any
 import gradio as gr
 
 from omni_web.auth import Credentials
-from omni_web.ui import generate, jobs, models, server, settings, setup
+from omni_web.ui import generate, jobs, models, queue_tab, server, settings, setup
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.notify import build_notifier
 from omni_web.ui.style import CSS, JS, THEME
@@ -24,7 +24,7 @@ __all__ = ["MAX_UPLOAD_BYTES", "AppRefs", "build_app", "launch_options"]
 
 # An EPUB or a voice clip; anything bigger is refused before it is written to disk.
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
-TAB_IDS = ("generate", "jobs", "server", "models", "setup", "settings")
+TAB_IDS = ("generate", "jobs", "queue", "server", "models", "setup", "settings")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +37,7 @@ class AppRefs:
     server: server.ServerRefs
     generate: generate.GenerateRefs
     jobs: jobs.JobsRefs
+    queue: queue_tab.QueueRefs
     settings: settings.SettingsRefs
 
 
@@ -92,6 +93,8 @@ def build_app(ctx: UiContext) -> tuple[gr.Blocks, AppRefs]:
                 generate_refs = generate.build(ctx)
             with gr.Tab("Jobs", id="jobs", elem_id="tab-jobs"):
                 jobs_refs = jobs.build(ctx)
+            with gr.Tab("Queue", id="queue", elem_id="tab-queue"):
+                queue_refs = queue_tab.build(ctx)
             with gr.Tab("Server", id="server", elem_id="tab-server"):
                 server_refs = server.build(ctx)
             with gr.Tab("Models", id="models", elem_id="tab-models"):
@@ -101,7 +104,8 @@ def build_app(ctx: UiContext) -> tuple[gr.Blocks, AppRefs]:
             with gr.Tab("Settings", id="settings", elem_id="tab-settings"):
                 settings_refs = settings.build(ctx)
         build_notifier(ctx)  # a toast and the tab title on every tab when a job ends
-        refs = AppRefs(tabs, setup_refs, models_refs, server_refs, generate_refs, jobs_refs, settings_refs)
+        refs = AppRefs(tabs, setup_refs, models_refs, server_refs, generate_refs, jobs_refs, queue_refs,
+                       settings_refs)
         for name in TAB_IDS:
             _register_load(demo, name, getattr(refs, name).on_load)
         _link_generate_to_jobs(ctx, refs)

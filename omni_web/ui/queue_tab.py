@@ -1,0 +1,137 @@
+"""Queue tab: the line of queued books in run order, and its controls.
+
+Move the picked job to the top, up, down or to the bottom; pause or release it; set its priority;
+cancel it; pause the whole queue; switch samples first on. Many books can be queued at once with a
+preset (one job each). Every control calls :class:`~omni_web.jobs.QueueControl` or the services,
+the same functions the API and ``python -m omni_web queue`` use; a timer re-reads the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from omni_web.jobs import Job
+from omni_web.ui.context import OnLoad, UiContext
+from omni_web.ui.errors import guarded
+
+__all__ = ["QueueRefs", "build", "queue_rows"]
+
+_TICK_S = 3.0
+HEADERS = ["#", "Title", "Priority", "Held", "Sample", "Job"]
+
+
+@dataclass(frozen=True, slots=True)
+class QueueRefs:
+    """The Queue tab's components (tests and the browser tier find them by elem_id)."""
+
+    status: gr.Markdown
+    table: gr.Dataframe
+    pick: gr.Dropdown
+    on_load: OnLoad | None = None
+
+
+def queue_rows(queued: list[Job]) -> list[list[Any]]:
+    """One table row per queued job, in run order."""
+    return [[place, job.title, job.priority, "paused" if job.paused else "", "made" if job.sample_done else "",
+             job.id] for place, job in enumerate(queued, start=1)]
+
+
+def _preset_names(ctx: UiContext) -> list[str]:
+    try:
+        return [p.name for p in ctx.services.presets.presets()]
+    except Exception:  # a damaged presets file is reported in Settings; the queue still shows
+        return []
+
+
+def build(ctx: UiContext) -> QueueRefs:
+    """Create the Queue tab's components and wire them (inside a ``gr.Tab``)."""
+    status = gr.Markdown(elem_id="queue-status")
+    table = gr.Dataframe(headers=HEADERS, interactive=False, elem_id="queue-table", wrap=True)
+    with gr.Row():
+        pick = gr.Dropdown(label="Queued job", choices=[], elem_id="queue-pick", scale=3)
+        priority = gr.Number(label="Priority (higher runs first)", precision=0, value=0, elem_id="queue-priority",
+                             scale=1)
+    with gr.Row():
+        moves = {where: gr.Button(label, size="sm", elem_id=f"queue-{where}")
+                 for where, label in (("top", "⤒ Top"), ("up", "↑ Up"), ("down", "↓ Down"), ("bottom", "⤓ Bottom"))}
+        hold = gr.Button("Pause job", size="sm", elem_id="queue-hold")
+        release = gr.Button("Resume job", size="sm", elem_id="queue-release")
+        set_priority = gr.Button("Set priority", size="sm", elem_id="queue-set-priority")
+        cancel = gr.Button("Cancel job", size="sm", variant="stop", elem_id="queue-cancel")
+    with gr.Row():
+        pause_all = gr.Button("Pause queue", elem_id="queue-pause-all")
+        resume_all = gr.Button("Resume queue", elem_id="queue-resume-all")
+        samples = gr.Checkbox(label="Samples first: every book's first chapter before any full book",
+                              elem_id="queue-samples")
+    with gr.Accordion("Queue many books", open=False, elem_id="queue-many"):
+        books = gr.File(label="Books (one job each)", file_count="multiple", elem_id="queue-books")
+        preset = gr.Dropdown(label="Preset (empty: the rules in Settings pick one per book)", choices=[],
+                             elem_id="queue-preset", allow_custom_value=False)
+        queue_books = gr.Button("Queue them", variant="primary", elem_id="queue-books-go")
+        report = gr.Markdown(elem_id="queue-books-report")
+    outputs = [status, table, pick, samples]
+
+    def render(keep: str | None = None) -> tuple[Any, ...]:
+        state = ctx.services.queue.status()
+        line = (f"**Queue {'paused' if state.paused else 'running'}** · {len(state.queued)} waiting · samples first "
+                f"{'on' if state.samples_first else 'off'}")
+        choices = [(f"#{place} {job.title} ({job.id})", job.id) for place, job in enumerate(state.queued, start=1)]
+        value = keep if keep in {job.id for job in state.queued} else None
+        return line, queue_rows(list(state.queued)), gr.update(choices=choices, value=value), state.samples_first
+
+    def act(fn):
+        @guarded
+        def handler(job_id: str | None, *extra: Any) -> tuple[Any, ...]:
+            if not job_id:
+                raise gr.Error("Pick a queued job first.")
+            fn(job_id, *extra)
+            ctx.services.worker.wake()
+            return render(job_id)
+
+        return handler
+
+    for where, button in moves.items():
+        button.click(act(lambda job_id, where=where: ctx.services.queue.move(job_id, where)), [pick], outputs,
+                     api_name=f"queue_{where}")
+    hold.click(act(ctx.services.queue.pause_job), [pick], outputs, api_name="queue_hold")
+    release.click(act(ctx.services.queue.resume_job), [pick], outputs, api_name="queue_release")
+    set_priority.click(act(lambda job_id, n: ctx.services.queue.set_priority(job_id, int(n or 0))), [pick, priority],
+                       outputs, api_name="queue_priority")
+    cancel.click(act(ctx.services.jobs.request_cancel), [pick], outputs, api_name="queue_cancel")
+
+    def switch(fn):
+        def handler(keep: str | None) -> tuple[Any, ...]:
+            fn()
+            ctx.services.worker.wake()
+            return render(keep)
+
+        return guarded(handler)
+
+    pause_all.click(switch(ctx.services.queue.pause), [pick], outputs, api_name="queue_pause_all")
+    resume_all.click(switch(ctx.services.queue.resume), [pick], outputs, api_name="queue_resume_all")
+    samples.input(guarded(lambda on, keep: (ctx.services.queue.set_samples_first(bool(on)), render(keep))[1]),
+                  [samples, pick], outputs, api_name="queue_samples")
+
+    @guarded
+    def queue_many(files: list[str] | None, preset_name: str | None, keep: str | None) -> tuple[Any, ...]:
+        if not files:
+            raise gr.Error("Choose the books to queue first.")
+        outcomes = ctx.services.submit_many([Path(f) for f in files], preset=preset_name or None)
+        ctx.services.worker.wake()
+        lines = [f"- {name}: queued as {got.id}" if isinstance(got, Job) else f"- {name}: **not queued**: {got}"
+                 for name, got in outcomes]
+        queued = sum(isinstance(got, Job) for _, got in outcomes)
+        return (f"{queued} of {len(outcomes)} books queued.\n\n" + "\n".join(lines), None, *render(keep))
+
+    queue_books.click(queue_many, [books, preset, pick], [report, books, *outputs], api_name="queue_books")
+    timer = gr.Timer(_TICK_S)
+    timer.tick(guarded(render), [pick], outputs, show_progress="hidden", api_visibility="private")
+
+    def load() -> tuple[Any, ...]:
+        return (*render(), gr.update(choices=[""] + _preset_names(ctx), value=""))
+
+    return QueueRefs(status, table, pick, on_load=OnLoad(load, [], [*outputs, preset]))
