@@ -12,7 +12,7 @@ from omni_web.book.summary import CJK_CHARS_PER_MINUTE, book_size
 from omni_web.book.svgtext import svg_paragraphs
 from omni_web.cli import main
 from omni_web.errors import EmptyBook
-from omni_web.ui.generate import book_header_html, chapter_choices
+from omni_web.ui.book_panel import book_header_html, chapter_choices
 from tests.epub_builder import make_epub, xhtml
 
 SVG = "http://www.w3.org/2000/svg"

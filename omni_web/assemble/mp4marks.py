@@ -29,7 +29,6 @@ from omni_web.assemble.metadata import ChapterMark
 
 __all__ = ["MarksNotPatchable", "patch_chapter_marks", "placeholder_marks"]
 
-_CONTAINERS = frozenset({b"moov", b"trak", b"mdia", b"minf", b"stbl", b"udta", b"edts"})
 _CHPL_UNITS_PER_MS = 10_000  # 100 ns
 
 

@@ -35,7 +35,6 @@ module that meets them, and chained with ``from exc``.
     │   ├── GatedModel
     │   ├── DownloadError
     │   └── DownloadCancelled       finished files stay cached; a re-run fetches the rest
-    ├── GpuError
     ├── BookError                   the book file cannot be read
     │   ├── BookNotFound            (also FileNotFoundError) the book file is gone
     │   ├── NotAnEpub               not a ZIP, no container/OPF, broken package XML
@@ -107,7 +106,6 @@ from omni_web.errors.models import (
     DownloadCancelled,
     DownloadError,
     GatedModel,
-    GpuError,
     InstallCancelled,
     InstallError,
     ModelError,
@@ -157,7 +155,6 @@ __all__ = [
     "FfmpegError",
     "ForeignServer",
     "GatedModel",
-    "GpuError",
     "InstallCancelled",
     "InstallError",
     "JobCancelled",

@@ -11,7 +11,6 @@ __all__ = [
     "DownloadCancelled",
     "DownloadError",
     "GatedModel",
-    "GpuError",
     "InstallCancelled",
     "InstallError",
     "ModelError",
@@ -95,7 +94,3 @@ class DownloadCancelled(ModelError):
             f"Download of '{key}' ({repo_id}) was cancelled. Files that finished stay in the cache; "
             f"install the model again to fetch the rest."
         )
-
-
-class GpuError(OmniWebError):
-    """A GPU fact the app needs could not be read."""

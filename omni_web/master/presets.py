@@ -60,8 +60,6 @@ class LoudnessPreset:
 ACX_MP3_KBPS = 192
 ACX_SAMPLE_RATE_HZ = 44100
 ACX_MAX_FILE_S = 120 * 60
-ACX_HEAD_MS = (500, 1000)
-ACX_TAIL_MS = (1000, 5000)
 ACX_SAMPLE_S = (60.0, 300.0)
 
 PRESETS: dict[str, LoudnessPreset] = {

@@ -14,8 +14,7 @@ that would cross block elements (a heading group read as one line) is left unwra
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -364,15 +363,3 @@ def wrap_sentences(doc: DocumentText, ranges: Sequence[tuple[int, int, str]]) ->
             continue
         done[span_id] = _wrap_one(doc, start, end, span_id)
     return done
-
-
-def iter_span_ids(root: etree._Element, prefix: str) -> Iterator[str]:
-    """Ids of our spans in a document (for tests and checks)."""
-    for element in root.iter():
-        if isinstance(element.tag, str) and _local(element) == "span" and element.get("id", "").startswith(prefix):
-            yield element.get("id")
-
-
-def clone_tree(root: etree._Element) -> etree._Element:
-    """A deep copy (wrapping changes a tree in place)."""
-    return copy.deepcopy(root)

@@ -40,7 +40,6 @@ __all__ = [
 
 LANG = "en"
 _NUMBER = number_regex(group=",", decimal=".")
-_NUMBER_RE = re.compile(_NUMBER)
 MONTHS = (
     "January February March April May June July August September October November December".split()
 )

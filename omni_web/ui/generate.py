@@ -20,7 +20,7 @@ from omni_web.models import installed_keys
 from omni_web.preview import preview_request
 from omni_web.server import ServerStatus
 from omni_web.ui import book_metadata
-from omni_web.ui.book_panel import book_header_html, chapter_choices, load_upload, pick_chapters
+from omni_web.ui.book_panel import load_upload, pick_chapters
 from omni_web.ui.cast import build_cast_panel, wire_cast_panel
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
@@ -46,8 +46,7 @@ from omni_web.ui.voices import (
 )
 from omni_web.ui.widgets import esc
 
-# book_header_html and chapter_choices live in book_panel; named here too for older imports.
-__all__ = ["GenerateRefs", "book_header_html", "build", "chapter_choices"]
+__all__ = ["GenerateRefs", "build"]
 
 
 @dataclass(frozen=True, slots=True)
