@@ -70,7 +70,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--language", metavar="LANG", help="e.g. English (default: the model decides)")
     parser.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: setting)")
     parser.add_argument("--qa", choices=("off", "basic", "asr"), help="audio QA of every chunk (default: setting, basic)")
-    parser.add_argument("--qa-model", metavar="SIZE_OR_DIR", help="faster-whisper size (tiny.en, small) or model folder for --qa asr")
+    parser.add_argument("--qa-model", metavar="SIZE_OR_DIR",
+                        help="recogniser for --qa asr: tiny.en, base.en, small.en, distil-large-v3, large-v3-turbo "
+                             "(download in the Models tab) or a model folder; GPU when it fits beside the server")
     parser.add_argument("--qa-takes", type=int, metavar="N", help="takes per chunk before it is flagged (default: 3)")
     add_endpoint_options(parser)
     parser.set_defaults(handler=_convert)

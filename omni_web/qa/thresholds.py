@@ -114,8 +114,11 @@ class Thresholds:
     # flite slt, clean: the largest region of net missing words per take was 0-2 (median 0), of net
     # extra words 0-4 (median 0), of words after the text 0-1; with 8 consecutive words left out
     # the gap measured 8-11 (every take), with 8 said twice the extra stretch 8-9, with 8 words of
-    # babble the tail 8. A limit of 5 sits between both with room on either side and still catches
-    # the clause of 5-6 words a model most often drops.
+    # babble the tail 8. espeak-ng, which tiny.en hears far worse (clean WER median 0.15 against
+    # 0.04), clean over 16 such chunks: gaps 0-2 once the recogniser hears a lead-in (one take lost
+    # its first 7 words without it, see omni_web/qa/asr.py), extra stretches 0-2; 8 words left out
+    # measured 8-10, 8 said twice 8-14. A limit of 5 sits between both with room on either side and
+    # still catches the clause of 5-6 words a model most often drops.
     gap_words: int = 5  # consecutive text words unheard
     repeat_words: int = 5  # transcript words heard again that match the text beside them
     extra_words: int = 5  # words heard before the text starts or after it ends
