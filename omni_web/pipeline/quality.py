@@ -195,8 +195,7 @@ class JobQa:
             _log.info("%s", choice.note)
             # On a CUDA device one worker suffices; on the CPU half the cores transcribe at once.
             workers = asr_workers() if choice.device == "cpu" else 1
-            asr = AsrPool(lambda: load_recogniser(options.asr_model, device=choice.device, workers=workers),
-                          workers=workers)
+            asr = AsrPool(lambda: _load_on(options.asr_model, choice.device, workers), workers=workers)
         check = ChunkQa(
             options, store=QaStore(paths.chunk_cache_dir), request_take=request_take, model_key=entry.key,
             voice_label=lambda item: _voice_label(getattr(item, "voice", None) or voice), language=language,
@@ -237,6 +236,20 @@ class JobQa:
         """Stop the ASR worker."""
         if self.asr is not None:
             self.asr.close()
+
+
+def _load_on(model: str, device: str, workers: int) -> Any:
+    """Load the QA recogniser on ``device``; a CUDA load that fails (no CUDA runtime for CTranslate2,
+    memory taken meanwhile) falls back to the CPU with a warning rather than losing QA."""
+    from omni_web.errors import VoiceError
+
+    try:
+        return load_recogniser(model, device=device, workers=workers)
+    except VoiceError as exc:
+        if device != "cuda":
+            raise
+        _log.warning("QA speech recognition falls back to the CPU (int8): %s", exc)
+        return load_recogniser(model, device="cpu", workers=asr_workers())
 
 
 def progress_fields(qa: JobQa) -> dict[str, Any]:
