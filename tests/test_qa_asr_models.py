@@ -77,3 +77,19 @@ def test_a_qa_model_downloads_into_the_hf_cache_shows_its_size_and_is_removed(tm
     assert plan.keys == ("whisper-base.en",) and "faster-whisper base.en" in plan.summary
     plan.execute()
     assert {m.size: c for m, c in asr_model_rows(cache_dir=cache)}["base.en"] is None
+
+
+def test_a_cuda_load_that_fails_falls_back_to_the_cpu(monkeypatch) -> None:
+    from omni_web.errors import VoiceError
+    from omni_web.pipeline import quality
+
+    devices = []
+
+    def load(model: str, *, device: str, workers: int):
+        devices.append(device)
+        if device == "cuda":
+            raise VoiceError("CUDA driver version is insufficient for CUDA runtime version")
+        return "cpu model"
+
+    monkeypatch.setattr(quality, "load_recogniser", load)
+    assert quality._load_on("small.en", "cuda", 1) == "cpu model" and devices == ["cuda", "cpu"]
