@@ -67,12 +67,6 @@ def build(ctx: UiContext) -> QueueRefs:
         resume_all = gr.Button("Resume queue", elem_id="queue-resume-all")
         samples = gr.Checkbox(label="Samples first: every book's first chapter before any full book",
                               elem_id="queue-samples")
-    with gr.Accordion("Queue many books", open=False, elem_id="queue-many"):
-        books = gr.File(label="Books (one job each)", file_count="multiple", elem_id="queue-books")
-        preset = gr.Dropdown(label="Preset (empty: the rules in Settings pick one per book)", choices=[],
-                             elem_id="queue-preset", allow_custom_value=False)
-        queue_books = gr.Button("Queue them", variant="primary", elem_id="queue-books-go")
-        report = gr.Markdown(elem_id="queue-books-report")
     outputs = [status, table, pick, samples]
 
     def render(keep: str | None = None) -> tuple[Any, ...]:
@@ -116,6 +110,25 @@ def build(ctx: UiContext) -> QueueRefs:
     samples.input(guarded(lambda on, keep: (ctx.services.queue.set_samples_first(bool(on)), render(keep))[1]),
                   [samples, pick], outputs, api_name="queue_samples")
 
+    preset = _many_books(ctx, pick, outputs, render)
+    timer = gr.Timer(_TICK_S)
+    timer.tick(guarded(render), [pick], outputs, show_progress="hidden", api_visibility="private")
+
+    def load() -> tuple[Any, ...]:
+        return (*render(), gr.update(choices=[""] + _preset_names(ctx), value=""))
+
+    return QueueRefs(status, table, pick, on_load=OnLoad(load, [], [*outputs, preset]))
+
+
+def _many_books(ctx: UiContext, pick: gr.Dropdown, outputs: list[Any], render) -> gr.Dropdown:
+    """'Queue many books': one job per file with a preset (or the rules); returns the preset menu."""
+    with gr.Accordion("Queue many books", open=False, elem_id="queue-many"):
+        books = gr.File(label="Books (one job each)", file_count="multiple", elem_id="queue-books")
+        preset = gr.Dropdown(label="Preset (empty: the rules in Settings pick one per book)", choices=[],
+                             elem_id="queue-preset", allow_custom_value=False)
+        queue_books = gr.Button("Queue them", variant="primary", elem_id="queue-books-go")
+        report = gr.Markdown(elem_id="queue-books-report")
+
     @guarded
     def queue_many(files: list[str] | None, preset_name: str | None, keep: str | None) -> tuple[Any, ...]:
         if not files:
@@ -128,10 +141,4 @@ def build(ctx: UiContext) -> QueueRefs:
         return (f"{queued} of {len(outcomes)} books queued.\n\n" + "\n".join(lines), None, *render(keep))
 
     queue_books.click(queue_many, [books, preset, pick], [report, books, *outputs], api_name="queue_books")
-    timer = gr.Timer(_TICK_S)
-    timer.tick(guarded(render), [pick], outputs, show_progress="hidden", api_visibility="private")
-
-    def load() -> tuple[Any, ...]:
-        return (*render(), gr.update(choices=[""] + _preset_names(ctx), value=""))
-
-    return QueueRefs(status, table, pick, on_load=OnLoad(load, [], [*outputs, preset]))
+    return preset
