@@ -8,6 +8,8 @@ is planned first and runs only on the second button.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from typing import Any
 
 import gradio as gr
 
@@ -20,8 +22,9 @@ from omni_web.ui.errors import guarded
 __all__ = ["build"]
 
 
-def build(ctx: UiContext) -> None:
-    """The section's components and wiring (inside the Settings tab)."""
+def build(ctx: UiContext) -> tuple[list[Any], Callable[[], list[Any]]]:
+    """The section's components and wiring (inside the Settings tab); returns the components a page
+    load fills and the function that gives their saved values (settings may change in another browser)."""
     config = load_abs_config(ctx.paths)
     with gr.Accordion("Library delivery (Audiobookshelf, output layout)", open=False, elem_id="settings-abs"):
         layout = gr.Radio([("one folder per book and narrator (library)", "library"), ("flat (older)", "flat")],
@@ -84,3 +87,12 @@ def build(ctx: UiContext) -> None:
     save.click(run_save, [layout, audio, enabled, url, token, library, mode, folder], status, api_name="abs_save")
     plan.click(run_plan, None, [status, move], api_name="outputs_migrate_plan")
     move.click(run_move, None, [status, move], api_name="outputs_migrate", concurrency_limit=1)
+
+    def saved() -> list[Any]:
+        now = load_abs_config(ctx.paths)
+        settings = ctx.settings
+        return [settings.output_layout, settings.readalong_audio, now.enabled, now.url, now.token,
+                gr.update(choices=[now.library] if now.library else [], value=now.library or None), now.mode,
+                now.folder_path]  # fmt: skip
+
+    return [layout, audio, enabled, url, token, library, mode, folder], saved

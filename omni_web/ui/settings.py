@@ -122,7 +122,7 @@ def build(ctx: UiContext) -> SettingsRefs:
                                  elem_id="settings-qa-takes")
     save = gr.Button("Save settings", variant="primary", elem_id="settings-save")
     status = gr.Markdown(elem_id="settings-status")
-    audiobookshelf.build(ctx)  # omni_web/ui/audiobookshelf.py: library delivery, layout, migrate
+    abs_fields, abs_saved = audiobookshelf.build(ctx)  # omni_web/ui/audiobookshelf.py: delivery, layout, migrate
     fields = (web_port, server_port, remote_url, chunk, concurrency, pause_chunk, pause_heading, pause_chapter,
               output_dir, output_format, also_mp3, whisper, normalization, qa_level, qa_model, qa_takes, loudness)
     refs = SettingsRefs(fields, save, status, transcriber)
@@ -151,9 +151,9 @@ def build(ctx: UiContext) -> SettingsRefs:
     @guarded
     def load() -> list[Any]:
         values = settings_values(ctx.settings)
-        return [*values, *box_load.fn(values[FIELDS.index("transcription_model")]), _port_now(ctx)]
+        return [*values, *box_load.fn(values[FIELDS.index("transcription_model")]), _port_now(ctx), *abs_saved()]
 
     save.click(save_all, list(fields), status, api_name="settings_save").success(
         guarded(lambda size: transcriber_status_html(ctx, size)), [whisper], transcriber.status,
         api_visibility="private")
-    return replace(refs, on_load=OnLoad(load, [], [*fields, *box_load.outputs, port_now]))
+    return replace(refs, on_load=OnLoad(load, [], [*fields, *box_load.outputs, port_now, *abs_fields]))

@@ -44,3 +44,27 @@ def test_the_shelf_is_mounted_before_the_apps_own_routes(tmp_path: Path) -> None
     client = TestClient(app)
     assert client.get("/opds/").status_code == 401
     assert client.get("/opds/", auth=("u", "p")).headers["content-type"].startswith("application/atom+xml")
+
+
+def test_a_failed_delivery_shows_on_the_job_and_retry_sends_it(ui_app, tmp_path: Path) -> None:
+    import subprocess
+
+    from omni_web.deliver.abs_config import AbsConfig, save_abs_config
+    from omni_web.deliver.abs_delivery import DeliveryRecord, DeliveryStore
+
+    root = ui_app.ctx.settings.output_path(ui_app.paths)
+    folder = root / "Ann Writer" / "Hefty Water {Vivian, M}"
+    folder.mkdir(parents=True)
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "anullsrc=r=24000:cl=mono", "-t", "0.3", "-c:a",
+                    "aac", str(folder / "Hefty Water.m4b")], check=True, timeout=60)  # fmt: skip
+    store = DeliveryStore.for_paths(ui_app.paths)
+    store.put(DeliveryRecord(folder=str(folder), rel_path="Ann Writer/Hefty Water {Vivian, M}", state="failed",
+                             job_id="job-x", error="Audiobookshelf at http://nas could not be reached."))  # fmt: skip
+    fake = FakeAbs(tmp_path / "abs")
+    with serve_fake_abs(fake) as url:
+        save_abs_config(ui_app.paths, AbsConfig(enabled=True, url=url, token=fake.token, library=fake.library_id))
+        status = ui_app.client().predict("job-x", api_name="/delivery_retry")
+    text = status[0] if isinstance(status, (list, tuple)) else status
+    assert "uploaded as `Ann Writer/Hefty Water {Vivian, M}`" in text
+    assert [u["fields"]["title"] for u in fake.uploads] == ["Hefty Water {Vivian, M}"] and len(fake.items) == 1
+    assert store.for_job("job-x").state == "delivered"
