@@ -180,6 +180,10 @@ def deliver_book(config: AbsConfig, folder: Path, output_root: Path, *, store: D
     base = replace(base, rel_path=rel_path, mode=config.mode, job_id=job_id or base.job_id, updated_at=time.time())
     try:
         author, series, title = _parts(rel_path)
+        if not (folder / METADATA_JSON).is_file():
+            # Only a library-layout folder is one book: a flat folder holds every narrator version.
+            raise DeliveryError(f"The book folder {folder} is not in the library layout (no {METADATA_JSON}), so it "
+                                "cannot become one Audiobookshelf item. Move it with: python -m omni_web outputs migrate")
         files = book_files(folder)
         if not any(p.suffix in (".m4b", ".mp3") for p in files):
             raise DeliveryError(f"The book folder {folder} holds no m4b or MP3 to deliver.")

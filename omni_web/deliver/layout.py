@@ -19,6 +19,7 @@ into every path. Pure apart from listing what already exists.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,12 +36,14 @@ __all__ = [
     "book_place",
     "claim_name",
     "default_name",
+    "is_library_folder",
     "library_name",
     "narrator_label",
     "narrator_parts",
     "taken_names",
 ]
 
+_LIBRARY_NAME = re.compile(r"\{[^{}]*\}( \(\d+\))?$")
 # Room for " (12)", ".m4b" and the MP3s' "NN - chapter.mp3" one level down.
 _NAME_MAX_BYTES = 150
 _MP3_TREE = "mp3"
@@ -187,3 +190,8 @@ def claim_name(
     taken = set(claimed) | taken_names(root, tags, layout)
     # Compared with an extension: narrator names hold dots ("0.6B") that are not one.
     return unique_name(default_name(tags, entry, voice, layout) + ".m4b", {name + ".m4b" for name in taken})[:-4]
+
+
+def is_library_folder(folder: Path) -> bool:
+    """True for a book folder of the library layout: ``… {Voice, Model}``, or a numbered copy of one."""
+    return _LIBRARY_NAME.search(Path(folder).name) is not None

@@ -21,7 +21,14 @@ from typing import Any
 
 from omni_web.assemble.ffmpeg import probe_tags
 from omni_web.assemble.records import AudiobookTags
-from omni_web.deliver.layout import BookPlace, OutputLayout, book_place, library_name, taken_names
+from omni_web.deliver.layout import (
+    BookPlace,
+    OutputLayout,
+    book_place,
+    is_library_folder,
+    library_name,
+    taken_names,
+)
 from omni_web.errors import FfmpegError
 from omni_web.files import write_atomic
 
@@ -128,7 +135,7 @@ def _book_move(m4b: Path, root: Path, claimed: set[str]) -> BookMove | None:
 def plan_migration(root: Path) -> MigrationPlan:
     """The moves that bring every flat-layout book under ``root`` into the library layout.
 
-    A folder whose name ends in ``}`` is a library book already and is left alone.
+    A folder named like the library layout's (``… {Voice, Model}``, maybe `` (2)``) is left alone.
     """
     root = Path(root)
     books: list[BookMove] = []
@@ -138,7 +145,7 @@ def plan_migration(root: Path) -> MigrationPlan:
         author = m4b.parent.parent.name
         if author in _SKIP_TOP or author.startswith(".") or m4b.name.startswith("."):
             continue
-        if m4b.parent.name.endswith("}"):
+        if is_library_folder(m4b.parent):
             continue
         move = _book_move(m4b, root, claimed)
         if move is None:

@@ -22,7 +22,7 @@ from typing import Any
 from omni_web.book import Book
 from omni_web.catalog import CatalogEntry
 from omni_web.client import VoiceChoice
-from omni_web.deliver.layout import BookPlace, OutputLayout, book_place, claim_name
+from omni_web.deliver.layout import BookPlace, OutputLayout, book_place, claim_name, is_library_folder
 from omni_web.deliver.metadata import tags_for_paths
 
 __all__ = [
@@ -76,7 +76,7 @@ def job_outputs(result: Mapping[str, Any], progress: Mapping[str, Any]) -> list[
         own = Path(result["m4b"]).stem
         files.extend(sorted(p for ext in (".vtt", ".srt") for p in Path(epub).parent.glob(f"{glob.escape(own)} - *{ext}")))
     folder = Path(result["output_dir"]) if result.get("output_dir") else None
-    if folder is not None and folder.name.endswith("}") and folder.is_dir():
+    if folder is not None and is_library_folder(folder) and folder.is_dir():
         # A library-layout folder is the job's own: its sidecars and cover go with the book.
         files.extend(sorted(p for p in folder.iterdir() if p.is_file() and (
             p.name in ("metadata.json", "desc.txt", "reader.txt") or p.suffix == ".opf" or p.stem == "cover")))

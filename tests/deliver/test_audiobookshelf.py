@@ -153,6 +153,7 @@ def test_a_failed_delivery_is_recorded_and_retried_never_raised(data_paths: Data
     folder.mkdir(parents=True)
     subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "anullsrc=r=24000:cl=mono", "-t", "0.3", "-c:a", "aac",
                     str(folder / "Hefty Water.m4b")], check=True, timeout=60)  # fmt: skip
+    (folder / "metadata.json").write_text('{"title": "Hefty Water"}')
 
     def unreachable(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("connection refused", request=request)
@@ -167,6 +168,12 @@ def test_a_failed_delivery_is_recorded_and_retried_never_raised(data_paths: Data
     retry = deliver_book(dataclasses.replace(config, token=fake.token), folder, tmp_path / "out",
                          store=DeliveryStore.for_paths(data_paths), job_id="job-1", client_factory=_factory(fake))  # fmt: skip
     assert retry.state == "delivered" and [u["fields"]["title"] for u in fake.uploads] == [folder.name]
+    # A flat-layout folder (every narrator version of a title) is never sent as one item.
+    flat = tmp_path / "out" / "Ann Writer" / "Hefty Water"
+    flat.mkdir()
+    refused = deliver_book(dataclasses.replace(config, token=fake.token), flat, tmp_path / "out",
+                           store=DeliveryStore.for_paths(data_paths), client_factory=_factory(fake))  # fmt: skip
+    assert refused.failed and "outputs migrate" in refused.error and len(fake.uploads) == 1
     # A wrong token is a message that says what to do, not a traceback.
     with pytest.raises(DeliveryError, match="refused the API token"):
         AbsClient("http://abs.lan", "wrong", transport=fake.transport()).libraries()

@@ -144,3 +144,11 @@ def test_deleting_a_library_book_takes_its_sidecars_and_cover(tmp_path: Path) ->
     assert sorted(p.name for p in job_outputs(result, {})) == sorted(names)
     plan_output_removal(tmp_path, job_outputs(result, {})).execute()
     assert not folder.exists() and not (tmp_path / "Ann Writer").exists()
+
+
+def test_library_folders_are_known_by_name_numbered_copies_too() -> None:
+    from omni_web.deliver.layout import is_library_folder
+
+    assert is_library_folder(Path("Vol 2 - Hefty Water {Vivian, Qwen3-TTS 0.6B CustomVoice}"))
+    assert is_library_folder(Path("Hefty Water {Vivian, M} (2)"))
+    assert not is_library_folder(Path("Hefty Water")) and not is_library_folder(Path("Hefty Water - M (Vivian)"))

@@ -57,6 +57,7 @@ def test_a_failed_delivery_shows_on_the_job_and_retry_sends_it(ui_app, tmp_path:
     folder.mkdir(parents=True)
     subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "anullsrc=r=24000:cl=mono", "-t", "0.3", "-c:a",
                     "aac", str(folder / "Hefty Water.m4b")], check=True, timeout=60)  # fmt: skip
+    (folder / "metadata.json").write_text('{"title": "Hefty Water"}')
     store = DeliveryStore.for_paths(ui_app.paths)
     store.put(DeliveryRecord(folder=str(folder), rel_path="Ann Writer/Hefty Water {Vivian, M}", state="failed",
                              job_id="job-x", error="Audiobookshelf at http://nas could not be reached."))  # fmt: skip
