@@ -19,7 +19,7 @@ from omni_web.catalog import CATALOG, get_entry
 from omni_web.models import installed_keys
 from omni_web.preview import preview_request
 from omni_web.server import ServerStatus
-from omni_web.ui import book_metadata
+from omni_web.ui import book_metadata, preset_save
 from omni_web.ui.book_panel import load_upload, pick_chapters
 from omni_web.ui.cast import build_cast_panel, wire_cast_panel
 from omni_web.ui.context import OnLoad, UiContext
@@ -226,6 +226,7 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
                       api_visibility="private")
     refs.preview.click(preview, form, [refs.preview_audio, refs.notice], api_name="preview", concurrency_limit=1,
                        concurrency_id="gpu-server")
+    preset_save.build(ctx, form)  # "Save these settings as a preset" (omni_web/ui/preset_save.py)
     events = wire_submit(ctx, SubmitRefs.of(refs), form)
     refs.first_run.timer.tick(guarded(lambda: render_first_run(readiness_for(ctx))), None, first_run_out,
                               show_progress="hidden", api_name="first_run_check")

@@ -13,7 +13,7 @@ from omni_web.errors import SettingsError
 from omni_web.master import PRESETS
 from omni_web.qa.asr_models import QA_ASR_MODELS
 from omni_web.settings import Settings
-from omni_web.ui import audiobookshelf
+from omni_web.ui import audiobookshelf, automation
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.transcriber import (
@@ -156,4 +156,10 @@ def build(ctx: UiContext) -> SettingsRefs:
     save.click(save_all, list(fields), status, api_name="settings_save").success(
         guarded(lambda size: transcriber_status_html(ctx, size)), [whisper], transcriber.status,
         api_visibility="private")
-    return replace(refs, on_load=OnLoad(load, [], [*fields, *box_load.outputs, port_now, *abs_fields]))
+    auto_outputs, auto_load = automation.build(ctx)  # presets, rules, inbox, notifications, API tokens
+
+    def load_all() -> list[Any]:
+        return [*load(), *auto_load()]
+
+    return replace(refs, on_load=OnLoad(load_all, [], [*fields, *box_load.outputs, port_now, *abs_fields,
+                                                       *auto_outputs]))

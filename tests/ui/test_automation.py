@@ -1,0 +1,45 @@
+"""Settings → automation and Generate → Save as preset, through the app's own event API: a preset
+saved from the Generate form, rules saved and used, inbox and notification settings, API tokens
+created (shown once) and revoked."""
+
+from __future__ import annotations
+
+import json
+
+from gradio_client import handle_file
+
+from omni_web.api import token_store
+from omni_web.pipeline.request import ConvertRequest
+from tests.conftest import DATA_DIR
+from tests.ui.conftest import MODEL
+
+
+def test_presets_rules_inbox_and_tokens_from_the_ui(ui_app):
+    client = ui_app.client()
+    services = ui_app.services
+    client.predict(api_name="/generate_load")
+    _, _, chapters, *_ = client.predict(handle_file(DATA_DIR / "hefty-water.epub"), api_name="/book_upload")
+    status = client.predict("Night", "all", chapters["value"], MODEL, "speaker:Vivian", "", "", 120, False,
+                            api_name="/preset_from_generate")
+    assert "Saved preset **Night**" in status
+    night = services.presets.get("Night")
+    assert (night.model_key, night.voice["name"], night.chapters) == (MODEL, "Vivian", "all")
+
+    raw = json.dumps({**night.to_dict(), "name": "Poems", "output_format": "mp3"})
+    assert "Saved preset 'Poems'" in client.predict(raw, api_name="/preset_save")[0]
+    saved = client.predict({"headers": ["field", "contains", "preset"],
+                            "data": [["author", "eliot", "Poems"], ["language", "en", "Night"]]}, api_name="/rules_save")
+    assert "Saved 2 rule(s)" in saved[0]
+    job = services.submit_book(DATA_DIR / "wasteland.epub")  # no preset named: the first rule picks Poems
+    assert ConvertRequest.from_dict(job.params).output_format == "mp3"
+
+    said = client.predict("off", "Night", "http://127.0.0.1:9/hook", "", api_name="/automation_save")
+    assert "Inbox: off" in said and services.settings.webhook_urls == "http://127.0.0.1:9/hook"
+    assert "✗" in client.predict(api_name="/notify_test")  # nothing listens there: reported, not raised
+
+    shown, listing, _ = client.predict("ci", api_name="/token_create")
+    secret = shown.split("`")[1]
+    (token,) = token_store(ui_app.paths).tokens()
+    assert token_store(ui_app.paths).verify(secret) == token and secret not in listing
+    client.predict(token.id, api_name="/token_revoke")
+    assert token_store(ui_app.paths).verify(secret) is None
