@@ -155,8 +155,8 @@ def _not_a_zip_message(name: str, head: bytes) -> str:
     else:
         kind = "not a ZIP archive, which every EPUB is"
     return (
-        f"'{name}' is not an EPUB: it is {kind}. Choose an .epub file (convert other formats to EPUB "
-        "with Calibre first)."
+        f"'{name}' is not an EPUB: it is {kind}. Choose the book file itself (omni-web reads EPUB, PDF, "
+        "DOCX, ODT, FB2, MOBI/AZW3, HTML, Markdown and text), or convert it to EPUB with Calibre."
     )
 
 
