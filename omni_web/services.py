@@ -19,11 +19,13 @@ from omni_web.catalog import CatalogEntry, get_entry
 from omni_web.client import VoiceChoice
 from omni_web.deliver.abs_config import load_abs_config
 from omni_web.deliver.abs_delivery import deliver_after_job
-from omni_web.errors import BookNotFound, JobError, JobExists, OmniWebError, PresetError
+from omni_web.errors import BookError, BookNotFound, JobError, JobExists, OmniWebError, PresetError
 from omni_web.jobs import Job, JobContext, JobStore, JobWorker, QueueControl
+from omni_web.jobs.fetch import fetch_book
 from omni_web.jobs.inbox import InboxWatcher
 from omni_web.jobs.intake import keep_book
 from omni_web.jobs.notify import Notifier, Targets, split_urls
+from omni_web.jobs.opds import OpdsClient, OpdsEntry, apply_catalog_metadata
 from omni_web.jobs.presets import Preset, PresetBook
 from omni_web.lan import ui_urls
 from omni_web.paths import DataPaths
@@ -47,6 +49,8 @@ CONVERT_JOB = "convert"
 HAND_OFF_LEAD_S = 10.0
 # Stored beside a conversion's request in the job's params (see AppServices.find_twin).
 TEXT_FINGERPRINT_KEY = "text_fingerprint"
+# A library's metadata for the book (authors, series, description), kept beside the request.
+CATALOG_KEY = "catalog_metadata"
 
 
 def build_server_manager(paths: DataPaths, settings: Settings) -> ServerManager:
@@ -112,8 +116,10 @@ def make_convert_runner(paths: DataPaths, server: ServerManager):
                                        message=f"Getting a server for {entry.label}").to_dict())
         serving = serving_for(server, entry, api_url=request.api_url)
         ctx.raise_if_cancelled()
+        catalog = job.params.get(CATALOG_KEY)
+        book = apply_catalog_metadata(load_book(request.book_path), catalog) if catalog else None
         result = convert_served(
-            request, serving, paths=paths, settings=settings,
+            request, serving, paths=paths, settings=settings, book=book,
             progress=_hand_off_when_draining(ctx, request.concurrency or settings.concurrency
                                              or entry.default_concurrency),
             cancelled=ctx.cancelled,
@@ -191,7 +197,7 @@ class AppServices:
         return self.submit_book(kept, fallback=self.settings.inbox_preset.strip() or None).id
 
     def submit_conversion(self, request: ConvertRequest, *, allow_twin: bool = False, priority: int = 0,
-                          idempotency_key: str | None = None) -> Job:
+                          idempotency_key: str | None = None, extra: Mapping[str, Any] | None = None) -> Job:
         """Check the request, give it its own output name, queue it, and wake the worker.
 
         A second call with the same ``idempotency_key`` returns the first call's job.
@@ -216,7 +222,7 @@ class AppServices:
             name = claim_output_name(output_root, book, entry, request.voice, layout=request.output_layout,
                                      metadata=request.metadata, claimed=self._claimed_names())  # fmt: skip
             request = dataclasses.replace(request, output_name=name)
-        params = {**request.to_dict(), TEXT_FINGERPRINT_KEY: self._text_fingerprint()}
+        params = {**request.to_dict(), TEXT_FINGERPRINT_KEY: self._text_fingerprint(), **(extra or {})}
         job = self.jobs.enqueue(CONVERT_JOB, params, title=title, priority=priority, idempotency_key=idempotency_key)
         self.worker.wake()
         return job
@@ -228,7 +234,7 @@ class AppServices:
 
     def submit_book(self, book_path: Path, *, preset: Preset | str | None = None, fallback: Preset | str | None = None,
                     voice: VoiceChoice | None = None, model_key: str | None = None, priority: int = 0,
-                    idempotency_key: str | None = None) -> Job:
+                    idempotency_key: str | None = None, catalog: Mapping[str, Any] | None = None) -> Job:
         """Queue one book with the settings of a preset, as the CLI, the API, the inbox and multi-upload do.
 
         The settings come from, first that applies: ``preset`` (a name or explicit settings),
@@ -241,7 +247,8 @@ class AppServices:
         """
         if idempotency_key and (earlier := self.jobs.job_for_key(idempotency_key)) is not None:
             return earlier
-        book = load_book(Path(book_path))  # a bad book is refused before anything is queued
+        # A bad book is refused before anything is queued; a library's metadata counts for the rules.
+        book = apply_catalog_metadata(load_book(Path(book_path)), catalog)
         chosen = self._named(preset) or self._named(fallback)
         if preset is None and model_key:
             chosen = Preset(name="", model_key=model_key, voice=voice_to_dict(voice or VoiceChoice.default()))
@@ -253,7 +260,15 @@ class AppServices:
         request = chosen.request_for(Path(book_path), book)
         if voice is not None and preset is None:
             request = dataclasses.replace(request, voice=voice)
-        return self.submit_conversion(request, priority=priority, idempotency_key=idempotency_key)
+        return self.submit_conversion(request, priority=priority, idempotency_key=idempotency_key,
+                                      extra={CATALOG_KEY: dict(catalog)} if catalog else None)
+
+    def submit_from_catalog(self, entry: OpdsEntry, client: OpdsClient, *, preset: Preset | str | None = None) -> Job:
+        """Download a catalog entry's book and queue it with the catalog's authors, series and description."""
+        if not entry.acquisition:
+            raise BookError(f"'{entry.title}' is a section of the catalog, not a book; open it to see its books.")
+        path = fetch_book(self.paths, entry.acquisition, username=client.username or None, password=client.password)
+        return self.submit_book(path, preset=preset, catalog=entry.catalog_metadata())
 
     def submit_many(self, files: list[Path], *, preset: Preset | str | None = None) -> list[tuple[str, Job | str]]:
         """Queue one job per file (a multi-upload), each from its own copy in the data root.

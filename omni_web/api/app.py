@@ -16,11 +16,11 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.routing import Mount
 
-from omni_web.api.fetch import fetch_book
 from omni_web.api.models import FileOut, JobOut, MoveIn, PresetOut, PriorityIn, QueueOut, job_out
 from omni_web.api.tokens import TokenStore
 from omni_web.errors import BookError, JobExists, JobNotFound, OmniWebError
 from omni_web.jobs import Job
+from omni_web.jobs.fetch import fetch_book
 from omni_web.jobs.files import JobFile, job_files
 from omni_web.jobs.intake import keep_book_bytes
 from omni_web.jobs.presets import Preset

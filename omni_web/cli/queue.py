@@ -7,6 +7,7 @@
     python -m omni_web queue resume [JOB]
     python -m omni_web queue cancel JOB
     python -m omni_web queue samples on|off
+    python -m omni_web queue opds URL [--user U --password P] [--search WORDS] [--take 1,3 --preset NAME]
 
 The running web app's worker takes what is queued here (it looks at the queue every second).
 """
@@ -48,6 +49,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cancel = actions.add_parser("cancel", help="cancel a job (a running one stops at its next chunk)")
     cancel.add_argument("job")
     cancel.set_defaults(handler=_cancel)
+    opds = actions.add_parser("opds", help="browse or search an OPDS catalog; --take queues entries")
+    opds.add_argument("url", help="the catalog's (or a section's) OPDS URL")
+    opds.add_argument("--user", default="", help="basic auth user")
+    opds.add_argument("--password", default="", help="basic auth password")
+    opds.add_argument("--search", metavar="WORDS", help="search the catalog instead of listing the feed")
+    opds.add_argument("--take", metavar="N,M", help="queue these entries (numbers as listed)")
+    opds.add_argument("--preset", metavar="NAME", help="settings for the queued books (else the rules)")
+    opds.set_defaults(handler=_opds)
     samples = actions.add_parser("samples", help="samples first: every book's first chapter before any full book")
     samples.add_argument("switch", choices=("on", "off"))
     samples.set_defaults(handler=_samples)
@@ -119,6 +128,26 @@ def _resume(args: argparse.Namespace) -> int:
 def _cancel(args: argparse.Namespace) -> int:
     _, control = _control()
     print(_line(control.store.request_cancel(args.job)))
+    return 0
+
+
+def _opds(args: argparse.Namespace) -> int:
+    from omni_web.jobs.opds import OpdsClient
+    from omni_web.services import AppServices
+
+    client = OpdsClient(args.url, username=args.user, password=args.password)
+    feed = client.search(args.search) if args.search else client.feed()
+    for number, entry in enumerate(feed.entries, start=1):
+        what = f"book by {', '.join(entry.authors) or 'unknown'}" if entry.acquisition else f"section: {entry.navigation}"
+        series = f" [{' '.join(filter(None, (entry.series, entry.series_index)))}]" if entry.series else ""
+        print(f"{number:>3}. {entry.title}{series} ({what})")
+    if feed.next:
+        print(f"more: {feed.next}")
+    if args.take:
+        services = AppServices.create(data_root_from_env().ensure())
+        for number in (int(n) for n in args.take.split(",") if n.strip()):
+            job = services.submit_from_catalog(feed.entries[number - 1], client, preset=args.preset)
+            print(f"queued {job.id}  {job.title}")
     return 0
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import gradio as gr
 
 from omni_web.jobs import Job
+from omni_web.ui import opds_import
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 
@@ -111,6 +112,7 @@ def build(ctx: UiContext) -> QueueRefs:
                   [samples, pick], outputs, api_name="queue_samples")
 
     preset = _many_books(ctx, pick, outputs, render)
+    opds_import.build(ctx, preset)
     timer = gr.Timer(_TICK_S)
     timer.tick(guarded(render), [pick], outputs, show_progress="hidden", api_visibility="private")
 
@@ -125,7 +127,7 @@ def _many_books(ctx: UiContext, pick: gr.Dropdown, outputs: list[Any], render) -
     with gr.Accordion("Queue many books", open=False, elem_id="queue-many"):
         books = gr.File(label="Books (one job each)", file_count="multiple", elem_id="queue-books")
         preset = gr.Dropdown(label="Preset (empty: the rules in Settings pick one per book)", choices=[],
-                             elem_id="queue-preset", allow_custom_value=False)
+                             elem_id="queue-preset", allow_custom_value=True)  # checked by submit_book
         queue_books = gr.Button("Queue them", variant="primary", elem_id="queue-books-go")
         report = gr.Markdown(elem_id="queue-books-report")
 

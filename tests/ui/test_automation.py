@@ -1,6 +1,6 @@
-"""Settings → automation and Generate → Save as preset, through the app's own event API: a preset
-saved from the Generate form, rules saved and used, inbox and notification settings, API tokens
-created (shown once) and revoked."""
+"""Settings → automation, Generate → Save as preset and Queue → OPDS import, through the app's own
+event API: a preset saved from the Generate form, rules saved and used, inbox and notification
+settings, API tokens created (shown once) and revoked, a catalog's book queued with its metadata."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ import json
 from gradio_client import handle_file
 
 from omni_web.api import token_store
+from omni_web.jobs.presets import Preset, Rule
 from omni_web.pipeline.request import ConvertRequest
 from tests.conftest import DATA_DIR
+from tests.test_opds_import import catalog  # noqa: F401 - a fixture: the local OPDS catalog
 from tests.ui.conftest import MODEL
 
 
@@ -43,3 +45,20 @@ def test_presets_rules_inbox_and_tokens_from_the_ui(ui_app):
     assert token_store(ui_app.paths).verify(secret) == token and secret not in listing
     client.predict(token.id, api_name="/token_revoke")
     assert token_store(ui_app.paths).verify(secret) is None
+
+
+def test_opds_import_from_the_queue_tab(ui_app, catalog):  # noqa: F811 - the fixture from tests/test_opds_import.py
+    url, _ = catalog
+    client = ui_app.client()
+    services = ui_app.services
+    services.presets.save(Preset(name="Lib", model_key=MODEL))
+    services.presets.set_rules([Rule("series", "tides", "Lib")])  # the catalog's series picks the preset
+    _, _, note = client.predict(f"{url}/opds", "reader", "shelf", api_name="/opds_browse")
+    assert "0 books, 1 sections" in note
+    _, books, note = client.predict(f"{url}/opds", "reader", "shelf", f"{url}/opds/new", api_name="/opds_open")
+    (choice,) = books["choices"]
+    assert "Hefty Water — Jane Rivers [Tides 2]" in choice[0]
+    report = client.predict(f"{url}/opds", "reader", "shelf", [choice[1]], "", api_name="/opds_take")
+    assert "queued as" in report
+    job = services.jobs.get(report.split("queued as ")[1].split()[0])
+    assert job.params["catalog_metadata"]["authors"] == ["Jane Rivers"] and job.params["model_key"] == MODEL
