@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from omni_web.assemble import ChapterAudio
-from omni_web.pipeline import ChapterProgress, ConvertProgress, ConvertResult
+from omni_web.master.records import ChapterState
+from omni_web.pipeline import ChapterProgress, ConvertProgress, ConvertResult, PhaseProgress, PhaseState
 from omni_web.records import JsonRecord
 
 
@@ -38,8 +39,8 @@ def test_a_partial_or_newer_document_still_reads() -> None:
 
 def test_with_chapter_changes_one_row_only() -> None:
     progress = ConvertProgress(chapters=(ChapterProgress(1, "One"), ChapterProgress(2, "Two")))
-    changed = progress.with_chapter(2, state="rendered")
-    assert [c.state for c in changed.chapters] == ["pending", "rendered"]
+    changed = progress.with_chapter(2, state=ChapterState.MASTERING)
+    assert [c.state for c in changed.chapters] == [ChapterState.PENDING, ChapterState.MASTERING]
     assert [c.state for c in progress.chapters] == ["pending", "pending"]  # frozen: the old one is unchanged
 
 
@@ -73,3 +74,13 @@ def test_a_new_field_is_one_line() -> None:
     record = Extended.from_dict({"chunks_done": 1, "loudness_lufs": -19, "folder": "/x"})
     assert record == Extended(1, -19.0, Path("/x")) and isinstance(record.loudness_lufs, float)
     assert Extended.from_dict(record.to_dict()) == record
+
+
+def test_chapter_and_phase_states_are_enums_in_the_record_and_words_in_its_json() -> None:
+    progress = ConvertProgress(chapters=(ChapterProgress(1, "One", state=ChapterState.READY, audio_path=Path("a.m4a")),),
+                               phases=(PhaseProgress(name="rendering", state=PhaseState.ACTIVE),))
+    doc = json.loads(json.dumps(progress.to_dict()))
+    assert doc["chapters"][0]["state"] == "ready" and doc["phases"][0]["state"] == "active"
+    again = ConvertProgress.from_dict(doc)
+    assert again.chapters[0].state is ChapterState.READY and again.phases[0].state is PhaseState.ACTIVE
+    assert again.ready_chapters() == again.chapters

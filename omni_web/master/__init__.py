@@ -19,6 +19,7 @@ from omni_web.master.levels import FileLevels, measure_file
 from omni_web.master.presets import DEFAULT_PRESET, PRESET_NAMES, PRESETS, LoudnessPreset, get_preset
 from omni_web.master.records import (
     ChapterSpec,
+    ChapterState,
     MasteredChapter,
     MasteringAborted,
     MasterOptions,
@@ -26,6 +27,7 @@ from omni_web.master.records import (
 from omni_web.master.report import LevelsReport, read_levels_report, summary_lines
 
 __all__ = [
+    "ChapterState",
     "DEFAULT_PRESET",
     "PRESETS",
     "PRESET_NAMES",

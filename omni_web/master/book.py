@@ -21,6 +21,7 @@ from pathlib import Path
 from omni_web.master.chapter import master_chapter
 from omni_web.master.records import (
     ChapterSpec,
+    ChapterState,
     MasteredChapter,
     MasteringAborted,
     MasterOptions,
@@ -29,11 +30,11 @@ from omni_web.master.records import (
     load_mastered,
 )
 
-__all__ = ["BookMaster", "ChapterState"]
+__all__ = ["BookMaster", "ChapterStateSink"]
 
-# (number, state, record): state is "mastering" (its chunks are being fed), "encoding" (pass 2)
-# or "ready" (its files exist; the record is given).
-ChapterState = Callable[[int, str, MasteredChapter | None], None]
+# (number, state, record): MASTERING (its chunks are being fed), ENCODING (pass 2) or READY (its
+# files exist; the record is given).
+ChapterStateSink = Callable[[int, ChapterState, MasteredChapter | None], None]
 _WAIT_SLICE_S = 1.0
 
 
@@ -46,7 +47,7 @@ class BookMaster:
         folder: Path,
         options: MasterOptions,
         *,
-        on_state: ChapterState | None = None,
+        on_state: ChapterStateSink | None = None,
         remaster: Iterable[int] = (),
         workers: int = 2,
     ) -> None:
@@ -81,7 +82,7 @@ class BookMaster:
     def _stamp(self, spec: ChapterSpec) -> str:
         return chunks_stamp([self._wait_chunk(key) for key in spec.keys])
 
-    def _state(self, number: int, state: str, record: MasteredChapter | None = None) -> None:
+    def _state(self, number: int, state: ChapterState, record: MasteredChapter | None = None) -> None:
         if self._on_state is not None:
             self._on_state(number, state, record)
 
@@ -111,11 +112,11 @@ class BookMaster:
             record = load_mastered(self._folder, spec, self._options, stamp=self._stamp(spec))
             if record is not None:
                 self._calibrate(record)
-                self._state(spec.number, "ready", record)
+                self._state(spec.number, ChapterState.READY, record)
                 return record
         first_key = spec.keys[0]
         self._wait_chunk(first_key)
-        self._state(spec.number, "mastering")
+        self._state(spec.number, ChapterState.MASTERING)
         with self._ready:
             reference = self._options.preset.target_lufs + self._offset_db
         record = master_chapter(
@@ -124,11 +125,11 @@ class BookMaster:
             self._options,
             wait_chunk=self._wait_chunk,
             reference_db=reference,
-            on_fed=lambda: self._state(spec.number, "encoding"),
+            on_fed=lambda: self._state(spec.number, ChapterState.ENCODING),
             stamp=lambda: self._stamp(spec),
         )
         self._calibrate(record)
-        self._state(spec.number, "ready", record)
+        self._state(spec.number, ChapterState.READY, record)
         return record
 
     def results(self) -> list[MasteredChapter]:

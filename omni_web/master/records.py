@@ -3,6 +3,7 @@ options, and the JSON record saved beside each chapter's files (so a resumed job
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
@@ -13,6 +14,7 @@ from omni_web.assemble.records import AudioFormat
 from omni_web.master.presets import ACX_SAMPLE_RATE_HZ, LoudnessPreset
 
 __all__ = [
+    "ChapterState",
     "ChapterSpec",
     "MasterOptions",
     "MasteredChapter",
@@ -24,6 +26,15 @@ __all__ = [
 ]
 
 _RECORD_VERSION = 1
+
+
+class ChapterState(enum.StrEnum):
+    """Where a chapter is on its way to its final files."""
+
+    PENDING = "pending"  # waiting for its chunks
+    MASTERING = "mastering"  # its chunks are being leveled as they land
+    ENCODING = "encoding"  # all chunks in: second loudness pass and final encode
+    READY = "ready"  # its final files exist
 
 
 class MasteringAborted(Exception):

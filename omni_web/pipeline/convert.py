@@ -28,7 +28,7 @@ from omni_web.deliver.layout import BookPlace, OutputLayout, book_place, default
 from omni_web.deliver.metadata import effective_metadata
 from omni_web.deliver.sidecars import Narration
 from omni_web.errors import UnknownVoice, VoiceError
-from omni_web.master import MasteredChapter, get_preset
+from omni_web.master import ChapterState, MasteredChapter, get_preset
 from omni_web.paths import DataPaths
 from omni_web.pipeline.mastering import (
     BookFiles,
@@ -235,7 +235,7 @@ class _Progress:
                 if record.in_book:
                     self.doc = replace(self.doc, chapters_mastered=self.doc.chapters_mastered + 1,
                                        loudness_preset=record.preset)  # fmt: skip
-                    self.doc = self.doc.with_chapter(record.number, state="ready", audio_path=record.m4a,
+                    self.doc = self.doc.with_chapter(record.number, state=ChapterState.READY, audio_path=record.m4a,
                                                      duration_s=record.duration_ms / 1000)  # fmt: skip
             self._advance("rendering", chunks_cached)
             self._advance("chapters", len(self.doc.ready_chapters()))
@@ -247,16 +247,16 @@ class _Progress:
             self._follow_rendering()
             self._emit(force=ended or progress.chunks_done == progress.chunks_total)
 
-    def mastered(self, number: int, state: str, record: MasteredChapter | None) -> None:
+    def mastered(self, number: int, state: ChapterState, record: MasteredChapter | None) -> None:
         """A chapter's mastering state: mastering, encoding or ready (credits are not rows)."""
-        if state == "ready" and record is not None:
+        if state is ChapterState.READY and record is not None:
             with self._lock:
                 done = self.doc.chapters_mastered + (1 if record.in_book else 0)
                 self.doc = replace(self.doc, chapters_mastered=done, loudness_preset=record.preset)
             if record.in_book:
                 audio = ChapterAudio(index=record.number, title=record.title, path=record.m4a,
                                      duration_ms=round(record.duration_ms))  # fmt: skip
-                self.chapter(number, "ready", audio)
+                self.chapter(number, ChapterState.READY, audio)
         elif number > 0:
             self.chapter(number, state)
 
@@ -265,7 +265,7 @@ class _Progress:
         with self._lock:
             self.doc = replace(self.doc, levels=dict(report))
 
-    def chapter(self, number: int, state: str, audio: ChapterAudio | None = None) -> None:
+    def chapter(self, number: int, state: ChapterState, audio: ChapterAudio | None = None) -> None:
         with self._lock:
             changes: dict[str, Any] = {"state": state}
             if audio is not None:
@@ -382,9 +382,9 @@ def run_conversion(
             readalong.chapter_ready(works[record.number], chunk_paths, _chapter_audio(record),
                                     chunk_starts_ms=record.chunk_starts_ms)
 
-    def on_state(number: int, state: str, record: MasteredChapter | None) -> None:
+    def on_state(number: int, state: ChapterState, record: MasteredChapter | None) -> None:
         tracker.mastered(number, state, record)
-        if state == "ready" and record is not None:
+        if state is ChapterState.READY and record is not None:
             chapter_ready(record)
 
     def cached_chunk(key: str) -> Path | None:

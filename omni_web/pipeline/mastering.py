@@ -44,6 +44,7 @@ from omni_web.master.levels import FileLevels, measure_file
 from omni_web.master.presets import ACX_MP3_KBPS, LoudnessPreset
 from omni_web.master.records import (
     ChapterSpec,
+    ChapterState,
     MasteredChapter,
     MasterOptions,
     chunks_stamp,
@@ -61,7 +62,7 @@ log = logging.getLogger(__name__)
 
 OPENING_CREDITS, CLOSING_CREDITS = 0, -1
 # Chapter states shown in the job's progress document.
-ChapterStateSink = Callable[[int, str, MasteredChapter | None], None]
+ChapterStateSink = Callable[[int, ChapterState, MasteredChapter | None], None]
 
 
 def master_options(
@@ -165,8 +166,8 @@ class ChapterFinisher:
         """Called for every finished chunk (from the render loop's thread)."""
         self._master.chunk_done(item.key, path)
 
-    def _state(self, number: int, state: str, record: MasteredChapter | None) -> None:
-        if state == "ready" and record is not None:
+    def _state(self, number: int, state: ChapterState, record: MasteredChapter | None) -> None:
+        if state is ChapterState.READY and record is not None:
             with self._lock:
                 if self._reported.pop(number, None) == record:
                     return  # known at the start, unchanged

@@ -8,10 +8,12 @@ to extend it; documents stored before the field existed still read.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from omni_web.master.records import ChapterState
 from omni_web.records import JsonRecord
 
 __all__ = ["ChapterProgress", "ConvertProgress", "PhaseProgress", "PhaseState", "QaProgress"]
@@ -19,23 +21,22 @@ __all__ = ["ChapterProgress", "ConvertProgress", "PhaseProgress", "PhaseState", 
 
 @dataclass(frozen=True, slots=True)
 class ChapterProgress(JsonRecord):
-    """One chapter's row: ``state`` is pending, mastering (its chunks are being leveled as they
-    land), encoding (all chunks in; second loudness pass and final encode) or ready (final file)."""
+    """One chapter's row and where it is (:class:`~omni_web.master.records.ChapterState`)."""
 
     number: int = 0
     title: str = ""
-    state: str = "pending"
+    state: ChapterState = ChapterState.PENDING
     audio_path: Path | None = None
     duration_s: float | None = None
 
     @property
     def ready(self) -> bool:
         """True when the chapter's audio file is assembled (it may still be missing on disk)."""
-        return self.state == "ready" and self.audio_path is not None
+        return self.state == ChapterState.READY and self.audio_path is not None
 
 
-class PhaseState:
-    """A phase's ``state`` words."""
+class PhaseState(enum.StrEnum):
+    """Where a phase is."""
 
     PENDING = "pending"
     ACTIVE = "active"
@@ -56,7 +57,7 @@ class PhaseProgress(JsonRecord):
     done: int = 0
     total: int = 0
     unit: str = ""
-    state: str = PhaseState.PENDING
+    state: PhaseState = PhaseState.PENDING
     started_at: float | None = None
     eta_s: float | None = None
 
