@@ -132,6 +132,8 @@ def test_a_foreign_server_that_goes_away_is_waited_for_and_the_job_goes_on(
         result = convert_served(request, serving, paths=data_paths, settings=settings, progress=progress)
         waiting = [d.message for d in docs if d.message.startswith("Waiting for")]
         assert waiting and waiting[0].startswith(f"Waiting for http://127.0.0.1:{port}, down since ")
+        # The status line is its own field (the CLI prints it), cleared when the server is back.
+        assert any(d.server_status == waiting[0] for d in docs) and docs[-1].server_status == ""
         assert result.m4b is not None and len(probe_chapters(result.m4b)) == len(load_book(BOOK).chapters)
         assert not result.missing_chunks and docs[-1].phase == "done"
     finally:

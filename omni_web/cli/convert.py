@@ -184,9 +184,9 @@ def render_request(request: ConvertRequest, book: Book, serving: Serving, paths:
             + (f", {doc.qa.line}" if doc.qa is not None else ""),
             refresh=True,
         )
-        if doc.message.startswith("Waiting") and doc.message != said[0]:
-            bar.write(doc.message)  # the server's status line (see omni_web.server.serving)
-        said[0] = doc.message
+        if doc.server_status and doc.server_status != said[0]:
+            bar.write(doc.server_status)  # the server's status line (see omni_web.server.serving)
+        said[0] = doc.server_status
         for chapter in doc.ready_chapters():
             if chapter.number not in chapter_lines:
                 chapter_lines.add(chapter.number)

@@ -221,9 +221,9 @@ class _Progress:
             if line:
                 if self._saved_message is None:
                     self._saved_message = self.doc.message
-                self.doc = replace(self.doc, message=line)
+                self.doc = replace(self.doc, message=line, server_status=line)
             elif self._saved_message is not None:
-                self.doc = replace(self.doc, message=self._saved_message)
+                self.doc = replace(self.doc, message=self._saved_message, server_status="")
                 self._saved_message = None
             self._emit(force=True)
 

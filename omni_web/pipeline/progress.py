@@ -102,6 +102,7 @@ class ConvertProgress(JsonRecord):
 
     phase: str = "preparing"
     message: str = ""
+    server_status: str = ""  # the serving handle's status line while it has one ("Waiting for ...")
     title: str = ""
     model: str = ""
     chunks_done: int = 0
