@@ -31,7 +31,7 @@ def test_a_voice_heard_well_gets_tight_limits_and_one_heard_badly_loose_ones() -
     _feed(badly, [max(0.0, rng.gauss(0.27, 0.06)) for _ in range(40)])
     tight, loose = well.thresholds(), badly.thresholds()
     assert T.calibrated_max_wer[0] <= tight.max_wer < 0.4 < T.max_wer
-    assert 0.4 < loose.max_wer < T.calibrated_max_wer[1]
+    assert 0.4 < loose.max_wer <= T.calibrated_max_wer[1] == T.max_wer  # never looser than the fixed limit
     # An 8-word gap in 110 words (WER median 0.16 on flite) passes the fixed limit, not the tight one;
     # no clean flite take (max 0.20) fails it.
     assert T.wer_limit(110) > 0.5 and 0.2 < tight.wer_limit(110) < 0.45

@@ -3,9 +3,10 @@
 A fixed limit fits one voice and recogniser: tiny.en hears espeak-ng badly (clean takes score a
 word error rate around 0.27) and flite slt well (around 0.04). So once a job has accepted enough
 takes, its limits come from their robust spread (median and MAD, the median absolute deviation,
-scaled to a standard deviation): a voice heard badly gets limits its clean takes pass, a voice heard
-well gets tight ones. Before that the fixed :class:`~omni_web.qa.thresholds.Thresholds` apply, and
-a calibrated limit never leaves the sanity bounds set there either way.
+scaled to a standard deviation): a voice heard well gets tight limits, so a take that misses a
+clause fails on its error rate too. Before that the fixed :class:`~omni_web.qa.thresholds.Thresholds`
+apply, and a calibrated error-rate or recall limit is never looser than them (bounds there); the
+duration ratio may widen or narrow within its bounds.
 """
 
 from __future__ import annotations

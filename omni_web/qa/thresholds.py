@@ -140,10 +140,12 @@ class Thresholds:
     # thirds dropped pass on WER alone; espeak-ng clean median 0.15, sigma 0.05, max 0.27 gives 0.39,
     # below its takes with a third of the words dropped (median 0.53) and shuffled (0.95).
     calibration_sigmas: float = 5.0
-    # Sanity bounds for a calibrated limit: never so tight that one misheard name in a short text
-    # fails it, never looser than the point where a take says something else.
-    calibrated_max_wer: tuple[float, float] = (0.25, 0.8)
-    calibrated_min_recall: tuple[float, float] = (0.45, 0.8)
+    # Bounds for a calibrated limit: never so tight that one misheard name in a short text fails
+    # it, and never looser than the fixed limits. The fixed limits already hold a voice tiny.en hears
+    # badly (no clean espeak-ng take of 270 Alice chunks failed them), while a calibrated limit of
+    # up to 0.8 on espeak-ng's spread let a shuffled one-line chunk through: calibration tightens.
+    calibrated_max_wer: tuple[float, float] = (0.25, 0.6)
+    calibrated_min_recall: tuple[float, float] = (0.5, 0.8)
     # Bounds of the calibrated duration ratio (medium and long texts): the low limit stays within
     # 0.5-0.8 and the high within 1.25-2.0 of the expected length.
     calibrated_ratio_low: tuple[float, float] = (0.5, 0.8)
