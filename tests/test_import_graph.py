@@ -18,15 +18,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "omni_web"
 
-# Edges left while their file is being rewritten elsewhere; the entry goes when the file changes.
-# render/crashes.py (the serving split) imports RenderItem from render.renderer for its type
-# hints; it now lives in render/item.py, where crashes.py should import it from.
-# server/serving.py (same rework) names ServerManager for its type hints while server/manager.py
-# builds the Serving handles: a small Protocol of what a handle calls on its manager breaks it.
-PENDING_EDGES = {
-    ("omni_web.render.crashes", "omni_web.render.renderer"),
-    ("omni_web.server.serving", "omni_web.server.manager"),
-}
+# Edges left while their file is being rewritten elsewhere; each entry is a defect to remove.
+PENDING_EDGES: set[tuple[str, str]] = set()
 
 
 def _module_name(path: Path) -> str:

@@ -26,13 +26,10 @@ import enum
 import logging
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from omni_web.errors import ChunkFailed, PoisonChunk
+from omni_web.render.item import RenderItem
 from omni_web.server.serving import Recovery
-
-if TYPE_CHECKING:
-    from omni_web.render.renderer import RenderItem
 
 __all__ = ["MAX_CRASHES_IN_A_ROW", "SOLO_CRASHES_TO_FAIL", "CrashVerdict", "CrashWatch", "Recover", "Recovery"]
 

@@ -1,6 +1,7 @@
 """One boot of the managed server: its log file, and the wait until ``/health`` says healthy.
 
-The wait follows sglang-omni 0.1.9's startup (API doc 1.5 and 6.3): connection refused while the
+The wait follows sglang-omni 0.1.9's startup (``sglang_omni/serve/launcher.py``,
+``sglang_omni/serve/server_warmup.py``): connection refused while the
 models load and 503 ``starting`` during warmup both mean "keep waiting while the process lives";
 only 200 ``healthy`` ends it. Each poll first reads the new boot-log lines (passing them on) and
 aborts on the launcher's port lines, so a server that moved to another port, or refused to,

@@ -2,7 +2,7 @@
 
 Used for every server the app did not launch itself (a remote URL, a server started by hand on the
 configured port) and to confirm its own. sglang-omni reports the ``--model-name``, which defaults
-to the ``--model-path`` (the repo id), as the one id in ``/v1/models`` (API doc 2.2).
+to the ``--model-path`` (the repo id), as the one id in ``/v1/models`` (``sglang_omni/serve/openai_api.py``).
 """
 
 from __future__ import annotations

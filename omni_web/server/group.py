@@ -7,7 +7,7 @@ its own log) with the same model and config, plus any remote `sgl-omni serve` UR
 
 omni-web launches and records every process itself (pid + kernel start time, as for a single
 server) instead of using the router's launcher mode, because a SIGTERM to a launcher-mode router
-orphans its workers (router doc 9). The start waits for each worker's ``/health`` 200, then for
+orphans its workers (``sglang_omni_router/python/supervisor.py``). The start waits for each worker's ``/health`` 200, then for
 the router's ``/health`` to show every worker routable, then hydrates the router's voice registry
 (otherwise named voices all pin to one worker). A worker that dies is started again on the same
 GPU and port (:meth:`ServerGroup.revive`); the router re-admits it after two good probes. The

@@ -1,6 +1,7 @@
 """What omni-web asks the SGLang-Omni router (`sgl-omni-router-py`, 0.1.9) and how it reads the answers.
 
-The router's ``GET /health`` carries the pool summary and one entry per worker (router doc 3):
+The router's ``GET /health`` carries the pool summary and one entry per worker
+(``sglang_omni_router/python/app.py``):
 ``routable_workers``, ``total_workers``, and per worker ``url``, ``health_state``, ``routable``,
 ``active_requests``, ``routed_requests``, ``failed_requests``, ``last_error``; plus
 ``voice_routing.registry_state``. A plain ``sgl-omni serve`` answers ``/health`` without those
@@ -176,7 +177,7 @@ def warm_voice_registry(
     """Hydrate the router's voice registry so named voices spread instead of pinning to the owner.
 
     A fresh router sends every named-voice request (even a preset such as ``vivian``) to one
-    worker until it has read the owner's voice list (router doc 0.4, 7). ``GET /v1/audio/voices``
+    worker until it has read the owner's voice list (``sglang_omni_router/python/voice_routing.py``). ``GET /v1/audio/voices``
     through the router starts that; this waits for ``registry_state == "ready"``. Returns the
     last state seen (``ready``, or what it was when ``timeout_s`` ran out).
     """

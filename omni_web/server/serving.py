@@ -23,7 +23,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from omni_web.client import SpeechClient
 from omni_web.errors import ServerNotRunning, ServerUnreachable
@@ -34,11 +34,9 @@ from omni_web.server.lifecycle import STOPPED_MID_JOB
 from omni_web.server.router import RouterHealth, read_router_health
 from omni_web.server.status import Endpoint
 
-if TYPE_CHECKING:
-    from omni_web.server.manager import ServerManager
-
 __all__ = [
     "STOPPED_MID_JOB",
+    "Owner",
     "ForeignServing",
     "GroupServing",
     "Recovery",
@@ -57,6 +55,30 @@ class Recovery(enum.Enum):
     NONE = "none"  # nothing to do: retry as the retry policy says
     ALIVE = "alive"  # the server is up (again, after a wait that killed nothing of ours): retry
     RESTARTED = "restarted"  # it (or one of its workers) had died and serves again: a crash
+
+
+class Owner(Protocol):
+    """What a handle asks of the manager that started our server (omni_web/server/manager.py)."""
+
+    def is_alive(self) -> bool:
+        """True while our server's (or router's) process lives."""
+        ...  # pragma: no cover
+
+    def restart(self, *, unless_stopped: bool = False) -> object:
+        """Start our server (or group) again; refuses after a Stop when ``unless_stopped``."""
+        ...  # pragma: no cover
+
+    def refuse_if_stopped(self) -> None:
+        """Raise ServerNotRunning when the user stopped the server (read under the manager's lock)."""
+        ...  # pragma: no cover
+
+    def dead_group_workers(self) -> list[int]:
+        """Pids of our group's workers whose process is gone."""
+        ...  # pragma: no cover
+
+    def revive_group_workers(self, *, on_log: Callable[[str], None] | None = None) -> list[str]:
+        """Start our group's dead workers again (never after a Stop); their URLs."""
+        ...  # pragma: no cover
 
 
 class Serving(Protocol):
@@ -148,7 +170,7 @@ class _Base:
 class SingleServing(_Base):
     """Our one `sgl-omni serve`: a dead process is started again (unless the user stopped it)."""
 
-    def __init__(self, manager: ServerManager, endpoint: Endpoint) -> None:
+    def __init__(self, manager: Owner, endpoint: Endpoint) -> None:
         super().__init__(endpoint)
         self._manager = manager
 
@@ -249,7 +271,7 @@ class GroupServing(_Base):
 
     def __init__(
         self,
-        manager: ServerManager,
+        manager: Owner,
         endpoint: Endpoint,
         *,
         batch: int,

@@ -133,7 +133,7 @@ def build_argv(spec: ServeSpec, *, sgl_omni: Path) -> list[str]:
     """The argv list that starts ``spec`` with the ``sgl-omni`` executable at ``sgl_omni``.
 
     ``--mem-fraction-static`` appears only when the user set it: the vendored configs pin their
-    own budgets, and the flag would override every engine stage's (API doc 1.2).
+    own budgets, and the flag would override every engine stage's (``sglang_omni/cli/serve.py``).
     """
     argv = [str(sgl_omni), "serve", "--model-path", spec.model_path]
     if spec.config_path is not None:

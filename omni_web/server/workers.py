@@ -19,7 +19,8 @@ WORKER_HOST = "127.0.0.1"  # workers are reached only through the router on this
 
 
 def router_argv(router_exe: Path, *, host: str, port: int, worker_urls: Sequence[str], state_dir: Path) -> list[str]:
-    """The router command: least_request (round_robin piles up on a hung worker, router doc 0.3)."""
+    """The router command: least_request (round_robin piles up on a hung worker;
+    ``sglang_omni_router/python/selector.py``)."""
     return [
         str(router_exe),
         "--host", host,
