@@ -51,7 +51,7 @@ from omni_web.master.records import (
     has_record,
     load_mastered,
 )
-from omni_web.master.report import REPORT_SUFFIX, LevelsReport, judge, write_levels_report
+from omni_web.master.report import REPORT_SUFFIX, ChapterReport, LevelsReport, judge, write_levels_report
 from omni_web.pipeline.plan import ConversionPlan
 from omni_web.render import RenderItem, chunk_key, shaping_fingerprint
 
@@ -344,36 +344,50 @@ def finish_book(
         assert m4a_levels is not None
         reports.append(judge(r.number, r.title, m4a_levels, preset))
     acx_dir: Path | None = None
-    acx_reports: list = []
+    acx_reports: list[ChapterReport] = []
     acx_problems: list[str] = []
     if preset.acx:
         phase("joining", "Writing the ACX files")
         own = m4b_path.stem if m4b_path is not None else (mp3_folder.name if mp3_folder is not None else "")
         # Each job of the book its own ACX set; the layout names it (omni_web/deliver/layout.py).
         acx_dir = acx_folder or folder / (f"{own} - ACX" if own else "ACX")
-        spec_by_number = {s.number: s for s in finisher.specs}
-        files = export_acx(
-            [(spec_by_number[r.number], r) for r in book],
-            credits[OPENING_CREDITS],
-            credits[CLOSING_CREDITS],
-            acx_dir,
-            tags=tags,
-            preset=preset,
-        )
-        remove_stale(acx_dir, files)
-        measured_mp3 = {r.number: finisher.levels(r.number)[1] for r in book if r.mp3 is not None}
-        for item in files:
-            # A chapter file copied from its mastered MP3 holds the same audio; measure the rest.
-            reuse = measured_mp3.get(item.number) if item.kind == "chapter" else None
-            levels = reuse if reuse is not None else measure_file(item.path)
-            acx_reports.append(judge(item.number, item.title, _renamed(levels, item.path), preset, item.kind))
-        acx_problems = probe_acx_rules(files)
+        acx_reports, acx_problems = _write_acx(finisher, book, credits, acx_dir, tags=tags)
     levels_report = LevelsReport(title=tags.title, preset=preset, chapters=tuple(reports), acx_files=tuple(acx_reports),
                           acx_problems=tuple(acx_problems))  # fmt: skip
     # Named like the job's m4b, else its MP3 folder: two jobs of one book keep their own reports.
     stem = m4b.stem if m4b is not None else (mp3_folder.name if mp3_folder is not None else title)
     levels_path = write_levels_report(levels_report, folder / f"{stem}{REPORT_SUFFIX}")
     return BookFiles(folder, m4b, mp3_dir, acx_dir, levels_path, levels_report.to_json(), chapters, tuple(book))
+
+
+def _write_acx(
+    finisher: ChapterFinisher,
+    book: list[MasteredChapter],
+    credits: dict[int, MasteredChapter],
+    acx_dir: Path,
+    *,
+    tags: AudiobookTags,
+) -> tuple[list[ChapterReport], list[str]]:
+    """Write the ACX set into ``acx_dir``; returns each file's report line and the rule problems."""
+    preset = finisher.options.preset
+    spec_by_number = {s.number: s for s in finisher.specs}
+    files = export_acx(
+        [(spec_by_number[r.number], r) for r in book],
+        credits[OPENING_CREDITS],
+        credits[CLOSING_CREDITS],
+        acx_dir,
+        tags=tags,
+        preset=preset,
+    )
+    remove_stale(acx_dir, files)
+    measured_mp3 = {r.number: finisher.levels(r.number)[1] for r in book if r.mp3 is not None}
+    reports = []
+    for item in files:
+        # A chapter file copied from its mastered MP3 holds the same audio; measure the rest.
+        reuse = measured_mp3.get(item.number) if item.kind == "chapter" else None
+        levels = reuse if reuse is not None else measure_file(item.path)
+        reports.append(judge(item.number, item.title, _renamed(levels, item.path), preset, item.kind))
+    return reports, probe_acx_rules(files)
 
 
 def _renamed(levels: FileLevels, path: Path) -> FileLevels:
