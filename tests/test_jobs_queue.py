@@ -136,3 +136,21 @@ def test_hand_off_starts_the_next_job_beside_the_finishing_one(store: JobStore) 
         release.set()
         worker.stop()
     assert started == ["first", "second", "other"]
+
+
+def test_a_sample_run_renders_the_first_chapter_of_the_default_selection() -> None:
+    from omni_web.book import load_book
+    from omni_web.pipeline.request import ConvertRequest
+    from omni_web.services import sample_request
+    from tests.conftest import DATA_DIR
+
+    book_path = DATA_DIR / "pg11-alice.epub"
+    book = load_book(book_path)
+    first_text = next(i for i, c in enumerate(book.chapters, start=1) if c.selected_by_default and c.has_text)
+    full = ConvertRequest(book_path=book_path, model_key="qwen3_tts_0_6b_customvoice", output_name="Alice - Vivian",
+                          readalong=True)
+    sample = sample_request(full)
+    assert sample.chapters == (first_text,) and first_text > 1  # the front matter is passed over
+    assert sample.output_name == "Alice - Vivian (sample)" and not sample.readalong
+    chosen = sample_request(ConvertRequest(book_path=book_path, model_key=full.model_key, chapters=(5, 7)))
+    assert chosen.chapters == (5,)  # the first of the user's own selection
