@@ -7,11 +7,15 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from omni_web.book import chunk_chapter, load_book
 from omni_web.readalong import ChunkSpan, chapter_timings
 from omni_web.readalong.epub import OverlayChapter, write_readalong_epub
 from tests.conftest import DATA_DIR
 from tests.readalong.checks import check_overlays
+
+pytestmark = pytest.mark.slow  # real ffmpeg (AAC and Opus encodes), EPUBCheck
 
 BOOK = DATA_DIR / "wasteland.epub"
 
