@@ -19,9 +19,13 @@ from omni_web.tasks import TaskRunner
 from omni_web.voices import VoiceLibrary
 
 if TYPE_CHECKING:
-    from omni_web.jobs import Job, JobStore, JobWorker
+    from omni_web.jobs import Job, JobStore, JobWorker, QueueControl
+    from omni_web.jobs.notify import Notifier
+    from omni_web.jobs.opds import OpdsClient, OpdsEntry
+    from omni_web.jobs.presets import Preset, PresetBook
     from omni_web.pipeline.request import ConvertRequest
     from omni_web.server import ServerManager
+    from omni_web.services import JobDeletion
 
 __all__ = ["OnLoad", "Services", "UiContext"]
 
@@ -42,19 +46,41 @@ class OnLoad:
 
 
 class Services(Protocol):
-    """The core objects the UI drives (``omni_web.services.AppServices`` provides them)."""
+    """The core objects and calls the UI drives (``omni_web.services.AppServices`` provides them);
+    tests/test_services_protocol.py checks that the UI uses nothing else and AppServices has all of it."""
 
     paths: DataPaths
     jobs: JobStore
     worker: JobWorker
     server: ServerManager
+    notifier: Notifier | None
 
     @property
     def settings(self) -> Settings:
         """The settings as saved now."""
 
+    @property
+    def queue(self) -> QueueControl:
+        """The job queue's steering (order, pause, priority)."""
+
+    @property
+    def presets(self) -> PresetBook:
+        """The saved presets and rules."""
+
     def submit_conversion(self, request: ConvertRequest) -> Job:
         """Queue a conversion job."""
+
+    def submit_many(self, files: list[Path], *, preset: Preset | str | None = None) -> list[tuple[str, Job | str]]:
+        """Queue one job per uploaded book; the reason per file that was refused."""
+
+    def submit_from_catalog(self, entry: OpdsEntry, client: OpdsClient, *, preset: Preset | str | None = None) -> Job:
+        """Download a catalog entry's book and queue it."""
+
+    def find_twin(self, request: ConvertRequest) -> Job | None:
+        """The newest job asking for exactly the same audio, if any."""
+
+    def plan_job_deletion(self, job_id: str) -> JobDeletion:
+        """What deleting a finished job would remove (nothing is removed yet)."""
 
     def save_settings(self, settings: Settings) -> Settings:
         """Validate, persist and apply new settings."""
