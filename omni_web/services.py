@@ -117,7 +117,7 @@ def make_convert_runner(paths: DataPaths, server: ServerManager):
         serving = serving_for(server, entry, api_url=request.api_url)
         ctx.raise_if_cancelled()
         catalog = job.params.get(CATALOG_KEY)
-        book = apply_catalog_metadata(load_book(request.book_path), catalog) if catalog else None
+        book = apply_catalog_metadata(load_book(request.book_path, options=settings.read_options(paths)), catalog) if catalog else None
         result = convert_served(
             request, serving, paths=paths, settings=settings, book=book,
             progress=_hand_off_when_draining(ctx, request.concurrency or settings.concurrency
@@ -214,7 +214,7 @@ class AppServices:
         twin = None if allow_twin else self.find_twin(request)
         if twin is not None:
             raise JobExists(twin.id, twin.title, twin.state.value)
-        book = load_book(request.book_path)
+        book = load_book(request.book_path, options=self.settings.read_options(self.paths))
         title = book.metadata.title or request.book_path.stem
         if request.output_name is None:
             output_root = Path(request.output_dir) if request.output_dir else self.settings.output_path(self.paths)
@@ -248,7 +248,7 @@ class AppServices:
         if idempotency_key and (earlier := self.jobs.job_for_key(idempotency_key)) is not None:
             return earlier
         # A bad book is refused before anything is queued; a library's metadata counts for the rules.
-        book = apply_catalog_metadata(load_book(Path(book_path)), catalog)
+        book = apply_catalog_metadata(load_book(Path(book_path), options=self.settings.read_options(self.paths)), catalog)
         chosen = self._named(preset) or self._named(fallback)
         if preset is None and model_key:
             chosen = Preset(name="", model_key=model_key, voice=voice_to_dict(voice or VoiceChoice.default()))

@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from omni_web.book.options import FOOTNOTE_MODES, ReadOptions
 from omni_web.errors import SettingsError
 from omni_web.files import write_atomic
 from omni_web.paths import DataPaths
@@ -64,6 +65,9 @@ class Settings:
     # Numbers, abbreviations and roman numerals spelled out before sending: "auto" follows the
     # model's catalog entry (a model that normalises by itself gets the book's text), "on", "off".
     text_normalization: str = "auto"
+    # Footnotes inside chapters: "skip" (not read) or "end-of-paragraph" (read after the paragraph
+    # that references them, as "Note: ..."); every reader honours it (omni_web/book/options.py).
+    footnotes: str = "skip"
     loudness: str = "audiobook"  # mastering preset: audiobook | acx | r128 | podcast | off
     # Reference-clip transcription (faster-whisper model size).
     transcription_model: str = "small"
@@ -108,6 +112,7 @@ class Settings:
             (8 <= self.aac_bitrate_kbps <= 512, "aac_bitrate_kbps must be 8-512"),
             (self.text_normalization in ("auto", "on", "off"), "text_normalization must be auto, on or off"),
             (self.qa_level in ("off", "basic", "asr"), "qa_level must be off, basic or asr"),
+            (self.footnotes in FOOTNOTE_MODES, "footnotes must be skip or end-of-paragraph"),
             (1 <= self.qa_takes <= 10, "qa_takes must be 1-10"),
             (bool(self.qa_model.strip()), "qa_model must name a faster-whisper size or a model folder"),
             (self.qa_device in ("cpu", "cuda", "auto"), "qa_device must be cpu, cuda or auto"),
@@ -138,6 +143,10 @@ class Settings:
         """The remote worker URLs, in order, without duplicates or trailing slashes."""
         urls = (part.strip().rstrip("/") for part in self.worker_urls.replace(",", " ").split())
         return tuple(dict.fromkeys(url for url in urls if url))
+
+    def read_options(self, paths: DataPaths) -> ReadOptions:
+        """How books are read: the footnote setting, and the data root's conversion cache (MOBI/AZW3)."""
+        return ReadOptions(footnotes=self.footnotes, cache_dir=paths.state_dir / "converted")
 
     def inbox_path(self, paths: DataPaths) -> Path | None:
         """The watched inbox folder, or None when it is switched off."""

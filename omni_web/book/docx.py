@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from omni_web.book.model import Book, BookMetadata, CoverImage
+from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.parts import Part, book_from_parts, heading, paragraph
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, check_office_zip
 from omni_web.errors import NotAnEpub
@@ -27,7 +28,8 @@ _BLIP = "{http://schemas.openxmlformats.org/drawingml/2006/main}blip"
 _EMBED = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}embed"
 
 
-def load_docx(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
+def load_docx(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
+              options: ReadOptions = DEFAULT_OPTIONS) -> Book:
     """Read a Word document.
 
     Raises:

@@ -25,6 +25,7 @@ from lxml import etree
 from omni_web.book.chapters import build_chapters
 from omni_web.book.extract import DocumentText, Segment, extract_document
 from omni_web.book.model import Book, BookMetadata, CoverImage
+from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.package_meta import parse_identifiers, parse_series, parse_subjects, parse_subtitle
 from omni_web.book.package_meta import refinements as package_refinements
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveCheck, ArchiveLimits, check_archive
@@ -88,7 +89,8 @@ class _TolerantReader(epub.EpubReader):
             super()._parse_ncx(data)
 
 
-def load_book(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
+def load_book(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
+              options: ReadOptions = DEFAULT_OPTIONS) -> Book:
     """Read an EPUB into chapters of speakable text, with metadata and cover.
 
     Args:
@@ -115,7 +117,7 @@ def load_book(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
         raise BookNotFound(path, remedy="Check the path and try again.") from exc
     except OSError as exc:
         raise BookError(f"'{name}' cannot be read ({exc.strerror or exc}). Check the file and its permissions.") from exc
-    return _build_book(ebook, path, check)
+    return _build_book(ebook, path, check, options)
 
 
 def _open(
@@ -160,7 +162,7 @@ def _not_a_zip_message(name: str, head: bytes) -> str:
     )
 
 
-def _build_book(ebook: epub.EpubBook, path: Path, check: ArchiveCheck) -> Book:
+def _build_book(ebook: epub.EpubBook, path: Path, check: ArchiveCheck, options: ReadOptions) -> Book:
     """Metadata, cover and chapters from ebooklib's package plus our TOC and text parsing."""
     metadata = _metadata(ebook, fallback_title=path.stem)
     contents = _spine(ebook)
@@ -172,7 +174,7 @@ def _build_book(ebook: epub.EpubBook, path: Path, check: ArchiveCheck) -> Book:
     documents: dict[str, DocumentText] = {}
     for doc, content in contents:
         try:
-            documents[doc.path] = extract_document(content, split_ids=ids.get(doc.path, ()))
+            documents[doc.path] = extract_document(content, split_ids=ids.get(doc.path, ()), options=options)
         except etree.LxmlError as exc:  # an unreadable page reads as empty; the rest of the book still loads
             _log.warning("%s: the page %s cannot be parsed (%s); it is read as empty", path.name, doc.path, exc)
             documents[doc.path] = DocumentText(segments=(_EMPTY_SEGMENT,), title="")

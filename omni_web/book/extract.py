@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from omni_web.book.model import BlockKind, TextBlock
+from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions, note_paragraph
 from omni_web.book.safety import parse_xml
 from omni_web.book.svgtext import svg_paragraphs
 from omni_web.book.text import count_words
@@ -138,13 +139,15 @@ def element_text(element: etree._Element) -> str:
     return _SPACE_RE.sub(" ", "".join(element.itertext())).strip()
 
 
-def extract_document(data: bytes, *, split_ids: Iterable[str] = ()) -> DocumentText:
+def extract_document(data: bytes, *, split_ids: Iterable[str] = (), options: ReadOptions = DEFAULT_OPTIONS) -> DocumentText:
     """Blocks of one XHTML document, cut into segments at the given element ids.
 
     Args:
         data: the document's bytes (already checked by :mod:`omni_web.book.safety`).
         split_ids: ids (TOC ``#fragment`` targets) where a new segment starts; ids that do not
             occur are ignored, so ``DocumentText.anchors`` tells which were found.
+        options: ``options.footnotes`` says whether note bodies are skipped or read after the
+            paragraph that references them.
     """
     root = parse_markup(data)
     title = ""
@@ -152,7 +155,7 @@ def extract_document(data: bytes, *, split_ids: Iterable[str] = ()) -> DocumentT
         if localname(element) == "title":
             title = element_text(element)
             break
-    walker = _Walker(frozenset(split_ids))
+    walker = _Walker(frozenset(split_ids), options)
     walker.walk(root, frozenset())
     return DocumentText(segments=walker.finish(), title=title)
 
@@ -180,6 +183,8 @@ class _RawBlock:
     words: int
     context: frozenset[str]
     in_note: bool
+    refs: tuple[str, ...] = ()  # the note ids this block's markers point to
+    note_id: str | None = None  # the note this block belongs to (the innermost id inside a note)
 
 
 @dataclass
@@ -192,13 +197,27 @@ class _SegmentBuilder:
     link_words: int = 0
     types_seen: set[str] = field(default_factory=set)
 
-    def build(self) -> Segment:
-        """Drop note bodies unless this segment is a notes page (or starts in a notes section)."""
+    def keeps_notes(self) -> bool:
+        """Whether this segment is a notes page (or starts in a notes section), whose notes are read."""
         note_words = sum(raw.words for raw in self.blocks if raw.in_note)
         main_words = sum(raw.words for raw in self.blocks if not raw.in_note)
         prose_words = sum(raw.words for raw in self.blocks if not raw.in_note and not raw.block.is_heading)
-        keep_notes = self.keep_notes or (note_words > 0 and (prose_words == 0 or main_words * _NOTES_PAGE_RATIO < note_words))
-        kept = [raw for raw in self.blocks if keep_notes or not raw.in_note]
+        return self.keep_notes or (note_words > 0 and (prose_words == 0 or main_words * _NOTES_PAGE_RATIO < note_words))
+
+    def build(self, moved_notes: dict[str, list[str]]) -> Segment:
+        """Drop note bodies unless this segment is a notes page; ``moved_notes`` (note id -> its
+        paragraphs) are read after the paragraph that references them."""
+        keep_notes = self.keeps_notes()
+        kept: list[_RawBlock] = []
+        for raw in self.blocks:
+            if keep_notes or not raw.in_note:
+                kept.append(raw)
+            for ref in raw.refs if not raw.in_note else ():
+                # Each note once, after the first paragraph that points to it.
+                for text in moved_notes.pop(ref, ()):
+                    moved = note_paragraph(text)
+                    kept.append(_RawBlock(TextBlock(kind=BlockKind.PARAGRAPH, text=moved), count_words(moved),
+                                          raw.context, in_note=False))
         words = sum(raw.words for raw in kept)
         if words:
             type_words: Counter[str] = Counter()
@@ -221,8 +240,11 @@ class _SegmentBuilder:
 class _Walker:
     """One document walk; collects blocks into segments (private, one per call)."""
 
-    def __init__(self, split_ids: frozenset[str]) -> None:
+    def __init__(self, split_ids: frozenset[str], options: ReadOptions) -> None:
         self.split_ids = split_ids
+        self.options = options
+        self.refs: list[str] = []
+        self.note_id: str | None = None
         self.done: list[_SegmentBuilder] = []
         self.current = _SegmentBuilder(anchor=None, keep_notes=False, context_types=frozenset())
         self.buffer: list[str] = []
@@ -231,16 +253,26 @@ class _Walker:
 
     def finish(self) -> tuple[Segment, ...]:
         self.flush(frozenset())
-        return tuple(builder.build() for builder in [*self.done, self.current])
+        builders = [*self.done, self.current]
+        moved: dict[str, list[str]] = {}
+        if self.options.notes_at_paragraph_end:
+            for builder in builders:
+                if not builder.keeps_notes():
+                    for raw in builder.blocks:
+                        if raw.in_note and raw.note_id and not raw.block.is_heading:
+                            moved.setdefault(raw.note_id, []).append(raw.block.text)
+        return tuple(builder.build(moved) for builder in builders)
 
     def flush(self, context: frozenset[str]) -> None:
         """Close the block being collected (if it has text) into the current segment."""
         text = _SPACE_RE.sub(" ", "".join(self.buffer)).strip()
         self.buffer.clear()
+        refs, self.refs = tuple(self.refs), []
         if not text:
             return
         block = TextBlock(kind=self.kinds[-1], text=text)
-        raw = _RawBlock(block=block, words=count_words(text), context=context, in_note=self.note_depth > 0)
+        raw = _RawBlock(block=block, words=count_words(text), context=context, in_note=self.note_depth > 0,
+                        refs=refs, note_id=self.note_id if self.note_depth > 0 else None)
         self.current.blocks.append(raw)
         self.current.types_seen.update(context)
 
@@ -265,6 +297,8 @@ class _Walker:
             self.buffer.append(element.tail or "")
             return
         if self._skipped(element, tag, types):
+            if types & _NOTEREF_TYPES or tag in ("a", "sup"):
+                self.refs.extend(_fragments(element))
             if tag in _IMAGE_TAGS:
                 self.current.image_count += 1
                 self.current.types_seen.update(inner)
@@ -280,6 +314,9 @@ class _Walker:
             self.flush(context)
             self.kinds.append(BlockKind.HEADING if is_heading else self.kinds[-1])
         self.note_depth += is_note
+        outer_note_id = self.note_id
+        if self.note_depth and element_id:
+            self.note_id = element_id
         first_block = len(self.current.blocks)
         self.buffer.append(element.text or "")
         for child in element:
@@ -290,6 +327,7 @@ class _Walker:
             self.flush(inner)
             self.kinds.pop()
         self.note_depth -= is_note
+        self.note_id = outer_note_id
         if tag in ("header", "hgroup"):
             self._join_heading_group(first_block)
         self.buffer.append(element.tail or "")
@@ -344,6 +382,13 @@ class _Walker:
         )
         del self.current.blocks[first_block:]
         self.current.blocks.append(raw)
+
+
+def _fragments(element: etree._Element) -> list[str]:
+    """The ``#id`` targets of a note marker's links (the element itself or links inside it)."""
+    hrefs = [a.get("href") or a.get("{http://www.w3.org/1999/xlink}href") or "" for a in element.iter()
+             if localname(a) == "a"]
+    return [href.split("#", 1)[1] for href in hrefs if "#" in href and href.split("#", 1)[1]]
 
 
 def _is_note(element: etree._Element, tag: str, types: frozenset[str]) -> bool:

@@ -18,6 +18,7 @@ from lxml import etree
 
 from omni_web.book.extract import element_text, localname
 from omni_web.book.model import Book, BookMetadata, CoverImage, Identifier
+from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.parts import book_from_parts, parts_from_markup
 from omni_web.book.safety import (
     DEFAULT_LIMITS,
@@ -34,13 +35,15 @@ __all__ = ["load_fb2"]
 
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 _XHTML = "http://www.w3.org/1999/xhtml"
+_EPUB_NS = "http://www.idpf.org/2007/ops"
 _TEXT_TAGS = {"p": "p", "v": "p", "subtitle": "h4", "text-author": "p", "epigraph": "blockquote",
               "cite": "blockquote", "poem": "div", "stanza": "div", "emphasis": "em", "strong": "strong",
               "strikethrough": "s", "sub": "sub", "sup": "sup", "code": "code", "table": "table", "tr": "tr",
               "td": "td", "th": "th"}
 
 
-def load_fb2(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
+def load_fb2(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
+             options: ReadOptions = DEFAULT_OPTIONS) -> Book:
     """Read a FictionBook.
 
     Raises:
@@ -65,10 +68,12 @@ def load_fb2(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
         if len(sections) == 1 and sum(1 for s in sections[0] if localname(s) == "section") >= 2:
             sections = [s for s in sections[0] if localname(s) == "section"]  # one wrapper section: its children
         for child in fb_body:
-            _convert(child, body, depth=1, chapters=set(map(id, sections)), split_ids=split_ids)
+            _convert(child, body, depth=1, chapters=set(map(id, sections)), split_ids=split_ids, options=options)
+    if options.notes_at_paragraph_end:
+        _append_notes(root, body)
     xml = etree.tostring(html, encoding="utf-8")
     metadata, cover_id = _metadata(root, path)
-    return book_from_parts(parts_from_markup(xml, split_ids), path=path, metadata=metadata,
+    return book_from_parts(parts_from_markup(xml, split_ids, options), path=path, metadata=metadata,
                            cover=_cover(root, cover_id), source_format="fb2")
 
 
@@ -90,11 +95,18 @@ def _fb2_bytes(path: Path, limits: ArchiveLimits) -> bytes:
         raise NotAnEpub(f"'{path.name}' is a damaged .fb2.zip ({exc}). Use another copy of the book.") from exc
 
 
-def _convert(node: etree._Element, parent: etree._Element, *, depth: int, chapters: set[int], split_ids: list[str]) -> None:
+def _convert(node: etree._Element, parent: etree._Element, *, depth: int, chapters: set[int], split_ids: list[str],
+             options: ReadOptions) -> None:
     tag = localname(node)
     if not tag or tag in ("image", "binary", "description"):
         return
     if tag == "a" and (node.get("type") == "note" or (node.get(_XLINK_HREF) or "").startswith("#")):
+        if options.notes_at_paragraph_end:
+            # An EPUB note reference: the extractor drops it and reads the note after the paragraph.
+            ref = etree.SubElement(parent, f"{{{_XHTML}}}a", {"href": node.get(_XLINK_HREF) or "",
+                                                              f"{{{_EPUB_NS}}}type": "noteref"})
+            ref.tail = node.tail
+            return
         _tail(node, parent)  # a note reference: never read mid-sentence
         return
     if tag == "section":
@@ -103,7 +115,7 @@ def _convert(node: etree._Element, parent: etree._Element, *, depth: int, chapte
             out.set("id", f"ow-section-{len(split_ids) + 1}")
             split_ids.append(out.get("id"))
         for child in node:
-            _convert(child, out, depth=depth + 1, chapters=chapters, split_ids=split_ids)
+            _convert(child, out, depth=depth + 1, chapters=chapters, split_ids=split_ids, options=options)
         return
     if tag == "title":
         out = etree.SubElement(parent, f"{{{_XHTML}}}h{min(depth, 6)}")
@@ -116,8 +128,23 @@ def _convert(node: etree._Element, parent: etree._Element, *, depth: int, chapte
     out = etree.SubElement(parent, f"{{{_XHTML}}}{_TEXT_TAGS.get(tag, 'span')}")
     out.text = node.text
     for child in node:
-        _convert(child, out, depth=depth, chapters=chapters, split_ids=split_ids)
+        _convert(child, out, depth=depth, chapters=chapters, split_ids=split_ids, options=options)
     out.tail = node.tail
+
+
+def _append_notes(root: etree._Element, body: etree._Element) -> None:
+    """The notes body's sections as EPUB footnotes (asides), for the extractor to read after their paragraphs."""
+    for fb_body in root:
+        if localname(fb_body) != "body" or (fb_body.get("name") or "").lower() != "notes":
+            continue
+        for section in fb_body.iter():
+            if localname(section) != "section" or not section.get("id"):
+                continue
+            text = " ".join(element_text(p) for p in section if localname(p) in ("p", "v", "poem", "cite"))
+            if text:
+                aside = etree.SubElement(body, f"{{{_XHTML}}}aside", {"id": section.get("id"),
+                                                                      f"{{{_EPUB_NS}}}type": "footnote"})
+                etree.SubElement(aside, f"{{{_XHTML}}}p").text = text
 
 
 def _tail(node: etree._Element, parent: etree._Element) -> None:

@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 from omni_web.book.model import Book
+from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits
 from omni_web.errors import BookError, BookNotFound, NotAnEpub, UnsupportedFormat
 
@@ -97,12 +98,14 @@ def _text_format(head: bytes, suffix_format: str) -> str:
     return "txt"
 
 
-def load_book(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
+def load_book(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
+              options: ReadOptions = DEFAULT_OPTIONS) -> Book:
     """Read any supported book into chapters of speakable text, with metadata and cover.
 
     Args:
         path: the book file (EPUB, PDF, TXT, Markdown, HTML, FB2, DOCX, ODT, MOBI/AZW3/AZW).
         limits: size limits (the defaults suit real books; tests pass small ones).
+        options: the reader choices every reader honours (footnotes, the conversion cache).
 
     Raises:
         BookNotFound: there is no such file.
@@ -119,7 +122,7 @@ def load_book(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
     except OSError as exc:
         raise BookError(f"'{path.name}' cannot be read ({exc.strerror or exc}). Check the file and its permissions.") from exc
     try:
-        return _reader(kind)(path, limits=limits)
+        return _reader(kind)(path, limits=limits, options=options)
     except FileNotFoundError as exc:
         raise BookNotFound(path, remedy="Check the path and try again.") from exc
     except OSError as exc:

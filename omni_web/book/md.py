@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from omni_web.book.model import Book
+from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, read_limited
 from omni_web.book.txt import decode_text
 from omni_web.book.webpage import book_from_html, parse_html
@@ -21,7 +22,8 @@ _FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*\n", re.
 _FIELD_RE = re.compile(r"^(title|author)\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 
 
-def load_markdown(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
+def load_markdown(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
+                  options: ReadOptions = DEFAULT_OPTIONS) -> Book:
     """Read a Markdown book.
 
     Raises:
@@ -42,4 +44,4 @@ def load_markdown(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book
     root = parse_html(html.encode("utf-8"))
     author = fields.get("author", "")
     return book_from_html(root, path=path, source_format="markdown", title=fields.get("title", ""),
-                          authors=(author,) if author else ())
+                          authors=(author,) if author else (), options=options)

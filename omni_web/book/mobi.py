@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from omni_web.book.model import Book
+from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.parts import page_name
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits
 from omni_web.errors import BookError, DrmProtected, UnsafeBook, UnsupportedFormat
@@ -71,7 +72,8 @@ def convert_to_epub(source: Path, out_dir: Path, *, timeout_s: float = CONVERT_T
     return target
 
 
-def load_mobi(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
+def load_mobi(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
+              options: ReadOptions = DEFAULT_OPTIONS) -> Book:
     """Read a DRM-free MOBI/AZW3/AZW through calibre.
 
     Raises:
@@ -92,7 +94,7 @@ def load_mobi(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
                            "Use a DRM-free copy of the book.")
     with tempfile.TemporaryDirectory(prefix="omni-mobi-") as scratch:
         epub = convert_to_epub(path, Path(scratch))
-        book = load_epub(epub, limits=limits)
+        book = load_epub(epub, limits=limits, options=options)
     # The converted EPUB is gone: chapters point at the pages of the EPUB written from the Book.
     chapters = tuple(dataclasses.replace(c, source_href=page_name(c.number)) for c in book.chapters)
     return dataclasses.replace(book, chapters=chapters, source_path=path, source_format="mobi")

@@ -16,6 +16,7 @@ from typing import Any
 
 from omni_web.book.docx import split_by_level
 from omni_web.book.model import Book, BookMetadata, CoverImage
+from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions, note_paragraph
 from omni_web.book.parts import book_from_parts
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, check_office_zip
 from omni_web.book.txt import language_code
@@ -34,7 +35,8 @@ _SKIP_IN_TEXT = {(_DRAW_NS, "frame")}  # a picture's caption box inside a paragr
 _MEDIA = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".gif": "image/gif"}
 
 
-def load_odt(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
+def load_odt(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
+             options: ReadOptions = DEFAULT_OPTIONS) -> Book:
     """Read an OpenDocument text.
 
     Raises:
@@ -49,7 +51,7 @@ def load_odt(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
             check_office_zip(archive, name=path.name, limits=limits)
             document = load(str(path))
             items: list[tuple[int | None, str]] = []
-            cover_href = _walk(document.text, items, [])
+            cover_href = _walk(document.text, items, [], options.notes_at_paragraph_end)
             cover = _cover(archive, cover_href)
     except (zipfile.BadZipFile, KeyError, ValueError, AttributeError) as exc:
         raise NotAnEpub(f"'{path.name}' is not a readable OpenDocument text ({exc}). Open and save it again in "
@@ -58,7 +60,7 @@ def load_odt(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
                            source_format="odt")
 
 
-def _walk(node: Any, items: list[tuple[int | None, str]], covers: list[str]) -> str:
+def _walk(node: Any, items: list[tuple[int | None, str]], covers: list[str], notes: bool = False) -> str:
     """Headings and paragraphs in order into ``items``; returns a picture seen before any text."""
     for child in node.childNodes:
         qname = getattr(child, "qname", None)
@@ -74,11 +76,28 @@ def _walk(node: Any, items: list[tuple[int | None, str]], covers: list[str]) -> 
                     raw = child.getAttrNS(_TEXT_NS, "outline-level") or "1"
                     level = int(raw) if raw.isdigit() else 1
                 items.append((level, text))
+                if notes and level is None:
+                    items.extend((None, note_paragraph(note)) for note in _notes(child))
             elif not items:
-                _walk(child, items, covers)  # a picture anchored in an empty paragraph
+                _walk(child, items, covers, notes)  # a picture anchored in an empty paragraph
             continue
-        _walk(child, items, covers)
+        _walk(child, items, covers, notes)
     return covers[0] if covers else ""
+
+
+def _notes(node: Any) -> list[str]:
+    """The texts of the footnotes and endnotes (``<text:note>``) inside a paragraph, in order."""
+    found = []
+    for child in node.childNodes:
+        qname = getattr(child, "qname", None)
+        if qname == (_TEXT_NS, "note"):
+            body = [c for c in child.childNodes if getattr(c, "qname", None) == (_TEXT_NS, "note-body")]
+            text = " ".join(_text(body[0]).split()) if body else ""
+            if text:
+                found.append(text)
+        elif qname is not None and child.nodeType != child.TEXT_NODE:
+            found.extend(_notes(child))
+    return found
 
 
 def _text(node: Any) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 from omni_web.book.chapters import build_chapters
 from omni_web.book.extract import Segment, extract_document
 from omni_web.book.model import BlockKind, Book, BookMetadata, CoverImage, TextBlock
+from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.text import count_words
 from omni_web.book.toc import Section
 from omni_web.errors import EmptyBook
@@ -102,14 +103,14 @@ def _mark_front(parts: list[Part]) -> list[Part]:
     return parts
 
 
-def parts_from_markup(xml: bytes, split_ids: Sequence[str]) -> list[Part]:
+def parts_from_markup(xml: bytes, split_ids: Sequence[str], options: ReadOptions = DEFAULT_OPTIONS) -> list[Part]:
     """Parts of an (X)HTML document cut at the elements with ``split_ids`` (chapter headings).
 
     The EPUB reader's extractor does the reading, so notes, note references, page numbers, hidden
     and non-text elements are dropped exactly as in an EPUB. The text before the first split id
     is a part of its own (a title page, usually). Titles come from each part's first heading.
     """
-    document = extract_document(xml, split_ids=split_ids)
+    document = extract_document(xml, split_ids=split_ids, options=options)
     parts = []
     for segment in document.segments:
         if not segment.blocks:

@@ -17,6 +17,7 @@ from typing import Any
 
 from omni_web.book.headings import is_chapter_heading
 from omni_web.book.model import Book, BookMetadata, CoverImage, TextBlock
+from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.parts import Part, book_from_parts, heading, paragraph
 from omni_web.book.pdflayout import Line, PageLines, TextPara, body_size, heading_sizes, paragraphs
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits
@@ -32,7 +33,8 @@ _SUPERSCRIPT_RATIO = 0.75  # note markers are set this much smaller than their l
 _COVER_AREA_SHARE = 0.4
 
 
-def load_pdf(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, max_seconds: float = MAX_PDF_SECONDS) -> Book:
+def load_pdf(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, options: ReadOptions = DEFAULT_OPTIONS,
+             max_seconds: float = MAX_PDF_SECONDS) -> Book:
     """Read a text PDF.
 
     Raises:

@@ -15,6 +15,7 @@ from pathlib import Path
 from omni_web.book.gutenberg import strip_gutenberg
 from omni_web.book.headings import is_chapter_heading, looks_like_title_line
 from omni_web.book.model import Book, BookMetadata
+from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.parts import Part, book_from_parts, heading, paragraph
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, read_limited
 from omni_web.languages import LANGUAGE_NAMES
@@ -56,7 +57,8 @@ def language_code(name: str) -> str:
     return LANGUAGE_NAMES.get(value.lower(), value if len(value) <= 8 else "")
 
 
-def load_txt(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
+def load_txt(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
+             options: ReadOptions = DEFAULT_OPTIONS) -> Book:
     """Read a plain-text book.
 
     Raises:

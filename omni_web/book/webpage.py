@@ -16,6 +16,7 @@ from lxml import etree
 
 from omni_web.book.extract import element_text, localname
 from omni_web.book.model import Book, BookMetadata
+from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.parts import book_from_parts, parts_from_markup
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, has_entity_declaration, read_limited
 from omni_web.book.txt import decode_text, language_code
@@ -29,7 +30,8 @@ _PG_BOILERPLATE_RE = re.compile(r"pg-(?:header|footer|boilerplate|machine-header
 _HEADINGS = ("h1", "h2", "h3")
 
 
-def load_html(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
+def load_html(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
+              options: ReadOptions = DEFAULT_OPTIONS) -> Book:
     """Read an HTML book.
 
     Raises:
@@ -40,7 +42,7 @@ def load_html(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Book:
     if has_entity_declaration(data):
         raise UnsafeBook(f"'{path.name}' declares XML entities, which web pages do not need and which can exhaust "
                          "memory; it was not opened.")
-    return book_from_html(parse_html(data), path=path, source_format="html")
+    return book_from_html(parse_html(data), path=path, source_format="html", options=options)
 
 
 def parse_html(data: bytes | str) -> etree._Element:
@@ -57,7 +59,7 @@ def parse_html(data: bytes | str) -> etree._Element:
 
 
 def book_from_html(root: etree._Element, *, path: Path, source_format: str, title: str = "",
-                   authors: tuple[str, ...] = ()) -> Book:
+                   authors: tuple[str, ...] = (), options: ReadOptions = DEFAULT_OPTIONS) -> Book:
     """The Book of a parsed HTML document (Markdown comes here too, rendered to HTML)."""
     for element in list(root.iter()):
         label = f"{element.get('id', '')} {element.get('class', '')}"
@@ -67,7 +69,7 @@ def book_from_html(root: etree._Element, *, path: Path, source_format: str, titl
     metadata = _metadata(root, path, title or (element_text(h1s[0]) if len(h1s) == 1 else ""), authors)
     split_ids = _split_headings(root)
     xml = etree.tostring(root, method="xml", encoding="utf-8")
-    parts = parts_from_markup(xml, split_ids)
+    parts = parts_from_markup(xml, split_ids, options)
     return book_from_parts(parts, path=path, metadata=metadata, cover=None, source_format=source_format)
 
 

@@ -57,6 +57,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     voice.add_argument("--instructions", metavar="TEXT", help="voice design description (VoiceDesign)")
     parser.add_argument("--transcription", metavar="TEXT", help="what the --clone clip says (else transcribed)")
     add_cast_arguments(parser)
+    parser.add_argument("--footnotes", choices=("skip", "end-of-paragraph"),
+                        help="footnotes inside chapters: not read, or read after their paragraph (default: setting, skip)")
     parser.add_argument("--chunk-size", type=int, metavar="N", help="words per request (default: setting, 120)")
     parser.add_argument("--chapters", metavar="SPEC", help="e.g. 1-3,5 (default: all but front/back matter)")
     parser.add_argument("--format", choices=("m4b", "mp3"), help="output format (default: setting, m4b)")
@@ -109,6 +111,8 @@ def ask_higgs_window(entry: CatalogEntry, chunk_words: int, *, stdin: TextIO, st
 def _convert(args: argparse.Namespace) -> int:
     paths = data_root_from_env().ensure()
     settings = apply_endpoint_options(load_settings(paths), args)
+    if args.footnotes:
+        settings = dataclasses.replace(settings, footnotes=args.footnotes)
     entry = get_entry(args.model)
     chunk_words, keep_over_cap = ask_higgs_window(
         entry, args.chunk_size or settings.chunk_size_words, stdin=sys.stdin, stdout=sys.stdout
@@ -116,7 +120,7 @@ def _convert(args: argparse.Namespace) -> int:
     book_path = args.book.expanduser().resolve()
     if not book_path.is_file():
         raise BookNotFound(book_path)
-    book = load_book(book_path)  # a bad book is refused before any server starts
+    book = load_book(book_path, options=settings.read_options(paths))  # a bad book is refused before any server starts
     narrator, cast = cast_from_args(args, entry, book, paths, settings)
     request = ConvertRequest(
         book_path=book_path,

@@ -60,7 +60,7 @@ def load_upload(ctx: UiContext, file: str | None, loaded: dict | None) -> tuple[
     name = Path(file).name  # Gradio keeps the user's file name on its copy
     try:
         require_book_name(name)
-        book = load_book(Path(file))
+        book = load_book(Path(file), options=ctx.settings.read_options(ctx.paths))
         kept = store_book(ctx.paths, Path(file), name=name)
     except BookError as exc:
         # Said once, under the box where the book would show, in the user's file name (no toast

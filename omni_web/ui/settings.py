@@ -31,6 +31,7 @@ FIELDS = (
     "web_port", "server_port", "remote_url", "chunk_size_words", "concurrency", "pause_between_chunks_ms",
     "pause_after_heading_ms", "pause_between_chapters_ms", "output_dir", "output_format", "also_mp3_chapters",
     "transcription_model", "text_normalization", "qa_level", "qa_model", "qa_takes", "loudness",
+    "footnotes",
 )
 
 
@@ -90,6 +91,10 @@ def build(ctx: UiContext) -> SettingsRefs:
             normalization = gr.Dropdown([("per model (catalog)", "auto"), ("always", "on"), ("never", "off")],
                                         label="Spell out numbers, abbreviations, roman numerals",
                                         info="Per model: off for models that normalise by themselves (ZONOS2).")
+            footnotes = gr.Radio([("skip", "skip"), ("read after their paragraph", "end-of-paragraph")],
+                                 label="Footnotes", elem_id="settings-footnotes",
+                                 info="Never read mid-sentence; read after the paragraph as \"Note: ...\" "
+                                      "(every book format).")
         with gr.Column():
             gr.Markdown("#### Pauses (milliseconds)")
             pause_chunk = gr.Number(label="Between chunks", precision=0, minimum=0)
@@ -124,7 +129,8 @@ def build(ctx: UiContext) -> SettingsRefs:
     status = gr.Markdown(elem_id="settings-status")
     abs_fields, abs_saved = audiobookshelf.build(ctx)  # omni_web/ui/audiobookshelf.py: delivery, layout, migrate
     fields = (web_port, server_port, remote_url, chunk, concurrency, pause_chunk, pause_heading, pause_chapter,
-              output_dir, output_format, also_mp3, whisper, normalization, qa_level, qa_model, qa_takes, loudness)
+              output_dir, output_format, also_mp3, whisper, normalization, qa_level, qa_model, qa_takes, loudness,
+              footnotes)
     refs = SettingsRefs(fields, save, status, transcriber)
     labels = {name: str(box.label) for name, box in zip(FIELDS, fields, strict=True) if box.label}
 

@@ -79,7 +79,7 @@ def _finish(app: RunningApp):
 
 def _use_size(client, size: str) -> None:
     values = client.predict(api_name="/settings_load")
-    client.predict(*values[:11], size, *values[12:17], api_name="/settings_save")
+    client.predict(*values[:11], size, *values[12:18], api_name="/settings_save")
 
 
 def test_missing_weights_are_shown_and_transcribe_points_to_the_install(app, loader):
@@ -88,7 +88,7 @@ def test_missing_weights_are_shown_and_transcribe_points_to_the_install(app, loa
     assert "not downloaded" in status and "Systran/faster-whisper-tiny" in status
     assert "until you save this one" in status  # the saved size is still "small"
     loaded = client.predict(api_name="/settings_load")
-    box = loaded[17]  # the transcriber box follows the form's fields (normalisation and audio QA last)
+    box = loaded[18]  # the transcriber box follows the form's fields (footnotes last)
     assert loaded[11] == "small" and "not downloaded" in box and "faster-whisper <b>small</b>" in box
     client.predict(BASE, None, api_name="/voice_menu")
     with pytest.raises(AppError, match="Install it in the Settings tab"):
@@ -115,7 +115,7 @@ def test_install_runs_as_a_task_then_transcribe_works(app, loader):
 
     # A page opened now shows the weights installed and re-attaches to the finished task's log.
     loaded = app.client().predict(api_name="/settings_load")
-    assert "installed" in loaded[17] and str(folder) in loaded[17] and "Installed faster-whisper" in loaded[-2]  # then the port line
+    assert "installed" in loaded[18] and str(folder) in loaded[18] and "Installed faster-whisper" in loaded[-2]  # then the port line
 
     client.predict(BASE, None, api_name="/voice_menu")
     text = client.predict(BASE, "clone:speaker", api_name="/voice_transcribe")

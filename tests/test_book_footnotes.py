@@ -1,0 +1,63 @@
+"""Footnotes as a setting: skipped (the default) or read after the paragraph that references them.
+
+The trap fixtures already hold notes (tests/formats_builder.py: a noteref and asides in HTML, a
+notes body in FB2, ``<text:note>`` in ODT; tests/data/regime-anticancer-arabic.epub: a marker
+link and a footnote aside), so each reader is shown on them in both modes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from omni_web.book import load_book
+from omni_web.book.options import ReadOptions
+from omni_web.errors import SettingsError
+from omni_web.settings import Settings
+from tests.conftest import DATA_DIR
+from tests.formats_builder import NEVER_READ, SPOKEN, fb2_book, html_book, odt_book
+
+_NOTE = NEVER_READ[2]  # "A footnote nobody should hear."
+_MOVED = ReadOptions(footnotes="end-of-paragraph")
+
+
+@pytest.mark.parametrize("builder", [html_book, fb2_book, odt_book], ids=["html", "fb2", "odt"])
+def test_a_note_is_read_after_its_paragraph_only_when_asked(tmp_path: Path, builder) -> None:
+    path = builder(tmp_path / f"book.{builder.__name__.removesuffix('_book')}")
+    skipped = [b.text for c in load_book(path).chapters for b in c.blocks]
+    assert not any(_NOTE in text for text in skipped)
+    chapters = load_book(path, options=_MOVED).chapters
+    storm = next(c for c in chapters if c.title.startswith("Chapter One"))
+    texts = [b.text for b in storm.blocks]
+    # The note comes right after the paragraph with its marker, which reads as before (no marker).
+    first = next(i for i, text in enumerate(texts) if text.startswith(SPOKEN[0][:30]))
+    assert texts[first + 1] == f"Note: {_NOTE}"
+    assert texts[first] == next(t for t in skipped if t.startswith(SPOKEN[0][:30]))
+    assert sum(_NOTE in t for c in chapters for b in c.blocks for t in [b.text]) >= 1
+
+
+def test_epub_footnote_aside_follows_the_paragraph_with_its_marker() -> None:
+    path = DATA_DIR / "regime-anticancer-arabic.epub"
+    note = "منشورات أوديل جاكوب"
+    skipped = load_book(path).chapters[2]
+    assert note not in " ".join(b.text for b in skipped.blocks)
+    texts = [b.text for b in load_book(path, options=_MOVED).chapters[2].blocks]
+    at = next(i for i, text in enumerate(texts) if note in text)
+    assert texts[at].startswith("Note: ") and at > 0 and not texts[at - 1].startswith("Note: ")
+    assert "[1]" not in texts[at - 1]  # the marker is still not read
+    assert len(texts) == len(skipped.blocks) + sum(t.startswith("Note: ") for t in texts)
+
+
+def test_the_setting_is_checked_and_reaches_the_readers(tmp_path: Path) -> None:
+    assert Settings().footnotes == "skip"
+    with pytest.raises(SettingsError, match="footnotes"):
+        Settings(footnotes="inline").validate()
+    options = Settings(footnotes="end-of-paragraph").read_options(_paths(tmp_path))
+    assert options.notes_at_paragraph_end and options.cache_dir == tmp_path / "state" / "converted"
+
+
+def _paths(root: Path):  # noqa: ANN202 - DataPaths
+    from omni_web.paths import DataPaths
+
+    return DataPaths(root)
