@@ -59,7 +59,7 @@ def _presets_section(ctx: UiContext) -> tuple[list[Any], Any]:
         save = gr.Button("Save preset", size="sm", elem_id="auto-preset-save")
         gr.Markdown(f"Rules: the first whose field ({', '.join(RULE_FIELDS)}) contains the text picks the preset "
                     "for a book queued without one (uploads, the inbox, the API).")
-        rules = gr.Dataframe(headers=["field", "contains", "preset"], col_count=(3, "fixed"), interactive=True,
+        rules = gr.Dataframe(headers=["field", "contains", "preset"], column_count=(3, "fixed"), interactive=True,
                              elem_id="auto-rules", datatype=["str", "str", "str"])
         save_rules = gr.Button("Save rules", size="sm", elem_id="auto-rules-save")
         status = gr.Markdown(elem_id="auto-presets-status")
