@@ -15,6 +15,7 @@ from typing import Any
 
 from omni_web.backend.companions import ensure_companion_packages
 from omni_web.book import load_book
+from omni_web.book.cache import BookCache
 from omni_web.catalog import CatalogEntry, get_entry
 from omni_web.client import VoiceChoice
 from omni_web.deliver.abs_config import load_abs_config
@@ -149,6 +150,8 @@ class AppServices:
     worker: JobWorker
     inbox: InboxWatcher | None = None
     notifier: Notifier | None = None
+    # The books the UI has open, parsed once per file version (not on every event that needs one).
+    books: BookCache = dataclasses.field(default_factory=BookCache)
 
     @property
     def queue(self) -> QueueControl:

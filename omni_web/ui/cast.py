@@ -156,7 +156,7 @@ def _option(options: list[VoiceOption], key: str | None) -> VoiceOption | None:
 
 def request_cast(ctx: UiContext, book_path: Path, model_key: str) -> Cast | None:
     """The cast Generate renders with: the book's saved cast when it is on (None: one voice)."""
-    return saved_cast(ctx.paths, load_book(book_path), get_entry(model_key), ctx.library)
+    return saved_cast(ctx.paths, ctx.services.books.load(book_path), get_entry(model_key), ctx.library)
 
 
 def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr.Dropdown) -> None:

@@ -19,6 +19,7 @@ from omni_web.tasks import TaskRunner
 from omni_web.voices import VoiceLibrary
 
 if TYPE_CHECKING:
+    from omni_web.book.cache import BookCache
     from omni_web.jobs import Job, JobStore, JobWorker, QueueControl
     from omni_web.jobs.notify import Notifier
     from omni_web.jobs.opds import OpdsClient, OpdsEntry
@@ -54,6 +55,7 @@ class Services(Protocol):
     worker: JobWorker
     server: ServerManager
     notifier: Notifier | None
+    books: BookCache  # the books the UI has open, parsed once per file version
 
     @property
     def settings(self) -> Settings:

@@ -18,7 +18,6 @@ from typing import Any
 import gradio as gr
 
 from omni_web.assemble import safe_filename
-from omni_web.book import load_book
 from omni_web.catalog import get_entry
 from omni_web.client import VoiceChoice
 from omni_web.errors import LexiconError
@@ -79,14 +78,14 @@ def _book_path(value: Any) -> Path | None:
     return Path(value) if value else None
 
 
-def _identity(value: Any) -> tuple[Path | None, BookIdentity | None]:
+def _identity(ctx: UiContext, value: Any) -> tuple[Path | None, BookIdentity | None]:
     path = _book_path(value)
-    return path, (book_identity(load_book(path)) if path is not None else None)
+    return path, (book_identity(ctx.services.books.load(path)) if path is not None else None)
 
 
-def _scope_identity(scope: str, book: Any) -> BookIdentity | None:
+def _scope_identity(ctx: UiContext, scope: str, book: Any) -> BookIdentity | None:
     """The lexicon a scope edits: the loaded book's, or the global one."""
-    _path, identity = _identity(book)
+    _path, identity = _identity(ctx, book)
     if scope == SCOPE_BOOK:
         if identity is None:
             raise LexiconError("Load a book first to edit its own lexicon, or choose 'All books'.")
@@ -102,7 +101,7 @@ def _entry(written: str, spoken: str, regex: bool, inside_words: bool, case: str
 def _listing(ctx: UiContext, scope: str, book: Any) -> tuple[str, Any]:
     """(HTML table of the scope's entries, the entry picker's update)."""
     store = LexiconStore(ctx.paths)
-    _path, identity = _identity(book)
+    _path, identity = _identity(ctx, book)
     if scope == SCOPE_BOOK and identity is None:
         return '<div class="ow-dim">Load a book to see its own lexicon.</div>', gr.update(choices=[], value=None)
     target = identity if scope == SCOPE_BOOK else None
@@ -136,7 +135,7 @@ def _impact(ctx: UiContext, book: Any, model: str | None, chunk_words: Any, chap
     chosen = None
     if chapters:
         chosen = [int(n) - 1 for n in chapters]
-    impact = edit_impact(load_book(path), before=before, after=after, entry=get_entry(model), settings=ctx.settings,
+    impact = edit_impact(ctx.services.books.load(path), before=before, after=after, entry=get_entry(model), settings=ctx.settings,
                          chunk_words=int(chunk_words) if chunk_words else None, chapters=chosen)
     return impact.summary
 
@@ -224,7 +223,7 @@ def _wire(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voice_inp
     def fill(scope: str, book_value: Any, written: str | None) -> tuple[Any, ...]:
         if not written:
             return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
-        entry = store.load(_scope_identity(scope, book_value)).find(written)
+        entry = store.load(_scope_identity(ctx, scope, book_value)).find(written)
         if entry is None:
             return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
         return entry.written, entry.spoken, entry.regex, not entry.whole_word, entry.case.value, entry.note
@@ -234,8 +233,8 @@ def _wire(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voice_inp
         size, chosen = counts(values[: len(counting)])
         picked = values[len(counting)]
         entry = _entry(*values[len(counting) + 1:])
-        target = _scope_identity(scope, book_value)
-        _path, identity = _identity(book_value)
+        target = _scope_identity(ctx, scope, book_value)
+        _path, identity = _identity(ctx, book_value)
         before = store.pronouncer(identity)
         lexicon = store.load(target)
         old = lexicon.find(picked) if picked else None
@@ -250,8 +249,8 @@ def _wire(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voice_inp
     def remove(scope: str, book_value: Any, model_key: str | None, *values: Any) -> tuple[Any, ...]:
         size, chosen = counts(values[: len(counting)])
         written = values[len(counting)] or ""
-        target = _scope_identity(scope, book_value)
-        _path, identity = _identity(book_value)
+        target = _scope_identity(ctx, scope, book_value)
+        _path, identity = _identity(ctx, book_value)
         before = store.pronouncer(identity)
         store.save(store.load(target).without(written), target)
         impact = _impact(ctx, book_value, model_key, size, chosen, before, store.pronouncer(identity))
@@ -284,14 +283,14 @@ def _wire(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voice_inp
             entry = LexiconEntry(written, written, regex=bool(regex)).validated()
         except LexiconError:
             return gr.skip()
-        return sample_sentence(load_book(path), entry)
+        return sample_sentence(ctx.services.books.load(path), entry)
 
     @guarded
     def find(book_value: Any) -> tuple[str, Any]:
-        path, identity = _identity(book_value)
+        path, identity = _identity(ctx, book_value)
         if path is None:
             raise LexiconError("Load a book first: the words are looked for in its chapters.")
-        found = find_candidates(load_book(path), pronouncer=store.pronouncer(identity), limit=_CANDIDATES_SHOWN)
+        found = find_candidates(ctx.services.books.load(path), pronouncer=store.pronouncer(identity), limit=_CANDIDATES_SHOWN)
         if not found:
             return '<div class="ow-dim">Nothing looks hard to read.</div>', gr.update(choices=[], value=None)
         rows = [(c.word + (" ✓" if c.in_lexicon else ""), str(c.count), c.kinds_str, str(c.chapter_number),
@@ -305,20 +304,20 @@ def _wire(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voice_inp
         path = _book_path(book_value)
         if not word or path is None:
             return gr.skip(), gr.skip(), gr.skip()
-        sentence = sample_sentence(load_book(path), LexiconEntry(word, word).validated())
+        sentence = sample_sentence(ctx.services.books.load(path), LexiconEntry(word, word).validated())
         return word, "", sentence
 
     @guarded
     def import_file(file: str | None, scope: str, book_value: Any) -> tuple[Any, ...]:
         if not file:
             return gr.skip(), gr.skip(), gr.skip(), gr.skip()
-        target = _scope_identity(scope, book_value)
+        target = _scope_identity(ctx, scope, book_value)
         added, replaced = store.import_file(Path(file), target)
         return (*_listing(ctx, scope, book_value), f"Imported {added} new and {replaced} replaced entries.", None)
 
     @guarded
     def export(scope: str, book_value: Any) -> str:
-        target = _scope_identity(scope, book_value)
+        target = _scope_identity(ctx, scope, book_value)
         name = f"lexicon-{safe_filename(target.title, fallback='book', max_bytes=60) if target else 'global'}.yaml"
         out = Path(tempfile.mkdtemp(prefix="omni-lexicon-")) / name
         store.export_file(out, target)
