@@ -17,6 +17,7 @@ from omni_web.errors import SettingsError
 from omni_web.settings import Settings
 from tests.conftest import DATA_DIR
 from tests.formats_builder import NEVER_READ, SPOKEN, fb2_book, html_book, odt_book
+from tests.pdf_builder import CHAPTERS, trap_book
 
 _NOTE = NEVER_READ[2]  # "A footnote nobody should hear."
 _MOVED = ReadOptions(footnotes="end-of-paragraph")
@@ -47,6 +48,26 @@ def test_epub_footnote_aside_follows_the_paragraph_with_its_marker() -> None:
     assert texts[at].startswith("Note: ") and at > 0 and not texts[at - 1].startswith("Note: ")
     assert "[1]" not in texts[at - 1]  # the marker is still not read
     assert len(texts) == len(skipped.blocks) + sum(t.startswith("Note: ") for t in texts)
+
+
+def test_pdf_small_print_note_follows_the_paragraph_with_its_raised_marker(tmp_path: Path) -> None:
+    path = trap_book(tmp_path / "trap.pdf", outline=False)
+    skipped = next(c for c in load_book(path).chapters if c.title == CHAPTERS[0])
+    assert not any("great gale" in b.text for b in skipped.blocks)
+    storm = next(c for c in load_book(path, options=_MOVED).chapters if c.title == CHAPTERS[0])
+    texts = [b.text for b in storm.blocks]
+    # The marker sits after "storm" in the first paragraph; the second paragraph comes after the note.
+    assert texts == [texts[0], skipped.blocks[1].text,
+                     "Note: The great gale of that winter is remembered on the coast still.", skipped.blocks[2].text]
+    assert "storm1" not in texts[1] and "storm that" in texts[1]
+
+
+def test_docx_footnotes_follow_their_paragraph_and_comments_are_never_read() -> None:
+    notes = load_book(DATA_DIR / "mammoth-footnotes.docx", options=_MOVED)
+    assert [b.text for c in notes.chapters for b in c.blocks] == [
+        "Ouch.", "Note: A tachyon walks into a bar.", "Note: Fin."]
+    comments = load_book(DATA_DIR / "mammoth-comments.docx", options=_MOVED)
+    assert [b.text for c in comments.chapters for b in c.blocks] == ["Ouch."]
 
 
 def test_the_setting_is_checked_and_reaches_the_readers(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 
 The archive passes the EPUB's ZIP rules first (:func:`omni_web.book.safety.check_office_zip`).
 Body paragraphs are read in order; footnotes, endnotes, comments, headers and footers live in
-other parts of the package and are never read, and a footnote's reference mark has no text. A
+other parts of the package and are never read (footnotes and endnotes are, after the paragraph
+that references them, when the footnote setting asks), and a reference mark has no text. A
 paragraph styled "Title" or "Heading N" (or with an outline level) is a heading; chapters start
 at the shallowest heading level used at least twice. A picture before any text is the cover.
 """
@@ -14,10 +15,12 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from lxml import etree
+
 from omni_web.book.model import Book, BookMetadata, CoverImage
-from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
+from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions, note_paragraph
 from omni_web.book.parts import Part, book_from_parts, heading, paragraph
-from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, check_office_zip
+from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, check_office_zip, parse_xml
 from omni_web.errors import NotAnEpub
 
 __all__ = ["load_docx", "split_by_level"]
@@ -42,6 +45,7 @@ def load_docx(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
     try:
         with zipfile.ZipFile(path) as archive:
             check_office_zip(archive, name=path.name, limits=limits)
+            notes = _notes(archive) if options.notes_at_paragraph_end else {}
         document = docx.Document(str(path))
     except (zipfile.BadZipFile, KeyError, ValueError) as exc:
         raise NotAnEpub(f"'{path.name}' is not a readable Word document ({exc}). Open and save it again in "
@@ -55,6 +59,10 @@ def load_docx(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
                 cover = _picture(para, document)
             continue
         items.append((_level(para), text))
+        for kind in ("footnote", "endnote"):
+            for ref in para._p.iter(f"{_W}{kind}Reference"):
+                if (kind, ref.get(f"{_W}id")) in notes:
+                    items.append((None, note_paragraph(notes.pop((kind, ref.get(f"{_W}id"))))))
     props = document.core_properties
     metadata = BookMetadata(
         title=(props.title or "").strip() or _title(items) or path.stem,
@@ -67,6 +75,22 @@ def load_docx(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
                        if k.strip()),
     )
     return book_from_parts(split_by_level(items), path=path, metadata=metadata, cover=cover, source_format="docx")
+
+
+def _notes(archive: zipfile.ZipFile) -> dict[tuple[str, str], str]:
+    """(kind, id) -> text of the package's footnotes and endnotes (separators left out)."""
+    notes = {}
+    for kind in ("footnote", "endnote"):
+        try:
+            root = parse_xml(archive.read(f"word/{kind}s.xml"))
+        except (KeyError, etree.XMLSyntaxError):
+            continue
+        for note in root.iter(f"{_W}{kind}"):
+            if note.get(f"{_W}type") in (None, "normal"):
+                text = " ".join("".join(t.text or "" for t in note.iter(f"{_W}t")).split())
+                if text:
+                    notes[(kind, note.get(f"{_W}id") or "")] = text
+    return notes
 
 
 def _level(para: Any) -> int | None:

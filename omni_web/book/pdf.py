@@ -66,7 +66,7 @@ def load_pdf(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, options: Rea
         outline = _outline(document)
     if not any(page.lines for page in pages):
         raise _no_text(name, images, len(pages))
-    parts = _parts(pages, outline, page_of)
+    parts = _parts(pages, outline, page_of, notes=options.notes_at_paragraph_end)
     return book_from_parts(parts, path=path, metadata=metadata, cover=first_image, source_format="pdf",
                            empty_hint="its pages hold no readable text")
 
@@ -176,16 +176,20 @@ def _line(item: Any, char_type: type) -> Line | None:
     sizes = sorted(c.size for c in chars)
     size = sizes[len(sizes) // 2]
     text = []
+    marks, in_mark = 0, False
     for c in item:
         piece = c.get_text()
         # A note marker: a digit or symbol set small and raised ("word¹"), never read mid-sentence.
         if isinstance(c, char_type) and c.size < size * _SUPERSCRIPT_RATIO and (piece.isdigit() or piece in "*†‡§"):
+            marks += not in_mark
+            in_mark = True
             continue
+        in_mark = False
         text.append(piece)
     joined = "".join(text).replace("\n", " ").strip()
     if not joined:
         return None
-    return Line(text=joined, size=size, x0=item.x0, x1=item.x1, y0=item.y0, y1=item.y1)
+    return Line(text=joined, size=size, x0=item.x0, x1=item.x1, y0=item.y0, y1=item.y1, marks=marks)
 
 
 def _cover(page_images: list[Any], layout: Any) -> CoverImage | None:
@@ -272,9 +276,10 @@ def _outline(document: Any) -> list[tuple[int, str, Any]]:
     return entries
 
 
-def _parts(pages: list[PageLines], outline: list[tuple[int, str, Any]], page_of: dict[int, int]) -> list[Part]:
+def _parts(pages: list[PageLines], outline: list[tuple[int, str, Any]], page_of: dict[int, int], *,
+           notes: bool = False) -> list[Part]:
     body = body_size(pages)
-    paras = paragraphs(pages, body=body, min_heading=_chapter_heading_min(pages, body))
+    paras = paragraphs(pages, body=body, min_heading=_chapter_heading_min(pages, body), notes=notes)
     starts = _outline_starts(outline, paras, page_of)
     if starts:
         return _cut_at(paras, starts)

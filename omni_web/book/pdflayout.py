@@ -7,7 +7,8 @@ A PDF has no paragraphs, only positioned lines. This module gets them per page (
 * running headers and footers (the same line, digits aside, at the top or bottom of many pages)
   and page numbers ("12", "- 12 -", "Page 12 of 40", "xii") are dropped;
 * footnotes (small print under the body at the foot of a page) are dropped, as the EPUB reader
-  drops note bodies inside chapters (:mod:`omni_web.book.extract`);
+  drops note bodies inside chapters (:mod:`omni_web.book.extract`), or, when asked, read after the
+  paragraph whose line carries their raised marker (the page's last paragraph when none is found);
 * lines are joined into paragraphs: a new one starts after a gap, at an indent, or after a short
   line that ends a sentence; a paragraph runs on across pages and columns while it has not ended;
 * a word hyphenated at a line end is joined ("compli-" + "cated" → "complicated");
@@ -22,6 +23,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from omni_web.book.options import note_paragraph
+
 __all__ = ["Line", "PageLines", "TextPara", "body_size", "heading_sizes", "paragraphs"]
 
 _MIN_ROWS = 3  # a head, some text, a foot
@@ -34,6 +37,7 @@ _SENTENCE_END = (".", "!", "?", ":", "\u201d", '"', "\u2019", "'", ")", "…")
 _HEADING_RATIO = 1.18  # a line this much larger than the body is a heading
 _NOTE_RATIO = 0.95  # footnotes are set smaller than the body (relative size)
 _NOTE_START_RE = re.compile(r"^(?:\d{1,3}|[*†‡§])\.?\s+\S")
+_NOTE_MARK_RE = re.compile(r"^(?:\d{1,3}|[*†‡§])\.?\s+")
 _SPEAKABLE_RE = re.compile(r"[^\W_]")
 _MARKER_LINE_RE = re.compile(r"^[\d*†‡§,\s]{1,8}$")
 _HYPHEN_END_RE = re.compile(r"[^\W\d_][-\u00ad]$")
@@ -50,6 +54,7 @@ class Line:
     y0: float
     y1: float
     opens: bool = False  # a bullet or ornament stood before it: it starts a paragraph
+    marks: int = 0  # raised note markers removed from it ("storm¹"): the notes it references
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,29 +161,60 @@ def _columns(page: PageLines, lines: list[Line]) -> list[Line]:
     return down(above) + down(left) + down(right) + down(below)
 
 
-def _drop_notes(lines: list[Line], body: float) -> list[Line]:
+def _drop_notes(lines: list[Line], body: float) -> tuple[list[Line], list[str]]:
     """Small print under the page's last line of body text that starts with a note mark: footnotes.
 
-    A smaller block without a mark (a quotation set small at the foot of a page) is kept.
+    Returns the other lines and the notes' texts (marks stripped), top down. A smaller block
+    without a mark (a quotation set small at the foot of a page) is kept.
     """
     body_lines = [x for x in lines if x.size >= body * _NOTE_RATIO]
     if not body_lines:
-        return lines
+        return lines, []
     floor = min(x.y0 for x in body_lines)
     below = sorted((x for x in lines if x.y1 <= floor + 1 and x.size < body * _NOTE_RATIO), key=lambda x: -x.y1)
     if not below:
-        return lines
+        return lines, []
     first = next((x for x in below if not _MARKER_LINE_RE.match(x.text.strip())), below[0])
     marked = _NOTE_START_RE.match(first.text.strip()) or any(
         _MARKER_LINE_RE.match(x.text.strip()) and x.x0 < first.x0 and x.y0 <= first.y1 and x.y1 >= first.y0
         for x in below)
     if not marked:
-        return lines
-    return [x for x in lines if not (x.y1 <= first.y1 + 1 and x.size < body * _NOTE_RATIO)]
+        return lines, []
+    dropped = [x for x in below if x.y1 <= first.y1 + 1]
+    return [x for x in lines if x not in dropped], _note_texts(dropped)
 
 
-def clean_page(page: PageLines, running: set[tuple[str, str]], body: float) -> list[Line]:
-    """The page's lines in reading order without running heads, page numbers, stray marks and footnotes."""
+def _note_texts(lines: list[Line]) -> list[str]:
+    """The notes in a page's small print (top-down lines): a new note at each leading mark."""
+    notes: list[str] = []
+    for line in lines:
+        text = " ".join(line.text.split())
+        if _MARKER_LINE_RE.match(text):
+            notes.append("")  # a mark set apart, left of its note: the next line starts that note
+            continue
+        starts = _NOTE_MARK_RE.match(text)
+        if starts or not notes:
+            if not (notes and not notes[-1]):
+                notes.append("")
+            text = text[starts.end():] if starts else text
+        notes[-1] = _join(notes[-1], text) if notes[-1] else text
+    return [n for n in notes if n]
+
+
+def _credit_marks(kept: list[Line], marks: list[Line]) -> list[Line]:
+    """Raised markers laid out as lines of their own count for the body line they sit at the end of."""
+    out = list(kept)
+    for mark in marks:
+        row = [i for i, x in enumerate(out) if x.x1 <= mark.x0 + 2 and x.y0 - 2 <= mark.y0 <= x.y1 + 2]
+        if row:
+            i = max(row, key=lambda i: out[i].x1)
+            out[i] = dataclasses.replace(out[i], marks=out[i].marks + 1)
+    return out
+
+
+def clean_page(page: PageLines, running: set[tuple[str, str]], body: float) -> tuple[list[Line], list[str]]:
+    """The page's lines in reading order without running heads, page numbers, stray marks and
+    footnotes, and the footnotes' texts."""
     edge = _edge_lines(page)
     furniture = set()
     for index, line in enumerate(page.lines):
@@ -206,9 +242,11 @@ def clean_page(page: PageLines, running: set[tuple[str, str]], body: float) -> l
         if index in furniture:
             continue
         kept.append(line)
-    # A note marker raised so far it became a line of its own is never read (nor its note).
-    kept = [x for x in _drop_notes(kept, body) if not (x.size < body * _NOTE_RATIO and _MARKER_LINE_RE.match(x.text.strip()))]
-    return _columns(page, kept)
+    # A note marker raised so far it became a line of its own is never read (its note may be).
+    kept, notes = _drop_notes(kept, body)
+    marks = [x for x in kept if x.size < body * _NOTE_RATIO and _MARKER_LINE_RE.match(x.text.strip())]
+    kept = _credit_marks([x for x in kept if x not in marks], marks)
+    return _columns(page, kept), notes
 
 
 def _join(text: str, line: str) -> str:
@@ -220,8 +258,10 @@ def _join(text: str, line: str) -> str:
     return f"{text} {line}"
 
 
-def paragraphs(pages: Sequence[PageLines], *, body: float | None = None, min_heading: float | None = None) -> list[TextPara]:
-    """Rebuilt paragraphs and headings of all pages, in reading order."""
+def paragraphs(pages: Sequence[PageLines], *, body: float | None = None, min_heading: float | None = None,
+               notes: bool = False) -> list[TextPara]:
+    """Rebuilt paragraphs and headings of all pages, in reading order; with ``notes``, each
+    footnote follows the paragraph that references it ("Note: ...")."""
     size = body if body is not None else body_size(pages)
     heading_min = min_heading if min_heading is not None else size * _HEADING_RATIO
     running = running_lines(pages)
@@ -230,10 +270,11 @@ def paragraphs(pages: Sequence[PageLines], *, body: float | None = None, min_hea
     cleaned = [(page, clean_page(page, running, size)) for page in pages]
     # The usual gap between lines of the book (not a blank line's), measured over all pages: a
     # page with two lines says nothing about it.
-    gaps = sorted(a.y1 - b.y1 - b.size for _, lines in cleaned for a, b in zip(lines, lines[1:], strict=False)
+    gaps = sorted(a.y1 - b.y1 - b.size for _, (lines, _notes) in cleaned for a, b in zip(lines, lines[1:], strict=False)
                   if 0 < a.y0 - b.y1 < size * 3 and abs(a.size - size) < 1 and abs(b.size - size) < 1)
     leading = gaps[len(gaps) // 4] if gaps else size * 0.3
-    for page, lines in cleaned:
+    for page, (lines, page_notes) in cleaned:
+        queue = list(page_notes) if notes else []
         left_edge = min((x.x0 for x in lines), default=0.0)
         previous: Line | None = None
         for line in lines:
@@ -257,7 +298,11 @@ def paragraphs(pages: Sequence[PageLines], *, body: float | None = None, min_hea
             else:
                 open_para["text"] = _join(open_para["text"], text)
             open_para["right"] = max(open_para.get("right", 0.0), line.x1)
+            open_para.setdefault("notes", []).extend(queue[:line.marks])
+            del queue[:line.marks]
             previous = line
+        if queue and open_para is not None:
+            open_para.setdefault("notes", []).extend(queue)  # no marker found: after the page's last paragraph
     _close(open_para, out)
     return out
 
@@ -284,3 +329,6 @@ def _close(para: dict | None, out: list[TextPara]) -> None:
     if para and para["text"].strip():
         out.append(TextPara(text=para["text"].strip(), page=para["page"], is_heading=para["heading"],
                             size=para["size"], top=para.get("top", 0.0)))
+    for note in para.get("notes", ()) if para else ():
+        out.append(TextPara(text=note_paragraph(note), page=para["page"], is_heading=False, size=para["size"],
+                            top=para.get("top", 0.0)))
