@@ -39,6 +39,7 @@ from omni_web.pipeline.serving import convert_served, serving_for
 from omni_web.server import ServerManager
 from omni_web.settings import Settings, load_settings, save_settings
 from omni_web.text.store import lexicon_dir
+from omni_web.voices.on_server import ServerVoices
 
 __all__ = ["CONVERT_JOB", "AppServices", "JobDeletion", "build_server_manager", "make_convert_runner",
            "same_server_work", "sample_request"]
@@ -152,6 +153,11 @@ class AppServices:
     notifier: Notifier | None = None
     # The books the UI has open, parsed once per file version (not on every event that needs one).
     books: BookCache = dataclasses.field(default_factory=BookCache)
+
+    @property
+    def server_voices(self) -> ServerVoices:
+        """Voice listing, upload and deletion on a server (the UI opens no client of its own)."""
+        return ServerVoices(self.paths)
 
     @property
     def queue(self) -> QueueControl:

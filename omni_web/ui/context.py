@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from omni_web.pipeline.request import ConvertRequest
     from omni_web.server import ServerManager
     from omni_web.services import JobDeletion
+    from omni_web.voices.on_server import ServerVoices
 
 __all__ = ["OnLoad", "Services", "UiContext"]
 
@@ -68,6 +69,10 @@ class Services(Protocol):
     @property
     def presets(self) -> PresetBook:
         """The saved presets and rules."""
+
+    @property
+    def server_voices(self) -> ServerVoices:
+        """Voice listing, upload and deletion on a server."""
 
     def submit_conversion(self, request: ConvertRequest) -> Job:
         """Queue a conversion job."""

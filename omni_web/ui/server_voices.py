@@ -17,7 +17,7 @@ from typing import Any
 import gradio as gr
 
 from omni_web.catalog import get_entry
-from omni_web.client import SpeechClient, UploadedVoice, VoiceKind
+from omni_web.client import UploadedVoice, VoiceKind
 from omni_web.errors import OmniWebError, VoiceError
 from omni_web.server import ServerStatus
 from omni_web.ui.context import UiContext
@@ -25,10 +25,7 @@ from omni_web.ui.errors import guarded
 from omni_web.ui.widgets import table
 from omni_web.voices import (
     Voice,
-    delete_server_voice,
-    list_server_voices,
     server_voice_endpoint,
-    upload_library_voice,
     uploaded_voices_unsupported,
     voice_menu,
 )
@@ -102,8 +99,7 @@ def render_server_voices(
         return reason, "", gr.update(choices=[], value=None)
     try:
         endpoint = server_voice_endpoint(status or ctx.services.server.status(), entry)
-        with SpeechClient(endpoint, timeout_s=5.0, connect_retries=0) as client:
-            uploaded = list_server_voices(client).uploaded
+        uploaded = ctx.services.server_voices.catalog(endpoint).uploaded
     except OmniWebError as exc:
         return f"⚠ {exc}", "", gr.update(choices=[], value=None)
     names = sorted((voice.name for voice in uploaded), key=str.casefold)
@@ -137,9 +133,8 @@ def wire_server_voices(ctx: UiContext, refs: ServerVoiceRefs, model: gr.Dropdown
     def upload(model_key: str, voice_key: str | None, consent: str, name: str) -> tuple[Any, ...]:
         endpoint = _endpoint(ctx, model_key)
         clip = _library_clip(ctx, model_key, voice_key)
-        with SpeechClient(endpoint) as client:
-            uploaded = upload_library_voice(client, clip, consent=consent or "", paths=ctx.paths,
-                                            name=(name or "").strip() or None)
+        uploaded = ctx.services.server_voices.upload(endpoint, clip, consent=consent or "",
+                                                     name=(name or "").strip() or None)
         note = f" ({uploaded.warning})" if uploaded.warning else ""
         gr.Info(f"Uploaded '{uploaded.name}' to the server{note}. It is now in the Voice menu.")
         keep = f"{VoiceKind.UPLOADED.value}:{uploaded.name}"
@@ -150,8 +145,7 @@ def wire_server_voices(ctx: UiContext, refs: ServerVoiceRefs, model: gr.Dropdown
         endpoint = _endpoint(ctx, model_key)
         if not name:
             raise VoiceError("Choose the uploaded voice to delete.")
-        with SpeechClient(endpoint, timeout_s=30.0, connect_retries=0) as client:
-            delete_server_voice(client, name)
+        ctx.services.server_voices.delete(endpoint, name)
         gr.Info(f"Deleted '{name}' from the server.")
         return (*render_menu(model_key, voice_key), *render_server_voices(ctx, model_key))
 

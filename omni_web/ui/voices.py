@@ -17,7 +17,7 @@ from typing import Any
 import gradio as gr
 
 from omni_web.catalog import VoiceMode, get_entry
-from omni_web.client import SpeechClient, VoiceCatalog, VoiceChoice, VoiceKind
+from omni_web.client import VoiceCatalog, VoiceChoice, VoiceKind
 from omni_web.errors import OmniWebError, TranscriberNotInstalled, VoiceError
 from omni_web.server import ServerStatus
 from omni_web.ui.context import UiContext
@@ -80,8 +80,7 @@ def _server_voices(ctx: UiContext, model_key: str, status: ServerStatus | None =
     if not status.hosts(model_key):
         return None
     try:
-        with SpeechClient(status.endpoint, timeout_s=5.0, connect_retries=0) as client:
-            return client.voices()
+        return ctx.services.server_voices.catalog(status.endpoint)
     except OmniWebError as exc:
         # The menu falls back to the catalog's voices; say why in the log rather than nowhere.
         _log.warning("Could not list the voices of the server at %s: %s", status.endpoint, exc)
