@@ -216,6 +216,14 @@ def test_a_real_report_loses_its_heads_feet_and_footnotes_but_keeps_its_bulleted
     for furniture in ("Copyright Office Summary", "December 1998", "Pub. L. No. 105-304"):
         assert furniture not in text, furniture
     assert not re.search(r"\bPage \d", text)
+    # No outline and no heading set larger than the body: chapters at the small bold capitals
+    # standing alone before body text; the larger bold mixed-case section titles are headings inside.
+    assert _selected_titles(book) == [
+        "INTRODUCTION", "TITLE I: WIPO TREATY IMPLEMENTATION",
+        "TITLE II: ONLINE COPYRIGHT INFRINGEMENT LIABILITY LIMITATION", "TITLE III: COMPUTER MAINTENANCE OR REPAIR",
+        "TITLE IV: MISCELLANEOUS PROVISIONS", "TITLE V: PROTECTION OF CERTAIN ORIGINAL DESIGNS", "EFFECTIVE DATES"]
+    one = book.chapters[2]
+    assert "Technical Amendments" in [b.text for b in one.blocks if b.is_heading]
     intro = next(c for c in book.chapters if c.title == "INTRODUCTION")
     assert [b.text for b in intro.blocks].count("INTRODUCTION") == 1  # the title said once
     starts = [b.text[:10] for b in intro.blocks]

@@ -10,8 +10,10 @@ text (scanned: it needs OCR first). Size, page count and time are bounded like t
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,10 @@ MAX_PDF_PAGES = 5000
 MAX_PDF_SECONDS = 900.0  # layout analysis of a very long book; a crafted PDF stops here
 _SCAN_PROBE_PAGES = 4  # pages looked at before deciding that a PDF is scanned
 _SUPERSCRIPT_RATIO = 0.75  # note markers are set this much smaller than their line
+# Font names say the weight and slant ("Garamond,Bold", "Times-BoldItalic", "ABCDEF+Arial-Black").
+_BOLD_RE = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
+_ITALIC_RE = re.compile(r"italic|oblique", re.IGNORECASE)
+_STYLE_HEADING_WORDS = 15
 _COVER_AREA_SHARE = 0.4
 
 
@@ -189,7 +195,10 @@ def _line(item: Any, char_type: type) -> Line | None:
     joined = "".join(text).replace("\n", " ").strip()
     if not joined:
         return None
-    return Line(text=joined, size=size, x0=item.x0, x1=item.x1, y0=item.y0, y1=item.y1, marks=marks)
+    bold = sum(1 for c in chars if _BOLD_RE.search(c.fontname)) * 2 > len(chars)
+    italic = sum(1 for c in chars if _ITALIC_RE.search(c.fontname)) * 2 > len(chars)
+    return Line(text=joined, size=size, x0=item.x0, x1=item.x1, y0=item.y0, y1=item.y1, marks=marks, bold=bold,
+                italic=italic)
 
 
 def _cover(page_images: list[Any], layout: Any) -> CoverImage | None:
@@ -356,6 +365,10 @@ def _cut_at_headings(paras: list[TextPara]) -> list[Part]:
         if para.is_heading:
             counts[round(para.size * 2) / 2] = counts.get(round(para.size * 2) / 2, 0) + 1
     repeated = sorted((s for s, c in counts.items() if c >= 2), reverse=True)
+    if not repeated:
+        paras, style_starts = _style_headings(paras)
+        if style_starts:
+            return _cut_at(paras, style_starts)
     starts = []
     for index, para in enumerate(paras):
         if para.is_heading and repeated and round(para.size * 2) / 2 == repeated[0]:
@@ -365,6 +378,41 @@ def _cut_at_headings(paras: list[TextPara]) -> list[Part]:
     if not starts:
         return [Part(title="", blocks=_blocks(paras))]
     return _cut_at(paras, starts)
+
+
+def _style_headings(paras: list[TextPara]) -> tuple[list[TextPara], list[tuple[int, str]]]:
+    """Headings by style where none is set larger: a bold line alone, followed by body text.
+
+    Such lines become headings; chapters start at the most prominent style (capitals, upright,
+    size) used at least twice: the book's top level (a report's "INTRODUCTION" and "TITLE I: ..."
+    set in small bold capitals above its larger mixed-case section titles).
+    """
+    def alone(para: TextPara) -> bool:
+        return (para.bold and not para.is_heading and para.lines <= 2 and len(para.text.split()) <= _STYLE_HEADING_WORDS
+                and not para.text.endswith((".", ",", ";")) and any(ch.isalpha() for ch in para.text))
+
+    def body(i: int) -> bool:
+        return i < len(paras) and not paras[i].bold and not paras[i].is_heading
+
+    # Followed by body text, or by a subheading that is (a part title, then its first section's).
+    found = [i for i, para in enumerate(paras) if alone(para)
+             and (body(i + 1) or (i + 1 < len(paras) and alone(paras[i + 1]) and body(i + 2)))]
+    if not found:
+        return paras, []
+
+    def style(para: TextPara) -> tuple[float, bool, bool]:
+        return round(para.size * 2) / 2, para.text.isupper(), para.italic
+
+    counts = Counter(style(paras[i]) for i in found)
+    # The most prominent style used twice: capitals before mixed case, upright before italic,
+    # then the larger size (a title set small in capitals outranks a larger mixed-case section).
+    top = max((key for key, n in counts.items() if n >= 2), key=lambda k: (k[1], not k[2], k[0]), default=None)
+    if top is None:
+        return paras, []
+    marked = list(paras)
+    for i in found:
+        marked[i] = dataclasses.replace(paras[i], is_heading=True)
+    return marked, [(i, paras[i].text) for i in found if style(paras[i]) == top]
 
 
 def _blocks(paras: list[TextPara]) -> tuple[TextBlock, ...]:

@@ -12,7 +12,8 @@ A PDF has no paragraphs, only positioned lines. This module gets them per page (
 * lines are joined into paragraphs: a new one starts after a gap, at an indent, or after a short
   line that ends a sentence; a paragraph runs on across pages and columns while it has not ended;
 * a word hyphenated at a line end is joined ("compli-" + "cated" → "complicated");
-* headings: lines set clearly larger than the body text.
+* headings: lines set clearly larger than the body text; each paragraph also says whether it
+  is set bold or italic and how many lines it has, so the reader can find headings by style.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ class Line:
     y1: float
     opens: bool = False  # a bullet or ornament stood before it: it starts a paragraph
     marks: int = 0  # raised note markers removed from it ("storm¹"): the notes it references
+    bold: bool = False  # most of its letters are in a bold face (by font name)
+    italic: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,9 @@ class TextPara:
     is_heading: bool
     size: float
     top: float = 0.0  # y of its first line's top (PDF units, from the page's bottom)
+    bold: bool = False  # every line is bold
+    italic: bool = False  # every line is italic
+    lines: int = 1
 
 
 def body_size(pages: Sequence[PageLines]) -> float:
@@ -294,9 +300,11 @@ def paragraphs(pages: Sequence[PageLines], *, body: float | None = None, min_hea
                                                                                left_edge, size):
                 _close(open_para, out)
                 open_para = {"text": text, "page": page.number, "heading": False, "size": line.size,
-                             "top": line.y1}
+                             "top": line.y1, "bold": line.bold, "italic": line.italic, "lines": 1}
             else:
                 open_para["text"] = _join(open_para["text"], text)
+                open_para.update(bold=open_para.get("bold") and line.bold, italic=open_para.get("italic") and line.italic,
+                                 lines=open_para.get("lines", 1) + 1)
             open_para["right"] = max(open_para.get("right", 0.0), line.x1)
             open_para.setdefault("notes", []).extend(queue[:line.marks])
             del queue[:line.marks]
@@ -328,7 +336,8 @@ def _starts_paragraph(line: Line, previous: Line | None, para: dict, leading: fl
 def _close(para: dict | None, out: list[TextPara]) -> None:
     if para and para["text"].strip():
         out.append(TextPara(text=para["text"].strip(), page=para["page"], is_heading=para["heading"],
-                            size=para["size"], top=para.get("top", 0.0)))
+                            size=para["size"], top=para.get("top", 0.0), bold=bool(para.get("bold")),
+                            italic=bool(para.get("italic")), lines=para.get("lines", 1)))
     for note in para.get("notes", ()) if para else ():
         out.append(TextPara(text=note_paragraph(note), page=para["page"], is_heading=False, size=para["size"],
                             top=para.get("top", 0.0)))
