@@ -457,7 +457,7 @@ def run_conversion(
     _complete_folder(place, plan, request, files, cover, settings)
     result = replace(_result(files, summary.progress, tracker, missing.summary()), readalong_epub=epub,
                      missing_chunks=missing.chunks)  # fmt: skip
-    report = qa.write_report(result.output_dir, plan, replace(request, output_name=place.stem), parts_dir, paths,
+    report = qa.write_report(result.output_dir, plan, replace(request, output_name=name), parts_dir, paths, stem=place.stem,
                              always=bool(missing.chunks))  # fmt: skip
     return replace(result, qa_report=report)
 

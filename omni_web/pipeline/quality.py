@@ -215,10 +215,12 @@ class JobQa:
         return self.check.counts() if self.check is not None else None
 
     def write_report(self, book_folder: Path, plan: ConversionPlan, request: ConvertRequest,
-                     parts_dir: Path, paths: DataPaths, *, always: bool = False) -> Path | None:
-        """Write ``<name>.qa.json``; returns its path. With QA off only when ``always`` (a chunk is
-        flagged anyway: one the server could not say) or to bring an earlier report up to date."""
-        path = qa_report_path(book_folder, plan, request.output_name)
+                     parts_dir: Path, paths: DataPaths, *, always: bool = False, stem: str | None = None) -> Path | None:
+        """Write ``<stem>.qa.json`` (default: the request's output name); returns its path. With QA off
+        only when ``always`` (a chunk is flagged anyway: one the server could not say) or to bring an
+        earlier report up to date. The report keeps the request as claimed, so a regenerate from it
+        writes to the same place (omni_web/deliver/layout.py)."""
+        path = qa_report_path(book_folder, plan, stem or request.output_name)
         if self.check is None and not always and not path.is_file():
             return None
         document = build_report(chunk_places(plan), QaStore(paths.chunk_cache_dir), title=plan.tags.title,
