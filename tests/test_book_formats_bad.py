@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import resource
 import shutil
 import time
@@ -12,6 +13,7 @@ import pytest
 
 from omni_web.book import load_book
 from omni_web.book.mobi import convert_to_epub, is_drm_locked
+from omni_web.book.options import ReadOptions
 from omni_web.book.pdf import load_pdf
 from omni_web.book.safety import ArchiveLimits
 from omni_web.errors import DrmProtected, UnsafeBook, UnsupportedFormat
@@ -123,18 +125,29 @@ def test_mobi_drm_is_refused_from_the_header_and_missing_calibre_is_named(tmp_pa
 
 @pytest.mark.skipif(shutil.which("ebook-convert") is None,
                     reason="calibre's ebook-convert is not installed (Debian: apt install calibre)")
-def test_mobi_and_azw3_are_read_through_ebook_convert(tmp_path: Path) -> None:
+def test_mobi_and_azw3_are_read_through_ebook_convert(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import subprocess
 
     from tests.conftest import DATA_DIR
 
     source = DATA_DIR / "hefty-water.epub"
     expected = [c.title for c in load_book(source).chapters]
+    # ebook-convert behind a wrapper that counts its runs: the cache must make it one per book.
+    runs, shim = tmp_path / "runs.log", tmp_path / "bin"
+    shim.mkdir()
+    (shim / "ebook-convert").write_text(f'#!/bin/sh\necho run >> "{runs}"\nexec "{shutil.which("ebook-convert")}" "$@"\n')
+    (shim / "ebook-convert").chmod(0o755)
+    cache = ReadOptions(cache_dir=tmp_path / "state" / "converted")
     for suffix in (".mobi", ".azw3"):
         kindle = tmp_path / f"hefty{suffix}"
         subprocess.run(["ebook-convert", str(source), str(kindle)], check=True, capture_output=True, timeout=300)
+        monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
         started = time.monotonic()
-        book = load_book(kindle)
+        book = load_book(kindle, options=cache)
+        again = load_book(kindle, options=cache)  # the job after the upload: no second conversion
+        assert runs.read_text().count("run") == (1 if suffix == ".mobi" else 2)
+        assert [c.title for c in again.chapters] == [c.title for c in book.chapters]
+        monkeypatch.undo()
         assert book.source_format == "mobi" and book.source_path == kindle
         assert book.metadata.title == "Hefty Water"
         titles = [c.title for c in book.chapters if c.has_text and c.selected_by_default]

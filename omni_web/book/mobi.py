@@ -3,12 +3,16 @@
 DRM is refused before converting: a MOBI header whose encryption field is set is a locked book
 (calibre would refuse it too, after a while). The conversion runs as an argv list with a time
 limit, in a temporary folder; the Book keeps the MOBI as its source and gets its read-along EPUB
-written from the Book like every other non-EPUB format.
+written from the Book like every other non-EPUB format. With a cache folder (``ReadOptions.cache_dir``,
+the data root's state) the EPUB is kept there under the file's SHA-256, so the upload, the job and
+every later look at the same book convert it once.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import os
 import shutil
 import struct
 import subprocess
@@ -93,8 +97,31 @@ def load_mobi(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
         raise DrmProtected(f"'{path.name}' is a Kindle book locked with DRM; omni-web reads DRM-free books only. "
                            "Use a DRM-free copy of the book.")
     with tempfile.TemporaryDirectory(prefix="omni-mobi-") as scratch:
-        epub = convert_to_epub(path, Path(scratch))
+        epub = _converted(path, Path(scratch), options.cache_dir)
         book = load_epub(epub, limits=limits, options=options)
     # The converted EPUB is gone: chapters point at the pages of the EPUB written from the Book.
     chapters = tuple(dataclasses.replace(c, source_href=page_name(c.number)) for c in book.chapters)
     return dataclasses.replace(book, chapters=chapters, source_path=path, source_format="mobi")
+
+
+def _converted(path: Path, scratch: Path, cache_dir: Path | None) -> Path:
+    """The book as EPUB: from the cache when this content was converted before, else converted now
+    (and kept in the cache, written under a temporary name and renamed so a reader never sees half)."""
+    if cache_dir is None:
+        return convert_to_epub(path, scratch)
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    cached = cache_dir / f"{digest.hexdigest()}.epub"
+    if cached.is_file():
+        return cached
+    epub = convert_to_epub(path, scratch)
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        partial = cache_dir / f".{cached.name}.{os.getpid()}.part"
+        shutil.copyfile(epub, partial)
+        os.replace(partial, cached)
+    except OSError:
+        return epub  # a full or read-only disk costs the cache, not the book
+    return cached
