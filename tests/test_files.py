@@ -74,11 +74,11 @@ def test_file_sha256_matches_hashlib_across_block_boundaries(tmp_path: Path) -> 
     assert file_sha256(path, block_bytes=1024) == hashlib.sha256(data).hexdigest()
 
 
-def test_every_layer_uses_the_one_file_sha256() -> None:
-    from omni_web.render import file_sha256 as render_hash
-    from omni_web.voices.library import file_sha256 as library_hash
+def test_the_one_file_sha256_is_not_re_exported_by_other_layers() -> None:
+    import omni_web.render
+    import omni_web.render.keys
 
-    assert render_hash is file_sha256 and library_hash is file_sha256
+    assert "file_sha256" not in omni_web.render.__all__ and "file_sha256" not in omni_web.render.keys.__all__
 
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EDQUOT])

@@ -18,8 +18,9 @@ from omni_web.client import VoiceChoice
 from omni_web.deliver.layout import narrator_label
 from omni_web.deliver.metadata import audiobook_tags
 from omni_web.errors import BookError, ChapterSelectionError
+from omni_web.files import file_sha256
 from omni_web.pipeline.request import ConvertRequest
-from omni_web.render import RenderItem, chunk_key, file_sha256, shaping_fingerprint
+from omni_web.render import RenderItem, chunk_key, shaping_fingerprint
 from omni_web.settings import Settings
 from omni_web.text import Pronouncer, SpokenForm, spoken_form
 

@@ -2,7 +2,7 @@
 
 from omni_web.render.crashes import CrashWatch, Recover, Recovery
 from omni_web.render.item import RenderItem
-from omni_web.render.keys import chunk_key, file_sha256, shaping_fingerprint
+from omni_web.render.keys import chunk_key, shaping_fingerprint
 from omni_web.render.renderer import (
     RenderProgress,
     RenderSummary,
@@ -24,7 +24,6 @@ __all__ = [
     "Synthesize",
     "chunk_audio_path",
     "chunk_key",
-    "file_sha256",
     "render_chunks",
     "shaping_fingerprint",
     "wav_duration_s",

@@ -12,9 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from omni_web.files import file_sha256
-
-__all__ = ["chunk_key", "file_sha256", "shaping_fingerprint"]
+__all__ = ["chunk_key", "shaping_fingerprint"]
 
 # Bump when the meaning of a rendered chunk changes (e.g. the request format), to invalidate caches.
 KEY_VERSION = 1
