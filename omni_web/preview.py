@@ -104,7 +104,7 @@ def preview_request(
         VoiceError, SpeechError: the voice does not fit, or the server refused the request.
     """
     entry = get_entry(request.model_key)
-    book = load_book(request.book_path)
+    book = load_book(request.book_path, options=settings.read_options(paths))
     speech = spoken_form(book, entry=entry, settings=settings, language=request.language,
                          pronouncer=LexiconStore(paths).pronouncer(book_identity(book)))
     text = preview_text(book, request.chapters, entry=entry,

@@ -82,3 +82,15 @@ def _paths(root: Path):  # noqa: ANN202 - DataPaths
     from omni_web.paths import DataPaths
 
     return DataPaths(root)
+
+
+def test_chapters_command_prints_the_note_after_its_paragraph_with_the_flag(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from omni_web.cli import main
+
+    path = html_book(tmp_path / "book.html")
+    assert main(["chapters", str(path), "--text", "2"]) == 0
+    assert _NOTE not in capsys.readouterr().out
+    assert main(["chapters", str(path), "--text", "2", "--footnotes", "end-of-paragraph"]) == 0
+    out = capsys.readouterr().out
+    assert f"Note: {_NOTE}" in out and out.index(SPOKEN[0][:30]) < out.index(f"Note: {_NOTE}")

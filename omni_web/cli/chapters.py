@@ -10,6 +10,7 @@ and exits 1.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 from omni_web.book import Book, chapter_rows, load_book
@@ -37,6 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--all", action="store_true", help="show every chapter as selected")
     parser.add_argument("--text", type=int, metavar="N",
                         help="print chapter N's chunks as they are sent (spoken form: lexicon and normalisation)")
+    parser.add_argument("--footnotes", choices=("skip", "end-of-paragraph"),
+                        help="footnotes inside chapters: not read, or read after their paragraph (default: setting, skip)")
     parser.add_argument("--model", choices=keys(), default="qwen3_tts_0_6b_customvoice", metavar="MODEL",
                         help="with --text: chunk and normalise as this model's jobs do")
     parser.add_argument("--language", metavar="LANG", help="with --text: the language the job will use")
@@ -44,7 +47,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _chapters(args: argparse.Namespace) -> int:
-    book = load_book(args.book)
+    paths = data_root_from_env()
+    settings = load_settings(paths)
+    if args.footnotes:
+        settings = dataclasses.replace(settings, footnotes=args.footnotes)
+    book = load_book(args.book, options=settings.read_options(paths))
     if args.text is not None:
         return _print_spoken(book, args)
     selected = range(len(book.chapters)) if args.all else None
