@@ -2,8 +2,8 @@
 
 The web UI asks for the loaded book on many events (the lexicon's sample sentence on every blur,
 its candidates, the edit impact, the cast panel); parsing an EPUB each time costs seconds for a
-long book. A book is keyed by its path, size and modification time, so a replaced file is read
-again.
+long book. A book is keyed by its path, size, modification time and reader options, so a replaced
+file (or a changed footnote setting) is read again.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 
 from omni_web.book.formats import load_book
 from omni_web.book.model import Book
+from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 
 __all__ = ["BookCache"]
 
@@ -24,22 +25,22 @@ class BookCache:
     def __init__(self, size: int = 4) -> None:
         self._size = size
         self._lock = threading.Lock()
-        self._books: OrderedDict[tuple[str, int, int], Book] = OrderedDict()
+        self._books: OrderedDict[tuple[str, int, int, ReadOptions], Book] = OrderedDict()
 
-    def load(self, path: Path) -> Book:
+    def load(self, path: Path, *, options: ReadOptions = DEFAULT_OPTIONS) -> Book:
         """The book at ``path`` (see :func:`omni_web.book.load_book`, whose errors it raises)."""
         path = Path(path)
         try:
             stat = path.stat()
         except OSError:
-            return load_book(path)  # its own error says what is wrong with the path
-        key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+            return load_book(path, options=options)  # its own error says what is wrong with the path
+        key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, options)
         with self._lock:
             book = self._books.get(key)
             if book is not None:
                 self._books.move_to_end(key)
                 return book
-        book = load_book(path)
+        book = load_book(path, options=options)
         with self._lock:
             self._books[key] = book
             while len(self._books) > self._size:

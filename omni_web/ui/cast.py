@@ -15,7 +15,7 @@ from typing import Any
 
 import gradio as gr
 
-from omni_web.book import Book, load_book
+from omni_web.book import Book
 from omni_web.cast import (
     Cast,
     CastFile,
@@ -82,10 +82,10 @@ def build_cast_panel() -> CastRefs:
     return CastRefs(use, dialogue, dialogue_instructions, characters, character, voice, instructions, assign, hear, audio, notice)
 
 
-def _book(state: dict | None) -> Book:
+def _book(ctx: UiContext, state: dict | None) -> Book:
     if not state:
         raise BookError("Upload a book first.")
-    return load_book(Path(state["path"]))
+    return ctx.services.books.load(Path(state["path"]), options=ctx.settings.read_options(ctx.paths))
 
 
 def _options(ctx: UiContext, model_key: str) -> list[VoiceOption]:
@@ -115,7 +115,7 @@ def _render(ctx: UiContext, state: dict | None, model_key: str, keep: str | None
     if not state:
         empty = gr.update(choices=[], value=None)
         return False, empty, "", empty, empty, gr.update(visible=False), gr.update(visible=False)
-    book = _book(state)
+    book = _book(ctx, state)
     cast = load_cast_file(saved_cast_path(ctx.paths, book))
     design = get_entry(model_key).voice_mode is VoiceMode.INSTRUCTIONS
     options = [] if design else _options(ctx, model_key)
@@ -156,7 +156,7 @@ def _option(options: list[VoiceOption], key: str | None) -> VoiceOption | None:
 
 def request_cast(ctx: UiContext, book_path: Path, model_key: str) -> Cast | None:
     """The cast Generate renders with: the book's saved cast when it is on (None: one voice)."""
-    return saved_cast(ctx.paths, ctx.services.books.load(book_path), get_entry(model_key), ctx.library)
+    return saved_cast(ctx.paths, ctx.services.books.load(book_path, options=ctx.settings.read_options(ctx.paths)), get_entry(model_key), ctx.library)
 
 
 def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr.Dropdown) -> None:
@@ -165,7 +165,7 @@ def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr
                refs.dialogue_instructions]
 
     def save(state: dict | None, change) -> CastFile:
-        loaded = _book(state)
+        loaded = _book(ctx, state)
         path = saved_cast_path(ctx.paths, loaded)
         cast = change(load_cast_file(path))
         if not cast.book:
@@ -207,13 +207,13 @@ def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr
 
     @guarded
     def pick(state: dict | None, model_key: str, name: str | None) -> tuple[Any, str]:
-        cast = load_cast_file(saved_cast_path(ctx.paths, _book(state))) if state else CastFile()
+        cast = load_cast_file(saved_cast_path(ctx.paths, _book(ctx, state))) if state else CastFile()
         spec = cast.characters.get(name or "")
         return gr.update(value=_key_of(spec, _options(ctx, model_key))), _instructions(spec)
 
     @guarded
     def hear(state: dict | None, model_key: str, name: str | None) -> tuple[Any, str]:
-        loaded = _book(state)
+        loaded = _book(ctx, state)
         entry = get_entry(model_key)
         cast = load_cast_file(saved_cast_path(ctx.paths, loaded))
         people = {p.name: p for p in find_characters(loaded, min_confidence=cast.min_confidence, min_quotes=1)}
