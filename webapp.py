@@ -61,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     from omni_web.deliver.opds import mount_opds
     from omni_web.services import AppServices  # heavy imports after the arguments are known
     from omni_web.ui import UiContext, build_app, launch_options
+    from omni_web.ui.sessions import keep_logins
 
     services = AppServices.create(paths)
     resumed = services.start()
@@ -71,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     demo.queue(default_concurrency_limit=8)
     demo.launch(**launch_options(ctx, host=args.host, port=args.port, credentials=credentials),
                 prevent_thread_lock=True)
+    keep_logins(demo.app, paths, credentials)  # a restart keeps every browser logged in
     mount_api(demo.app, services)  # /api/v1, before Gradio's own routes; its tokens, not the UI login
     # /opds: the shelf of finished books for OPDS readers, behind the UI's own login (HTTP Basic).
     mount_opds(demo.app, lambda: services.settings.output_path(paths),

@@ -325,6 +325,22 @@ class AppServices:
         return next((job for job, other in self._conversion_jobs()
                      if other.same_work_as(request) and job.params.get(TEXT_FINGERPRINT_KEY, text) == text), None)
 
+    def run_again(self, job_id: str) -> Job:
+        """Queue a finished job's conversion again as a new job (its own row and queue time).
+
+        It keeps the finished job's output name, so it writes the same files; finished chunks are
+        reused. Other kinds of job are queued again in place. Raises JobNotFound, or JobError for
+        a job that is not finished.
+        """
+        job = self.jobs.get(job_id)
+        if not job.state.finished:
+            raise JobError(f"'{job.title}' is {job.state.value}; it can run again once it is finished.")
+        if job.kind != CONVERT_JOB:
+            self.jobs.rerun(job_id)
+            self.worker.wake()
+            return self.jobs.get(job_id)
+        return self.submit_conversion(ConvertRequest.from_dict(job.params), allow_twin=True, priority=job.priority)
+
     def plan_job_deletion(self, job_id: str) -> JobDeletion:
         """What deleting a finished job removes: its row and the files it wrote (not yet done).
 

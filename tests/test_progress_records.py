@@ -84,3 +84,51 @@ def test_chapter_and_phase_states_are_enums_in_the_record_and_words_in_its_json(
     again = ConvertProgress.from_dict(doc)
     assert again.chapters[0].state is ChapterState.READY and again.phases[0].state is PhaseState.ACTIVE
     assert again.ready_chapters() == again.chapters
+
+
+def test_a_server_away_and_back_is_shown_while_it_lasts_and_logged() -> None:
+    from omni_web.pipeline.progress import MAX_EVENTS, ConvertProgress
+
+    doc = ConvertProgress(message="Rendering")
+    away = doc.server_said("The server died; restarting it.", at=100.0)
+    assert away.server_status == away.message == "The server died; restarting it." and away.server_down_since == 100.0
+    still = away.server_said("Waiting for http://gpu:8100, down since 10:00.", at=105.0)
+    assert still.server_down_since == 100.0  # down since the first line, not the latest
+    back = ConvertProgress.from_dict(still.server_said("", at=112.0).to_dict())  # stored and read back
+    assert back.server_status == "" and back.server_down_since is None
+    assert [e.text for e in back.events][-1] == "The server answers again after 12 s; the job goes on."
+    assert len(back.events) == 3 and doc.server_said("", at=1.0) == doc  # nothing was away: nothing logged
+    many = doc
+    for n in range(MAX_EVENTS + 5):
+        many = many.with_event(f"event {n}", at=float(n))
+    assert len(many.events) == MAX_EVENTS and many.events[-1].text == f"event {MAX_EVENTS + 4}"
+
+
+def test_an_estimate_comes_from_the_books_finished_here() -> None:
+    from omni_web.jobs import Job, JobState
+    from omni_web.pipeline.estimate import estimate_book
+
+    def done(model: str, words: int, took_s: float, at: float) -> Job:
+        return Job(id=f"j{at}", kind="convert", title="B", state=JobState.DONE, params={"model_key": model},
+                   progress={"words": words}, created_at=at, started_at=at, finished_at=at + took_s)
+
+    assert "No book has finished" in estimate_book(5000, []).line
+    jobs = [done("a", 10_000, 500.0, 1.0), done("b", 10_000, 100.0, 2.0), done("a", 50, 1.0, 3.0)]
+    same = estimate_book(6000, jobs, model_key="a")  # the 50-word regenerate says nothing about speed
+    assert same.words_per_s == 20.0 and same.seconds == 300.0 and same.model_matched
+    assert "About 5 min for 6,000 words" in same.line and "this model's last 1 book" in same.line
+    other = estimate_book(6000, jobs, model_key="c")
+    assert other.books == 2 and other.words_per_s == 20_000 / 600 and not other.model_matched
+
+
+def test_the_jobs_list_eta_is_the_longest_phase_still_going() -> None:
+    from omni_web.jobs import Job, JobState
+    from omni_web.pipeline.progress import ConvertProgress, PhaseProgress, PhaseState
+    from omni_web.ui.jobview import job_eta_s
+
+    phases = (PhaseProgress(name="rendering", state=PhaseState.DONE, eta_s=0.0),
+              PhaseProgress(name="chapters", state=PhaseState.ACTIVE, eta_s=900.0),
+              PhaseProgress(name="book", state=PhaseState.ACTIVE, eta_s=None))
+    doc = ConvertProgress(eta_s=0.0, phases=phases).to_dict()
+    job = Job(id="j", kind="convert", title="B", state=JobState.RUNNING, params={}, progress=doc)
+    assert job_eta_s(job) == 900.0  # not the renderer's 0:00 while chapters are mastered

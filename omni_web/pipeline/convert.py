@@ -218,12 +218,11 @@ class _Progress:
     def server_status(self, line: str) -> None:
         """The serving handle's status line ("waiting for ..."), shown instead of the message until it clears."""
         with self._lock:
-            if line:
-                if self._saved_message is None:
-                    self._saved_message = self.doc.message
-                self.doc = replace(self.doc, message=line, server_status=line)
-            elif self._saved_message is not None:
-                self.doc = replace(self.doc, message=self._saved_message, server_status="")
+            if line and self._saved_message is None:
+                self._saved_message = self.doc.message
+            self.doc = self.doc.server_said(line, at=self._clock())
+            if not line and self._saved_message is not None:
+                self.doc = replace(self.doc, message=self._saved_message)
                 self._saved_message = None
             self._emit(force=True)
 

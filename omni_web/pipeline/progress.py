@@ -16,7 +16,19 @@ from typing import Any
 from omni_web.master.records import ChapterState
 from omni_web.records import JsonRecord
 
-__all__ = ["ChapterProgress", "ConvertProgress", "PhaseProgress", "PhaseState", "QaProgress"]
+__all__ = ["MAX_EVENTS", "ChapterProgress", "ConvertProgress", "JobEvent", "PhaseProgress", "PhaseState", "QaProgress"]
+
+MAX_EVENTS = 50  # the newest events a job keeps (a flapping server must not grow the document)
+
+
+@dataclass(frozen=True, slots=True)
+class JobEvent(JsonRecord):
+    """Something that happened to a job worth a line in its log: the server went away, came back,
+    was restarted. ``at`` is wall-clock time (seconds since the epoch)."""
+
+    at: float = 0.0
+    text: str = ""
+    kind: str = "server"  # server (down, restarted, back) | info
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +134,24 @@ class ConvertProgress(JsonRecord):
     loudness_preset: str | None = None
     # The delivery report's JSON once the book is done (see omni_web.master.report).
     levels: dict[str, Any] | None = None
+    server_down_since: float | None = None  # since when the server has been away (with server_status)
+    events: tuple[JobEvent, ...] = ()
+
+    def server_said(self, line: str, *, at: float) -> ConvertProgress:
+        """A copy after the serving handle's status line changed: ``line`` ("Waiting for …") while the
+        server is away (logged, with since when), "" once it answers again (logged with how long)."""
+        if line:
+            since = self.server_down_since or at
+            return replace(self, message=line, server_status=line, server_down_since=since).with_event(line, at=at)
+        if self.server_down_since is None:
+            return self
+        away = max(0.0, at - self.server_down_since)
+        back = replace(self, server_status="", server_down_since=None)
+        return back.with_event(f"The server answers again after {away:.0f} s; the job goes on.", at=at)
+
+    def with_event(self, text: str, *, at: float, kind: str = "server") -> ConvertProgress:
+        """A copy with ``text`` added to the job's log (the newest :data:`MAX_EVENTS` kept)."""
+        return replace(self, events=(*self.events, JobEvent(at=at, text=text, kind=kind))[-MAX_EVENTS:])
 
     @property
     def fraction(self) -> float | None:

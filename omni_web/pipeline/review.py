@@ -9,6 +9,9 @@ rebuilt, through the same chapter-assembly path as a normal run.
 
 from __future__ import annotations
 
+import functools
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +32,11 @@ from omni_web.qa import (
     write_report,
 )
 
-__all__ = ["ReviewRow", "ReviewTarget", "accept_chunk", "job_review_target", "open_review", "prepare_regenerate", "review_rows", "rows_for_keys"]
+__all__ = ["REGENERATE_PRIORITY", "ReviewRow", "finished_qa_line", "qa_counts_line", "ReviewTarget", "accept_chunk", "accept_chunks", "job_review_target", "open_review", "prepare_regenerate", "review_rows", "rows_for_keys"]
+
+# A regenerate's job priority: above any book's (the queue takes higher priorities first), so a
+# one-chunk fix runs next instead of behind a long book.
+REGENERATE_PRIORITY = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,16 +186,43 @@ def accept_chunk(target: ReviewTarget, chapter: int, chunk: int) -> ChunkRecord:
     record = target.store.load(row["key"])
     if record is None:
         raise ReviewError(f"Chunk {chunk} of chapter {chapter} has no QA record; nothing to accept.")
+    accepted = _accept(target, row, record)
+    _write_counts(target)
+    return accepted
+
+
+def accept_chunks(target: ReviewTarget, places: Iterable[tuple[int, int]]) -> int:
+    """Accept many flagged chunks as they are, ``(chapter, chunk)`` each; the report is written once.
+
+    Returns how many were accepted (a chunk without a QA record, or no longer flagged, is skipped).
+    """
+    wanted = set(places)
+    accepted = 0
+    for row in target.report["chunks"]:
+        if (int(row["chapter"]), int(row["chunk"])) not in wanted:
+            continue
+        record = target.store.load(row["key"])
+        if record is not None and record.verdict.needs_review:
+            _accept(target, row, record)
+            accepted += 1
+    _write_counts(target)
+    return accepted
+
+
+def _accept(target: ReviewTarget, row: dict[str, Any], record: ChunkRecord) -> ChunkRecord:
     accepted = record.accepted()
     target.store.save(accepted)
     row["verdict"] = accepted.verdict.value
     row["note"] = accepted.note
+    return accepted
+
+
+def _write_counts(target: ReviewTarget) -> None:
     counts = {v.value: 0 for v in Verdict}
     for item in target.report["chunks"]:
         counts[item["verdict"]] = counts.get(item["verdict"], 0) + 1
     target.report["counts"] = counts
     write_report(target.report, target.report_path)
-    return accepted
 
 
 def prepare_regenerate(target: ReviewTarget, chapter: int, chunk: int, *, text: str | None = None) -> ConvertRequest:
@@ -219,3 +253,31 @@ def rows_for_keys(store: QaStore, keys: tuple[str, ...] | list[str]) -> list[Rev
         if record is not None and record.verdict.needs_review:
             rows.append(ReviewRow(record.chapter, "", record.chunk, record.text, store.audio_path(key), record))
     return sorted(rows, key=lambda r: (r.chapter, r.chunk))
+
+
+def qa_counts_line(target: ReviewTarget) -> str:
+    """``QA (basic): 270 passed, 6 retaken, 3 flagged, 2 accepted.``, counted from the chunks'
+    records (fresher than the report's counts), so the job line and the review list say the same."""
+    counts = Counter(row.verdict.value for row in review_rows(target, only_flagged=False))
+    level = (target.report.get("qa") or {}).get("level", "")
+    return (f"QA ({level}): {counts[Verdict.PASSED.value]} passed, {counts[Verdict.RETAKEN.value]} retaken, "
+            f"{counts[Verdict.FLAGGED.value]} flagged, {counts[Verdict.ACCEPTED.value]} accepted.")
+
+
+def finished_qa_line(job_result: dict[str, Any] | Any, job_id: str) -> str | None:
+    """:func:`qa_counts_line` of a finished job's report; None when it has none. Counted again only
+    when the report changed (an accept rewrites it), so a page polling the job reads no records."""
+    try:
+        path = find_report(job_review_target(job_result, job_id))
+        stamp = path.stat().st_mtime_ns if path is not None else None
+    except (ReviewError, OSError):
+        return None
+    return _counted_line(str(path), stamp) if path is not None else None
+
+
+@functools.lru_cache(maxsize=32)
+def _counted_line(path: str, _stamp: int | None) -> str | None:
+    try:
+        return qa_counts_line(open_review(Path(path)))
+    except ReviewError:
+        return None

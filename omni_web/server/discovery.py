@@ -41,9 +41,15 @@ class EndpointProbe:
             return ServerState.STOPPED
         if self.healthy:
             return ServerState.HEALTHY
-        if self.status == "unhealthy":
+        if self.status == "unhealthy" or not self.speaks_sgl_omni:
             return ServerState.FAILED
         return ServerState.STARTING
+
+    @property
+    def speaks_sgl_omni(self) -> bool:
+        """False when something answered ``/health`` without a status word: another kind of server
+        (sglang-omni's ``/health`` always names one, ``starting`` while it warms up)."""
+        return not self.reachable or self.status != "unknown"
 
 
 def probe_endpoint(

@@ -71,6 +71,9 @@ def foreign_status(probe: EndpointProbe, *, remote: bool) -> ServerStatus:
     message = ""
     if remote and not probe.reachable:
         message = f"Nothing answers at the remote URL {probe.base_url}; check Settings (CLI: --api-url)."
+    elif not probe.speaks_sgl_omni:
+        message = (f"{probe.base_url} answers, but not as an sgl-omni server (GET /health gave HTTP "
+                   f"{probe.http_status} without a status). Check the URL and its port.")
     return ServerStatus(
         state=probe.state,
         endpoint=probe.base_url,

@@ -15,7 +15,7 @@ from typing import Any
 import gradio as gr
 
 from omni_web.auth import Credentials
-from omni_web.ui import generate, jobs, models, queue_tab, server, settings, setup
+from omni_web.ui import generate, jobs, models, queue_tab, server, settings, setup, shelf
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.notify import build_notifier
 from omni_web.ui.style import CSS, JS, THEME
@@ -24,7 +24,7 @@ __all__ = ["MAX_UPLOAD_BYTES", "AppRefs", "build_app", "launch_options"]
 
 # An EPUB or a voice clip; anything bigger is refused before it is written to disk.
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
-TAB_IDS = ("generate", "jobs", "queue", "server", "models", "setup", "settings")
+TAB_IDS = ("generate", "jobs", "shelf", "queue", "server", "models", "setup", "settings")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +39,7 @@ class AppRefs:
     jobs: jobs.JobsRefs
     queue: queue_tab.QueueRefs
     settings: settings.SettingsRefs
+    shelf: shelf.ShelfRefs | None = None
 
 
 def _register_load(demo: gr.Blocks, name: str, on_load: OnLoad | None) -> None:
@@ -95,6 +96,8 @@ def build_app(ctx: UiContext) -> tuple[gr.Blocks, AppRefs]:
                 jobs_refs = jobs.build(ctx)
             with gr.Tab("Queue", id="queue", elem_id="tab-queue"):
                 queue_refs = queue_tab.build(ctx)
+            with gr.Tab("Shelf", id="shelf", elem_id="tab-shelf") as shelf_tab:
+                shelf_refs = shelf.build(ctx, shelf_tab)
             with gr.Tab("Server", id="server", elem_id="tab-server"):
                 server_refs = server.build(ctx)
             with gr.Tab("Models", id="models", elem_id="tab-models"):
@@ -105,7 +108,7 @@ def build_app(ctx: UiContext) -> tuple[gr.Blocks, AppRefs]:
                 settings_refs = settings.build(ctx)
         build_notifier(ctx)  # a toast and the tab title on every tab when a job ends
         refs = AppRefs(tabs, setup_refs, models_refs, server_refs, generate_refs, jobs_refs, queue_refs,
-                       settings_refs)
+                       settings_refs, shelf_refs)
         for name in TAB_IDS:
             _register_load(demo, name, getattr(refs, name).on_load)
         _link_generate_to_jobs(ctx, refs)

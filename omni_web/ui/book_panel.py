@@ -17,10 +17,11 @@ from omni_web.book.summary import book_size
 from omni_web.bookshelf import require_book_name, store_book
 from omni_web.deliver.metadata import editable_values
 from omni_web.errors import BookError
+from omni_web.pipeline.estimate import estimate_book
 from omni_web.ui.context import UiContext
 from omni_web.ui.widgets import esc
 
-__all__ = ["book_header_html", "chapter_choices", "load_upload", "pick_chapters"]
+__all__ = ["book_header_html", "chapter_choices", "estimate_html", "load_upload", "pick_chapters"]
 
 
 def chapter_choices(book: Book) -> tuple[list[tuple[str, int]], list[int]]:
@@ -70,7 +71,8 @@ def load_upload(ctx: UiContext, file: str | None, loaded: dict | None) -> tuple[
     choices, selected = chapter_choices(book)
     # "meta": the book's own title, authors and series, which the Book details fields start from.
     state = {"path": str(kept), "all": [n for _, n in choices], "defaults": selected,
-             "meta": editable_values(book.metadata)}
+             "meta": editable_values(book.metadata),
+             "words": {str(n): chapter.word_count for n, chapter in enumerate(book.chapters, start=1)}}
     cover = _cover(book)
     return (state, book_header_html(book), gr.update(value=cover, visible=cover is not None),
             gr.update(choices=choices, value=selected), "", gr.skip())
@@ -81,3 +83,12 @@ def pick_chapters(kind: str):
     def select(book: dict | None) -> list[int]:
         return (book or {}).get(kind, [])
     return select
+
+
+def estimate_html(ctx: UiContext, book: dict | None, chapters: list[int] | None, model_key: str | None) -> str:
+    """How long the checked chapters should take here, from the speed measured on finished books."""
+    if not book or not chapters:
+        return ""
+    words = sum(int((book.get("words") or {}).get(str(n), 0)) for n in chapters)
+    estimate = estimate_book(words, ctx.services.jobs.list(limit=200), model_key=model_key)
+    return f'<div class="ow-dim" id="gen-estimate-line">{esc(estimate.line)}</div>' if estimate.line else ""

@@ -20,7 +20,7 @@ from omni_web.models import installed_keys
 from omni_web.preview import preview_request
 from omni_web.server import ServerStatus
 from omni_web.ui import book_metadata, preset_save
-from omni_web.ui.book_panel import load_upload, pick_chapters
+from omni_web.ui.book_panel import estimate_html, load_upload, pick_chapters
 from omni_web.ui.cast import build_cast_panel, wire_cast_panel
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
@@ -84,6 +84,7 @@ class GenerateRefs:
     submit_events: tuple[Any, ...] = ()
     on_load: OnLoad | None = field(default=None)
     readalong: gr.Checkbox | None = None
+    estimate: gr.HTML | None = None  # the time the checked chapters should take (pipeline/estimate.py)
     server_seen: gr.State | None = None  # the server the menus were last rendered for (ui/menu_watch.py)
 
 
@@ -149,6 +150,7 @@ def build(ctx: UiContext) -> GenerateRefs:
                                     info="Longer chunks flow better; some models cap it (Higgs: 80).")
             readalong = gr.Checkbox(label="Read-along: EPUB 3 with the audio in sync, and subtitles",
                                     elem_id="gen-readalong", value=False)
+            estimate = gr.HTML(elem_id="gen-estimate", padding=False)
             with gr.Row(elem_id="gen-actions", elem_classes=["ow-sticky-actions"]):
                 preview = gr.Button("Preview", elem_id="gen-preview")
                 generate = gr.Button("Generate audiobook", variant="primary", elem_id="gen-generate")
@@ -176,8 +178,12 @@ def build(ctx: UiContext) -> GenerateRefs:
     refs = GenerateRefs(epub, book, header, cover, chapters, select_all, select_none, select_defaults,
                         model, model_info, voice, chunk_words, preview, preview_audio, generate, dialog,
                         dialog_text, dialog_clamp, dialog_keep, dialog_cancel, notice, submitted, confirm,
-                        confirm_text, confirm_go, confirm_open, confirm_cancel, first_run, readalong=readalong)
+                        confirm_text, confirm_go, confirm_open, confirm_cancel, first_run, readalong=readalong,
+                        estimate=estimate)
     wire_cast_panel(ctx, cast, book=refs.book, model=refs.model)
+    # Another book: the previous book's previews are not this one's.
+    refs.book.change(lambda: (None, None), None, [refs.preview_audio, cast.audio], api_visibility="private",
+                     show_progress="hidden")
     return _wire(ctx, refs)
 
 
@@ -222,6 +228,9 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
     refs.select_all.click(pick_chapters("all"), [refs.book], refs.chapters, api_visibility="private")
     refs.select_defaults.click(pick_chapters("defaults"), [refs.book], refs.chapters, api_visibility="private")
     refs.select_none.click(lambda: [], None, refs.chapters, api_visibility="private")
+    for trigger in (refs.chapters.change, refs.model.change):
+        trigger(guarded(lambda book, chapters, key: estimate_html(ctx, book, chapters, key)),
+                [refs.book, refs.chapters, refs.model], refs.estimate, api_visibility="private", show_progress="hidden")
     refs.model.change(guarded(lambda key: _model_info(ctx, key)), [refs.model], refs.model_info,
                       api_visibility="private")
     refs.preview.click(preview, form, [refs.preview_audio, refs.notice], api_name="preview", concurrency_limit=1,

@@ -191,7 +191,8 @@ def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
         # Sent only when it changed, so an opened levels fold stays open while the job goes on.
         levels = job_levels_html(job)
         levels_out = levels if changed(new, before, "levels", levels) else gr.skip()
-        return [overview, pick, job_detail_html(job, positions.get(job.id, 0)), *buttons, downloads_out,
+        detail = job_detail_html(job, positions.get(job.id, 0), remote_url=ctx.settings.remote_url)
+        return [overview, pick, detail, *buttons, downloads_out,
                 chapters_out, levels_out, new]
 
     @guarded
@@ -211,9 +212,10 @@ def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
     @guarded
     def rerun(selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
         if selected:
-            store.rerun(selected)
-            ctx.services.worker.wake()
-            gr.Info("Queued again: chunks already rendered are reused; the book is written to the same file.")
+            # A new row with its own queue time; the finished one stays as it was.
+            selected = ctx.services.run_again(selected).id
+            gr.Info("Queued again as a new job: chunks already rendered are reused; the book is written to the "
+                    "same file.")
         return render(selected, shown)
 
     @guarded

@@ -12,11 +12,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from urllib.parse import quote
 
+from omni_web.catalog import get_entry
+from omni_web.errors import UnknownModel
 from omni_web.jobs import Job, JobState
 from omni_web.pipeline import ConvertProgress, ConvertResult, PhaseProgress, PhaseState
+from omni_web.pipeline.review import finished_qa_line
 from omni_web.ui.labels import model_name
 from omni_web.ui.levels import levels_html, mastering_fact
 from omni_web.ui.widgets import badge, callout, clock_str, duration_str, esc, progress_bar, size_str, table
+from omni_web.voices.names import canonical_spelling, display_name
 
 __all__ = [
     "chapters_html",
@@ -24,13 +28,16 @@ __all__ = [
     "elapsed_s",
     "file_url",
     "job_detail_html",
+    "job_eta_s",
     "job_levels_html",
+    "job_log_html",
     "jobs_table_html",
     "model_name",
     "phase_rows",
     "progress_of",
     "ready_chapters",
     "result_of",
+    "voice_of",
 ]
 
 
@@ -108,13 +115,38 @@ def _state_line(job: Job, position: int) -> str:
     return p.message or "Starting…"
 
 
-def job_detail_html(job: Job, position: int, *, now: float | None = None) -> str:
-    """The selected job: state, per-phase bars with ETAs, whole-job elapsed, speed, the error."""
+def _waiting_html(job: Job, remote_url: str) -> str:
+    """While the job waits for its server: since when, and the remedy that fits that server."""
+    p = progress_of(job)
+    if job.state is not JobState.RUNNING or not p.server_status:
+        return ""
+    since = time.strftime("%H:%M:%S", time.localtime(p.server_down_since or time.time()))
+    url = job.params.get("api_url") or remote_url
+    if url:
+        remedy = (f"The job uses the server at {url}, which omni-web does not manage: start it again on its "
+                  "machine, or change the remote URL on the Server tab. The job goes on by itself when it "
+                  "answers; finished chunks are kept.")
+    else:
+        remedy = ("omni-web restarts the server it manages by itself; nothing to do. If it keeps failing, the "
+                  "Server tab's boot log says why.")
+    return (f'<div class="ow-status" id="jobs-waiting">{badge("waiting", tone="wait")} '
+            f'<b>Waiting for the server (down since {esc(since)})</b></div>'
+            f'<div class="ow-dim">{esc(p.server_status)}</div>' + callout(remedy))
+
+
+def job_detail_html(job: Job, position: int, *, now: float | None = None, remote_url: str = "") -> str:
+    """The selected job: state, per-phase bars with ETAs, whole-job elapsed, speed, the error.
+
+    ``remote_url`` is the Server tab's remote URL (a job without its own ``api_url`` uses it), so
+    a wait for the server names the remedy that fits it.
+    """
     p = progress_of(job)
     result = result_of(job)
     head = (f'<div class="ow-status">{badge(job.state.value)} <b>{esc(job.title)}</b> '
-            f'<span class="ow-dim">{esc(model_name(job.params.get("model_key")))} · job {esc(job.id)}</span></div>')
-    body = f'<div class="ow-job-line">{esc(_state_line(job, position))}</div>'
+            f'<span class="ow-dim">{esc(model_name(job.params.get("model_key")))} · {esc(voice_of(job))} · '
+            f'job {esc(job.id)}</span></div>')
+    waiting = _waiting_html(job, remote_url)
+    body = waiting or f'<div class="ow-job-line">{esc(_state_line(job, position))}</div>'
     if job.state is not JobState.QUEUED and job.progress:
         running = job.state is JobState.RUNNING
         body += "".join(_phase_html(phase, running=running) for phase in phase_rows(job))
@@ -127,18 +159,62 @@ def job_detail_html(job: Job, position: int, *, now: float | None = None) -> str
         if p.realtime_factor:
             facts.append(f"{p.realtime_factor:.1f}× real time")
         if p.qa is not None:
-            facts.append(p.qa.line)  # audio QA verdicts; the review panel lists the flagged chunks
+            # A finished job counts as its review list does (one set of counts); a running one as it goes.
+            done_line = finished_qa_line(job.result, job.id) if result is not None else None
+            facts.append(done_line.rstrip(".") if done_line else p.qa.line)
         facts += [fact for fact in [mastering_fact(p.chapters_mastered, p.chapters_to_master)] if fact]
         body += f'<div class="ow-dim">{esc(" · ".join(facts))}</div>'
+    elif result is not None and (line := finished_qa_line(job.result, job.id)):
+        body += f'<div class="ow-dim">{esc(line)}</div>'  # a book made elsewhere: no progress, its report
     if job.error:
         body += callout(job.error, tone="bad" if job.state is JobState.FAILED else "info")
     return head + body
 
 
+def job_eta_s(job: Job) -> float | None:
+    """Time left for the whole job: the longest ETA of its phases still going (mastering and the
+    book file included), not the renderer's alone, which reads 0:00 while chapters are mastered."""
+    etas = [phase.eta_s for phase in phase_rows(job) if phase.state == PhaseState.ACTIVE and phase.eta_s is not None]
+    return max(etas) if etas else progress_of(job).eta_s
+
+
 def job_levels_html(job: Job) -> str:
-    """The job's levels report, folded (from its result once done, else its last progress)."""
+    """The job's levels report and its log, each folded (the report from its result once done)."""
     result = result_of(job)
-    return levels_html(result.levels if result is not None and result.levels else progress_of(job).levels)
+    p = progress_of(job)
+    return levels_html(result.levels if result is not None and result.levels else p.levels) + job_log_html(job)
+
+
+def job_log_html(job: Job) -> str:
+    """What happened to the job besides its progress (the server went away, was restarted, came back)."""
+    p = progress_of(job)
+    lines = [(time.strftime("%H:%M:%S", time.localtime(event.at)), event.text) for event in p.events]
+    if job.started_at is not None:
+        lines.insert(0, (time.strftime("%H:%M:%S", time.localtime(job.started_at)), "Started."))
+    if job.error:
+        lines.append((time.strftime("%H:%M:%S", time.localtime(job.finished_at or time.time())), job.error))
+    rows = "".join(f'<li><span class="ow-dim">{esc(at)}</span> {esc(text)}</li>' for at, text in lines)
+    events = len(p.events)
+    tally = f"{events} server event{'s' if events != 1 else ''}" if events else "nothing unusual"
+    return (f'<details id="jobs-log" class="ow-fold"><summary><b>Job log</b> <span class="ow-dim">{tally}</span>'
+            f'</summary><ul class="ow-scroll ow-links">{rows}</ul></details>')
+
+
+def voice_of(job: Job) -> str:
+    """The job's narrator voice as people read it ("Vivian", "clone of narrator.wav")."""
+    voice = job.params.get("voice") or {}
+    kind, name = voice.get("kind", ""), voice.get("name", "")
+    if kind == "clone":
+        return f"clone of {Path(voice.get('reference') or 'clip').name}"
+    if kind in ("design", "default"):
+        return {"design": "designed voice", "default": "default voice"}[kind]
+    if not name:
+        return "voice"
+    try:
+        known = get_entry(job.params.get("model_key") or "").preset_voices
+    except UnknownModel:
+        known = ()
+    return display_name(canonical_spelling(name, known))
 
 
 def downloads_html(job: Job, *, output_root: Path) -> str:
@@ -223,10 +299,11 @@ def jobs_table_html(jobs: Sequence[Job], positions: Mapping[str, int]) -> str:
         return callout("No jobs yet. Queue one in the Generate tab.")
     rows = []
     for job in jobs:
-        eta = progress_of(job).eta_s if job.state is JobState.RUNNING else None
+        eta = job_eta_s(job) if job.state is JobState.RUNNING else None
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(job.created_at))
-        rows.append((esc(job.title), esc(model_name(job.params.get("model_key"))), badge(job.state.value),
+        model = f'{esc(model_name(job.params.get("model_key")))} <span class="ow-dim">· {esc(voice_of(job))}</span>'
+        rows.append((esc(job.title), model, badge(job.state.value),
                      _progress_cell(job, positions.get(job.id, 0)), esc(clock_str(eta)), esc(created),
                      f"<code>{esc(job.id)}</code>"))
     return '<div class="ow-scroll ow-scroll-short">' + table(
-        ["Book", "Model", "State", "Progress", "ETA", "Queued", "Job"], rows, raw_columns=range(7)) + "</div>"
+        ["Book", "Model · voice", "State", "Progress", "ETA", "Queued", "Job"], rows, raw_columns=range(7)) + "</div>"

@@ -21,18 +21,23 @@ from omni_web.errors import ReviewError
 from omni_web.jobs import Job, JobState
 from omni_web.pipeline import ConvertProgress
 from omni_web.pipeline.review import (
+    REGENERATE_PRIORITY,
     ReviewRow,
     accept_chunk,
+    accept_chunks,
     job_review_target,
     open_review,
     prepare_regenerate,
+    qa_counts_line,
     review_rows,
     rows_for_keys,
 )
+from omni_web.pipeline.review_inbox import inbox_page
 from omni_web.qa import Mark, QaStore, decode_wav
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.lexicon import build_lexicon_panel
+from omni_web.ui.review_inbox import InboxRefs, ask_accept_all, build_inbox, inbox_outputs, render_inbox
 from omni_web.ui.widgets import callout, esc, table
 
 __all__ = ["ReviewRefs", "build_review_panel", "flagged_rows", "marks_html", "row_choice", "row_detail_html"]
@@ -50,6 +55,7 @@ class ReviewRefs:
     accept: gr.Button
     regenerate: gr.Button
     status: gr.Markdown
+    filters: InboxRefs | None = None
 
 
 def flagged_rows(job: Job, store: QaStore) -> tuple[list[ReviewRow], str, bool]:
@@ -61,11 +67,7 @@ def flagged_rows(job: Job, store: QaStore) -> tuple[list[ReviewRow], str, bool]:
             target = open_review(job_review_target(job.result, job.id))
         except ReviewError as exc:
             return [], str(exc), False
-        counts = target.report["counts"]
-        rows = review_rows(target)
-        line = (f"QA ({target.report['qa'].get('level', '')}): {counts.get('passed', 0)} passed, "
-                f"{counts.get('retaken', 0)} retaken, {len(rows)} flagged, {counts.get('accepted', 0)} accepted.")
-        return rows, line, True
+        return review_rows(target), qa_counts_line(target), True
     if qa is None:
         return [], "This job runs without audio QA.", False
     return rows_for_keys(store, qa.flagged_keys), f"{qa.line} so far (regenerate once the job is done).", False
@@ -127,6 +129,7 @@ def build_review_panel(ctx: UiContext, job_pick: gr.Dropdown) -> ReviewRefs:
         with gr.Row():
             summary = gr.HTML(elem_id="review-summary", padding=False)
             refresh = gr.Button("Refresh", size="sm", scale=0, elem_id="review-refresh")
+        inbox = build_inbox()
         with gr.Row(equal_height=False):
             with gr.Column(scale=3):
                 pick = gr.Dropdown(label="Flagged chunk", elem_id="review-pick", interactive=True,
@@ -145,20 +148,30 @@ def build_review_panel(ctx: UiContext, job_pick: gr.Dropdown) -> ReviewRefs:
         job_book, job_model = gr.State(None), gr.State(None)
         build_lexicon_panel(ctx, book=job_book, model=job_model, api_prefix="review_lexicon",
                             elem_prefix="review-lex")
-    refs = ReviewRefs(summary, pick, detail, player, text, accept, regenerate, status)
+    refs = ReviewRefs(summary, pick, detail, player, text, accept, regenerate, status, inbox)
 
     def rows_of(job_id: str | None) -> tuple[list[ReviewRow], str, bool]:
         if not job_id:
             return [], "Pick a job.", False
         return flagged_rows(jobs.get(job_id), store)
 
-    def show_list(job_id: str | None) -> list[Any]:
+    def show_list(job_id: str | None, chapter: str | None = None, reason: str | None = None,
+                  page: float | None = 1) -> list[Any]:
         rows, line, can_regenerate = rows_of(job_id)
-        choices = [row_choice(r) for r in rows]
+        shown = inbox_page(rows, chapter=int(chapter) if chapter else None, reason=reason or None,
+                           page=int(page or 1))
+        choices = [row_choice(r) for r in shown.rows]
         html = callout(line) if rows or not job_id else callout(line + " Nothing is waiting for review.")
         first = choices[0][1] if choices else None
         return [html, gr.update(choices=choices, value=first), *show_row(job_id, first),
-                gr.update(interactive=bool(rows)), gr.update(interactive=bool(rows) and can_regenerate)]
+                gr.update(interactive=bool(rows)), gr.update(interactive=bool(rows) and can_regenerate),
+                *render_inbox(shown, chapter, reason, can_accept=can_regenerate)]
+
+    def accept_matching(job_id: str | None, chapter: str | None, reason: str | None, page: float | None) -> list[Any]:
+        target = _target(job_id)
+        shown = inbox_page(review_rows(target), chapter=int(chapter) if chapter else None, reason=reason or None)
+        accepted = accept_chunks(target, [(row.chapter, row.chunk) for row in shown.matching])
+        return [f"Accepted {accepted:,} chunks as they are.", *show_list(job_id, chapter, reason, 1)]
 
     def find(job_id: str | None, place: str | None) -> ReviewRow | None:
         if not place:
@@ -185,12 +198,12 @@ def build_review_panel(ctx: UiContext, job_pick: gr.Dropdown) -> ReviewRefs:
             raise ReviewError("The job is still running: accept or regenerate once it is done.")
         return open_review(job_review_target(job.result, job_id))
 
-    def do_accept(job_id: str | None, place: str | None) -> list[Any]:
+    def do_accept(job_id: str | None, place: str | None, *filters: Any) -> list[Any]:
         chapter, chunk = _place(place)
         accept_chunk(_target(job_id), chapter, chunk)
-        return [f"Accepted chapter {chapter}, chunk {chunk} as it is.", *show_list(job_id)]
+        return [f"Accepted chapter {chapter}, chunk {chunk} as it is.", *show_list(job_id, *filters)]
 
-    def do_regenerate(job_id: str | None, place: str | None, new_text: str | None) -> list[Any]:
+    def do_regenerate(job_id: str | None, place: str | None, new_text: str | None, *filters: Any) -> list[Any]:
         chapter, chunk = _place(place)
         target = _target(job_id)
         row = find(job_id, place)
@@ -202,10 +215,11 @@ def build_review_panel(ctx: UiContext, job_pick: gr.Dropdown) -> ReviewRefs:
             Path(original.result["m4b"]).stem if original.result.get("m4b") else None)
         if request.output_name is None and own_name:
             request = dataclasses.replace(request, output_name=own_name)
-        job = ctx.services.submit_conversion(request, allow_twin=True)
+        # The highest priority: a one-chunk fix runs before any book waiting in line.
+        job = ctx.services.submit_conversion(request, allow_twin=True, priority=REGENERATE_PRIORITY)
         what = "with the edited text" if edited else "as a new take"
         return [f"Queued job `{job.id}`: chapter {chapter}, chunk {chunk} {what}; only that chapter and the "
-                "book files are rebuilt. Select the new job above to follow it.", *show_list(job_id)]
+                "book files are rebuilt. Select the new job above to follow it.", *show_list(job_id, *filters)]
 
     def job_book_and_model(job_id: str | None) -> tuple[str | None, str | None]:
         if not job_id:
@@ -213,12 +227,20 @@ def build_review_panel(ctx: UiContext, job_pick: gr.Dropdown) -> ReviewRefs:
         params = jobs.get(job_id).params
         return params.get("book_path"), params.get("model_key")
 
-    list_outputs = [summary, pick, detail, player, text, accept, regenerate]
+    list_outputs = [summary, pick, detail, player, text, accept, regenerate, *inbox_outputs(inbox)]
+    filters = [inbox.chapter, inbox.reason, inbox.page]
     job_pick.change(guarded(job_book_and_model), [job_pick], [job_book, job_model], api_name="review_lexicon_job")
     job_pick.change(guarded(show_list), [job_pick], list_outputs, api_visibility="private")
-    refresh.click(guarded(show_list), [job_pick], list_outputs, api_name="review_list")
+    refresh.click(guarded(show_list), [job_pick, *filters], list_outputs, api_name="review_list")
+    for control in filters:
+        control.input(guarded(show_list), [job_pick, *filters], list_outputs, api_visibility="private")
     pick.input(guarded(show_row), [job_pick, pick], [detail, player, text], api_visibility="private")
-    accept.click(guarded(do_accept), [job_pick, pick], [status, *list_outputs], api_name="review_accept")
-    regenerate.click(guarded(do_regenerate), [job_pick, pick, text], [status, *list_outputs],
+    accept.click(guarded(do_accept), [job_pick, pick, *filters], [status, *list_outputs], api_name="review_accept")
+    regenerate.click(guarded(do_regenerate), [job_pick, pick, text, *filters], [status, *list_outputs],
                      api_name="review_regenerate")
+    inbox.accept_all.click(guarded(ask_accept_all), [inbox.accept_all], [inbox.confirm, inbox.confirm_text],
+                           api_visibility="private")
+    inbox.confirm_go.click(guarded(accept_matching), [job_pick, *filters], [status, *list_outputs],
+                           api_name="review_accept_all").then(lambda: gr.update(visible=False), None, inbox.confirm)
+    inbox.confirm_cancel.click(lambda: gr.update(visible=False), None, inbox.confirm, api_visibility="private")
     return refs

@@ -58,7 +58,9 @@ class ServerRefs:
 def status_html(status: ServerStatus) -> str:
     """The status line: state, model (with a ``bf16 fallback`` tag), endpoint, owner."""
     name = model_name(status.model_key) if status.model_key else (status.model_ids or ["no model"])[0]
-    parts = [badge(status.state.value), f"<b>{esc(name)}</b>"]
+    # A remote URL where nothing answers is not a server we stopped: say what it is.
+    word = "unreachable" if status.remote and status.state is ServerState.STOPPED else status.state.value
+    parts = [badge(word, tone="bad" if word == "unreachable" else None), f"<b>{esc(name)}</b>"]
     if status.tag:
         parts.append(badge(status.tag, tone="wait"))
     parts.append(f"<code>{esc(status.endpoint or '-')}</code>")

@@ -136,7 +136,9 @@ CSS = """
 .ow-np-title { font-weight: 600; flex: 0 1 auto; overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
   max-width: 100%; }
 .ow-np-close { border: none; background: none; cursor: pointer; font-size: 1.1em; }
-.ow-fold > summary { display: flex; align-items: baseline; gap: 6px; flex-wrap: wrap; }
+.ow-fold > summary { display: flex; align-items: baseline; gap: 6px; flex-wrap: wrap; list-style: none; }
+.ow-fold > summary::before { content: "▸"; color: var(--body-text-color-subdued); }
+.ow-fold[open] > summary::before { content: "▾"; }
 @media (max-width: 600px) {
   .ow-phase { grid-template-columns: 1fr; gap: 2px; }
   .ow-scroll td, .ow-scroll th { padding: 3px 4px !important; }

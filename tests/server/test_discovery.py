@@ -110,3 +110,41 @@ def test_remote_status_and_stop(data_paths) -> None:
     status = _manager(data_paths, handler).status()
     assert status.state is ServerState.STOPPED
     assert "remote URL" in status.message
+
+
+def test_a_remote_url_that_is_not_sgl_omni_or_answers_nothing_says_so(data_paths) -> None:
+    # Another web server on the URL (a 404 page for /health) is no server starting up, and a URL
+    # where nothing answers is unreachable, not "stopped".
+    import dataclasses
+    import http.server
+    import threading
+
+    from omni_web.server import ServerManager, ServerState
+    from omni_web.settings import Settings
+    from omni_web.ui.server import status_html
+    from tests.fakes.sgl_omni import free_port
+
+    class NotFound(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the base class's name
+            body = b"<html>Not here</html>"
+            self.send_response(404)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotFound)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{other.server_address[1]}"
+        status = ServerManager(data_paths, dataclasses.replace(Settings(), remote_url=url)).status()
+        assert status.state is ServerState.FAILED and "not as an sgl-omni server" in status.message
+        assert "HTTP 404" in status.message
+    finally:
+        other.shutdown()
+        other.server_close()
+    gone = ServerManager(data_paths, dataclasses.replace(Settings(), remote_url=f"http://127.0.0.1:{free_port()}"))
+    line = status_html(gone.status())
+    assert ">unreachable<" in line and ">stopped<" not in line

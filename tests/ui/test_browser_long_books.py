@@ -1,28 +1,39 @@
 """The web UI for long books and many of them, in Debian's chromium through ``webapp.py``.
 
 One walk per concern, sharing one app: the voice menu follows the server (a Start, a remote URL
-saved on the Server tab) without a reload, with one key per voice whichever list spelled it. The
+saved on the Server tab) without a reload, with one key per voice whichever list spelled it (the
 servers here list their speakers in lower case, as the real Qwen3-TTS checkpoint does, while the
-catalog spells them as the model card does. Screenshots go to ``test-artifacts/browser/``.
+catalog spells them as the model card does); a 138-chapter book whose server is killed mid-render
+waits, says so and goes on, then its job page stays under 3,000 px with clicks answered within 1 s,
+on a phone too, and the next book gets an estimate; a login survives an app restart. Screenshots
+go to ``test-artifacts/browser/``.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from omni_web.paths import DataPaths
+from omni_web.server.record import load_record
+from omni_web.ui.sessions import SESSIONS_FILE
 from tests.epub_builder import make_epub, nav_xhtml, xhtml
-from tests.fakes.sgl_omni import FakeServer, start_fake_server
+from tests.fakes.sgl_omni import FakeServer, free_port, start_fake_server
 from tests.ui.browser_kit import LONG_S, expect, job_badge, log_in, serve_webapp, shot, tab
 from tests.ui.conftest import MODEL
-from tests.ui.helpers import AppProcess, cache_model
+from tests.ui.helpers import AppProcess, cache_model, prepare_root, start_webapp, wait_for
 
 pytestmark = pytest.mark.browser
 
-FAKE_ENV = {"FAKE_SGL_LATENCY_S": "0.05", "FAKE_SGL_SLOTS": "16"}
+# Slow enough that the long book is still rendering when its server is killed.
+FAKE_ENV = {"FAKE_SGL_LATENCY_S": "1.0", "FAKE_SGL_SLOTS": "8"}
 # The checkpoint's speaker table as the real config.json has it: lower case.
 ALL_SPEAKERS = ("vivian", "serena", "uncle_fu", "dylan", "eric", "ryan", "aiden", "ono_anna", "sohee")
 REMOTE_SPEAKERS = ("vivian", "serena", "uncle_fu", "ryan")
@@ -142,10 +153,37 @@ def test_a_138_chapter_job_page_stays_short_and_quick(page, app, browser, tmp_pa
     page.locator("#gen-epub input[type=file]").set_input_files(str(book))
     expect(page.locator("#gen-book")).to_contain_text("Long Whale", timeout=60_000)
     page.get_by_role("button", name="All", exact=True).click()
+    expect(page.locator("#gen-estimate")).to_contain_text("No book has finished on this machine yet")
     page.locator("#gen-generate").click()
     expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true",
                                                                                timeout=60_000)
+    # The managed server is killed mid-render: the job says it waits within 10 s, and goes on.
+    rendering = page.locator("#jobs-detail [data-phase=rendering] .ow-bar-text")
+
+    def early_in_rendering() -> bool:
+        found = re.match(r"(\d+)/276 chunks · (ETA|measuring)", rendering.first.text_content(timeout=5000) or "") \
+            if rendering.count() else None
+        return bool(found and int(found.group(1)) <= 200)
+
+    wait_for(early_in_rendering, timeout_s=LONG_S, interval_s=0.1, what="the first chunks of the long book")
+    record = load_record(DataPaths(app.log_path.parent / "home"))
+    assert record is not None
+    # A managed restart can be quicker than a tick: the page records every waiting line it shows.
+    page.evaluate("""() => { window.__waiting = [];
+      new MutationObserver(() => { const box = document.querySelector('#jobs-waiting');
+        if (box) { window.__waiting.push(box.closest('#jobs-detail').textContent); } })
+        .observe(document.querySelector('#jobs-detail'), {subtree: true, childList: true}); }""")
+    os.killpg(record.pgid, signal.SIGKILL)  # the whole server, as a crash or the OOM killer takes it
+    killed = time.monotonic()
+    log = page.locator("#jobs-log")
+    expect(log).to_contain_text("The server died; restarting it.", timeout=10_000)
+    assert time.monotonic() - killed < 10
+    shot(page, "jobs-138-chapters-server-killed")
     expect(job_badge(page)).to_have_text("done", timeout=LONG_S * 5 * 1000)
+    expect(log).to_contain_text("The server answers again after")
+    waiting = page.evaluate("window.__waiting")
+    assert all("Waiting for the server (down since" in text and "restarts the server it manages" in text
+               for text in waiting), waiting[:2]
     expect(page.locator("#jobs-chapters [data-play]")).to_have_count(CHAPTERS, timeout=60_000)
     page.wait_for_timeout(2500)  # a tick or two after the end: everything the page will show is there
 
@@ -159,15 +197,24 @@ def test_a_138_chapter_job_page_stays_short_and_quick(page, app, browser, tmp_pa
     shot(page, "jobs-138-chapters-desktop")
 
     # Clicks are answered within a second: play in place, unfold the levels.
+    # Answered: the player bar names the chapter; its audio then streams from the output folder.
     play = _answered_ms(page, "document.querySelector('#jobs-chapters [data-play=\"5\"]').click()",
-                        "document.querySelector('#ow-nowplaying audio')?.readyState >= 1")
-    expect(page.locator("#ow-nowplaying")).to_contain_text("5. The Whale Part 5")
+                        "document.querySelector('#ow-nowplaying')?.textContent.includes('5. The Whale Part 5')")
+    page.wait_for_function("() => document.querySelector('#ow-nowplaying audio').readyState >= 1", timeout=30_000)
     fold = _answered_ms(page, "document.querySelector('#jobs-levels summary').click()",
                         "document.querySelector('#jobs-levels').open && "
                         "document.querySelector('#jobs-levels table').offsetHeight > 0")
     assert play < 1000 and fold < 1000, (play, fold)
     page.wait_for_timeout(4500)  # two ticks: the open fold stays open
     assert levels.evaluate("e => e.open") is True
+
+    # The next book gets an estimate before Generate, from the speed this one measured.
+    words = re.search(r"([\d,]+) words", page.locator("#jobs-detail").inner_text()).group(1)
+    tab(page, "Generate")
+    page.get_by_role("button", name="None", exact=True).click()
+    page.get_by_role("button", name="All", exact=True).click()
+    expect(page.locator("#gen-estimate")).to_contain_text(re.compile(rf"About .+ for {words} words"))
+    shot(page, "generate-estimate")
 
     # On a phone: the chapter's play button plays where it is; the player bar is in view.
     context = browser.new_context(viewport=PHONE, accept_downloads=True)
@@ -185,5 +232,63 @@ def test_a_138_chapter_job_page_stays_short_and_quick(page, app, browser, tmp_pa
         width = phone.evaluate("document.documentElement.scrollWidth")
         assert width <= PHONE["width"] + 2, width  # nothing wider than the phone
         shot(phone, "jobs-138-chapters-phone")
+
+        # The shelf on the phone: the book from chapter 5 at 1.5x, and there again after a reload.
+        tab(phone, "Shelf")
+        card = phone.locator(".ow-shelf-book").filter(has_text="Long Whale")
+        expect(card).to_contain_text("138 chapters")
+        expect(card).to_contain_text("Vivian")
+        expect(card.get_by_role("link", name="m4b")).to_be_visible()
+        card.locator(".ow-shelf-open").click()
+        player = phone.locator(".ow-shelf-player")
+        expect(player).to_be_visible()
+        player.locator('[data-chapter="4"]').click()
+        player.locator(".ow-shelf-speed").select_option("1.5")
+        phone.wait_for_function("""() => { const a = document.querySelector('.ow-shelf-player audio');
+          const start = document.querySelector('.ow-shelf-player')._book.chapters[4].start;
+          return a.readyState >= 1 && a.playbackRate === 1.5 && a.currentTime >= start && !a.paused; }""",
+                                timeout=60_000)
+        expect(player.locator(".ow-shelf-now")).to_have_text("5. The Whale Part 5")
+        shot(phone, "shelf-phone-playing")
+        phone.locator(".ow-shelf-player audio").evaluate("a => a.pause()")  # saves the position
+        phone.reload()
+        tab(phone, "Shelf")
+        phone.locator(".ow-shelf-book").filter(has_text="Long Whale").locator(".ow-shelf-open").click()
+        phone.wait_for_function("""() => { const a = document.querySelector('.ow-shelf-player audio');
+          const start = document.querySelector('.ow-shelf-player')._book.chapters[4].start;
+          return a.readyState >= 1 && a.playbackRate === 1.5 && a.currentTime >= start; }""", timeout=60_000)
+        expect(phone.locator(".ow-shelf-speed")).to_have_value("1.5")
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE["width"] + 2, width
     finally:
         context.close()
+
+
+def test_a_login_survives_an_app_restart(browser, tmp_path):
+    paths = prepare_root(tmp_path / "home")
+    first = start_webapp(paths, port=free_port(), host="0.0.0.0", log_path=tmp_path / "first.log")
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    try:
+        page = context.new_page()
+        log_in(page, first)
+        first.stop()
+        again = start_webapp(paths, port=free_port(), host="0.0.0.0", log_path=tmp_path / "again.log")
+        try:
+            page.goto(again.url)  # the same browser, a restarted app (cookies ignore the port)
+            expect(page.get_by_role("tab", name="Generate")).to_be_visible(timeout=60_000)
+            assert page.locator("input[type=password]").count() == 0
+        finally:
+            again.stop()
+        saved = paths.state_dir / SESSIONS_FILE
+        assert saved.stat().st_mode & 0o077 == 0 and first.password() not in saved.read_text()
+        # Another password: the old logins are gone.
+        env = {"OMNI_WEB_AUTH": "omni:another-pass-1"}
+        third = start_webapp(paths, port=free_port(), host="0.0.0.0", env=env, log_path=tmp_path / "third.log")
+        try:
+            page.goto(third.url)
+            expect(page.locator("input[type=password]")).to_be_visible(timeout=60_000)
+        finally:
+            third.stop()
+    finally:
+        context.close()
+        first.stop()

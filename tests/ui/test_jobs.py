@@ -228,3 +228,18 @@ def test_two_voices_keep_two_books_and_a_twin_opens_the_first(ui_app):
     notice, job_id, *_ = client.predict([2, 3], MODEL, "speaker:Vivian", "", "", 250,
                                         api_name="/generate_open_twin")
     assert job_id == ids[0]
+
+
+def test_run_again_is_a_new_job_with_its_own_queue_time_and_the_same_book(ui_app):
+    client = ui_app.client()
+    job_id = _submit(client, chapters=[2])
+    first = _wait_finished(ui_app, job_id)
+    assert first.state is JobState.DONE, first.error
+    outputs = client.predict(job_id, api_name="/job_rerun")
+    again_id = _value(outputs[1])
+    assert again_id and again_id != job_id  # the page follows the new row
+    again = _wait_finished(ui_app, again_id)
+    assert again.state is JobState.DONE, again.error
+    assert again.created_at > first.created_at and ui_app.services.jobs.get(job_id).state is JobState.DONE
+    assert again.result["m4b"] == first.result["m4b"]  # the same file, rebuilt from cached chunks
+    assert "Vivian" in outputs[0]  # the jobs list names the voice

@@ -18,6 +18,7 @@ import yaml
 from omni_web.client import SpeechClient, VoiceChoice
 from omni_web.jobs import JobState, JobStore
 from omni_web.pipeline import ConvertRequest, run_conversion
+from omni_web.pipeline.review import REGENERATE_PRIORITY
 from omni_web.qa import find_report, read_report
 from omni_web.services import CONVERT_JOB
 from omni_web.settings import load_settings
@@ -92,8 +93,90 @@ def test_review_panel_regenerates_one_chunk_and_rebuilds_the_book(page, reviewed
         return len(jobs) == 2 and all(j.state is JobState.DONE for j in jobs)
 
     wait_for(regenerated_job_done, timeout_s=LONG_S, what="the regenerate job to finish")
+    fix = max(store.list(), key=lambda job: job.created_at)
+    assert fix.priority == REGENERATE_PRIORITY  # it jumps the queue
     requests = [json.loads(line)["input"] for line in log.read_text().splitlines()]
     assert requests == [first["text"]]  # one request: only that chunk
     assert m4b.stat().st_mtime_ns != m4b_before
     again = read_report(find_report(m4b.parent))
     assert next(c for c in again["chunks"] if c["key"] == first["key"])["verdict"] == "retaken"
+
+
+INBOX_CHAPTERS = 10
+
+
+def _many_chunk_book(path: Path) -> Path:
+    """Ten chapters of about 55 chunks each at 20 words a chunk: over 500 chunks to review."""
+    from tests.epub_builder import make_epub, nav_xhtml, xhtml
+
+    sentence = "The long ship sailed north through the cold grey water {n} again."
+    documents = [(f"c{c:02d}.xhtml", xhtml(f"<h1>Part {c}</h1><p>" + " ".join(
+        sentence.format(n=f"{c}-{n}") for n in range(110)) + "</p>")) for c in range(1, INBOX_CHAPTERS + 1)]
+    nav = nav_xhtml([(name, f"Part {n}") for n, (name, _) in enumerate(documents, start=1)])
+    return make_epub(path, documents, nav=nav, title="Many Chunks", author="Test Writer")
+
+
+@pytest.fixture
+def inbox_app(tmp_path: Path) -> Iterator[tuple[AppProcess, dict, Path]]:
+    """A finished book whose every chunk was flagged (each take silent, one take per chunk)."""
+    require_chromium()
+    paths = prepare_root(tmp_path / "home", model_keys=(MODEL,))
+    book = _many_chunk_book(tmp_path / "many.epub")
+    faulty = start_fake_server(MODEL, env={"FAKE_SGL_FAULTS": "silent", "FAKE_SGL_FAULT_SHARE": "1.0",
+                                           "FAKE_SGL_SLOTS": "32"}, log_path=tmp_path / "faulty.log")
+    try:
+        request = ConvertRequest(book_path=book, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"),
+                                 chapters=tuple(range(1, INBOX_CHAPTERS + 1)), qa_takes=1, chunk_words=20)
+        with SpeechClient(faulty.base_url) as client:
+            result = run_conversion(request, paths=paths, settings=load_settings(paths), client=client)
+    finally:
+        faulty.stop()
+    store = JobStore(paths.jobs_db)
+    job = store.enqueue(CONVERT_JOB, request.to_dict(), title="Many Chunks")
+    store.claim_next()
+    store.finish(job.id, JobState.DONE, result=result.to_dict())
+    app = start_webapp(paths, port=free_port(), log_path=tmp_path / "webapp.log")
+    try:
+        yield app, read_report(find_report(result.output_dir)), result.output_dir
+    finally:
+        app.stop()
+
+
+def test_hundreds_of_flagged_chunks_are_filtered_paged_and_accepted_in_two_clicks(browser, inbox_app) -> None:
+    app, report, output_dir = inbox_app
+    flagged = [c for c in report["chunks"] if c["verdict"] == "flagged"]
+    assert len(flagged) >= 500, len(flagged)
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    try:
+        page.goto(app.url)
+        tab(page, "Jobs")
+        page.get_by_text("Review audio QA").click()
+        page.locator("#review-refresh").click()
+        count = page.locator("#review-count")
+        expect(count).to_contain_text(f"{len(flagged):,} flagged chunks · page 1 of", timeout=LONG_S * 1000)
+        expect(page.locator("#review-listing tbody tr")).to_have_count(50)  # one page, not hundreds of rows
+        # One set of counts: the job line says what the review says.
+        expect(page.locator("#jobs-detail")).to_contain_text(f"0 retaken, {len(flagged)} flagged, 0 accepted")
+        expect(page.locator("#review-summary")).to_contain_text(f"0 retaken, {len(flagged)} flagged, 0 accepted")
+        # A chapter filter: only its chunks, and accept-all says how many it takes.
+        in_third = sum(1 for c in flagged if int(c["chapter"]) == 3)
+        page.locator("#review-chapter input").click()
+        page.get_by_role("option", name=f"Chapter 3 · {in_third}").click()
+        expect(count).to_contain_text(f"{in_third:,} of {len(flagged):,} flagged chunks match")
+        expect(page.locator("#review-accept-all")).to_have_text(f"Accept all {in_third:,}")
+        page.locator("#review-chapter input").click()
+        page.get_by_role("option", name="All chapters").click()
+        expect(page.locator("#review-accept-all")).to_have_text(f"Accept all {len(flagged):,}")
+        shot(page, "jobs-review-inbox")
+        # Two clicks: accept all, then confirm.
+        page.locator("#review-accept-all").click()
+        page.locator("#review-confirm-go").click()
+        expect(page.locator("#review-status")).to_contain_text(f"Accepted {len(flagged):,} chunks", timeout=60_000)
+        expect(page.locator("#review-summary")).to_contain_text(f"0 flagged, {len(flagged)} accepted")
+        expect(page.locator("#jobs-detail")).to_contain_text(f"0 flagged, {len(flagged)} accepted")
+        again = read_report(find_report(output_dir))
+        assert again["counts"]["flagged"] == 0 and again["counts"]["accepted"] >= len(flagged)
+    finally:
+        context.close()
