@@ -119,7 +119,7 @@ def make_convert_runner(paths: DataPaths, server: ServerManager):
         serving = serving_for(server, entry, api_url=request.api_url)
         ctx.raise_if_cancelled()
         catalog = job.params.get(CATALOG_KEY)
-        book = apply_catalog_metadata(load_book(request.book_path, options=settings.read_options(paths)), catalog) if catalog else None
+        book = apply_catalog_metadata(load_book(request.book_path, options=settings.read_options(paths, footnotes=request.footnotes)), catalog) if catalog else None
         result = convert_served(
             request, serving, paths=paths, settings=settings, book=book,
             progress=_hand_off_when_draining(ctx, request.concurrency or settings.concurrency
@@ -223,7 +223,7 @@ class AppServices:
         twin = None if allow_twin else self.find_twin(request)
         if twin is not None:
             raise JobExists(twin.id, twin.title, twin.state.value)
-        book = load_book(request.book_path, options=self.settings.read_options(self.paths))
+        book = load_book(request.book_path, options=self.settings.read_options(self.paths, footnotes=request.footnotes))
         title = book.metadata.title or request.book_path.stem
         if request.output_name is None:
             output_root = Path(request.output_dir) if request.output_dir else self.settings.output_path(self.paths)

@@ -144,9 +144,10 @@ class Settings:
         urls = (part.strip().rstrip("/") for part in self.worker_urls.replace(",", " ").split())
         return tuple(dict.fromkeys(url for url in urls if url))
 
-    def read_options(self, paths: DataPaths) -> ReadOptions:
-        """How books are read: the footnote setting, and the data root's conversion cache (MOBI/AZW3)."""
-        return ReadOptions(footnotes=self.footnotes, cache_dir=paths.state_dir / "converted")
+    def read_options(self, paths: DataPaths, *, footnotes: str | None = None) -> ReadOptions:
+        """How books are read: the footnote setting (or a job's own ``footnotes``), and the data
+        root's conversion cache (MOBI/AZW3)."""
+        return ReadOptions(footnotes=footnotes or self.footnotes, cache_dir=paths.state_dir / "converted")
 
     def inbox_path(self, paths: DataPaths) -> Path | None:
         """The watched inbox folder, or None when it is switched off."""

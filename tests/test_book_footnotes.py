@@ -76,6 +76,13 @@ def test_the_setting_is_checked_and_reaches_the_readers(tmp_path: Path) -> None:
         Settings(footnotes="inline").validate()
     options = Settings(footnotes="end-of-paragraph").read_options(_paths(tmp_path))
     assert options.notes_at_paragraph_end and options.cache_dir == tmp_path / "state" / "converted"
+    # A job's own choice (convert --footnotes) wins over the setting and is kept with the job.
+    assert Settings().read_options(_paths(tmp_path), footnotes="end-of-paragraph").notes_at_paragraph_end
+    from omni_web.pipeline.request import ConvertRequest
+
+    request = ConvertRequest(book_path=tmp_path / "b.pdf", model_key="m", footnotes="end-of-paragraph")
+    assert ConvertRequest.from_dict(request.to_dict()).footnotes == "end-of-paragraph"
+    assert ConvertRequest.from_dict({"book_path": "b.pdf", "model_key": "m"}).footnotes is None  # an older job
 
 
 def _paths(root: Path):  # noqa: ANN202 - DataPaths

@@ -27,7 +27,7 @@ from omni_web.client import VoiceChoice
 from omni_web.errors import BookNotFound, CastError
 from omni_web.paths import DataPaths, data_root_from_env
 from omni_web.pipeline import parse_chapter_spec, select_chapters
-from omni_web.settings import Settings
+from omni_web.settings import Settings, load_settings
 from omni_web.voices import VoiceLibrary
 from omni_web.voices.choice import VoiceAsk, voice_for
 
@@ -195,7 +195,7 @@ def _cast(args: argparse.Namespace) -> int:
     book_path = args.book.expanduser().resolve()
     if not book_path.is_file():
         raise BookNotFound(book_path)
-    book = load_book(book_path)
+    book = load_book(book_path, options=load_settings(paths).read_options(paths))
     path = saved_cast_path(paths, book)
     saved = load_cast_file(path)
     cast = _edited(saved, args, paths)

@@ -111,8 +111,6 @@ def ask_higgs_window(entry: CatalogEntry, chunk_words: int, *, stdin: TextIO, st
 def _convert(args: argparse.Namespace) -> int:
     paths = data_root_from_env().ensure()
     settings = apply_endpoint_options(load_settings(paths), args)
-    if args.footnotes:
-        settings = dataclasses.replace(settings, footnotes=args.footnotes)
     entry = get_entry(args.model)
     chunk_words, keep_over_cap = ask_higgs_window(
         entry, args.chunk_size or settings.chunk_size_words, stdin=sys.stdin, stdout=sys.stdout
@@ -120,7 +118,8 @@ def _convert(args: argparse.Namespace) -> int:
     book_path = args.book.expanduser().resolve()
     if not book_path.is_file():
         raise BookNotFound(book_path)
-    book = load_book(book_path, options=settings.read_options(paths))  # a bad book is refused before any server starts
+    # A bad book is refused before any server starts.
+    book = load_book(book_path, options=settings.read_options(paths, footnotes=args.footnotes))
     narrator, cast = cast_from_args(args, entry, book, paths, settings)
     request = ConvertRequest(
         book_path=book_path,
@@ -141,6 +140,7 @@ def _convert(args: argparse.Namespace) -> int:
         qa_model=args.qa_model,
         qa_takes=args.qa_takes,
         loudness=args.loudness,
+        footnotes=args.footnotes,
     )
     request = claim_cli_output_name(request, book, entry, paths, settings)
     manager = build_server_manager(paths, settings)

@@ -119,7 +119,7 @@ def _regenerate(args: argparse.Namespace) -> int:
     target = resolve_target(args.target, paths)
     request = prepare_regenerate(target, args.chapter, args.chunk, text=args.text)
     entry = get_entry(request.model_key)
-    book = load_book(request.book_path)
+    book = load_book(request.book_path, options=settings.read_options(paths, footnotes=request.footnotes))
     manager = build_server_manager(paths, settings)
     was_ours = manager.owned_record() is not None
     serving = serving_for(manager, entry, api_url=args.api_url or request.api_url)

@@ -334,7 +334,7 @@ def run_conversion(
     """
     entry = get_entry(request.model_key)
     preset = get_preset(request.loudness or settings.loudness)
-    book = book if book is not None else load_book(request.book_path, options=settings.read_options(paths))
+    book = book if book is not None else load_book(request.book_path, options=settings.read_options(paths, footnotes=request.footnotes))
     voice = prepare_voice(entry, request.voice, client=client, paths=paths)
     cast = prepare_cast(entry, request.cast, client=client, paths=paths)
     pronouncer = LexiconStore(paths).pronouncer(book_identity(book))

@@ -118,6 +118,9 @@ class ConvertRequest:
     # The user's corrections to the book's metadata before rendering, as (field, value) pairs of
     # omni_web.deliver.metadata.EDITABLE_FIELDS ("title", "series", ...); empty: the book's own.
     metadata: tuple[tuple[str, str], ...] = ()
+    # Footnotes inside chapters: skip | end-of-paragraph (omni_web.book.options); None = the setting.
+    # Kept with the job so a resume or a regenerated chunk reads the book as the job did.
+    footnotes: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON for the job store."""
@@ -143,6 +146,7 @@ class ConvertRequest:
             "loudness": self.loudness,
             "output_layout": self.output_layout,
             "metadata": [list(pair) for pair in self.metadata],
+            "footnotes": self.footnotes,
         }
 
     def same_work_as(self, other: ConvertRequest) -> bool:
@@ -180,4 +184,5 @@ class ConvertRequest:
             loudness=data.get("loudness"),
             output_layout=str(data.get("output_layout") or "flat"),
             metadata=tuple((str(k), str(v)) for k, v in data.get("metadata") or ()),
+            footnotes=data.get("footnotes"),
         )
