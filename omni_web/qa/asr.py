@@ -26,6 +26,7 @@ from omni_web.errors import OmniWebError
 
 __all__ = [
     "RECOGNITION_ERRORS",
+    "LEAD_IN_SAMPLES",
     "AsrPool",
     "Heard",
     "HeardWord",
@@ -48,7 +49,7 @@ _log = logging.getLogger(__name__)
 RECOGNITION_ERRORS: tuple[type[BaseException], ...] = (
     OmniWebError, OSError, RuntimeError, ValueError, EOFError, wave.Error, ImportError,
 )
-_LEAD_IN_SAMPLES = 8000  # 0.5 s at the recogniser's 16 kHz
+LEAD_IN_SAMPLES = 8000  # 0.5 s at the recogniser's 16 kHz
 _T = TypeVar("_T")
 
 
@@ -121,7 +122,7 @@ class WhisperRecogniser:
         # tiny.en lose the first words (a clean espeak-ng take of "Either the well was very deep,
         # or she fell very slowly..." was heard from "She felt very slowly", a false 7-word gap;
         # with the lead-in every word was heard). Word times are moved back onto the take's clock.
-        audio = np.concatenate([np.zeros(_LEAD_IN_SAMPLES, dtype=np.float32),
+        audio = np.concatenate([np.zeros(LEAD_IN_SAMPLES, dtype=np.float32),
                                 decode_audio(io.BytesIO(wav), sampling_rate=16000)])
         multilingual = getattr(self.model, "model", None) is None or self.model.model.is_multilingual
         segments, _info = self.model.transcribe(
@@ -141,7 +142,7 @@ class WhisperRecogniser:
         text = " ".join(segment.text.strip() for segment in segments).strip()
         if not word_times:
             return Heard(text)
-        lead = _LEAD_IN_SAMPLES / 16000
+        lead = LEAD_IN_SAMPLES / 16000
         words = tuple((w.word.strip(), round(max(0.0, float(w.start) - lead), 3), round(max(0.0, float(w.end) - lead), 3))
                       for segment in segments for w in (segment.words or ()) if w.word.strip())
         return Heard(text, words)
