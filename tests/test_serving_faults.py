@@ -20,7 +20,6 @@ from omni_web.client import VoiceChoice
 from omni_web.errors import ServerNotRunning
 from omni_web.paths import DataPaths
 from omni_web.pipeline import ConvertRequest, convert_served, plan_conversion, serving_for
-from omni_web.pipeline.outputs import claim_output_name
 from omni_web.pipeline.review import open_review, prepare_regenerate, review_rows
 from omni_web.qa import read_report
 from omni_web.render import RenderItem, chunk_audio_path
@@ -71,9 +70,6 @@ def test_a_poison_chunk_on_one_managed_server_fails_alone_and_the_book_is_delive
         monkeypatch.setenv(name, value)
     settings = load_settings(paths)
     request = ConvertRequest(book_path=BOOK, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), concurrency=3)
-    # The book's own output name, claimed as a job claims it when queued (the review finds it again).
-    name = claim_output_name(settings.output_path(paths), load_book(BOOK), get_entry(MODEL), request.voice)
-    request = dataclasses.replace(request, output_name=name)
     item, phrase = poison_phrase(request, settings, index=12)
     monkeypatch.setenv("FAKE_SGL_CRASH_ON_TEXT", phrase)  # the managed server inherits it
     manager = ServerManager(paths, settings)
@@ -90,9 +86,10 @@ def test_a_poison_chunk_on_one_managed_server_fails_alone_and_the_book_is_delive
         assert [(r.chapter, r.chunk) for r in review_rows(target)] == [(item.chapter_number, item.chunk_number)]
         again = prepare_regenerate(target, item.chapter_number, item.chunk_number,
                                    text="The water was heavy, and the bucket was full.")  # fmt: skip
-        # The job's claimed name, as the job runner keeps it (the report's request carries the file stem).
-        rebuilt = convert_served(dataclasses.replace(again, output_name=name), serving, paths=paths, settings=settings)
+        # Straight from the report: the same library folder and files are rebuilt, nothing beside them.
+        rebuilt = convert_served(again, serving, paths=paths, settings=settings)
         assert not rebuilt.missing_chunks and rebuilt.m4b == result.m4b
+        assert list(settings.output_path(paths).rglob("*.m4b")) == [result.m4b]
         assert len(probe_chapters(rebuilt.m4b)) == len(load_book(BOOK).chapters)
         assert rebuilt.duration_s != result.duration_s  # the new chunk's speech replaced a second of silence
         assert rebuilt.qa_report == result.qa_report and not review_rows(open_review(rebuilt.qa_report))

@@ -38,6 +38,7 @@ __all__ = [
     "default_name",
     "is_library_folder",
     "library_name",
+    "name_of_files",
     "narrator_label",
     "narrator_parts",
     "taken_names",
@@ -195,3 +196,11 @@ def claim_name(
 def is_library_folder(folder: Path) -> bool:
     """True for a book folder of the library layout: ``… {Voice, Model}``, or a numbered copy of one."""
     return _LIBRARY_NAME.search(Path(folder).name) is not None
+
+
+def name_of_files(folder: Path, stem: str, layout: OutputLayout) -> str | None:
+    """The name a job claimed for the book whose own files in ``folder`` are ``<stem>.*``: the
+    inverse of :func:`book_place`; None where the folder does not say (not a library folder)."""
+    if layout is OutputLayout.FLAT:
+        return stem
+    return Path(folder).name if is_library_folder(folder) else None

@@ -12,10 +12,11 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from omni_web.deliver.layout import OutputLayout, name_of_files
 from omni_web.errors import ReviewError
 from omni_web.pipeline.quality import load_text_edits, save_text_edit
 from omni_web.pipeline.request import ConvertRequest
@@ -49,8 +50,18 @@ class ReviewTarget:
 
     @property
     def request(self) -> ConvertRequest:
-        """The conversion that made the book (run again to rebuild it)."""
-        return ConvertRequest.from_dict(self.report["request"])
+        """The conversion that made the book (run again to rebuild it), with the name it claimed.
+
+        The name is read back from where the report is, through the layout: reports written before
+        the claimed name was kept in them hold the file stem instead, which in the library layout
+        names another folder (omni_web/deliver/layout.py).
+        """
+        request = ConvertRequest.from_dict(self.report["request"])
+        layout = OutputLayout(request.output_layout)
+        found = name_of_files(self.report_path.parent, self.report_path.name.removesuffix(QA_REPORT_SUFFIX), layout)
+        if found and (layout is OutputLayout.LIBRARY or request.output_name is None):
+            return replace(request, output_name=found)
+        return request
 
     @property
     def parts_dir(self) -> Path:

@@ -9,7 +9,6 @@ one request and rebuilds only that chapter and the book files.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -209,12 +208,7 @@ def build_review_panel(ctx: UiContext, job_pick: gr.Dropdown) -> ReviewRefs:
         row = find(job_id, place)
         edited = new_text if row is not None and (new_text or "").strip() != row.text else None
         request = prepare_regenerate(target, chapter, chunk, text=edited)
-        # The same request on purpose: a regenerated chunk rebuilds that job's own book files.
-        original = jobs.get(job_id)
-        own_name = original.params.get("output_name") or (
-            Path(original.result["m4b"]).stem if original.result.get("m4b") else None)
-        if request.output_name is None and own_name:
-            request = dataclasses.replace(request, output_name=own_name)
+        # The same request on purpose (with the name the job claimed): it rebuilds that job's own files.
         # The highest priority: a one-chunk fix runs before any book waiting in line.
         job = ctx.services.submit_conversion(request, allow_twin=True, priority=REGENERATE_PRIORITY)
         what = "with the edited text" if edited else "as a new take"

@@ -152,3 +152,22 @@ def test_library_folders_are_known_by_name_numbered_copies_too() -> None:
     assert is_library_folder(Path("Vol 2 - Hefty Water {Vivian, Qwen3-TTS 0.6B CustomVoice}"))
     assert is_library_folder(Path("Hefty Water {Vivian, M} (2)"))
     assert not is_library_folder(Path("Hefty Water")) and not is_library_folder(Path("Hefty Water - M (Vivian)"))
+
+
+@pytest.mark.parametrize("layout", ["library", "flat"])
+def test_a_report_gives_back_the_claimed_name_also_one_written_with_the_file_stem(tmp_path: Path, layout: str) -> None:
+    from omni_web.pipeline import ConvertRequest
+    from omni_web.pipeline.review import open_review
+
+    place = book_place(tmp_path, SERIES, claim_name(tmp_path, SERIES, ENTRY, VoiceChoice.speaker("Vivian"),
+                                                     layout=OutputLayout(layout)), layout=OutputLayout(layout))  # fmt: skip
+    place.folder.mkdir(parents=True)
+    request = ConvertRequest(book_path=tmp_path / "x.epub", model_key=ENTRY.key, output_name=place.name,
+                             output_layout=layout)  # fmt: skip
+    report = place.beside(".qa.json")
+    for stored in (place.name, place.stem, None):  # as claimed, as the stem before the fix, before names
+        report.write_text(json.dumps({"request": {**request.to_dict(), "output_name": stored}, "chunks": [],
+                                      "cache_dir": str(tmp_path / "cache")}))  # fmt: skip
+        again = open_review(report).request
+        assert again.output_name == place.name, stored
+        assert book_place(tmp_path, SERIES, again.output_name, layout=OutputLayout(layout)).m4b == place.m4b
