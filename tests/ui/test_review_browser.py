@@ -95,9 +95,11 @@ def test_review_panel_regenerates_one_chunk_and_rebuilds_the_book(page, reviewed
     wait_for(regenerated_job_done, timeout_s=LONG_S, what="the regenerate job to finish")
     fix = max(store.list(), key=lambda job: job.created_at)
     assert fix.priority == REGENERATE_PRIORITY  # it jumps the queue
+    assert fix.params["output_name"] == m4b.parent.name  # the job's own library folder, rebuilt in place
     requests = [json.loads(line)["input"] for line in log.read_text().splitlines()]
     assert requests == [first["text"]]  # one request: only that chunk
     assert m4b.stat().st_mtime_ns != m4b_before
+    assert list(m4b.parents[2].rglob("*.m4b")) == [m4b]
     again = read_report(find_report(m4b.parent))
     assert next(c for c in again["chunks"] if c["key"] == first["key"])["verdict"] == "retaken"
 
