@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 CONVERT_JOB = "convert"
 # How long before a book's render ends the next book may start preparing (see _hand_off_when_draining).
 HAND_OFF_LEAD_S = 10.0
+_WORDS_PER_MINUTE = 150  # a narrator's pace, to turn a sample's minutes into chapters
 # Stored beside a conversion's request in the job's params (see AppServices.find_twin).
 TEXT_FINGERPRINT_KEY = "text_fingerprint"
 # A library's metadata for the book (authors, series, description), kept beside the request.
@@ -64,16 +65,24 @@ def build_server_manager(paths: DataPaths, settings: Settings) -> ServerManager:
     return ServerManager(paths, settings, before_start=install_companions)
 
 
-def sample_request(request: ConvertRequest) -> ConvertRequest:
-    """A samples-first pass of ``request``: its first chapter only, in its own "(sample)" file.
+def sample_request(request: ConvertRequest, *, minutes: float = 0.0) -> ConvertRequest:
+    """A samples-first pass of ``request``: its first chapter, in its own "(sample)" file.
 
-    The chapter's chunks and mastered file are the ones the full run makes, so the full run reuses them.
+    With ``minutes``, as many chapters from the start as make at least that much speech (at
+    ~150 words a minute; whole chapters, so a short prologue does not make the whole sample). The
+    chapters' chunks and mastered files are the ones the full run makes, so it reuses them.
     """
     book = load_book(request.book_path)
-    first = select_chapters(book, request.chapters)[0]
-    number = next(i for i, chapter in enumerate(book.chapters, start=1) if chapter is first)
+    chosen = select_chapters(book, request.chapters)
+    taken, words = [], 0
+    for chapter in chosen:
+        taken.append(chapter)
+        words += chapter.word_count
+        if words >= minutes * _WORDS_PER_MINUTE:
+            break
+    numbers = tuple(i for i, chapter in enumerate(book.chapters, start=1) if any(chapter is t for t in taken))
     name = f"{request.output_name} (sample)" if request.output_name else None
-    return dataclasses.replace(request, chapters=(number,), output_name=name, readalong=False,
+    return dataclasses.replace(request, chapters=numbers, output_name=name, readalong=False,
                                also_mp3_chapters=False)
 
 
@@ -108,7 +117,7 @@ def make_convert_runner(paths: DataPaths, server: ServerManager):
     def run(job: Job, ctx: JobContext) -> Mapping[str, Any]:
         request = ConvertRequest.from_dict(job.params)
         if job.is_sample_run:
-            request = sample_request(request)
+            request = sample_request(request, minutes=QueueControl(ctx.store).sample_minutes)
         settings = load_settings(paths)
         server.use_settings(settings)
         entry = get_entry(request.model_key)

@@ -80,6 +80,8 @@ def test_queue_steering_through_the_api(api) -> None:
     assert client.post(f"/jobs/{ids[0]}/pause", headers=headers).json()["paused"] is True
     assert client.post("/queue/pause", headers=headers).json()["paused"] is True
     assert services.queue.paused
+    samples = client.post("/queue/samples", headers=headers, json={"on": True, "minutes": 12}).json()
+    assert samples["samples_first"] and samples["sample_minutes"] == 12 and services.queue.samples_first
     assert client.post(f"/jobs/{ids[1]}/cancel", headers=headers).json()["state"] == "cancelled"
     assert client.post(f"/jobs/{ids[1]}/move", headers=headers, json={"where": "up"}).status_code == 400
     assert client.post(f"/jobs/{ids[1]}/move", headers=headers, json={"where": "left"}).status_code == 422

@@ -154,3 +154,22 @@ def test_a_sample_run_renders_the_first_chapter_of_the_default_selection() -> No
     assert sample.output_name == "Alice - Vivian (sample)" and not sample.readalong
     chosen = sample_request(ConvertRequest(book_path=book_path, model_key=full.model_key, chapters=(5, 7)))
     assert chosen.chapters == (5,)  # the first of the user's own selection
+
+
+def test_a_sample_of_n_minutes_takes_whole_chapters_from_the_start(store: JobStore) -> None:
+    from omni_web.book import load_book
+    from omni_web.pipeline.request import ConvertRequest
+    from omni_web.services import sample_request
+    from tests.conftest import DATA_DIR
+
+    book_path = DATA_DIR / "pg11-alice.epub"
+    book = load_book(book_path)
+    request = ConvertRequest(book_path=book_path, model_key="qwen3_tts_0_6b_customvoice")
+    one = sample_request(request).chapters
+    longer = sample_request(request, minutes=30).chapters
+    assert len(one) == 1 and longer[0] == one[0] and len(longer) >= 2
+    words = [book.chapters[n - 1].word_count for n in longer]
+    assert sum(words) >= 30 * 150 > sum(words[:-1])  # just enough whole chapters
+    queue = QueueControl(store)
+    queue.set_sample_minutes(30)
+    assert queue.sample_minutes == 30.0

@@ -16,7 +16,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.routing import Mount
 
-from omni_web.api.models import FileOut, JobOut, MoveIn, PresetOut, PriorityIn, QueueOut, job_out
+from omni_web.api.models import FileOut, JobOut, MoveIn, PresetOut, PriorityIn, QueueOut, SamplesIn, job_out
 from omni_web.api.tokens import TokenStore
 from omni_web.errors import BookError, JobExists, JobNotFound, OmniWebError
 from omni_web.jobs import Job
@@ -177,6 +177,7 @@ def _steer_routes(api: FastAPI, services, out) -> None:
     def queue_out() -> QueueOut:
         status = services.queue.status()
         return QueueOut(paused=status.paused, samples_first=status.samples_first,
+                        sample_minutes=services.queue.sample_minutes,
                         queued=[job_out(j, position=i, base=API_PREFIX) for i, j in enumerate(status.queued, start=1)])
 
     @api.get("/queue", response_model=QueueOut, summary="The queue in run order")
@@ -191,6 +192,14 @@ def _steer_routes(api: FastAPI, services, out) -> None:
     @api.post("/queue/resume", response_model=QueueOut, summary="Run the queue again")
     def resume_queue() -> QueueOut:
         services.queue.resume()
+        services.worker.wake()
+        return queue_out()
+
+    @api.post("/queue/samples", response_model=QueueOut, summary="Samples first on or off, and the samples' length")
+    def samples(body: SamplesIn) -> QueueOut:
+        services.queue.set_samples_first(body.on)
+        if body.minutes is not None:
+            services.queue.set_sample_minutes(body.minutes)
         services.worker.wake()
         return queue_out()
 

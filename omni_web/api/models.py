@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from omni_web.jobs import Job
 
-__all__ = ["FileOut", "JobOut", "MoveIn", "PresetOut", "PriorityIn", "ProgressOut", "QueueOut", "job_out"]
+__all__ = ["FileOut", "JobOut", "MoveIn", "PresetOut", "PriorityIn", "ProgressOut", "QueueOut", "SamplesIn", "job_out"]
 
 
 class ProgressOut(BaseModel):
@@ -55,6 +55,7 @@ class QueueOut(BaseModel):
 
     paused: bool
     samples_first: bool
+    sample_minutes: float = Field(0.0, description="0: a sample is the first chapter; else whole chapters of at least this long")
     queued: list[JobOut]
 
 
@@ -69,6 +70,13 @@ class MoveIn(BaseModel):
     """Where to move a queued job."""
 
     where: Literal["top", "up", "down", "bottom"]
+
+
+class SamplesIn(BaseModel):
+    """Samples first: every queued book's sample before any full book."""
+
+    on: bool
+    minutes: float | None = Field(None, ge=0, description="at least this long (whole chapters); 0: the first chapter")
 
 
 class PriorityIn(BaseModel):

@@ -6,7 +6,7 @@
     python -m omni_web queue pause [JOB]      (no JOB: the whole queue)
     python -m omni_web queue resume [JOB]
     python -m omni_web queue cancel JOB
-    python -m omni_web queue samples on|off
+    python -m omni_web queue samples on|off [--minutes N]
     python -m omni_web queue opds URL [--user U --password P] [--search WORDS] [--take 1,3 --preset NAME]
 
 The running web app's worker takes what is queued here (it looks at the queue every second).
@@ -59,6 +59,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     opds.set_defaults(handler=_opds)
     samples = actions.add_parser("samples", help="samples first: every book's first chapter before any full book")
     samples.add_argument("switch", choices=("on", "off"))
+    samples.add_argument("--minutes", type=float, metavar="N",
+                         help="samples of at least N minutes (whole chapters from the start; default: chapter 1)")
     samples.set_defaults(handler=_samples)
 
 
@@ -154,5 +156,8 @@ def _opds(args: argparse.Namespace) -> int:
 def _samples(args: argparse.Namespace) -> int:
     _, control = _control()
     control.set_samples_first(args.switch == "on")
-    print(f"samples first: {args.switch}")
+    if args.minutes is not None:
+        control.set_sample_minutes(args.minutes)
+    length = f"at least {control.sample_minutes:g} min" if control.sample_minutes else "the first chapter"
+    print(f"samples first: {args.switch} (each sample: {length})")
     return 0

@@ -17,6 +17,7 @@ __all__ = ["MOVES", "QueueControl", "QueueStatus"]
 MOVES = ("top", "up", "down", "bottom")
 _PAUSED = "paused"
 _SAMPLES_FIRST = "samples_first"
+_SAMPLE_MINUTES = "sample_minutes"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,18 @@ class QueueControl:
     def set_samples_first(self, on: bool) -> None:
         """Switch samples first on or off (jobs whose sample exists are not sampled again)."""
         self.store.set_flag(_SAMPLES_FIRST, "1" if on else "0")
+
+    @property
+    def sample_minutes(self) -> float:
+        """How long a sample is at least (0: the first chapter only); whole chapters are taken."""
+        try:
+            return max(0.0, float(self.store.flag(_SAMPLE_MINUTES, "0")))
+        except ValueError:
+            return 0.0
+
+    def set_sample_minutes(self, minutes: float) -> None:
+        """Make samples at least ``minutes`` long (0: the first chapter)."""
+        self.store.set_flag(_SAMPLE_MINUTES, str(max(0.0, float(minutes))))
 
     def status(self) -> QueueStatus:
         """The switches and the queued jobs in the order they will run."""

@@ -68,6 +68,8 @@ def build(ctx: UiContext) -> QueueRefs:
         resume_all = gr.Button("Resume queue", elem_id="queue-resume-all")
         samples = gr.Checkbox(label="Samples first: every book's first chapter before any full book",
                               elem_id="queue-samples")
+        minutes = gr.Number(label="Sample length, minutes (0: the first chapter; else whole chapters)", value=0,
+                            minimum=0, precision=0, elem_id="queue-sample-minutes")
     outputs = [status, table, pick, samples]
 
     def render(keep: str | None = None) -> tuple[Any, ...]:
@@ -113,13 +115,15 @@ def build(ctx: UiContext) -> QueueRefs:
 
     preset = _many_books(ctx, pick, outputs, render)
     opds_import.build(ctx, preset)
+    minutes.change(guarded(lambda n: ctx.services.queue.set_sample_minutes(float(n or 0))), [minutes], None,
+                   api_name="queue_sample_minutes")
     timer = gr.Timer(_TICK_S)
     timer.tick(guarded(render), [pick], outputs, show_progress="hidden", api_visibility="private")
 
     def load() -> tuple[Any, ...]:
-        return (*render(), gr.update(choices=[""] + _preset_names(ctx), value=""))
+        return (*render(), gr.update(choices=[""] + _preset_names(ctx), value=""), ctx.services.queue.sample_minutes)
 
-    return QueueRefs(status, table, pick, on_load=OnLoad(load, [], [*outputs, preset]))
+    return QueueRefs(status, table, pick, on_load=OnLoad(load, [], [*outputs, preset, minutes]))
 
 
 def _many_books(ctx: UiContext, pick: gr.Dropdown, outputs: list[Any], render) -> gr.Dropdown:
