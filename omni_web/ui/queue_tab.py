@@ -72,13 +72,15 @@ def build(ctx: UiContext) -> QueueRefs:
                             minimum=0, precision=0, elem_id="queue-sample-minutes")
     outputs = [status, table, pick, samples]
 
-    def render(keep: str | None = None) -> tuple[Any, ...]:
+    def render(keep: str | None = None, tick: bool = False) -> tuple[Any, ...]:
         state = ctx.services.queue.status()
         line = (f"**Queue {'paused' if state.paused else 'running'}** · {len(state.queued)} waiting · samples first "
                 f"{'on' if state.samples_first else 'off'}")
         choices = [(f"#{place} {job.title} ({job.id})", job.id) for place, job in enumerate(state.queued, start=1)]
         value = keep if keep in {job.id for job in state.queued} else None
-        return line, queue_rows(list(state.queued)), gr.update(choices=choices, value=value), state.samples_first
+        # A tick leaves the value alone: its answer may arrive after the user picked another job.
+        menu = gr.update(choices=choices) if tick and (value or not keep) else gr.update(choices=choices, value=value)
+        return line, queue_rows(list(state.queued)), menu, state.samples_first
 
     def act(fn):
         @guarded
@@ -118,7 +120,8 @@ def build(ctx: UiContext) -> QueueRefs:
     minutes.change(guarded(lambda n: ctx.services.queue.set_sample_minutes(float(n or 0))), [minutes], None,
                    api_name="queue_sample_minutes")
     timer = gr.Timer(_TICK_S)
-    timer.tick(guarded(render), [pick], outputs, show_progress="hidden", api_visibility="private")
+    timer.tick(guarded(lambda keep: render(keep, tick=True)), [pick], outputs, show_progress="hidden",
+               api_visibility="private")
 
     def load() -> tuple[Any, ...]:
         return (*render(), gr.update(choices=[""] + _preset_names(ctx), value=""), ctx.services.queue.sample_minutes)

@@ -52,6 +52,7 @@ def _pick(page, elem_id: str, option: str, typed: str | None = None) -> None:
     if typed is not None:
         box.fill(typed)  # a dropdown showing a value lists only the options matching what it shows
     page.get_by_role("option", name=option).click()
+    expect(box).to_have_value(option)
 
 
 def test_queue_controls_steer_the_worker(page, app, tmp_path) -> None:
