@@ -43,6 +43,9 @@ function mark(player, book) {
   player.querySelector('.ow-shelf-now').textContent = book.chapters.length ? book.chapters[current].title : '';
 }
 function open(book) {
+  // One thing plays at a time: the Jobs tab's chapter bar stops and goes.
+  const bar = document.getElementById('ow-nowplaying');
+  if (bar) { bar.querySelector('audio').pause(); bar.hidden = true; document.body.style.paddingBottom = ''; }
   const player = element.querySelector('.ow-shelf-player');
   player.hidden = false;
   player.dataset.book = book.id;
@@ -143,8 +146,8 @@ def shelf_html(books: list[ShelfBook]) -> str:
     speeds = "".join(f'<option value="{s:g}">{s:g}×</option>' for s in _SPEEDS)
     player = ('<div class="ow-shelf-player" hidden><div class="ow-shelf-title"></div>'
               '<div class="ow-shelf-now ow-dim"></div><audio controls preload="metadata"></audio>'
-              '<div class="ow-shelf-controls"><button data-step="-1" aria-label="Previous chapter">⏮ Previous</button>'
-              '<button data-step="1" aria-label="Next chapter">Next ⏭</button>'
+              '<div class="ow-shelf-controls"><button data-step="-1" aria-label="Previous chapter">‹ Previous</button>'
+              '<button data-step="1" aria-label="Next chapter">Next ›</button>'
               f'<label>Speed <select class="ow-shelf-speed">{speeds}</select></label></div>'
               '<div class="ow-shelf-chapters ow-scroll"></div></div>')
     return player + '<div class="ow-shelf">' + "".join(_card(book) for book in books) + "</div>"
