@@ -94,10 +94,10 @@ def build_app(ctx: UiContext) -> tuple[gr.Blocks, AppRefs]:
                 generate_refs = generate.build(ctx)
             with gr.Tab("Jobs", id="jobs", elem_id="tab-jobs"):
                 jobs_refs = jobs.build(ctx)
+            with gr.Tab("Shelf", id="shelf", elem_id="tab-shelf") as shelf_tab:  # in view on a phone too
+                shelf_refs = shelf.build(ctx, shelf_tab)
             with gr.Tab("Queue", id="queue", elem_id="tab-queue"):
                 queue_refs = queue_tab.build(ctx)
-            with gr.Tab("Shelf", id="shelf", elem_id="tab-shelf") as shelf_tab:
-                shelf_refs = shelf.build(ctx, shelf_tab)
             with gr.Tab("Server", id="server", elem_id="tab-server"):
                 server_refs = server.build(ctx)
             with gr.Tab("Models", id="models", elem_id="tab-models"):
