@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gradio_client.exceptions import AppError
@@ -20,6 +21,7 @@ from omni_web.errors import TranscriberNotInstalled
 from omni_web.settings import load_settings
 from omni_web.tasks import TaskState
 from omni_web.ui.context import TASK_TRANSCRIBER
+from omni_web.ui.settings import FIELDS
 from omni_web.voices import whisper_local_dir, whisper_repo_id
 from tests.fakes.fake_hf_hub import FakeHub, FakeRepo
 from tests.test_voices_transcribe import FakeWhisper
@@ -77,9 +79,24 @@ def _finish(app: RunningApp):
                     timeout_s=60, what="the transcription model download to finish")
 
 
+# What a page open renders: the form's fields (FIELDS), then the transcriber box's status line.
+SIZE = FIELDS.index("transcription_model")
+BOX = len(FIELDS)
+LOG_LABEL = "Transcription model download"  # the box's task log (omni_web/ui/transcriber.py)
+
+
+def _labelled(client, values: list[Any]) -> dict[str, Any]:
+    """``/settings_load``'s values by their component's label, as the app describes its API."""
+    returns = client.view_api(return_format="dict", print_info=False)["named_endpoints"]["/settings_load"]["returns"]
+    assert len(returns) == len(values)
+    return {r["label"]: value for r, value in zip(returns, values, strict=True)}
+
+
 def _use_size(client, size: str) -> None:
     values = client.predict(api_name="/settings_load")
-    client.predict(*values[:11], size, *values[12:18], api_name="/settings_save")
+    form = list(values[:len(FIELDS)])
+    form[SIZE] = size
+    client.predict(*form, api_name="/settings_save")
 
 
 def test_missing_weights_are_shown_and_transcribe_points_to_the_install(app, loader):
@@ -88,8 +105,8 @@ def test_missing_weights_are_shown_and_transcribe_points_to_the_install(app, loa
     assert "not downloaded" in status and "Systran/faster-whisper-tiny" in status
     assert "until you save this one" in status  # the saved size is still "small"
     loaded = client.predict(api_name="/settings_load")
-    box = loaded[18]  # the transcriber box follows the form's fields (footnotes last)
-    assert loaded[11] == "small" and "not downloaded" in box and "faster-whisper <b>small</b>" in box
+    box = loaded[BOX]
+    assert loaded[SIZE] == "small" and "not downloaded" in box and "faster-whisper <b>small</b>" in box
     client.predict(BASE, None, api_name="/voice_menu")
     with pytest.raises(AppError, match="Install it in the Settings tab"):
         client.predict(BASE, "clone:speaker", api_name="/voice_transcribe")
@@ -114,8 +131,10 @@ def test_install_runs_as_a_task_then_transcribe_works(app, loader):
     assert f"Installed faster-whisper 'tiny' at {folder}" in done.log_text
 
     # A page opened now shows the weights installed and re-attaches to the finished task's log.
-    loaded = app.client().predict(api_name="/settings_load")
-    assert "installed" in loaded[18] and str(folder) in loaded[18] and "Installed faster-whisper" in loaded[-2]  # then the port line
+    page = app.client()
+    loaded = page.predict(api_name="/settings_load")
+    assert "installed" in loaded[BOX] and str(folder) in loaded[BOX]
+    assert f"Installed faster-whisper 'tiny' at {folder}" in _labelled(page, loaded)[LOG_LABEL]
 
     client.predict(BASE, None, api_name="/voice_menu")
     text = client.predict(BASE, "clone:speaker", api_name="/voice_transcribe")
