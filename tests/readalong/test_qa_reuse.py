@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import wave
 from collections import Counter
 from pathlib import Path
 
@@ -84,6 +85,11 @@ def _audio_hash(path: Path) -> str:
     return hashlib.sha256(audio.tobytes()).hexdigest()
 
 
+def _seconds(path: Path) -> float:
+    with wave.open(str(path), "rb") as handle:
+        return handle.getnframes() / handle.getframerate()
+
+
 def _convert(request: ConvertRequest, data_paths: DataPaths, base_url: str, settings: Settings):
     with SpeechClient(base_url) as client:
         return run_conversion(request, paths=data_paths, settings=settings, client=client,
@@ -111,6 +117,9 @@ def test_qa_asr_with_readalong_transcribes_each_chunk_once(data_paths: DataPaths
         record = store.load(chunk["key"])
         assert heard_by_qa[_audio_hash(store.audio_path(chunk["key"]))] == 1, chunk["text"]
         assert record.chosen_take.words, chunk["text"]  # QA kept the book's take's words
+        # On the chunk file's clock, the recogniser's lead-in taken off: every word inside the file.
+        assert all(0 <= start <= end <= _seconds(store.audio_path(chunk["key"])) + 0.01
+                   for _, start, end in record.chosen_take.words), (chunk["text"], record.chosen_take.words)
 
     # The words QA kept make real, non-estimated times, and the overlay book is sound.
     timings = _chapter_timings(Path(report["parts_dir"]))
