@@ -5,9 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python_bin="${PYTHON:-python3}"
-apt_packages=(ffmpeg sox libsox-fmt-all espeak-ng flite chromium epubcheck calibre)
+apt_packages=(ffmpeg sox libsox-fmt-all espeak-ng flite chromium epubcheck calibre trang)
 missing=()
-for tool in ffmpeg ffprobe sox espeak-ng flite chromium java ebook-convert; do
+for tool in ffmpeg ffprobe sox espeak-ng flite chromium java ebook-convert trang; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 # epubcheck is run as `java -jar` (its /usr/bin link needs binfmt, which containers lack).
