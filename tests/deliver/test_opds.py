@@ -80,6 +80,9 @@ def test_the_shelf_lists_each_version_with_its_files_and_refuses_without_login(t
     assert {feed.find(f"{ATOM}{tag}") is not None for tag in ("id", "title", "updated", "author")} == {True}
     assert {link.get("rel") for link in feed.findall(f"{ATOM}link")} == {"self", "start"}
     assert len({e.findtext(f"{ATOM}id") for e in feed.findall(f"{ATOM}entry")}) == 2
+    # RFC 4287 4.1.1: no alternate link, so every entry carries content (here: who reads it).
+    contents = sorted(e.findtext(f"{ATOM}content") for e in feed.findall(f"{ATOM}entry"))
+    assert len(contents) == 2 and all(c.startswith("Hefty Water by Ann Writer, read by ") for c in contents)
     # Only a book's own files, by name: no other path.
     book_id = parsed.entries[0].links[-1].href.split("/")[-2]
     for name in ("metadata.json", "..%2F..%2Fsettings.yaml", "Hefty%20Water.opf"):
