@@ -4,7 +4,9 @@ refused without touching the output."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import struct
 import subprocess
 import threading
 import time
@@ -13,9 +15,11 @@ from pathlib import Path
 import pytest
 
 from omni_web.assemble import AudiobookTags, probe_chapters, probe_duration_ms, probe_streams, probe_tags
-from omni_web.assemble.join import EncodedChapter, join_m4b, join_marks
+from omni_web.assemble.ffmpeg import probe, run_ffmpeg
+from omni_web.assemble.join import EncodedChapter, join_args, join_m4b, join_marks
 from omni_web.assemble.live_join import LiveJoin, LiveJoinFailed
 from omni_web.assemble.mp4marks import MarksNotPatchable, patch_chapter_marks, placeholder_marks
+from omni_web.assemble.mp4tags import set_identifier_tags
 from omni_web.master.chapter import count_adts_frames
 
 pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg, real ffprobe
@@ -139,3 +143,84 @@ def _pcm_hash(path: Path) -> str:
     done = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-map", "0:a:0", "-f", "s16le", "-"],
                           capture_output=True, check=True)  # fmt: skip  # noqa: S603, S607
     return hashlib.sha256(done.stdout).hexdigest()
+
+
+ID_TAGS = dataclasses.replace(
+    TAGS, series="Water Cycle", series_part="2", isbn="9780306406157", asin="B00ABCDEFG"
+)
+
+
+def test_the_live_join_carries_isbn_and_asin_with_marks_cover_and_tags_intact(
+    chapters: list[EncodedChapter], cover: Path, tmp_path: Path
+) -> None:
+    live = LiveJoin([(c.index, c.title) for c in chapters], tmp_path / "work", tags=ID_TAGS, cover=cover)
+    for chapter in chapters:
+        live.add(chapter)
+    out = live.finish(chapters, tmp_path / "Live Book.m4b")
+    tags = probe(out)["format"]["tags"]  # as ffprobe names them: Audiobookshelf reads "ISBN"/"ASIN"
+    assert (tags["ISBN"], tags["ASIN"]) == ("9780306406157", "B00ABCDEFG")
+    assert "lyrics" not in tags  # the placeholder is gone
+    assert (
+        tags["title"],
+        tags["artist"],
+        tags["composer"],
+        tags["show"],
+        tags["episode_id"],
+        tags["date"],
+    ) == ("Live Book", "Ada Writer", "Nadia Voice", "Water Cycle", "2", "2024")
+    marks = join_marks(chapters)
+    assert [(c.title, c.start_ms, c.end_ms) for c in probe_chapters(out)] == [
+        (m.title, m.start_ms, m.end_ms) for m in marks
+    ]
+    assert any(s.attached_pic for s in probe_streams(out))
+
+
+@pytest.mark.parametrize("faststart", [True, False], ids=["index-first", "index-last"])
+def test_setting_the_identifiers_rewrites_only_the_index_never_the_audio(
+    chapters: list[EncodedChapter], cover: Path, tmp_path: Path, faststart: bool
+) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    book = scratch / "book.m4b"
+    args = join_args(
+        ["-i", str(chapters[0].adts)], scratch, tags=ID_TAGS, cover=cover, marks=join_marks(chapters[:1])
+    )
+    args += [*(["-movflags", "+faststart"] if faststart else []), "-f", "ipod", str(book)]
+    run_ffmpeg(args, action="Joining", output_dir=scratch, cwd=scratch)
+    before = _top_atoms(book)
+    mdat_before = _mdat_hash(book)
+    assert probe_tags(book)["lyrics"].startswith("...") and "isbn" not in probe_tags(book)
+
+    set_identifier_tags(book, ID_TAGS)
+
+    assert _top_atoms(book) == before  # same atoms, same offsets, same sizes: the file did not grow
+    assert _mdat_hash(book) == mdat_before
+    tags = probe(book)["format"]["tags"]
+    assert (tags["ISBN"], tags["ASIN"], tags["title"], tags["grouping"]) == (
+        "9780306406157",
+        "B00ABCDEFG",
+        "Live Book",
+        "Water Cycle #2",
+    )
+    assert len(probe_chapters(book)) == 1 and any(s.attached_pic for s in probe_streams(book))
+    assert _pcm_hash(book) == _pcm_hash(chapters[0].adts)
+
+
+def _top_atoms(path: Path) -> list[tuple[bytes, int, int]]:
+    atoms, offset, size = [], 0, path.stat().st_size
+    with path.open("rb") as f:
+        while offset < size:
+            f.seek(offset)
+            length, name = struct.unpack(">I4s", f.read(8))
+            if length == 1:
+                length = struct.unpack(">Q", f.read(8))[0]
+            atoms.append((name, offset, length))
+            offset += length
+    return atoms
+
+
+def _mdat_hash(path: Path) -> str:
+    ((_, offset, length),) = [a for a in _top_atoms(path) if a[0] == b"mdat"]
+    with path.open("rb") as f:
+        f.seek(offset)
+        return hashlib.sha256(f.read(length)).hexdigest()

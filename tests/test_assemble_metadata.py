@@ -161,3 +161,13 @@ def test_series_tags_are_the_itunes_atoms_ffmpeg_writes_and_audiobookshelf_reads
     pairs = dict(mp4_tags(AudiobookTags(title="T", series="The Water Cycle", series_part="2")))
     assert (pairs["show"], pairs["episode_id"], pairs["grouping"]) == ("The Water Cycle", "2", "The Water Cycle #2")
     assert not {"show", "episode_id", "grouping"} & set(dict(mp4_tags(AudiobookTags(title="T", series_part="2"))))
+
+
+def test_only_a_book_with_an_isbn_or_asin_reserves_room_for_them() -> None:
+    plain = build_ffmetadata(AudiobookTags(title="T"), [])
+    assert "lyrics=" not in plain
+    text = build_ffmetadata(AudiobookTags(title="T", isbn="9780306406157", asin="B00ABCDEFG"), [])
+    (line,) = [line for line in text.splitlines() if line.startswith("lyrics=")]
+    # Free-form atoms of 81 and 78 bytes, a free atom's header and spare, less ©lyr's own 24.
+    assert len(line) - len("lyrics=") == 81 + 78 + 8 + 64 - 24
+    assert "isbn" not in text.lower()  # ffmpeg could not write it: the swap after the join does

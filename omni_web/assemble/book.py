@@ -18,6 +18,7 @@ from pathlib import Path
 from omni_web.assemble.cover import prepare_cover_or_none
 from omni_web.assemble.ffmpeg import path_arg, probe, probe_duration_us, run_ffmpeg
 from omni_web.assemble.metadata import build_ffmetadata, iso639_2, plan_chapter_marks
+from omni_web.assemble.mp4tags import set_identifier_tags
 from omni_web.assemble.records import AAC_SAMPLE_RATES_HZ, AudiobookTags, AudioFormat, ChapterAudio
 from omni_web.assemble.workspace import (
     concat_list_text,
@@ -107,6 +108,7 @@ def build_m4b(
             total_ms=total_ms,
             progress=report,
         )
+        set_identifier_tags(encoded, tags)
         publish(encoded, out_path)
     if progress is not None:
         progress(1.0)

@@ -25,6 +25,7 @@ from pathlib import Path
 from omni_web.assemble.cover import prepare_cover_or_none
 from omni_web.assemble.ffmpeg import path_arg, run_ffmpeg
 from omni_web.assemble.metadata import ChapterMark, build_ffmetadata, clean_chapter_title, iso639_2
+from omni_web.assemble.mp4tags import set_identifier_tags
 from omni_web.assemble.records import AudiobookTags
 from omni_web.assemble.workspace import publish, work_dir, write_text
 from omni_web.errors import FfmpegError
@@ -107,6 +108,7 @@ def join_m4b(
         args = join_args(["-i", "concat:" + "|".join(names)], scratch, tags=tags, cover=cover, marks=marks)
         args += ["-movflags", "+faststart", "-f", "ipod", path_arg(joined)]
         run_ffmpeg(args, action=f"Joining {out_path.name}", output_dir=out_path.parent, cwd=scratch)
+        set_identifier_tags(joined, tags)
         publish(joined, out_path)
     return out_path
 

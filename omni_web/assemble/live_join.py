@@ -30,6 +30,7 @@ from omni_web.assemble.ffmpeg import FfmpegPipe, path_arg, probe, probe_chapters
 from omni_web.assemble.join import EncodedChapter, join_args, join_marks
 from omni_web.assemble.metadata import ChapterMark, clean_chapter_title
 from omni_web.assemble.mp4marks import MarksNotPatchable, patch_chapter_marks, placeholder_marks
+from omni_web.assemble.mp4tags import set_identifier_tags
 from omni_web.assemble.records import AudiobookTags
 from omni_web.assemble.workspace import ensure_dir, publish, translate_os_error
 from omni_web.errors import FfmpegError
@@ -68,6 +69,7 @@ class LiveJoin:
     ) -> None:
         if not chapters:
             raise ValueError("LiveJoin needs at least one chapter.")
+        self._tags = tags
         self._positions = {index: position for position, (index, _title) in enumerate(chapters)}
         self._placeholders = placeholder_marks(
             [clean_chapter_title(title, index=index) for index, title in chapters]
@@ -159,6 +161,10 @@ class LiveJoin:
                 patch_chapter_marks(self._joined, self._placeholders, marks)
             except MarksNotPatchable as exc:
                 raise LiveJoinFailed(f"the chapter marks could not be set: {exc}") from exc
+            try:
+                set_identifier_tags(self._joined, self._tags)
+            except FfmpegError as exc:
+                raise LiveJoinFailed(str(exc)) from exc
             patched = time.perf_counter()
             self._verify(marks)
             log.info("Live join: index written in %.2f s, marks set in %.2f s, checked in %.2f s",

@@ -10,6 +10,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from omni_web.assemble.mp4tags import placeholder_tag
 from omni_web.assemble.records import AudiobookTags
 
 __all__ = [
@@ -183,9 +184,15 @@ def _grouping(tags: AudiobookTags) -> str:
 
 
 def build_ffmetadata(tags: AudiobookTags, marks: Sequence[ChapterMark]) -> str:
-    """The FFMETADATA1 text: global tags, then one ``[CHAPTER]`` (TIMEBASE=1/1000) per mark."""
+    """The FFMETADATA1 text: global tags, then one ``[CHAPTER]`` (TIMEBASE=1/1000) per mark.
+
+    A book with an ISBN or ASIN also gets the placeholder that
+    :func:`omni_web.assemble.mp4tags.set_identifier_tags` swaps for them after the join.
+    """
     lines = [";FFMETADATA1"]
-    lines += [f"{key}={escape_ffmetadata(value)}" for key, value in mp4_tags(tags)]
+    reserved = placeholder_tag(tags)
+    pairs = mp4_tags(tags) + ([reserved] if reserved else [])
+    lines += [f"{key}={escape_ffmetadata(value)}" for key, value in pairs]
     for mark in marks:
         lines += [
             "",

@@ -101,7 +101,8 @@ class AudiobookTags:
     publisher: str = ""
     comment: str = ""
     # Library fields (Audiobookshelf reads them from the m4b): series name and position ("2",
-    # "2.5"), subtitle, ISBN and ASIN. Written by omni_web.assemble.metadata.mp4_tags.
+    # "2.5"), subtitle, ISBN and ASIN. Written by omni_web.assemble.metadata.mp4_tags, ISBN and ASIN
+    # by omni_web.assemble.mp4tags.set_identifier_tags after the join.
     series: str = ""
     series_part: str = ""
     subtitle: str = ""

@@ -19,6 +19,8 @@ import pytest
 from fastapi.testclient import TestClient
 from lxml import etree
 
+from omni_web.assemble import probe_chapters, probe_streams
+from omni_web.assemble.ffmpeg import probe
 from omni_web.book import load_book
 from omni_web.client import SpeechClient, VoiceChoice
 from omni_web.deliver.abs_client import AbsClient
@@ -83,6 +85,7 @@ def test_two_voices_become_two_items_by_upload_and_by_folder_scan_and_a_rebuild_
         assert (bare["series"], bare["title"], bare["authors"], [c["title"] for c in bare["chapters"]]) == (
             [{"name": "The Water Cycle", "sequence": "2"}], "Hefty Water", ["Ann Writer"], titles)
         assert f"({voice})" in bare["narrators"][0]
+        assert bare["isbn"] == "9780306406157"  # from the m4b's ISBN free-form atom alone
         (folder / ".opf.off").rename(folder / "Hefty Water.opf")
         (folder / ".metadata.json.off").rename(folder / "metadata.json")
 
@@ -126,6 +129,14 @@ def test_two_voices_become_two_items_by_upload_and_by_folder_scan_and_a_rebuild_
         assert fake.item_scans == [fake.item_at(f"{SERIES_REL}/{folders['Vivian'].name}")["id"]]
         assert len(fake.items) == 2
     assert folder_abs.library_scans == [folder_abs.library_id] * 2  # no further library scan
+
+    # The rebuilt m4b still carries the ISBN, every chapter mark, the cover and the other tags.
+    m4b = folders["Vivian"] / "Hefty Water.m4b"
+    tags = probe(m4b)["format"]["tags"]
+    assert (tags["ISBN"], tags["title"], tags["show"], tags["episode_id"]) == (
+        "9780306406157", "Hefty Water", "The Water Cycle", "2")
+    assert [c.title for c in probe_chapters(m4b)] == titles
+    assert any(s.attached_pic for s in probe_streams(m4b)) == (folders["Vivian"] / "cover.jpg").exists()
 
     # The read-along EPUB the items got: EPUBCheck, 0 errors and 0 warnings.
     done = subprocess.run(["java", "-jar", str(EPUBCHECK_JAR), str(folders["Vivian"] / "Hefty Water.readalong.epub")],
