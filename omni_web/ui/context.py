@@ -86,6 +86,9 @@ class Services(Protocol):
     def find_twin(self, request: ConvertRequest) -> Job | None:
         """The newest job asking for exactly the same audio, if any."""
 
+    def run_again(self, job_id: str) -> Job:
+        """Queue a finished job's conversion again as a new job with its own row and queue time."""
+
     def plan_job_deletion(self, job_id: str) -> JobDeletion:
         """What deleting a finished job would remove (nothing is removed yet)."""
 
