@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import hashlib
 import os
 import uuid
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from omni_web.errors import DiskFullError, OmniWebError
 
-__all__ = ["atomic_path", "file_sha256", "is_disk_full", "write_atomic", "write_error"]
+__all__ = ["atomic_path", "file_sha256", "is_disk_full", "locked", "write_atomic", "write_error"]
 
 # No space left on the device, or the user's quota on it is used up: to the user both are "full".
 _DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
@@ -79,3 +80,19 @@ def write_error(exc: OSError, *, full: str, other: Callable[[str], OmniWebError]
     if is_disk_full(exc):
         return DiskFullError(full)
     return other(str(exc.strerror or exc))
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``<path>.lock`` (beside ``path``) while the block runs.
+
+    For small JSON records read, changed and written by several processes (two converts, the app
+    and a CLI run): the read-modify-write happens under the lock, the write itself stays atomic.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.with_name(path.name + ".lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

@@ -15,13 +15,12 @@ ignores, so exactly one ``POST /api/items/<id>/scan`` follows.
 
 from __future__ import annotations
 
-import fcntl
+import contextlib
 import json
 import logging
 import shutil
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ from omni_web.deliver.abs_client import AbsClient
 from omni_web.deliver.abs_config import AbsConfig
 from omni_web.deliver.sidecars import DESC_TXT, METADATA_JSON, READER_TXT
 from omni_web.errors import DeliveryError, OmniWebError, internal_error_message
-from omni_web.files import write_atomic
+from omni_web.files import locked, write_atomic
 from omni_web.paths import DataPaths
 
 __all__ = [
@@ -100,15 +99,8 @@ class DeliveryStore:
             write_atomic(self.path, json.dumps(docs, indent=1, ensure_ascii=False))
         return record
 
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.with_name(self.path.name + ".lock").open("a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+    def _locked(self) -> contextlib.AbstractContextManager[None]:
+        return locked(self.path)
 
     def _read(self) -> dict[str, dict[str, Any]]:
         try:

@@ -9,19 +9,18 @@ name through :func:`~omni_web.pipeline.outputs.claim_output_name`, so it never w
 
 from __future__ import annotations
 
-import fcntl
+import contextlib
 import hashlib
 import json
 import logging
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from omni_web.book import Book
 from omni_web.catalog import CatalogEntry
-from omni_web.files import write_atomic
+from omni_web.files import locked, write_atomic
 from omni_web.pipeline.outputs import claim_output_name
 from omni_web.pipeline.request import ConvertRequest
 
@@ -77,16 +76,9 @@ class OutputClaims:
         with self._locked():
             return {str(c["name"]) for c in self._read() if c.get("name")}
 
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
+    def _locked(self) -> contextlib.AbstractContextManager[None]:
         # Two converts started at once must not both claim the same free name.
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.with_name(self.path.name + ".lock").open("a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        return locked(self.path)
 
     def _read(self) -> list[dict[str, Any]]:
         try:
