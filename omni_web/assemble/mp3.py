@@ -14,14 +14,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from omni_web.assemble.cover import prepare_cover_or_none
-from omni_web.assemble.ffmpeg import path_arg, run_ffmpeg
+from omni_web.assemble.ffmpeg import path_arg, probe_chapters, probe_duration_ms, run_ffmpeg
 from omni_web.assemble.filenames import safe_filename, unique_name
 from omni_web.assemble.metadata import clean_chapter_title, iso639_2
-from omni_web.assemble.records import AudiobookTags, ChapterAudio
+from omni_web.assemble.records import AudiobookTags, ChapterAudio, ProbedChapter
 from omni_web.assemble.workspace import ensure_dir, publish, work_dir
 from omni_web.errors import FfmpegError
 
-__all__ = ["book_folder", "export_mp3_chapters", "mp3_file_names"]
+__all__ = ["book_folder", "export_mp3_chapters", "mp3_file_names", "split_book_to_mp3"]
 
 log = logging.getLogger(__name__)
 
@@ -91,8 +91,53 @@ def export_mp3_chapters(
         raise ValueError(f"bitrate_kbps must be one of {_MP3_KBPS}, got {bitrate_kbps}")
     folder = ensure_dir(Path(folder) if folder is not None else book_folder(root, tags))
     cover_jpg = prepare_cover_or_none(cover, folder / "cover.jpg", purpose="Exporting MP3 files")
-    paths: list[Path] = []
     names = mp3_file_names(chapters)
+    return _encode_all(chapters, names, folder, tags=tags, cover_jpg=cover_jpg, kbps=bitrate_kbps,
+                       progress=progress, copy_audio=copy_audio)
+
+
+def split_book_to_mp3(
+    book: Path,
+    folder: Path,
+    *,
+    tags: AudiobookTags,
+    cover: Path | None,
+    bitrate_kbps: int = 96,
+) -> list[Path]:
+    """One tagged MP3 per chapter mark of a finished book file (m4b), cut from its mastered audio.
+
+    The same names and tags as :func:`export_mp3_chapters` (``NN - <title>.mp3``, track N/total);
+    nothing is rendered or mastered again. A book without chapter marks becomes one MP3.
+
+    Raises:
+        FfmpegError: the book is missing or unreadable, or ffmpeg failed.
+        DiskFullError, OutputNotWritable: ``folder`` cannot take the files.
+    """
+    marks = probe_chapters(book) or [ProbedChapter(tags.title, 0, probe_duration_ms(book))]
+    chapters = [ChapterAudio(index=number, title=mark.title, path=Path(book), duration_ms=mark.duration_ms)
+                for number, mark in enumerate(marks, start=1)]
+    folder = ensure_dir(Path(folder))
+    cover_jpg = prepare_cover_or_none(cover, folder / "cover.jpg", purpose="Making the MP3 files")
+    cuts = [(mark.start_ms, mark.end_ms) for mark in marks]
+    return _encode_all(chapters, mp3_file_names(chapters), folder, tags=tags, cover_jpg=cover_jpg,
+                       kbps=bitrate_kbps, cuts=cuts)
+
+
+def _encode_all(
+    chapters: Sequence[ChapterAudio],
+    names: Sequence[str],
+    folder: Path,
+    *,
+    tags: AudiobookTags,
+    cover_jpg: Path | None,
+    kbps: int,
+    progress: Callable[[float], None] | None = None,
+    copy_audio: bool = False,
+    cuts: Sequence[tuple[int, int]] | None = None,
+) -> list[Path]:
+    """Encode (or, with ``copy_audio``, tag) each chapter into ``folder``; ``cuts`` are the
+    ``(start_ms, end_ms)`` of each chapter inside one shared input file."""
+    paths: list[Path] = []
     for number, (chapter, name) in enumerate(zip(chapters, names, strict=True), start=1):
         if not Path(chapter.path).is_file():
             raise FfmpegError(
@@ -102,7 +147,11 @@ def export_mp3_chapters(
         final = folder / name
         with work_dir(final) as scratch:
             encoded = scratch / "chapter.mp3"
-            args = _mp3_args(chapter, number, len(chapters), tags, cover_jpg, bitrate_kbps, encoded)
+            args = _mp3_args(chapter, number, len(chapters), tags, cover_jpg, kbps, encoded)
+            if cuts is not None:
+                start_ms, end_ms = cuts[number - 1]
+                # Input options: seek and stop in the book before decoding (AAC frames all decode alone).
+                args[:0] = ["-ss", f"{start_ms / 1000:.3f}", "-t", f"{max(1, end_ms - start_ms) / 1000:.3f}"]
             if copy_audio:
                 args[args.index("libmp3lame") : args.index("libmp3lame") + 3] = ["copy"]
             run_ffmpeg(args, action=f"Encoding {name}", output_dir=folder)
@@ -124,7 +173,7 @@ def _mp3_args(
     args = ["-i", path_arg(chapter.path)]
     if cover_jpg is not None:
         args += ["-i", path_arg(cover_jpg)]
-    args += ["-map", "0:a:0", "-map_metadata", "-1", "-c:a", "libmp3lame", "-b:a", f"{kbps}k"]
+    args += ["-map", "0:a:0", "-map_metadata", "-1", "-map_chapters", "-1", "-c:a", "libmp3lame", "-b:a", f"{kbps}k"]
     if cover_jpg is not None:
         args += [
             "-map", "1:v:0", "-c:v", "copy", "-disposition:v:0", "attached_pic",

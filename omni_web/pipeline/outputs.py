@@ -22,6 +22,7 @@ from typing import Any
 from omni_web.book import Book
 from omni_web.catalog import CatalogEntry
 from omni_web.client import VoiceChoice
+from omni_web.deliver.downloads import cached_downloads
 from omni_web.deliver.layout import BookPlace, OutputLayout, book_place, claim_name, is_library_folder
 from omni_web.deliver.metadata import tags_for_paths
 
@@ -61,11 +62,13 @@ def job_place(output_root: Path, book: Book, name: str, *, layout: str, metadata
 
 
 def job_outputs(result: Mapping[str, Any], progress: Mapping[str, Any]) -> list[Path]:
-    """Every file a job reports having written: the m4b, its MP3s (and their subtitles), its QA and
+    """Every file a job reports having written: the m4b (and its cached MP3 zip), its MP3s (and their subtitles), its QA and
     levels reports, its read-along EPUB and the subtitles named after it, its ACX folder, its
     chapter files, and in the library layout its folder's sidecars and cover."""
     files: list[Path] = [Path(result[key]) for key in ("m4b", "qa_report", "levels_path", "readalong_epub")
                          if result.get(key)]  # fmt: skip
+    if result.get("m4b"):
+        files.extend(cached_downloads(Path(result["m4b"])))  # its MP3 zip, made on a download
     for key, pattern in (("mp3_dir", "*"), ("acx_dir", "*")):
         folder = result.get(key)
         if folder and Path(folder).is_dir():
