@@ -15,6 +15,7 @@ import json
 import logging
 import math
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -52,6 +53,7 @@ from omni_web.master.records import (
     load_mastered,
 )
 from omni_web.master.report import REPORT_SUFFIX, ChapterReport, LevelsReport, judge, write_levels_report
+from omni_web.master.versions import remove_superseded, write_manifest
 from omni_web.pipeline.plan import ConversionPlan
 from omni_web.render import RenderItem, chunk_key, shaping_fingerprint
 
@@ -142,6 +144,8 @@ class ChapterFinisher:
         chapters an earlier run finished are known at once (:attr:`finished_at_start`)."""
         self.specs = specs
         self.options = options
+        self.folder = folder
+        self.started_at = time.time()  # versions written before it may be superseded by this run
         self._on_state = on_state
         self._measure_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="omni-measure")
         self._measured: dict[int, Future[tuple[FileLevels | None, FileLevels | None]]] = {}
@@ -357,7 +361,19 @@ def finish_book(
     # Named like the job's m4b, else its MP3 folder: two jobs of one book keep their own reports.
     stem = m4b.stem if m4b is not None else (mp3_folder.name if mp3_folder is not None else title)
     levels_path = write_levels_report(levels_report, folder / f"{stem}{REPORT_SUFFIX}")
+    _settle_versions(finisher, m4b or mp3_dir, records)
     return BookFiles(folder, m4b, mp3_dir, acx_dir, levels_path, levels_report.to_json(), chapters, tuple(book))
+
+
+def _settle_versions(finisher: ChapterFinisher, book: Path | None, records: list[MasteredChapter]) -> None:
+    """The book is in place: record what it was built from, then drop the chapter versions it replaced."""
+    if book is None:
+        return
+    try:
+        write_manifest(finisher.folder, book, finisher.specs, finisher.options)
+        remove_superseded(finisher.folder, records, older_than=finisher.started_at)
+    except OSError as exc:  # the book is done; a full disk costs the clean-up, not the book
+        log.warning("Could not record or tidy the chapter versions in %s: %s", finisher.folder, exc)
 
 
 def _write_acx(
