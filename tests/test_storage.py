@@ -67,3 +67,117 @@ def test_a_new_mastering_version_replaces_the_old_after_the_book_is_rebuilt(data
     assert second.m4b is not None and second.m4b.is_file()
     (manifest,) = read_manifests(parts)
     assert manifest.versions == after and manifest.book == str(second.m4b)
+
+
+def _book(root: Path, name: str, *, versions: dict[str, int], chunks: dict[str, int], cache: Path,
+          current: list[str]) -> dict:
+    """A finished book on disk: its m4b, its work folder's versions, its chunks, its manifest."""
+    parts = root / "outputs" / ".parts" / f"{name}-0123456789ab"
+    parts.mkdir(parents=True)
+    for base, size in versions.items():
+        _version(parts, base, size, mtime=time.time() - 3600)
+    cache.mkdir(parents=True, exist_ok=True)
+    for key, size in chunks.items():
+        (cache / f"{key}.wav").write_bytes(b"w" * size)
+        (cache / f"{key}.qa.json").write_text("{}")
+    m4b = root / "outputs" / name / f"{name}.m4b"
+    m4b.parent.mkdir(parents=True)
+    m4b.write_bytes(b"m" * 2000)
+    (parts / f"{name}.book.json").write_text(json.dumps({"book": str(m4b), "versions": current,
+                                                         "chunks": sorted(chunks), "finished_at": 1.0}))
+    source = root / "books" / f"{name}.azw3"
+    source.parent.mkdir(parents=True, exist_ok=True)
+    source.write_bytes(name.encode())
+    return {"book_path": str(source), "m4b": str(m4b), "parts": parts, "source": source,
+            "chapters": [{"number": 1, "path": str(parts / f"{current[0]}.m4a")}]}
+
+
+@pytest.fixture()
+def library(data_paths):
+    from omni_web.jobs.store import JobState, JobStore
+
+    cache, store = data_paths.chunk_cache_dir, JobStore(data_paths.jobs_db)
+    done = _book(data_paths.root, "Done", versions={f"{OLD}.{KEY_A}": 1000, f"{OLD}.{KEY_B}": 700},
+                 chunks={"d1": 3000, "d2": 5000, "flag": 100}, cache=cache, current=[f"{OLD}.{KEY_B}"])
+    busy = _book(data_paths.root, "Busy", versions={f"{OLD}.{KEY_A}": 900, f"{OLD}.{KEY_B}": 800},
+                 chunks={"b1": 4000}, cache=cache, current=[f"{OLD}.{KEY_B}"])
+    report = data_paths.root / "outputs" / "Done" / "Done.qa.json"
+    report.write_text(json.dumps({"chunks": [{"key": "d1", "verdict": "passed"}, {"key": "flag", "verdict": "flagged"}]}))
+    for book, state in ((done, JobState.DONE), (busy, JobState.DONE)):
+        job = store.enqueue("convert", {"book_path": book["book_path"]}, title=book["parts"].name)
+        store.claim_next()
+        store.finish(job.id, state, result={"m4b": book["m4b"], "chapters": book["chapters"],
+                                            "qa_report": str(report) if book is done else None})
+    store.enqueue("convert", {"book_path": busy["book_path"]}, title="Busy again")  # queued: its book is busy
+    converted = data_paths.state_dir / "converted"
+    converted.mkdir(parents=True)
+    import hashlib
+
+    kept = converted / f"{hashlib.sha256(b'Done').hexdigest()}.epub"
+    kept.write_bytes(b"e" * 600)
+    (converted / f"{'0' * 64}.epub").write_bytes(b"e" * 400)  # no job reads this book
+    return data_paths, done, busy, kept
+
+
+def test_sizes_by_kind_and_book_are_read_back_from_disk(library) -> None:
+    from omni_web.settings import Settings
+    from omni_web.storage import storage_report
+
+    paths, done, busy, _kept = library
+    report = storage_report(paths, Settings())
+    assert report.size_of("chunks_finished") == 3000 + 5000 + 100  # the busy book's 4000 are not "finished"
+    assert report.size_of("chunks_other") == 4000 + 4 * 2  # its chunks, and the QA records ({} each)
+    assert report.size_of("versions_superseded") == 4 * 1000  # Done's old version only: Busy is in work
+    assert report.size_of("books") == 2 * 2000
+    assert report.size_of("converted") == 1000
+    by_title = {b.title: b for b in report.books}
+    assert by_title["Done"].chunk_bytes == 8100 and by_title["Done"].superseded_bytes == 4000
+    assert by_title["Busy"].busy and not by_title["Busy"].finished
+
+
+def test_prune_removes_finished_books_chunks_keeps_busy_and_flagged(library) -> None:
+    from omni_web.settings import Settings
+    from omni_web.storage import prune_plan
+
+    paths, done, busy, kept = library
+    cache = paths.chunk_cache_dir
+    plan = prune_plan(paths, Settings())
+    assert plan.expected_freed_bytes == 3000 + 5000 + 4 * 1000 + 400
+    assert "render their chunks again" in plan.summary() and "Busy" in plan.summary()
+    assert (cache / "d1.wav").exists()  # planning touches nothing
+    result = plan.execute()
+    assert result.freed_bytes == plan.expected_freed_bytes and result.files == 2 + 4 + 1
+    assert not (cache / "d1.wav").exists() and not (cache / "d2.wav").exists()
+    assert (cache / "flag.wav").exists() and (cache / "d1.qa.json").exists()  # flagged for review; QA records
+    assert (cache / "b1.wav").exists()  # a queued job's book
+    assert [v.base for v in chapter_versions(done["parts"])] == [f"{OLD}.{KEY_B}"]
+    assert len(chapter_versions(busy["parts"])) == 2
+    assert kept.exists() and not (kept.parent / f"{'0' * 64}.epub").exists()
+    assert Path(done["m4b"]).stat().st_size == 2000
+
+
+def test_a_job_queued_after_the_plan_keeps_its_books_chunks(library) -> None:
+    from omni_web.jobs.store import JobStore
+    from omni_web.settings import Settings
+    from omni_web.storage import prune_plan
+
+    paths, done, _busy, _kept = library
+    plan = prune_plan(paths, Settings())
+    JobStore(paths.jobs_db).enqueue("convert", {"book_path": done["book_path"]}, title="Done again")
+    result = plan.execute()
+    assert (paths.chunk_cache_dir / "d1.wav").exists() and len(chapter_versions(done["parts"])) == 2
+    assert result.freed_bytes == 400  # only the converted book nobody reads
+
+
+def test_cli_dry_run_then_prune(library, monkeypatch, capsys) -> None:
+    from omni_web.cli import main
+
+    paths, _done, _busy, _kept = library
+    monkeypatch.setenv("OMNI_WEB_HOME", str(paths.root))
+    assert main(["storage"]) == 0
+    assert "Chapter versions superseded" in capsys.readouterr().out
+    assert main(["storage", "--prune", "--dry-run"]) == 0
+    assert "Pruning frees 12.4 kB" in capsys.readouterr().out and (paths.chunk_cache_dir / "d1.wav").exists()
+    assert main(["storage", "--prune"]) == 0
+    assert "Freed 12.4 kB (12400 bytes, 7 files)" in capsys.readouterr().out
+    assert not (paths.chunk_cache_dir / "d1.wav").exists()

@@ -16,7 +16,7 @@ from omni_web.errors import OmniWebError
 __all__ = ["COMMAND_MODULES", "build_parser", "main"]
 
 # One module per top-level command; each defines register(subparsers).
-COMMAND_MODULES: tuple[str, ...] = ("convert", "chapters", "cast", "voices", "server", "models", "setup", "lexicon", "review", "queue", "token", "outputs")
+COMMAND_MODULES: tuple[str, ...] = ("convert", "chapters", "cast", "voices", "server", "models", "setup", "lexicon", "review", "queue", "token", "outputs", "storage")
 
 
 def build_parser() -> argparse.ArgumentParser:

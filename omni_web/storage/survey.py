@@ -1,0 +1,168 @@
+"""What the jobs say about the files on disk: which book work folders (``<output>/.parts/<book>``)
+belong to finished books, which chunks and chapter versions those books were built from, and
+which books a queued or running job still works on (busy: never pruned).
+
+Read from the job store, each finished job's result (its chapter files, its book, its QA report)
+and the manifests the pipeline writes beside the chapter versions (:mod:`omni_web.master.versions`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omni_web.jobs.store import Job, JobState, JobStore
+from omni_web.master.versions import BookManifest, ChapterVersion, chapter_versions, read_manifests
+
+__all__ = ["BookFolder", "Survey", "survey"]
+
+_ALL_JOBS = 1_000_000
+
+
+@dataclass(slots=True)
+class BookFolder:
+    """One book's work folder and what the jobs of the book say about it."""
+
+    path: Path
+    title: str = ""
+    versions: list[ChapterVersion] = field(default_factory=list)
+    manifests: list[BookManifest] = field(default_factory=list)
+    current: set[str] = field(default_factory=set)  # version bases a finished book uses
+    chunk_keys: set[str] = field(default_factory=set)  # chunks its finished books were built from
+    flagged: set[str] = field(default_factory=set)  # chunks its QA report still asks a person about
+    books: set[Path] = field(default_factory=set)  # finished books (m4b or MP3 folder) on disk
+    book_paths: set[Path] = field(default_factory=set)  # the source books its jobs read
+    busy: bool = False  # a queued or running job works on this book
+
+    @property
+    def finished(self) -> bool:
+        """A finished book of it is on disk and no job works on it."""
+        return bool(self.books) and not self.busy
+
+    @property
+    def superseded(self) -> list[ChapterVersion]:
+        """Versions no finished book uses (only known once a finished book says what it uses)."""
+        if not self.current:
+            return []
+        return [v for v in self.versions if v.base not in self.current]
+
+
+@dataclass(frozen=True, slots=True)
+class Survey:
+    """The book folders of every job's output root, and the jobs still to run."""
+
+    folders: tuple[BookFolder, ...]
+    busy_keys: frozenset[str]  # chunks of busy books' manifests: kept whatever else says
+    job_book_digests: frozenset[str]  # sha256 of every book file a job refers to (converted-book cache)
+
+
+def survey(store: JobStore, parts_roots: Iterable[Path]) -> Survey:
+    """Read the jobs and the work folders under each ``<output>/.parts`` in ``parts_roots``."""
+    jobs = [job for job in store.list(limit=_ALL_JOBS) if "book_path" in job.params]
+    folders: dict[Path, BookFolder] = {}
+    for root in parts_roots:
+        if root.is_dir():
+            for path in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+                folders[path] = _folder(path)
+    busy_books = {_resolved(job.params["book_path"]) for job in jobs if not job.state.finished}
+    seen_books: set[str] = set()  # jobs come newest first: the newest finished job of each book counts
+    for job in jobs:
+        folder = _job_folder(job)
+        if folder is None:
+            continue
+        entry = folders.setdefault(folder, _folder(folder))
+        entry.book_paths.add(_resolved(job.params["book_path"]))
+        if not job.state.finished:
+            entry.busy = True
+        elif job.state is JobState.DONE:
+            book = str(job.result.get("m4b") or job.result.get("mp3_dir") or job.id)
+            _read_result(entry, job.result, newest=book not in seen_books)
+            seen_books.add(book)
+    for entry in folders.values():
+        entry.busy = entry.busy or bool(entry.book_paths & busy_books)
+        for manifest in entry.manifests:
+            entry.current |= manifest.versions
+            entry.chunk_keys |= manifest.chunk_keys
+            if Path(manifest.book).exists():
+                entry.books.add(Path(manifest.book))
+    busy_keys = frozenset().union(*(e.chunk_keys for e in folders.values() if e.busy))
+    digests = frozenset(d for d in (_digest(p) for p in {_resolved(j.params["book_path"]) for j in jobs}) if d)
+    return Survey(tuple(folders.values()), busy_keys, digests)
+
+
+def _folder(path: Path) -> BookFolder:
+    title = path.name.rpartition("-")[0] or path.name
+    return BookFolder(path, title=title, versions=chapter_versions(path), manifests=read_manifests(path))
+
+
+def _resolved(raw: object) -> Path:
+    return Path(str(raw)).expanduser().resolve()
+
+
+def _job_folder(job: Job) -> Path | None:
+    """The work folder a job's chapter files sit in (from its result, else its progress)."""
+    rows = list(job.result.get("chapters") or ()) + list(job.progress.get("chapters") or ())
+    for row in rows:
+        if isinstance(row, Mapping):
+            raw = row.get("path") or row.get("audio_path")
+            if raw:
+                return Path(str(raw)).parent
+    return None
+
+
+def _read_result(entry: BookFolder, result: Mapping[str, Any], *, newest: bool) -> None:
+    """A finished job: the chapter versions and chunks its book was built from, and the book.
+
+    Only the ``newest`` job of a book says which versions it uses now (an older job of the same
+    book names versions a rebuild replaced); a manifest of the book says it better still."""
+    book = result.get("m4b") or result.get("mp3_dir")
+    if book and any(m.book == str(book) for m in entry.manifests):
+        newest = False
+    for row in result.get("chapters") or () if newest else ():
+        if isinstance(row, Mapping) and row.get("path"):
+            name = Path(str(row["path"])).name
+            entry.current.add(name.rpartition(".")[0])
+    for key in ("m4b", "mp3_dir"):
+        if result.get(key) and Path(str(result[key])).exists():
+            entry.books.add(Path(str(result[key])))
+    report = result.get("qa_report")
+    if report:
+        keys, flagged = _report_keys(str(report))
+        entry.chunk_keys |= keys
+        entry.flagged |= flagged
+
+
+def _report_keys(path: str) -> tuple[set[str], set[str]]:
+    """Every chunk key of a QA report, and the ones still flagged there."""
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set(), set()
+    rows = [row for row in document.get("chunks") or () if isinstance(row, Mapping) and row.get("key")]
+    return {str(r["key"]) for r in rows}, {str(r["key"]) for r in rows if r.get("verdict") == "flagged"}
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return _file_sha256(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=512)
+def _file_sha256(path: str, _size: int, _mtime_ns: int) -> str | None:
+    """A book file's SHA-256 (the converted-book cache's names), once per file version."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
