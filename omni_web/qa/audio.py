@@ -27,6 +27,11 @@ class AudioFigures:
     clipped_share: float  # share of samples at full scale
     peak_dbfs: float
 
+    @property
+    def speech_s(self) -> float:
+        """Seconds above the silence level: what was said, without the pauses and padding."""
+        return self.duration_s * (1.0 - self.silence_share)
+
 
 def decode_wav(data: bytes) -> tuple[np.ndarray, int]:
     """(mono float32 samples in [-1, 1], sample rate) of a 16-bit PCM WAV; ValueError otherwise."""

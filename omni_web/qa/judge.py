@@ -12,12 +12,12 @@ from dataclasses import replace
 
 from omni_web.qa.audio import AudioFigures
 from omni_web.qa.detectors import Findings
-from omni_web.qa.rate import Expectation
+from omni_web.qa.rate import Expectation, TextUnits
 from omni_web.qa.records import TakeRecord
 from omni_web.qa.thresholds import Thresholds
 from omni_web.qa.wer import TranscriptScore
 
-__all__ = ["asr_failures", "basic_take", "best_take", "with_transcript"]
+__all__ = ["asr_failures", "basic_take", "best_take", "is_short_line", "with_transcript"]
 
 
 def basic_take(
@@ -39,14 +39,10 @@ def basic_take(
         ratio = figures.duration_s / expected
     if figures.duration_s <= 0.05:
         failures.append("the audio is empty")
-    elif ratio is not None and expectation.units.count >= thresholds.min_units_for_ratio:
-        low, high = thresholds.ratio_bounds(expectation.units.count, measured=expectation.measured)
-        if ratio < low:
-            failures.append(f"the audio is {ratio:.2f} of the expected length: cut off or words skipped")
-        elif ratio > high:
-            failures.append(f"the audio is {ratio:.2f} times the expected length: a loop or babble")
-    if figures.silence_share > thresholds.max_silence_share:
-        failures.append(f"{figures.silence_share:.0%} of the audio is silent")
+    elif is_short_line(expectation.units, thresholds):
+        failures.extend(_short_line_failures(figures, expectation.units.count, thresholds))
+    else:
+        failures.extend(_length_failures(figures, ratio, expectation, thresholds))
     if figures.longest_internal_silence_s > thresholds.max_internal_silence_s:
         failures.append(f"a silence of {figures.longest_internal_silence_s:.1f} s inside the chunk")
     if figures.clipped_share > thresholds.max_clipped_share:
@@ -63,6 +59,37 @@ def basic_take(
         clipped_share=figures.clipped_share,
         failures=tuple(failures),
     )
+
+
+def is_short_line(units: TextUnits, thresholds: Thresholds) -> bool:
+    """True for a line of a few words ("Aye.", "Stand by!"), judged by its seconds of speech."""
+    return units.script == "alphabetic" and 0 < units.words <= thresholds.short_line_words
+
+
+def _short_line_failures(figures: AudioFigures, units: int, thresholds: Thresholds) -> list[str]:
+    # Padding and pauses are most of a short take, so its silence share and its length against
+    # the text say nothing; its seconds of speech do (see Thresholds.short_line_words).
+    least, most = thresholds.short_speech_bounds(units)
+    speech = figures.speech_s
+    if speech < least:
+        return [f"only {speech:.2f} s of speech for a short line (at least {least:.2f} s): silent or cut off"]
+    if speech > most:
+        return [f"{speech:.1f} s of speech for a short line (at most {most:.1f} s): a loop or babble"]
+    return []
+
+
+def _length_failures(figures: AudioFigures, ratio: float | None, expectation: Expectation,
+                     thresholds: Thresholds) -> list[str]:
+    failures: list[str] = []
+    if ratio is not None and expectation.units.count >= thresholds.min_units_for_ratio:
+        low, high = thresholds.ratio_bounds(expectation.units.count, measured=expectation.measured)
+        if ratio < low:
+            failures.append(f"the audio is {ratio:.2f} of the expected length: cut off or words skipped")
+        elif ratio > high:
+            failures.append(f"the audio is {ratio:.2f} times the expected length: a loop or babble")
+    if figures.silence_share > thresholds.max_silence_share:
+        failures.append(f"{figures.silence_share:.0%} of the audio is silent")
+    return failures
 
 
 def asr_failures(score: TranscriptScore, thresholds: Thresholds, duration_ratio: float | None = None) -> list[str]:

@@ -38,6 +38,7 @@ class TextUnits:
 
     count: int
     script: str  # "cjk" or "alphabetic"
+    words: int = 0  # words with a letter or digit (CJK texts: 0, they are not split by spaces)
 
 
 # Initials and abbreviations the text keeps as letters ("George W.B. Towns", "the BBC") are read
@@ -72,7 +73,8 @@ def text_units(text: str) -> TextUnits:
     alnum = sum(1 for c in text if unicodedata.category(c)[0] in ("L", "N") and not _is_cjk(c))
     if cjk > alnum:
         return TextUnits(cjk, "cjk")
-    return TextUnits(alnum + cjk + _spelled_extra(text), "alphabetic")
+    words = sum(1 for word in text.split() if any(c.isalnum() for c in word))
+    return TextUnits(alnum + cjk + _spelled_extra(text), "alphabetic", words)
 
 
 @dataclass(frozen=True, slots=True)

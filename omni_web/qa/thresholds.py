@@ -64,6 +64,22 @@ class Thresholds:
     prior_widen: float = 1.25
     # Below this many characters the ratio says nothing useful ("I." can take 0.2 s or 1 s).
     min_units_for_ratio: int = 12
+    # --- very short lines ("Aye.", "Sir?", "Stand by!") ------------------------------------------
+    # Texts of at most this many words are judged by their speech in absolute seconds instead of
+    # the duration ratio and the silence share. A one-word take is mostly the model's padding: flite
+    # slt says "Queequeg!" in 0.36 s of a 0.93 s take, 61 % silent, and the expected length of a
+    # few letters says nothing about a word said with feeling. Their transcript is not compared
+    # either (min_words_for_asr): tiny.en hears a clean "Aye." as "Hi." and "Queequeg!" as "week",
+    # and another take would be heard the same, so it would only be retaken three times and flagged.
+    short_line_words: int = 3
+    # Less speech than this is a silent or cut-off take: flite's shortest clean word ("Sir?") has
+    # 0.29 s of speech above the silence level, and a take cut to 0.1 s of speech has at most 0.12.
+    short_min_speech_s: float = 0.16
+    # More speech than this (a base plus so much per spoken character) is a loop or babble: clean
+    # flite lines reach at most half of it ("Aye." 0.36 s of 1.1, "Aye, aye, sir!" 0.82 of 1.7),
+    # the word said six times over at least 1.5 times it ("Sir?" 1.68 s of 1.1).
+    short_max_speech_s: float = 0.8
+    short_max_speech_per_unit_s: float = 0.1
     # --- silence and clipping ------------------------------------------------------------------
     # A 20 ms window is "silent" below this RMS level in dBFS; speech sits at -30..-10 dBFS, room
     # noise and TTS tails well below -45.
@@ -156,6 +172,10 @@ class Thresholds:
     def wer_limit(self, words: int) -> float:
         """The highest word error rate a take of a ``words``-word text passes with."""
         return self.max_wer + self.max_wer_noise / math.sqrt(max(1, words))
+
+    def short_speech_bounds(self, units: int) -> tuple[float, float]:
+        """(least, most) seconds of speech a very short line of ``units`` characters passes with."""
+        return self.short_min_speech_s, self.short_max_speech_s + self.short_max_speech_per_unit_s * units
 
     def ratio_bounds(self, units: int, *, measured: bool) -> tuple[float, float]:
         """(low, high) allowed duration ratio for a text of ``units`` characters."""
