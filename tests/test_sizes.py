@@ -23,7 +23,6 @@ PENDING_FUNCTIONS = {
     "ui/jobs.py:_wire",
     "ui/lexicon.py:_wire",
     "ui/review.py:build_review_panel",
-    "ui/settings.py:build",
 }
 
 _ARGPARSE_CALLS = {"add_argument", "add_parser", "add_argument_group", "add_mutually_exclusive_group",

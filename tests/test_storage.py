@@ -70,7 +70,7 @@ def test_a_new_mastering_version_replaces_the_old_after_the_book_is_rebuilt(data
 
 
 def _book(root: Path, name: str, *, versions: dict[str, int], chunks: dict[str, int], cache: Path,
-          current: list[str]) -> dict:
+          current: list[str], source: Path | None = None) -> dict:
     """A finished book on disk: its m4b, its work folder's versions, its chunks, its manifest."""
     parts = root / "outputs" / ".parts" / f"{name}-0123456789ab"
     parts.mkdir(parents=True)
@@ -85,9 +85,10 @@ def _book(root: Path, name: str, *, versions: dict[str, int], chunks: dict[str, 
     m4b.write_bytes(b"m" * 2000)
     (parts / f"{name}.book.json").write_text(json.dumps({"book": str(m4b), "versions": current,
                                                          "chunks": sorted(chunks), "finished_at": 1.0}))
-    source = root / "books" / f"{name}.azw3"
-    source.parent.mkdir(parents=True, exist_ok=True)
-    source.write_bytes(name.encode())
+    if source is None:  # a Kindle book's stand-in: its converted EPUB is named by this content's hash
+        source = root / "books" / f"{name}.azw3"
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_bytes(name.encode())
     return {"book_path": str(source), "m4b": str(m4b), "parts": parts, "source": source,
             "chapters": [{"number": 1, "path": str(parts / f"{current[0]}.m4a")}]}
 

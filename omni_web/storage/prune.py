@@ -74,14 +74,15 @@ class PrunePlan:
             f"- converted books no job refers to: {format_bytes(sum(s for _p, s in self.converted))} "
             f"({len(self.converted)} files)",
         ]
+        notes = []
         if self.chunks:
-            lines.append("Regenerating a chunk or running these books again will render their chunks again "
+            notes.append("Regenerating a chunk or running these books again will render their chunks again "
                          "on the server (the finished books stay as they are).")
         if self.flagged_kept:
-            lines.append(f"{self.flagged_kept} chunk(s) flagged for review are kept.")
+            notes.append(f"{self.flagged_kept} chunk(s) flagged for review are kept.")
         if self.busy_titles:
-            lines.append("Skipped, a job works on them: " + ", ".join(self.busy_titles) + ".")
-        return "\n".join(lines)
+            notes.append("Skipped, a job works on them: " + ", ".join(self.busy_titles) + ".")
+        return "\n\n".join(["\n".join(lines), *notes])  # paragraphs apart (the UI shows it as Markdown)
 
     def execute(self) -> PruneResult:
         """Remove the planned files that are still prunable now; returns the bytes freed."""

@@ -13,7 +13,7 @@ from omni_web.errors import SettingsError
 from omni_web.master import PRESETS
 from omni_web.qa.asr_models import QA_ASR_MODELS
 from omni_web.settings import Settings
-from omni_web.ui import audiobookshelf, automation
+from omni_web.ui import audiobookshelf, automation, storage
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.transcriber import (
@@ -72,59 +72,76 @@ def _port_now(ctx: UiContext) -> str:
             "when webapp.py starts without `--port`.")
 
 
+def _servers_and_rendering() -> tuple[Any, ...]:
+    """The left column: servers and rendering."""
+    with gr.Column():
+        gr.Markdown("#### Servers")
+        web_port = gr.Number(label="Web UI port", precision=0, info="Used at the next start of webapp.py.")
+        port_now = gr.Markdown(elem_id="settings-web-port-now")
+        server_port = gr.Number(label="SGLang-Omni port", precision=0,
+                                info="Where the managed sgl-omni server listens.")
+        remote_url = gr.Textbox(label="SGLang-Omni remote URL", placeholder="empty: use a local server",
+                                info="An sgl-omni server elsewhere (http://host:port).")
+        gr.Markdown("#### Rendering")
+        chunk = gr.Slider(20, 400, step=10, label="Chunk size (words per request)")
+        concurrency = gr.Number(label="Requests in flight", precision=0, minimum=0, maximum=256,
+                                info="0 = the model's default (Qwen3-TTS: 16, others: 8).")
+        normalization = gr.Dropdown([("per model (catalog)", "auto"), ("always", "on"), ("never", "off")],
+                                    label="Spell out numbers, abbreviations, roman numerals",
+                                    info="Per model: off for models that normalise by themselves (ZONOS2).")
+        footnotes = gr.Radio([("skip", "skip"), ("read after their paragraph", "end-of-paragraph")],
+                             label="Footnotes", elem_id="settings-footnotes",
+                             info="Never read mid-sentence; read after the paragraph as \"Note: ...\" "
+                                  "(every book format).")
+    return web_port, port_now, server_port, remote_url, chunk, concurrency, normalization, footnotes
+
+
+def _pauses_output_and_qa(ctx: UiContext) -> tuple[tuple[Any, ...], TranscriberRefs]:
+    """The right column: pauses, output, mastering, transcription and audio QA."""
+    with gr.Column():
+        gr.Markdown("#### Pauses (milliseconds)")
+        pause_chunk = gr.Number(label="Between chunks", precision=0, minimum=0)
+        pause_heading = gr.Number(label="After a heading", precision=0, minimum=0)
+        pause_chapter = gr.Number(label="Between chapters", precision=0, minimum=0)
+        gr.Markdown("#### Output")
+        output_dir = gr.Textbox(label="Output folder", placeholder=str(ctx.paths.outputs_dir),
+                                info="Empty = outputs/ in the data root. The page serves files from a new "
+                                     "folder after the app restarts.")
+        output_format = gr.Radio(["m4b", "mp3"], label="Book format")
+        also_mp3 = gr.Checkbox(label="Also export MP3 chapters (Audiobookshelf layout)")
+        loudness = gr.Dropdown([(p.label, p.name) for p in PRESETS.values()], label="Loudness (mastering)",
+                               elem_id="settings-loudness",
+                               info="Every chapter is leveled and normalised to this target; the Jobs tab "
+                                    "shows each chapter's measured levels.")  # fmt: skip
+        whisper = gr.Dropdown(list(WHISPER_SIZES), label="Transcription model (faster-whisper)",
+                              info="Used for reference-clip transcripts.")
+        transcriber = build_transcriber_box()
+        gr.Markdown("#### Audio QA")
+        qa_level = gr.Radio(["off", "basic", "asr"], label="Check every chunk", elem_id="settings-qa-level",
+                            info="basic: cut-offs, loops, silence, clipping (free). asr: also transcribe each "
+                                 "chunk and compare it with the text (CPU, beside the render).")
+        qa_model = gr.Dropdown([m.size for m in QA_ASR_MODELS],
+                               label="QA speech-recognition model", allow_custom_value=True,
+                               elem_id="settings-qa-model",
+                               info="A faster-whisper size (.en = English only) or a model folder; "
+                                    "download it in the Models tab. Runs on the GPU when it fits beside "
+                                    "the TTS server, else on the CPU.")
+        qa_takes = gr.Number(label="Takes per chunk before it is flagged", precision=0, minimum=1, maximum=10,
+                             elem_id="settings-qa-takes")
+    fields = (pause_chunk, pause_heading, pause_chapter, output_dir, output_format, also_mp3, loudness, whisper,
+              qa_level, qa_model, qa_takes)
+    return fields, transcriber
+
+
 def build(ctx: UiContext) -> SettingsRefs:
     """Create the Settings tab's components and wire them (inside a ``gr.Tab``)."""
     gr.Markdown(f"Saved in `{ctx.paths.settings_file}`; every browser and the CLI read the same file.")
     with gr.Row(equal_height=False):
-        with gr.Column():
-            gr.Markdown("#### Servers")
-            web_port = gr.Number(label="Web UI port", precision=0, info="Used at the next start of webapp.py.")
-            port_now = gr.Markdown(elem_id="settings-web-port-now")
-            server_port = gr.Number(label="SGLang-Omni port", precision=0,
-                                    info="Where the managed sgl-omni server listens.")
-            remote_url = gr.Textbox(label="SGLang-Omni remote URL", placeholder="empty: use a local server",
-                                    info="An sgl-omni server elsewhere (http://host:port).")
-            gr.Markdown("#### Rendering")
-            chunk = gr.Slider(20, 400, step=10, label="Chunk size (words per request)")
-            concurrency = gr.Number(label="Requests in flight", precision=0, minimum=0, maximum=256,
-                                    info="0 = the model's default (Qwen3-TTS: 16, others: 8).")
-            normalization = gr.Dropdown([("per model (catalog)", "auto"), ("always", "on"), ("never", "off")],
-                                        label="Spell out numbers, abbreviations, roman numerals",
-                                        info="Per model: off for models that normalise by themselves (ZONOS2).")
-            footnotes = gr.Radio([("skip", "skip"), ("read after their paragraph", "end-of-paragraph")],
-                                 label="Footnotes", elem_id="settings-footnotes",
-                                 info="Never read mid-sentence; read after the paragraph as \"Note: ...\" "
-                                      "(every book format).")
-        with gr.Column():
-            gr.Markdown("#### Pauses (milliseconds)")
-            pause_chunk = gr.Number(label="Between chunks", precision=0, minimum=0)
-            pause_heading = gr.Number(label="After a heading", precision=0, minimum=0)
-            pause_chapter = gr.Number(label="Between chapters", precision=0, minimum=0)
-            gr.Markdown("#### Output")
-            output_dir = gr.Textbox(label="Output folder", placeholder=str(ctx.paths.outputs_dir),
-                                    info="Empty = outputs/ in the data root. The page serves files from a new "
-                                         "folder after the app restarts.")
-            output_format = gr.Radio(["m4b", "mp3"], label="Book format")
-            also_mp3 = gr.Checkbox(label="Also export MP3 chapters (Audiobookshelf layout)")
-            loudness = gr.Dropdown([(p.label, p.name) for p in PRESETS.values()], label="Loudness (mastering)",
-                                   elem_id="settings-loudness",
-                                   info="Every chapter is leveled and normalised to this target; the Jobs tab "
-                                        "shows each chapter's measured levels.")  # fmt: skip
-            whisper = gr.Dropdown(list(WHISPER_SIZES), label="Transcription model (faster-whisper)",
-                                  info="Used for reference-clip transcripts.")
-            transcriber = build_transcriber_box()
-            gr.Markdown("#### Audio QA")
-            qa_level = gr.Radio(["off", "basic", "asr"], label="Check every chunk", elem_id="settings-qa-level",
-                                info="basic: cut-offs, loops, silence, clipping (free). asr: also transcribe each "
-                                     "chunk and compare it with the text (CPU, beside the render).")
-            qa_model = gr.Dropdown([m.size for m in QA_ASR_MODELS],
-                                   label="QA speech-recognition model", allow_custom_value=True,
-                                   elem_id="settings-qa-model",
-                                   info="A faster-whisper size (.en = English only) or a model folder; "
-                                        "download it in the Models tab. Runs on the GPU when it fits beside "
-                                        "the TTS server, else on the CPU.")
-            qa_takes = gr.Number(label="Takes per chunk before it is flagged", precision=0, minimum=1, maximum=10,
-                                 elem_id="settings-qa-takes")
+        left = _servers_and_rendering()
+        right, transcriber = _pauses_output_and_qa(ctx)
+    web_port, port_now, server_port, remote_url, chunk, concurrency, normalization, footnotes = left
+    (pause_chunk, pause_heading, pause_chapter, output_dir, output_format, also_mp3, loudness, whisper, qa_level,
+     qa_model, qa_takes) = right
     save = gr.Button("Save settings", variant="primary", elem_id="settings-save")
     status = gr.Markdown(elem_id="settings-status")
     abs_fields, abs_saved = audiobookshelf.build(ctx)  # omni_web/ui/audiobookshelf.py: delivery, layout, migrate
@@ -163,6 +180,7 @@ def build(ctx: UiContext) -> SettingsRefs:
         guarded(lambda size: transcriber_status_html(ctx, size)), [whisper], transcriber.status,
         api_visibility="private")
     auto_outputs, auto_load = automation.build(ctx)  # presets, rules, inbox, notifications, API tokens
+    storage.build(ctx)  # omni_web/ui/storage.py: sizes by kind, pruning
 
     def load_all() -> list[Any]:
         return [*load(), *auto_load()]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
+from pathlib import Path
+
 import pytest
 import yaml
 from gradio_client.exceptions import AppError
@@ -47,3 +51,66 @@ def test_invalid_settings_are_refused_with_the_rule(ui_app):
     # The rule in the form's words: the field's label, not the settings file's key.
     with pytest.raises(AppError, match="Invalid setting: “SGLang-Omni port” must be between 1 and 65535"):
         ui_app.client().predict(*bad, api_name="/settings_save")
+
+
+def test_storage_section_shows_sizes_and_prunes_a_finished_book(ui_app, browser):
+    """Settings → Storage in the browser: the finished book's chunk cache and its superseded chapter
+    version are measured, the confirm says how much pruning frees, and pruning frees it on disk."""
+    from playwright.sync_api import expect
+
+    from omni_web.jobs.store import JobState, JobStore
+    from tests.conftest import DATA_DIR
+    from tests.test_storage import KEY_A, KEY_B, OLD, _book
+    from tests.ui.browser_kit import VIEWPORT, shot, tab
+    from tests.ui.conftest import PASSWORD, USER
+
+    paths = ui_app.paths
+    store = JobStore(paths.jobs_db)
+    book = _book(paths.root, "Seeded", versions={f"{OLD}.{KEY_A}": 25_000, f"{OLD}.{KEY_B}": 9_000},
+                 chunks={"s1": 300_000, "s2": 150_000}, cache=paths.chunk_cache_dir, current=[f"{OLD}.{KEY_B}"],
+                 source=DATA_DIR / "hefty-water.epub")  # a real book: the Jobs and Shelf tabs read it
+    store.set_flag("paused", "1")  # the app's worker must not pick the seeded job up (claim_next honours it)
+    try:
+        job = store.enqueue("convert", {"book_path": book["book_path"]}, title="Seeded")
+        with sqlite3.connect(paths.jobs_db) as conn:  # a finished job, as if the worker had run it
+            conn.execute("UPDATE jobs SET state = ?, result = ?, finished_at = 1 WHERE id = ?",
+                         (JobState.DONE.value, json.dumps({"m4b": book["m4b"], "chapters": book["chapters"]}),
+                          job.id))  # fmt: skip
+    finally:
+        store.set_flag("paused", "0")
+    doomed = [paths.chunk_cache_dir / "s1.wav", paths.chunk_cache_dir / "s2.wav",
+              *sorted(book["parts"].glob(f"{OLD}.{KEY_A}.*"))]
+    on_disk = sum(p.stat().st_size for p in doomed)
+    assert on_disk == 450_000 + 4 * 25_000
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    try:
+        page.goto(ui_app.url)
+        page.locator("input[type=text]").fill(USER)
+        page.locator("input[type=password]").fill(PASSWORD)
+        page.get_by_role("button", name="Login").click()
+        expect(page.get_by_role("tab", name="Generate")).to_be_visible(timeout=60_000)
+        tab(page, "Settings")
+        page.locator("#settings-storage-measure").click()
+        table = page.locator("#settings-storage-table")
+        expect(table).to_contain_text("Chunk cache: finished books", timeout=60_000)
+        expect(table.locator("tr", has_text="Chunk cache: finished books")).to_contain_text("450.0 kB")
+        expect(table.locator("tr", has_text="Chapter versions superseded")).to_contain_text("100.0 kB")
+        expect(table.locator("tr", has_text="Seeded")).to_contain_text("finished")
+        page.locator("#settings-storage-plan").click()
+        confirm = page.locator("#settings-storage-confirm")
+        expect(confirm).to_contain_text("Pruning frees", timeout=60_000)
+        assert "550.0 kB" in confirm.inner_text() and "render their chunks again" in confirm.inner_text()
+        assert all(p.exists() for p in doomed)  # nothing goes before the confirm
+        shot(page, "settings-storage-confirm")
+        page.locator("#settings-storage-prune").click()
+        expect(confirm).to_contain_text("Freed", timeout=60_000)
+        assert f"{on_disk:,} bytes" in confirm.inner_text()
+        assert not any(p.exists() for p in doomed)
+        assert Path(book["m4b"]).is_file() and (paths.chunk_cache_dir / "s1.qa.json").is_file()
+        assert (book["parts"] / f"{OLD}.{KEY_B}.m4a").is_file()  # the version the book uses
+        expect(table.locator("tr", has_text="Chunk cache: finished books")).to_have_count(0)  # 0 B rows hidden
+        shot(page, "settings-storage-pruned")
+    finally:
+        context.close()
