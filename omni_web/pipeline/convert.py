@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import threading
-import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ from omni_web.deliver.layout import BookPlace, OutputLayout, book_place, default
 from omni_web.deliver.metadata import effective_metadata
 from omni_web.deliver.sidecars import Narration
 from omni_web.errors import UnknownVoice, VoiceError
-from omni_web.master import ChapterState, MasteredChapter, get_preset
+from omni_web.master import ChapterSpec, ChapterState, LoudnessPreset, MasteredChapter, get_preset
 from omni_web.paths import DataPaths
 from omni_web.pipeline.mastering import (
     BookFiles,
@@ -40,16 +39,23 @@ from omni_web.pipeline.mastering import (
 )
 from omni_web.pipeline.missing import MissingChunk, MissingChunks
 from omni_web.pipeline.plan import ConversionPlan, plan_conversion
-from omni_web.pipeline.progress import ChapterProgress, ConvertProgress, PhaseProgress, PhaseState
 from omni_web.pipeline.quality import JobQa, apply_text_edits, load_text_edits, progress_fields
-from omni_web.pipeline.readalong import start_readalong
+from omni_web.pipeline.readalong import ConversionReadalong, start_readalong
 from omni_web.pipeline.request import ConvertRequest
+from omni_web.pipeline.tracking import ProgressCallback, ProgressTracker, finish_phases
 from omni_web.qa import QaStore
 from omni_web.records import JsonRecord
-from omni_web.render import RenderItem, RenderProgress, RetryPolicy, chunk_audio_path, render_chunks
+from omni_web.render import (
+    RenderItem,
+    RenderProgress,
+    RenderSummary,
+    RetryPolicy,
+    chunk_audio_path,
+    render_chunks,
+)
 from omni_web.server.serving import Serving
 from omni_web.settings import Settings
-from omni_web.text import LexiconStore, book_identity
+from omni_web.text import LexiconStore, Pronouncer, book_identity
 from omni_web.timefmt import duration_words
 from omni_web.voices import fit_reference
 from omni_web.voices.reference import reference_cache_dir
@@ -58,12 +64,6 @@ __all__ = ["ConvertResult", "ProgressCallback", "prepare_cast", "prepare_voice",
 
 log = logging.getLogger(__name__)
 
-# Receives every progress snapshot; store it with ``to_dict()``.
-ProgressCallback = Callable[[ConvertProgress], None]
-
-# Progress documents are written at most this often while chunks stream in (phase changes and
-# finished chapters are always written at once).
-_PROGRESS_INTERVAL_S = 0.5
 _DEFAULT_RETRY = RetryPolicy()
 
 
@@ -156,142 +156,6 @@ def prepare_cast(entry: CatalogEntry, cast: Cast | None, *, client: SpeechClient
     return cast.map_voices(check)
 
 
-class _Progress:
-    """The job's progress record, updated from the render and assembly threads.
-
-    Besides the chunk counts it keeps one :class:`PhaseProgress` per phase (rendering, finishing
-    chapters, the book file, MP3s), each with its own count and ETA.
-    """
-
-    def __init__(self, plan: ConversionPlan, sink: ProgressCallback | None, *,
-                 finish_phases: tuple[PhaseProgress, ...] = (), clock: Callable[[], float] = time.time) -> None:
-        self._sink = sink
-        self._lock = threading.Lock()
-        self._last_emit = 0.0
-        self._clock = clock
-        self._baselines: dict[str, int] = {}
-        self._saved_message: str | None = None
-        chunks_total = len({i.key for i in plan.items})
-        self.doc = ConvertProgress(
-            title=plan.tags.title,
-            model=plan.entry.key,
-            chunks_total=chunks_total,
-            chapters=tuple(ChapterProgress(number=w.number, title=w.chapter.title) for w in plan.chapters),
-            phases=(
-                PhaseProgress(name="rendering", label="Rendering", total=chunks_total, unit="chunks"),
-                PhaseProgress(name="chapters", label="Finishing chapters", total=len(plan.chapters), unit="chapters"),
-                *finish_phases,
-            ),
-            words=sum(work.chapter.word_count for work in plan.chapters),
-            chapters_to_master=len(plan.chapters),
-        )
-
-    def _emit(self, *, force: bool) -> None:
-        now = time.monotonic()
-        if self._sink is None or (not force and now - self._last_emit < _PROGRESS_INTERVAL_S):
-            return
-        self._last_emit = now
-        self._sink(self.doc)
-
-    def _advance(self, name: str, done: int, **changes: Any) -> bool:
-        """Move phase ``name`` to ``done``; True when that finished it (callers hold the lock)."""
-        phase = self.doc.phase_named(name)
-        if phase is None:
-            return False
-        baseline = self._baselines.setdefault(name, done if phase.started_at is None else 0)
-        moved = phase.advanced(done, now=self._clock(), baseline=baseline, **changes)
-        self.doc = self.doc.with_phase(moved)
-        return moved.state == PhaseState.DONE and phase.state != PhaseState.DONE
-
-    def _follow_rendering(self) -> None:
-        """While chunks render, chapters finish right behind them: their ETA is the renderer's."""
-        rendering, chapters = self.doc.phase_named("rendering"), self.doc.phase_named("chapters")
-        if rendering and chapters and rendering.state == PhaseState.ACTIVE and chapters.state == PhaseState.ACTIVE:
-            self.doc = self.doc.with_phase(replace(chapters, eta_s=rendering.eta_s))
-
-    def phase(self, phase: str, message: str = "") -> None:
-        with self._lock:
-            self._saved_message = None
-            self.doc = replace(self.doc, phase=phase, message=message)
-            self._emit(force=True)
-
-    def server_status(self, line: str) -> None:
-        """The serving handle's status line ("waiting for ..."), shown instead of the message until it clears."""
-        with self._lock:
-            if line and self._saved_message is None:
-                self._saved_message = self.doc.message
-            self.doc = self.doc.server_said(line, at=self._clock())
-            if not line and self._saved_message is not None:
-                self.doc = replace(self.doc, message=self._saved_message)
-                self._saved_message = None
-            self._emit(force=True)
-
-    def found_done(self, chunks_cached: int, finished: Iterable[MasteredChapter]) -> None:
-        """What a resumed run finds already made, shown before the first request goes out."""
-        with self._lock:
-            self.doc = replace(self.doc, chunks_done=chunks_cached, chunks_cached=chunks_cached)
-            for record in finished:
-                if record.in_book:
-                    self.doc = replace(self.doc, chapters_mastered=self.doc.chapters_mastered + 1,
-                                       loudness_preset=record.preset)  # fmt: skip
-                    self.doc = self.doc.with_chapter(record.number, state=ChapterState.READY, audio_path=record.m4a,
-                                                     duration_s=record.duration_ms / 1000)  # fmt: skip
-            self._advance("rendering", chunks_cached)
-            self._advance("chapters", len(self.doc.ready_chapters()))
-
-    def render(self, progress: RenderProgress, extra: Mapping[str, Any] | None = None) -> None:
-        with self._lock:
-            self.doc = replace(self.doc, **progress.to_dict(), **(extra or {}))
-            ended = self._advance("rendering", progress.chunks_done, eta_s=progress.eta_s)
-            self._follow_rendering()
-            self._emit(force=ended or progress.chunks_done == progress.chunks_total)
-
-    def mastered(self, number: int, state: ChapterState, record: MasteredChapter | None) -> None:
-        """A chapter's mastering state: mastering, encoding or ready (credits are not rows)."""
-        if state is ChapterState.READY and record is not None:
-            with self._lock:
-                done = self.doc.chapters_mastered + (1 if record.in_book else 0)
-                self.doc = replace(self.doc, chapters_mastered=done, loudness_preset=record.preset)
-            if record.in_book:
-                audio = ChapterAudio(index=record.number, title=record.title, path=record.m4a,
-                                     duration_ms=round(record.duration_ms))  # fmt: skip
-                self.chapter(number, ChapterState.READY, audio)
-        elif number > 0:
-            self.chapter(number, state)
-
-    def levels(self, report: Mapping[str, Any]) -> None:
-        """The finished delivery report (the Jobs tab shows it)."""
-        with self._lock:
-            self.doc = replace(self.doc, levels=dict(report))
-
-    def chapter(self, number: int, state: ChapterState, audio: ChapterAudio | None = None) -> None:
-        with self._lock:
-            changes: dict[str, Any] = {"state": state}
-            if audio is not None:
-                changes.update(audio_path=audio.path, duration_s=audio.duration_ms / 1000)
-            self.doc = self.doc.with_chapter(number, **changes)
-            self._advance("chapters", len(self.doc.ready_chapters()))
-            self._follow_rendering()
-            self._emit(force=True)
-
-    def step(self, name: str, fraction: float) -> None:
-        """A finishing phase (book, mp3) reached ``fraction`` of its total."""
-        with self._lock:
-            phase = self.doc.phase_named(name)
-            if phase is not None:
-                ended = self._advance(name, round(max(0.0, min(1.0, fraction)) * phase.total))
-                self._emit(force=ended)
-
-
-def _finish_phases(output_format: str, also_mp3: bool, chapters: int) -> tuple[PhaseProgress, ...]:
-    phases = []
-    if output_format == "m4b":
-        phases.append(PhaseProgress(name="book", label="Encoding the m4b", total=100, unit="%"))
-    if output_format == "mp3" or also_mp3:
-        phases.append(PhaseProgress(name="mp3", label="MP3 chapters", total=chapters, unit="chapters"))
-    return tuple(phases)
-
-
 def _write_cover(book: Book, parts_dir: Path) -> Path | None:
     if book.cover is None:
         return None
@@ -299,6 +163,148 @@ def _write_cover(book: Book, parts_dir: Path) -> Path | None:
     if not path.is_file():
         path.write_bytes(book.cover.data)
     return path
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """What one request resolves to before any speech request: model, voices, plan, where files go."""
+
+    request: ConvertRequest
+    entry: CatalogEntry
+    preset: LoudnessPreset
+    book: Book
+    voice: VoiceChoice
+    pronouncer: Pronouncer
+    plan: ConversionPlan
+    output_format: str
+    also_mp3: bool
+    out_root: Path
+    parts_dir: Path
+
+
+def _resolve(request: ConvertRequest, *, paths: DataPaths, settings: Settings, client: SpeechClient,
+             book: Book | None) -> _Job:  # fmt: skip
+    """Read the book, check its voices against the server and plan its chunks (reviewer's edits in)."""
+    entry = get_entry(request.model_key)
+    preset = get_preset(request.loudness or settings.loudness)
+    book = book if book is not None else load_book(request.book_path, options=settings.read_options(paths, footnotes=request.footnotes))
+    voice = prepare_voice(entry, request.voice, client=client, paths=paths)
+    cast = prepare_cast(entry, request.cast, client=client, paths=paths)
+    pronouncer = LexiconStore(paths).pronouncer(book_identity(book))
+    plan = plan_conversion(book, replace(request, voice=voice, cast=cast), entry, settings, pronouncer=pronouncer)
+    out_root = Path(request.output_dir) if request.output_dir else settings.output_path(paths)
+    parts_dir = out_root / ".parts" / plan.folder_name
+    return _Job(
+        request=request,
+        entry=entry,
+        preset=preset,
+        book=book,
+        voice=voice,
+        pronouncer=pronouncer,
+        plan=apply_text_edits(plan, load_text_edits(parts_dir)),
+        output_format=request.output_format or settings.output_format,
+        also_mp3=settings.also_mp3_chapters if request.also_mp3_chapters is None else request.also_mp3_chapters,
+        out_root=out_root,
+        parts_dir=parts_dir,
+    )
+
+
+def _concurrency(job: _Job, settings: Settings, serving: Serving | None) -> int | Callable[[], int]:
+    """Requests in flight: the request's or the settings' number, else a router's workers, else the model's."""
+    live = serving is not None and serving.concurrency() is not None  # a router: follows its workers
+    fixed = job.request.concurrency or (None if live else settings.concurrency)
+    if live and not fixed:
+        return lambda: serving.concurrency() or 1  # asked before every refill
+    return fixed or job.entry.default_concurrency
+
+
+def _chapter_work(job: _Job) -> tuple[list[RenderItem], list[ChapterSpec]]:
+    """The chunks to render and the chapter files to master (ACX's credits around the book)."""
+    items, specs = list(job.plan.items), chapter_specs(job.plan)
+    if job.preset.acx:
+        credit_items, credits = credit_specs(job.plan)
+        items, specs = [*credit_items[:1], *items, *credit_items[1:]], [*credits[:1], *specs, *credits[1:]]
+    return items, specs
+
+
+def _cached_chunk(cache_dir: Path, key: str) -> Path | None:
+    path = chunk_audio_path(cache_dir, key)
+    return path if path.is_file() else None
+
+
+def _start_finisher(job: _Job, specs: list[ChapterSpec], *, settings: Settings, paths: DataPaths, tracker: ProgressTracker,
+                    readalong: ConversionReadalong | None, remaster: Iterable[int]) -> tuple[ChapterFinisher, Path | None]:  # fmt: skip
+    """The chapter finisher (with the book's cover), told what a resumed run already finished."""
+    options = master_options(
+        job.preset,
+        AudioFormat(job.entry.sample_rate_hz, job.entry.channels),
+        aac_kbps=settings.aac_bitrate_kbps,
+        mp3=job.output_format == "mp3" or job.also_mp3,
+        pause_between_chapters_ms=settings.pause_between_chapters_ms,
+    )
+    works = {work.number: work for work in job.plan.chapters}
+    chunk_paths = {item.key: chunk_audio_path(paths.chunk_cache_dir, item.key) for item in job.plan.items}
+
+    def chapter_ready(record: MasteredChapter) -> None:
+        if readalong is not None and record.in_book:
+            readalong.chapter_ready(works[record.number], chunk_paths, _chapter_audio(record),
+                                    chunk_starts_ms=record.chunk_starts_ms)
+
+    def on_state(number: int, state: ChapterState, record: MasteredChapter | None) -> None:
+        tracker.mastered(number, state, record)
+        if state is ChapterState.READY and record is not None:
+            chapter_ready(record)
+
+    cached_chunk = partial(_cached_chunk, paths.chunk_cache_dir)
+    cover = _write_cover(job.plan.book, job.parts_dir)
+    finisher = ChapterFinisher(specs, job.parts_dir, options, on_state=on_state, remaster=remaster,
+                               cached_chunk=cached_chunk, m4b_tags=job.plan.tags if job.output_format == "m4b" else None,
+                               cover=cover)  # fmt: skip
+    # A resumed job's first progress already shows what is made: cached chunks, finished chapters.
+    tracker.found_done(sum(1 for key in {item.key for item in job.plan.items} if cached_chunk(key)),
+                       finisher.finished_at_start)  # fmt: skip
+    for record in finisher.finished_at_start:
+        chapter_ready(record)
+    return finisher, cover
+
+
+def _render(job: _Job, items: list[RenderItem], *, client: SpeechClient, serving: Serving | None, qa: JobQa,
+            tracker: ProgressTracker, finisher: ChapterFinisher, missing: MissingChunks, paths: DataPaths,
+            cancelled: Callable[[], bool], retry: RetryPolicy) -> RenderSummary:  # fmt: skip
+    """Render every missing chunk while the serving handle watches the server; QA is closed after."""
+    def synthesize(item: RenderItem) -> bytes:
+        speech = SpeechRequest(text=item.text, voice=item.voice or job.voice, language=job.request.language)
+        return client.speech(job.entry, speech).audio
+
+    watch = (serving.watch(on_status=tracker.server_status, cancelled=cancelled) if serving is not None
+             else contextlib.nullcontext())  # fmt: skip
+    try:
+        with watch:
+            return render_chunks(
+                items,
+                synthesize,
+                cache_dir=paths.chunk_cache_dir,
+                concurrency=qa.render_concurrency,
+                cancelled=cancelled,
+                progress=lambda p: tracker.render(p, progress_fields(qa)),
+                on_done=finisher.chunk_done,
+                recover=serving.recover if serving is not None else None,
+                retry=retry,
+                check=qa.check,
+                on_failed=missing.failed,
+            )
+    finally:
+        qa.close()
+
+
+def _place(job: _Job) -> tuple[str, BookPlace]:
+    """The book's file name and folder; a job's own name (claimed when it was queued) keeps two jobs of one book apart."""
+    layout = OutputLayout(job.request.output_layout)
+    plan = job.plan
+    name = job.request.output_name or (default_name(plan.tags, plan.entry, plan.voice, layout)
+                                       if layout is OutputLayout.LIBRARY
+                                       else safe_filename(plan.tags.title, fallback="audiobook"))  # fmt: skip
+    return name, book_place(job.out_root, plan.tags, name, layout=layout, mp3_only=job.output_format == "mp3")
 
 
 def run_conversion(
@@ -332,119 +338,32 @@ def run_conversion(
         JobCancelled: ``cancelled()`` turned true; finished chunks and chapters are kept.
         FfmpegError, DiskFullError: assembly failed; rendered chunks are kept.
     """
-    entry = get_entry(request.model_key)
-    preset = get_preset(request.loudness or settings.loudness)
-    book = book if book is not None else load_book(request.book_path, options=settings.read_options(paths, footnotes=request.footnotes))
-    voice = prepare_voice(entry, request.voice, client=client, paths=paths)
-    cast = prepare_cast(entry, request.cast, client=client, paths=paths)
-    pronouncer = LexiconStore(paths).pronouncer(book_identity(book))
-    plan = plan_conversion(book, replace(request, voice=voice, cast=cast), entry, settings, pronouncer=pronouncer)
-    output_format = request.output_format or settings.output_format
-    also_mp3 = settings.also_mp3_chapters if request.also_mp3_chapters is None else request.also_mp3_chapters
-    out_root = Path(request.output_dir) if request.output_dir else settings.output_path(paths)
-    parts_dir = out_root / ".parts" / plan.folder_name
-    plan = apply_text_edits(plan, load_text_edits(parts_dir))  # the reviewer's edited chunks
-    tracker = _Progress(plan, progress, finish_phases=_finish_phases(output_format, also_mp3, len(plan.chapters)))
-    parts_dir.mkdir(parents=True, exist_ok=True)
-    live = serving is not None and serving.concurrency() is not None  # a router: follows its workers
-    fixed = request.concurrency or (None if live else settings.concurrency)
-    concurrency: int | Callable[[], int] = fixed or entry.default_concurrency
-    if live and not fixed:
-        concurrency = lambda: serving.concurrency() or 1  # noqa: E731 - asked before every refill
-    shown = concurrency() if callable(concurrency) else concurrency
-    qa = JobQa.for_job(request, settings, entry=entry, voice=voice, client=client, paths=paths,
-                       concurrency=concurrency, language=request.language or book.metadata.language,
-                       book=book, pronouncer=pronouncer)
-    speech_voice = voice
-
-    def synthesize(item: RenderItem) -> bytes:
-        voice = item.voice or speech_voice
-        return client.speech(entry, SpeechRequest(text=item.text, voice=voice, language=request.language)).audio
-
+    job = _resolve(request, paths=paths, settings=settings, client=client, book=book)
+    plan = job.plan
+    tracker = ProgressTracker(plan, progress, finish_phases=finish_phases(job.output_format, job.also_mp3, len(plan.chapters)))
+    job.parts_dir.mkdir(parents=True, exist_ok=True)
+    concurrency = _concurrency(job, settings, serving)
+    qa = JobQa.for_job(request, settings, entry=job.entry, voice=job.voice, client=client, paths=paths,
+                       concurrency=concurrency, language=request.language or job.book.metadata.language,
+                       book=job.book, pronouncer=job.pronouncer)  # fmt: skip
     readalong = start_readalong(request, plan, settings, paths)
-    options = master_options(
-        preset,
-        AudioFormat(entry.sample_rate_hz, entry.channels),
-        aac_kbps=settings.aac_bitrate_kbps,
-        mp3=output_format == "mp3" or also_mp3,
-        pause_between_chapters_ms=settings.pause_between_chapters_ms,
-    )
-    items, specs = plan.items, chapter_specs(plan)
-    if preset.acx:
-        credit_items, credits = credit_specs(plan)
-        items, specs = [*credit_items[:1], *items, *credit_items[1:]], [*credits[:1], *specs, *credits[1:]]
-    works = {work.number: work for work in plan.chapters}
-    chunk_paths = {item.key: chunk_audio_path(paths.chunk_cache_dir, item.key) for item in plan.items}
-
-    def chapter_ready(record: MasteredChapter) -> None:
-        if readalong is not None and record.in_book:
-            readalong.chapter_ready(works[record.number], chunk_paths, _chapter_audio(record),
-                                    chunk_starts_ms=record.chunk_starts_ms)
-
-    def on_state(number: int, state: ChapterState, record: MasteredChapter | None) -> None:
-        tracker.mastered(number, state, record)
-        if state is ChapterState.READY and record is not None:
-            chapter_ready(record)
-
-    def cached_chunk(key: str) -> Path | None:
-        path = chunk_audio_path(paths.chunk_cache_dir, key)
-        return path if path.is_file() else None
-
-    cover = _write_cover(plan.book, parts_dir)
-    fmt = AudioFormat(entry.sample_rate_hz, entry.channels)
-    finisher = ChapterFinisher(specs, parts_dir, options, on_state=on_state, remaster=remaster,
-                               cached_chunk=cached_chunk, m4b_tags=plan.tags if output_format == "m4b" else None,
-                               cover=cover)  # fmt: skip
-    # A resumed job's first progress already shows what is made: cached chunks, finished chapters.
-    tracker.found_done(sum(1 for key in {item.key for item in plan.items} if cached_chunk(key)),
-                       finisher.finished_at_start)  # fmt: skip
-    for record in finisher.finished_at_start:
-        chapter_ready(record)
-    tracker.phase("rendering", f"{len(plan.chapters)} chapters, {tracker.doc.words:,} words, "
-                               f"{shown} requests in flight")
-    missing = MissingChunks(parts_dir, fmt, QaStore(paths.chunk_cache_dir), qa_level=qa.options.level.value,
+    items, specs = _chapter_work(job)
+    finisher, cover = _start_finisher(job, specs, settings=settings, paths=paths, tracker=tracker,
+                                      readalong=readalong, remaster=remaster)  # fmt: skip
+    shown = concurrency() if callable(concurrency) else concurrency
+    tracker.phase("rendering", f"{len(plan.chapters)} chapters, {tracker.doc.words:,} words, {shown} requests in flight")
+    missing = MissingChunks(job.parts_dir, AudioFormat(job.entry.sample_rate_hz, job.entry.channels),
+                            QaStore(paths.chunk_cache_dir), qa_level=qa.options.level.value,
                             chunk_done=finisher.chunk_done)  # fmt: skip
-    watch = (serving.watch(on_status=tracker.server_status, cancelled=cancelled) if serving is not None
-             else contextlib.nullcontext())  # fmt: skip
     try:
-        try:
-            with watch:
-                summary = render_chunks(
-                    items,
-                    synthesize,
-                    cache_dir=paths.chunk_cache_dir,
-                    concurrency=qa.render_concurrency,
-                    cancelled=cancelled,
-                    progress=lambda p: tracker.render(p, progress_fields(qa)),
-                    on_done=finisher.chunk_done,
-                    recover=serving.recover if serving is not None else None,
-                    retry=retry,
-                    check=qa.check,
-                    on_failed=missing.failed,
-                )
-        finally:
-            qa.close()
+        summary = _render(job, items, client=client, serving=serving, qa=qa, tracker=tracker, finisher=finisher,
+                          missing=missing, paths=paths, cancelled=cancelled, retry=retry)  # fmt: skip
         tracker.phase("mastering", "Mastering and encoding the last chapters")
-        # A job's own file names (claimed when it was queued) keep two jobs of one book apart.
-        layout = OutputLayout(request.output_layout)
-        name = request.output_name or (default_name(plan.tags, plan.entry, plan.voice, layout)
-                                       if layout is OutputLayout.LIBRARY
-                                       else safe_filename(plan.tags.title, fallback="audiobook"))  # fmt: skip
-        place = book_place(out_root, plan.tags, name, layout=layout, mp3_only=output_format == "mp3")
-        files = finish_book(
-            finisher,
-            out_root=out_root,
-            folder=place.folder,
-            m4b_path=place.m4b,
-            mp3_folder=place.mp3_dir,
-            acx_folder=place.acx_dir,
-            tags=plan.tags,
-            cover=cover,
-            output_format=output_format,
-            also_mp3=also_mp3,
-            phase=tracker.phase,
-            step=tracker.step,
-        )
+        name, place = _place(job)
+        files = finish_book(finisher, out_root=job.out_root, folder=place.folder, m4b_path=place.m4b,
+                            mp3_folder=place.mp3_dir, acx_folder=place.acx_dir, tags=plan.tags, cover=cover,
+                            output_format=job.output_format, also_mp3=job.also_mp3, phase=tracker.phase,
+                            step=tracker.step)  # fmt: skip
         epub = None
         if readalong is not None:
             epub = readalong.finish(list(files.chapters), folder=files.folder, mp3_dir=files.mp3_dir,
@@ -456,8 +375,8 @@ def run_conversion(
     _complete_folder(place, plan, request, files, cover, settings)
     result = replace(_result(files, summary.progress, tracker, missing.summary()), readalong_epub=epub,
                      missing_chunks=missing.chunks)  # fmt: skip
-    report = qa.write_report(result.output_dir, plan, replace(request, output_name=name), parts_dir, paths, stem=place.stem,
-                             always=bool(missing.chunks))  # fmt: skip
+    report = qa.write_report(result.output_dir, plan, replace(request, output_name=name), job.parts_dir, paths,
+                             stem=place.stem, always=bool(missing.chunks))  # fmt: skip
     return replace(result, qa_report=report)
 
 
@@ -479,7 +398,7 @@ def _chapter_audio(record: MasteredChapter) -> ChapterAudio:
     return ChapterAudio(index=record.number, title=record.title, path=record.m4a, duration_ms=round(record.duration_ms))
 
 
-def _result(files: BookFiles, rendered: RenderProgress, tracker: _Progress, missing: str) -> ConvertResult:
+def _result(files: BookFiles, rendered: RenderProgress, tracker: ProgressTracker, missing: str) -> ConvertResult:
     duration_s = sum(c.duration_ms for c in files.chapters) / 1000
     tracker.levels(files.levels)
     tracker.phase("done", f"{len(files.chapters)} chapters, {duration_words(duration_s)} of audio"

@@ -24,7 +24,7 @@ import wave
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -287,6 +287,91 @@ def chunk_audio_path(cache_dir: Path, key: str) -> Path:
     return cache_dir / f"{key}.wav"
 
 
+@dataclass(frozen=True, slots=True)
+class _CacheScan:
+    """What the chunk cache holds for one run's items, before any request goes out."""
+
+    total: int  # distinct chunks
+    todo: list[RenderItem]
+    cached: list[RenderItem]
+    cached_audio_s: float
+
+
+def _scan_cache(items: Sequence[RenderItem], paths: dict[str, Path], check: ChunkCheck | None) -> _CacheScan:
+    """Split the distinct items into those still to render and those whose file is kept."""
+    unique: dict[str, RenderItem] = {}
+    for item in items:
+        unique.setdefault(item.key, item)
+    todo: list[RenderItem] = []
+    cached: list[RenderItem] = []
+    cached_audio_s = 0.0
+    for item in unique.values():
+        path = paths[item.key]
+        try:
+            duration = wav_duration_s(path)
+        except (OSError, ValueError):
+            path.unlink(missing_ok=True)  # a damaged file is rendered again
+            todo.append(item)
+            continue
+        if check is not None and not check.accept_cached(item, path):
+            todo.append(item)  # no QA verdict yet: checked (and kept if it passes) by check.take
+            continue
+        cached_audio_s += duration
+        cached.append(item)
+    return _CacheScan(len(unique), todo, cached, cached_audio_s)
+
+
+@dataclass(slots=True)
+class _Queue:
+    """The chunks still to send and those in flight; used from the calling thread only."""
+
+    todo: list[RenderItem]
+    paths: dict[str, Path]
+    pending: deque[RenderItem] = field(init=False)
+    order: dict[str, int] = field(init=False)
+    alone: deque[RenderItem] = field(default_factory=deque)  # after two crashes: nothing else in flight
+    poisoned: list[PoisonChunk] = field(default_factory=list)
+    in_flight: dict[Future[float], tuple[RenderItem, bool]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.pending = deque(self.todo)
+        self.order = {item.key: number for number, item in enumerate(self.todo)}
+
+    def refill(self, pool: ThreadPoolExecutor, worker: _Worker, limit: Callable[[], int]) -> None:
+        """Send the next chunks: a set-aside one alone once nothing is in flight, else up to ``limit()``."""
+        if self.alone:
+            if not self.in_flight:
+                self._send(pool, worker, self.alone.popleft(), solo=True)
+            return
+        most = limit()
+        while self.pending and len(self.in_flight) < most:
+            self._send(pool, worker, self.pending.popleft(), solo=False)
+
+    def _send(self, pool: ThreadPoolExecutor, worker: _Worker, item: RenderItem, *, solo: bool) -> None:
+        self.in_flight[pool.submit(worker.render, item, self.paths[item.key], solo)] = (item, solo)
+
+    def settle(self, finished: set[Future[float]], landed: Callable[[RenderItem, float], None],
+               on_failed: Callable[[RenderItem, PoisonChunk], None] | None) -> None:  # fmt: skip
+        """Take the finished requests in reading order; crashed ones go first again, in reading order."""
+        resend: dict[CrashVerdict, list[RenderItem]] = {CrashVerdict.SET_ASIDE: [], CrashVerdict.REQUEUE: []}
+        for future in sorted(finished, key=lambda f: self.order[self.in_flight[f][0].key]):
+            item, _solo = self.in_flight.pop(future)
+            try:
+                duration = future.result()
+            except _Resend as again:
+                resend[again.verdict].append(item)
+                continue
+            except PoisonChunk as exc:
+                log.error("%s", exc)
+                self.poisoned.append(exc)
+                if on_failed is not None:
+                    on_failed(item, exc)
+                continue
+            landed(item, duration)  # other errors propagate: ChunkFailed / DiskFullError
+        self.alone.extendleft(reversed(resend[CrashVerdict.SET_ASIDE]))
+        self.pending.extendleft(reversed(resend[CrashVerdict.REQUEUE]))
+
+
 def render_chunks(
     items: Sequence[RenderItem],
     synthesize: Synthesize,
@@ -323,84 +408,39 @@ def render_chunks(
     """
     cache_dir.mkdir(parents=True, exist_ok=True)
     paths = {item.key: chunk_audio_path(cache_dir, item.key) for item in items}
-    unique: dict[str, RenderItem] = {}
-    for item in items:
-        unique.setdefault(item.key, item)
-    todo: list[RenderItem] = []
-    cached_audio_s = 0.0
-    cached_items: list[RenderItem] = []
-    for item in unique.values():
-        path = paths[item.key]
-        try:
-            duration = wav_duration_s(path)
-        except (OSError, ValueError):
-            path.unlink(missing_ok=True)  # a damaged file is rendered again
-            todo.append(item)
-            continue
-        if check is not None and not check.accept_cached(item, path):
-            todo.append(item)  # no QA verdict yet: checked (and kept if it passes) by check.take
-            continue
-        cached_audio_s += duration
-        cached_items.append(item)
-    run = _Run(len(unique), len(cached_items), cached_audio_s, clock)
-    for item in cached_items:
+    scan = _scan_cache(items, paths, check)
+    run = _Run(scan.total, len(scan.cached), scan.cached_audio_s, clock)
+
+    def landed(item: RenderItem, duration_s: float | None) -> None:
+        snapshot = run.add(duration_s) if duration_s is not None else None
         if on_done is not None:
             on_done(item, paths[item.key])
+        if progress is not None and snapshot is not None:
+            progress(snapshot)
+
+    for item in scan.cached:
+        landed(item, None)
     if progress is not None:
         progress(run.snapshot())
-
     stop = threading.Event()
     # A callable concurrency is asked again on every refill (a server group's routable workers change).
     current = concurrency if callable(concurrency) else (lambda: concurrency)
     max_threads = MAX_CONCURRENCY if callable(concurrency) else max(1, concurrency)
     watch = CrashWatch(lambda: min(max_threads, max(1, current())), recover)
     worker = _Worker(synthesize, retry, watch, lambda: stop.is_set() or cancelled(), sleep or stop.wait, check)
-    pending: deque[RenderItem] = deque(todo)
-    order = {item.key: number for number, item in enumerate(todo)}
-    alone: deque[RenderItem] = deque()  # set aside after two crashes: rendered with nothing else in flight
-    poisoned: list[PoisonChunk] = []
-    in_flight: dict[Future[float], tuple[RenderItem, bool]] = {}
+    queue = _Queue(scan.todo, paths)
     pool = ThreadPoolExecutor(max_workers=max_threads, thread_name_prefix="omni-render")
     try:
         while True:
             if cancelled():
                 raise JobCancelled("Cancelled. Finished chunks are kept; resume the job to go on.")
-            if alone:
-                if not in_flight:
-                    item = alone.popleft()
-                    in_flight[pool.submit(worker.render, item, paths[item.key], True)] = (item, True)
-            else:
-                limit = watch.limit
-                while pending and len(in_flight) < limit:
-                    item = pending.popleft()
-                    in_flight[pool.submit(worker.render, item, paths[item.key], False)] = (item, False)
-            if not in_flight:
+            queue.refill(pool, worker, lambda: watch.limit)
+            if not queue.in_flight:
                 break
-            finished, _ = wait(in_flight, timeout=0.5, return_when=FIRST_COMPLETED)
-            resend: dict[CrashVerdict, list[RenderItem]] = {CrashVerdict.SET_ASIDE: [], CrashVerdict.REQUEUE: []}
-            for future in sorted(finished, key=lambda f: order[in_flight[f][0].key]):
-                item, _solo = in_flight.pop(future)
-                try:
-                    duration = future.result()
-                except _Resend as again:
-                    resend[again.verdict].append(item)
-                    continue
-                except PoisonChunk as exc:
-                    log.error("%s", exc)
-                    poisoned.append(exc)
-                    if on_failed is not None:
-                        on_failed(item, exc)
-                    continue
-                snapshot = run.add(duration)  # other errors propagate: ChunkFailed / DiskFullError
-                if on_done is not None:
-                    on_done(item, paths[item.key])
-                if progress is not None:
-                    progress(snapshot)
-            # Chunks killed by a crash go first again, in reading order.
-            alone.extendleft(reversed(resend[CrashVerdict.SET_ASIDE]))
-            pending.extendleft(reversed(resend[CrashVerdict.REQUEUE]))
+            finished, _ = wait(queue.in_flight, timeout=0.5, return_when=FIRST_COMPLETED)
+            queue.settle(finished, landed, on_failed)
     finally:
         stop.set()  # workers stop retrying; their requests on the wire still finish
-        _drain(in_flight, run, progress, drain_timeout_s)
+        _drain(queue.in_flight, run, progress, drain_timeout_s)
         pool.shutdown(wait=False, cancel_futures=True)
-    return RenderSummary(paths=paths, progress=run.snapshot(), failed=tuple(poisoned))
+    return RenderSummary(paths=paths, progress=run.snapshot(), failed=tuple(queue.poisoned))
