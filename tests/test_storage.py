@@ -134,6 +134,10 @@ def test_sizes_by_kind_and_book_are_read_back_from_disk(library) -> None:
     by_title = {b.title: b for b in report.books}
     assert by_title["Done"].chunk_bytes == 8100 and by_title["Done"].superseded_bytes == 4000
     assert by_title["Busy"].busy and not by_title["Busy"].finished
+    zips = Path(done["m4b"]).parent / ".downloads"
+    zips.mkdir()
+    (zips / "Done.mp3.zip").write_bytes(b"z" * 321)
+    assert storage_report(paths, Settings()).size_of("hidden") == 321
 
 
 def test_prune_removes_finished_books_chunks_keeps_busy_and_flagged(library) -> None:
@@ -164,7 +168,10 @@ def test_a_job_queued_after_the_plan_keeps_its_books_chunks(library) -> None:
 
     paths, done, _busy, _kept = library
     plan = prune_plan(paths, Settings())
-    JobStore(paths.jobs_db).enqueue("convert", {"book_path": done["book_path"]}, title="Done again")
+    upload = paths.root / "uploads" / "Done again.azw3"  # the same book uploaded again: another path
+    upload.parent.mkdir()
+    upload.write_bytes(done["source"].read_bytes())
+    JobStore(paths.jobs_db).enqueue("convert", {"book_path": str(upload)}, title="Done again")
     result = plan.execute()
     assert (paths.chunk_cache_dir / "d1.wav").exists() and len(chapter_versions(done["parts"])) == 2
     assert result.freed_bytes == 400  # only the converted book nobody reads

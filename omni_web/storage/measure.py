@@ -151,7 +151,7 @@ def _parts_kinds(parts: Path, found: Survey) -> list[KindUsage]:
 
 def _output_kinds(output_root: Path) -> list[KindUsage]:
     """Finished books, their MP3 and ACX copies, read-along/subtitle files, sidecars."""
-    totals = {name: [0, 0] for name in ("books", "mp3", "acx", "readalong", "sidecars")}
+    totals = {name: [0, 0] for name in ("books", "mp3", "acx", "readalong", "sidecars", "hidden")}
     if output_root.is_dir():
         for top in output_root.iterdir():
             if top.name == PARTS or top.name.startswith("."):
@@ -162,11 +162,13 @@ def _output_kinds(output_root: Path) -> list[KindUsage]:
                     size = path.stat().st_size
                 except OSError:
                     continue
-                kind = copy or _output_kind(path.name)
+                hidden = any(part.startswith(".") for part in path.relative_to(output_root).parts[:-1])
+                kind = "hidden" if hidden else (copy or _output_kind(path.name))
                 totals[kind][0] += size
                 totals[kind][1] += 1
     labels = {"books": "Finished books", "mp3": "MP3 chapter copies", "acx": "ACX sets",
-              "readalong": "Read-along books and subtitles", "sidecars": "Book sidecars (reports, metadata, covers)"}
+              "readalong": "Read-along books and subtitles", "sidecars": "Book sidecars (reports, metadata, covers)",
+              "hidden": "Download zips and scratch files (hidden folders beside the books)"}
     return [KindUsage(k, labels[k], size, count, str(output_root)) for k, (size, count) in totals.items()]
 
 

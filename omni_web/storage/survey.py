@@ -70,6 +70,8 @@ def survey(store: JobStore, parts_roots: Iterable[Path]) -> Survey:
             for path in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
                 folders[path] = _folder(path)
     busy_books = {_resolved(job.params["book_path"]) for job in jobs if not job.state.finished}
+    # The same book uploaded twice has two paths but one content (and one work folder).
+    busy_digests = {d for d in (_digest(p) for p in busy_books) if d}
     seen_books: set[str] = set()  # jobs come newest first: the newest finished job of each book counts
     for job in jobs:
         folder = _job_folder(job)
@@ -84,7 +86,8 @@ def survey(store: JobStore, parts_roots: Iterable[Path]) -> Survey:
             _read_result(entry, job.result, newest=book not in seen_books)
             seen_books.add(book)
     for entry in folders.values():
-        entry.busy = entry.busy or bool(entry.book_paths & busy_books)
+        entry.busy = (entry.busy or bool(entry.book_paths & busy_books)
+                      or any(_digest(p) in busy_digests for p in entry.book_paths))  # fmt: skip
         for manifest in entry.manifests:
             entry.current |= manifest.versions
             entry.chunk_keys |= manifest.chunk_keys
@@ -111,7 +114,7 @@ def _job_folder(job: Job) -> Path | None:
         if isinstance(row, Mapping):
             raw = row.get("path") or row.get("audio_path")
             if raw:
-                return Path(str(raw)).parent
+                return Path(str(raw)).parent.resolve()  # the folders found on disk are resolved too
     return None
 
 

@@ -32,8 +32,9 @@ def report_markdown(report: StorageReport) -> str:
 
 
 def build(ctx: UiContext) -> None:
-    """The Storage section (inside the Settings tab); measured when asked, pruned after a confirm."""
-    with gr.Accordion("Storage", open=True, elem_id="settings-storage"):
+    """The Storage section (inside the Settings tab): measured when opened (walking the folders costs a
+    moment on a big library, so not on every page load), pruned after a confirm."""
+    with gr.Accordion("Storage", open=False, elem_id="settings-storage") as section:
         gr.Markdown("What the chunk cache, chapter versions and books take on disk. Pruning removes the chunk "
                     "cache of finished books, superseded chapter versions and converted books no job reads; "
                     "books a queued or running job works on are skipped.")
@@ -69,6 +70,7 @@ def build(ctx: UiContext) -> None:
         return ["Nothing removed.", gr.update(visible=False), gr.update(visible=False)]
 
     measure.click(measured, None, table, api_name="storage_measure")
+    section.expand(measured, None, table, api_visibility="private")
     plan.click(planned, None, [confirm, prune, cancel], api_name="storage_plan")
     prune.click(pruned, None, [confirm, prune, cancel, table], api_name="storage_prune")
     cancel.click(kept, None, [confirm, prune, cancel], api_visibility="private")
