@@ -167,12 +167,20 @@ def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
         jobs = store.list()
         positions = store.queue_positions()
         ids = [job.id for job in jobs]
+        asked = selected
         selected = selected if selected in ids else (ids[0] if ids else None)
         new: dict[str, Any] = {"job": selected}
         choices = job_choices(jobs)
         same_job = shown.get("job") == selected
-        pick = gr.update(choices=choices, value=selected) \
-            if changed(new, shown, "choices", choices) or not same_job else gr.skip()
+        # A tick that only saw the list grow sends the choices, never the value: it may have read the
+        # pick just before Generate picked the new job, and would put the old one back.
+        if not same_job or selected != asked:
+            pick = gr.update(choices=choices, value=selected)
+        elif changed(new, shown, "choices", choices):
+            pick = gr.update(choices=choices)
+        else:
+            pick = gr.skip()
+        new["choices"] = _digest(repr(choices))
         overview = jobs_table_html(jobs, positions)
         if selected is None:
             hidden = gr.update(visible=False)
