@@ -173,3 +173,49 @@ def test_a_sample_of_n_minutes_takes_whole_chapters_from_the_start(store: JobSto
     queue = QueueControl(store)
     queue.set_sample_minutes(30)
     assert queue.sample_minutes == 30.0
+
+
+def test_a_fix_starts_beside_a_long_job_of_its_model_and_waits_first_in_line_for_another(store: JobStore) -> None:
+    release = {name: threading.Event() for name in ("long", "fix-other")}
+    started: list[str] = []
+
+    def runner(job, ctx: JobContext):
+        started.append(job.title)
+        if job.title in release:
+            release[job.title].wait(30)  # a long book rendering: it never hands off meanwhile
+        return {}
+
+    long = store.enqueue("convert", {"model_key": "m"}, title="long")
+    book = store.enqueue("convert", {"model_key": "m"}, title="book")
+    worker = JobWorker(store, {"convert": runner}, idle_poll_s=0.05,
+                       overlap=lambda a, b: a.params["model_key"] == b.params["model_key"],
+                       urgent=lambda job: bool(job.params.get("fix")))
+    worker.start()
+    try:
+        wait_for(lambda: store.get(long.id).state is JobState.RUNNING, what="the long job running")
+        fix = store.enqueue("convert", {"model_key": "m", "fix": True}, title="fix", priority=100)
+        worker.wake()
+        wait_for(lambda: store.get(fix.id).state is JobState.DONE, what="the fix done beside the long job")
+        assert store.get(long.id).state is JobState.RUNNING and store.get(book.id).state is JobState.QUEUED
+        # Another model's fix cannot share the batch: it waits, first in line, for the long job.
+        other = store.enqueue("convert", {"model_key": "x", "fix": True}, title="fix-other", priority=100)
+        worker.wake()
+        time.sleep(0.3)
+        assert store.get(other.id).state is JobState.QUEUED
+        assert [job.title for job in store.queued()] == ["fix-other", "book"]
+        release["long"].set()
+        wait_for(lambda: store.get(other.id).state is JobState.RUNNING, what="the other model's fix next")
+        assert store.get(book.id).state is JobState.QUEUED
+        release["fix-other"].set()
+        wait_for(lambda: store.get(book.id).state is JobState.DONE, what="the book last")
+        # A paused queue holds a fix too.
+        QueueControl(store).pause()
+        held = store.enqueue("convert", {"model_key": "m", "fix": True}, title="held", priority=100)
+        worker.wake()
+        time.sleep(0.3)
+        assert store.get(held.id).state is JobState.QUEUED
+    finally:
+        for event in release.values():
+            event.set()
+        worker.stop()
+    assert started == ["long", "fix", "fix-other", "book"]

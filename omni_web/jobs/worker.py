@@ -18,7 +18,7 @@ from omni_web.errors import JobCancelled, JobError, OmniWebError, internal_error
 from omni_web.jobs.queue import QueueControl
 from omni_web.jobs.store import Job, JobState, JobStore
 
-__all__ = ["JobContext", "JobRunner", "JobWorker", "OverlapRule"]
+__all__ = ["JobContext", "JobRunner", "JobWorker", "OverlapRule", "UrgentRule"]
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +68,9 @@ class JobContext:
 JobRunner = Callable[[Job, JobContext], Mapping[str, Any]]
 # May ``following`` start beside ``running`` once ``running`` handed off? (e.g. the same model)
 OverlapRule = Callable[[Job, Job], bool]
+# Is ``job`` a few requests' work (a one-chunk fix) that may start beside a running job that has
+# not handed off yet, provided ``overlap`` allows it (the same server and model)?
+UrgentRule = Callable[[Job], bool]
 
 
 class JobWorker:
@@ -78,6 +81,11 @@ class JobWorker:
     with each of them, that job starts while they finish. Only one job at a time has work left to
     send; at most ``max_running`` run at once (the others finishing: mastering, joining, QA
     report). Without ``overlap`` jobs never overlap.
+
+    The one exception is a job ``urgent`` names (a few chunks to redo): when it is next in line
+    and ``overlap`` allows it beside every running job, it starts at once, its few requests
+    sharing the server's batch with the long job's. Next in line still means what the queue says
+    (a paused queue or job holds it); it is never taken past the job in front of it.
     """
 
     def __init__(
@@ -89,12 +97,14 @@ class JobWorker:
         overlap: OverlapRule | None = None,
         on_finished: Callable[[Job], None] | None = None,
         max_running: int = 3,
+        urgent: UrgentRule | None = None,
     ) -> None:
         self.store = store
         self.runners = dict(runners)
         self.queue = QueueControl(store)
         self._idle_poll_s = idle_poll_s
         self._overlap = overlap
+        self._urgent = urgent
         self._on_finished = on_finished
         self._max_running = max(1, max_running)
         self._wake = threading.Event()
@@ -168,17 +178,20 @@ class JobWorker:
             thread.start()
 
     def _claim(self) -> Job | None:
-        """The next job, when none runs, or every running one handed off and the next may overlap them."""
+        """The next job, when none runs, or every running one handed off and the next may overlap
+        them, or the next is urgent and may overlap them (see the class docstring)."""
         with self._lock:
             running = [context for context, _ in self._running.values()]
         if not running:
             accept = None
-        elif (len(running) < self._max_running and self._overlap is not None
-              and all(context.handed_off.is_set() for context in running)):
-            jobs, rule = [context.job for context in running], self._overlap
+        elif len(running) < self._max_running and self._overlap is not None:
+            jobs, rule, urgent = [context.job for context in running], self._overlap, self._urgent
+            drained = all(context.handed_off.is_set() for context in running)
+            if not drained and urgent is None:
+                return None
 
             def accept(following: Job) -> bool:
-                return all(rule(job, following) for job in jobs)
+                return (drained or urgent(following)) and all(rule(job, following) for job in jobs)
         else:
             return None
         return self.store.claim_next(samples_first=self.queue.samples_first, accept=accept)
