@@ -31,10 +31,12 @@ from omni_web.jobs.presets import Preset, PresetBook
 from omni_web.lan import ui_urls
 from omni_web.paths import DataPaths
 from omni_web.pipeline.claims import OutputClaims
+from omni_web.pipeline.fix import FIX_KEY, FixPlan, is_fix
 from omni_web.pipeline.outputs import OutputRemoval, claim_output_name, job_outputs, plan_output_removal
 from omni_web.pipeline.plan import select_chapters
 from omni_web.pipeline.progress import ConvertProgress
 from omni_web.pipeline.request import ConvertRequest, voice_to_dict
+from omni_web.pipeline.review import REGENERATE_PRIORITY
 from omni_web.pipeline.serving import convert_served, serving_for
 from omni_web.server import ServerManager
 from omni_web.settings import Settings, load_settings, save_settings
@@ -181,7 +183,7 @@ class AppServices:
         jobs = JobStore(paths.jobs_db)
         notifier = Notifier(lambda: notify_targets(load_settings(paths)), lambda: load_settings(paths).output_path(paths))
         worker = JobWorker(jobs, {CONVERT_JOB: make_convert_runner(paths, server)}, overlap=same_server_work,
-                           on_finished=notifier.job_finished)
+                           on_finished=notifier.job_finished, urgent=is_fix)
         services = cls(paths=paths, jobs=jobs, server=server, worker=worker, notifier=notifier)
         services.inbox = InboxWatcher(lambda: load_settings(paths).inbox_path(paths), services.take_from_inbox)
         return services
@@ -244,6 +246,12 @@ class AppServices:
         job = self.jobs.enqueue(CONVERT_JOB, params, title=title, priority=priority, idempotency_key=idempotency_key)
         self.worker.wake()
         return job
+
+    def submit_fix(self, request: ConvertRequest, fix: FixPlan) -> Job:
+        """Queue a regenerate (see :mod:`omni_web.pipeline.fix`) first in line; the worker starts it
+        beside a running book of the same server and model (its few requests share the batch)."""
+        return self.submit_conversion(request, allow_twin=True, priority=REGENERATE_PRIORITY,
+                                      extra={FIX_KEY: fix.to_dict()})
 
     @property
     def presets(self) -> PresetBook:

@@ -17,7 +17,7 @@ from omni_web.jobs import JobState, JobStore
 from omni_web.paths import REPO_ROOT, DataPaths
 from omni_web.pipeline import ConvertRequest, run_conversion
 from omni_web.qa import QaStore, find_report, read_report
-from omni_web.settings import Settings
+from omni_web.settings import Settings, save_settings
 from tests.conftest import DATA_DIR
 
 pytestmark = pytest.mark.slow  # subprocesses
@@ -56,9 +56,12 @@ def test_review_lists_flagged_chunks_and_regenerate_redoes_one(data_paths: DataP
     m4b_before = result.m4b.stat().st_mtime_ns
     log = tmp_path / "regen.jsonl"
     clean = fake_server(MODEL, env={"FAKE_SGL_REQUEST_LOG": str(log)})
+    # A mastering setting changed since the book was made: the fix still masters as the book was.
+    save_settings(data_paths, Settings(aac_bitrate_kbps=96, pause_between_chapters_ms=900))
     done = _cli(data_paths, "regenerate", str(result.output_dir), "--chapter", str(target["chapter"]),
                 "--chunk", str(target["chunk"]), "--api-url", clean.base_url)
     assert done.returncode == 0, done.stderr
+    assert f"Only chapter {target['chapter']} is rebuilt; the other chapter is reused" in done.stdout
     requests = [json.loads(line) for line in log.read_text().splitlines()]
     assert [r["input"] for r in requests] == [target["text"]]  # one request, for that chunk only
     assert "seed" in requests[0]  # a retake asks for other sampling

@@ -20,7 +20,6 @@ PENDING_FUNCTIONS = {
     "ui/cast.py:wire_cast_panel",
     "ui/jobs.py:_wire",
     "ui/lexicon.py:_wire",
-    "ui/review.py:build_review_panel",
 }
 
 _ARGPARSE_CALLS = {"add_argument", "add_parser", "add_argument_group", "add_mutually_exclusive_group",

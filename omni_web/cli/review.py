@@ -4,7 +4,8 @@
     python -m omni_web regenerate OUTPUT_OR_JOB --chapter N --chunk M [--text "..."]
 
 ``regenerate`` sends the chunk to the server again (a new take, or the edited text) and rebuilds
-only that chapter's audio and the book files; the managed server is started for it when needed.
+only that chapter's audio and the book files, mastered as the book was (it says so when the whole
+book must be mastered again); the managed server is started for it when needed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from omni_web.errors import JobNotFound, ReviewError
 from omni_web.jobs import JobStore
 from omni_web.paths import DataPaths, data_root_from_env
 from omni_web.pipeline import serving_for
+from omni_web.pipeline.fix import plan_fix
 from omni_web.pipeline.review import (
     ReviewTarget,
     accept_chunk,
@@ -118,6 +120,7 @@ def _regenerate(args: argparse.Namespace) -> int:
     settings = load_settings(paths)
     target = resolve_target(args.target, paths)
     request = prepare_regenerate(target, args.chapter, args.chunk, text=args.text)
+    fix = plan_fix(request, target.report.get("chapter_files") or {}, target.parts_dir, (args.chapter,), settings)
     entry = get_entry(request.model_key)
     book = load_book(request.book_path, options=settings.read_options(paths, footnotes=request.footnotes))
     manager = build_server_manager(paths, settings)
@@ -126,7 +129,7 @@ def _regenerate(args: argparse.Namespace) -> int:
     endpoint = serving.endpoint
     started_here = endpoint.owned and not was_ours
     print(f"Regenerating chunk {args.chunk} of chapter {args.chapter} with {endpoint.model_label} at "
-          f"{endpoint.base_url}; only that chapter and the book files are rebuilt.")
+          f"{endpoint.base_url}. {fix.message}")
     try:
         code = render_request(request, book, serving, paths, settings)
     finally:

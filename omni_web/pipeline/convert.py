@@ -35,7 +35,7 @@ from omni_web.pipeline.mastering import (
     chapter_specs,
     credit_specs,
     finish_book,
-    master_options,
+    request_master_options,
 )
 from omni_web.pipeline.missing import MissingChunk, MissingChunks
 from omni_web.pipeline.plan import ConversionPlan, plan_conversion
@@ -235,13 +235,7 @@ def _cached_chunk(cache_dir: Path, key: str) -> Path | None:
 def _start_finisher(job: _Job, specs: list[ChapterSpec], *, settings: Settings, paths: DataPaths, tracker: ProgressTracker,
                     readalong: ConversionReadalong | None, remaster: Iterable[int]) -> tuple[ChapterFinisher, Path | None]:  # fmt: skip
     """The chapter finisher (with the book's cover), told what a resumed run already finished."""
-    options = master_options(
-        job.preset,
-        AudioFormat(job.entry.sample_rate_hz, job.entry.channels),
-        aac_kbps=settings.aac_bitrate_kbps,
-        mp3=job.output_format == "mp3" or job.also_mp3,
-        pause_between_chapters_ms=settings.pause_between_chapters_ms,
-    )
+    options = request_master_options(job.request, settings)
     works = {work.number: work for work in job.plan.chapters}
     chunk_paths = {item.key: chunk_audio_path(paths.chunk_cache_dir, item.key) for item in job.plan.items}
 
@@ -338,6 +332,9 @@ def run_conversion(
         JobCancelled: ``cancelled()`` turned true; finished chunks and chapters are kept.
         FfmpegError, DiskFullError: assembly failed; rendered chunks are kept.
     """
+    # Kept with the request (and so with its QA report): a regenerate masters as this run did.
+    request = request.with_mastering(settings)
+    settings = request.mastering_settings(settings)
     job = _resolve(request, paths=paths, settings=settings, client=client, book=book)
     plan = job.plan
     tracker = ProgressTracker(plan, progress, finish_phases=finish_phases(job.output_format, job.also_mp3, len(plan.chapters)))

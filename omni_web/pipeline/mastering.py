@@ -31,8 +31,10 @@ from omni_web.assemble import (
 )
 from omni_web.assemble.join import EncodedChapter, join_m4b
 from omni_web.assemble.live_join import LiveJoin, LiveJoinFailed
+from omni_web.catalog import get_entry
 from omni_web.errors import FfmpegError
 from omni_web.files import write_atomic
+from omni_web.master import get_preset
 from omni_web.master.acx import (
     closing_credits_text,
     export_acx,
@@ -55,10 +57,12 @@ from omni_web.master.records import (
 from omni_web.master.report import REPORT_SUFFIX, ChapterReport, LevelsReport, judge, write_levels_report
 from omni_web.master.versions import remove_superseded, write_manifest
 from omni_web.pipeline.plan import ConversionPlan
+from omni_web.pipeline.request import ConvertRequest
 from omni_web.render import RenderItem, chunk_key, shaping_fingerprint
+from omni_web.settings import Settings
 
 __all__ = ["BookFiles", "ChapterFinisher", "chapter_specs", "credit_specs", "finish_book", "finished_chapters",
-           "master_options"]
+           "master_options", "request_master_options"]
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +89,18 @@ def master_options(
         tail_ms=preset.tail_for(pause_between_chapters_ms),
         lossless=preset.acx,
     )
+
+
+def request_master_options(request: ConvertRequest, settings: Settings) -> MasterOptions:
+    """The mastering options a run of ``request`` uses: its kept mastering settings, else ``settings``."""
+    settings = request.mastering_settings(settings)
+    entry = get_entry(request.model_key)
+    output_format = request.output_format or settings.output_format
+    also_mp3 = settings.also_mp3_chapters if request.also_mp3_chapters is None else request.also_mp3_chapters
+    return master_options(get_preset(request.loudness or settings.loudness),
+                          AudioFormat(entry.sample_rate_hz, entry.channels), aac_kbps=settings.aac_bitrate_kbps,
+                          mp3=output_format == "mp3" or also_mp3,
+                          pause_between_chapters_ms=settings.pause_between_chapters_ms)
 
 
 def chapter_specs(plan: ConversionPlan) -> list[ChapterSpec]:

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omni_web.cast import DEFAULT_MIN_CONFIDENCE, Cast
 from omni_web.client import VoiceChoice, VoiceKind
 from omni_web.errors import ChapterSelectionError
 
-__all__ = ["ConvertRequest", "cast_from_dict", "cast_to_dict", "parse_chapter_spec", "voice_from_dict", "voice_to_dict"]
+if TYPE_CHECKING:
+    from omni_web.settings import Settings
+
+__all__ = ["MASTERING_SETTINGS", "ConvertRequest", "cast_from_dict", "cast_to_dict", "parse_chapter_spec", "voice_from_dict", "voice_to_dict"]
 
 
 def voice_to_dict(voice: VoiceChoice) -> dict[str, Any]:
@@ -58,6 +61,12 @@ def cast_from_dict(data: Mapping[str, Any] | None) -> Cast | None:
         characters=tuple((str(name), voice_from_dict(voice)) for name, voice in data.get("characters") or ()),
         min_confidence=float(data.get("min_confidence", DEFAULT_MIN_CONFIDENCE)),
     )
+
+
+# The settings that shape a book's mastered chapter files and its join (omni_web.pipeline.mastering):
+# a run keeps the values it used with its request, so a regenerated chunk is mastered like the rest.
+MASTERING_SETTINGS = ("loudness", "aac_bitrate_kbps", "pause_between_chapters_ms", "output_format",
+                      "also_mp3_chapters")
 
 
 def parse_chapter_spec(spec: str) -> tuple[int, ...]:
@@ -121,6 +130,23 @@ class ConvertRequest:
     # Footnotes inside chapters: skip | end-of-paragraph (omni_web.book.options); None = the setting.
     # Kept with the job so a resume or a regenerated chunk reads the book as the job did.
     footnotes: str | None = None
+    # (setting, value) pairs of MASTERING_SETTINGS the book was made with (see with_mastering);
+    # empty: the user's Settings at run time.
+    mastering: tuple[tuple[str, Any], ...] = ()
+
+    def with_mastering(self, settings: Settings) -> ConvertRequest:
+        """This request with its mastering settings kept: its own choices, else ``settings``' values."""
+        if self.mastering:
+            return self
+        own = {"loudness": self.loudness, "output_format": self.output_format,
+               "also_mp3_chapters": self.also_mp3_chapters}
+        kept = tuple((name, own[name] if own.get(name) not in (None, "") else getattr(settings, name))
+                     for name in MASTERING_SETTINGS)
+        return replace(self, mastering=kept)
+
+    def mastering_settings(self, settings: Settings) -> Settings:
+        """``settings`` with the kept mastering values in place of the current ones."""
+        return replace(settings, **dict(self.mastering)) if self.mastering else settings
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON for the job store."""
@@ -147,12 +173,14 @@ class ConvertRequest:
             "output_layout": self.output_layout,
             "metadata": [list(pair) for pair in self.metadata],
             "footnotes": self.footnotes,
+            "mastering": dict(self.mastering),
         }
 
     def same_work_as(self, other: ConvertRequest) -> bool:
         """True when both ask for the same audio (where the files go does not count)."""
         mine, theirs = self.to_dict(), other.to_dict()
-        for name in ("output_name", "output_layout"):
+        # The kept mastering is what a run used, not what was asked for.
+        for name in ("output_name", "output_layout", "mastering"):
             mine.pop(name)
             theirs.pop(name)
         return mine == theirs
@@ -185,4 +213,6 @@ class ConvertRequest:
             output_layout=str(data.get("output_layout") or "flat"),
             metadata=tuple((str(k), str(v)) for k, v in data.get("metadata") or ()),
             footnotes=data.get("footnotes"),
+            mastering=tuple((str(k), v) for k, v in (data.get("mastering") or {}).items()
+                            if k in MASTERING_SETTINGS),
         )

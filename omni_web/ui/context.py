@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from omni_web.jobs.notify import Notifier
     from omni_web.jobs.opds import OpdsClient, OpdsEntry
     from omni_web.jobs.presets import Preset, PresetBook
+    from omni_web.pipeline.fix import FixPlan
     from omni_web.pipeline.request import ConvertRequest
     from omni_web.server import ServerManager
     from omni_web.services import JobDeletion
@@ -76,6 +77,9 @@ class Services(Protocol):
 
     def submit_conversion(self, request: ConvertRequest) -> Job:
         """Queue a conversion job."""
+
+    def submit_fix(self, request: ConvertRequest, fix: FixPlan) -> Job:
+        """Queue a regenerate first in line; it may start beside a running book of its server and model."""
 
     def submit_many(self, files: list[Path], *, preset: Preset | str | None = None) -> list[tuple[str, Job | str]]:
         """Queue one job per uploaded book; the reason per file that was refused."""

@@ -199,7 +199,9 @@ def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
         # Sent only when it changed, so an opened levels fold stays open while the job goes on.
         levels = job_levels_html(job)
         levels_out = levels if changed(new, before, "levels", levels) else gr.skip()
-        detail = job_detail_html(job, positions.get(job.id, 0), remote_url=ctx.settings.remote_url)
+        detail = job_detail_html(job, positions.get(job.id, 0), remote_url=ctx.settings.remote_url,
+                                 running=[j for j in jobs if j.state is JobState.RUNNING],
+                                 queue_paused=state is JobState.QUEUED and ctx.services.queue.paused)
         return [overview, pick, detail, *buttons, downloads_out,
                 chapters_out, levels_out, new]
 

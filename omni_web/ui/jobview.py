@@ -16,7 +16,9 @@ from omni_web.catalog import get_entry
 from omni_web.errors import UnknownModel
 from omni_web.jobs import Job, JobState
 from omni_web.pipeline import ConvertProgress, ConvertResult, PhaseProgress, PhaseState
+from omni_web.pipeline.fix import fix_of, fix_wait_reason
 from omni_web.pipeline.review import finished_qa_line
+from omni_web.services import same_server_work
 from omni_web.ui.labels import model_name
 from omni_web.ui.levels import levels_html, mastering_fact
 from omni_web.ui.widgets import badge, callout, clock_str, duration_str, esc, progress_bar, size_str, table
@@ -134,11 +136,23 @@ def _waiting_html(job: Job, remote_url: str) -> str:
             f'<div class="ow-dim">{esc(p.server_status)}</div>' + callout(remedy))
 
 
-def job_detail_html(job: Job, position: int, *, now: float | None = None, remote_url: str = "") -> str:
+def _fix_html(job: Job, running: Sequence[Job], queue_paused: bool) -> str:
+    """A regenerate's job: what it rebuilds and, while it waits, why."""
+    fix = fix_of(job)
+    if fix is None:
+        return ""
+    why = fix_wait_reason(job, running, queue_paused=queue_paused, shares_server=same_server_work) \
+        if job.state is JobState.QUEUED else ""
+    return callout(f"{fix.message} {why}".strip(), tone="info")
+
+
+def job_detail_html(job: Job, position: int, *, now: float | None = None, remote_url: str = "",
+                    running: Sequence[Job] = (), queue_paused: bool = False) -> str:
     """The selected job: state, per-phase bars with ETAs, whole-job elapsed, speed, the error.
 
     ``remote_url`` is the Server tab's remote URL (a job without its own ``api_url`` uses it), so
-    a wait for the server names the remedy that fits it.
+    a wait for the server names the remedy that fits it. ``running`` and ``queue_paused`` say why
+    a queued fix waits.
     """
     p = progress_of(job)
     result = result_of(job)
@@ -147,6 +161,7 @@ def job_detail_html(job: Job, position: int, *, now: float | None = None, remote
             f'job {esc(job.id)}</span></div>')
     waiting = _waiting_html(job, remote_url)
     body = waiting or f'<div class="ow-job-line">{esc(_state_line(job, position))}</div>'
+    body += _fix_html(job, running, queue_paused)
     if job.state is not JobState.QUEUED and job.progress:
         running = job.state is JobState.RUNNING
         body += "".join(_phase_html(phase, running=running) for phase in phase_rows(job))

@@ -4,7 +4,8 @@ accept as is, regenerate, or edit the text and regenerate.
 Attached to the Jobs tab with one call (``build_review_panel(ctx, pick)``), so the tab's layout
 can change around it. Everything here is read from the book's QA report (finished jobs) or the
 job's progress and the chunk records (running jobs); regenerating queues a conversion that sends
-one request and rebuilds only that chapter and the book files.
+one request and rebuilds only that chapter and the book files, and runs next (beside a running
+book of the same model).
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ import numpy as np
 from omni_web.errors import ReviewError
 from omni_web.jobs import Job, JobState
 from omni_web.pipeline import ConvertProgress
+from omni_web.pipeline.fix import plan_fix
 from omni_web.pipeline.review import (
-    REGENERATE_PRIORITY,
     ReviewRow,
+    ReviewTarget,
     accept_chunk,
     accept_chunks,
     job_review_target,
@@ -122,8 +124,6 @@ def _audio(path: Path) -> tuple[int, np.ndarray] | None:
 
 def build_review_panel(ctx: UiContext, job_pick: gr.Dropdown) -> ReviewRefs:
     """Create the panel (inside the Jobs tab's layout) and wire it to the tab's job picker."""
-    store = QaStore(ctx.paths.chunk_cache_dir)
-    jobs = ctx.services.jobs
     with gr.Accordion("Review audio QA", open=False, elem_id="review-panel"):
         with gr.Row():
             summary = gr.HTML(elem_id="review-summary", padding=False)
@@ -148,93 +148,114 @@ def build_review_panel(ctx: UiContext, job_pick: gr.Dropdown) -> ReviewRefs:
         build_lexicon_panel(ctx, book=job_book, model=job_model, api_prefix="review_lexicon",
                             elem_prefix="review-lex")
     refs = ReviewRefs(summary, pick, detail, player, text, accept, regenerate, status, inbox)
+    _wire(_ReviewActions(ctx), refs, inbox, job_pick, refresh, (job_book, job_model))
+    return refs
 
-    def rows_of(job_id: str | None) -> tuple[list[ReviewRow], str, bool]:
+
+def _wire(actions: _ReviewActions, refs: ReviewRefs, inbox: InboxRefs, job_pick: gr.Dropdown, refresh: gr.Button,
+          book_and_model: tuple[gr.State, gr.State]) -> None:
+    list_outputs = [refs.summary, refs.pick, refs.detail, refs.player, refs.text, refs.accept, refs.regenerate,
+                    *inbox_outputs(inbox)]
+    filters = [inbox.chapter, inbox.reason, inbox.page]
+    job_pick.change(guarded(actions.job_book_and_model), [job_pick], list(book_and_model),
+                    api_name="review_lexicon_job")
+    job_pick.change(guarded(actions.show_list), [job_pick], list_outputs, api_visibility="private")
+    refresh.click(guarded(actions.show_list), [job_pick, *filters], list_outputs, api_name="review_list")
+    for control in filters:
+        control.input(guarded(actions.show_list), [job_pick, *filters], list_outputs, api_visibility="private")
+    refs.pick.input(guarded(actions.show_row), [job_pick, refs.pick], [refs.detail, refs.player, refs.text],
+                    api_visibility="private")
+    refs.accept.click(guarded(actions.accept), [job_pick, refs.pick, *filters], [refs.status, *list_outputs],
+                      api_name="review_accept")
+    refs.regenerate.click(guarded(actions.regenerate), [job_pick, refs.pick, refs.text, *filters],
+                          [refs.status, *list_outputs], api_name="review_regenerate")
+    inbox.accept_all.click(guarded(ask_accept_all), [inbox.accept_all], [inbox.confirm, inbox.confirm_text],
+                           api_visibility="private")
+    inbox.confirm_go.click(guarded(actions.accept_matching), [job_pick, *filters], [refs.status, *list_outputs],
+                           api_name="review_accept_all").then(lambda: gr.update(visible=False), None, inbox.confirm)
+    inbox.confirm_cancel.click(lambda: gr.update(visible=False), None, inbox.confirm, api_visibility="private")
+
+
+class _ReviewActions:
+    """The panel's handlers: each reads the job and its report afresh (nothing kept between events)."""
+
+    def __init__(self, ctx: UiContext) -> None:
+        self.ctx = ctx
+        self.store = QaStore(ctx.paths.chunk_cache_dir)
+        self.jobs = ctx.services.jobs
+
+    def rows_of(self, job_id: str | None) -> tuple[list[ReviewRow], str, bool]:
         if not job_id:
             return [], "Pick a job.", False
-        return flagged_rows(jobs.get(job_id), store)
+        return flagged_rows(self.jobs.get(job_id), self.store)
 
-    def show_list(job_id: str | None, chapter: str | None = None, reason: str | None = None,
+    def show_list(self, job_id: str | None, chapter: str | None = None, reason: str | None = None,
                   page: float | None = 1) -> list[Any]:
-        rows, line, can_regenerate = rows_of(job_id)
+        rows, line, can_regenerate = self.rows_of(job_id)
         shown = inbox_page(rows, chapter=int(chapter) if chapter else None, reason=reason or None,
                            page=int(page or 1))
         choices = [row_choice(r) for r in shown.rows]
         html = callout(line) if rows or not job_id else callout(line + " Nothing is waiting for review.")
         first = choices[0][1] if choices else None
-        return [html, gr.update(choices=choices, value=first), *show_row(job_id, first),
+        return [html, gr.update(choices=choices, value=first), *self.show_row(job_id, first),
                 gr.update(interactive=bool(rows)), gr.update(interactive=bool(rows) and can_regenerate),
                 *render_inbox(shown, chapter, reason, can_accept=can_regenerate)]
 
-    def accept_matching(job_id: str | None, chapter: str | None, reason: str | None, page: float | None) -> list[Any]:
-        target = _target(job_id)
+    def accept_matching(self, job_id: str | None, chapter: str | None, reason: str | None,
+                        page: float | None) -> list[Any]:
+        target = self.target(job_id)
         shown = inbox_page(review_rows(target), chapter=int(chapter) if chapter else None, reason=reason or None)
         accepted = accept_chunks(target, [(row.chapter, row.chunk) for row in shown.matching])
-        return [f"Accepted {accepted:,} chunks as they are.", *show_list(job_id, chapter, reason, 1)]
+        return [f"Accepted {accepted:,} chunks as they are.", *self.show_list(job_id, chapter, reason, 1)]
 
-    def find(job_id: str | None, place: str | None) -> ReviewRow | None:
+    def find(self, job_id: str | None, place: str | None) -> ReviewRow | None:
         if not place:
             return None
-        return next((r for r in rows_of(job_id)[0] if f"{r.chapter}:{r.chunk}" == place), None)
+        return next((r for r in self.rows_of(job_id)[0] if f"{r.chapter}:{r.chunk}" == place), None)
 
-    def show_row(job_id: str | None, place: str | None) -> list[Any]:
-        row = find(job_id, place)
+    def show_row(self, job_id: str | None, place: str | None) -> list[Any]:
+        row = self.find(job_id, place)
         if row is None:
             return ["", None, ""]
         return [row_detail_html(row), _audio(row.audio_path), row.text]
 
-    def _place(place: str | None) -> tuple[int, int]:
-        if not place or ":" not in place:
-            raise ReviewError("Pick a flagged chunk first.")
-        chapter, chunk = place.split(":", 1)
-        return int(chapter), int(chunk)
-
-    def _target(job_id: str | None):
+    def target(self, job_id: str | None) -> ReviewTarget:
         if not job_id:
             raise ReviewError("Pick a job first.")
-        job = jobs.get(job_id)
+        job = self.jobs.get(job_id)
         if job.state is not JobState.DONE:
             raise ReviewError("The job is still running: accept or regenerate once it is done.")
         return open_review(job_review_target(job.result, job_id))
 
-    def do_accept(job_id: str | None, place: str | None, *filters: Any) -> list[Any]:
+    def accept(self, job_id: str | None, place: str | None, *filters: Any) -> list[Any]:
         chapter, chunk = _place(place)
-        accept_chunk(_target(job_id), chapter, chunk)
-        return [f"Accepted chapter {chapter}, chunk {chunk} as it is.", *show_list(job_id, *filters)]
+        accept_chunk(self.target(job_id), chapter, chunk)
+        return [f"Accepted chapter {chapter}, chunk {chunk} as it is.", *self.show_list(job_id, *filters)]
 
-    def do_regenerate(job_id: str | None, place: str | None, new_text: str | None, *filters: Any) -> list[Any]:
+    def regenerate(self, job_id: str | None, place: str | None, new_text: str | None, *filters: Any) -> list[Any]:
         chapter, chunk = _place(place)
-        target = _target(job_id)
-        row = find(job_id, place)
+        target = self.target(job_id)
+        row = self.find(job_id, place)
         edited = new_text if row is not None and (new_text or "").strip() != row.text else None
         request = prepare_regenerate(target, chapter, chunk, text=edited)
         # The same request on purpose (with the name the job claimed): it rebuilds that job's own files.
-        # The highest priority: a one-chunk fix runs before any book waiting in line.
-        job = ctx.services.submit_conversion(request, allow_twin=True, priority=REGENERATE_PRIORITY)
+        fix = plan_fix(request, target.report.get("chapter_files") or {}, target.parts_dir, (chapter,),
+                       self.ctx.settings)
+        job = self.ctx.services.submit_fix(request, fix)
         what = "with the edited text" if edited else "as a new take"
-        return [f"Queued job `{job.id}`: chapter {chapter}, chunk {chunk} {what}; only that chapter and the "
-                "book files are rebuilt. Select the new job above to follow it.", *show_list(job_id, *filters)]
+        return [f"Queued job `{job.id}`: chapter {chapter}, chunk {chunk} {what}. {fix.message} It runs next, "
+                "beside a running book of the same model. Select the new job above to follow it.",
+                *self.show_list(job_id, *filters)]
 
-    def job_book_and_model(job_id: str | None) -> tuple[str | None, str | None]:
+    def job_book_and_model(self, job_id: str | None) -> tuple[str | None, str | None]:
         if not job_id:
             return None, None
-        params = jobs.get(job_id).params
+        params = self.jobs.get(job_id).params
         return params.get("book_path"), params.get("model_key")
 
-    list_outputs = [summary, pick, detail, player, text, accept, regenerate, *inbox_outputs(inbox)]
-    filters = [inbox.chapter, inbox.reason, inbox.page]
-    job_pick.change(guarded(job_book_and_model), [job_pick], [job_book, job_model], api_name="review_lexicon_job")
-    job_pick.change(guarded(show_list), [job_pick], list_outputs, api_visibility="private")
-    refresh.click(guarded(show_list), [job_pick, *filters], list_outputs, api_name="review_list")
-    for control in filters:
-        control.input(guarded(show_list), [job_pick, *filters], list_outputs, api_visibility="private")
-    pick.input(guarded(show_row), [job_pick, pick], [detail, player, text], api_visibility="private")
-    accept.click(guarded(do_accept), [job_pick, pick, *filters], [status, *list_outputs], api_name="review_accept")
-    regenerate.click(guarded(do_regenerate), [job_pick, pick, text, *filters], [status, *list_outputs],
-                     api_name="review_regenerate")
-    inbox.accept_all.click(guarded(ask_accept_all), [inbox.accept_all], [inbox.confirm, inbox.confirm_text],
-                           api_visibility="private")
-    inbox.confirm_go.click(guarded(accept_matching), [job_pick, *filters], [status, *list_outputs],
-                           api_name="review_accept_all").then(lambda: gr.update(visible=False), None, inbox.confirm)
-    inbox.confirm_cancel.click(lambda: gr.update(visible=False), None, inbox.confirm, api_visibility="private")
-    return refs
+
+def _place(place: str | None) -> tuple[int, int]:
+    if not place or ":" not in place:
+        raise ReviewError("Pick a flagged chunk first.")
+    chapter, chunk = place.split(":", 1)
+    return int(chapter), int(chunk)

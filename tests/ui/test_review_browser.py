@@ -3,12 +3,14 @@
 The book is made in this process against a fake server that answers 30 % of requests with silence
 (one take per chunk, so those are flagged), and recorded as a finished job. The app then runs
 against a clean fake server; the review panel lists the flagged chunks, Regenerate queues a job,
-and that job sends exactly one request and rebuilds the m4b.
+and that job sends exactly one request and rebuilds the m4b, while a long book renders on the
+same server and model, and with a mastering setting changed since the book was made.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -49,12 +51,16 @@ def reviewed_app(tmp_path: Path) -> Iterator[tuple[AppProcess, dict, Path, JobSt
     store.claim_next()
     store.finish(job.id, JobState.DONE, result=result.to_dict())
     log = tmp_path / "requests.jsonl"
-    clean = start_fake_server(MODEL, env={"FAKE_SGL_REQUEST_LOG": str(log)}, log_path=tmp_path / "clean.log")
-    settings = yaml.safe_load(paths.settings_file.read_text()) | {"remote_url": clean.base_url}
+    # Every request takes two seconds, so the long book below renders for minutes.
+    clean = start_fake_server(MODEL, env={"FAKE_SGL_REQUEST_LOG": str(log), "FAKE_SGL_LATENCY_S": "2.0"},
+                              log_path=tmp_path / "clean.log")
+    # A mastering setting changed since the book was made (a fix must still master as the book was).
+    settings = yaml.safe_load(paths.settings_file.read_text()) | {"remote_url": clean.base_url,
+                                                                  "aac_bitrate_kbps": 96}
     paths.settings_file.write_text(yaml.safe_dump(settings), encoding="utf-8")
     app = start_webapp(paths, port=free_port(), log_path=tmp_path / "webapp.log")
     try:
-        yield app, read_report(find_report(result.output_dir)), log, store
+        yield app, read_report(find_report(result.output_dir)), log, store, _many_chunk_book(tmp_path / "long.epub")
     finally:
         app.stop()
         clean.stop()
@@ -71,12 +77,30 @@ def page(browser, reviewed_app):
     context.close()
 
 
-def test_review_panel_regenerates_one_chunk_and_rebuilds_the_book(page, reviewed_app) -> None:
-    _app, report, log, store = reviewed_app
+def _long_job_running(store: JobStore, book: Path) -> str:
+    """Queue a long book on the same server and model (as the worker sees it), wait until it renders."""
+    request = ConvertRequest(book_path=book, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"),
+                             chapters=tuple(range(1, INBOX_CHAPTERS + 1)), qa_takes=1, chunk_words=20)
+    long = store.enqueue(CONVERT_JOB, request.to_dict(), title="Many Chunks")
+
+    def rendering():
+        job = store.get(long.id)
+        assert job.state in (JobState.QUEUED, JobState.RUNNING), job.error
+        return job.state is JobState.RUNNING and (job.progress.get("chunks_done") or 0) > 0
+
+    wait_for(rendering, timeout_s=LONG_S, what="the long book to render")
+    return long.id
+
+
+def test_a_regenerate_during_a_long_job_finishes_in_under_a_minute_and_rebuilds_one_chapter(
+        page, reviewed_app) -> None:
+    _app, report, log, store, long_book = reviewed_app
     flagged = [c for c in report["chunks"] if c["verdict"] == "flagged"]
     assert flagged
     m4b = Path(next(iter(store.list())).result["m4b"])
     m4b_before = m4b.stat().st_mtime_ns
+    mastered = {p.name: p.read_bytes() for p in Path(report["parts_dir"]).glob("*.m4a")}
+    assert len(mastered) == 2  # chapters 2 and 3
     tab(page, "Jobs")
     page.get_by_text("Review audio QA").click()
     page.locator("#review-refresh").click()
@@ -85,23 +109,43 @@ def test_review_panel_regenerates_one_chunk_and_rebuilds_the_book(page, reviewed
     expect(page.locator("#review-detail")).to_contain_text("silent")
     expect(page.locator("#review-text textarea")).to_have_value(first["text"])
     shot(page, "jobs-review")
+    long_id = _long_job_running(store, long_book)
+    started = time.monotonic()
     page.locator("#review-regenerate").click()
-    expect(page.locator("#review-status")).to_contain_text("Queued job", timeout=60_000)
+    status = page.locator("#review-status")
+    expect(status).to_contain_text("Queued job", timeout=60_000)
+    expect(status).to_contain_text(f"Only chapter {first['chapter']} is rebuilt; the other chapter is reused")
+    shot(page, "jobs-review-fix")
 
-    def regenerated_job_done():
-        jobs = store.list()
-        return len(jobs) == 2 and all(j.state is JobState.DONE for j in jobs)
+    def fix_done():
+        fixes = [job for job in store.list() if job.params.get("fix")]
+        assert not fixes or fixes[0].state in (JobState.QUEUED, JobState.RUNNING, JobState.DONE), fixes[0].error
+        return fixes and fixes[0].state is JobState.DONE and fixes[0]
 
-    wait_for(regenerated_job_done, timeout_s=LONG_S, what="the regenerate job to finish")
-    fix = max(store.list(), key=lambda job: job.created_at)
-    assert fix.priority == REGENERATE_PRIORITY  # it jumps the queue
+    fix = wait_for(fix_done, timeout_s=LONG_S, interval_s=0.1, what="the regenerate job to finish")
+    seconds = time.monotonic() - started
+    long_state = store.get(long_id).state
+    store.request_cancel(long_id)
+    print(f"\nregenerate of one chunk during a long job: {seconds:.1f} s from the click to done, "
+          f"{fix.started_at - fix.created_at:.1f} s of it queued (long job {long_state.value}, "
+          f"{store.get(long_id).progress.get('chunks_done')} chunks in)")
+    assert long_state is JobState.RUNNING  # it ran beside the long job, not after it
+    assert seconds < 60
+    assert fix.priority == REGENERATE_PRIORITY  # first in line
     assert fix.params["output_name"] == m4b.parent.name  # the job's own library folder, rebuilt in place
+    texts = {c["text"] for c in report["chunks"]}
     requests = [json.loads(line)["input"] for line in log.read_text().splitlines()]
-    assert requests == [first["text"]]  # one request: only that chunk
+    assert [text for text in requests if text in texts] == [first["text"]]  # one request: only that chunk
     assert m4b.stat().st_mtime_ns != m4b_before
     assert list(m4b.parents[2].rglob("*.m4b")) == [m4b]
+    # The other chapter's mastered file is the very same (mastered as the book was, not at 96 kbit/s).
+    after = {p.name: p.read_bytes() for p in Path(report["parts_dir"]).glob("*.m4a")}
+    kept = {name for name, data in mastered.items() if after.get(name) == data}
+    assert len(kept) == 1 and not kept.pop().startswith(f"{int(first['chapter']):03d}-")
+    assert after != mastered  # the fixed chapter's file was made again
     again = read_report(find_report(m4b.parent))
     assert next(c for c in again["chunks"] if c["key"] == first["key"])["verdict"] == "retaken"
+    wait_for(lambda: store.get(long_id).state.finished, timeout_s=LONG_S, what="the long job to stop")
 
 
 INBOX_CHAPTERS = 10

@@ -1,0 +1,108 @@
+"""A regenerate's job (a fix): which chapters it rebuilds, which it reuses, and why it waits.
+
+A fix re-masters only the chapters whose chunks it replaces; every other chapter's mastered files
+are reused when they exist under the mastering options the book was made with (kept with its
+request, see :meth:`ConvertRequest.with_mastering`), and the book files are joined again from
+them. :func:`plan_fix` looks before the job is queued, so the message says the truth before the
+fix starts: a book whose mastered files are gone, or that was made before its mastering settings
+were kept and whose settings changed since, is re-mastered whole, and the message says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from omni_web.jobs import Job
+from omni_web.pipeline.mastering import request_master_options
+from omni_web.pipeline.request import ConvertRequest
+from omni_web.settings import Settings
+
+__all__ = ["FIX_KEY", "FixPlan", "fix_of", "fix_wait_reason", "is_fix", "plan_fix"]
+
+# Where a fix's plan is kept in its job's params (beside the request).
+FIX_KEY = "fix"
+
+
+@dataclass(frozen=True, slots=True)
+class FixPlan:
+    """What a fix rebuilds: ``chapters`` are mastered again, ``reused`` kept as they are."""
+
+    chapters: tuple[int, ...]
+    reused: tuple[int, ...] = ()
+    # Non-empty: every chapter is mastered again, and this says why.
+    whole_book: str = ""
+
+    @property
+    def message(self) -> str:
+        """One sentence for the queue notice and the job's page."""
+        if self.whole_book:
+            count = len(self.chapters)
+            return (f"This fix re-masters the whole book ({count} chapter{'s' if count != 1 else ''}): "
+                    f"{self.whole_book}. It takes as long as the book's mastering.")
+        named = _chapters(self.chapters)
+        count = len(self.reused)
+        reused = ("" if not count else "; the other chapter is reused as it is" if count == 1
+                  else f"; the other {count} chapters are reused as they are")
+        return f"Only {named} {'is' if len(self.chapters) == 1 else 'are'} rebuilt{reused}, then the book files."
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON for the job's params."""
+        return {"chapters": list(self.chapters), "reused": list(self.reused), "whole_book": self.whole_book}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FixPlan:
+        """Inverse of :meth:`to_dict`."""
+        return cls(tuple(int(n) for n in data.get("chapters") or ()), tuple(int(n) for n in data.get("reused") or ()),
+                   str(data.get("whole_book") or ""))
+
+
+def _chapters(numbers: Sequence[int]) -> str:
+    if len(numbers) == 1:
+        return f"chapter {numbers[0]}"
+    return "chapters " + ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
+
+
+def plan_fix(request: ConvertRequest, chapter_files: Mapping[str, str], parts_dir: Path, changed: Iterable[int],
+             settings: Settings) -> FixPlan:
+    """What a fix of ``changed`` chapters rebuilds, from the book's chapter files (its QA report's
+    ``chapter_files``: number -> file name) and the mastered records in ``parts_dir``."""
+    key = request_master_options(request, settings).key
+    changed = set(changed)
+    others = {int(number): name for number, name in chapter_files.items() if int(number) not in changed}
+    kept = {number for number, name in others.items() if (parts_dir / f"{Path(name).stem}.{key}.json").is_file()}
+    rebuilt = tuple(sorted(changed | (others.keys() - kept)))
+    if others and not kept:
+        why = ("it was made before omni-web kept a book's mastering settings, and they changed since"
+               if not request.mastering else "its mastered chapter files are gone")
+        return FixPlan(rebuilt, (), why)
+    return FixPlan(rebuilt, tuple(sorted(kept)))
+
+
+def fix_of(job: Job) -> FixPlan | None:
+    """The fix plan a job carries, or None for an ordinary job."""
+    data = job.params.get(FIX_KEY)
+    return FixPlan.from_dict(data) if isinstance(data, Mapping) else None
+
+
+def is_fix(job: Job) -> bool:
+    """True for a fix: a few chunks to redo, which may start beside a long job of its server."""
+    return fix_of(job) is not None
+
+
+def fix_wait_reason(job: Job, running: Sequence[Job], *, queue_paused: bool,
+                    shares_server: Callable[[Job, Job], bool]) -> str:
+    """Why a queued fix has not started (empty when it is about to): a pause, or a running job
+    on another server or model, whose end it waits for (it runs before the books in line)."""
+    if queue_paused:
+        return "The queue is paused: resume it on the Queue tab and this fix runs first."
+    if job.paused:
+        return "This fix is paused: resume it and it runs first."
+    others = [other for other in running if not shares_server(other, job)]
+    if not others:
+        return ""
+    titles = ", ".join(f"'{other.title}'" for other in others)
+    return (f"It runs next, before the books waiting in line, once {titles} is done: that job uses another "
+            "model or server, and only a job on the same server and model can share its batch.")
