@@ -127,7 +127,9 @@ def test_sizes_by_kind_and_book_are_read_back_from_disk(library) -> None:
     paths, done, busy, _kept = library
     report = storage_report(paths, Settings())
     assert report.size_of("chunks_finished") == 3000 + 5000 + 100  # the busy book's 4000 are not "finished"
-    assert report.size_of("chunks_other") == 4000 + 4 * 2  # its chunks, and the QA records ({} each)
+    assert report.size_of("chunks_busy") == 4000  # a job waits for that book
+    assert report.size_of("chunks_untracked") == 0
+    assert report.size_of("chunk_records") == 4 * 2  # the QA records ({} each)
     assert report.size_of("versions_superseded") == 4 * 1000  # Done's old version only: Busy is in work
     assert report.size_of("books") == 2 * 2000
     assert report.size_of("converted") == 1000
@@ -137,7 +139,9 @@ def test_sizes_by_kind_and_book_are_read_back_from_disk(library) -> None:
     zips = Path(done["m4b"]).parent / ".downloads"
     zips.mkdir()
     (zips / "Done.mp3.zip").write_bytes(b"z" * 321)
-    assert storage_report(paths, Settings()).size_of("hidden") == 321
+    (paths.chunk_cache_dir / "orphan.wav").write_bytes(b"o" * 77)  # a cancelled job's chunk, say
+    again = storage_report(paths, Settings())
+    assert again.size_of("hidden") == 321 and again.size_of("chunks_untracked") == 77
 
 
 def test_prune_removes_finished_books_chunks_keeps_busy_and_flagged(library) -> None:

@@ -114,21 +114,27 @@ def measure(paths: DataPaths, output_root: Path, found: Survey) -> StorageReport
 
 
 def _chunk_kinds(cache: Path, found: Survey) -> list[KindUsage]:
-    """The chunk cache, split into the chunks of finished books and the rest."""
+    """The chunk cache: audio of finished books, of books in work, audio no finished book accounts
+    for (cancelled or failed jobs, books made before manifests with QA off), and QA/word records."""
     finished = set().union(*(e.chunk_keys for e in found.folders if e.finished)) - found.busy_keys
-    done_size = done_count = other_size = other_count = 0
+    totals = {name: [0, 0] for name in ("chunks_finished", "chunks_busy", "chunks_untracked", "chunk_records")}
     for path in _files(cache):
         try:
             size = path.stat().st_size
         except OSError:
             continue
-        if path.parent == cache and path.suffix == ".wav" and path.stem in finished:
-            done_size, done_count = done_size + size, done_count + 1
+        if path.parent != cache or path.suffix != ".wav":
+            kind = "chunk_records"
+        elif path.stem in finished:
+            kind = "chunks_finished"
         else:
-            other_size, other_count = other_size + size, other_count + 1
-    return [KindUsage("chunks_finished", "Chunk cache: finished books", done_size, done_count, str(cache)),
-            KindUsage("chunks_other", "Chunk cache: books in work, QA records, untracked", other_size, other_count,
-                      str(cache))]  # fmt: skip
+            kind = "chunks_busy" if path.stem in found.busy_keys else "chunks_untracked"
+        totals[kind][0] += size
+        totals[kind][1] += 1
+    labels = {"chunks_finished": "Chunk cache: finished books", "chunks_busy": "Chunk cache: books in work",
+              "chunks_untracked": "Chunk cache: not tied to a finished book",
+              "chunk_records": "Chunk cache: QA records and word timings"}
+    return [KindUsage(k, labels[k], size, count, str(cache)) for k, (size, count) in totals.items()]
 
 
 def _parts_kinds(parts: Path, found: Survey) -> list[KindUsage]:

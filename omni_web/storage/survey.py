@@ -77,7 +77,9 @@ def survey(store: JobStore, parts_roots: Iterable[Path]) -> Survey:
         folder = _job_folder(job)
         if folder is None:
             continue
-        entry = folders.setdefault(folder, _folder(folder))
+        entry = folders.get(folder)
+        if entry is None:  # a folder outside the output roots (a job's own output folder that moved)
+            entry = folders[folder] = _folder(folder)
         entry.book_paths.add(_resolved(job.params["book_path"]))
         if not job.state.finished:
             entry.busy = True
