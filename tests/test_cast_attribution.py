@@ -129,3 +129,19 @@ def test_story_collection_with_straight_quotes_lists_its_speakers_and_no_common_
     # Sentence openers, determiners and an adjective before a noun ("cried the Court pages") are not names.
     assert not {"In", "Into", "Another", "Court", "The"} & set(people)
     assert people["Gluck"].quotes >= 30
+
+
+def test_quoted_titles_and_phrases_are_narration_and_never_characters() -> None:
+    from omni_web.book import BlockKind, Book, BookMetadata, Chapter, TextBlock
+
+    paragraphs = ['Ishmael read "The Raven" twice by the stove.', 'Then the crew sang the song "Yankee Doodle" '
+                  'until dawn.', 'The word "grin" was carved into the mast.', '"Go," said Ahab. "Now."',
+                  '"Aye," said Ahab.', 'Starbuck cried "Help!" into the wind.']
+    chapter = Chapter(index=0, title="One", blocks=tuple(TextBlock(BlockKind.PARAGRAPH, p) for p in paragraphs),
+                      word_count=50, selected_by_default=True, matter_reason="", source_href="c1.xhtml")
+    quotes = chapter_dialogue(chapter, STYLES["straight-double"]).quotes()
+    assert [q.text for q in quotes] == ['"Go,"', '"Now."', '"Aye,"', '"Help!"']
+    assert {q.attribution.speaker for q in quotes} == {"Ahab", "Starbuck"}
+    book = Book(metadata=BookMetadata(title="Titles"), cover=None, chapters=(chapter,), source_path=ALICE)
+    names = {c.name for c in find_characters(book, chapters=[chapter], min_quotes=1)}
+    assert names == {"Ahab", "Starbuck"}, names

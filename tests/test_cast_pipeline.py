@@ -178,7 +178,9 @@ def test_dash_dialogue_and_the_lexicon_go_through_the_cast(tmp_path: Path) -> No
     cast = Cast.of(dialogue=VoiceChoice.speaker("Ryan"), characters={"Quijano": VoiceChoice.speaker("Eric")})
     plan = plan_conversion(book, request(book_path, cast), get_entry(MODEL), Settings(), pronouncer=lexicon)
     said = [(item.speaker, item.voice.name, item.text) for item in plan.items]
-    assert ("Juan", "Ryan", "¿Vienes, Kijano?") in said  # the lexicon applies inside the quote
+    # Juan has no voice of his own: his line is read under the dialogue voice's label, the lexicon
+    # applying inside the quote.
+    assert (DIALOGUE, "Ryan", "¿Vienes, Kijano?") in said
     assert any(who == NARRATOR and "preguntó Juan" in text for who, _, text in said)
     assert any(who == "Quijano" and voice == "Eric" and text.startswith("No") for who, voice, text in said)
     spoken = " ".join(text for *_, text in said)
@@ -209,3 +211,18 @@ def test_qa_retakes_keep_each_chunks_voice_and_resume_renders_nothing(
     with SpeechClient(server.base_url) as client:
         again = run_conversion(job, paths=data_paths, settings=settings, client=client)
     assert len(read_log(log)) == len(sent) and again.chunks_cached == again.chunks_total
+
+
+def test_speakers_read_in_one_voice_share_a_request_and_attributions_stay_with_them() -> None:
+    book = load_book(ALICE)
+    entry = get_entry(MODEL)
+    ryan = VoiceChoice.speaker("Ryan")
+    plain = len(plan_conversion(book, request(ALICE), entry, Settings()).items)
+    alice_only = plan_conversion(book, request(ALICE, Cast.of(characters={"Alice": ryan})), entry, Settings())
+    everyone = len(plan_conversion(book, request(ALICE, Cast.of(dialogue=ryan)), entry, Settings()).items)
+    # Only Alice has a voice: the others' quotes and the "said the Hatter" between them are the
+    # narrator's, read in one request with the narration around them (was 2,107 requests).
+    assert len(alice_only.items) < 1.65 * plain < everyone, (plain, len(alice_only.items), everyone)
+    assert {i.speaker for i in alice_only.items} == {NARRATOR, "Alice"}
+    assert all(i.voice == (ryan if i.speaker == "Alice" else VoiceChoice.speaker("Vivian")) for i in alice_only.items)
+    assert any(i.text.startswith('"There isn\'t any," said the March Hare') for i in alice_only.items)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from omni_web.cast.spans import ParagraphSpans, Span
 
-__all__ = ["Attribution", "SPEECH_VERBS", "attribute_speakers", "canonical_name"]
+__all__ = ["Attribution", "SPEECH_VERBS", "attribute_speakers", "canonical_name", "speaker_after"]
 
 # Speech verbs in the languages the splitter's quote styles serve (en, fr, es, de, it).
 SPEECH_VERBS = frozenset(
@@ -125,7 +125,7 @@ def _is_verb(words: str) -> bool:
     return folded in _MULTIWORD_VERBS or folded.split()[0] in SPEECH_VERBS
 
 
-def _speaker_after(narration: str) -> Attribution | None:
+def speaker_after(narration: str) -> Attribution | None:
     """Attribution from the narration right after a quote."""
     head = narration[:120]
     match = _VERB_NAME_AFTER.match(head)
@@ -192,7 +192,7 @@ def _explicit(paragraph: ParagraphSpans) -> list[Attribution | None]:
             continue
         after = spans[k + 1].text if k + 1 < len(spans) and not spans[k + 1].is_dialogue else ""
         before = spans[k - 1].text if k > 0 and not spans[k - 1].is_dialogue else ""
-        guess = _speaker_after(after) if after else None
+        guess = speaker_after(after) if after else None
         if guess is None or guess.speaker is None:
             earlier = _speaker_before(before) if before else None
             guess = earlier if earlier is not None else guess

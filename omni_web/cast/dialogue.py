@@ -4,17 +4,20 @@ This is what both the character list and the conversion plan read: one pass of
 :mod:`~omni_web.cast.spans` and :mod:`~omni_web.cast.attribution` per chapter. Speakers here are
 labels, not voices: ``""`` is the narrator, :data:`DIALOGUE` an unattributed (or too uncertain)
 quote, anything else a character's name. The labels depend on the text and the confidence
-threshold only, never on the voices chosen, so mapping a character to another voice changes the
-voice of that character's chunks and nothing else.
+threshold only; :meth:`ChapterDialogue.segments` may fold them by voice (speakers without a voice
+of their own share the dialogue's or the narrator's runs), so giving a character a voice splits
+its lines out of those runs and changes nothing else. Quoted titles and phrases are narration
+(:mod:`~omni_web.cast.mentions`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from omni_web.book import Book, Chapter
 from omni_web.cast.attribution import Attribution, attribute_speakers
+from omni_web.cast.mentions import without_mentions
 from omni_web.cast.spans import (
     NO_DIALOGUE,
     ParagraphSpans,
@@ -66,18 +69,24 @@ class ChapterDialogue:
                     found.append(Quote(index, span.text, attribution))
         return found
 
-    def segments(self, *, min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> dict[int, list[tuple[str, str]]]:
+    def segments(self, *, min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+                 label_of: Callable[[str], str] | None = None) -> dict[int, list[tuple[str, str]]]:
         """Per paragraph with speech: its (speaker label, text) runs, which join back to the paragraph.
 
         Neighbouring runs with the same label are merged (two quotes with only a space between).
+        ``label_of`` maps a speaker label to the label it is read under (the cast's
+        :meth:`~omni_web.cast.record.Cast.voice_label`): speakers read in one voice then share
+        runs, so '"Go," said the Emperor. "Now."' is one request when the Emperor has no voice
+        of his own.
         """
+        relabel = label_of or (lambda label: label)
         result: dict[int, list[tuple[str, str]]] = {}
         for index, (paragraph, row) in enumerate(zip(self.paragraphs, self.attributions, strict=True)):
             if not paragraph.has_dialogue:
                 continue
             runs: list[tuple[str, str]] = []
             for span, attribution in zip(paragraph.spans, row, strict=True):
-                label = _label(attribution, min_confidence) if span.is_dialogue else NARRATOR
+                label = relabel(_label(attribution, min_confidence) if span.is_dialogue else NARRATOR)
                 if not span.is_dialogue and not span.text.strip() and runs:
                     label = runs[-1][0]  # a bare space between two quotes stays with them
                 if runs and runs[-1][0] == label:
@@ -110,7 +119,7 @@ def chapter_dialogue(chapter: Chapter, style: QuoteStyle) -> ChapterDialogue:
 
     def flush() -> None:
         texts = [chapter.blocks[i].text for i in run]
-        split = split_paragraphs(texts, style)
+        split = [without_mentions(paragraph) for paragraph in split_paragraphs(texts, style)]
         for paragraph, row in zip(split, attribute_speakers(split), strict=True):
             paragraphs.append(paragraph)
             attributions.append(tuple(row))

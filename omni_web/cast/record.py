@@ -53,6 +53,15 @@ class Cast:
                 return mapped
         return self.dialogue or narrator
 
+    def voice_label(self, speaker: str) -> str:
+        """The label ``speaker``'s lines are read under: the speaker's own when mapped, else the
+        label of the voice that reads them (:data:`DIALOGUE`, or the narrator's when there is no
+        dialogue voice). Runs of one voice then join into one request, and
+        ``voice_for(voice_label(s))`` is ``voice_for(s)``."""
+        if speaker == NARRATOR or (speaker != DIALOGUE and self.character_voice(speaker) is not None):
+            return speaker
+        return DIALOGUE if self.dialogue is not None else NARRATOR
+
     def voices(self) -> list[VoiceChoice]:
         """Every voice of the cast (dialogue first), for checking them all against the server."""
         found = [self.dialogue] if self.dialogue is not None else []

@@ -9,6 +9,7 @@ is exactly the spoken form, as without a cast, and narration outside any quote i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from omni_web.book import Chapter, TextBlock, count_words
@@ -21,12 +22,14 @@ __all__ = ["voiced_chapter"]
 
 
 def voiced_chapter(
-    chapter: Chapter, speech: SpokenForm, style: QuoteStyle, *, min_confidence: float
+    chapter: Chapter, speech: SpokenForm, style: QuoteStyle, *, min_confidence: float,
+    label_of: Callable[[str], str] | None = None,
 ) -> tuple[Chapter, dict[int, list[tuple[str, str]]]]:
     """The chapter in spoken form, and per block index its (speaker, spoken text) runs.
 
     Feed both to :func:`omni_web.book.chunk_chapter` (``speakers=``): blocks without speech are
-    chunked as a single-voice job chunks them.
+    chunked as a single-voice job chunks them. ``label_of``: see
+    :meth:`~omni_web.cast.dialogue.ChapterDialogue.segments`.
     """
     transforms = speech.rules is not None or bool(speech.pronouncer)
 
@@ -34,7 +37,7 @@ def voiced_chapter(
         # As SpokenForm.chapter: untouched when neither a lexicon nor rules apply.
         return speech.spoken(text) if transforms else text
 
-    runs_by_block = chapter_dialogue(chapter, style).segments(min_confidence=min_confidence)
+    runs_by_block = chapter_dialogue(chapter, style).segments(min_confidence=min_confidence, label_of=label_of)
     blocks: list[TextBlock] = []
     speakers: dict[int, list[tuple[str, str]]] = {}
     for index, block in enumerate(chapter.blocks):

@@ -162,7 +162,8 @@ def _chunks(
     """The chapter's spoken chunks; with a cast, cut by speaker (a chunk never mixes narration and speech)."""
     if cast is None or style is None:
         return chunk_chapter(speech.chapter(chapter), chunk_words=words, max_words=max_words, max_chars=max_chars)
-    voiced, speakers = voiced_chapter(chapter, speech, style, min_confidence=cast.min_confidence)
+    voiced, speakers = voiced_chapter(chapter, speech, style, min_confidence=cast.min_confidence,
+                                       label_of=cast.voice_label)
     return chunk_chapter(voiced, chunk_words=words, max_words=max_words, max_chars=max_chars, speakers=speakers)
 
 
