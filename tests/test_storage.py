@@ -67,6 +67,21 @@ def test_a_new_mastering_version_replaces_the_old_after_the_book_is_rebuilt(data
     assert second.m4b is not None and second.m4b.is_file()
     (manifest,) = read_manifests(parts)
     assert manifest.versions == after and manifest.book == str(second.m4b)
+    # The job store holds the real result document: Storage ties every chunk file to the book.
+    from omni_web.jobs.store import JobState, JobStore
+    from omni_web.storage import prune_plan, storage_report
+    from tests.conftest import DATA_DIR
+
+    store = JobStore(data_paths.jobs_db)
+    job = store.enqueue("convert", {"book_path": str(DATA_DIR / "hefty-water.epub")})
+    store.claim_next()
+    store.finish(job.id, JobState.DONE, result=second.to_dict())
+    wavs = list(data_paths.chunk_cache_dir.glob("*.wav"))
+    report = storage_report(data_paths, Settings())
+    assert report.size_of("chunks_finished") == sum(p.stat().st_size for p in wavs) > 0
+    assert report.size_of("chunks_untracked") == 0 and report.size_of("versions_superseded") == 0
+    assert prune_plan(data_paths, Settings()).execute().files == len(wavs)
+    assert not list(data_paths.chunk_cache_dir.glob("*.wav")) and second.m4b.is_file()
 
 
 def _book(root: Path, name: str, *, versions: dict[str, int], chunks: dict[str, int], cache: Path,
