@@ -19,6 +19,7 @@ from omni_web.deliver.metadata import editable_values
 from omni_web.errors import BookError
 from omni_web.pipeline.estimate import estimate_book
 from omni_web.ui.context import UiContext
+from omni_web.ui.labels import chapter_label
 from omni_web.ui.widgets import esc
 
 __all__ = ["book_header_html", "chapter_choices", "estimate_html", "load_upload", "pick_chapters"]
@@ -29,7 +30,7 @@ def chapter_choices(book: Book) -> tuple[list[tuple[str, int]], list[int]]:
     choices, selected = [], []
     for row in chapter_rows(book):
         reason = f"  ·  {row.reason}" if row.reason else ""
-        choices.append((f"{row.number:>3}. {row.title}  ·  {row.size_str}{reason}", row.number))
+        choices.append((f"{chapter_label(row.number, row.title, width=3)}  ·  {row.size_str}{reason}", row.number))
         if row.selected:
             selected.append(row.number)
     return choices, selected

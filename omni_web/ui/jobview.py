@@ -19,7 +19,7 @@ from omni_web.pipeline import ConvertProgress, ConvertResult, PhaseProgress, Pha
 from omni_web.pipeline.fix import fix_of, fix_wait_reason
 from omni_web.pipeline.review import finished_qa_line
 from omni_web.services import same_server_work
-from omni_web.ui.labels import model_name
+from omni_web.ui.labels import chapter_label, model_name
 from omni_web.ui.levels import levels_html, mastering_fact
 from omni_web.ui.widgets import badge, callout, clock_str, duration_str, esc, progress_bar, size_str, table
 from omni_web.voices.names import canonical_spelling, display_name
@@ -286,8 +286,7 @@ def chapters_html(job: Job) -> str:
     rows = []
     for chapter in chapters:
         number = chapter.number
-        # A title that already starts with its number ("5. Blubber") is not numbered twice.
-        label = chapter.title if chapter.title.startswith(f"{number}.") else f"{number}. {chapter.title}"
+        label = chapter_label(number, chapter.title)
         play = (f'<button class="ow-play" data-play="{number}" data-src="{esc(file_url(ready[number]))}" '
                 f'data-title="{esc(label)}" title="Play chapter {number}" aria-label="Play chapter {number}">▶'
                 '</button>' if number in ready else "")

@@ -1,4 +1,4 @@
-"""Text labels that must line up: the model picker reads as a table.
+"""Text labels that must line up: the model picker reads as a table; chapters numbered once.
 
 Each label starts with a mark column (``●`` when the weights are in the cache), then the model
 name padded to the widest one, then one fixed-width column per capability word (``tts``,
@@ -7,12 +7,13 @@ name padded to the widest one, then one fixed-width column per capability word (
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 
 from omni_web.catalog import CAPABILITY_COLUMNS, CATALOG, CatalogEntry, get_entry
 from omni_web.errors import UnknownModel
 
-__all__ = ["DOWNLOADED_MARK", "model_name", "model_picker_choices", "model_picker_label"]
+__all__ = ["DOWNLOADED_MARK", "chapter_label", "model_name", "model_picker_choices", "model_picker_label"]
 
 _GAP = "  "
 DOWNLOADED_MARK = "●"
@@ -41,3 +42,11 @@ def model_name(key: str | None) -> str:
         return get_entry(key).label if key else "-"
     except UnknownModel:
         return key or "-"
+
+
+def chapter_label(number: int, title: str, *, width: int = 0) -> str:
+    """``3. Title``, or the title alone when it already starts with its number ("1. Loomings",
+    "Chapter 1: Loomings"): the checklist and the job's chapter list never say "1. 1. Loomings"."""
+    if re.match(rf"\s*(?:chapter\s+)?0*{number}(?!\d)", title, re.IGNORECASE):
+        return " " * max(0, width - len(str(number))) + title.strip()
+    return f"{number:>{width}}. {title}"

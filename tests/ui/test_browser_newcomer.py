@@ -64,7 +64,17 @@ def books(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "short": _book(root / "short.epub", title="Two Voices", chapters=3),
         "cover": _book(root / "cover.epub", title="Clear Cover", chapters=1, cover=_rgba_cover()),
         "long": _book(root / "long.epub", title="Long Book", chapters=138),
+        "numbered": _numbered_book(root / "numbered.epub"),
     }
+
+
+def _numbered_book(path: Path) -> Path:
+    """Chapter titles that carry their own numbers, as Moby-Dick's do."""
+    titles = ["1. Loomings", "2. The Carpet-Bag"]
+    documents = [(f"c{n}.xhtml", xhtml(f"<h1>{t}</h1><p>Call me Ishmael. Some years ago I went to sea.</p>"))
+                 for n, t in enumerate(titles, start=1)]
+    nav = nav_xhtml([(name, t) for (name, _), t in zip(documents, titles, strict=True)])
+    return make_epub(path, documents, nav=nav, title="Numbered Titles", author="Test Writer")
 
 
 @pytest.fixture(scope="module")
@@ -303,6 +313,25 @@ def test_an_error_is_said_once_in_words_without_red_pills(page, tmp_path):
     _no_error_pills(page)
     assert not re.search(r"[a-z0-9]+_[a-z0-9_]+|Error:|Exception", toast.inner_text())  # no keys, no class names
     shot(page, "generate-error-once")
+
+
+def test_numbered_titles_are_numbered_once_and_a_refused_preview_toasts_once(page, books):
+    _upload(page, books["numbered"], "Numbered Titles")
+    labels = page.locator("#gen-chapters label").all_inner_texts()
+    assert any(label.strip().startswith("1. Loomings") for label in labels), labels
+    assert not any(re.search(r"\b1\. +1\.|\b2\. +2\.", label) for label in labels), labels
+    page.get_by_role("button", name="None", exact=True).first.click()
+    expect(page.locator("#gen-chapters input[type=checkbox]:checked")).to_have_count(0)
+    for button in ("#gen-preview", "#gen-generate"):
+        page.locator(button).click()
+        toast = page.locator(".toast-body").filter(has_text="No chapter is selected")
+        expect(toast).to_have_count(1, timeout=60_000)
+        page.wait_for_timeout(1500)  # a second toast of the same refusal would show by now
+        _said_once(page, "No chapter is selected")
+        _no_error_pills(page)
+        shot(page, f"generate-refused-{button[5:]}")
+        page.locator(".toast-close").first.click()
+        expect(toast).to_have_count(0)
 
 
 def test_logs_follow_and_settings_show_the_real_port(page, app):
