@@ -3,10 +3,19 @@ already made (chunks counted, finished chapters still "ready"), against the fake
 
 from __future__ import annotations
 
+import html
+
+from omni_web.book import load_book
+from omni_web.catalog import get_entry
 from omni_web.client import VoiceChoice
+from omni_web.jobs import Job, JobState
 from omni_web.paths import DataPaths
-from omni_web.pipeline import PhaseProgress, PhaseState
+from omni_web.pipeline import ConvertProgress, ConvertRequest, PhaseProgress, PhaseState, plan_conversion
+from omni_web.pipeline.tracking import ProgressTracker
+from omni_web.render import RenderProgress
 from omni_web.settings import Settings
+from omni_web.ui.jobview import job_detail_html
+from tests.conftest import DATA_DIR
 from tests.test_pipeline import FAST, convert
 
 
@@ -57,3 +66,28 @@ def test_phase_eta_comes_from_its_own_rate() -> None:
     later = started.advanced(4, now=110.0, baseline=2)  # 2 more in 10 s: 6 left = 30 s
     assert later.eta_s == 30.0
     assert later.advanced(10, now=130.0, baseline=2).state == PhaseState.DONE
+
+
+def test_a_chunk_given_up_settles_rendering_and_is_named_in_the_jobs_tab() -> None:
+    """One poison chunk of 88: rendering reads done with 1 failed, not a stopped 87/88."""
+    model = "qwen3_tts_0_6b_customvoice"
+    book = load_book(DATA_DIR / "hefty-water.epub")
+    request = ConvertRequest(book_path=DATA_DIR / "hefty-water.epub", model_key=model, voice=VoiceChoice.speaker("Vivian"))
+    docs: list = []
+    tracker = ProgressTracker(plan_conversion(book, request, get_entry(model), Settings()), docs.append)
+    total = tracker.doc.chunks_total
+    named = "chunk 3 of chapter 2 ('Water'): \"The bucket\""
+    tracker.gave_up([named])
+    tracker.render(RenderProgress(chunks_done=total - 1, chunks_total=total, chunks_cached=0, audio_s=60.0,
+                                  rendered_audio_s=60.0, elapsed_s=30.0, chunks_failed=1))  # fmt: skip
+    doc = docs[-1]
+    rendering = doc.phase_named("rendering")
+    assert rendering.state is PhaseState.DONE and rendering.eta_s is None
+    assert rendering.counts == f"{total - 1}/{total} chunks, 1 failed"
+    assert doc.fraction == 1.0 and doc.chunk_counts == f"{total - 1}/{total} chunks, 1 failed"
+    stored = ConvertProgress.from_dict(doc.to_dict())
+    assert (stored.chunks_failed, stored.failed_chunks) == (1, (named,))
+    job = Job(id="j", kind="convert", title="Hefty Water", state=JobState.DONE, params={}, progress=doc.to_dict())
+    page = job_detail_html(job, 0)
+    assert f"{total - 1}/{total} chunks, 1 failed · done" in page
+    assert "Not in the book" in page and html.escape(named) in page

@@ -145,6 +145,7 @@ def test_a_poison_chunk_fails_alone_and_the_rest_of_the_book_is_rendered(tmp_pat
     rendered = {p.stem for p in tmp_path.glob("*.wav")}
     assert rendered == {c.key for c in chunks} - {poison.key}  # everything else is on disk
     assert summary.progress.chunks_done == 29
+    assert summary.progress.chunks_failed == 1 and summary.progress.fraction == 1.0  # settled, not one short
     # The poison chunk went out at two crashes with others, then twice alone (once more alone when
     # other requests had reached the fresh server first, which makes an alone try inconclusive).
     assert 4 <= server.requests.count(poison.text) <= 5

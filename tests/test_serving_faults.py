@@ -81,6 +81,10 @@ def test_a_poison_chunk_on_one_managed_server_fails_alone_and_the_book_is_delive
         check_book_without(result, item)
         assert manager.owned_record().pid != first_pid  # it crashed, and was started again
         assert docs[-1].phase == "done" and item.text[:40] in docs[-1].message
+        # The counts say it too: rendering is done with one chunk failed, and that chunk is named.
+        rendering = docs[-1].phase_named("rendering")
+        assert rendering.state == "done" and rendering.failed == 1 and docs[-1].chunks_failed == 1
+        assert [item.text[:40] in line for line in docs[-1].failed_chunks] == [True]
         # Editing the chunk's text and regenerating it (the review path) rebuilds the book with it.
         target = open_review(result.qa_report)
         assert [(r.chapter, r.chunk) for r in review_rows(target)] == [(item.chapter_number, item.chunk_number)]

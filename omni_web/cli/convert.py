@@ -179,12 +179,13 @@ def render_request(request: ConvertRequest, book: Book, serving: Serving, paths:
     def progress(doc: ConvertProgress) -> None:
         if doc.chunks_total and bar.total != doc.chunks_total:
             bar.total = doc.chunks_total
-        bar.n = doc.chunks_done
+        bar.n = doc.chunks_done + doc.chunks_failed  # a chunk given up is settled; the postfix says so
         eta, rtf = doc.eta_s, doc.realtime_factor
         bar.set_postfix_str(
             f"audio {doc.audio_s / 60:.1f} min"
             + (f", x{rtf:.1f} realtime" if rtf else "")
             + (f", ETA {eta / 60:.1f} min" if eta else "")
+            + (f", {doc.chunks_failed} failed" if doc.chunks_failed else "")
             + (f", {doc.qa.line}" if doc.qa is not None else ""),
             refresh=True,
         )

@@ -26,7 +26,7 @@ from omni_web.deliver.folder import complete_book_folder
 from omni_web.deliver.layout import BookPlace, OutputLayout, book_place, default_name, narrator_parts
 from omni_web.deliver.metadata import effective_metadata
 from omni_web.deliver.sidecars import Narration
-from omni_web.errors import UnknownVoice, VoiceError
+from omni_web.errors import PoisonChunk, UnknownVoice, VoiceError
 from omni_web.master import ChapterSpec, ChapterState, LoudnessPreset, MasteredChapter, get_preset
 from omni_web.paths import DataPaths
 from omni_web.pipeline.mastering import (
@@ -266,9 +266,14 @@ def _render(job: _Job, items: list[RenderItem], *, client: SpeechClient, serving
             tracker: ProgressTracker, finisher: ChapterFinisher, missing: MissingChunks, paths: DataPaths,
             cancelled: Callable[[], bool], retry: RetryPolicy) -> RenderSummary:  # fmt: skip
     """Render every missing chunk while the serving handle watches the server; QA is closed after."""
+
     def synthesize(item: RenderItem) -> bytes:
         speech = SpeechRequest(text=item.text, voice=item.voice or job.voice, language=job.request.language)
         return client.speech(job.entry, speech).audio
+
+    def gave_up(item: RenderItem, error: PoisonChunk) -> None:
+        missing.failed(item, error)
+        tracker.gave_up(chunk.line for chunk in missing.chunks)
 
     watch = (serving.watch(on_status=tracker.server_status, cancelled=cancelled) if serving is not None
              else contextlib.nullcontext())  # fmt: skip
@@ -285,7 +290,7 @@ def _render(job: _Job, items: list[RenderItem], *, client: SpeechClient, serving
                 recover=serving.recover if serving is not None else None,
                 retry=retry,
                 check=qa.check,
-                on_failed=missing.failed,
+                on_failed=gave_up,
             )
     finally:
         qa.close()

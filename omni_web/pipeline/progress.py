@@ -72,17 +72,30 @@ class PhaseProgress(JsonRecord):
     state: PhaseState = PhaseState.PENDING
     started_at: float | None = None
     eta_s: float | None = None
+    failed: int = 0  # of ``done``: given up, not made (a chunk no server could say)
+
+    @property
+    def counts(self) -> str:
+        """``87/88 chunks, 1 failed``: what is made of the total, and what was given up."""
+        if self.unit == "%":
+            return f"{self.done}%"
+        if not self.total:
+            return self.unit
+        made = f"{self.done - self.failed:,}/{self.total:,} {self.unit}"
+        return made + (f", {self.failed:,} failed" if self.failed else "")
 
     def advanced(self, done: int, *, now: float, total: int | None = None, eta_s: float | None = None,
-                 baseline: int = 0) -> PhaseProgress:
-        """A copy at ``done`` (of ``total``); the ETA is measured from ``baseline`` (work found done)."""
+                 baseline: int = 0, failed: int | None = None) -> PhaseProgress:
+        """A copy at ``done`` (of ``total``, ``failed`` of them given up); the ETA is measured from
+        ``baseline`` (work found done)."""
         total = self.total if total is None else total
+        failed = self.failed if failed is None else failed
         started = self.started_at if self.started_at is not None else now
         finished = total > 0 and done >= total
         if eta_s is None and not finished and done > baseline and now > started:
             eta_s = (total - done) * (now - started) / (done - baseline)
         return replace(self, done=done, total=total, started_at=started, eta_s=None if finished else eta_s,
-                       state=PhaseState.DONE if finished else PhaseState.ACTIVE)
+                       state=PhaseState.DONE if finished else PhaseState.ACTIVE, failed=failed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +133,9 @@ class ConvertProgress(JsonRecord):
     chunks_done: int = 0
     chunks_total: int = 0
     chunks_cached: int = 0
+    # Given up (a second of silence in the book, flagged for review), and each one named.
+    chunks_failed: int = 0
+    failed_chunks: tuple[str, ...] = ()
     audio_s: float = 0.0
     elapsed_s: float = 0.0
     eta_s: float | None = None
@@ -155,10 +171,16 @@ class ConvertProgress(JsonRecord):
 
     @property
     def fraction(self) -> float | None:
-        """Share of chunks done, 0..1; None before the chunk count is known."""
+        """Share of chunks done or given up, 0..1; None before the chunk count is known."""
         if not self.chunks_total:
             return None
-        return min(1.0, self.chunks_done / self.chunks_total)
+        return min(1.0, (self.chunks_done + self.chunks_failed) / self.chunks_total)
+
+    @property
+    def chunk_counts(self) -> str:
+        """``87/88 chunks, 1 failed`` (``?`` for a total not known yet)."""
+        made = f"{self.chunks_done:,}/{self.chunks_total or '?'} chunks"
+        return made + (f", {self.chunks_failed:,} failed" if self.chunks_failed else "")
 
     def ready_chapters(self) -> tuple[ChapterProgress, ...]:
         """The chapters whose audio file is assembled, in book order."""

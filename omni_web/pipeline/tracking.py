@@ -110,9 +110,15 @@ class ProgressTracker:
     def render(self, progress: RenderProgress, extra: Mapping[str, Any] | None = None) -> None:
         with self._lock:
             self.doc = replace(self.doc, **progress.to_dict(), **(extra or {}))
-            ended = self._advance("rendering", progress.chunks_done, eta_s=progress.eta_s)
+            ended = self._advance("rendering", progress.chunks_settled, eta_s=progress.eta_s,
+                                  failed=progress.chunks_failed)  # fmt: skip
             self._follow_rendering()
-            self._emit(force=ended or progress.chunks_done == progress.chunks_total)
+            self._emit(force=ended or progress.chunks_settled == progress.chunks_total)
+
+    def gave_up(self, lines: Iterable[str]) -> None:
+        """Name the chunks given up so far (the count follows with the renderer's next snapshot)."""
+        with self._lock:
+            self.doc = replace(self.doc, failed_chunks=tuple(lines))
 
     def mastered(self, number: int, state: ChapterState, record: MasteredChapter | None) -> None:
         """A chapter's mastering state: mastering, encoding or ready (credits are not rows)."""

@@ -93,11 +93,17 @@ class RenderProgress:
     audio_s: float  # audio of every finished chunk
     rendered_audio_s: float  # audio rendered by this run
     elapsed_s: float
+    chunks_failed: int = 0  # given up (poison chunks): never done, no longer to do
+
+    @property
+    def chunks_settled(self) -> int:
+        """Chunks nothing more is done for: rendered, cached or given up."""
+        return self.chunks_done + self.chunks_failed
 
     @property
     def fraction(self) -> float:
-        """Done share, 0..1."""
-        return self.chunks_done / self.chunks_total if self.chunks_total else 1.0
+        """Settled share, 0..1 (a chunk given up is not left to do)."""
+        return self.chunks_settled / self.chunks_total if self.chunks_total else 1.0
 
     @property
     def eta_s(self) -> float | None:
@@ -105,7 +111,7 @@ class RenderProgress:
         rendered = self.chunks_done - self.chunks_cached
         if rendered <= 0 or self.elapsed_s <= 0:
             return None
-        return (self.chunks_total - self.chunks_done) * self.elapsed_s / rendered
+        return (self.chunks_total - self.chunks_settled) * self.elapsed_s / rendered
 
     @property
     def realtime_factor(self) -> float | None:
@@ -120,6 +126,7 @@ class RenderProgress:
             "chunks_done": self.chunks_done,
             "chunks_total": self.chunks_total,
             "chunks_cached": self.chunks_cached,
+            "chunks_failed": self.chunks_failed,
             "audio_s": round(self.audio_s, 3),
             "elapsed_s": round(self.elapsed_s, 3),
             "eta_s": None if self.eta_s is None else round(self.eta_s, 1),
@@ -171,6 +178,12 @@ class _Run:
         self.done = cached
         self.audio_s = cached_audio_s
         self.rendered_audio_s = 0.0
+        self.failed = 0
+
+    def fail(self) -> RenderProgress:
+        with self.lock:
+            self.failed += 1
+            return self.snapshot()
 
     def add(self, audio_s: float) -> RenderProgress:
         with self.lock:
@@ -187,6 +200,7 @@ class _Run:
             audio_s=self.audio_s,
             rendered_audio_s=self.rendered_audio_s,
             elapsed_s=self.clock() - self.started,
+            chunks_failed=self.failed,
         )
 
 
@@ -351,7 +365,7 @@ class _Queue:
         self.in_flight[pool.submit(worker.render, item, self.paths[item.key], solo)] = (item, solo)
 
     def settle(self, finished: set[Future[float]], landed: Callable[[RenderItem, float], None],
-               on_failed: Callable[[RenderItem, PoisonChunk], None] | None) -> None:  # fmt: skip
+               gave_up: Callable[[RenderItem, PoisonChunk], None]) -> None:  # fmt: skip
         """Take the finished requests in reading order; crashed ones go first again, in reading order."""
         resend: dict[CrashVerdict, list[RenderItem]] = {CrashVerdict.SET_ASIDE: [], CrashVerdict.REQUEUE: []}
         for future in sorted(finished, key=lambda f: self.order[self.in_flight[f][0].key]):
@@ -364,8 +378,7 @@ class _Queue:
             except PoisonChunk as exc:
                 log.error("%s", exc)
                 self.poisoned.append(exc)
-                if on_failed is not None:
-                    on_failed(item, exc)
+                gave_up(item, exc)
                 continue
             landed(item, duration)  # other errors propagate: ChunkFailed / DiskFullError
         self.alone.extendleft(reversed(resend[CrashVerdict.SET_ASIDE]))
@@ -418,6 +431,13 @@ def render_chunks(
         if progress is not None and snapshot is not None:
             progress(snapshot)
 
+    def gave_up(item: RenderItem, error: PoisonChunk) -> None:
+        snapshot = run.fail()
+        if on_failed is not None:
+            on_failed(item, error)  # first: the stand-in is named before the count that includes it
+        if progress is not None:
+            progress(snapshot)
+
     for item in scan.cached:
         landed(item, None)
     if progress is not None:
@@ -438,7 +458,7 @@ def render_chunks(
             if not queue.in_flight:
                 break
             finished, _ = wait(queue.in_flight, timeout=0.5, return_when=FIRST_COMPLETED)
-            queue.settle(finished, landed, on_failed)
+            queue.settle(finished, landed, gave_up)
     finally:
         stop.set()  # workers stop retrying; their requests on the wire still finish
         _drain(queue.in_flight, run, progress, drain_timeout_s)

@@ -81,10 +81,7 @@ def phase_rows(job: Job) -> tuple[PhaseProgress, ...]:
 
 
 def _phase_html(phase: PhaseProgress, *, running: bool) -> str:
-    if phase.unit == "%":
-        counts = f"{phase.done}%"
-    else:
-        counts = f"{phase.done:,}/{phase.total:,} {phase.unit}" if phase.total else phase.unit
+    counts = phase.counts
     if phase.state == PhaseState.DONE:
         fraction, note = 1.0, "done"
     elif phase.state == PhaseState.ACTIVE:
@@ -103,7 +100,7 @@ def _phase_html(phase: PhaseProgress, *, running: bool) -> str:
 
 def _state_line(job: Job, position: int) -> str:
     p = progress_of(job)
-    counts = f"{p.chunks_done:,}/{p.chunks_total:,} chunks"
+    counts = p.chunk_counts
     if job.state is JobState.QUEUED:
         return f"Waiting: #{position} in the queue. Jobs for the GPU server run one after another."
     if job.state is JobState.CANCELLED:
@@ -113,7 +110,9 @@ def _state_line(job: Job, position: int) -> str:
     if job.state is JobState.DONE:
         result = result_of(job)
         audio = result.duration_s if result else None
-        return f"Finished: {duration_str(audio)} of audio in {duration_str(elapsed_s(job))}."
+        missing = f" Not in the book (silence instead, flagged for review): {'; '.join(p.failed_chunks)}." \
+            if p.failed_chunks else ""
+        return f"Finished: {duration_str(audio)} of audio in {duration_str(elapsed_s(job))}.{missing}"
     return p.message or "Starting…"
 
 
@@ -304,7 +303,7 @@ def _progress_cell(job: Job, position: int) -> str:
         return progress_bar(1.0, text=f"done · {duration_str(result.duration_s)} of audio")
     p = progress_of(job)
     phase = p.phase if job.state is JobState.RUNNING else job.state.value
-    return progress_bar(p.fraction or 0.0, text=f"{phase} · {p.chunks_done:,}/{p.chunks_total or '?'} chunks")
+    return progress_bar(p.fraction or 0.0, text=f"{phase} · {p.chunk_counts}")
 
 
 def jobs_table_html(jobs: Sequence[Job], positions: Mapping[str, int]) -> str:
