@@ -20,8 +20,7 @@ from lxml import etree
 from omni_web.book.model import Book, BookMetadata, CoverImage
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions, note_paragraph
 from omni_web.book.parts import Part, book_from_parts, heading, paragraph
-from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, check_office_zip, parse_xml
-from omni_web.errors import NotAnEpub
+from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, office_archive, parse_xml
 
 __all__ = ["load_docx", "split_by_level"]
 
@@ -42,14 +41,9 @@ def load_docx(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
     """
     import docx
 
-    try:
-        with zipfile.ZipFile(path) as archive:
-            check_office_zip(archive, name=path.name, limits=limits)
-            notes = _notes(archive) if options.notes_at_paragraph_end else {}
+    with office_archive(path, kind="Word document", app="Word or LibreOffice", limits=limits) as archive:
+        notes = _notes(archive) if options.notes_at_paragraph_end else {}
         document = docx.Document(str(path))
-    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
-        raise NotAnEpub(f"'{path.name}' is not a readable Word document ({exc}). Open and save it again in "
-                        "Word or LibreOffice.") from exc
     items: list[tuple[int | None, str]] = []  # (heading level or None, text)
     cover = None
     for para in document.paragraphs:

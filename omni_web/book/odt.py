@@ -18,9 +18,8 @@ from omni_web.book.docx import split_by_level
 from omni_web.book.model import Book, BookMetadata, CoverImage
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions, note_paragraph
 from omni_web.book.parts import book_from_parts
-from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, check_office_zip
+from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, office_archive
 from omni_web.book.txt import language_code
-from omni_web.errors import NotAnEpub
 
 __all__ = ["load_odt"]
 
@@ -46,16 +45,13 @@ def load_odt(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
     """
     from odf.opendocument import load
 
-    try:
-        with zipfile.ZipFile(path) as archive:
-            check_office_zip(archive, name=path.name, limits=limits)
-            document = load(str(path))
-            items: list[tuple[int | None, str]] = []
-            cover_href = _walk(document.text, items, [], options.notes_at_paragraph_end)
-            cover = _cover(archive, cover_href)
-    except (zipfile.BadZipFile, KeyError, ValueError, AttributeError) as exc:
-        raise NotAnEpub(f"'{path.name}' is not a readable OpenDocument text ({exc}). Open and save it again in "
-                        "LibreOffice.") from exc
+    # odfpy raises AttributeError on some malformed content.xml files.
+    with office_archive(path, kind="OpenDocument text", app="LibreOffice", limits=limits,
+                        unreadable=(AttributeError,)) as archive:  # fmt: skip
+        document = load(str(path))
+        items: list[tuple[int | None, str]] = []
+        cover_href = _walk(document.text, items, [], options.notes_at_paragraph_end)
+        cover = _cover(archive, cover_href)
     return book_from_parts(split_by_level(items), path=path, metadata=_metadata(document, path), cover=cover,
                            source_format="odt")
 

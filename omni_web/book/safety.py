@@ -15,8 +15,10 @@ reading it.
 
 from __future__ import annotations
 
+import contextlib
 import posixpath
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
@@ -40,6 +42,7 @@ __all__ = [
     "MAX_TEXT_FILE_BYTES",
     "check_archive",
     "check_office_zip",
+    "office_archive",
     "has_entity_declaration",
     "parse_xml",
     "read_limited",
@@ -209,6 +212,26 @@ def check_office_zip(archive: zipfile.ZipFile, *, name: str, limits: ArchiveLimi
         if info.filename.lower().endswith((*_MARKUP_EXTENSIONS, ".rels")):
             _check_markup(archive, info, name=name, limits=limits)
     return sum(info.file_size for info in infos.values())
+
+
+@contextlib.contextmanager
+def office_archive(path: Path, *, kind: str, app: str, limits: ArchiveLimits = DEFAULT_LIMITS,
+                   unreadable: tuple[type[Exception], ...] = ()) -> Iterator[zipfile.ZipFile]:  # fmt: skip
+    """The DOCX or ODT archive at ``path``, checked by :func:`check_office_zip`, open for the block.
+
+    A broken archive, or ``unreadable`` raised while the block reads it, is told as a document of
+    ``kind`` to open and save again in ``app``.
+
+    Raises:
+        UnsafeBook, DrmProtected: as :func:`check_office_zip`.
+        NotAnEpub: the archive or the document in it cannot be read.
+    """
+    try:
+        with zipfile.ZipFile(path) as archive:
+            check_office_zip(archive, name=path.name, limits=limits)
+            yield archive
+    except (zipfile.BadZipFile, KeyError, ValueError, *unreadable) as exc:
+        raise NotAnEpub(f"'{path.name}' is not a readable {kind} ({exc}). Open and save it again in {app}.") from exc
 
 
 def read_limited(path: str | Path, *, name: str, limit: int) -> bytes:

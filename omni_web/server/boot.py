@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from omni_web.catalog import CatalogEntry
 from omni_web.client import SpeechClient
 from omni_web.errors import BootTimeout, PortTaken, ServerStartError, ServerUnavailable
 from omni_web.server.bootlog import BootLogWatcher
@@ -25,6 +28,7 @@ from omni_web.server.spec import ServeSpec, shell_command
 
 __all__ = [
     "LOG_TAIL_LINES",
+    "LaunchOptions",
     "latest_log_path",
     "new_log_path",
     "port_accepts",
@@ -35,6 +39,27 @@ __all__ = [
 ]
 
 LOG_TAIL_LINES = 30
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchOptions:
+    """How our server processes (a single server, a group's workers) are launched and waited for.
+
+    Attributes:
+        client_factory: builds the health-poll client for each boot.
+        before_start: called with the catalog entry before the first launch (companions).
+        strict_port: ``SGLANG_OMNI_STRICT_PORT=1`` for the child, so a busy port fails the boot.
+        poll_interval_s, probe_timeout_s: the boot wait's poll period and per-request timeout.
+        clock, sleep: injectable time.
+    """
+
+    client_factory: Callable[..., SpeechClient] = SpeechClient
+    before_start: Callable[[CatalogEntry], None] | None = None
+    strict_port: bool = True
+    poll_interval_s: float = 1.0
+    probe_timeout_s: float = 5.0
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
 
 
 def new_log_path(logs_dir: Path, model_key: str) -> Path:

@@ -19,16 +19,20 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from omni_web.catalog import CatalogEntry
-from omni_web.client import SpeechClient
 from omni_web.errors import BackendError, BootTimeout, PortTaken, ServerError, ServerStartError
 from omni_web.paths import DataPaths
-from omni_web.server.boot import new_log_path, port_accepts, wait_until_healthy, write_log_header
+from omni_web.server.boot import (
+    LaunchOptions,
+    new_log_path,
+    port_accepts,
+    wait_until_healthy,
+    write_log_header,
+)
 from omni_web.server.bootlog import BootLogWatcher
 from omni_web.server.group_record import (
     GROUP_RECORD_NAME,
@@ -85,33 +89,12 @@ class ServerGroup:
 
     Args:
         paths: the data root (backend venv, logs, the group record).
-        client_factory: builds the health-poll client for each worker boot.
-        before_start: called with the catalog entry before the first launch (companions).
-        strict_port: ``SGLANG_OMNI_STRICT_PORT=1`` for every worker (True by default).
-        poll_interval_s, probe_timeout_s: the boot wait's poll period and per-request timeout.
-        clock, sleep: injectable time.
+        options: how workers and the router are launched and waited for.
     """
 
-    def __init__(
-        self,
-        paths: DataPaths,
-        *,
-        client_factory: Callable[..., SpeechClient] = SpeechClient,
-        before_start: Callable[[CatalogEntry], None] | None = None,
-        strict_port: bool = True,
-        poll_interval_s: float = 1.0,
-        probe_timeout_s: float = 5.0,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
+    def __init__(self, paths: DataPaths, options: LaunchOptions | None = None) -> None:
         self._paths = paths
-        self._client_factory = client_factory
-        self._before_start = before_start
-        self._strict_port = strict_port
-        self._poll_interval_s = poll_interval_s
-        self._probe_timeout_s = probe_timeout_s
-        self._clock = clock
-        self._sleep = sleep
+        self._launch = options or LaunchOptions()
         self._lock = threading.RLock()  # guards the record file and the fields below
         self._popens: dict[int, subprocess.Popen[bytes]] = {}  # pid -> child, for reaping
         self._reviving: set[str] = set()  # worker URLs being restarted now
@@ -164,9 +147,9 @@ class ServerGroup:
         """
         self._preflight(spec)
         remotes = [check_remote_worker(url, spec.entry) for url in remote_urls]
-        if self._before_start is not None:
-            self._before_start(spec.entry)
-        deadline = self._clock() + timeout_s
+        if self._launch.before_start is not None:
+            self._launch.before_start(spec.entry)
+        deadline = self._launch.clock() + timeout_s
         ports = free_ports(_WORKER_HOST, spec.port + 1, len(gpus), avoid={spec.port})
         record = GroupRecord(model_key=spec.model_key, tag=spec.tag, router=None, workers=(), remote_urls=tuple(remotes))
         try:
@@ -184,10 +167,10 @@ class ServerGroup:
             with self._lock:
                 save_group_record(self._paths, record)
             for worker in workers:
-                self._wait_worker(spec, worker, max(1.0, deadline - self._clock()), on_log)
+                self._wait_worker(spec, worker, max(1.0, deadline - self._launch.clock()), on_log)
                 on_log(f"Worker on GPU {worker.gpu} healthy at {worker.url} (pid {worker.record.pid}).")
             self._wait_routable(router, len(urls), deadline, on_log)
-            state = warm_voice_registry(router.base_url, timeout_s=max(1.0, min(30.0, deadline - self._clock())))
+            state = warm_voice_registry(router.base_url, timeout_s=max(1.0, min(30.0, deadline - self._launch.clock())))
             on_log(f"Router voice registry: {state}.")
         except BaseException:
             self._stop_record(record, grace_s=10.0)
@@ -211,11 +194,11 @@ class ServerGroup:
         worker_spec = dataclasses.replace(spec, host=_WORKER_HOST, port=port)
         argv = build_argv(worker_spec, sgl_omni=self.sgl_omni)
         log_path = new_log_path(self._paths.logs_dir, f"{spec.model_key}-gpu{gpu}")
-        write_log_header(log_path, worker_spec, argv, strict_port=self._strict_port)
+        write_log_header(log_path, worker_spec, argv, strict_port=self._launch.strict_port)
         with open(log_path, "a", encoding="utf-8") as log:
             log.write(f"# omni-web: group worker, env: CUDA_VISIBLE_DEVICES={gpu}\n")
         env = {"PYTHONUNBUFFERED": "1", "CUDA_VISIBLE_DEVICES": gpu}
-        if self._strict_port:
+        if self._launch.strict_port:
             env["SGLANG_OMNI_STRICT_PORT"] = "1"
         on_log(f"Starting worker on GPU {gpu}: CUDA_VISIBLE_DEVICES={gpu} {shell_command(argv)}")
         on_log(f"Log: {log_path}")
@@ -241,7 +224,7 @@ class ServerGroup:
 
     def _wait_worker(self, spec: ServeSpec, worker: WorkerRecord, timeout_s: float, on_log: LogCallback) -> None:
         worker_spec = dataclasses.replace(spec, host=_WORKER_HOST, port=worker.record.port)
-        client = self._client_factory(worker.url, timeout_s=self._probe_timeout_s, connect_retries=0)
+        client = self._launch.client_factory(worker.url, timeout_s=self._launch.probe_timeout_s, connect_retries=0)
         try:
             wait_until_healthy(
                 worker_spec,
@@ -252,10 +235,10 @@ class ServerGroup:
                 timeout_s=timeout_s,
                 on_log=lambda line: on_log(f"[GPU {worker.gpu}] {line}"),
                 cancelled=self._cancel.is_set,
-                clock=self._clock,
-                sleep=self._sleep,
-                poll_interval_s=self._poll_interval_s,
-                probe_timeout_s=self._probe_timeout_s,
+                clock=self._launch.clock,
+                sleep=self._launch.sleep,
+                poll_interval_s=self._launch.poll_interval_s,
+                probe_timeout_s=self._launch.probe_timeout_s,
             )
         finally:
             client.close()
@@ -275,7 +258,7 @@ class ServerGroup:
                     log_path=router.log_path,
                     log_tail=tail,
                 )
-            health = read_router_health(router.base_url, timeout_s=self._probe_timeout_s)
+            health = read_router_health(router.base_url, timeout_s=self._launch.probe_timeout_s)
             if health is not None:
                 seen = f"Router: {health.routable_workers} of {health.total_workers} workers routable."
                 if seen != last:
@@ -283,7 +266,7 @@ class ServerGroup:
                     last = seen
                 if health.total_workers >= expected and health.all_routable:
                     return
-            if self._clock() >= deadline:
+            if self._launch.clock() >= deadline:
                 tail = log_tail(router.log_path)
                 raise BootTimeout(
                     f"The router did not see every worker routable in time ({last or 'no answer'}). "
@@ -291,7 +274,7 @@ class ServerGroup:
                     log_path=router.log_path,
                     log_tail=tail,
                 )
-            self._sleep(min(self._poll_interval_s, 0.5))
+            self._launch.sleep(min(self._launch.poll_interval_s, 0.5))
 
     # --- stop -----------------------------------------------------------------------------------
 
@@ -418,7 +401,7 @@ class ServerGroup:
         if record is None or record.router is None:
             raise ServerError("No server group of omni-web is running; start one first (server start --gpus ...).")
         expected = len(record.workers) + len(record.remote_urls)
-        self._wait_routable(record.router, expected, self._clock() + timeout_s, on_log)
+        self._wait_routable(record.router, expected, self._launch.clock() + timeout_s, on_log)
 
     def add_remote(self, url: str, entry: CatalogEntry) -> str:
         """Check ``url`` and add it to the running group's router; returns its base URL.
@@ -456,7 +439,7 @@ class ServerGroup:
         record = self.running_record()
         if record is None or record.router is None:
             return None
-        return read_router_health(record.router.base_url, timeout_s=self._probe_timeout_s)
+        return read_router_health(record.router.base_url, timeout_s=self._launch.probe_timeout_s)
 
     def members(self, record: GroupRecord, health: RouterHealth | None) -> tuple[GroupMember, ...]:
         """The router and each worker as status rows (see :func:`omni_web.server.group_status.member_rows`)."""

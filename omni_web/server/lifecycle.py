@@ -15,11 +15,11 @@ import subprocess
 import threading
 from collections.abc import Iterator
 
-from omni_web.errors import ServerNotRunning
+from omni_web.errors import OmniWebError, ServerNotRunning, internal_error_message
 from omni_web.server.spec import ServeSpec
 from omni_web.server.status import ServerState
 
-__all__ = ["ALLOWED", "STOPPED_MID_JOB", "ServerLifecycle"]
+__all__ = ["ALLOWED", "STOPPED_MID_JOB", "ServerLifecycle", "failure_message"]
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,15 @@ ALLOWED: dict[ServerState, frozenset[ServerState]] = {
     _S.STOPPING: frozenset({_S.STOPPED, _S.STARTING, _S.FAILED}),
     _S.FAILED: frozenset({_S.FAILED, _S.STARTING, _S.STOPPING, _S.STOPPED}),
 }
+
+
+def failure_message(exc: BaseException) -> str:
+    """What the status line says after a failed start: our errors say it themselves; others are bugs."""
+    if isinstance(exc, OmniWebError):
+        return str(exc)
+    if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit
+        return "The server start was interrupted."
+    return internal_error_message(exc)  # the caller (task runner, CLI) logs or prints the traceback
 
 
 class ServerLifecycle:
@@ -122,6 +131,30 @@ class ServerLifecycle:
         with self.lock:
             if self._stop_requested:
                 raise ServerNotRunning(STOPPED_MID_JOB)
+
+    @contextlib.contextmanager
+    def starting(self, spec: ServeSpec) -> Iterator[None]:
+        """A start of ``spec`` (single or group): STARTING now, HEALTHY when the block ends.
+
+        When the block raises, the state is FAILED with the error's message, or STOPPED when a
+        Stop's cancel aborted the boot (the user asked for it; it is no failure).
+        """
+        with self.lock:
+            self.pending_spec = spec
+        self.transition(ServerState.STARTING)
+        try:
+            yield
+        except BaseException as exc:
+            cancelled = self.cancel.is_set()
+            self.transition(ServerState.STOPPED if cancelled else ServerState.FAILED,
+                            message="" if cancelled else failure_message(exc))  # fmt: skip
+            raise
+        finally:
+            with self.lock:
+                self.pending_spec = None
+        with self.lock:
+            self.last_spec = spec
+        self.transition(ServerState.HEALTHY)
 
     @contextlib.contextmanager
     def unless_stopped(self) -> Iterator[bool]:

@@ -24,6 +24,7 @@ from omni_web.client import SpeechClient
 from omni_web.errors import BootTimeout, ForeignServer, ServerError, ServerNotRunning
 from omni_web.gpu import GpuProbe, probe_gpus
 from omni_web.paths import DataPaths
+from omni_web.server.boot import LaunchOptions
 from omni_web.server.capacity import worker_batch
 from omni_web.server.discovery import EndpointProbe, hosted_model_id, probe_endpoint
 from omni_web.server.gpus import GpuSelection, select_gpus
@@ -32,7 +33,7 @@ from omni_web.server.lifecycle import ServerLifecycle
 from omni_web.server.looks import foreign_status, group_status, own_status
 from omni_web.server.record import ServerRecord, clear_record, load_record, record_matches_process
 from omni_web.server.serving import ForeignServing, GroupServing, Serving, SingleServing
-from omni_web.server.single import STRICT_PORT_ENV, SingleProcess, failure_message
+from omni_web.server.single import STRICT_PORT_ENV, SingleProcess
 from omni_web.server.spec import ServeSpec, build_argv, build_serve_spec, client_host, shell_command
 from omni_web.server.status import Endpoint, ServerState, ServerStatus
 from omni_web.settings import Settings
@@ -85,12 +86,12 @@ class ServerManager:
         self._life = ServerLifecycle()
         self._op_lock = threading.Lock()  # one start / ensure_serving at a time
         self._last_look: tuple[float, tuple[object, ...], ServerStatus] | None = None  # for status(max_age_s=)
-        timing = {"poll_interval_s": poll_interval_s, "probe_timeout_s": probe_timeout_s, "clock": clock, "sleep": sleep}
-        self._single = SingleProcess(paths, self._life, client_factory=client_factory, before_start=before_start,
-                                     strict_port=strict_port, **timing)  # fmt: skip
+        options = LaunchOptions(client_factory=client_factory, before_start=before_start, strict_port=strict_port,
+                               poll_interval_s=poll_interval_s, probe_timeout_s=probe_timeout_s, clock=clock,
+                               sleep=sleep)  # fmt: skip
+        self._single = SingleProcess(paths, self._life, options)
         # Two or more GPUs (or remote workers) are served by a group behind the router.
-        self._group = ServerGroup(paths, client_factory=client_factory, before_start=before_start,
-                                  strict_port=strict_port, **timing)  # fmt: skip
+        self._group = ServerGroup(paths, options)
 
     # --- configuration --------------------------------------------------------------------------
 
@@ -352,9 +353,7 @@ class ServerManager:
         with self._life.lock:  # the Stop flag and the group's cancel, cleared together
             self._life.arm(unless_stopped=unless_stopped)
             self._group.arm()
-            self._life.pending_spec = spec
-        self._life.transition(ServerState.STARTING)
-        try:
+        with self._life.starting(spec):
             for warning in selection.warnings:
                 on_log(f"warning: {warning}")
             running = self._group.running_record()
@@ -388,15 +387,6 @@ class ServerManager:
                 self._group.start(spec, selection.ids, remote_urls=remotes, timeout_s=timeout, on_log=on_log)
                 with self._life.lock:
                     self._life.group_spec = spec
-        except BaseException as exc:
-            self._life.transition(ServerState.FAILED, message=failure_message(exc))
-            raise
-        finally:
-            with self._life.lock:
-                self._life.pending_spec = None
-        with self._life.lock:
-            self._life.last_spec = spec
-        self._life.transition(ServerState.HEALTHY)
         return self.status()
 
     def revive_group_workers(self, *, on_log: LogCallback | None = None) -> list[str]:

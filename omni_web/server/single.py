@@ -16,11 +16,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from omni_web.catalog import CatalogEntry
-from omni_web.client import SpeechClient
-from omni_web.errors import BackendError, OmniWebError, PortTaken, ServerStartError, internal_error_message
+from omni_web.errors import BackendError, PortTaken, ServerStartError
 from omni_web.paths import DataPaths
 from omni_web.server.boot import (
+    LaunchOptions,
     new_log_path,
     port_accepts,
     wait_until_healthy,
@@ -41,7 +40,7 @@ from omni_web.server.record import (
 from omni_web.server.spec import ServeSpec, build_argv, client_host, shell_command
 from omni_web.server.status import ServerState
 
-__all__ = ["STRICT_PORT_ENV", "SingleProcess", "failure_message"]
+__all__ = ["STRICT_PORT_ENV", "SingleProcess"]
 
 STRICT_PORT_ENV = {"SGLANG_OMNI_STRICT_PORT": "1"}
 # Python children flush stdout per line, so the boot log shows progress as it happens.
@@ -50,15 +49,6 @@ _CHILD_ENV = {"PYTHONUNBUFFERED": "1"}
 _PORT_RELEASE_S = 15.0
 
 LogCallback = Callable[[str], None]
-
-
-def failure_message(exc: BaseException) -> str:
-    """What the status line says after a failed start: our errors say it themselves; others are bugs."""
-    if isinstance(exc, OmniWebError):
-        return str(exc)
-    if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit
-        return "The server start was interrupted."
-    return internal_error_message(exc)  # the caller (task runner, CLI) logs or prints the traceback
 
 
 def _same_server(record: ServerRecord, spec: ServeSpec) -> bool:
@@ -74,28 +64,15 @@ def _same_server(record: ServerRecord, spec: ServeSpec) -> bool:
 class SingleProcess:
     """Launches, waits for, reuses and stops our single server; its state lives in ``life``."""
 
-    def __init__(
-        self,
-        paths: DataPaths,
-        life: ServerLifecycle,
-        *,
-        client_factory: Callable[..., SpeechClient],
-        clock: Callable[[], float],
-        sleep: Callable[[float], None],
-        before_start: Callable[[CatalogEntry], None] | None,
-        strict_port: bool,
-        poll_interval_s: float,
-        probe_timeout_s: float,
-    ) -> None:
+    def __init__(self, paths: DataPaths, life: ServerLifecycle, options: LaunchOptions) -> None:
         self._paths = paths
         self._life = life
-        self._client_factory = client_factory
-        self._clock = clock
-        self._sleep = sleep
-        self._before_start = before_start
-        self.strict_port = strict_port
-        self._poll_interval_s = poll_interval_s
-        self._probe_timeout_s = probe_timeout_s
+        self._launch = options
+
+    @property
+    def strict_port(self) -> bool:
+        """True when a busy port fails the boot instead of moving the server."""
+        return self._launch.strict_port
 
     @property
     def sgl_omni(self) -> Path:
@@ -122,10 +99,7 @@ class SingleProcess:
             BackendError, PortTaken, ServerStartError, BootTimeout: the start failed.
         """
         self._life.arm(unless_stopped=unless_stopped)  # a Stop is before this (refused) or after (aborts)
-        with self._life.lock:
-            self._life.pending_spec = spec
-        self._life.transition(ServerState.STARTING)
-        try:
+        with self._life.starting(spec):
             record = self.owned_record()
             if record is not None and _same_server(record, spec):
                 on_log(f"Using the running server for {record.model_label} (pid {record.pid}).")
@@ -137,17 +111,6 @@ class SingleProcess:
                            f"{spec.model_label}.")  # fmt: skip
                     self.terminate(record, grace_s=10.0, final_state=ServerState.STARTING)
                 self._launch_and_wait(spec, timeout_s, on_log)
-        except BaseException as exc:
-            cancelled = self._life.cancel.is_set()
-            self._life.transition(ServerState.STOPPED if cancelled else ServerState.FAILED,
-                                  message="" if cancelled else failure_message(exc))  # fmt: skip
-            raise
-        finally:
-            with self._life.lock:
-                self._life.pending_spec = None
-        with self._life.lock:
-            self._life.last_spec = spec
-        self._life.transition(ServerState.HEALTHY)
 
     def preflight(self, spec: ServeSpec) -> None:
         """Refuse a start that cannot work, before anything runs."""
@@ -167,18 +130,18 @@ class SingleProcess:
 
     def _launch_and_wait(self, spec: ServeSpec, timeout_s: float, on_log: LogCallback) -> None:
         self.preflight(spec)
-        if self._before_start is not None:
-            self._before_start(spec.entry)
+        if self._launch.before_start is not None:
+            self._launch.before_start(spec.entry)
         if self._life.cancel.is_set():
             raise ServerStartError("The server start was cancelled.")
         argv = build_argv(spec, sgl_omni=self.sgl_omni)
         log_path = new_log_path(self._paths.logs_dir, spec.model_key)
-        offset = write_log_header(log_path, spec, argv, strict_port=self.strict_port)
+        offset = write_log_header(log_path, spec, argv, strict_port=self._launch.strict_port)
         for note in spec.notes:
             on_log(note)
         on_log(f"Starting {spec.model_label}: {shell_command(argv)}")
         on_log(f"Log: {log_path}")
-        env = dict(_CHILD_ENV, **(STRICT_PORT_ENV if self.strict_port else {}))
+        env = dict(_CHILD_ENV, **(STRICT_PORT_ENV if self._launch.strict_port else {}))
         popen = launch(argv, log_path=log_path, env_extra=env, cwd=self._paths.root)
         record = record_for_launch(popen, spec, argv, log_path)
         save_record(self._paths, record)
@@ -197,12 +160,12 @@ class SingleProcess:
         on_log: LogCallback,
     ) -> None:
         """Wait for ``/health`` 200 ``healthy``; on any failure stop the process, then raise."""
-        client = self._client_factory(spec.base_url, timeout_s=self._probe_timeout_s, connect_retries=0)
+        client = self._launch.client_factory(spec.base_url, timeout_s=self._launch.probe_timeout_s, connect_retries=0)
         try:
             wait_until_healthy(
                 spec, record, popen=popen, watcher=watcher, client=client, timeout_s=timeout_s, on_log=on_log,
-                cancelled=self._life.cancel.is_set, clock=self._clock, sleep=self._sleep,
-                poll_interval_s=self._poll_interval_s, probe_timeout_s=self._probe_timeout_s,
+                cancelled=self._life.cancel.is_set, clock=self._launch.clock, sleep=self._launch.sleep,
+                poll_interval_s=self._launch.poll_interval_s, probe_timeout_s=self._launch.probe_timeout_s,
             )  # fmt: skip
         except BaseException:  # includes KeyboardInterrupt: never leave a half-booted server
             self._abort_boot(record, popen)
