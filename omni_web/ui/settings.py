@@ -31,7 +31,7 @@ FIELDS = (
     "web_port", "server_port", "remote_url", "chunk_size_words", "concurrency", "pause_between_chunks_ms",
     "pause_after_heading_ms", "pause_between_chapters_ms", "output_dir", "output_format", "also_mp3_chapters",
     "transcription_model", "text_normalization", "qa_level", "qa_model", "qa_takes", "loudness",
-    "footnotes",
+    "footnotes", "remote_patience_s",
 )
 
 
@@ -82,6 +82,11 @@ def _servers_and_rendering() -> tuple[Any, ...]:
                                 info="Where the managed sgl-omni server listens.")
         remote_url = gr.Textbox(label="SGLang-Omni remote URL", placeholder="empty: use a local server",
                                 info="An sgl-omni server elsewhere (http://host:port).")
+        patience = gr.Number(label="Wait for a remote server that went away (seconds)", precision=0,
+                             elem_id="settings-remote-patience",
+                             info="A job whose server we did not start (the remote URL, --api-url) waits this "
+                                  "long for it to come back, then stops with its finished chunks kept "
+                                  "(Resume goes on). 0: stop at once.")  # fmt: skip
         gr.Markdown("#### Rendering")
         chunk = gr.Slider(20, 400, step=10, label="Chunk size (words per request)")
         concurrency = gr.Number(label="Requests in flight", precision=0, minimum=0, maximum=256,
@@ -93,7 +98,7 @@ def _servers_and_rendering() -> tuple[Any, ...]:
                              label="Footnotes", elem_id="settings-footnotes",
                              info="Never read mid-sentence; read after the paragraph as \"Note: ...\" "
                                   "(every book format).")
-    return web_port, port_now, server_port, remote_url, chunk, concurrency, normalization, footnotes
+    return web_port, port_now, server_port, remote_url, patience, chunk, concurrency, normalization, footnotes
 
 
 def _pauses_output_and_qa(ctx: UiContext) -> tuple[tuple[Any, ...], TranscriberRefs]:
@@ -139,7 +144,7 @@ def build(ctx: UiContext) -> SettingsRefs:
     with gr.Row(equal_height=False):
         left = _servers_and_rendering()
         right, transcriber = _pauses_output_and_qa(ctx)
-    web_port, port_now, server_port, remote_url, chunk, concurrency, normalization, footnotes = left
+    web_port, port_now, server_port, remote_url, patience, chunk, concurrency, normalization, footnotes = left
     (pause_chunk, pause_heading, pause_chapter, output_dir, output_format, also_mp3, loudness, whisper, qa_level,
      qa_model, qa_takes) = right
     save = gr.Button("Save settings", variant="primary", elem_id="settings-save")
@@ -147,7 +152,7 @@ def build(ctx: UiContext) -> SettingsRefs:
     abs_fields, abs_saved = audiobookshelf.build(ctx)  # omni_web/ui/audiobookshelf.py: delivery, layout, migrate
     fields = (web_port, server_port, remote_url, chunk, concurrency, pause_chunk, pause_heading, pause_chapter,
               output_dir, output_format, also_mp3, whisper, normalization, qa_level, qa_model, qa_takes, loudness,
-              footnotes)
+              footnotes, patience)
     refs = SettingsRefs(fields, save, status, transcriber)
     labels = {name: str(box.label) for name, box in zip(FIELDS, fields, strict=True) if box.label}
 
@@ -158,6 +163,8 @@ def build(ctx: UiContext) -> SettingsRefs:
                      "pause_after_heading_ms", "pause_between_chapters_ms"):
             changes[name] = int(changes[name] or 0)
         changes["concurrency"] = int(changes["concurrency"] or 0) or None
+        patience = changes["remote_patience_s"]  # an emptied box keeps the saved value
+        changes["remote_patience_s"] = ctx.settings.remote_patience_s if patience is None else float(patience)
         changes["qa_takes"] = int(changes["qa_takes"] or 3)
         changes["qa_model"] = (changes["qa_model"] or "").strip()
         changes["remote_url"] = (changes["remote_url"] or "").strip()
