@@ -9,7 +9,6 @@ Rendering jobs do not go through here: they are persistent and run in ``omni_web
 
 from __future__ import annotations
 
-import enum
 import logging
 import threading
 import time
@@ -26,8 +25,9 @@ from omni_web.errors import (
     TaskBusy,
     internal_error_message,
 )
+from omni_web.runstate import RunState
 
-__all__ = ["TaskHandle", "TaskRunner", "TaskSnapshot", "TaskState"]
+__all__ = ["TaskHandle", "TaskRunner", "TaskSnapshot"]
 
 _log = logging.getLogger(__name__)
 
@@ -36,28 +36,13 @@ DEFAULT_LOG_LINES = 2000
 _CANCELLED = (InstallCancelled, DownloadCancelled, JobCancelled)
 
 
-class TaskState(enum.StrEnum):
-    """Where a background task is."""
-
-    IDLE = "idle"  # nothing of this kind ran since the app started
-    RUNNING = "running"
-    DONE = "done"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-
-    @property
-    def finished(self) -> bool:
-        """True once the task ended (in any way)."""
-        return self in (TaskState.DONE, TaskState.FAILED, TaskState.CANCELLED)
-
-
 @dataclass(frozen=True, slots=True)
 class TaskSnapshot:
     """A task as it is right now: state, log, progress and the outcome once it ended."""
 
     kind: str
     title: str
-    state: TaskState
+    state: RunState | None  # None: nothing of this kind ran since the app started
     log_lines: tuple[str, ...] = ()
     progress: float | None = None  # 0.0-1.0, None when the task does not know
     progress_text: str = ""
@@ -70,7 +55,12 @@ class TaskSnapshot:
     @property
     def running(self) -> bool:
         """True while the task's thread works."""
-        return self.state is TaskState.RUNNING
+        return self.state is RunState.RUNNING
+
+    @property
+    def finished(self) -> bool:
+        """True once the task ended (in any way); False while it runs or when none ran."""
+        return self.state is not None and self.state.finished
 
     @property
     def log_text(self) -> str:
@@ -87,10 +77,10 @@ class TaskSnapshot:
     @property
     def summary(self) -> str:
         """One line: ``Installing the backend: running (1:02)``."""
-        if self.state is TaskState.IDLE:
+        if self.state is None:
             return "Nothing has run yet."
         minutes, seconds = divmod(int(self.elapsed_s), 60)
-        extra = f" - {self.message}" if self.message and self.state.finished else ""
+        extra = f" - {self.message}" if self.message and self.finished else ""
         return f"{self.title}: {self.state.value} ({minutes}:{seconds:02d}){extra}"
 
 
@@ -121,7 +111,7 @@ class _Task:
     def __init__(self, kind: str, title: str, max_lines: int) -> None:
         self.kind = kind
         self.title = title
-        self.state = TaskState.RUNNING
+        self.state = RunState.RUNNING
         self.lines: deque[str] = deque(maxlen=max_lines)
         self.progress: float | None = None
         self.progress_text = ""
@@ -167,7 +157,7 @@ class TaskRunner:
         """
         with self._lock:
             current = self._tasks.get(kind)
-            if current is not None and current.state is TaskState.RUNNING:
+            if current is not None and current.state is RunState.RUNNING:
                 raise TaskBusy(kind, current.title)
             task = _Task(kind, title, self._max_lines)
             self._tasks[kind] = task
@@ -179,10 +169,10 @@ class TaskRunner:
             return task.snapshot()
 
     def snapshot(self, kind: str) -> TaskSnapshot:
-        """The latest task of ``kind`` (state IDLE when none ran yet)."""
+        """The latest task of ``kind`` (with no state when none ran yet)."""
         with self._lock:
             task = self._tasks.get(kind)
-            return task.snapshot() if task is not None else TaskSnapshot(kind=kind, title="", state=TaskState.IDLE)
+            return task.snapshot() if task is not None else TaskSnapshot(kind=kind, title="", state=None)
 
     def is_running(self, kind: str) -> bool:
         """True while a task of ``kind`` runs."""
@@ -192,7 +182,7 @@ class TaskRunner:
         """Ask the running task of ``kind`` to stop; False when none runs."""
         with self._lock:
             task = self._tasks.get(kind)
-            if task is None or task.state is not TaskState.RUNNING:
+            if task is None or task.state is not RunState.RUNNING:
                 return False
             task.cancel.set()
             task.lines.append("Cancel requested; stopping...")
@@ -222,7 +212,7 @@ class TaskRunner:
                 task.progress = None if fraction is None else max(0.0, min(1.0, fraction))
                 task.progress_text = text
 
-    def _finish(self, task: _Task, state: TaskState, message: str, result: Any = None) -> None:
+    def _finish(self, task: _Task, state: RunState, message: str, result: Any = None) -> None:
         with self._lock:
             task.state, task.message, task.result = state, message, result
             task.finished_at = time.time()
@@ -233,15 +223,15 @@ class TaskRunner:
         try:
             result = work(handle)
         except _CANCELLED as exc:
-            self._finish(task, TaskState.CANCELLED, str(exc) or "Cancelled.")
+            self._finish(task, RunState.CANCELLED, str(exc) or "Cancelled.")
         except OmniWebError as exc:
-            state = TaskState.CANCELLED if task.cancel.is_set() else TaskState.FAILED
+            state = RunState.CANCELLED if task.cancel.is_set() else RunState.FAILED
             self._finish(task, state, str(exc))
         except Exception as exc:  # a bug: record it for the page, keep the traceback in the app log
             _log.exception("Background task %s (%s) failed with an internal error", task.kind, task.title)
-            self._finish(task, TaskState.FAILED, internal_error_message(exc))
+            self._finish(task, RunState.FAILED, internal_error_message(exc))
         else:
             if task.cancel.is_set():
-                self._finish(task, TaskState.CANCELLED, "Cancelled.", result)
+                self._finish(task, RunState.CANCELLED, "Cancelled.", result)
             else:
-                self._finish(task, TaskState.DONE, "", result)
+                self._finish(task, RunState.DONE, "", result)

@@ -7,7 +7,8 @@ import threading
 import pytest
 
 from omni_web.errors import DownloadCancelled, InstallError, TaskBusy
-from omni_web.tasks import TaskRunner, TaskState
+from omni_web.runstate import RunState
+from omni_web.tasks import TaskRunner
 
 
 def test_a_task_logs_reports_progress_and_returns_its_result():
@@ -27,7 +28,7 @@ def test_a_task_logs_reports_progress_and_returns_its_result():
     assert live.title == "Install"
     release.set()
     done = runner.wait("backend", 5)
-    assert done.state is TaskState.DONE and done.result == 42
+    assert done.state is RunState.DONE and done.result == 42
     assert done.log_lines == ("step 1", "step 2")
     assert done.progress == 0.5 and done.progress_text == "half way"
     assert done.finished_at is not None and done.elapsed_s >= 0
@@ -40,9 +41,9 @@ def test_one_task_per_kind_at_a_time_but_kinds_are_independent():
     with pytest.raises(TaskBusy, match="'Download' is still running"):
         runner.start("models", "Another", lambda handle: None)
     runner.start("server", "Start", lambda handle: "ok")
-    assert runner.wait("server", 5).state is TaskState.DONE
+    assert runner.wait("server", 5).state is RunState.DONE
     release.set()
-    assert runner.wait("models", 5).state is TaskState.DONE
+    assert runner.wait("models", 5).state is RunState.DONE
     runner.start("models", "Again", lambda handle: None)
     assert runner.wait("models", 5).title == "Again"
 
@@ -57,7 +58,7 @@ def test_cancel_sets_the_event_and_a_cancel_error_marks_cancelled():
     runner.start("models", "Download", work)
     assert runner.cancel("models")
     done = runner.wait("models", 5)
-    assert done.state is TaskState.CANCELLED and done.cancel_requested
+    assert done.state is RunState.CANCELLED and done.cancel_requested
     assert "Cancel requested" in done.log_text
     assert not runner.cancel("models")
 
@@ -70,17 +71,17 @@ def test_our_errors_fail_with_their_message_and_bugs_say_internal_error():
 
     runner.start("backend", "Install", fails)
     failed = runner.wait("backend", 5)
-    assert failed.state is TaskState.FAILED and failed.message == "pip could not install sglang-omni"
+    assert failed.state is RunState.FAILED and failed.message == "pip could not install sglang-omni"
     assert failed.log_lines[-1] == failed.message
 
     runner.start("backend", "Install", lambda handle: 1 / 0)
     bug = runner.wait("backend", 5)
-    assert bug.state is TaskState.FAILED and bug.message.startswith("Internal error: something went wrong")
+    assert bug.state is RunState.FAILED and bug.message.startswith("Internal error: something went wrong")
 
 
 def test_an_idle_kind_has_an_empty_snapshot():
     snapshot = TaskRunner().snapshot("backend")
-    assert snapshot.state is TaskState.IDLE and snapshot.log_lines == () and not snapshot.running
+    assert snapshot.state is None and snapshot.log_lines == () and not snapshot.running
     assert snapshot.summary == "Nothing has run yet."
 
 
@@ -88,3 +89,15 @@ def test_the_log_keeps_the_newest_lines():
     runner = TaskRunner(max_log_lines=3)
     runner.start("backend", "Chatty", lambda handle: [handle.log(str(i)) for i in range(10)])
     assert runner.wait("backend", 5).log_lines == ("7", "8", "9")
+
+
+def test_jobs_and_tasks_share_one_run_state_and_a_task_that_never_ran_has_none():
+    from omni_web.jobs import JobState
+
+    assert JobState is RunState and RunState("queued").finished is False  # stored values read back
+    runner = TaskRunner()
+    idle = runner.snapshot("models")
+    assert idle.state is None and not idle.finished and not idle.running  # no task is not a queued one
+    runner.start("backend", "Quick", lambda handle: 1)
+    done = runner.wait("backend", 5)
+    assert done.state is RunState.DONE and done.finished and done.summary.startswith("Quick: done")

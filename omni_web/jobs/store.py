@@ -12,7 +12,6 @@ refused with a clear error.
 
 from __future__ import annotations
 
-import enum
 import json
 import sqlite3
 import time
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from omni_web.errors import JobError, JobNotFound
+from omni_web.runstate import RunState
 
 __all__ = ["Job", "JobState", "JobStore"]
 
@@ -64,19 +64,9 @@ QUEUE_ORDER = "priority DESC, COALESCE(position, seq), seq"
 
 
 
-class JobState(enum.StrEnum):
-    """Where a job is in its life."""
-
-    QUEUED = "queued"
-    RUNNING = "running"
-    DONE = "done"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-
-    @property
-    def finished(self) -> bool:
-        """True for states the worker will not pick up again without a resume."""
-        return self in (JobState.DONE, JobState.FAILED, JobState.CANCELLED)
+# Where a job is in its life: the run state tasks share (omni_web/runstate.py), under the name the
+# queue's code reads it by.
+JobState = RunState
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,10 +15,11 @@ import gradio as gr
 
 from omni_web.catalog import CATALOG, get_entry
 from omni_web.models import installed_models
+from omni_web.runstate import RunState
 from omni_web.server import ServerState, ServerStatus
 from omni_web.server.accesslog import fold_access_lines, read_server_log
 from omni_web.server.boot import latest_log_path
-from omni_web.tasks import TaskHandle, TaskState
+from omni_web.tasks import TaskHandle
 from omni_web.ui import server_group
 from omni_web.ui.context import TASK_SERVER, OnLoad, UiContext
 from omni_web.ui.errors import guarded
@@ -79,7 +80,7 @@ def _downloaded(ctx: UiContext) -> list[tuple[str, str]]:
 def _boot_log(ctx: UiContext, status: ServerStatus) -> str:
     """The start task's output while it runs (or just failed), else the server's log file."""
     task = ctx.tasks.snapshot(TASK_SERVER)
-    if task.running or task.state is TaskState.FAILED and status.state is not ServerState.HEALTHY:
+    if task.running or task.state is RunState.FAILED and status.state is not ServerState.HEALTHY:
         return fold_access_lines(task.log_text)
     # Per-request lines are folded into one count: the boot lines are what a person reads here.
     return read_server_log(status.log_path or latest_log_path(ctx.paths.logs_dir))

@@ -58,7 +58,7 @@ def task_view(snapshot: TaskSnapshot, seen: dict[str, Any] | None) -> TaskView:
         f"{snapshot.progress}|{snapshot.progress_text}|{clock}"
     )
     just_finished = (
-        snapshot.state.finished
+        snapshot.finished
         and snapshot.finished_at is not None
         and seen.get("finished_at") != snapshot.finished_at
         and seen.get("sig", "") != ""  # a fresh page renders everything anyway

@@ -9,7 +9,8 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from omni_web.tasks import TaskSnapshot, TaskState
+from omni_web.runstate import RunState
+from omni_web.tasks import TaskSnapshot
 from omni_web.timefmt import duration_words
 
 __all__ = [
@@ -102,7 +103,7 @@ def size_str(size_bytes: int | None) -> str:
 
 def task_status_html(snapshot: TaskSnapshot) -> str:
     """The status line of a background task: badge, title, elapsed time, progress bar."""
-    if snapshot.state is TaskState.IDLE:
+    if snapshot.state is None:
         return ""
     line = (
         f'<div class="ow-status">{badge(snapshot.state.value)} <b>{esc(snapshot.title)}</b> '
@@ -111,6 +112,6 @@ def task_status_html(snapshot: TaskSnapshot) -> str:
     if snapshot.running:
         line += progress_bar(snapshot.progress, text=snapshot.progress_text)
     elif snapshot.message:
-        tone = "bad" if snapshot.state is TaskState.FAILED else "info"
+        tone = "bad" if snapshot.state is RunState.FAILED else "info"
         line += callout(snapshot.message, tone=tone)
     return line

@@ -9,7 +9,7 @@ import pytest
 
 from omni_web.catalog import get_entry
 from omni_web.models import installed_keys
-from omni_web.tasks import TaskState
+from omni_web.runstate import RunState
 from omni_web.ui.context import TASK_MODELS
 from omni_web.ui.models import catalog_orgs
 from tests.fakes.fake_hf_hub import FakeHub, FakeRepo
@@ -63,7 +63,7 @@ def test_apply_with_no_change_starts_nothing(app):
     client = app.client()
     tree = _tree(client)
     client.predict(*_checked(tree), api_name="/models_apply")
-    assert app.ctx.tasks.snapshot(TASK_MODELS).state is TaskState.IDLE
+    assert app.ctx.tasks.snapshot(TASK_MODELS).state is None
 
 
 def test_checking_a_model_downloads_it_with_a_live_log(app):
@@ -73,7 +73,7 @@ def test_checking_a_model_downloads_it_with_a_live_log(app):
     confirm_text, status, log = client.predict(*checked, api_name="/models_apply")
     assert confirm_text == ""  # nothing to remove: no confirm
     done = _finish(app)
-    assert done.state is TaskState.DONE, done.message
+    assert done.state is RunState.DONE, done.message
     assert VOXTRAL in installed_keys(cache_dir=app.cache_dir)
     assert "Downloading voxtral_tts" in done.log_text and done.progress == 1.0
     tree = _tree(client)  # the tree re-opens from the disk
@@ -95,7 +95,7 @@ def test_unchecking_asks_first_then_stops_the_hosting_server_and_removes(app):
     assert MODEL in installed_keys(cache_dir=app.cache_dir)  # nothing removed before the confirm
     client.predict(api_name="/models_confirm")
     done = _finish(app)
-    assert done.state is TaskState.DONE, done.message
+    assert done.state is RunState.DONE, done.message
     assert done.result == f"Done: removed {get_entry(MODEL).label}, removed {get_entry(VOXTRAL).label}.", done.result
     assert installed_keys(cache_dir=app.cache_dir) == {"qwen3_tts_0_6b_base"}
     assert app.services.server.owned_record() is None
@@ -116,6 +116,6 @@ def test_a_download_can_be_cancelled_and_nothing_is_half_installed(app, hub):
         done = _finish(app)
     finally:
         hub.set_chunk_delay(0.0)
-    assert done.state is TaskState.CANCELLED, done.message
+    assert done.state is RunState.CANCELLED, done.message
     assert SLOW not in installed_keys(cache_dir=app.cache_dir)
     assert _tree(client)["OpenMOSS"]["value"] == []  # the tree shows the disk: not installed

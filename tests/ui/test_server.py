@@ -8,8 +8,8 @@ import shutil
 import httpx
 import pytest
 
+from omni_web.runstate import RunState
 from omni_web.settings import load_settings
-from omni_web.tasks import TaskState
 from omni_web.ui.context import TASK_SERVER
 from tests.ui.conftest import MODEL
 from tests.ui.helpers import cache_model, wait_for
@@ -74,7 +74,7 @@ def test_one_downloaded_model_starts_without_asking_then_stops(ui_app):
     assert health.status_code == 200 and health.json()["status"] == "healthy"
     assert "sgl-omni serve" in boot_log or "Uvicorn running" in boot_log
     assert "stopped" not in status
-    assert ui_app.ctx.tasks.wait(TASK_SERVER, timeout_s=30).state is TaskState.DONE  # the start has returned
+    assert ui_app.ctx.tasks.wait(TASK_SERVER, timeout_s=30).state is RunState.DONE  # the start has returned
     notice = client.predict(api_name="/server_stop")
     assert notice == "Stopped the server."
     assert ui_app.services.server.owned_record() is None

@@ -12,7 +12,7 @@ import pytest
 
 from omni_web.backend import BackendState, probe_backend
 from omni_web.catalog import SGLANG_OMNI_VERSION
-from omni_web.tasks import TaskState
+from omni_web.runstate import RunState
 from omni_web.ui.context import TASK_BACKEND
 from tests.ui.conftest import RunningApp, launch_app
 from tests.ui.helpers import wait_for
@@ -61,7 +61,7 @@ def test_install_runs_in_the_background_with_a_live_log(app):
     assert "Installing the SGLang-Omni backend" in status
     done = wait_for(lambda: (s := app.ctx.tasks.snapshot(TASK_BACKEND)).state.finished and s,
                     timeout_s=240, what="the backend install to finish")
-    assert done.state is TaskState.DONE, done.log_text[-3000:]
+    assert done.state is RunState.DONE, done.log_text[-3000:]
     assert f"sglang-omni=={SGLANG_OMNI_VERSION}" in done.log_text
     assert f"Successfully installed sglang-omni-{SGLANG_OMNI_VERSION}" in done.log_text
     assert probe_backend(app.paths).state is BackendState.READY
@@ -74,7 +74,7 @@ def test_install_runs_in_the_background_with_a_live_log(app):
 
 def test_cancel_with_nothing_running_changes_nothing(app):
     app.client().predict(api_name="/setup_cancel")
-    assert app.ctx.tasks.snapshot(TASK_BACKEND).state is TaskState.DONE
+    assert app.ctx.tasks.snapshot(TASK_BACKEND).state is RunState.DONE
 
 
 def test_install_lines_put_this_machines_package_manager_first(data_paths, tmp_path):

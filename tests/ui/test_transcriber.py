@@ -18,8 +18,8 @@ from gradio_client.exceptions import AppError
 
 from omni_web.backend.disk import format_bytes
 from omni_web.errors import TranscriberNotInstalled
+from omni_web.runstate import RunState
 from omni_web.settings import load_settings
-from omni_web.tasks import TaskState
 from omni_web.ui.context import TASK_TRANSCRIBER
 from omni_web.ui.settings import FIELDS
 from omni_web.voices import whisper_local_dir, whisper_repo_id
@@ -120,7 +120,7 @@ def test_install_runs_as_a_task_then_transcribe_works(app, loader):
     status, task_status, log = client.predict("tiny", api_name="/transcriber_install")
     assert "Downloading faster-whisper" in task_status
     done = _finish(app)
-    assert done.state is TaskState.DONE, done.message
+    assert done.state is RunState.DONE, done.message
     assert done.progress == 1.0
     total = sum(len(data) for data in TINY_FILES.values())
     assert done.progress_text == f"whisper-tiny: {format_bytes(total)} / {format_bytes(total)}, 4/4 files"
@@ -150,7 +150,7 @@ def test_install_runs_as_a_task_then_transcribe_works(app, loader):
 def test_a_download_can_be_cancelled_and_leaves_nothing_installed(app, hub):
     client = app.client()
     client.predict(api_name="/transcriber_cancel")  # nothing running: nothing changes
-    assert app.ctx.tasks.snapshot(TASK_TRANSCRIBER).state is TaskState.DONE
+    assert app.ctx.tasks.snapshot(TASK_TRANSCRIBER).state is RunState.DONE
     hub.set_chunk_delay(0.002)  # 16 KiB per 2 ms: about 3 s for the big file
     try:
         client.predict("base", api_name="/transcriber_install")
@@ -163,7 +163,7 @@ def test_a_download_can_be_cancelled_and_leaves_nothing_installed(app, hub):
         done = _finish(app)
     finally:
         hub.set_chunk_delay(0.0)
-    assert done.state is TaskState.CANCELLED, done.message
+    assert done.state is RunState.CANCELLED, done.message
     assert "cancelled" in done.message
     assert whisper_local_dir("base", cache_dir=app.cache_dir) is None
     assert "not downloaded" in client.predict("base", api_name="/transcriber_status")
