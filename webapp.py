@@ -61,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     from omni_web.deliver.opds import mount_opds
     from omni_web.services import AppServices  # heavy imports after the arguments are known
     from omni_web.ui import UiContext, build_app, launch_options
+    from omni_web.ui.downloads import mount_downloads
     from omni_web.ui.sessions import keep_logins
 
     services = AppServices.create(paths)
@@ -77,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     # /opds: the shelf of finished books for OPDS readers, behind the UI's own login (HTTP Basic).
     mount_opds(demo.app, lambda: services.settings.output_path(paths),
                credentials.as_tuple() if credentials is not None else None)
+    # /downloads: a finished book's MP3 zip and zip of all, made on demand, behind the UI's login.
+    mount_downloads(demo.app, services.jobs, lambda: services.settings.output_path(paths))
     _print_banner(ui_urls(args.host, args.port), credentials)
     try:
         demo.block_thread()

@@ -14,7 +14,7 @@ the selected job id from ``refs.pick``.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -24,10 +24,10 @@ import gradio as gr
 from omni_web.jobs import Job, JobState
 from omni_web.ui import delivery, readalong
 from omni_web.ui.context import OnLoad, UiContext
+from omni_web.ui.downloads import downloads_html
 from omni_web.ui.errors import guarded
 from omni_web.ui.jobview import (
     chapters_html,
-    downloads_html,
     job_detail_html,
     job_levels_html,
     jobs_table_html,
@@ -152,58 +152,59 @@ def build(ctx: UiContext) -> JobsRefs:
     return replace(refs, on_load=_wire(ctx, refs))
 
 
-def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
+def _changed(new: dict[str, Any], shown: dict[str, Any], key: str, value: Any) -> bool:
+    """Record ``value``'s marker under ``key``; True when the page shows something else."""
+    new[key] = _digest(repr(value))
+    return shown.get(key) != new[key]
+
+
+def _render(ctx: UiContext, selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
+    """Every output of the tab for the ``selected`` job (the newest when it is gone); the parts the
+    page already shows (``shown``) are skipped, so an open fold or a playing chapter stays."""
     store = ctx.services.jobs
-    outputs = [refs.overview, refs.pick, refs.detail, refs.cancel, refs.resume, refs.rerun, refs.delete,
-               refs.downloads, refs.chapters, refs.levels, refs.shown]
+    shown = dict(shown or {})
+    jobs = store.list()
+    positions = store.queue_positions()
+    ids = [job.id for job in jobs]
+    asked = selected
+    selected = selected if selected in ids else (ids[0] if ids else None)
+    new: dict[str, Any] = {"job": selected}
+    choices = job_choices(jobs)
+    same_job = shown.get("job") == selected
+    # A tick that only saw the list grow sends the choices, never the value: it may have read the
+    # pick just before Generate picked the new job, and would put the old one back.
+    if not same_job or selected != asked:
+        pick = gr.update(choices=choices, value=selected)
+    elif _changed(new, shown, "choices", choices):
+        pick = gr.update(choices=choices)
+    else:
+        pick = gr.skip()
+    new["choices"] = _digest(repr(choices))
+    overview = jobs_table_html(jobs, positions)
+    if selected is None:
+        hidden = gr.update(visible=False)
+        return [overview, pick, "", hidden, hidden, hidden, hidden, "", "", "", new]
+    job = next(job for job in jobs if job.id == selected)
+    state = job.state
+    buttons = [gr.update(visible=not state.finished),
+               gr.update(visible=state in (JobState.FAILED, JobState.CANCELLED)),
+               gr.update(visible=state is JobState.DONE),
+               gr.update(visible=state.finished)]
+    before = shown if same_job else {}
+    parts = {"downloads": downloads_html(job, output_root=ctx.settings.output_path(ctx.paths)),
+             "chapters": chapters_html(job),
+             # Sent only when it changed, so an opened levels fold stays open while the job goes on.
+             "levels": job_levels_html(job)}
+    sent = [html if _changed(new, before, key, html) else gr.skip() for key, html in parts.items()]
+    detail = job_detail_html(job, positions.get(job.id, 0), remote_url=ctx.settings.remote_url,
+                             running=[j for j in jobs if j.state is JobState.RUNNING],
+                             queue_paused=state is JobState.QUEUED and ctx.services.queue.paused)
+    return [overview, pick, detail, *buttons, *sent, new]
 
-    def changed(new: dict[str, Any], shown: dict[str, Any], key: str, value: Any) -> bool:
-        """Record ``value``'s marker under ``key``; True when the page shows something else."""
-        new[key] = _digest(repr(value))
-        return shown.get(key) != new[key]
 
-    def render(selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
-        shown = dict(shown or {})
-        jobs = store.list()
-        positions = store.queue_positions()
-        ids = [job.id for job in jobs]
-        asked = selected
-        selected = selected if selected in ids else (ids[0] if ids else None)
-        new: dict[str, Any] = {"job": selected}
-        choices = job_choices(jobs)
-        same_job = shown.get("job") == selected
-        # A tick that only saw the list grow sends the choices, never the value: it may have read the
-        # pick just before Generate picked the new job, and would put the old one back.
-        if not same_job or selected != asked:
-            pick = gr.update(choices=choices, value=selected)
-        elif changed(new, shown, "choices", choices):
-            pick = gr.update(choices=choices)
-        else:
-            pick = gr.skip()
-        new["choices"] = _digest(repr(choices))
-        overview = jobs_table_html(jobs, positions)
-        if selected is None:
-            hidden = gr.update(visible=False)
-            return [overview, pick, "", hidden, hidden, hidden, hidden, "", "", "", new]
-        job = next(job for job in jobs if job.id == selected)
-        state = job.state
-        buttons = [gr.update(visible=not state.finished),
-                   gr.update(visible=state in (JobState.FAILED, JobState.CANCELLED)),
-                   gr.update(visible=state is JobState.DONE),
-                   gr.update(visible=state.finished)]
-        before = shown if same_job else {}
-        downloads = downloads_html(job, output_root=ctx.settings.output_path(ctx.paths))
-        downloads_out = downloads if changed(new, before, "downloads", downloads) else gr.skip()
-        chapters = chapters_html(job)
-        chapters_out = chapters if changed(new, before, "chapters", chapters) else gr.skip()
-        # Sent only when it changed, so an opened levels fold stays open while the job goes on.
-        levels = job_levels_html(job)
-        levels_out = levels if changed(new, before, "levels", levels) else gr.skip()
-        detail = job_detail_html(job, positions.get(job.id, 0), remote_url=ctx.settings.remote_url,
-                                 running=[j for j in jobs if j.state is JobState.RUNNING],
-                                 queue_paused=state is JobState.QUEUED and ctx.services.queue.paused)
-        return [overview, pick, detail, *buttons, downloads_out,
-                chapters_out, levels_out, new]
+def _wire_actions(ctx: UiContext, refs: JobsRefs, render: Callable[..., list[Any]], outputs: list[Any]) -> None:
+    """Cancel, Resume, Run again and Delete (which asks first) on the selected job."""
+    store = ctx.services.jobs
 
     @guarded
     def cancel(selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
@@ -244,13 +245,24 @@ def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
         return [gr.update(visible=False), *render(None, shown)]
 
     inputs = [refs.pick, refs.shown]
-    refs.timer.tick(guarded(render), inputs, outputs, show_progress="hidden", api_name="jobs_refresh",
-                    concurrency_limit=None)
-    refs.pick.input(guarded(render), inputs, outputs, api_visibility="private")
     refs.cancel.click(cancel, inputs, outputs, api_name="job_cancel")
     refs.resume.click(resume, inputs, outputs, api_name="job_resume")
     refs.rerun.click(rerun, inputs, outputs, api_name="job_rerun")
     refs.delete.click(ask_delete, [refs.pick], [refs.confirm, refs.confirm_text], api_name="job_delete_plan")
     refs.confirm_delete.click(delete, inputs, [refs.confirm, *outputs], api_name="job_delete")
     refs.confirm_cancel.click(lambda: gr.update(visible=False), None, refs.confirm, api_visibility="private")
+
+
+def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
+    outputs = [refs.overview, refs.pick, refs.detail, refs.cancel, refs.resume, refs.rerun, refs.delete,
+               refs.downloads, refs.chapters, refs.levels, refs.shown]
+
+    def render(selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
+        return _render(ctx, selected, shown)
+
+    inputs = [refs.pick, refs.shown]
+    refs.timer.tick(guarded(render), inputs, outputs, show_progress="hidden", api_name="jobs_refresh",
+                    concurrency_limit=None)
+    refs.pick.input(guarded(render), inputs, outputs, api_visibility="private")
+    _wire_actions(ctx, refs, render, outputs)
     return OnLoad(guarded(lambda: render(None, None)), [], outputs)

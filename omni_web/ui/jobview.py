@@ -1,8 +1,8 @@
-"""The Jobs tab's markup for one job: status, one bar per phase, where its files are, its chapters.
+"""The Jobs tab's markup for one job: status, one bar per phase, its log, its chapters.
 
 Pure functions of a :class:`~omni_web.jobs.Job` (and the clock), so the tab only decides when to
-send them. Files are linked through Gradio's file route straight from the output folder (served
-in place, see ``ui.app``), so a 600 MB m4b is never copied to be downloaded or played.
+send them. Chapters play through Gradio's file route straight from the output folder (served in
+place, see ``ui.app``); the downloads panel is ``ui/downloads.py``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from urllib.parse import quote
 
 from omni_web.catalog import get_entry
 from omni_web.errors import UnknownModel
@@ -19,16 +18,15 @@ from omni_web.pipeline import ConvertProgress, ConvertResult, PhaseProgress, Pha
 from omni_web.pipeline.fix import fix_of, fix_wait_reason
 from omni_web.pipeline.review import finished_qa_line
 from omni_web.services import same_server_work
+from omni_web.ui.downloads import file_url
 from omni_web.ui.labels import chapter_label, model_name
 from omni_web.ui.levels import levels_html, mastering_fact
-from omni_web.ui.widgets import badge, callout, clock_str, duration_str, esc, progress_bar, size_str, table
+from omni_web.ui.widgets import badge, callout, clock_str, duration_str, esc, progress_bar, table
 from omni_web.voices.names import canonical_spelling, display_name
 
 __all__ = [
     "chapters_html",
-    "downloads_html",
     "elapsed_s",
-    "file_url",
     "job_detail_html",
     "job_eta_s",
     "job_levels_html",
@@ -41,11 +39,6 @@ __all__ = [
     "result_of",
     "voice_of",
 ]
-
-
-def file_url(path: Path) -> str:
-    """The page-relative URL that serves ``path`` (only files under allowed paths are served)."""
-    return "gradio_api/file=" + quote(str(Path(path).resolve()))
 
 
 def elapsed_s(job: Job, *, now: float | None = None) -> float | None:
@@ -229,41 +222,6 @@ def voice_of(job: Job) -> str:
     except UnknownModel:
         known = ()
     return display_name(canonical_spelling(name, known))
-
-
-def downloads_html(job: Job, *, output_root: Path) -> str:
-    """Download links for a finished job and where every file of the job is (or will be)."""
-    result = result_of(job)
-    links, where = [], []
-    if result is not None and result.m4b is not None:
-        where.append(("Book", str(result.m4b)))
-        if result.m4b.is_file():
-            size = size_str(result.m4b.stat().st_size)
-            links.append(f'<a class="ow-download" id="jobs-download" href="{esc(file_url(result.m4b))}" download>'
-                         f'Download m4b · {esc(size)}</a>')
-    if result is not None and result.mp3_dir is not None:
-        where.append(("MP3 chapters", str(result.mp3_dir)))
-    name = job.params.get("output_name")
-    if not where and name:
-        where.append(("Book", f"{output_root}/…/{name}.m4b (written when the job finishes)"))
-    chapter_files = [c.audio_path for c in progress_of(job).chapters if c.audio_path is not None]
-    if chapter_files:
-        where.append(("Chapter files", str(chapter_files[0].parent)))
-    rows = "".join(f"<tr><th>{esc(label)}</th><td><code>{esc(path)}</code></td></tr>" for label, path in where)
-    files = f'<table class="ow-table ow-kv ow-files">{rows}</table>' if rows else ""
-    return f'<div class="ow-actions-links">{"".join(links)}</div>{_mp3_links(result)}{files}'
-
-
-def _mp3_links(result: ConvertResult | None) -> str:
-    """The book's MP3s as download links, folded under one line (a long book has one per chapter)."""
-    folder = result.mp3_dir if result is not None else None
-    mp3s = sorted(folder.glob("*.mp3")) if folder is not None and folder.is_dir() else []
-    if not mp3s:
-        return ""
-    links = "".join(f'<li><a href="{esc(file_url(path))}" download>{esc(path.stem)}</a> '
-                    f'<span class="ow-dim">{esc(size_str(path.stat().st_size))}</span></li>' for path in mp3s)
-    return (f'<details id="jobs-mp3s" class="ow-fold"><summary>MP3 chapters · {len(mp3s)} files</summary>'
-            f'<ul class="ow-scroll ow-links">{links}</ul></details>')
 
 
 def ready_chapters(job: Job) -> list[tuple[int, str, Path]]:

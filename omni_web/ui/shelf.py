@@ -1,4 +1,5 @@
-"""Shelf tab: the finished books (cover, title, narrator, length, their files as links) and a
+"""Shelf tab: the finished books (cover, title, narrator, length, their files as download links:
+m4b, MP3 zip, everything in one zip, read-along EPUB, subtitles; ``ui/downloads.py``) and a
 whole-book player with chapter navigation and speed, which remembers where each book was left.
 
 The books come from :func:`omni_web.deliver.shelf.shelf_books` (the library layout's folders).
@@ -18,8 +19,8 @@ import gradio as gr
 
 from omni_web.deliver.shelf import ShelfBook, shelf_books
 from omni_web.ui.context import OnLoad, UiContext
+from omni_web.ui.downloads import file_url, shelf_links_html
 from omni_web.ui.errors import guarded
-from omni_web.ui.jobview import file_url
 from omni_web.ui.widgets import callout, duration_str, esc
 
 __all__ = ["ShelfRefs", "build", "shelf_html"]
@@ -113,14 +114,6 @@ class ShelfRefs:
     on_load: OnLoad | None = field(default=None)
 
 
-def _files(book: ShelfBook) -> list[tuple[str, Path]]:
-    found = [("m4b", book.audio)] if book.audio is not None else []
-    if book.readalong is not None:
-        found.append(("Read-along EPUB", book.readalong))
-    found += [(path.suffix[1:].upper() + " subtitles", path) for path in sorted(book.folder.glob("*.vtt"))[:1]]
-    return found
-
-
 def _card(book: ShelfBook) -> str:
     meta = book.metadata
     chapters = [{"title": str(c.get("title") or f"Chapter {n + 1}"), "start": float(c.get("start") or 0)}
@@ -130,7 +123,7 @@ def _card(book: ShelfBook) -> str:
     play = json.dumps({"id": book.id, "title": book.title, "src": file_url(book.audio), "chapters": chapters})
     cover = (f'<img class="ow-shelf-cover" alt="" src="{esc(file_url(book.cover))}">' if book.cover is not None
              else '<div class="ow-shelf-cover ow-shelf-nocover"></div>')
-    links = " · ".join(f'<a href="{esc(file_url(path))}" download>{esc(label)}</a>' for label, path in _files(book))
+    links = shelf_links_html(book)
     return (f'<div class="ow-shelf-book" data-book="{esc(book.id)}">{cover}<div class="ow-shelf-facts">'
             f'<div class="ow-shelf-name">{esc(book.title)}</div>'
             f'<div class="ow-dim">{esc(", ".join(meta.get("authors") or []))}</div>'
@@ -161,6 +154,7 @@ _CSS = """
 .ow-shelf-nocover { background: linear-gradient(135deg, #c7d2fe, #e0e7ff); }
 .ow-shelf-name { font-weight: 700; }
 .ow-shelf-files { margin: 4px 0; font-size: 0.9em; }
+.ow-shelf-files .ow-download { padding: 4px 10px; margin: 2px 0; }
 .ow-shelf-open, .ow-shelf-controls button, .ow-shelf-chapter { border: 1px solid var(--border-color-primary);
   border-radius: 8px; padding: 4px 10px; background: var(--button-secondary-background-fill); cursor: pointer; }
 .ow-shelf-player { position: sticky; top: 0; z-index: 5; padding: 10px; margin-bottom: 12px; border-radius: 10px;

@@ -113,6 +113,10 @@ CSS = """
   background: var(--button-primary-background-fill); color: var(--button-primary-text-color) !important;
   text-decoration: none !important; margin: 4px 0 8px; }
 .ow-files code { word-break: break-all; }
+.ow-dl-row { margin: 2px 0 6px; }
+.ow-dl-link { font-weight: 600; }
+.ow-where { font-size: 0.8em; word-break: break-all; }
+.ow-where code { font-size: inherit; }
 .ow-phase { display: grid; grid-template-columns: 11em 1fr; align-items: center; gap: 10px; margin: 6px 0; }
 .ow-phase-name { font-weight: 600; }
 .ow-scroll td:first-child, .ow-scroll th:first-child { width: 2.6em; }

@@ -4,11 +4,13 @@ queue in order for two users, cancel and resume, and only output files are serve
 from __future__ import annotations
 
 import html
+import io
 import itertools
 import json
 import re
 import subprocess
 import threading
+import zipfile
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import unquote
@@ -112,6 +114,83 @@ def test_a_book_goes_from_upload_to_a_downloadable_m4b(ui_app):
     assert "Hefty Ruby Water" in chapters and "4 of 4 ready" in chapters
 
 
+@pytest.mark.browser
+def test_the_finished_book_downloads_through_links_not_server_paths(ui_app, browser, tmp_path):
+    from tests.ui.browser_kit import VIEWPORT, expect, job_badge, require_chromium, shot, tab
+
+    require_chromium()
+    job = next(job for job in ui_app.services.jobs.list() if job.state is JobState.DONE)  # the book above
+    m4b = Path(job.result["m4b"])
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    try:
+        page = context.new_page()
+        page.goto(ui_app.url)
+        page.locator("input[type=text]").fill(USER)
+        page.locator("input[type=password]").fill(PASSWORD)
+        page.get_by_role("button", name="Login").click()
+        tab(page, "Jobs")
+        expect(job_badge(page)).to_have_text("done", timeout=60_000)
+        panel = page.locator("#jobs-downloads")
+        expect(panel.locator("#jobs-download")).to_have_text(f"⬇ {m4b.name}")
+        expect(panel.locator("#jobs-download-mp3")).to_have_text("MP3 files (zip)")
+        texts = panel.locator("a").all_inner_texts()
+        assert texts and not any("/" in text for text in texts), texts  # names, never server paths
+        expect(panel.locator(".ow-where")).to_contain_text(str(m4b))  # small, for copying by hand
+
+        # The m4b, as the link serves it.
+        base = ui_app.url + "/"
+        served = page.request.get(base + panel.locator("#jobs-download").get_attribute("href"))
+        assert served.status == 200 and served.body() == m4b.read_bytes()
+        # A click on "MP3 files (zip)" downloads one MP3 per chapter, cut from the m4b (no MP3 setting).
+        # The page's first ticks may send the panel again (same content, new elements); a click
+        # whose element is replaced between press and release goes nowhere. Wait until it stays.
+        page.wait_for_function("""() => { const a = document.querySelector('#jobs-download-mp3');
+            if (!a) { return false; } a.seen = a.seen || Date.now(); return Date.now() - a.seen > 5000; }""",
+                               polling=500, timeout=60_000)
+        with page.expect_download(timeout=180_000) as info:
+            panel.locator("#jobs-download-mp3").click()
+        assert info.value.suggested_filename == f"{m4b.stem} - MP3.zip"
+        saved = tmp_path / "mp3.zip"
+        info.value.save_as(saved)
+        with zipfile.ZipFile(saved) as archive:
+            names = archive.namelist()
+            archive.extractall(tmp_path / "mp3")
+        assert [n for n in names if n.endswith(".mp3")] == [
+            "01 - Hefty Water.mp3", "02 - The Switch.mp3", "03 - The Source.mp3", "04 - Hefty Ruby Water.mp3"]
+        lengths = [float(_ffprobe(tmp_path / "mp3" / n)["format"]["duration"]) for n in names if n.endswith(".mp3")]
+        assert abs(sum(lengths) - float(_ffprobe(m4b)["format"]["duration"])) < 0.5, lengths
+        expect(panel).to_contain_text(re.compile(r"MP3 files \(zip\)\s+\d+(\.\d)? [KM]B"))  # made: its size
+        # "Download all": the m4b and the four MP3s in one zip.
+        everything = page.request.get(base + panel.locator("#jobs-download-all").get_attribute("href"),
+                                      timeout=180_000)
+        assert everything.status == 200
+        with zipfile.ZipFile(io.BytesIO(everything.body())) as archive:
+            assert archive.read(m4b.name) == m4b.read_bytes()
+            assert sum(n.startswith("MP3/") and n.endswith(".mp3") for n in archive.namelist()) == 4
+        shot(page, "jobs-downloads")
+
+        # The Shelf offers the same links on the book's card.
+        tab(page, "Shelf")
+        card = page.locator(".ow-shelf-book").filter(has_text="Hefty Water").first
+        mp3_link = card.get_by_role("link", name="MP3 files (zip)")
+        expect(mp3_link).to_be_visible(timeout=30_000)
+        assert not any("/" in text for text in card.locator("a").all_inner_texts())
+        zipped = page.request.get(base + mp3_link.get_attribute("href"))
+        assert zipped.status == 200 and zipped.body() == saved.read_bytes()  # the cached zip
+        everything = page.request.get(base + card.get_by_role("link", name="Download all (zip)").get_attribute("href"),
+                                      timeout=180_000)
+        assert everything.status == 200 and m4b.name in zipfile.ZipFile(io.BytesIO(everything.body())).namelist()
+        shot(page, "shelf-downloads")
+    finally:
+        context.close()
+    stranger = browser.new_context()
+    try:
+        href = f"{ui_app.url}/downloads/job/{job.id}/mp3.zip"
+        assert stranger.request.get(href).status == 401
+    finally:
+        stranger.close()
+
+
 def test_only_output_and_voice_files_are_served(ui_app):
     job = next(job for job in ui_app.services.jobs.list() if job.state is JobState.DONE and job.result.get("m4b"))
     anonymous = httpx.get(f"{ui_app.url}/gradio_api/file={job.result['m4b']}", timeout=30)
@@ -202,6 +281,12 @@ def test_mp3_chapters_are_offered_when_the_setting_asks_for_them(ui_app):
     assert len(mp3s) == 2 and "MP3 chapters · 2 files" in fold
     assert all(_ffprobe(path)["format"]["format_name"] == "mp3" for path in mp3s)
     assert _logged_in(ui_app).get("/" + hrefs[0]).content == mp3s[0].read_bytes()
+    # Its "MP3 files (zip)" holds those very files (zipped, not cut from the m4b again).
+    zipped = _logged_in(ui_app).get(f"/downloads/job/{job_id}/mp3.zip")
+    assert zipped.status_code == 200
+    with zipfile.ZipFile(io.BytesIO(zipped.content)) as archive:
+        assert sorted(n for n in archive.namelist() if n.endswith(".mp3")) == sorted(p.name for p in mp3s)
+        assert archive.read(mp3s[0].name) == mp3s[0].read_bytes()
 
 
 def test_two_voices_keep_two_books_and_a_twin_opens_the_first(ui_app):
