@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import httpx
+import pytest
 from gradio_client import handle_file
 
 from omni_web.jobs import JobState
