@@ -132,3 +132,51 @@ def test_the_jobs_list_eta_is_the_longest_phase_still_going() -> None:
     doc = ConvertProgress(eta_s=0.0, phases=phases).to_dict()
     job = Job(id="j", kind="convert", title="B", state=JobState.RUNNING, params={}, progress=doc)
     assert job_eta_s(job) == 900.0  # not the renderer's 0:00 while chapters are mastered
+
+
+def test_a_job_stored_by_an_older_version_still_loads_through_its_records(tmp_path: Path) -> None:
+    """A jobs.sqlite from before the steering columns, layouts, phases, failed chunks and kept
+    mastering: the store opens it, and the request, progress and result read through their records."""
+    import sqlite3
+
+    from omni_web.api.models import job_out
+    from omni_web.jobs import JobState, JobStore
+    from omni_web.jobs.files import job_files
+    from omni_web.pipeline import ConvertRequest
+
+    out = tmp_path / "out" / "Old Book"
+    out.mkdir(parents=True)
+    (out / "Old Book.m4b").write_bytes(b"m4b")
+    (out / "001.m4a").write_bytes(b"m4a")
+    params = {"book_path": "/books/old.epub", "model_key": "qwen3_tts_0_6b_customvoice",
+              "voice": {"kind": "speaker", "name": "Vivian"}, "chapters": [1, 2], "chunk_words": 90,
+              "output_format": "m4b", "qa_level": "basic", "output_name": "Old Book"}  # fmt: skip
+    progress = {"phase": "done", "message": "2 chapters", "chunks_done": 8, "chunks_total": 8, "eta_s": None,
+                "chapters": [{"number": 1, "title": "One", "state": "ready", "audio_path": str(out / "001.m4a")}]}
+    result = {"output_dir": str(out), "m4b": str(out / "Old Book.m4b"), "chunks_total": 8, "duration_s": 61.5,
+              "chapters": [{"number": 1, "title": "One", "path": str(out / "001.m4a"), "duration_s": 30.25}]}
+    db = tmp_path / "jobs.sqlite"
+    with sqlite3.connect(db) as conn:  # the first release's table, before the steering columns
+        conn.execute("CREATE TABLE jobs (id TEXT PRIMARY KEY, kind TEXT NOT NULL, title TEXT NOT NULL, state TEXT "
+                     "NOT NULL, params TEXT NOT NULL, progress TEXT NOT NULL DEFAULT '{}', result TEXT NOT NULL "
+                     "DEFAULT '{}', error TEXT NOT NULL DEFAULT '', cancel_requested INTEGER NOT NULL DEFAULT 0, "
+                     "created_at REAL NOT NULL, started_at REAL, finished_at REAL, updated_at REAL NOT NULL, "
+                     "seq INTEGER NOT NULL)")  # fmt: skip
+        conn.execute("INSERT INTO jobs VALUES ('old', 'convert', 'Old Book', 'done', ?, ?, ?, '', 0, 1, 2, 3, 3, 1)",
+                     (json.dumps(params), json.dumps(progress), json.dumps(result)))  # fmt: skip
+    (job,) = JobStore(db).list()
+    assert job.state is JobState.DONE and job.priority == 0 and not job.paused
+    request = ConvertRequest.from_dict(job.params)
+    assert request.output_layout == "flat" and request.footnotes is None and request.mastering == ()
+    assert request.voice.name == "Vivian" and request.chapters == (1, 2) and request.metadata == ()
+    assert ConvertRequest.from_dict(request.to_dict()) == request
+    doc = ConvertProgress.from_dict(job.progress)
+    assert (doc.chunks_done, doc.chunks_failed, doc.failed_chunks, doc.phases) == (8, 0, (), ())
+    assert doc.chapters[0].number == 1 and doc.fraction == 1.0
+    done = ConvertResult.from_dict(job.result)
+    assert done.m4b == out / "Old Book.m4b" and done.missing_chunks == () and done.levels is None
+    assert [(c.index, c.duration_ms) for c in done.chapters] == [(1, 30250)]
+    api = job_out(job).progress
+    assert (api.phase, api.chunks_done, api.chunks_failed, api.fraction) == ("done", 8, 0, 1.0)
+    files = {f.rel: f.kind for f in job_files(job, tmp_path / "out")}
+    assert files == {"Old Book/Old Book.m4b": "book", "Old Book/001.m4a": "chapter"}

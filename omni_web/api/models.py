@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from omni_web.jobs import Job
+from omni_web.pipeline.progress import ConvertProgress
 
 __all__ = ["FileOut", "JobOut", "MoveIn", "PresetOut", "PriorityIn", "ProgressOut", "QueueOut", "SamplesIn", "job_out"]
 
@@ -18,6 +19,7 @@ class ProgressOut(BaseModel):
     message: str = ""
     chunks_done: int = 0
     chunks_total: int = 0
+    chunks_failed: int = 0  # given up (silence in the book, flagged for review); settled, like done ones
     fraction: float | None = None
     eta_s: float | None = None
 
@@ -87,12 +89,10 @@ class PriorityIn(BaseModel):
 
 def job_out(job: Job, *, position: int = 0, base: str = "/api/v1") -> JobOut:
     """The API's view of a job."""
-    doc = job.progress
-    total = int(doc.get("chunks_total") or 0)
-    done = int(doc.get("chunks_done") or 0)
-    progress = ProgressOut(phase=str(doc.get("phase") or job.state.value), message=str(doc.get("message") or ""),
-                           chunks_done=done, chunks_total=total, fraction=min(1.0, done / total) if total else None,
-                           eta_s=doc.get("eta_s"))
+    doc = ConvertProgress.from_dict(job.progress)  # a queued job has no progress yet: its state is the phase
+    progress = ProgressOut(phase=doc.phase if job.progress else job.state.value, message=doc.message,
+                           chunks_done=doc.chunks_done, chunks_total=doc.chunks_total, chunks_failed=doc.chunks_failed,
+                           fraction=doc.fraction, eta_s=doc.eta_s)  # fmt: skip
     return JobOut(id=job.id, title=job.title, state=job.state.value, queue_position=position, priority=job.priority,
                   paused=job.paused, sample_done=job.sample_done, error=job.error, progress=progress,
                   created_at=job.created_at, started_at=job.started_at, finished_at=job.finished_at,

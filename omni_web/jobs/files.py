@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from omni_web.jobs.store import Job
+from omni_web.pipeline.convert import ConvertResult
 from omni_web.pipeline.outputs import job_outputs
 
 __all__ = ["JobFile", "file_kind", "job_files"]
@@ -35,9 +36,10 @@ def job_files(job: Job, default_output_root: Path) -> list[JobFile]:
     """Every existing file the job reports under its output folder (nothing outside it)."""
     own = job.params.get("output_dir")  # a conversion's own output folder (ConvertRequest.output_dir)
     root = Path(own or default_output_root).resolve()
+    book = ConvertResult.from_dict(job.result).m4b
     found = []
     for path in job_outputs(job.result, job.progress):
         full = Path(path).resolve()
         if full.is_file() and full.is_relative_to(root):
-            found.append(JobFile(full, full.relative_to(root).as_posix(), file_kind(full, job.result.get("m4b"))))
+            found.append(JobFile(full, full.relative_to(root).as_posix(), file_kind(full, book)))
     return found
