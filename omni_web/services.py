@@ -247,11 +247,17 @@ class AppServices:
         self.worker.wake()
         return job
 
-    def submit_fix(self, request: ConvertRequest, fix: FixPlan) -> Job:
-        """Queue a regenerate (see :mod:`omni_web.pipeline.fix`) first in line; the worker starts it
-        beside a running book of the same server and model (its few requests share the batch)."""
-        return self.submit_conversion(request, allow_twin=True, priority=REGENERATE_PRIORITY,
-                                      extra={FIX_KEY: fix.to_dict()})
+    def submit_fix(self, request: ConvertRequest, fix: FixPlan, *, title: str) -> Job:
+        """Queue a regenerate (see :mod:`omni_web.pipeline.fix`) of the book ``title`` first in line;
+        the worker starts it beside a running book of the same server and model (its few requests
+        share the batch). The request is the finished book's own, name claimed, so the book is not
+        read again here (a click stays quick while a long job loads the machine)."""
+        if not request.book_path.is_file():
+            raise BookNotFound(request.book_path, remedy="Upload it again.")
+        params = {**request.to_dict(), TEXT_FINGERPRINT_KEY: self._text_fingerprint(), FIX_KEY: fix.to_dict()}
+        job = self.jobs.enqueue(CONVERT_JOB, params, title=title, priority=REGENERATE_PRIORITY)
+        self.worker.wake()
+        return job
 
     @property
     def presets(self) -> PresetBook:

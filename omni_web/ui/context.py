@@ -78,7 +78,7 @@ class Services(Protocol):
     def submit_conversion(self, request: ConvertRequest) -> Job:
         """Queue a conversion job."""
 
-    def submit_fix(self, request: ConvertRequest, fix: FixPlan) -> Job:
+    def submit_fix(self, request: ConvertRequest, fix: FixPlan, *, title: str) -> Job:
         """Queue a regenerate first in line; it may start beside a running book of its server and model."""
 
     def submit_many(self, files: list[Path], *, preset: Preset | str | None = None) -> list[tuple[str, Job | str]]:

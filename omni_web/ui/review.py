@@ -20,7 +20,7 @@ import numpy as np
 from omni_web.errors import ReviewError
 from omni_web.jobs import Job, JobState
 from omni_web.pipeline import ConvertProgress
-from omni_web.pipeline.fix import plan_fix
+from omni_web.pipeline.fix import fix_wait_reason, plan_fix
 from omni_web.pipeline.review import (
     ReviewRow,
     ReviewTarget,
@@ -35,6 +35,7 @@ from omni_web.pipeline.review import (
 )
 from omni_web.pipeline.review_inbox import inbox_page
 from omni_web.qa import Mark, QaStore, decode_wav
+from omni_web.services import same_server_work
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.lexicon import build_lexicon_panel
@@ -235,17 +236,22 @@ class _ReviewActions:
     def regenerate(self, job_id: str | None, place: str | None, new_text: str | None, *filters: Any) -> list[Any]:
         chapter, chunk = _place(place)
         target = self.target(job_id)
-        row = self.find(job_id, place)
-        edited = new_text if row is not None and (new_text or "").strip() != row.text else None
+        # The text from the report, not from the review rows (those read every chunk's record).
+        spoken = next((str(c["text"]) for c in target.report["chunks"]
+                       if int(c["chapter"]) == chapter and int(c["chunk"]) == chunk), None)
+        edited = new_text if spoken is not None and (new_text or "").strip() != spoken else None
         request = prepare_regenerate(target, chapter, chunk, text=edited)
         # The same request on purpose (with the name the job claimed): it rebuilds that job's own files.
         fix = plan_fix(request, target.report.get("chapter_files") or {}, target.parts_dir, (chapter,),
                        self.ctx.settings)
-        job = self.ctx.services.submit_fix(request, fix)
+        services = self.ctx.services
+        job = services.submit_fix(request, fix, title=self.jobs.get(job_id).title)
+        running = [other for other in self.jobs.list() if other.state is JobState.RUNNING and other.id != job.id]
+        when = fix_wait_reason(job, running, queue_paused=services.queue.paused, shares_server=same_server_work) \
+            or "It starts now (beside a running book of the same server and model, if any)."
         what = "with the edited text" if edited else "as a new take"
-        return [f"Queued job `{job.id}`: chapter {chapter}, chunk {chunk} {what}. {fix.message} It runs next, "
-                "beside a running book of the same model. Select the new job above to follow it.",
-                *self.show_list(job_id, *filters)]
+        return [f"Queued job `{job.id}`: chapter {chapter}, chunk {chunk} {what}. {fix.message} {when} "
+                "Select the new job above to follow it.", *self.show_list(job_id, *filters)]
 
     def job_book_and_model(self, job_id: str | None) -> tuple[str | None, str | None]:
         if not job_id:

