@@ -9,6 +9,7 @@ a character's sample line with its voice on the running server. Generate reads t
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -159,84 +160,83 @@ def request_cast(ctx: UiContext, book_path: Path, model_key: str) -> Cast | None
     return saved_cast(ctx.paths, ctx.services.books.load(book_path, options=ctx.settings.read_options(ctx.paths)), get_entry(model_key), ctx.library)
 
 
+def _save(ctx: UiContext, state: dict | None, change: Callable[[CastFile], CastFile]) -> CastFile:
+    """Apply ``change`` to the book's saved cast file and write it at once."""
+    loaded = _book(ctx, state)
+    path = saved_cast_path(ctx.paths, loaded)
+    cast = change(load_cast_file(path))
+    if not cast.book:
+        cast = replace(cast, book=loaded.metadata.title or loaded.source_path.stem)
+    cast.save(path)
+    return cast
+
+
+def _set_use(ctx: UiContext, state: dict | None, use: bool) -> str:
+    if not state:
+        return ""
+    _save(ctx, state, lambda cast: replace(cast, enabled=bool(use)))
+    return "Generate reads quotes in the cast's voices." if use else "Generate reads everything in one voice."
+
+
+def _set_dialogue(ctx: UiContext, state: dict | None, model_key: str, spec: VoiceSpec | None) -> tuple[Any, ...]:
+    _save(ctx, state, lambda cast: replace(cast, dialogue=spec, enabled=True if spec else cast.enabled))
+    return _render(ctx, state, model_key)
+
+
+def _assign(ctx: UiContext, state: dict | None, model_key: str, name: str | None, key: str | None,
+            text: str) -> tuple[Any, ...]:
+    if not name:
+        raise VoiceError("Pick a character first.")
+    spec = _spec(_option(_options(ctx, model_key), key), text or "")
+    _save(ctx, state, lambda cast: replace(cast.with_character(name, spec), enabled=True))
+    return (*_render(ctx, state, model_key, keep=name),
+            f"**{esc(name)}** is read by {esc(spec.label) if spec else 'the dialogue voice'}.")
+
+
+def _pick(ctx: UiContext, state: dict | None, model_key: str, name: str | None) -> tuple[Any, str]:
+    cast = load_cast_file(saved_cast_path(ctx.paths, _book(ctx, state))) if state else CastFile()
+    spec = cast.characters.get(name or "")
+    return gr.update(value=_key_of(spec, _options(ctx, model_key))), _instructions(spec)
+
+
+def _hear(ctx: UiContext, state: dict | None, model_key: str, name: str | None) -> tuple[Any, str]:
+    """A character's sample line (or the dialogue's) spoken in its voice on the running server."""
+    loaded = _book(ctx, state)
+    entry = get_entry(model_key)
+    cast = load_cast_file(saved_cast_path(ctx.paths, loaded))
+    people = {p.name: p for p in find_characters(loaded, min_confidence=cast.min_confidence, min_quotes=1)}
+    resolved = cast.to_cast(entry, ctx.library)
+    speaker = name or ""
+    voice = resolved.character_voice(speaker) or resolved.dialogue
+    if voice is None:
+        raise VoiceError(f"Give {speaker or 'the dialogue'} a voice first (or set the dialogue voice).")
+    line = people[speaker].sample if speaker in people and people[speaker].sample else SAMPLE_SENTENCE
+    with tempfile.TemporaryDirectory(prefix="omni-cast-") as tmp:
+        result = preview_cast_line(model_key, voice, line, paths=ctx.paths, server=ctx.services.server,
+                                   out_path=Path(tmp) / "cast.wav")
+        return read_wav(result.path), f"{esc(speaker or 'Dialogue')}: “{esc(result.text)}”"
+
+
 def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr.Dropdown) -> None:
     """Connect the panel to the loaded book and the model picker."""
     outputs = [refs.use, refs.dialogue, refs.characters, refs.character, refs.voice, refs.instructions,
                refs.dialogue_instructions]
-
-    def save(state: dict | None, change) -> CastFile:
-        loaded = _book(ctx, state)
-        path = saved_cast_path(ctx.paths, loaded)
-        cast = change(load_cast_file(path))
-        if not cast.book:
-            cast = replace(cast, book=loaded.metadata.title or loaded.source_path.stem)
-        cast.save(path)
-        return cast
-
-    @guarded
-    def render(state: dict | None, model_key: str) -> tuple[Any, ...]:
-        return _render(ctx, state, model_key)
-
-    @guarded
-    def set_use(state: dict | None, use: bool) -> str:
-        if not state:
-            return ""
-        save(state, lambda cast: replace(cast, enabled=bool(use)))
-        return "Generate reads quotes in the cast's voices." if use else "Generate reads everything in one voice."
-
-    @guarded
-    def set_dialogue(state: dict | None, model_key: str, key: str | None) -> tuple[Any, ...]:
-        spec = _spec(_option(_options(ctx, model_key), key), "")
-        save(state, lambda cast: replace(cast, dialogue=spec, enabled=True if spec else cast.enabled))
-        return _render(ctx, state, model_key)
-
-    @guarded
-    def describe_dialogue(state: dict | None, model_key: str, text: str) -> tuple[Any, ...]:
-        spec = VoiceSpec(instructions=text.strip()) if (text or "").strip() else None
-        save(state, lambda cast: replace(cast, dialogue=spec, enabled=True if spec else cast.enabled))
-        return _render(ctx, state, model_key)
-
-    @guarded
-    def assign(state: dict | None, model_key: str, name: str | None, key: str | None, text: str) -> tuple[Any, ...]:
-        if not name:
-            raise VoiceError("Pick a character first.")
-        spec = _spec(_option(_options(ctx, model_key), key), text or "")
-        save(state, lambda cast: replace(cast.with_character(name, spec), enabled=True))
-        return (*_render(ctx, state, model_key, keep=name),
-                f"**{esc(name)}** is read by {esc(spec.label) if spec else 'the dialogue voice'}.")
-
-    @guarded
-    def pick(state: dict | None, model_key: str, name: str | None) -> tuple[Any, str]:
-        cast = load_cast_file(saved_cast_path(ctx.paths, _book(ctx, state))) if state else CastFile()
-        spec = cast.characters.get(name or "")
-        return gr.update(value=_key_of(spec, _options(ctx, model_key))), _instructions(spec)
-
-    @guarded
-    def hear(state: dict | None, model_key: str, name: str | None) -> tuple[Any, str]:
-        loaded = _book(ctx, state)
-        entry = get_entry(model_key)
-        cast = load_cast_file(saved_cast_path(ctx.paths, loaded))
-        people = {p.name: p for p in find_characters(loaded, min_confidence=cast.min_confidence, min_quotes=1)}
-        resolved = cast.to_cast(entry, ctx.library)
-        speaker = name or ""
-        voice = resolved.character_voice(speaker) or resolved.dialogue
-        if voice is None:
-            raise VoiceError(f"Give {speaker or 'the dialogue'} a voice first (or set the dialogue voice).")
-        line = people[speaker].sample if speaker in people and people[speaker].sample else SAMPLE_SENTENCE
-        with tempfile.TemporaryDirectory(prefix="omni-cast-") as tmp:
-            result = preview_cast_line(model_key, voice, line, paths=ctx.paths, server=ctx.services.server,
-                                       out_path=Path(tmp) / "cast.wav")
-            return read_wav(result.path), f"{esc(speaker or 'Dialogue')}: “{esc(result.text)}”"
-
+    render = guarded(lambda state, key: _render(ctx, state, key))
+    picked = guarded(lambda state, key, choice: _set_dialogue(
+        ctx, state, key, _spec(_option(_options(ctx, key), choice), "")))
+    described = guarded(lambda state, key, text: _set_dialogue(
+        ctx, state, key, VoiceSpec(instructions=text.strip()) if (text or "").strip() else None))
     book.change(render, [book, model], outputs, api_name="cast_panel", concurrency_limit=4)
     model.change(render, [book, model], outputs, api_visibility="private")
-    refs.use.input(set_use, [book, refs.use], refs.notice, api_name="cast_use")
-    refs.dialogue.input(set_dialogue, [book, model, refs.dialogue], outputs, api_name="cast_dialogue")
+    refs.use.input(guarded(lambda state, use: _set_use(ctx, state, use)), [book, refs.use], refs.notice,
+                   api_name="cast_use")
+    refs.dialogue.input(picked, [book, model, refs.dialogue], outputs, api_name="cast_dialogue")
     for event in (refs.dialogue_instructions.submit, refs.dialogue_instructions.blur):
-        event(describe_dialogue, [book, model, refs.dialogue_instructions], outputs, api_visibility="private")
-    refs.character.input(pick, [book, model, refs.character], [refs.voice, refs.instructions],
-                         api_visibility="private")
-    refs.assign.click(assign, [book, model, refs.character, refs.voice, refs.instructions], [*outputs, refs.notice],
+        event(described, [book, model, refs.dialogue_instructions], outputs, api_visibility="private")
+    refs.character.input(guarded(lambda state, key, name: _pick(ctx, state, key, name)), [book, model, refs.character],
+                         [refs.voice, refs.instructions], api_visibility="private")
+    refs.assign.click(guarded(lambda *values: _assign(ctx, *values)),
+                      [book, model, refs.character, refs.voice, refs.instructions], [*outputs, refs.notice],
                       api_name="cast_assign")
-    refs.hear.click(hear, [book, model, refs.character], [refs.audio, refs.notice], api_name="cast_hear",
-                    concurrency_limit=1, concurrency_id="gpu-server")
+    refs.hear.click(guarded(lambda state, key, name: _hear(ctx, state, key, name)), [book, model, refs.character],
+                    [refs.audio, refs.notice], api_name="cast_hear", concurrency_limit=1, concurrency_id="gpu-server")

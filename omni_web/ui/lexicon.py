@@ -206,6 +206,15 @@ def build_lexicon_panel(
 def _wire(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voice_inputs: list[Any], voice_of: VoiceOf,
           chunk_words: Any | None, chapters: Any | None, api_prefix: str) -> None:
     store = LexiconStore(ctx.paths)
+    _wire_entries(ctx, refs, store, book=book, model=model, chunk_words=chunk_words, chapters=chapters,
+                  api_prefix=api_prefix)
+    _wire_hear(ctx, refs, book=book, model=model, voice_inputs=voice_inputs, voice_of=voice_of, api_prefix=api_prefix)
+    _wire_tools(ctx, refs, store, book=book, api_prefix=api_prefix)
+
+
+def _wire_entries(ctx: UiContext, refs: LexiconRefs, store: LexiconStore, *, book: Any, model: Any,
+                  chunk_words: Any | None, chapters: Any | None, api_prefix: str) -> None:
+    """The listing, picking an entry into the fields, Save and Remove (with their impact on the job)."""
     fields = [refs.written, refs.spoken, refs.regex, refs.inside_words, refs.case, refs.note]
     counting = [c for c in (chunk_words, chapters) if c is not None]
 
@@ -256,6 +265,23 @@ def _wire(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voice_inp
         impact = _impact(ctx, book_value, model_key, size, chosen, before, store.pronouncer(identity))
         return (*_listing(ctx, scope, book_value), f"Removed **{esc(written)}**. {esc(impact)}".strip())
 
+    listed = [refs.listing, refs.pick]
+    refs.scope.change(show, [refs.scope, book], listed, api_name=f"{api_prefix}_list", show_progress="hidden")
+    if hasattr(book, "change"):
+        book.change(show, [refs.scope, book], listed, api_visibility="private", show_progress="hidden")
+    refs.pick.change(fill, [refs.scope, book, refs.pick], fields, api_name=f"{api_prefix}_pick",
+                     show_progress="hidden")
+    refs.save.click(save, [refs.scope, book, model, *counting, refs.pick, *fields], [*listed, refs.notice],
+                    api_name=f"{api_prefix}_save", concurrency_limit=2)
+    refs.remove.click(remove, [refs.scope, book, model, *counting, refs.pick], [*listed, refs.notice],
+                      api_name=f"{api_prefix}_remove", concurrency_limit=2)
+
+
+def _wire_hear(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voice_inputs: list[Any],
+               voice_of: VoiceOf, api_prefix: str) -> None:
+    """Hear: the entry's sample sentence spoken with the job's model and voice."""
+    fields = [refs.written, refs.spoken, refs.regex, refs.inside_words, refs.case, refs.note]
+
     @guarded
     def hear(scope: str, book_value: Any, model_key: str | None, *values: Any) -> tuple[Any, ...]:
         if not model_key:
@@ -273,6 +299,15 @@ def _wire(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voice_inp
         out = Path(tempfile.mkdtemp(prefix="omni-lexicon-")) / "sample.wav"
         out.write_bytes(audio)
         return str(out), f"Sent: “{esc(result.text)}”"
+
+    refs.hear.click(hear, [refs.scope, book, model, *voice_inputs, *fields[:5], refs.sample],
+                    [refs.audio, refs.notice], api_name=f"{api_prefix}_hear", concurrency_limit=1,
+                    concurrency_id="gpu-server")
+
+
+def _wire_tools(ctx: UiContext, refs: LexiconRefs, store: LexiconStore, *, book: Any, api_prefix: str) -> None:
+    """The sample sentence, the hard-word finder, import and export."""
+    listed = [refs.listing, refs.pick]
 
     @guarded
     def sample_for(book_value: Any, written: str, regex: bool) -> Any:
@@ -323,21 +358,8 @@ def _wire(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voice_inp
         store.export_file(out, target)
         return str(out)
 
-    listed = [refs.listing, refs.pick]
-    refs.scope.change(show, [refs.scope, book], listed, api_name=f"{api_prefix}_list", show_progress="hidden")
-    if hasattr(book, "change"):
-        book.change(show, [refs.scope, book], listed, api_visibility="private", show_progress="hidden")
-    refs.pick.change(fill, [refs.scope, book, refs.pick], fields, api_name=f"{api_prefix}_pick",
-                     show_progress="hidden")
     refs.written.blur(sample_for, [book, refs.written, refs.regex], refs.sample, api_visibility="private",
                       show_progress="hidden")
-    refs.save.click(save, [refs.scope, book, model, *counting, refs.pick, *fields], [*listed, refs.notice],
-                    api_name=f"{api_prefix}_save", concurrency_limit=2)
-    refs.remove.click(remove, [refs.scope, book, model, *counting, refs.pick], [*listed, refs.notice],
-                      api_name=f"{api_prefix}_remove", concurrency_limit=2)
-    refs.hear.click(hear, [refs.scope, book, model, *voice_inputs, *fields[:5], refs.sample],
-                    [refs.audio, refs.notice], api_name=f"{api_prefix}_hear", concurrency_limit=1,
-                    concurrency_id="gpu-server")
     refs.find.click(find, [book], [refs.candidates, refs.candidate], api_name=f"{api_prefix}_candidates",
                     concurrency_limit=2)
     refs.candidate.change(use_candidate, [book, refs.candidate], [refs.written, refs.spoken, refs.sample],
