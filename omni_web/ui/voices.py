@@ -172,7 +172,11 @@ def build_voice_controls(*, library_column: gr.Column | None = None,
     ``library_column`` and ``server_column``: where the two tall sections (add a clip, voices on
     the server) go, so the columns stay balanced and the main actions in view; default: here.
     """
-    voice = gr.Dropdown(label="Voice", elem_id="gen-voice", interactive=True)
+    # Menus rebuilt by events (a model switch, the server watch) take their value as typed: an event
+    # that reads the menu between its new choices and its new value would otherwise fail on Gradio's
+    # own check ("Value: default is not in the list of choices: [...]", in keys no user knows), and
+    # the handlers already tell a stale choice in words (omni_web/voices/server_voices.py option_for_key).
+    voice = gr.Dropdown(label="Voice", elem_id="gen-voice", interactive=True, allow_custom_value=True)
     help_md = gr.Markdown(elem_id="gen-voice-help")
     transcript = gr.Textbox(
         label="Transcript of the clip", lines=2, visible=False, elem_id="gen-transcript",
