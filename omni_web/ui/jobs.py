@@ -208,8 +208,9 @@ def _wire_actions(ctx: UiContext, refs: JobsRefs, render: Callable[..., list[Any
 
     @guarded
     def cancel(selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
-        if selected:
-            store.request_cancel(selected)
+        # A queued job is cancelled at once and the page's notifier says so (omni_web/ui/notify.py):
+        # only a running job, which stops later, is told here, or one click would toast twice.
+        if selected and store.request_cancel(selected).state is JobState.RUNNING:
             gr.Info("Cancel requested: the job stops after the chunks in flight. Resume it later to go on.")
         return render(selected, shown)
 
