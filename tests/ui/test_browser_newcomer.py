@@ -339,6 +339,29 @@ def test_numbered_titles_are_numbered_once_and_a_refused_preview_toasts_once(pag
         expect(toast).to_have_count(0)
 
 
+def test_a_queued_job_cancelled_is_told_once(page, books):
+    tab(page, "Queue")
+    page.locator("#queue-pause-all").click()  # the job stays queued until it is cancelled
+    expect(page.locator("#queue-status")).to_contain_text("Queue paused")
+    try:
+        _upload(page, books["numbered"], "Numbered Titles")
+        _pick_voice(page, "Ryan")  # not the earlier tests' request: no twin question
+        _generate_and_follow(page)
+        expect(job_badge(page)).to_contain_text("queued")
+        page.locator("#jobs-cancel").click()
+        expect(job_badge(page)).to_contain_text("cancelled")
+        page.wait_for_timeout(7000)  # two ticks of the notifier, which announces a cancelled job
+        toasts = page.locator(".toast-body").all_inner_texts()
+        # The job is cancelled at once: no "stops after the chunks in flight" besides "Cancelled".
+        assert not any("Cancel requested" in t for t in toasts), toasts
+        assert len([t for t in toasts if "Cancel" in t]) <= 1, toasts
+        shot(page, "jobs-queued-cancelled")
+    finally:
+        tab(page, "Queue")
+        page.locator("#queue-resume-all").click()
+        expect(page.locator("#queue-status")).not_to_contain_text("Queue paused")
+
+
 def test_logs_follow_and_settings_show_the_real_port(page, app):
     tab(page, "Server")
     log = page.locator("#server-boot-log textarea")
