@@ -68,9 +68,14 @@ def _size(path: Path) -> str:
 
 def _mp3_note(book: BookDownloads) -> str:
     """What the MP3 zip holds, and whether the first click has to make it."""
-    made = book.cached_zip()
+    try:
+        made = book.cached_zip()
+    except OSError:  # the book went between the look and now; the next tick shows it gone
+        return ""
     if made.is_file():
         return _size(made)
+    if book.exported_mp3s():
+        return f"the job's {len(book.exported_mp3s())} MP3 files, zipped on the first click"
     return "one MP3 per chapter, made on the first click (a long book takes a few minutes)"
 
 
