@@ -140,9 +140,11 @@ def test_a_job_stored_by_an_older_version_still_loads_through_its_records(tmp_pa
     import sqlite3
 
     from omni_web.api.models import job_out
+    from omni_web.deliver.layout import OutputLayout
     from omni_web.jobs import JobState, JobStore
     from omni_web.jobs.files import job_files
     from omni_web.pipeline import ConvertRequest
+    from omni_web.qa import QaLevel
 
     out = tmp_path / "out" / "Old Book"
     out.mkdir(parents=True)
@@ -167,9 +169,14 @@ def test_a_job_stored_by_an_older_version_still_loads_through_its_records(tmp_pa
     (job,) = JobStore(db).list()
     assert job.state is JobState.DONE and job.priority == 0 and not job.paused
     request = ConvertRequest.from_dict(job.params)
-    assert request.output_layout == "flat" and request.footnotes is None and request.mastering == ()
+    assert request.output_layout is OutputLayout.FLAT and request.qa_level is QaLevel.BASIC  # closed sets: enums
+    assert request.footnotes is None and request.mastering == ()
     assert request.voice.name == "Vivian" and request.chapters == (1, 2) and request.metadata == ()
     assert ConvertRequest.from_dict(request.to_dict()) == request
+    stored = request.to_dict()  # the plain words, in the shape old versions read
+    assert (stored["output_layout"], stored["qa_level"], stored["voice"]["name"], stored["mastering"]) == \
+        ("flat", "basic", "Vivian", {})
+    assert json.loads(json.dumps(stored)) == stored
     doc = ConvertProgress.from_dict(job.progress)
     assert (doc.chunks_done, doc.chunks_failed, doc.failed_chunks, doc.phases) == (8, 0, (), ())
     assert doc.chapters[0].number == 1 and doc.fraction == 1.0

@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from omni_web.cast import DEFAULT_MIN_CONFIDENCE, Cast
 from omni_web.client import VoiceChoice, VoiceKind
+from omni_web.deliver.layout import OutputLayout
 from omni_web.errors import ChapterSelectionError
+from omni_web.qa.thresholds import QaLevel, parse_level
+from omni_web.records import JsonRecord
 
 if TYPE_CHECKING:
     from omni_web.settings import Settings
@@ -91,11 +94,12 @@ def parse_chapter_spec(spec: str) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class ConvertRequest:
-    """One book to convert, with every choice that shapes the result.
+class ConvertRequest(JsonRecord):
+    """One book to convert, with every choice that shapes the result; stored as the job's params.
 
     ``chapters`` holds 1-based chapter numbers; None means the book's default selection (front
-    and back matter deselected). ``None`` settings fall back to the user's Settings.
+    and back matter deselected). ``None`` settings fall back to the user's Settings. Fields with a
+    closed set of values hold their enum (a caller may pass its plain word: ``"asr"``, ``"flat"``).
     """
 
     book_path: Path
@@ -114,7 +118,7 @@ class ConvertRequest:
     # Dialogue and character voices beside ``voice`` (the narrator's); None reads everything in one voice.
     cast: Cast | None = None
     # Audio QA (None = the user's Settings): off | basic | asr, the ASR model, takes per chunk.
-    qa_level: str | None = None
+    qa_level: QaLevel | None = None
     qa_model: str | None = None
     qa_takes: int | None = None
     readalong: bool = False  # also write subtitles and <Title>.readalong.epub (omni_web.readalong)
@@ -123,7 +127,7 @@ class ConvertRequest:
     loudness: str | None = None  # a mastering preset (omni_web.master.PRESET_NAMES); None = the setting
     # How ``output_name`` turns into paths (omni_web.deliver.layout.OutputLayout), fixed when the
     # name is claimed; a job stored before layouts existed reads back as "flat", where its files are.
-    output_layout: str = "library"
+    output_layout: OutputLayout = OutputLayout.LIBRARY
     # The user's corrections to the book's metadata before rendering, as (field, value) pairs of
     # omni_web.deliver.metadata.EDITABLE_FIELDS ("title", "series", ...); empty: the book's own.
     metadata: tuple[tuple[str, str], ...] = ()
@@ -148,33 +152,15 @@ class ConvertRequest:
         """``settings`` with the kept mastering values in place of the current ones."""
         return replace(settings, **dict(self.mastering)) if self.mastering else settings
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "output_layout", OutputLayout(self.output_layout))
+        object.__setattr__(self, "qa_level", parse_level(self.qa_level) if self.qa_level else None)
+
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON for the job store."""
-        return {
-            "book_path": str(self.book_path),
-            "model_key": self.model_key,
-            "voice": voice_to_dict(self.voice),
-            "chapters": list(self.chapters) if self.chapters is not None else None,
-            "chunk_words": self.chunk_words,
-            "keep_over_cap": self.keep_over_cap,
-            "concurrency": self.concurrency,
-            "language": self.language,
-            "output_format": self.output_format,
-            "also_mp3_chapters": self.also_mp3_chapters,
-            "output_dir": str(self.output_dir) if self.output_dir else None,
-            "api_url": self.api_url,
-            "cast": cast_to_dict(self.cast),
-            "qa_level": self.qa_level,
-            "qa_model": self.qa_model,
-            "qa_takes": self.qa_takes,
-            "readalong": self.readalong,
-            "output_name": self.output_name,
-            "loudness": self.loudness,
-            "output_layout": self.output_layout,
-            "metadata": [list(pair) for pair in self.metadata],
-            "footnotes": self.footnotes,
-            "mastering": dict(self.mastering),
-        }
+        """Plain JSON for the job store (the voice and the cast in their own shapes, mastering as an object)."""
+        doc = JsonRecord.to_dict(self)
+        doc.update(voice=voice_to_dict(self.voice), cast=cast_to_dict(self.cast), mastering=dict(self.mastering))
+        return doc
 
     def same_work_as(self, other: ConvertRequest) -> bool:
         """True when both ask for the same audio (where the files go does not count)."""
@@ -186,33 +172,19 @@ class ConvertRequest:
         return mine == theirs
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ConvertRequest:
-        """Inverse of :meth:`to_dict`."""
-        chapters = data.get("chapters")
-        output_dir = data.get("output_dir")
-        return cls(
-            book_path=Path(data["book_path"]),
-            model_key=data["model_key"],
-            voice=voice_from_dict(data.get("voice") or {}),
-            chapters=tuple(chapters) if chapters is not None else None,
-            chunk_words=data.get("chunk_words"),
-            keep_over_cap=bool(data.get("keep_over_cap", False)),
-            concurrency=data.get("concurrency"),
-            language=data.get("language"),
-            output_format=data.get("output_format"),
-            also_mp3_chapters=data.get("also_mp3_chapters"),
-            output_dir=Path(output_dir) if output_dir else None,
-            api_url=data.get("api_url"),
-            cast=cast_from_dict(data.get("cast")),
-            qa_level=data.get("qa_level"),
-            qa_model=data.get("qa_model"),
-            qa_takes=data.get("qa_takes"),
-            readalong=bool(data.get("readalong", False)),
-            output_name=data.get("output_name"),
-            loudness=data.get("loudness"),
-            output_layout=str(data.get("output_layout") or "flat"),
-            metadata=tuple((str(k), str(v)) for k, v in data.get("metadata") or ()),
-            footnotes=data.get("footnotes"),
-            mastering=tuple((str(k), v) for k, v in (data.get("mastering") or {}).items()
-                            if k in MASTERING_SETTINGS),
-        )
+    def from_dict(cls, data: Mapping[str, Any] | None) -> ConvertRequest:
+        """Inverse of :meth:`to_dict`; reads the params of jobs stored by older versions too.
+
+        Raises:
+            TypeError: ``book_path`` or ``model_key`` is missing.
+            ValueError: a closed field holds a word it does not know.
+        """
+        data = dict(data or {})
+        voice, cast, mastering = data.pop("voice", None), data.pop("cast", None), data.pop("mastering", None)
+        # A job stored before layouts existed reads back as flat, where its files are.
+        data["output_layout"] = data.get("output_layout") or OutputLayout.FLAT
+        if not data.get("output_dir"):
+            data.pop("output_dir", None)
+        base = JsonRecord.from_dict.__func__(cls, data)  # type: ignore[attr-defined]
+        kept = tuple((str(k), v) for k, v in (mastering or {}).items() if k in MASTERING_SETTINGS)
+        return replace(base, voice=voice_from_dict(voice or {}), cast=cast_from_dict(cast), mastering=kept)
