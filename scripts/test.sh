@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Install everything the tests need (system packages included) and run every test.
-# Arguments go to pytest (e.g. -k client -x).
+# Arguments go to pytest (e.g. -k client -x). The suite runs on OMNI_TEST_WORKERS pytest-xdist
+# workers (2; 0 runs it in this process), one test file per worker at a time, so a module's
+# app and browser fixtures are built once; the longest files go first (tests/conftest.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,4 +27,4 @@ fi
 .venv/bin/python -m pip install -q -r requirements-dev.txt
 
 .venv/bin/ruff check .
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest -n "${OMNI_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder "$@"

@@ -104,7 +104,8 @@ def tab(page, name: str) -> None:
 
 def shot(page, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    # A full-page shot waits for fonts and layout: generous, as a busy 2-core machine needs.
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True, timeout=90_000)
 
 
 def upload_test_book(page, book: str, title: str) -> None:

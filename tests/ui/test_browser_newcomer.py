@@ -34,8 +34,9 @@ from tests.ui.helpers import AppProcess, start_webapp
 
 pytestmark = pytest.mark.browser
 
-# Slow enough that the long book is still rendering when it is cancelled, fast enough for CI.
-FAKE_ENV = {"FAKE_SGL_LATENCY_S": "0.3", "FAKE_SGL_SLOTS": "8"}
+# Slow enough that the long book (138 one-chunk chapters, ~17 s on 8 slots) is still rendering when a
+# busy machine gets to its Cancel, fast enough for CI.
+FAKE_ENV = {"FAKE_SGL_LATENCY_S": "1.0", "FAKE_SGL_SLOTS": "8"}
 
 
 def _rgba_cover() -> bytes:

@@ -6,6 +6,7 @@ behind the login.
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -47,10 +48,12 @@ def test_player_highlights_the_sentence_being_read_and_seeks_on_click(page, app,
     # A click on the last sentence seeks there (and lights it).
     last = sentences.nth(count - 1)
     last_start = float(last.get_attribute("data-start"))
+    clicked = time.monotonic()
     last.click()
     expect(last).to_have_class(re.compile(r"\bra-active\b"), timeout=10_000)
     position = audio.evaluate("a => a.currentTime")
-    assert last_start - 0.01 <= position <= last_start + 1.5
+    # The audio may play on from the seek: allow what a busy machine took between click and read.
+    assert last_start - 0.01 <= position <= last_start + 0.5 + (time.monotonic() - clicked)
 
     # The finished job offers the read-along EPUB and the subtitles for download.
     expect(page.locator("#ra-epub")).to_be_visible(timeout=30_000)
