@@ -105,7 +105,7 @@ def _hand_off_when_draining(ctx: JobContext, in_flight: int, lead_s: float = HAN
 
     def sink(snapshot: ConvertProgress) -> None:
         ctx.report(snapshot.to_dict())
-        left = snapshot.chunks_total - snapshot.chunks_done
+        left = snapshot.chunks_total - snapshot.chunks_done - snapshot.chunks_failed  # a given-up chunk is not left
         near = left <= in_flight or (snapshot.eta_s is not None and snapshot.eta_s <= lead_s)
         if snapshot.phase not in ("preparing", "starting server") and snapshot.chunks_total and near:
             ctx.hand_off()
