@@ -12,19 +12,31 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from omni_web.assemble import AudiobookTags, probe_chapters, probe_duration_ms, probe_streams, probe_tags
+import omni_web.assemble.workspace as workspace
+from omni_web.assemble import (
+    CHAPTER_TITLE_MAX_BYTES,
+    AudiobookTags,
+    AudioFormat,
+    probe_chapters,
+    probe_duration_ms,
+    probe_streams,
+    probe_tags,
+)
 from omni_web.assemble.ffmpeg import probe, run_ffmpeg
 from omni_web.assemble.join import EncodedChapter, join_args, join_m4b, join_marks
 from omni_web.assemble.live_join import LiveJoin, LiveJoinFailed
 from omni_web.assemble.mp4marks import MarksNotPatchable, patch_chapter_marks, placeholder_marks
 from omni_web.assemble.mp4tags import set_identifier_tags
-from omni_web.master.chapter import count_adts_frames
+from omni_web.errors import DiskFullError, FfmpegError
+from omni_web.master.chapter import count_adts_frames, read_chunk
 
 pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg, real ffprobe
 
 TAGS = AudiobookTags(title="Live Book", author="Ada Writer", narrator="Nadia Voice", year=2024, language="en")
+ARABIC_TAGS = AudiobookTags(title="Arabic Book", language="ar")
 TITLES = ("الفصل الأول: البداية", "Part 2 = the end; #1 \\ hit", "Three", "Four")
 SECONDS = (3.1, 5.0, 2.2, 4.4)
 
@@ -224,3 +236,83 @@ def _mdat_hash(path: Path) -> str:
     with path.open("rb") as f:
         f.seek(offset)
         return hashlib.sha256(f.read(length)).hexdigest()
+
+
+LONG = "A very long chapter title " * 12
+
+
+def test_the_book_cuts_long_titles_tags_arabic_and_scales_the_cover(
+    chapters: list[EncodedChapter], tmp_path: Path
+) -> None:
+    big_cover = tmp_path / "cover.png"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=1600x1200", "-frames:v", "1",
+                    str(big_cover)], check=True)  # fmt: skip  # noqa: S603, S607
+    book = [*chapters[:2], dataclasses.replace(chapters[2], title=LONG)]
+    live = LiveJoin([(c.index, c.title) for c in book], tmp_path / "work", tags=ARABIC_TAGS, cover=big_cover)
+    for chapter in book:
+        live.add(chapter)
+    out = live.finish(book, tmp_path / "Arabic.m4b")
+    titles = [c.title for c in probe_chapters(out)]
+    assert titles[:2] == list(TITLES[:2])
+    assert titles[2].endswith("…") and LONG.startswith(titles[2][:-1])
+    assert len(titles[2].encode("utf-8")) <= CHAPTER_TITLE_MAX_BYTES
+    streams = probe_streams(out)
+    (audio,) = [s for s in streams if s.codec_type == "audio"]
+    assert audio.tags.get("language") == "ara"
+    (picture,) = [s for s in streams if s.attached_pic]
+    assert (picture.codec_name, picture.width, picture.height) == ("mjpeg", 1000, 750)
+
+
+def test_a_damaged_chapter_is_named_and_leaves_no_book(chapters: list[EncodedChapter], tmp_path: Path) -> None:
+    damaged = tmp_path / "002.aac"
+    damaged.write_bytes(b"\xff\xf1" + bytes(4000))
+    book = [chapters[0], dataclasses.replace(chapters[1], adts=damaged), chapters[2]]
+    before = [hashlib.sha256(c.adts.read_bytes()).hexdigest() for c in book]
+    out = tmp_path / "out" / "book.m4b"
+    with pytest.raises(FfmpegError, match="002.aac"):
+        join_m4b(book, out, tags=TAGS, cover=None)
+    assert not out.exists() and not [p for p in out.parent.iterdir()]
+    assert [hashlib.sha256(c.adts.read_bytes()).hexdigest() for c in book] == before
+
+
+def test_a_cancelled_live_join_keeps_the_old_book(chapters: list[EncodedChapter], tmp_path: Path) -> None:
+    out = tmp_path / "book.m4b"
+    out.write_bytes(b"previous version")
+    live = LiveJoin([(c.index, c.title) for c in chapters], tmp_path / "work", tags=TAGS, cover=None)
+    live.add(chapters[0])
+    live.abort()  # what cancelling the job does
+    assert out.read_bytes() == b"previous version"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["book.m4b", "work"]
+    assert not list((tmp_path / "work").iterdir())
+
+
+def test_a_disk_too_small_is_refused_before_joining(
+    chapters: list[EncodedChapter], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Usage:
+        free = 10_000
+
+    monkeypatch.setattr(workspace.shutil, "disk_usage", lambda _path: Usage())
+    out = tmp_path / "full" / "book.m4b"
+    with pytest.raises(DiskFullError) as caught:
+        join_m4b(chapters, out, tags=TAGS, cover=None)
+    assert str(out.parent) in str(caught.value)
+    assert not out.exists()
+
+
+def test_a_bad_cover_only_costs_the_cover(chapters: list[EncodedChapter], tmp_path: Path) -> None:
+    bad_cover = tmp_path / "cover.jpg"
+    bad_cover.write_bytes(b"not an image")
+    out = join_m4b(chapters[:2], tmp_path / "book.m4b", tags=TAGS, cover=bad_cover)
+    assert not [s for s in probe_streams(out) if s.attached_pic]
+    assert [c.title for c in probe_chapters(out)] == list(TITLES[:2])
+
+
+def test_chunks_in_other_formats_are_read_in_the_book_format(tmp_path: Path) -> None:
+    stereo = tmp_path / "s.wav"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=0.5", "-ac", "2",
+                    "-c:a", "pcm_s16le", str(stereo)], check=True)  # fmt: skip  # noqa: S603, S607
+    samples = read_chunk(stereo, AudioFormat(24000, 1), tmp_path)
+    assert samples.shape == (12000, 1)
+    assert 0.05 < float(np.abs(samples).max()) <= 1.0  # the tone survives the downmix
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.wav"]  # the converted copy is gone

@@ -27,13 +27,15 @@ from omni_web.assemble.ffmpeg import path_arg, run_ffmpeg
 from omni_web.assemble.metadata import ChapterMark, build_ffmetadata, clean_chapter_title, iso639_2
 from omni_web.assemble.mp4tags import set_identifier_tags
 from omni_web.assemble.records import AudiobookTags
-from omni_web.assemble.workspace import publish, work_dir, write_text
+from omni_web.assemble.workspace import check_free_space, publish, work_dir, write_text
 from omni_web.errors import FfmpegError
 from omni_web.systools import find_tool
 
 __all__ = ["AAC_FRAME_SAMPLES", "EncodedChapter", "input_thread_args", "join_args", "join_m4b", "join_marks"]
 
 AAC_FRAME_SAMPLES = 1024
+# Room for the index (moov), the cover and the tags on top of the chapters' own frames.
+M4B_OVERHEAD_BYTES = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +84,8 @@ def join_m4b(
     Raises:
         ValueError: no chapters, or chapters at different sample rates (programming errors).
         FfmpegError: a chapter file is missing (named), or ffmpeg failed.
-        DiskFullError, OutputNotWritable: the output folder cannot take the file.
+        DiskFullError: not enough space in the output folder (checked first, and on write).
+        OutputNotWritable: the output folder cannot be created or written.
     """
     if not chapters:
         raise ValueError("join_m4b needs at least one chapter.")
@@ -97,6 +100,7 @@ def join_m4b(
         )
     out_path = Path(out_path)
     marks = join_marks(chapters)
+    check_free_space(out_path.parent, sum(Path(c.adts).stat().st_size for c in chapters) + M4B_OVERHEAD_BYTES)
     with work_dir(out_path) as scratch:
         # Short relative names: the concat protocol splits on '|', which a user's folder may contain.
         names = []

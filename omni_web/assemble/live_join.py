@@ -32,7 +32,7 @@ from omni_web.assemble.metadata import ChapterMark, clean_chapter_title
 from omni_web.assemble.mp4marks import MarksNotPatchable, patch_chapter_marks, placeholder_marks
 from omni_web.assemble.mp4tags import set_identifier_tags
 from omni_web.assemble.records import AudiobookTags
-from omni_web.assemble.workspace import ensure_dir, publish, translate_os_error
+from omni_web.assemble.workspace import check_free_space, ensure_dir, publish, translate_os_error
 from omni_web.errors import FfmpegError
 
 __all__ = ["LiveJoin", "LiveJoinFailed"]
@@ -105,7 +105,9 @@ class LiveJoin:
                 return
             if position < len(self._fed) and self._fed[position] != chapter:
                 # Mastered again after its frames went in (a replaced take): this join is stale.
-                self._error = self._error or LiveJoinFailed(f"chapter {chapter.index} changed after it was joined")
+                self._error = self._error or LiveJoinFailed(
+                    f"chapter {chapter.index} changed after it was joined"
+                )
             self._ready[position] = chapter
             self._lock.notify_all()
 
@@ -214,6 +216,7 @@ def _move(done: Path, final_path: Path) -> Path:
     ensure_dir(final_path.parent)
     if os.stat(done).st_dev == os.stat(final_path.parent).st_dev:
         return publish(done, final_path)
+    check_free_space(final_path.parent, os.stat(done).st_size)
     tmp = final_path.with_name(f".{final_path.name}.copy")
     try:
         shutil.copyfile(done, tmp)

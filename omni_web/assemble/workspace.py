@@ -19,10 +19,11 @@ from pathlib import Path
 
 from omni_web.assemble.ffmpeg import path_arg, run_ffmpeg, translate_os_error
 from omni_web.assemble.records import AudioFormat
-from omni_web.errors import FfmpegError
+from omni_web.errors import DiskFullError, FfmpegError
 
 __all__ = [
     "CONFORM_BATCH",
+    "check_free_space",
     "concat_list_text",
     "conform_audio",
     "ensure_dir",
@@ -47,6 +48,24 @@ def ensure_dir(folder: Path) -> Path:
     except OSError as exc:
         raise translate_os_error(exc, folder) from exc
     return folder
+
+
+def check_free_space(folder: Path, needed_bytes: int) -> None:
+    """Refuse before writing when ``needed_bytes`` clearly cannot fit in ``folder`` (or the nearest
+    existing folder above it): better than a disk that fills up near the end of a long write."""
+    probe_dir = Path(folder)
+    while not probe_dir.exists() and probe_dir != probe_dir.parent:
+        probe_dir = probe_dir.parent
+    try:
+        free = shutil.disk_usage(probe_dir).free
+    except OSError:
+        return
+    if free < needed_bytes:
+        raise DiskFullError(
+            f"Not enough space in {folder} for the audiobook: it needs about {needed_bytes // 1_000_000 + 1} MB "
+            f"and {free // 1_000_000} MB are free. Free some space or choose another output folder; "
+            "chapter files already rendered are kept."
+        )
 
 
 @contextlib.contextmanager
