@@ -10,16 +10,9 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
-from omni_web.assemble import (
-    AudiobookTags,
-    AudioFormat,
-    ChapterPlan,
-    Segment,
-    build_m4b,
-    render_chapter_audio,
-)
+from omni_web.assemble import AudiobookTags
 from omni_web.assemble.cover import flattened_cover_image, prepare_cover
-from tests.test_assemble_book import make_tone
+from tests.book_audio import m4b_book, make_tone
 
 pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg
 
@@ -61,12 +54,9 @@ def test_opaque_cover_keeps_its_colours(tmp_path: Path) -> None:
 
 def test_m4b_embeds_the_flattened_cover(tmp_path: Path) -> None:
     tone = make_tone(tmp_path / "a.wav", rate=24000, channels=1, seconds=0.5)
-    chapter = render_chapter_audio(ChapterPlan(1, "One", (Segment(tone, 0),)), tmp_path / "001.flac",
-                                   fmt=AudioFormat())
     source = tmp_path / "cover.png"
     rgba_cover(source)
-    m4b = build_m4b([chapter], tmp_path / "Book.m4b", tags=AudiobookTags("Book"), cover=source,
-                    pause_between_chapters_ms=0)
+    m4b = m4b_book([("One", tone)], tmp_path / "Book.m4b", tags=AudiobookTags("Book"), cover=source)
     extracted = tmp_path / "embedded.png"
     subprocess.run(  # noqa: S603 - fixed argv
         ["ffmpeg", "-v", "error", "-y", "-i", str(m4b), "-map", "0:v:0", "-frames:v", "1", str(extracted)],

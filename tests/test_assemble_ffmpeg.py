@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from omni_web.assemble import AudioFormat, ChapterPlan, Segment, render_chapter_audio
+from omni_web.assemble import AudiobookTags
 from omni_web.assemble.ffmpeg import (
     probe,
     probe_chapters,
@@ -19,6 +19,7 @@ from omni_web.assemble.ffmpeg import (
     run_ffmpeg,
     translate_os_error,
 )
+from omni_web.assemble.join import EncodedChapter, join_m4b
 from omni_web.errors import DiskFullError, FfmpegError, OutputNotWritable
 from omni_web.systools import INSTALL_HINT
 
@@ -41,7 +42,7 @@ def test_missing_ffmpeg_says_how_to_install(tmp_path: Path, monkeypatch: pytest.
     assert INSTALL_HINT in str(caught_probe.value)
     # The public entry point reports the same, not a FileNotFoundError traceback.
     with pytest.raises(FfmpegError, match="is not installed"):
-        render_chapter_audio(ChapterPlan(1, "x", (Segment(tone, 0),)), tmp_path / "x.flac", fmt=AudioFormat())
+        join_m4b([EncodedChapter(1, "x", tone, 1, 24000)], tmp_path / "x.m4b", tags=AudiobookTags("x"), cover=None)
 
 
 def test_failing_ffmpeg_carries_the_last_stderr_lines(tmp_path: Path) -> None:

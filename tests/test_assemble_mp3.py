@@ -9,17 +9,14 @@ import pytest
 
 from omni_web.assemble import (
     AudiobookTags,
-    AudioFormat,
     ChapterAudio,
-    ChapterPlan,
-    Segment,
     export_mp3_chapters,
     probe_duration_ms,
     probe_streams,
     probe_tags,
-    render_chapter_audio,
 )
 from omni_web.errors import FfmpegError
+from tests.book_audio import chapter_audio, chapter_file
 
 pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg, real ffprobe
 
@@ -41,7 +38,7 @@ def chapters(tmp_path: Path) -> list[ChapterAudio]:
     tone = make_tone(tmp_path / "t.wav", rate=24000, channels=1, seconds=0.7)
     titles = ["Prologue", "الفصل الثاني", "Why? / How: <the> \"end\"", "Prologue"]
     return [
-        render_chapter_audio(ChapterPlan(i, t, (Segment(tone, 100),)), tmp_path / "ch" / f"{i}.flac", fmt=AudioFormat())
+        chapter_audio(i, t, chapter_file([(tone, 100)], tmp_path / "ch" / f"{i}.flac")[0])
         for i, t in enumerate(titles, start=1)
     ]
 

@@ -11,16 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from omni_web.assemble import (
-    AudiobookTags,
-    ChapterAudio,
-    build_m4b,
-    probe_duration_ms,
-    probe_streams,
-    probe_tags,
-)
+from omni_web.assemble import AudiobookTags, probe_duration_ms, probe_streams, probe_tags
 from omni_web.deliver import downloads as dl
 from omni_web.errors import DiskFullError
+from tests.book_audio import m4b_book
 
 pytestmark = pytest.mark.slow  # real ffmpeg and ffprobe
 
@@ -41,10 +35,10 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> dl.BookDownloads:
     for number, (title, seconds) in enumerate(zip(("Opening", "The Switch", "Why? / How"), SECONDS, strict=True), 1):
         wav = folder.parent / f"{number}.wav"
         _ffmpeg("-f", "lavfi", "-i", f"sine=f={300 + 100 * number}:r=24000:d={seconds}", str(wav))
-        chapters.append(ChapterAudio(index=number, title=title, path=wav, duration_ms=round(seconds * 1000)))
+        chapters.append((title, wav))
     cover = folder / "cover.jpg"
     _ffmpeg("-f", "lavfi", "-i", "testsrc=s=300x450", "-frames:v", "1", str(cover))
-    m4b = build_m4b(chapters, folder / "Two Voices.m4b", tags=TAGS, cover=cover, pause_between_chapters_ms=0)
+    m4b = m4b_book(chapters, folder / "Two Voices.m4b", tags=TAGS, cover=cover)
     (folder / "Two Voices.readalong.epub").write_bytes(b"PK epub")
     for name in ("Two Voices - 01 - Opening.vtt", "Two Voices - 01 - Opening.srt", "Other - 01 - X.vtt"):
         (folder / name).write_text("WEBVTT\n")

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from omni_web.assemble import AudioFormat, ChapterPlan, Segment, render_chapter_audio
 from omni_web.readalong import (
     ChapterSource,
     ChunkSource,
@@ -23,6 +22,7 @@ from omni_web.readalong import (
     build_chapter_timings,
     load_word_recogniser,
 )
+from tests.book_audio import chapter_file
 
 pytestmark = pytest.mark.slow  # subprocesses, espeak-ng speech, faster-whisper tiny.en
 
@@ -79,11 +79,10 @@ def chapter(tmp_path_factory: pytest.TempPathFactory) -> tuple[ChapterSource, li
         with wave.open(str(chunk_file), "rb") as handle:
             clock += handle.getnframes() / handle.getframerate() + PAUSES_MS[c] / 1000
         chunks.append(ChunkSource(" ".join(sentences), chunk_file, PAUSES_MS[c]))
-    plan = ChapterPlan(index=1, title="Down the Rabbit-Hole",
-                       segments=tuple(Segment(c.audio_path, c.pause_after_ms) for c in chunks))
-    audio = render_chapter_audio(plan, folder / "001-test.flac", fmt=AudioFormat(RATE, 1))
-    source = ChapterSource(number=1, title=plan.title, audio_path=audio.path,
-                           duration_s=audio.duration_ms / 1000, chunks=tuple(chunks))
+    path, seconds = chapter_file([(c.audio_path, c.pause_after_ms) for c in chunks], folder / "001-test.flac",
+                                 rate=RATE)
+    source = ChapterSource(number=1, title="Down the Rabbit-Hole", audio_path=path, duration_s=seconds,
+                           chunks=tuple(chunks))
     return source, truth, first_of_chunk
 
 

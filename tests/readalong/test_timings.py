@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from omni_web.assemble import AudioFormat, ChapterPlan, Segment, render_chapter_audio
 from omni_web.files import file_sha256
 from omni_web.qa import ChunkRecord, QaStore, TakeRecord, Verdict
 from omni_web.readalong import (
@@ -24,6 +23,7 @@ from omni_web.readalong import (
     load_timings,
     timings_path,
 )
+from tests.book_audio import chapter_file
 from tests.fakes.fake_sgl_omni_audio import wav_bytes
 
 pytestmark = pytest.mark.slow  # real ffmpeg (chapter audio from chunk files)
@@ -60,10 +60,9 @@ def _chapter(tmp_path: Path, texts: list[str], lengths: list[float], pauses: lis
     chunks = []
     for n, (text, length, pause) in enumerate(zip(texts, lengths, pauses, strict=True)):
         chunks.append(ChunkSource(text, _tone(tmp_path / f"chunk{n}.wav", length, 200 + 50 * n), pause))
-    plan = ChapterPlan(index=3, title="The Pool of Tears",
-                       segments=tuple(Segment(c.audio_path, c.pause_after_ms) for c in chunks))
-    audio = render_chapter_audio(plan, tmp_path / "003-abc.flac", fmt=AudioFormat(RATE, 1))
-    return ChapterSource(number=3, title=plan.title, audio_path=audio.path, duration_s=audio.duration_ms / 1000,
+    path, seconds = chapter_file([(c.audio_path, c.pause_after_ms) for c in chunks], tmp_path / "003-abc.flac",
+                                 rate=RATE)
+    return ChapterSource(number=3, title="The Pool of Tears", audio_path=path, duration_s=seconds,
                          chunks=tuple(chunks))
 
 
@@ -187,12 +186,11 @@ def test_chunk_starts_recorded_by_mastering_are_used_as_they_are(tmp_path: Path)
     from omni_web.readalong.audio import encode_chapter_aac
 
     plain = _chapter(tmp_path, TEXTS, [1.0, 3.0, 4.0], [900, 400, 0])
-    plan = ChapterPlan(index=3, title="The Pool of Tears",
-                       segments=tuple(Segment(c.audio_path, c.pause_after_ms) for c in plain.chunks))
     # A mastered-like chapter: 0.5 s of lead-in before the first chunk, encoded to AAC in MP4.
-    led = render_chapter_audio(plan, tmp_path / "led.flac", fmt=AudioFormat(RATE, 1), lead_in_ms=500)
-    m4a_s = encode_chapter_aac(led.path, tmp_path / "003-abc.mastered.m4a")
-    source = ChapterSource(number=3, title=plan.title, audio_path=tmp_path / "003-abc.mastered.m4a",
+    led, _ = chapter_file([(c.audio_path, c.pause_after_ms) for c in plain.chunks], tmp_path / "led.flac",
+                          rate=RATE, lead_in_ms=500)
+    m4a_s = encode_chapter_aac(led, tmp_path / "003-abc.mastered.m4a")
+    source = ChapterSource(number=3, title=plain.title, audio_path=tmp_path / "003-abc.mastered.m4a",
                            duration_s=m4a_s, chunks=plain.chunks, chunk_starts_s=(0.5, 2.4, 5.8))
     timings = build_chapter_timings(source, recogniser=None, cache=None)
     assert timings.chunk_starts_s == (0.5, 2.4, 5.8)
