@@ -23,6 +23,7 @@ from omni_web.deliver.abs_delivery import deliver_after_job
 from omni_web.errors import BookError, BookNotFound, JobError, JobExists, OmniWebError, PresetError
 from omni_web.jobs import Job, JobContext, JobStore, JobWorker, QueueControl
 from omni_web.jobs.fetch import fetch_book
+from omni_web.jobs.files import reported_files
 from omni_web.jobs.inbox import InboxWatcher
 from omni_web.jobs.intake import keep_book
 from omni_web.jobs.notify import Notifier, Targets, split_urls
@@ -32,7 +33,7 @@ from omni_web.lan import ui_urls
 from omni_web.paths import DataPaths
 from omni_web.pipeline.claims import OutputClaims
 from omni_web.pipeline.fix import FIX_KEY, FixPlan, is_fix
-from omni_web.pipeline.outputs import OutputRemoval, claim_output_name, job_outputs, plan_output_removal
+from omni_web.pipeline.outputs import OutputRemoval, claim_output_name, plan_output_removal
 from omni_web.pipeline.plan import select_chapters
 from omni_web.pipeline.progress import ConvertProgress
 from omni_web.pipeline.request import ConvertRequest, voice_to_dict
@@ -376,8 +377,8 @@ class AppServices:
         request = ConvertRequest.from_dict(job.params) if job.kind == CONVERT_JOB else None
         root = Path(request.output_dir) if request and request.output_dir else self.settings.output_path(self.paths)
         others = [path for other in self.jobs.list(limit=100_000) if other.id != job_id
-                  for path in job_outputs(other.result, other.progress)]
-        removal = plan_output_removal(root, job_outputs(job.result, job.progress), kept=others)
+                  for path in reported_files(other)]
+        removal = plan_output_removal(root, reported_files(job), kept=others)
         return JobDeletion(job=job, files=removal, store=self.jobs)
 
 

@@ -187,3 +187,23 @@ def test_a_job_stored_by_an_older_version_still_loads_through_its_records(tmp_pa
     assert (api.phase, api.chunks_done, api.chunks_failed, api.fraction) == ("done", 8, 0, 1.0)
     files = {f.rel: f.kind for f in job_files(job, tmp_path / "out")}
     assert files == {"Old Book/Old Book.m4b": "book", "Old Book/001.m4a": "chapter"}
+
+
+def test_params_that_lack_fields_read_tolerantly_for_the_jobs_tab() -> None:
+    from omni_web.client import VoiceKind
+    from omni_web.jobs import Job, JobState
+    from omni_web.pipeline import ConvertRequest
+    from omni_web.ui.jobview import voice_of
+
+    assert ConvertRequest.read({}).model_key == "" and ConvertRequest.read(None).output_dir is None
+    bare = ConvertRequest.read({"book_path": "/b.epub", "voice": {"kind": "speaker", "name": "vivian"},
+                                "output_dir": "/out", "qa_level": "loud"})  # an unknown word: book and model only
+    assert (bare.book_path, bare.model_key, bare.voice.kind, bare.output_dir) == \
+        (Path("/b.epub"), "", VoiceKind.DEFAULT, None)
+    job = Job(id="j", kind="convert", title="B", state=JobState.DONE, params={
+        "book_path": "/b.epub", "model_key": "qwen3_tts_0_6b_customvoice",
+        "voice": {"kind": "clone", "reference": "/v/narrator.wav"}})
+    assert voice_of(job) == "clone of narrator.wav"
+    speaker = Job(id="k", kind="convert", title="B", state=JobState.DONE,
+                  params={"voice": {"kind": "speaker", "name": "vivian"}})  # no model: the name as stored
+    assert voice_of(speaker) == "vivian"

@@ -163,7 +163,7 @@ def claim_cli_output_name(request: ConvertRequest, book: Book, entry: CatalogEnt
     a new one no book file, web UI job or other convert holds (a second voice never overwrites)."""
     output_root = request.output_dir or settings.output_path(paths)
     request = dataclasses.replace(request, output_layout=settings.output_layout)
-    ui_names = {job.params.get("output_name") for job in JobStore(paths.jobs_db).list(limit=100_000)}
+    ui_names = {ConvertRequest.read(job.params).output_name for job in JobStore(paths.jobs_db).list(limit=100_000)}
     name = OutputClaims(paths.output_claims_file).name_for(
         request, output_root, book, entry, claimed={n for n in ui_names if isinstance(n, str)}
     )

@@ -9,8 +9,10 @@ from pathlib import Path
 from omni_web.jobs.store import Job
 from omni_web.pipeline.convert import ConvertResult
 from omni_web.pipeline.outputs import job_outputs
+from omni_web.pipeline.progress import ConvertProgress
+from omni_web.pipeline.request import ConvertRequest
 
-__all__ = ["JobFile", "file_kind", "job_files"]
+__all__ = ["JobFile", "file_kind", "job_files", "reported_files"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,14 +34,18 @@ def file_kind(path: Path, book: str | None) -> str:
         path.suffix.lower(), "other")
 
 
+def reported_files(job: Job) -> list[Path]:
+    """Every file the job's result and progress report (see :func:`omni_web.pipeline.outputs.job_outputs`)."""
+    return job_outputs(ConvertResult.from_dict(job.result), ConvertProgress.from_dict(job.progress))
+
+
 def job_files(job: Job, default_output_root: Path) -> list[JobFile]:
     """Every existing file the job reports under its output folder (nothing outside it)."""
-    own = job.params.get("output_dir")  # a conversion's own output folder (ConvertRequest.output_dir)
-    root = Path(own or default_output_root).resolve()
+    root = (ConvertRequest.read(job.params).output_dir or default_output_root).resolve()
     book = ConvertResult.from_dict(job.result).m4b
     found = []
-    for path in job_outputs(job.result, job.progress):
-        full = Path(path).resolve()
+    for path in reported_files(job):
+        full = path.resolve()
         if full.is_file() and full.is_relative_to(root):
             found.append(JobFile(full, full.relative_to(root).as_posix(), file_kind(full, book)))
     return found

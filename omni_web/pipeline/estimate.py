@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from omni_web.jobs import Job, JobState
 from omni_web.pipeline.progress import ConvertProgress
+from omni_web.pipeline.request import ConvertRequest
 from omni_web.timefmt import duration_words
 
 __all__ = ["Estimate", "estimate_book", "measured_rate"]
@@ -59,7 +60,7 @@ def measured_rate(jobs: Iterable[Job], *, model_key: str | None = None) -> tuple
         words = ConvertProgress.from_dict(job.progress).words
         took = job.finished_at - job.started_at
         if words >= _MIN_WORDS and took > 0:
-            finished.append((job.finished_at, job.params.get("model_key"), words, took))
+            finished.append((job.finished_at, ConvertRequest.read(job.params).model_key, words, took))
     finished.sort(reverse=True)
     same = [row for row in finished if model_key and row[1] == model_key]
     chosen = (same or finished)[:_RECENT]

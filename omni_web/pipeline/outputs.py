@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import glob
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from omni_web.book import Book
 from omni_web.catalog import CatalogEntry
@@ -25,6 +24,8 @@ from omni_web.client import VoiceChoice
 from omni_web.deliver.downloads import cached_downloads
 from omni_web.deliver.layout import BookPlace, OutputLayout, book_place, claim_name, is_library_folder
 from omni_web.deliver.metadata import tags_for_paths
+from omni_web.pipeline.convert import ConvertResult
+from omni_web.pipeline.progress import ConvertProgress
 
 __all__ = [
     "OutputRemoval",
@@ -61,32 +62,28 @@ def job_place(output_root: Path, book: Book, name: str, *, layout: str, metadata
     return book_place(output_root, tags_for_paths(book, metadata), name, layout=OutputLayout(layout), mp3_only=mp3_only)
 
 
-def job_outputs(result: Mapping[str, Any], progress: Mapping[str, Any]) -> list[Path]:
+def job_outputs(result: ConvertResult, progress: ConvertProgress) -> list[Path]:
     """Every file a job reports having written: the m4b (and its cached MP3 zip), its MP3s (and their subtitles), its QA and
     levels reports, its read-along EPUB and the subtitles named after it, its ACX folder, its
     chapter files, and in the library layout its folder's sidecars and cover."""
-    files: list[Path] = [Path(result[key]) for key in ("m4b", "qa_report", "levels_path", "readalong_epub")
-                         if result.get(key)]  # fmt: skip
-    if result.get("m4b"):
-        files.extend(cached_downloads(Path(result["m4b"])))  # its MP3 zip, made on a download
-    for key, pattern in (("mp3_dir", "*"), ("acx_dir", "*")):
-        folder = result.get(key)
-        if folder and Path(folder).is_dir():
-            files.extend(sorted(p for p in Path(folder).glob(pattern) if p.is_file()))
-    epub = result.get("readalong_epub")
-    if epub and result.get("m4b"):
+    files: list[Path] = [p for p in (result.m4b, result.qa_report, result.levels_path, result.readalong_epub) if p]
+    if result.m4b:
+        files.extend(cached_downloads(result.m4b))  # its MP3 zip, made on a download
+    for folder in (result.mp3_dir, result.acx_dir):
+        if folder and folder.is_dir():
+            files.extend(sorted(p for p in folder.glob("*") if p.is_file()))
+    if result.readalong_epub and result.m4b:
         # Subtitles beside the book carry the job's name ("<name> - 01 - Chapter.vtt").
-        own = Path(result["m4b"]).stem
-        files.extend(sorted(p for ext in (".vtt", ".srt") for p in Path(epub).parent.glob(f"{glob.escape(own)} - *{ext}")))
-    folder = Path(result["output_dir"]) if result.get("output_dir") else None
+        own = result.m4b.stem
+        files.extend(sorted(p for ext in (".vtt", ".srt")
+                            for p in result.readalong_epub.parent.glob(f"{glob.escape(own)} - *{ext}")))
+    folder = result.output_dir if result.output_dir.parts else None  # a result without one reads as Path("")
     if folder is not None and is_library_folder(folder) and folder.is_dir():
         # A library-layout folder is the job's own: its sidecars and cover go with the book.
         files.extend(sorted(p for p in folder.iterdir() if p.is_file() and (
             p.name in ("metadata.json", "desc.txt", "reader.txt") or p.suffix == ".opf" or p.stem == "cover")))
-    for chapter in [*(result.get("chapters") or []), *(progress.get("chapters") or [])]:
-        path = chapter.get("path") or chapter.get("audio_path")
-        if path:
-            files.append(Path(path))
+    files.extend(chapter.path for chapter in result.chapters)
+    files.extend(chapter.audio_path for chapter in progress.chapters if chapter.audio_path)
     return list(dict.fromkeys(files))
 
 

@@ -172,6 +172,21 @@ class ConvertRequest(JsonRecord):
         return mine == theirs
 
     @classmethod
+    def read(cls, data: Mapping[str, Any] | None) -> ConvertRequest:
+        """The request a stored job's params describe, for showing and bookkeeping: never raises.
+
+        Params that lack the book or the model (a job of another kind, a row from an older
+        version) read with an empty ``model_key`` and book; a field it cannot read leaves only those.
+        """
+        data = dict(data or {})
+        data["book_path"] = data.get("book_path") or ""
+        data["model_key"] = str(data.get("model_key") or "")
+        try:
+            return cls.from_dict(data)
+        except (TypeError, ValueError, AttributeError):
+            return cls(book_path=Path(str(data["book_path"])), model_key=data["model_key"])
+
+    @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> ConvertRequest:
         """Inverse of :meth:`to_dict`; reads the params of jobs stored by older versions too.
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from omni_web.jobs.store import JobStore
 from omni_web.paths import DataPaths
+from omni_web.pipeline.request import ConvertRequest
 from omni_web.settings import Settings
 from omni_web.storage.measure import BookUsage, KindUsage, StorageReport, measure
 from omni_web.storage.prune import PrunePlan, PruneResult, plan_prune
@@ -36,9 +37,9 @@ def _parts_roots(paths: DataPaths, settings: Settings, store: JobStore) -> list[
     """``.parts`` of the output folder and of every other folder a job wrote to."""
     roots = {settings.output_path(paths).expanduser().resolve()}
     for job in store.list(limit=1_000_000):
-        raw = job.params.get("output_dir")
-        if raw:
-            roots.add(Path(str(raw)).expanduser().resolve())
+        own = ConvertRequest.read(job.params).output_dir
+        if own:
+            roots.add(own.expanduser().resolve())
     return [root / ".parts" for root in sorted(roots)]
 
 

@@ -25,7 +25,7 @@ from omni_web.deliver.downloads import BookDownloads, book_downloads, everything
 from omni_web.deliver.shelf import ShelfBook, book_by_id
 from omni_web.errors import DiskFullError, JobNotFound, OmniWebError
 from omni_web.jobs import Job, JobState
-from omni_web.pipeline import ConvertResult
+from omni_web.pipeline import ConvertRequest, ConvertResult
 from omni_web.ui.widgets import esc, size_str
 
 __all__ = [
@@ -121,7 +121,7 @@ def downloads_html(job: Job, *, output_root: Path) -> str:
     the book is on the server (for copying by hand)."""
     book = job_book(job)
     if book is None:
-        name = job.params.get("output_name")
+        name = ConvertRequest.read(job.params).output_name
         if job.state is JobState.DONE:
             return '<div class="ow-dim">This job left no book file to download.</div>'
         where = f' <span class="ow-where">{esc(f"{output_root}/…/{name}.m4b")}</span>' if name else ""

@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from omni_web.catalog import get_entry
+from omni_web.client import VoiceKind
 from omni_web.errors import UnknownModel
 from omni_web.jobs import Job, JobState
-from omni_web.pipeline import ConvertProgress, ConvertResult, PhaseProgress, PhaseState
+from omni_web.pipeline import ConvertProgress, ConvertRequest, ConvertResult, PhaseProgress, PhaseState
 from omni_web.pipeline.fix import fix_of, fix_wait_reason
 from omni_web.pipeline.review import finished_qa_line
 from omni_web.services import same_server_work
@@ -36,6 +37,7 @@ __all__ = [
     "phase_rows",
     "progress_of",
     "ready_chapters",
+    "request_of",
     "result_of",
     "voice_of",
 ]
@@ -52,6 +54,11 @@ def elapsed_s(job: Job, *, now: float | None = None) -> float | None:
 def progress_of(job: Job) -> ConvertProgress:
     """The job's progress record (defaults before the first report)."""
     return ConvertProgress.from_dict(job.progress)
+
+
+def request_of(job: Job) -> ConvertRequest:
+    """The job's request record, read tolerantly (a job without a model shows "-")."""
+    return ConvertRequest.read(job.params)
 
 
 def result_of(job: Job) -> ConvertResult | None:
@@ -115,7 +122,7 @@ def _waiting_html(job: Job, remote_url: str) -> str:
     if job.state is not JobState.RUNNING or not p.server_status:
         return ""
     since = time.strftime("%H:%M:%S", time.localtime(p.server_down_since or time.time()))
-    url = job.params.get("api_url") or remote_url
+    url = request_of(job).api_url or remote_url
     if url:
         remedy = (f"The job uses the server at {url}, which omni-web does not manage: start it again on its "
                   "machine, or change the remote URL on the Server tab. The job goes on by itself when it "
@@ -149,7 +156,7 @@ def job_detail_html(job: Job, position: int, *, now: float | None = None, remote
     p = progress_of(job)
     result = result_of(job)
     head = (f'<div class="ow-status">{badge(job.state.value)} <b>{esc(job.title)}</b> '
-            f'<span class="ow-dim">{esc(model_name(job.params.get("model_key")))} · {esc(voice_of(job))} · '
+            f'<span class="ow-dim">{esc(model_name(request_of(job).model_key))} · {esc(voice_of(job))} · '
             f'job {esc(job.id)}</span></div>')
     waiting = _waiting_html(job, remote_url)
     body = waiting or f'<div class="ow-job-line">{esc(_state_line(job, position))}</div>'
@@ -209,19 +216,19 @@ def job_log_html(job: Job) -> str:
 
 def voice_of(job: Job) -> str:
     """The job's narrator voice as people read it ("Vivian", "clone of narrator.wav")."""
-    voice = job.params.get("voice") or {}
-    kind, name = voice.get("kind", ""), voice.get("name", "")
-    if kind == "clone":
-        return f"clone of {Path(voice.get('reference') or 'clip').name}"
-    if kind in ("design", "default"):
-        return {"design": "designed voice", "default": "default voice"}[kind]
-    if not name:
+    request = request_of(job)
+    voice = request.voice
+    if voice.kind is VoiceKind.CLONE:
+        return f"clone of {(voice.reference or Path('clip')).name}"
+    if voice.kind in (VoiceKind.DESIGN, VoiceKind.DEFAULT):
+        return {VoiceKind.DESIGN: "designed voice", VoiceKind.DEFAULT: "default voice"}[voice.kind]
+    if not voice.name:
         return "voice"
     try:
-        known = get_entry(job.params.get("model_key") or "").preset_voices
+        known = get_entry(request.model_key).preset_voices
     except UnknownModel:
         known = ()
-    return display_name(canonical_spelling(name, known))
+    return display_name(canonical_spelling(voice.name, known))
 
 
 def ready_chapters(job: Job) -> list[tuple[int, str, Path]]:
@@ -272,7 +279,7 @@ def jobs_table_html(jobs: Sequence[Job], positions: Mapping[str, int]) -> str:
     for job in jobs:
         eta = job_eta_s(job) if job.state is JobState.RUNNING else None
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(job.created_at))
-        model = f'{esc(model_name(job.params.get("model_key")))} <span class="ow-dim">· {esc(voice_of(job))}</span>'
+        model = f'{esc(model_name(request_of(job).model_key))} <span class="ow-dim">· {esc(voice_of(job))}</span>'
         rows.append((esc(job.title), model, badge(job.state.value),
                      _progress_cell(job, positions.get(job.id, 0)), esc(clock_str(eta)), esc(created),
                      f"<code>{esc(job.id)}</code>"))

@@ -133,6 +133,7 @@ def test_layout_setting_is_checked(layout: str) -> None:
 
 
 def test_deleting_a_library_book_takes_its_sidecars_and_cover(tmp_path: Path) -> None:
+    from omni_web.pipeline import ConvertProgress, ConvertResult
     from omni_web.pipeline.outputs import job_outputs, plan_output_removal
 
     folder = tmp_path / "Ann Writer" / "Hefty Water {Vivian, M}"
@@ -140,9 +141,9 @@ def test_deleting_a_library_book_takes_its_sidecars_and_cover(tmp_path: Path) ->
     names = ["Hefty Water.m4b", "metadata.json", "Hefty Water.opf", "desc.txt", "reader.txt", "cover.jpg"]
     for name in names:
         (folder / name).write_bytes(b"x")
-    result = {"output_dir": str(folder), "m4b": str(folder / "Hefty Water.m4b")}
-    assert sorted(p.name for p in job_outputs(result, {})) == sorted(names)
-    plan_output_removal(tmp_path, job_outputs(result, {})).execute()
+    result = ConvertResult.from_dict({"output_dir": str(folder), "m4b": str(folder / "Hefty Water.m4b")})
+    assert sorted(p.name for p in job_outputs(result, ConvertProgress())) == sorted(names)
+    plan_output_removal(tmp_path, job_outputs(result, ConvertProgress())).execute()
     assert not folder.exists() and not (tmp_path / "Ann Writer").exists()
 
 
