@@ -14,10 +14,12 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from omni_web.jobs.store import Job, JobState, JobStore
 from omni_web.master.versions import BookManifest, ChapterVersion, chapter_versions, read_manifests
+from omni_web.pipeline.convert import ConvertResult
+from omni_web.pipeline.progress import ConvertProgress
+from omni_web.pipeline.request import ConvertRequest
 
 __all__ = ["BookFolder", "Survey", "survey"]
 
@@ -63,13 +65,15 @@ class Survey:
 
 def survey(store: JobStore, parts_roots: Iterable[Path]) -> Survey:
     """Read the jobs and the work folders under each ``<output>/.parts`` in ``parts_roots``."""
-    jobs = [job for job in store.list(limit=_ALL_JOBS) if "book_path" in job.params]
+    listed = store.list(limit=_ALL_JOBS)
+    requests = {job.id: ConvertRequest.read(job.params) for job in listed}
+    jobs = [job for job in listed if requests[job.id].book_path.parts]  # a job that names no book has no folder
     folders: dict[Path, BookFolder] = {}
     for root in parts_roots:
         if root.is_dir():
             for path in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
                 folders[path] = _folder(path)
-    busy_books = {_resolved(job.params["book_path"]) for job in jobs if not job.state.finished}
+    busy_books = {_resolved(requests[job.id].book_path) for job in jobs if not job.state.finished}
     # The same book uploaded twice has two paths but one content (and one work folder).
     busy_digests = {d for d in (_digest(p) for p in busy_books) if d}
     seen_books: set[str] = set()  # jobs come newest first: the newest finished job of each book counts
@@ -80,12 +84,13 @@ def survey(store: JobStore, parts_roots: Iterable[Path]) -> Survey:
         entry = folders.get(folder)
         if entry is None:  # a folder outside the output roots (a job's own output folder that moved)
             entry = folders[folder] = _folder(folder)
-        entry.book_paths.add(_resolved(job.params["book_path"]))
+        entry.book_paths.add(_resolved(requests[job.id].book_path))
         if not job.state.finished:
             entry.busy = True
         elif job.state is JobState.DONE:
-            book = str(job.result.get("m4b") or job.result.get("mp3_dir") or job.id)
-            _read_result(entry, job.result, newest=book not in seen_books)
+            result = ConvertResult.from_dict(job.result)
+            book = str(result.m4b or result.mp3_dir or job.id)
+            _read_result(entry, result, newest=book not in seen_books)
             seen_books.add(book)
     for entry in folders.values():
         entry.busy = (entry.busy or bool(entry.book_paths & busy_books)
@@ -96,7 +101,7 @@ def survey(store: JobStore, parts_roots: Iterable[Path]) -> Survey:
             if Path(manifest.book).exists():
                 entry.books.add(Path(manifest.book))
     busy_keys = frozenset().union(*(e.chunk_keys for e in folders.values() if e.busy))
-    digests = frozenset(d for d in (_digest(p) for p in {_resolved(j.params["book_path"]) for j in jobs}) if d)
+    digests = frozenset(d for d in (_digest(p) for p in {_resolved(requests[j.id].book_path) for j in jobs}) if d)
     return Survey(tuple(folders.values()), busy_keys, digests)
 
 
@@ -111,33 +116,26 @@ def _resolved(raw: object) -> Path:
 
 def _job_folder(job: Job) -> Path | None:
     """The work folder a job's chapter files sit in (from its result, else its progress)."""
-    rows = list(job.result.get("chapters") or ()) + list(job.progress.get("chapters") or ())
-    for row in rows:
-        if isinstance(row, Mapping):
-            raw = row.get("path") or row.get("audio_path")
-            if raw:
-                return Path(str(raw)).parent.resolve()  # the folders found on disk are resolved too
-    return None
+    paths = [c.path for c in ConvertResult.from_dict(job.result).chapters]
+    paths += [c.audio_path for c in ConvertProgress.from_dict(job.progress).chapters if c.audio_path]
+    return paths[0].parent.resolve() if paths else None  # the folders found on disk are resolved too
 
 
-def _read_result(entry: BookFolder, result: Mapping[str, Any], *, newest: bool) -> None:
+def _read_result(entry: BookFolder, result: ConvertResult, *, newest: bool) -> None:
     """A finished job: the chapter versions and chunks its book was built from, and the book.
 
     Only the ``newest`` job of a book says which versions it uses now (an older job of the same
     book names versions a rebuild replaced); a manifest of the book says it better still."""
-    book = result.get("m4b") or result.get("mp3_dir")
+    book = result.m4b or result.mp3_dir
     if book and any(m.book == str(book) for m in entry.manifests):
         newest = False
-    for row in result.get("chapters") or () if newest else ():
-        if isinstance(row, Mapping) and row.get("path"):
-            name = Path(str(row["path"])).name
-            entry.current.add(name.rpartition(".")[0])
-    for key in ("m4b", "mp3_dir"):
-        if result.get(key) and Path(str(result[key])).exists():
-            entry.books.add(Path(str(result[key])))
-    report = result.get("qa_report")
-    if report:
-        keys, flagged = _report_keys(str(report))
+    for chapter in result.chapters if newest else ():
+        entry.current.add(chapter.path.name.rpartition(".")[0])
+    for path in (result.m4b, result.mp3_dir):
+        if path and path.exists():
+            entry.books.add(path)
+    if result.qa_report:
+        keys, flagged = _report_keys(str(result.qa_report))
         entry.chunk_keys |= keys
         entry.flagged |= flagged
 
