@@ -138,11 +138,10 @@ def make_convert_runner(paths: DataPaths, server: ServerManager):
                                              or entry.default_concurrency),
             cancelled=ctx.cancelled,
         )
-        done = result.to_dict()
         # A step after the book: a failed delivery is recorded for the job's Retry, never raised.
-        deliver_after_job(paths, load_abs_config(paths), job.id, done,
+        deliver_after_job(paths, load_abs_config(paths), job.id, result.output_dir,
                           output_root=Path(request.output_dir) if request.output_dir else settings.output_path(paths))
-        return done
+        return result.to_dict()
 
     return run
 

@@ -220,7 +220,7 @@ def render_request(request: ConvertRequest, book: Book, serving: Serving, paths:
         print("\n".join(summary_lines(result.levels)))
         print(f"Levels report: {result.levels_path}")
     # A step after the book (omni_web/deliver): a failure is said, the book and the exit code stand.
-    delivered = deliver_after_job(paths, load_abs_config(paths), "", result.to_dict(),
+    delivered = deliver_after_job(paths, load_abs_config(paths), "", result.output_dir,
                                   output_root=request.output_dir or settings.output_path(paths))  # fmt: skip
     if delivered is not None:
         print(delivery_text(delivered).replace("**", ""))

@@ -20,7 +20,7 @@ import json
 import logging
 import shutil
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -205,18 +205,19 @@ def deliver_book(config: AbsConfig, folder: Path, output_root: Path, *, store: D
     return store.put(record)
 
 
-def deliver_after_job(paths: DataPaths, config: AbsConfig, job_id: str, result: Mapping[str, Any], *,
+def deliver_after_job(paths: DataPaths, config: AbsConfig, job_id: str, folder: Path | None, *,
                       output_root: Path, client_factory: ClientFactory | None = None) -> DeliveryRecord | None:  # fmt: skip
-    """Deliver a finished job's book when Audiobookshelf is set up; never raises (a bug is logged)."""
-    if not config.active or not result.get("output_dir"):
+    """Deliver a finished job's book (``folder``: its result's ``output_dir``) when Audiobookshelf is
+    set up; never raises (a bug is logged)."""
+    if not config.active or folder is None or not folder.parts:
         return None
     store = DeliveryStore.for_paths(paths)
     try:
-        return deliver_book(config, Path(result["output_dir"]), output_root, store=store, job_id=job_id,
+        return deliver_book(config, folder, output_root, store=store, job_id=job_id,
                             client_factory=client_factory)  # fmt: skip
     except Exception as exc:  # a bug must not fail a finished book
         log.exception("Delivering job %s failed with an internal error", job_id)
-        record = DeliveryRecord(folder=str(result["output_dir"]), rel_path="", state="failed", job_id=job_id,
+        record = DeliveryRecord(folder=str(folder), rel_path="", state="failed", job_id=job_id,
                                 error=internal_error_message(exc), updated_at=time.time())  # fmt: skip
         try:
             return store.put(record)

@@ -92,8 +92,8 @@ def test_two_voices_become_two_items_by_upload_and_by_folder_scan_and_a_rebuild_
     # Upload: one POST per version with ABS's five fields; the watcher adds each new folder.
     upload = FakeAbs(tmp_path / "abs-upload")
     config = AbsConfig(enabled=True, url="http://abs.lan:13378", token=upload.token, library=upload.library_id)
-    for voice, (_, result) in books.items():
-        record = deliver_after_job(data_paths, config, f"job-{voice}", result, output_root=root,
+    for voice in books:
+        record = deliver_after_job(data_paths, config, f"job-{voice}", folders[voice], output_root=root,
                                    client_factory=_factory(upload))  # fmt: skip
         assert record is not None and record.state == "delivered", record
     assert [u["fields"] for u in upload.uploads] == [
@@ -122,8 +122,8 @@ def test_two_voices_become_two_items_by_upload_and_by_folder_scan_and_a_rebuild_
     # A regenerated chapter rebuilds Vivian's book in place: one item scan, in both modes.
     request, _ = books["Vivian"]
     with SpeechClient(server.base_url) as client:
-        rebuilt = rebuild_chapters(request, [2], paths=data_paths, settings=SETTINGS, client=client).to_dict()
-    deliver_after_job(data_paths, config, "job-regen", rebuilt, output_root=root, client_factory=_factory(upload))
+        rebuilt = rebuild_chapters(request, [2], paths=data_paths, settings=SETTINGS, client=client)
+    deliver_after_job(data_paths, config, "job-regen", rebuilt.output_dir, output_root=root, client_factory=_factory(upload))
     deliver_book(folder_config, folders["Vivian"], root, store=folder_store, client_factory=_factory(folder_abs))
     for fake in (upload, folder_abs):
         assert fake.item_scans == [fake.item_at(f"{SERIES_REL}/{folders['Vivian'].name}")["id"]]
@@ -171,7 +171,7 @@ def test_a_failed_delivery_is_recorded_and_retried_never_raised(data_paths: Data
 
     config = AbsConfig(enabled=True, url="http://abs.lan:13378", token="t", library="lib_books")
     down = lambda c: AbsClient(c.url, c.token, transport=httpx.MockTransport(unreachable))  # noqa: E731
-    record = deliver_after_job(data_paths, config, "job-1", {"output_dir": str(folder)}, output_root=tmp_path / "out",
+    record = deliver_after_job(data_paths, config, "job-1", folder, output_root=tmp_path / "out",
                                client_factory=down)  # fmt: skip
     assert record is not None and record.failed and "could not be reached" in record.error
     assert DeliveryStore.for_paths(data_paths).for_job("job-1") == record
