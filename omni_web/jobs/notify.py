@@ -21,6 +21,7 @@ import httpx
 
 from omni_web.jobs.files import job_files
 from omni_web.jobs.store import Job, JobState
+from omni_web.pipeline.progress import ConvertProgress
 
 __all__ = ["Delivery", "Notifier", "Targets", "event_for", "job_payload", "split_urls"]
 
@@ -58,8 +59,8 @@ def event_for(job: Job) -> str | None:
     if job.state is JobState.FAILED:
         return "failed"
     if job.state is JobState.DONE:
-        flagged = int((job.progress.get("qa") or {}).get("flagged") or 0)
-        return "needs_review" if flagged else "done"
+        qa = ConvertProgress.from_dict(job.progress).qa
+        return "needs_review" if qa and qa.flagged else "done"
     return None
 
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from omni_web.deliver.layout import OutputLayout, name_of_files
 from omni_web.errors import ReviewError
+from omni_web.pipeline.convert import ConvertResult
 from omni_web.pipeline.quality import load_text_edits, save_text_edit
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.qa import (
@@ -157,13 +158,13 @@ def open_review(target: Path) -> ReviewTarget:
     return ReviewTarget(report_path, report, QaStore(Path(report["cache_dir"])))
 
 
-def job_review_target(job_result: dict[str, Any] | Any, job_id: str) -> Path:
-    """What :func:`open_review` opens for a finished job: its own report, else its m4b, else its
-    folder (a folder may hold other jobs' books too). ReviewError while the job has no book."""
-    result = job_result or {}
-    for key in ("qa_report", "m4b", "output_dir"):
-        if result.get(key):
-            return Path(result[key])
+def job_review_target(job_result: Mapping[str, Any] | None, job_id: str) -> Path:
+    """What :func:`open_review` opens for a finished job (its stored result): its own report, else
+    its m4b, else its folder (a folder may hold other jobs' books too). ReviewError while the job has no book."""
+    result = ConvertResult.from_dict(job_result)
+    for path in (result.qa_report, result.m4b, result.output_dir if result.output_dir.parts else None):
+        if path:
+            return path
     raise ReviewError(f"Job '{job_id}' has no book yet: its QA report is written when the book is finished.")
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from omni_web.errors import ReviewError
 from omni_web.jobs import Job, JobState
-from omni_web.pipeline import ConvertProgress
+from omni_web.pipeline import ConvertProgress, ConvertRequest
 from omni_web.pipeline.fix import fix_wait_reason, plan_fix
 from omni_web.pipeline.review import (
     ReviewRow,
@@ -256,8 +256,8 @@ class _ReviewActions:
     def job_book_and_model(self, job_id: str | None) -> tuple[str | None, str | None]:
         if not job_id:
             return None, None
-        params = self.jobs.get(job_id).params
-        return params.get("book_path"), params.get("model_key")
+        request = ConvertRequest.read(self.jobs.get(job_id).params)
+        return (str(request.book_path) if request.book_path.parts else None), request.model_key or None
 
 
 def _place(place: str | None) -> tuple[int, int]:
