@@ -94,8 +94,8 @@ def same_server_work(running: Job, following: Job) -> bool:
     with the same model, so starting it changes nothing for the running job's last requests."""
     if running.kind != CONVERT_JOB or following.kind != CONVERT_JOB:
         return False
-    keys = ("model_key", "api_url")
-    return all(running.params.get(key) == following.params.get(key) for key in keys)
+    mine, theirs = ConvertRequest.read(running.params), ConvertRequest.read(following.params)
+    return (mine.model_key, mine.api_url) == (theirs.model_key, theirs.api_url)
 
 
 def _hand_off_when_draining(ctx: JobContext, in_flight: int, lead_s: float = HAND_OFF_LEAD_S):

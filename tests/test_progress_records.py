@@ -207,3 +207,18 @@ def test_params_that_lack_fields_read_tolerantly_for_the_jobs_tab() -> None:
     speaker = Job(id="k", kind="convert", title="B", state=JobState.DONE,
                   params={"voice": {"kind": "speaker", "name": "vivian"}})  # no model: the name as stored
     assert voice_of(speaker) == "vivian"
+
+
+def test_a_fix_plan_keeps_its_stored_shape_and_reads_from_the_params() -> None:
+    from omni_web.jobs import Job, JobState
+    from omni_web.pipeline.fix import FIX_KEY, FixPlan, fix_of
+    from omni_web.services import same_server_work
+
+    plan = FixPlan((4,), (1, 2, 3))
+    assert json.dumps(plan.to_dict()) == '{"chapters": [4], "reused": [1, 2, 3], "whole_book": ""}'
+    params = {"book_path": "/b.epub", "model_key": "m", FIX_KEY: plan.to_dict()}
+    fix = Job(id="f", kind="convert", title="B", state=JobState.QUEUED, params=params)
+    book = Job(id="b", kind="convert", title="B", state=JobState.RUNNING, params={"book_path": "/b.epub", "model_key": "m"})
+    assert fix_of(fix) == plan and fix_of(book) is None
+    assert same_server_work(book, fix) and not same_server_work(book, Job(
+        id="o", kind="convert", title="B", state=JobState.QUEUED, params={**params, "api_url": "http://gpu:8000"}))

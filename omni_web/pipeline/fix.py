@@ -13,24 +13,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from omni_web.jobs import Job
 from omni_web.pipeline.mastering import request_master_options
 from omni_web.pipeline.request import ConvertRequest
+from omni_web.records import JsonRecord
 from omni_web.settings import Settings
 
-__all__ = ["FIX_KEY", "FixPlan", "fix_of", "fix_wait_reason", "is_fix", "plan_fix"]
+__all__ = ["FIX_KEY", "FixParams", "FixPlan", "fix_of", "fix_wait_reason", "is_fix", "plan_fix"]
 
-# Where a fix's plan is kept in its job's params (beside the request).
+# Where a fix's plan is kept in its job's params (beside the request; FixParams reads it).
 FIX_KEY = "fix"
 
 
 @dataclass(frozen=True, slots=True)
-class FixPlan:
+class FixPlan(JsonRecord):
     """What a fix rebuilds: ``chapters`` are mastered again, ``reused`` kept as they are."""
 
-    chapters: tuple[int, ...]
+    chapters: tuple[int, ...] = ()
     reused: tuple[int, ...] = ()
     # Non-empty: every chapter is mastered again, and this says why.
     whole_book: str = ""
@@ -48,15 +48,12 @@ class FixPlan:
                   else f"; the other {count} chapters are reused as they are")
         return f"Only {named} {'is' if len(self.chapters) == 1 else 'are'} rebuilt{reused}, then the book files."
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON for the job's params."""
-        return {"chapters": list(self.chapters), "reused": list(self.reused), "whole_book": self.whole_book}
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> FixPlan:
-        """Inverse of :meth:`to_dict`."""
-        return cls(tuple(int(n) for n in data.get("chapters") or ()), tuple(int(n) for n in data.get("reused") or ()),
-                   str(data.get("whole_book") or ""))
+@dataclass(frozen=True, slots=True)
+class FixParams(JsonRecord):
+    """What a fix job's params hold beside its request: the plan, under ``FIX_KEY``."""
+
+    fix: FixPlan | None = None
 
 
 def _chapters(numbers: Sequence[int]) -> str:
@@ -83,8 +80,7 @@ def plan_fix(request: ConvertRequest, chapter_files: Mapping[str, str], parts_di
 
 def fix_of(job: Job) -> FixPlan | None:
     """The fix plan a job carries, or None for an ordinary job."""
-    data = job.params.get(FIX_KEY)
-    return FixPlan.from_dict(data) if isinstance(data, Mapping) else None
+    return FixParams.from_dict(job.params).fix
 
 
 def is_fix(job: Job) -> bool:
