@@ -39,6 +39,7 @@ from omni_web.pipeline.progress import ConvertProgress
 from omni_web.pipeline.request import ConvertRequest, voice_to_dict
 from omni_web.pipeline.review import REGENERATE_PRIORITY
 from omni_web.pipeline.serving import convert_served, serving_for
+from omni_web.records import JsonRecord
 from omni_web.server import ServerManager
 from omni_web.settings import Settings, load_settings, save_settings
 from omni_web.text.store import lexicon_dir
@@ -57,6 +58,14 @@ _WORDS_PER_MINUTE = 150  # a narrator's pace, to turn a sample's minutes into ch
 TEXT_FINGERPRINT_KEY = "text_fingerprint"
 # A library's metadata for the book (authors, series, description), kept beside the request.
 CATALOG_KEY = "catalog_metadata"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ConvertExtras(JsonRecord):
+    """What a conversion job's params hold beside its request (the keys above; None: not stored)."""
+
+    text_fingerprint: str | None = None
+    catalog_metadata: Mapping[str, Any] | None = None
 
 
 def build_server_manager(paths: DataPaths, settings: Settings) -> ServerManager:
@@ -87,6 +96,12 @@ def sample_request(request: ConvertRequest, *, minutes: float = 0.0) -> ConvertR
     name = f"{request.output_name} (sample)" if request.output_name else None
     return dataclasses.replace(request, chapters=numbers, output_name=name, readalong=False,
                                also_mp3_chapters=False)
+
+
+def _fingerprint_or(job: Job, default: str) -> str:
+    """The lexicon fingerprint the job was queued with; ``default`` for a job stored without one."""
+    stored = ConvertExtras.from_dict(job.params).text_fingerprint
+    return default if stored is None else stored
 
 
 def same_server_work(running: Job, following: Job) -> bool:
@@ -130,7 +145,7 @@ def make_convert_runner(paths: DataPaths, server: ServerManager):
                                        message=f"Getting a server for {entry.label}").to_dict())
         serving = serving_for(server, entry, api_url=request.api_url)
         ctx.raise_if_cancelled()
-        catalog = job.params.get(CATALOG_KEY)
+        catalog = ConvertExtras.from_dict(job.params).catalog_metadata
         book = apply_catalog_metadata(load_book(request.book_path, options=settings.read_options(paths, footnotes=request.footnotes)), catalog) if catalog else None
         result = convert_served(
             request, serving, paths=paths, settings=settings, book=book,
@@ -346,7 +361,7 @@ class AppServices:
         """
         text = self._text_fingerprint()
         return next((job for job, other in self._conversion_jobs()
-                     if other.same_work_as(request) and job.params.get(TEXT_FINGERPRINT_KEY, text) == text), None)
+                     if other.same_work_as(request) and _fingerprint_or(job, text) == text), None)
 
     def run_again(self, job_id: str) -> Job:
         """Queue a finished job's conversion again as a new job (its own row and queue time).
