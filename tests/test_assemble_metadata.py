@@ -16,7 +16,7 @@ from omni_web.assemble.metadata import (
     plan_chapter_marks,
     truncate_utf8,
 )
-from omni_web.assemble.records import AudiobookTags, AudioFormat, Segment
+from omni_web.assemble.records import AudiobookTags, AudioFormat
 
 
 @pytest.mark.parametrize(
@@ -120,8 +120,6 @@ def test_records_validate() -> None:
         AudioFormat(sample_rate_hz=22000)
     with pytest.raises(ValueError):
         AudioFormat(channels=3)
-    with pytest.raises(ValueError):
-        Segment(audio_path=__import__("pathlib").Path("x.wav"), pause_after_ms=-1)
     assert AudioFormat(48000, 2).label == "48 kHz stereo"
 
 

@@ -1,22 +1,15 @@
-"""Assembly: chunk audio files → chapter files → an m4b with chapters, tags and cover, or MP3s.
+"""Assembly: chapter files → an m4b with chapters, tags and cover, or MP3s.
 
-The only package that runs ffmpeg (in :mod:`omni_web.assemble.ffmpeg`). Inputs are files (the
-WAVs the TTS server returned), so it does not depend on the book or render layers. Typical use::
+The only package that runs ffmpeg (in :mod:`omni_web.assemble.ffmpeg`). Inputs are files, so it
+does not depend on the book or render layers. The app masters each chapter to AAC while the book
+renders (:mod:`omni_web.master`) and joins those by stream copy: live, as they are mastered
+(:class:`omni_web.assemble.live_join.LiveJoin`), or after the fact
+(:func:`omni_web.assemble.join.join_m4b`); see :mod:`omni_web.pipeline.mastering`. Typical use::
 
-    fmt = AudioFormat(entry.sample_rate_hz, entry.channels)      # once per book
-    done = [render_chapter_audio(plan, chapter_dir / f"{plan.index:03d}.flac", fmt=fmt)
-            for plan in plans]                                   # each playable when returned
-    build_m4b(done, out / "Book.m4b", tags=tags, cover=cover_path, pause_between_chapters_ms=1500)
-    export_mp3_chapters(done, library_root, tags=tags, cover=cover_path)
+    m4b = join_m4b(encoded_chapters, out / "Book.m4b", tags=tags, cover=cover_path)
+    export_mp3_chapters(chapter_audios, library_root, tags=tags, cover=cover_path)
 """
 
-from omni_web.assemble.book import AAC_CODERS, build_m4b
-from omni_web.assemble.chapters import (
-    CHAPTER_SUFFIXES,
-    chapter_audio_from_file,
-    choose_format,
-    render_chapter_audio,
-)
 from omni_web.assemble.cover import COVER_MAX_PX, prepare_cover
 from omni_web.assemble.ffmpeg import (
     ProbedStream,
@@ -37,29 +30,20 @@ from omni_web.assemble.records import (
     AudiobookTags,
     AudioFormat,
     ChapterAudio,
-    ChapterPlan,
     ProbedChapter,
-    Segment,
 )
 
 __all__ = [
-    "AAC_CODERS",
-    "CHAPTER_SUFFIXES",
     "CHAPTER_TITLE_MAX_BYTES",
     "COVER_MAX_PX",
     "AudioFormat",
     "AudiobookTags",
     "ChapterAudio",
     "ChapterMark",
-    "ChapterPlan",
     "ProbedChapter",
     "ProbedStream",
-    "Segment",
     "book_folder",
     "build_ffmetadata",
-    "build_m4b",
-    "chapter_audio_from_file",
-    "choose_format",
     "escape_ffmetadata",
     "export_mp3_chapters",
     "mp3_file_names",
@@ -68,6 +52,5 @@ __all__ = [
     "probe_duration_ms",
     "probe_streams",
     "probe_tags",
-    "render_chapter_audio",
     "safe_filename",
 ]

@@ -11,7 +11,7 @@ import json
 import os
 import subprocess
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -87,8 +87,6 @@ def run_ffmpeg(
     *,
     action: str,
     output_dir: Path,
-    total_ms: int | None = None,
-    progress: Callable[[float], None] | None = None,
     cwd: Path | None = None,
 ) -> None:
     """Run ``ffmpeg <common flags> <args>`` to completion.
@@ -97,9 +95,6 @@ def run_ffmpeg(
         args: everything after the binary; input and output paths via :func:`path_arg`.
         action: what the run does, for messages ("Encoding the m4b").
         output_dir: where the output goes; named when the disk is full.
-        total_ms: expected output duration, needed for ``progress``.
-        progress: called with the done fraction (0..1) as ffmpeg reports ``out_time``. An exception
-            raised by it (e.g. a cancellation) kills ffmpeg and propagates.
         cwd: working folder, for relative input names (a ``concat:`` protocol list).
 
     Raises:
@@ -107,9 +102,6 @@ def run_ffmpeg(
         DiskFullError: the output disk filled up.
     """
     argv = [find_tool("ffmpeg"), "-hide_banner", "-nostdin", "-loglevel", "error", "-xerror", "-y"]
-    report = progress is not None and total_ms is not None and total_ms > 0
-    if report:
-        argv += ["-progress", "pipe:1", "-nostats"]
     argv += list(args)
     # stderr goes to a file, not a pipe: a chatty failure can never block the child, and only the
     # tail is read back, so memory stays flat however long the run.
@@ -118,7 +110,7 @@ def run_ffmpeg(
             proc = subprocess.Popen(  # noqa: S603 - argv list, no shell
                 argv,
                 stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE if report else subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
                 stderr=err,
                 cwd=cwd,
             )
@@ -127,16 +119,11 @@ def run_ffmpeg(
         except OSError as exc:
             raise FfmpegError(f"Could not start ffmpeg for {action.lower()}: {exc}") from exc
         try:
-            if report and proc.stdout is not None:
-                _pump_progress(proc.stdout, total_ms or 1, progress)  # type: ignore[arg-type]
             returncode = proc.wait()
         except BaseException:
             proc.kill()
             proc.wait()
             raise
-        finally:
-            if proc.stdout is not None:
-                proc.stdout.close()
         tail = _read_tail(err)
     _check(returncode, tail, action=action, output_dir=output_dir)
 
@@ -215,20 +202,6 @@ class FfmpegPipe:
 
 _PIPE_LOG_BYTES = 1 << 20
 _PIPE_TAIL_LINES = 30
-
-
-def _pump_progress(stream: IO[bytes], total_ms: int, progress: Callable[[float], None]) -> None:
-    """Turn ``-progress`` key=value lines into fractions; ``out_time_us`` is in microseconds."""
-    last = -1.0
-    for raw in stream:
-        key, _, value = raw.decode("ascii", "replace").strip().partition("=")
-        if key not in ("out_time_us", "out_time_ms") or not value.lstrip("-").isdigit():
-            continue
-        # Both keys carry microseconds (ffmpeg's out_time_ms is misnamed).
-        fraction = min(1.0, max(0.0, int(value) / 1000 / total_ms))
-        if fraction > last:
-            last = fraction
-            progress(fraction)
 
 
 def _read_tail(err: IO[bytes]) -> str:

@@ -1,8 +1,7 @@
 """The records the assembly layer takes and returns; plain data, no I/O.
 
-Inputs are files, not book objects: a chapter is a list of chunk audio files (WAVs as the TTS
-server returns them) with the pause after each, so this layer stays decoupled from ``book`` and
-``render``.
+Inputs are files, not book objects (a chapter is its audio file with its index and title), so
+this layer stays decoupled from ``book`` and ``render``.
 """
 
 from __future__ import annotations
@@ -15,9 +14,7 @@ __all__ = [
     "AudioFormat",
     "AudiobookTags",
     "ChapterAudio",
-    "ChapterPlan",
     "ProbedChapter",
-    "Segment",
     "format_duration_ms",
 ]
 
@@ -26,34 +23,12 @@ AAC_SAMPLE_RATES_HZ: tuple[int, ...] = (8000, 11025, 12000, 16000, 22050, 24000,
 
 
 @dataclass(frozen=True, slots=True)
-class Segment:
-    """One chunk's audio file and the silence to play after it."""
-
-    audio_path: Path
-    pause_after_ms: int = 0
-
-    def __post_init__(self) -> None:
-        if self.pause_after_ms < 0:
-            raise ValueError(f"pause_after_ms must be >= 0, got {self.pause_after_ms}")
-
-
-@dataclass(frozen=True, slots=True)
-class ChapterPlan:
-    """A chapter to render: its position in the book (1-based), its real title, its segments."""
-
-    index: int
-    title: str
-    segments: tuple[Segment, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class AudioFormat:
     """The one PCM format every chunk of a book is converted to before it is joined.
 
     All chapters of a book share it, so they join without a glitch and the m4b encoder sees one
     stream. Pick it once per book, before the first chapter renders: the model's native rate and
-    channel count (``AudioFormat(entry.sample_rate_hz, entry.channels)``), or
-    :func:`omni_web.assemble.choose_format` over the chunk files. The default, 24 kHz mono, is the
+    channel count (``AudioFormat(entry.sample_rate_hz, entry.channels)``). The default, 24 kHz mono, is the
     native output of most catalog models (Qwen3-TTS, Higgs, MOSS, Voxtral).
     """
 

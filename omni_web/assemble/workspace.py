@@ -1,5 +1,5 @@
 """File mechanics shared by the assembly steps: scratch folders beside the output, atomic
-publication, silence, WAV header checks, concat lists and format conversion of inputs.
+publication, free-space checks, WAV header checks and format conversion of inputs.
 
 Every output is written inside a hidden scratch folder next to its final name and moved into place
 with one ``os.replace`` when complete, so a failure (or a kill) never leaves a half file under a
@@ -19,24 +19,21 @@ from pathlib import Path
 
 from omni_web.assemble.ffmpeg import path_arg, run_ffmpeg, translate_os_error
 from omni_web.assemble.records import AudioFormat
-from omni_web.errors import DiskFullError, FfmpegError
+from omni_web.errors import DiskFullError
 
 __all__ = [
     "CONFORM_BATCH",
     "check_free_space",
-    "concat_list_text",
     "conform_audio",
     "ensure_dir",
     "publish",
     "wav_format",
     "work_dir",
-    "write_silence_wav",
     "write_text",
 ]
 
 # Inputs converted per ffmpeg run: fewer process starts, bounded open files and input threads.
 CONFORM_BATCH = 16
-_SILENCE_BLOCK_FRAMES = 48000
 # Codec → (ffmpeg muxer, file suffix) for the lossless intermediates the concat demuxer joins.
 _CODEC_CONTAINERS = {"pcm_s16le": ("wav", ".wav"), "flac": ("flac", ".flac")}
 
@@ -100,25 +97,6 @@ def write_text(path: Path, text: str) -> Path:
     return path
 
 
-def write_silence_wav(path: Path, duration_ms: int, fmt: AudioFormat) -> Path:
-    """A 16-bit PCM WAV of digital silence, sample-exact, written in blocks (flat memory)."""
-    frames = round(duration_ms * fmt.sample_rate_hz / 1000)
-    block = bytes(min(frames, _SILENCE_BLOCK_FRAMES) * fmt.channels * 2)
-    try:
-        with wave.open(str(path), "wb") as out:
-            out.setnchannels(fmt.channels)
-            out.setsampwidth(2)
-            out.setframerate(fmt.sample_rate_hz)
-            left = frames
-            while left > 0:
-                take = min(left, _SILENCE_BLOCK_FRAMES)
-                out.writeframesraw(block[: take * fmt.channels * 2])
-                left -= take
-    except OSError as exc:
-        raise translate_os_error(exc, path.parent) from exc
-    return path
-
-
 def wav_format(path: Path) -> AudioFormat | None:
     """The format of a plain 16-bit PCM WAV, read from its header; None for anything else.
 
@@ -134,17 +112,6 @@ def wav_format(path: Path) -> AudioFormat | None:
     # that points past the end); ffmpeg then names what is wrong with the file.
     except (wave.Error, EOFError, OSError, ValueError, RuntimeError, struct.error):
         return None
-
-
-def concat_list_text(paths: Sequence[Path]) -> str:
-    """An ffmpeg concat-demuxer list; inside single quotes a quote is written ``'\\''``."""
-    lines = ["ffconcat version 1.0"]
-    for path in paths:
-        text = path_arg(path)
-        if "\n" in text or "\r" in text:
-            raise FfmpegError(f"Cannot join {text!r}: the path contains a line break. Rename the file.")
-        lines.append("file '" + text.replace("'", "'\\''") + "'")
-    return "\n".join(lines) + "\n"
 
 
 def conform_audio(
