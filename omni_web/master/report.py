@@ -8,7 +8,7 @@ measure it), never taken from the mastering's own expectations.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from typing import Any
 from omni_web.files import write_atomic
 from omni_web.master.levels import FileLevels
 from omni_web.master.presets import LoudnessPreset
+from omni_web.records import JsonRecord
 
 __all__ = ["ChapterReport", "LevelsReport", "read_levels_report", "write_levels_report"]
 
@@ -118,26 +119,79 @@ def read_levels_report(path: Path) -> dict[str, Any] | None:
         return None
 
 
-def summary_lines(report: dict[str, Any]) -> list[str]:
-    """Short human lines for a report's JSON (CLI output and the Jobs tab's text)."""
-    lines = [f"Loudness: {report.get('preset_label', report.get('preset'))} - "
-             f"{'all files pass' if report.get('passed') else 'SOME FILES FAIL'}"]  # fmt: skip
-    rows: Sequence[dict[str, Any]] = [*report.get("chapters", []), *report.get("acx", {}).get("files", [])]
+@dataclass(frozen=True, slots=True)
+class LevelsRow(JsonRecord):
+    """One file's line of a report's JSON (:meth:`ChapterReport.to_json`); None: not measured (-inf)."""
 
-    def show(row: dict[str, Any], key: str, unit: str) -> str:
-        value = row.get(key)
+    file: str = ""
+    number: int | None = None
+    title: str = ""
+    kind: str = "chapter"
+    integrated_lufs: float | None = None
+    true_peak_db: float | None = None
+    rms_db: float | None = None
+    noise_floor_db: float | None = None
+    lra_lu: float | None = None
+    passed: bool = False
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LevelsAcx(JsonRecord):
+    """The ACX part of a report's JSON."""
+
+    files: tuple[LevelsRow, ...] = ()
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LevelsTargets(JsonRecord):
+    """What a report's preset aims for; ``integrated_lufs`` None: mastering was off."""
+
+    integrated_lufs: float | None = None
+    max_true_peak_db: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LevelsDoc(JsonRecord):
+    """A levels report read back from its JSON (:meth:`LevelsReport.to_json`), for showing it."""
+
+    title: str = ""
+    preset: str = ""
+    preset_label: str = ""
+    targets: LevelsTargets = field(default_factory=LevelsTargets)
+    passed: bool = False
+    chapters: tuple[LevelsRow, ...] = ()
+    acx: LevelsAcx | None = None
+
+    @property
+    def rows(self) -> tuple[LevelsRow, ...]:
+        """Every file: the chapters, then the ACX files."""
+        return (*self.chapters, *(self.acx.files if self.acx else ()))
+
+    @property
+    def acx_problems(self) -> tuple[str, ...]:
+        """The ACX rules the book breaks as a whole."""
+        return self.acx.problems if self.acx else ()
+
+
+def summary_lines(report: Mapping[str, Any]) -> list[str]:
+    """Short human lines for a report's JSON (CLI output and the Jobs tab's text)."""
+    doc = LevelsDoc.from_dict(report)
+    lines = [f"Loudness: {doc.preset_label or doc.preset} - {'all files pass' if doc.passed else 'SOME FILES FAIL'}"]
+
+    def show(value: float | None, unit: str) -> str:
         return f"{value:.1f} {unit}" if isinstance(value, (int, float)) else "-inf"
 
-    for row in rows:
-        verdict = "ok" if row.get("passed") else "FAIL: " + "; ".join(row.get("problems", []))
+    for row in doc.rows:
+        verdict = "ok" if row.passed else "FAIL: " + "; ".join(row.problems)
         lines.append(
-            f"  {row.get('file')}: {show(row, 'integrated_lufs', 'LUFS')}, peak {show(row, 'true_peak_db', 'dBTP')}, "
-            f"RMS {show(row, 'rms_db', 'dB')}, floor {show(row, 'noise_floor_db', 'dB')}, "
-            f"LRA {show(row, 'lra_lu', 'LU')} - {verdict}"
+            f"  {row.file}: {show(row.integrated_lufs, 'LUFS')}, peak {show(row.true_peak_db, 'dBTP')}, "
+            f"RMS {show(row.rms_db, 'dB')}, floor {show(row.noise_floor_db, 'dB')}, "
+            f"LRA {show(row.lra_lu, 'LU')} - {verdict}"
         )
-    for problem in report.get("acx", {}).get("problems", []):
-        lines.append(f"  ACX: {problem}")
+    lines.extend(f"  ACX: {problem}" for problem in doc.acx_problems)
     return lines
 
 
-__all__ += ["REPORT_SUFFIX", "judge", "summary_lines"]
+__all__ += ["REPORT_SUFFIX", "LevelsAcx", "LevelsDoc", "LevelsRow", "LevelsTargets", "judge", "summary_lines"]

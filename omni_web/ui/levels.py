@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from omni_web.master.report import LevelsDoc, LevelsRow
 from omni_web.ui.widgets import badge, esc, table
 
 __all__ = ["levels_html", "mastering_fact"]
@@ -21,16 +22,15 @@ def mastering_fact(chapters_mastered: int, chapters_to_master: int) -> str:
     return f"mastered {chapters_mastered}/{chapters_to_master} chapters"
 
 
-def _number(row: Mapping[str, Any], key: str, unit: str) -> str:
-    value = row.get(key)
+def _number(value: float | None, unit: str) -> str:
     return f"{value:.1f} {unit}" if isinstance(value, (int, float)) else "−∞"
 
 
-def _name(row: Mapping[str, Any]) -> str:
+def _name(row: LevelsRow) -> str:
     """A chapter's row by its number and title; other files (ACX, credits) by their file name."""
-    if row.get("title") and row.get("number") is not None:
-        return f"{row['number']}. {row['title']}"
-    return str(row.get("file", ""))
+    if row.title and row.number is not None:
+        return f"{row.number}. {row.title}"
+    return row.file
 
 
 def levels_html(report: Mapping[str, Any] | None) -> str:
@@ -38,33 +38,33 @@ def levels_html(report: Mapping[str, Any] | None) -> str:
     one line (a 138-chapter book would otherwise push everything below it off the page)."""
     if not report:
         return ""
-    targets = report.get("targets") or {}
-    rows = [*report.get("chapters", []), *(report.get("acx") or {}).get("files", [])]
-    failed = sum(1 for row in rows if not row.get("passed"))
-    verdict = badge("pass", tone="ok") if report.get("passed") else badge("fail", tone="bad")
+    doc = LevelsDoc.from_dict(report)
+    rows = doc.rows
+    failed = sum(1 for row in rows if not row.passed)
+    verdict = badge("pass", tone="ok") if doc.passed else badge("fail", tone="bad")
     tally = f"{len(rows)} files" + (f", {failed} outside the targets" if failed else ", all on target")
     head = f'<span class="ow-status" id="jobs-levels-head">{verdict} <b>Levels</b> ' \
-           f'<span class="ow-dim">{esc(report.get("preset_label") or report.get("preset") or "")} · ' \
+           f'<span class="ow-dim">{esc(doc.preset_label or doc.preset)} · ' \
            f'{esc(tally)}</span></span>'  # fmt: skip
     note = ""
-    if targets.get("integrated_lufs") is None:
+    if doc.targets.integrated_lufs is None:
         note = '<div class="ow-dim">Mastering is off: chapters keep the levels the server returned.</div>'
     body = [
         (
             esc(_name(row)),
-            _number(row, "integrated_lufs", "LUFS"),
-            _number(row, "true_peak_db", "dBTP"),
-            _number(row, "rms_db", "dB"),
-            _number(row, "noise_floor_db", "dB"),
-            _number(row, "lra_lu", "LU"),
+            _number(row.integrated_lufs, "LUFS"),
+            _number(row.true_peak_db, "dBTP"),
+            _number(row.rms_db, "dB"),
+            _number(row.noise_floor_db, "dB"),
+            _number(row.lra_lu, "LU"),
             badge("pass", tone="ok")
-            if row.get("passed")
-            else badge("fail", tone="bad") + f' <span class="ow-dim">{esc("; ".join(row.get("problems", [])))}</span>',
+            if row.passed
+            else badge("fail", tone="bad") + f' <span class="ow-dim">{esc("; ".join(row.problems))}</span>',
         )
         for row in rows
     ]
     html = note + '<div class="ow-scroll">' + table(
         ["File", "Loudness", "True peak", "RMS", "Noise floor", "Range", ""], body, raw_columns=(0, 6)) + "</div>"
-    for problem in (report.get("acx") or {}).get("problems", []):
+    for problem in doc.acx_problems:
         html += f'<div class="ow-dim">ACX: {esc(problem)}</div>'
     return f'<details id="jobs-levels" class="ow-fold"><summary>{head}</summary>{html}</details>'
