@@ -22,6 +22,7 @@ __all__ = [
     "SGLANG_OMNI_VERSION",
     "CAPABILITY_COLUMNS",
     "CatalogEntry",
+    "DeliveryControl",
     "VoiceMode",
     "entry_for_repo",
     "get_entry",
@@ -48,6 +49,15 @@ class VoiceMode(enum.StrEnum):
     CLONE_REQUIRED = "clone_required"  # a reference clip is mandatory
     DEFAULT_OR_CLONE = "default_or_clone"  # narrates with a default voice, or clones a clip
     INSTRUCTIONS = "instructions"  # voice design from a text description
+
+
+class DeliveryControl(enum.StrEnum):
+    """How a model is told how to say a line (whispered, shouted, …); NONE: it cannot be."""
+
+    NONE = "none"
+    INSTRUCTIONS = "instructions"  # the request's `instructions` field (Qwen3-TTS CustomVoice, VoiceDesign)
+    HIGGS_TOKENS = "higgs_tokens"  # <|emotion:…|> / <|style:…|> leading the input (Higgs Audio v3 cookbook)
+    BRACKET_TAGS = "bracket_tags"  # [whispering]-style cue before the text (Fish S2-Pro)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +101,11 @@ class CatalogEntry:
     # The model spells out numbers itself (ZONOS2 runs NeMo text normalisation on `language`), so
     # omni-web's normalisation is off for it unless the user's setting turns it on.
     normalizes_text: bool = False
+    # How a line's delivery label reaches the model (omni_web.delivery_cues); NONE drops the label.
+    delivery_control: DeliveryControl = DeliveryControl.NONE
+    # Built-in speakers or presets as (name, gender, age) for casting by persona: gender "female" or
+    # "male", age "young", "adult" or "old" (from the model cards' speaker descriptions).
+    speaker_traits: tuple[tuple[str, str, str], ...] = ()
     source_note: str = ""
 
     @property
@@ -115,6 +130,12 @@ _QWEN_CUSTOMVOICE_SPEAKERS = (
     "Vivian", "Serena", "Uncle_Fu", "Dylan", "Eric", "Ryan", "Aiden", "Ono_Anna", "Sohee",
 )
 # Voxtral presets named on its card; GET /v1/audio/voices does not list them (sglang_omni/serve/openai_api.py).
+# Qwen3-TTS CustomVoice speakers as its card describes them (gender, age).
+_QWEN_SPEAKER_TRAITS = (
+    ("Vivian", "female", "young"), ("Serena", "female", "adult"), ("Uncle_Fu", "male", "old"),
+    ("Dylan", "male", "young"), ("Eric", "male", "adult"), ("Ryan", "male", "adult"),
+    ("Aiden", "male", "young"), ("Ono_Anna", "female", "young"), ("Sohee", "female", "adult"),
+)
 _VOXTRAL_PRESETS = (
     "cheerful_female", "casual_female", "casual_male", "neutral_female", "neutral_male",
 )
@@ -139,6 +160,8 @@ CATALOG: tuple[CatalogEntry, ...] = (
         default_concurrency=16,
         default_voice="Vivian",
         preset_voices=_QWEN_CUSTOMVOICE_SPEAKERS,
+        delivery_control=DeliveryControl.INSTRUCTIONS,
+        speaker_traits=_QWEN_SPEAKER_TRAITS,
     ),
     CatalogEntry(
         key="qwen3_tts_0_6b_base",
@@ -195,6 +218,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
         min_vram_gb=12,
         approx_download_gb=4.5,
         default_concurrency=16,
+        delivery_control=DeliveryControl.INSTRUCTIONS,
     ),
     CatalogEntry(
         key="higgs_audio_v3_tts",
@@ -215,6 +239,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
         approx_download_gb=9,
         default_concurrency=8,
         supports_uploaded_voices=True,
+        delivery_control=DeliveryControl.HIGGS_TOKENS,
         source_note=(
             "Boson's README names bosonai/higgs-audio-v3-tts-4b; sglang-omni's docs index also "
             "lists boson-sglang/higgs-audio-v3-tts-4b-base. We use the README's id."
@@ -274,6 +299,9 @@ CATALOG: tuple[CatalogEntry, ...] = (
         default_concurrency=8,
         default_voice="cheerful_female",
         preset_voices=_VOXTRAL_PRESETS,
+        speaker_traits=(("cheerful_female", "female", "young"), ("casual_female", "female", "adult"),
+                        ("casual_male", "male", "adult"), ("neutral_female", "female", "adult"),
+                        ("neutral_male", "male", "adult")),
         accepts_seed=False,
         accepts_sampling_fields=False,
         source_note="Voices named on the model card, e.g. `default`, `casual_male`; `default` maps to cheerful_female.",
@@ -319,6 +347,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
         approx_download_gb=11,
         default_concurrency=16,
         supports_uploaded_voices=True,
+        delivery_control=DeliveryControl.BRACKET_TAGS,
     ),
     CatalogEntry(
         key="zonos2",

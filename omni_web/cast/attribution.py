@@ -81,11 +81,12 @@ _SENTENCE_START = re.compile(rf"(?:^|[.!?;:]\s+)({_NAME})\b")
 
 @dataclass(frozen=True, slots=True)
 class Attribution:
-    """Who speaks one quote (None: unknown), how sure the guess is (0..1), and on what evidence."""
+    """Who speaks one quote (None: unknown), how sure the guess is (0..1), on what evidence, and how."""
 
     speaker: str | None
     confidence: float
     evidence: str
+    delivery: str | None = None  # how it is said ("whispered", …; omni_web.cast.delivery)
 
     @classmethod
     def unknown(cls) -> Attribution:

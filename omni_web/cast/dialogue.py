@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from omni_web.book import Book, Chapter
 from omni_web.cast.attribution import Attribution, attribute_speakers
+from omni_web.cast.delivery import labelled, split_label, with_tag_deliveries
 from omni_web.cast.mentions import without_mentions
 from omni_web.cast.spans import (
     NO_DIALOGUE,
@@ -79,7 +80,7 @@ class ChapterDialogue:
         runs, so '"Go," said the Emperor. "Now."' is one request when the Emperor has no voice
         of his own.
         """
-        relabel = label_of or (lambda label: label)
+        relabel = label_of or (lambda label: split_label(label)[0])
         result: dict[int, list[tuple[str, str]]] = {}
         for index, (paragraph, row) in enumerate(zip(self.paragraphs, self.attributions, strict=True)):
             if not paragraph.has_dialogue:
@@ -99,8 +100,8 @@ class ChapterDialogue:
 
 def _label(attribution: Attribution | None, min_confidence: float) -> str:
     if attribution is None or attribution.speaker is None or attribution.confidence < min_confidence:
-        return DIALOGUE
-    return attribution.speaker
+        return labelled(DIALOGUE, attribution.delivery if attribution is not None else None)
+    return labelled(attribution.speaker, attribution.delivery)
 
 
 def book_quote_style(book: Book, chapters: Iterable[Chapter] | None = None) -> QuoteStyle:
@@ -122,7 +123,7 @@ def chapter_dialogue(chapter: Chapter, style: QuoteStyle) -> ChapterDialogue:
         split = [without_mentions(paragraph) for paragraph in split_paragraphs(texts, style)]
         for paragraph, row in zip(split, attribute_speakers(split), strict=True):
             paragraphs.append(paragraph)
-            attributions.append(tuple(row))
+            attributions.append(with_tag_deliveries(paragraph, row))
         run.clear()
 
     for index, block in enumerate(chapter.blocks):

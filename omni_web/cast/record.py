@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from omni_web.cast.delivery import labelled, split_label
 from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE, DIALOGUE, NARRATOR
 from omni_web.client import VoiceChoice
 from omni_web.errors import CastError
@@ -23,6 +24,9 @@ class Cast:
     dialogue: VoiceChoice | None = None
     characters: tuple[tuple[str, VoiceChoice], ...] = ()
     min_confidence: float = DEFAULT_MIN_CONFIDENCE
+    # The model takes a line's delivery (the catalog's delivery_control): quotes keep their
+    # "whispered"/"shouted" labels and are sent with the model's cue; else they are said plainly.
+    delivery: bool = False
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.min_confidence <= 1.0:
@@ -43,8 +47,14 @@ class Cast:
         wanted = name.casefold()
         return next((voice for who, voice in self.characters if who.casefold() == wanted), None)
 
-    def voice_for(self, speaker: str, narrator: VoiceChoice) -> VoiceChoice:
-        """The voice of a chunk spoken by ``speaker`` (a label from :mod:`omni_web.cast.dialogue`)."""
+    def voice_for(self, label: str, narrator: VoiceChoice) -> VoiceChoice:
+        """The voice of a chunk spoken under ``label`` (from :mod:`omni_web.cast.dialogue`), with the
+        label's delivery when the model takes one."""
+        speaker, delivery = split_label(label)
+        voice = self._voice_of(speaker, narrator)
+        return voice.with_delivery(delivery) if delivery and self.delivery and speaker != NARRATOR else voice
+
+    def _voice_of(self, speaker: str, narrator: VoiceChoice) -> VoiceChoice:
         if speaker == NARRATOR:
             return narrator
         if speaker != DIALOGUE:
@@ -53,14 +63,17 @@ class Cast:
                 return mapped
         return self.dialogue or narrator
 
-    def voice_label(self, speaker: str) -> str:
-        """The label ``speaker``'s lines are read under: the speaker's own when mapped, else the
+    def voice_label(self, label: str) -> str:
+        """The label a speaker's lines are read under: the speaker's own when mapped, else the
         label of the voice that reads them (:data:`DIALOGUE`, or the narrator's when there is no
-        dialogue voice). Runs of one voice then join into one request, and
-        ``voice_for(voice_label(s))`` is ``voice_for(s)``."""
+        dialogue voice), with the line's delivery only when the model takes one. Runs of one voice
+        said one way then join into one request, and ``voice_for(voice_label(s))`` is ``voice_for(s)``."""
+        speaker, delivery = split_label(label)
         if speaker == NARRATOR or (speaker != DIALOGUE and self.character_voice(speaker) is not None):
-            return speaker
-        return DIALOGUE if self.dialogue is not None else NARRATOR
+            base = speaker
+        else:
+            base = DIALOGUE if self.dialogue is not None else NARRATOR
+        return labelled(base, delivery if self.delivery and base != NARRATOR else None)
 
     def voices(self) -> list[VoiceChoice]:
         """Every voice of the cast (dialogue first), for checking them all against the server."""
@@ -76,6 +89,7 @@ class Cast:
             dialogue=change(DIALOGUE, self.dialogue) if self.dialogue is not None else None,
             characters=tuple((name, change(name, voice)) for name, voice in self.characters),
             min_confidence=self.min_confidence,
+            delivery=self.delivery,
         )
 
     @classmethod
@@ -85,6 +99,7 @@ class Cast:
         dialogue: VoiceChoice | None = None,
         characters: Mapping[str, VoiceChoice] | None = None,
         min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+        delivery: bool = False,
     ) -> Cast:
         """Build from a mapping of character names to voices."""
-        return cls(dialogue, tuple(sorted((characters or {}).items())), min_confidence)
+        return cls(dialogue, tuple(sorted((characters or {}).items())), min_confidence, delivery)

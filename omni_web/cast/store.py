@@ -29,7 +29,7 @@ from omni_web.book import Book
 from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE
 from omni_web.cast.record import Cast
 from omni_web.cast.voicespec import VoiceSpec
-from omni_web.catalog import CatalogEntry
+from omni_web.catalog import CatalogEntry, DeliveryControl
 from omni_web.client import VoiceChoice
 from omni_web.errors import CastError
 from omni_web.files import write_atomic
@@ -94,6 +94,7 @@ class CastFile:
             dialogue=self.dialogue.resolve(entry, library) if self.dialogue is not None else None,
             characters={name: spec.resolve(entry, library) for name, spec in self.characters.items()},
             min_confidence=self.min_confidence,
+            delivery=entry.delivery_control is not DeliveryControl.NONE,
         )
 
     def narrator_voice(self, entry: CatalogEntry, library: VoiceLibrary) -> VoiceChoice | None:

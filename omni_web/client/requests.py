@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from omni_web.catalog import CatalogEntry, VoiceMode
+from omni_web.delivery_cues import delivery_cue
 from omni_web.errors import VoiceError
 
 __all__ = [
@@ -92,6 +93,8 @@ class VoiceChoice:
     reference: Path | None = None
     ref_text: str | None = None
     instructions: str | None = None
+    # How the line is said ("whispered", …; omni_web.delivery_cues), None for plainly.
+    delivery: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind in (VoiceKind.SPEAKER, VoiceKind.PRESET, VoiceKind.UPLOADED) and not self.name.strip():
@@ -152,7 +155,11 @@ class VoiceChoice:
 
     def with_name(self, name: str) -> VoiceChoice:
         """A copy with ``name`` replaced (the server's spelling after resolution)."""
-        return VoiceChoice(self.kind, name, self.reference, self.ref_text, self.instructions)
+        return VoiceChoice(self.kind, name, self.reference, self.ref_text, self.instructions, self.delivery)
+
+    def with_delivery(self, delivery: str | None) -> VoiceChoice:
+        """A copy that says its lines with ``delivery`` (None: plainly)."""
+        return VoiceChoice(self.kind, self.name, self.reference, self.ref_text, self.instructions, delivery)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +224,7 @@ def build_speech_payload(entry: CatalogEntry, request: SpeechRequest, *, inline_
     elif voice.kind is VoiceKind.DESIGN:
         payload["task_type"] = "VoiceDesign"
         payload["instructions"] = (voice.instructions or "").strip()
+    _add_delivery(entry, voice, payload)
     payload["response_format"] = request.response_format
     max_new_tokens = request.max_new_tokens if request.max_new_tokens is not None else entry.request_max_new_tokens
     if max_new_tokens is not None:
@@ -230,6 +238,18 @@ def build_speech_payload(entry: CatalogEntry, request: SpeechRequest, *, inline_
         if request.seed is not None and entry.accepts_seed:
             payload["seed"] = request.seed
     return payload
+
+
+def _add_delivery(entry: CatalogEntry, voice: VoiceChoice, payload: dict[str, Any]) -> None:
+    """The line's delivery in the model's own control: instructions, or a cue before the text."""
+    cue = delivery_cue(entry, voice.delivery)
+    if cue.instructions:
+        described = str(payload.get("instructions") or "").rstrip()
+        if described and described[-1] not in ".!?":
+            described += "."
+        payload["instructions"] = f"{described} {cue.instructions}".strip()
+    if cue.prefix:
+        payload["input"] = cue.prefix + payload["input"]
 
 
 def reference_value(path: Path, *, inline: bool) -> str:

@@ -46,6 +46,9 @@ module that meets them, and chained with ``from exc``.
     ├── ChapterSelectionError       chapter numbers the book lacks, a bad range, none selected
     ├── PreviewError                a preview came back in a form that cannot be played
     ├── LexiconError                a pronunciation entry or lexicon file is unusable
+    ├── LlmError                    the chat endpoint that labels quotes refused (status, url)
+    │   ├── LlmUnreachable          nothing answered there, or not in time
+    │   └── LlmUnusableAnswer       it answered, but not with the JSON labels asked for
     ├── VoiceError                  a reference clip or voice name is unusable
     ├── FfmpegError                 ffmpeg/ffprobe failed or is missing
     ├── DiskFullError               (also OSError)
@@ -63,7 +66,7 @@ Anything else that escapes is a bug: :func:`internal_error_message` is the one l
 for it (the UI, background tasks, jobs and the server status use it), the traceback goes to the log.
 
 The classes live in one module per area (``base``, ``settings``, ``server``, ``speech``, ``models``,
-``media``, ``jobs``); import them from ``omni_web.errors``, which is the one public surface.
+``media``, ``jobs``, ``llm``); import them from ``omni_web.errors``, which is the one public surface.
 """
 
 from __future__ import annotations
@@ -84,6 +87,7 @@ from omni_web.errors.jobs import (
     ReviewError,
     TaskBusy,
 )
+from omni_web.errors.llm import LlmError, LlmUnreachable, LlmUnusableAnswer
 from omni_web.errors.media import (
     BookError,
     BookNotFound,
@@ -163,6 +167,9 @@ __all__ = [
     "JobNotFound",
     "KVCapacityError",
     "LexiconError",
+    "LlmError",
+    "LlmUnreachable",
+    "LlmUnusableAnswer",
     "ModelError",
     "ModelNotInstalled",
     "NotAnEpub",

@@ -132,13 +132,16 @@ class ConversionPlan:
 
 def _voice_shaping(voice: VoiceChoice) -> dict[str, object]:
     reference = voice.reference
-    return {
+    shaping: dict[str, object] = {
         "kind": voice.kind.value,
         "name": voice.name.lower(),
         "reference_sha256": file_sha256(reference) if reference is not None else None,
         "ref_text": voice.transcript,
         "instructions": voice.instructions,
     }
+    if voice.delivery:  # only when set, so chunks said plainly keep their keys
+        shaping["delivery"] = voice.delivery
+    return shaping
 
 
 def _cast_note(cast: Cast | None, narrator: VoiceChoice) -> str:

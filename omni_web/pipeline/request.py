@@ -22,13 +22,16 @@ __all__ = ["MASTERING_SETTINGS", "ConvertRequest", "cast_from_dict", "cast_to_di
 
 def voice_to_dict(voice: VoiceChoice) -> dict[str, Any]:
     """Plain JSON for a voice choice."""
-    return {
+    data: dict[str, Any] = {
         "kind": voice.kind.value,
         "name": voice.name,
         "reference": str(voice.reference) if voice.reference else None,
         "ref_text": voice.ref_text,
         "instructions": voice.instructions,
     }
+    if voice.delivery:  # only when set: older jobs' params keep their shape
+        data["delivery"] = voice.delivery
+    return data
 
 
 def voice_from_dict(data: Mapping[str, Any]) -> VoiceChoice:
@@ -40,6 +43,7 @@ def voice_from_dict(data: Mapping[str, Any]) -> VoiceChoice:
         reference=Path(reference) if reference else None,
         ref_text=data.get("ref_text"),
         instructions=data.get("instructions"),
+        delivery=data.get("delivery") or None,
     )
 
 
@@ -47,11 +51,14 @@ def cast_to_dict(cast: Cast | None) -> dict[str, Any] | None:
     """Plain JSON for a cast (None stays None)."""
     if cast is None:
         return None
-    return {
+    data: dict[str, Any] = {
         "dialogue": voice_to_dict(cast.dialogue) if cast.dialogue is not None else None,
         "characters": [[name, voice_to_dict(voice)] for name, voice in cast.characters],
         "min_confidence": cast.min_confidence,
     }
+    if cast.delivery:  # only when on: older jobs' params keep their shape
+        data["delivery"] = True
+    return data
 
 
 def cast_from_dict(data: Mapping[str, Any] | None) -> Cast | None:
@@ -63,6 +70,7 @@ def cast_from_dict(data: Mapping[str, Any] | None) -> Cast | None:
         dialogue=voice_from_dict(dialogue) if dialogue else None,
         characters=tuple((str(name), voice_from_dict(voice)) for name, voice in data.get("characters") or ()),
         min_confidence=float(data.get("min_confidence", DEFAULT_MIN_CONFIDENCE)),
+        delivery=bool(data.get("delivery", False)),
     )
 
 
