@@ -85,6 +85,13 @@ class Settings:
     inbox_preset: str = ""
     webhook_urls: str = ""
     apprise_urls: str = ""
+    # The optional LLM that labels a cast's unsure quotes: an OpenAI-compatible chat endpoint
+    # ("" = off), its model name and API key, how many requests it takes at once, and its timeout.
+    llm_url: str = ""
+    llm_model: str = ""
+    llm_api_key: str = ""
+    llm_concurrency: int = 2
+    llm_timeout_s: float = 120.0
     # Web UI.
     web_host: str = "0.0.0.0"
     web_port: int = 7860
@@ -124,6 +131,12 @@ class Settings:
                 not self.remote_url or self.remote_url.startswith(("http://", "https://")),
                 "remote_url must start with http:// or https://",
             ),
+            (
+                not self.llm_url or self.llm_url.startswith(("http://", "https://")),
+                "llm_url must start with http:// or https:// (e.g. http://127.0.0.1:30000/v1)",
+            ),
+            (1 <= self.llm_concurrency <= 64, "llm_concurrency must be 1-64"),
+            (self.llm_timeout_s > 0, "llm_timeout_s must be positive"),
             (
                 re.fullmatch(r"\s*(all|\d+(\s*,\s*\d+)*)?\s*", self.gpus, re.IGNORECASE) is not None,
                 "gpus must be all, or GPU ids like 0,2",

@@ -9,6 +9,7 @@ never mixes narration and speech and its key includes its voice.
 
 from omni_web.cast.attribution import Attribution, attribute_speakers, canonical_name
 from omni_web.cast.characters import Character, find_characters
+from omni_web.cast.delivery import split_label, tag_delivery
 from omni_web.cast.dialogue import (
     DEFAULT_MIN_CONFIDENCE,
     DIALOGUE,
@@ -18,6 +19,7 @@ from omni_web.cast.dialogue import (
     book_quote_style,
     chapter_dialogue,
 )
+from omni_web.cast.labels import BookLabels, QuoteLabel, labels_path, load_labels, quote_hash
 from omni_web.cast.record import Cast
 from omni_web.cast.spans import (
     NO_DIALOGUE,
@@ -47,6 +49,8 @@ __all__ = [
     "NO_DIALOGUE",
     "STYLES",
     "Attribution",
+    "BookLabels",
+    "QuoteLabel",
     "Cast",
     "CastFile",
     "ChapterDialogue",
@@ -64,6 +68,11 @@ __all__ = [
     "chapter_dialogue",
     "detect_quote_style",
     "find_characters",
+    "labels_path",
+    "load_labels",
+    "quote_hash",
+    "split_label",
+    "tag_delivery",
     "load_cast_file",
     "saved_cast",
     "saved_cast_path",

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from omni_web.cast.delivery import labelled, split_label
 from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE, DIALOGUE, NARRATOR
+from omni_web.cast.labels import BookLabels
 from omni_web.client import VoiceChoice
 from omni_web.errors import CastError
 
@@ -27,6 +28,8 @@ class Cast:
     # The model takes a line's delivery (the catalog's delivery_control): quotes keep their
     # "whispered"/"shouted" labels and are sent with the model's cue; else they are said plainly.
     delivery: bool = False
+    # Labels laid over the rules' attribution (the LLM's, a person's); see omni_web.cast.labels.
+    labels: BookLabels = BookLabels()
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.min_confidence <= 1.0:
@@ -90,6 +93,7 @@ class Cast:
             characters=tuple((name, change(name, voice)) for name, voice in self.characters),
             min_confidence=self.min_confidence,
             delivery=self.delivery,
+            labels=self.labels,
         )
 
     @classmethod
@@ -100,6 +104,8 @@ class Cast:
         characters: Mapping[str, VoiceChoice] | None = None,
         min_confidence: float = DEFAULT_MIN_CONFIDENCE,
         delivery: bool = False,
+        labels: BookLabels | None = None,
     ) -> Cast:
         """Build from a mapping of character names to voices."""
-        return cls(dialogue, tuple(sorted((characters or {}).items())), min_confidence, delivery)
+        return cls(dialogue, tuple(sorted((characters or {}).items())), min_confidence, delivery,
+                   labels or BookLabels())

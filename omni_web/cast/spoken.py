@@ -9,12 +9,13 @@ is exactly the spoken form, as without a cast, and narration outside any quote i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from omni_web.book import Chapter, TextBlock, count_words
 from omni_web.book.text import join_text
 from omni_web.cast.dialogue import chapter_dialogue
+from omni_web.cast.labels import QuoteLabel, relabelled, verbatim_runs
 from omni_web.cast.spans import QuoteStyle
 from omni_web.text import SpokenForm
 
@@ -23,13 +24,15 @@ __all__ = ["voiced_chapter"]
 
 def voiced_chapter(
     chapter: Chapter, speech: SpokenForm, style: QuoteStyle, *, min_confidence: float,
-    label_of: Callable[[str], str] | None = None,
+    label_of: Callable[[str], str] | None = None, labels: Mapping[int, QuoteLabel] | None = None,
 ) -> tuple[Chapter, dict[int, list[tuple[str, str]]]]:
     """The chapter in spoken form, and per block index its (speaker, spoken text) runs.
 
     Feed both to :func:`omni_web.book.chunk_chapter` (``speakers=``): blocks without speech are
     chunked as a single-voice job chunks them. ``label_of``: see
-    :meth:`~omni_web.cast.dialogue.ChapterDialogue.segments`.
+    :meth:`~omni_web.cast.dialogue.ChapterDialogue.segments`; ``labels``: the chapter's labels by
+    quote number (:mod:`omni_web.cast.labels`). The runs are checked to be the book's own text
+    before any spoken-form rule touches them.
     """
     transforms = speech.rules is not None or bool(speech.pronouncer)
 
@@ -37,7 +40,9 @@ def voiced_chapter(
         # As SpokenForm.chapter: untouched when neither a lexicon nor rules apply.
         return speech.spoken(text) if transforms else text
 
-    runs_by_block = chapter_dialogue(chapter, style).segments(min_confidence=min_confidence, label_of=label_of)
+    dialogue = relabelled(chapter_dialogue(chapter, style), labels or {})
+    runs_by_block = dialogue.segments(min_confidence=min_confidence, label_of=label_of)
+    verbatim_runs(chapter, runs_by_block)
     blocks: list[TextBlock] = []
     speakers: dict[int, list[tuple[str, str]]] = {}
     for index, block in enumerate(chapter.blocks):

@@ -13,7 +13,8 @@ from typing import Any
 
 import httpx
 
-from omni_web.errors import LlmError, LlmUnreachable, LlmUnusableAnswer, exception_detail
+from omni_web.errors import LlmError, LlmUnreachable, LlmUnusableAnswer, SettingsError, exception_detail
+from omni_web.settings import Settings
 
 __all__ = ["ChatAnswer", "ChatClient", "LlmUsage", "chat_url"]
 
@@ -77,6 +78,32 @@ class ChatClient:
     timeout_s: float = 120.0
     transport: httpx.BaseTransport | None = None
 
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ChatClient:
+        """The endpoint set in Settings.
+
+        Raises:
+            SettingsError: no endpoint is set.
+        """
+        if not settings.llm_url.strip():
+            raise SettingsError("No LLM endpoint is set. Give its URL in Settings → LLM (e.g. "
+                                "http://127.0.0.1:30000/v1 for a model served by SGLang).")
+        return cls(settings.llm_url.strip(), settings.llm_model, settings.llm_api_key, settings.llm_timeout_s)
+
+    def probe(self) -> str:
+        """One tiny request, in words: who answered, how fast, at what cost (the Settings Test button).
+
+        Raises:
+            LlmError: as :meth:`complete`, or the answer is not the JSON asked for.
+        """
+        answer = self.complete('Answer with the JSON object {"ok": true} and nothing else.', "Are you there?")
+        if '"ok"' not in answer.text.replace(" ", ""):
+            raise LlmUnusableAnswer(
+                f"The model at {chat_url(self.url)} answered, but not with the JSON asked for ({answer.text[:80]!r}). "
+                "Labels need a model that follows JSON instructions (an instruct model, 7B or larger).",
+                url=chat_url(self.url))
+        return f"{answer.model or 'The model'} answered in {answer.usage.seconds:.1f} s ({answer.usage.summary})."
+
     def complete(self, system: str, user: str, *, json_answer: bool = True) -> ChatAnswer:
         """Send one system + user message pair; the answer's text and cost.
 
@@ -122,12 +149,7 @@ class ChatClient:
                 "and that the server is running.", url=url) from exc
 
     def _refusal(self, response: httpx.Response) -> str:
-        detail = response.text.strip()[:300]
-        try:
-            error = response.json().get("error")
-            detail = (error.get("message") if isinstance(error, dict) else str(error or "")) or detail
-        except (ValueError, AttributeError):
-            pass  # not JSON: the raw text is the detail
+        detail = _error_message(response) or response.text.strip()[:300]
         hint = {401: "Check the API key in Settings.", 403: "Check the API key in Settings.",
                 404: "Check the URL and the model name in Settings."}.get(response.status_code, "")
         return f"The chat endpoint answered HTTP {response.status_code}: {detail}. {hint}".strip()
@@ -147,3 +169,12 @@ class ChatClient:
             model=str(data.get("model") or self.model),
             usage=LlmUsage(1, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0), seconds),
         )
+
+
+def _error_message(response: httpx.Response) -> str:
+    """The OpenAI envelope's ``error.message`` (or ``error`` as text); "" when the body is not one."""
+    try:
+        error = response.json().get("error")
+    except (ValueError, AttributeError):
+        return ""
+    return str((error.get("message") if isinstance(error, dict) else error) or "")

@@ -166,7 +166,7 @@ def _chunks(
     if cast is None or style is None:
         return chunk_chapter(speech.chapter(chapter), chunk_words=words, max_words=max_words, max_chars=max_chars)
     voiced, speakers = voiced_chapter(chapter, speech, style, min_confidence=cast.min_confidence,
-                                       label_of=cast.voice_label)
+                                       label_of=cast.voice_label, labels=cast.labels.for_chapter(chapter.index))
     return chunk_chapter(voiced, chunk_words=words, max_words=max_words, max_chars=max_chars, speakers=speakers)
 
 

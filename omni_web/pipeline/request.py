@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from omni_web.cast import DEFAULT_MIN_CONFIDENCE, Cast
+from omni_web.cast import DEFAULT_MIN_CONFIDENCE, BookLabels, Cast, QuoteLabel
 from omni_web.client import VoiceChoice, VoiceKind
 from omni_web.deliver.layout import OutputLayout
 from omni_web.errors import ChapterSelectionError
@@ -58,6 +58,8 @@ def cast_to_dict(cast: Cast | None) -> dict[str, Any] | None:
     }
     if cast.delivery:  # only when on: older jobs' params keep their shape
         data["delivery"] = True
+    if cast.labels.labels:
+        data["labels"] = [label.to_dict() for label in cast.labels.labels]
     return data
 
 
@@ -71,6 +73,7 @@ def cast_from_dict(data: Mapping[str, Any] | None) -> Cast | None:
         characters=tuple((str(name), voice_from_dict(voice)) for name, voice in data.get("characters") or ()),
         min_confidence=float(data.get("min_confidence", DEFAULT_MIN_CONFIDENCE)),
         delivery=bool(data.get("delivery", False)),
+        labels=BookLabels(tuple(QuoteLabel.from_dict(item) for item in data.get("labels") or ())),
     )
 
 

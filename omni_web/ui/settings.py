@@ -13,7 +13,7 @@ from omni_web.errors import SettingsError
 from omni_web.master import PRESETS
 from omni_web.qa.asr_models import QA_ASR_MODELS
 from omni_web.settings import Settings
-from omni_web.ui import audiobookshelf, automation, storage
+from omni_web.ui import audiobookshelf, automation, llm_settings, storage
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.transcriber import (
@@ -150,6 +150,7 @@ def build(ctx: UiContext) -> SettingsRefs:
     save = gr.Button("Save settings", variant="primary", elem_id="settings-save")
     status = gr.Markdown(elem_id="settings-status")
     abs_fields, abs_saved = audiobookshelf.build(ctx)  # omni_web/ui/audiobookshelf.py: delivery, layout, migrate
+    llm_fields, llm_saved = llm_settings.build(ctx)  # the cast's optional LLM labeller
     fields = (web_port, server_port, remote_url, chunk, concurrency, pause_chunk, pause_heading, pause_chapter,
               output_dir, output_format, also_mp3, whisper, normalization, qa_level, qa_model, qa_takes, loudness,
               footnotes, patience)
@@ -181,7 +182,8 @@ def build(ctx: UiContext) -> SettingsRefs:
     @guarded
     def load() -> list[Any]:
         values = settings_values(ctx.settings)
-        return [*values, *box_load.fn(values[FIELDS.index("transcription_model")]), _port_now(ctx), *abs_saved()]
+        return [*values, *box_load.fn(values[FIELDS.index("transcription_model")]), _port_now(ctx), *abs_saved(),
+                *llm_saved()]
 
     save.click(save_all, list(fields), status, api_name="settings_save").success(
         guarded(lambda size: transcriber_status_html(ctx, size)), [whisper], transcriber.status,
@@ -193,4 +195,4 @@ def build(ctx: UiContext) -> SettingsRefs:
         return [*load(), *auto_load()]
 
     return replace(refs, on_load=OnLoad(load_all, [], [*fields, *box_load.outputs, port_now, *abs_fields,
-                                                       *auto_outputs]))
+                                                       *llm_fields, *auto_outputs]))

@@ -61,6 +61,28 @@ def test_invalid_settings_are_refused_with_the_rule(ui_app):
         ui_app.client().predict(*bad, api_name="/settings_save")
 
 
+def test_llm_endpoint_saved_and_tested_against_a_fake_chat_server(ui_app):
+    from tests.fakes.fake_chat import FakeChat, serve_fake_chat
+
+    client = ui_app.client()
+    fake = FakeChat(answer=lambda user: '{"ok": true}', api_key="sk-local")
+    with serve_fake_chat(fake) as url:
+        told = client.predict(url + "/v1", "qwen-7b", "sk-local", 3, 30, api_name="/llm_test")
+        assert "qwen-7b answered in" in told and "1 request" in told
+        with pytest.raises(AppError, match="HTTP 401.*API key"):
+            client.predict(url, "qwen-7b", "wrong", 3, 30, api_name="/llm_test")
+        client.predict(url + "/v1", "qwen-7b", "sk-local", 3, 30, api_name="/llm_save")
+    settings = load_settings(ui_app.paths)
+    assert (settings.llm_url, settings.llm_model, settings.llm_api_key, settings.llm_concurrency,
+            settings.llm_timeout_s) == (url + "/v1", "qwen-7b", "sk-local", 3, 30)
+    assert fake.received[0]["model"] == "qwen-7b"
+    with pytest.raises(AppError, match="llm_url must start with http"):
+        client.predict("gpu-box:8000", "", "", 2, 30, api_name="/llm_save")
+    with pytest.raises(AppError, match="No LLM endpoint is set"):
+        client.predict("", "", "", 2, 30, api_name="/llm_test")
+    client.predict("", "", "", 2, 120, api_name="/llm_save")
+
+
 def test_storage_section_shows_sizes_and_prunes_a_finished_book(ui_app, browser):
     """Settings → Storage in the browser: the finished book's chunk cache and its superseded chapter
     version are measured, the confirm says how much pruning frees, and pruning frees it on disk."""
