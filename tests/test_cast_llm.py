@@ -149,3 +149,45 @@ def test_mock_transport_seam() -> None:
     transport = httpx.MockTransport(lambda request: httpx.Response(200, json={"choices": []}))
     with pytest.raises(LlmUnusableAnswer, match="not with a chat completion"):
         ChatClient("http://x", transport=transport).complete("s", "u")
+
+
+def test_pass_saved_review_list_and_one_click_fix_rerenders_only_that_quote(alice, tmp_path) -> None:
+    from omni_web.cast import CastFile, VoiceSpec, saved_cast, saved_cast_path
+    from omni_web.cast.review import assign_quote, book_labels, review_list, run_llm_pass
+    from omni_web.paths import DataPaths
+    from omni_web.voices import VoiceLibrary
+
+    book, names = alice
+    paths = DataPaths(tmp_path)
+    CastFile(book="Alice", dialogue=VoiceSpec(name="Ryan"), characters={"Alice": VoiceSpec(name="Serena"),
+             "Hatter": VoiceSpec(name="Eric")}).save(saved_cast_path(paths, book))
+    unsure = review_list(paths, book, limit=10_000)
+
+    def half(user: str) -> str:  # a cautious labeller: sure of every other quote only
+        asked = asked_quotes(user)
+        return json.dumps({"labels": [{"quote": n, "speaker": "C1", "confidence": 0.9 if k % 2 else 0.3}
+                                      for k, n in enumerate(asked)]})
+
+    with serve_fake_chat(FakeChat(answer=half)) as url:
+        run = run_llm_pass(paths, book, Settings(llm_url=url, llm_concurrency=2))
+    assert book_labels(paths, book) == run.labels and len(run.labels.labels) == len(unsure)
+    left = review_list(paths, book, limit=10_000)
+    assert 0 < len(left) < len(unsure) and len(left) == sum(1 for lab in run.labels.labels if lab.confidence < 0.6)
+    entry = get_entry(MODEL)
+    cast = saved_cast(paths, book, entry, VoiceLibrary(paths))
+    assert cast is not None and cast.labels == run.labels
+    target = next(q for q in left if q.chapter_number == 12)
+    request = ConvertRequest(book_path=ALICE, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), chapters=(12,))
+    before = plan_conversion(book, replace(request, cast=cast), entry, Settings())
+    assign_quote(paths, book, target.chapter, target.quote, "Hatter")
+    assert target.key not in {q.key for q in review_list(paths, book, limit=10_000)}
+    after = plan_conversion(book, replace(request, cast=saved_cast(paths, book, entry, VoiceLibrary(paths))),
+                            entry, Settings())
+    changed = [(a.text, b.voice.name) for a, b in zip(before.items, after.items, strict=True) if a.key != b.key]
+    assert len(before.items) == len(after.items) and len(changed) == 1, changed
+    assert changed[0][1] == "Eric" and target.text.strip("“”\"")[:12] in changed[0][0].replace('"', "")
+    # The LLM's next pass never undoes a person's label.
+    with serve_fake_chat(FakeChat(answer=labels_answer("C2"))) as url:
+        run_llm_pass(paths, book, Settings(llm_url=url))
+    mine = book_labels(paths, book).for_chapter(target.chapter)[target.quote]
+    assert (mine.speaker, mine.source) == ("Hatter", "user")

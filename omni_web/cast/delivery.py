@@ -65,15 +65,23 @@ def tag_delivery(after: str, before: str) -> str | None:
 def with_tag_deliveries(
     paragraph: ParagraphSpans, row: Sequence[Attribution | None]
 ) -> tuple[Attribution | None, ...]:
-    """The paragraph's attributions, each quote given the delivery its own tag names."""
+    """The paragraph's attributions, each quote given the delivery its own tag names; a quote with
+    no tag goes on the way the same speaker's previous quote in the paragraph was said
+    ("“They are coming,” Mary whispered. “Hide the letters.”")."""
     spans = paragraph.spans
     out: list[Attribution | None] = []
+    last: Attribution | None = None
     for k, (span, attribution) in enumerate(zip(spans, row, strict=True)):
         if attribution is None or not span.is_dialogue or attribution.delivery:
             out.append(attribution)
+            last = attribution if attribution is not None else last
             continue
         after = spans[k + 1].text if k + 1 < len(spans) and not spans[k + 1].is_dialogue else ""
         before = spans[k - 1].text if k > 0 and not spans[k - 1].is_dialogue else ""
         delivery = tag_delivery(after, before)
-        out.append(replace(attribution, delivery=delivery) if delivery else attribution)
+        if delivery is None and last is not None and last.speaker == attribution.speaker:
+            delivery = last.delivery
+        attribution = replace(attribution, delivery=delivery) if delivery else attribution
+        out.append(attribution)
+        last = attribution
     return tuple(out)

@@ -27,6 +27,7 @@ import yaml
 from omni_web.assemble import safe_filename
 from omni_web.book import Book
 from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE
+from omni_web.cast.labels import labels_path, load_labels
 from omni_web.cast.record import Cast
 from omni_web.cast.voicespec import VoiceSpec
 from omni_web.catalog import CatalogEntry, DeliveryControl
@@ -174,9 +175,10 @@ def load_cast_file(path: Path) -> CastFile:
 
 
 def saved_cast(paths: DataPaths, book: Book, entry: CatalogEntry, library: VoiceLibrary) -> Cast | None:
-    """The book's saved cast for ``entry``'s model when it is enabled and has any voice, else None."""
+    """The book's saved cast for ``entry``'s model when it is enabled and has any voice, else None; it
+    carries the book's saved labels (the LLM's, a person's)."""
     cast_file = load_cast_file(saved_cast_path(paths, book))
     if not cast_file.enabled:
         return None
-    cast = cast_file.to_cast(entry, library)
+    cast = replace(cast_file.to_cast(entry, library), labels=load_labels(labels_path(saved_cast_path(paths, book))))
     return cast if cast.active else None

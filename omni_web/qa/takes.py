@@ -25,6 +25,7 @@ from omni_web.qa.alignment import align_transcript
 from omni_web.qa.asr import RECOGNITION_ERRORS, AsrPool, Heard, language_code
 from omni_web.qa.audio import measure_audio
 from omni_web.qa.calibration import Calibration
+from omni_web.qa.cues import cue_failures
 from omni_web.qa.detectors import find_faults
 from omni_web.qa.judge import basic_take, best_take, with_transcript
 from omni_web.qa.rate import DurationRateTracker, text_units
@@ -269,6 +270,10 @@ class ChunkQa:
         score = score_transcript(item.text, heard.text, lang=lang)
         findings = find_faults(align_transcript(item.text, heard.text, lang=lang), thresholds, names=self._names)
         take = with_transcript(take, heard.text, score, thresholds, findings)
+        voice = getattr(item, "voice", None)
+        leaked = cue_failures(self._model, getattr(voice, "delivery", None), text=item.text, transcript=heard.text)
+        if leaked:
+            take = replace(take, failures=(*take.failures, *leaked))
         if heard.words is not None:
             take = replace(take, words=heard.words, audio_sha256=hashlib.sha256(audio).hexdigest())
         return take
