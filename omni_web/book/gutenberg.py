@@ -10,13 +10,28 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["GutenbergText", "strip_gutenberg"]
+__all__ = ["END_RE", "START_RE", "GutenbergText", "is_producer_line", "strip_gutenberg"]
 
-_START_RE = re.compile(r"^\s*\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK.*$", re.IGNORECASE | re.MULTILINE)
-_END_RE = re.compile(
-    r"^\s*(?:\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK|End of (?:the )?Project Gutenberg'?s? ).*$",
+START_RE = re.compile(
+    r"^\s*(?:\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG E-?(?:BOOK|TEXT)|\*?END\*?\s*THE SMALL PRINT!).*$",
     re.IGNORECASE | re.MULTILINE,
 )
+END_RE = re.compile(
+    r"^\s*(?:\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG E-?(?:BOOK|TEXT)|End of (?:the |this )?Project Gutenberg).*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+# Who made the e-text: said once at the top (and again after the end), never part of the book.
+_PRODUCER_RE = re.compile(
+    r"^\s*(?:Produced by|E-?text (?:was )?prepared by|This e-?(?:text|book) was (?:produced|prepared)|Transcribed from"
+    r"|Updated editions will replace)|Distributed\s+Proofread|pgdp\.net|\(?https?://\S*gutenberg",
+    re.IGNORECASE,
+)
+_HEAD_CHARS = 4000  # producer lines sit in the first few paragraphs after the START line
+
+
+def is_producer_line(text: str) -> bool:
+    """Whether a paragraph is a producer/transcriber credit ("Produced by ... www.pgdp.net")."""
+    return bool(_PRODUCER_RE.search(text))
 _FIELD_RE = re.compile(r"^(Title|Author|Language|Release [Dd]ate|Translator|Editor):\s*(.+)$", re.MULTILINE)
 _EBOOK_NUMBER_RE = re.compile(r"\[E(?:Book|text) #(\d+)\]", re.IGNORECASE)
 
@@ -39,13 +54,13 @@ def strip_gutenberg(text: str) -> GutenbergText:
 
     Text without the START line is returned whole (``found`` False).
     """
-    start = _START_RE.search(text)
+    start = START_RE.search(text)
     if start is None:
         return GutenbergText(body=text)
     header = text[: start.start()]
     rest = text[start.end():]
-    end = _END_RE.search(rest)
-    body = rest[: end.start()] if end else rest
+    end = END_RE.search(rest)
+    body = _without_producer(rest[: end.start()] if end else rest)
     fields: dict[str, str] = {}
     for match in _FIELD_RE.finditer(header):
         fields.setdefault(match.group(1).lower(), " ".join(match.group(2).split()))
@@ -61,3 +76,11 @@ def strip_gutenberg(text: str) -> GutenbergText:
         identifier=f"https://www.gutenberg.org/ebooks/{number.group(1)}" if number else "",
         found=True,
     )
+
+
+def _without_producer(body: str) -> str:
+    """The body without the producer paragraphs at its top."""
+    head, tail = body[:_HEAD_CHARS], body[_HEAD_CHARS:]
+    paragraphs = re.split(r"(\n[ \t]*\n)", head)
+    kept = [p for p in paragraphs if not is_producer_line(p)]
+    return "".join(kept) + tail

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from omni_web.book.chapters import build_chapters
 from omni_web.book.extract import Segment, extract_document
+from omni_web.book.language import detect_language
 from omni_web.book.model import BlockKind, Book, BookMetadata, CoverImage, TextBlock
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.text import count_words
@@ -69,6 +70,9 @@ def book_from_parts(
         EmptyBook: no part has anything to read aloud.
     """
     kept = _mark_front([part for part in parts if part.blocks or part.title])
+    if not metadata.language:
+        sample = " ".join(block.text for part in kept for block in part.blocks[:50])
+        metadata = dataclasses.replace(metadata, language=detect_language(sample))
     if len(kept) == 1 and not kept[0].title and not any(b.is_heading for b in kept[0].blocks):
         # A book with no headings at all: one chapter, named after the book.
         kept = [Part(title=metadata.title, blocks=kept[0].blocks, types=kept[0].types)]

@@ -15,6 +15,7 @@ from pathlib import Path
 from lxml import etree
 
 from omni_web.book.extract import element_text, localname
+from omni_web.book.gutenberg import END_RE, START_RE, is_producer_line
 from omni_web.book.model import Book, BookMetadata
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.parts import book_from_parts, parts_from_markup
@@ -65,12 +66,67 @@ def book_from_html(root: etree._Element, *, path: Path, source_format: str, titl
         label = f"{element.get('id', '')} {element.get('class', '')}"
         if isinstance(element.tag, str) and _PG_BOILERPLATE_RE.search(label) and element.getparent() is not None:
             element.getparent().remove(element)
+    _cut_gutenberg(root)
     h1s = [e for e in root.iter() if localname(e) == "h1" and element_text(e)]
     metadata = _metadata(root, path, title or (element_text(h1s[0]) if len(h1s) == 1 else ""), authors)
     split_ids = _split_headings(root)
     xml = etree.tostring(root, method="xml", encoding="utf-8")
     parts = parts_from_markup(xml, split_ids, options)
     return book_from_parts(parts, path=path, metadata=metadata, cover=None, source_format=source_format)
+
+
+def _cut_gutenberg(root: etree._Element) -> None:
+    """Remove a Gutenberg page's licence header and footer when they are plain text, not marked sections.
+
+    Older Gutenberg HTML keeps them in ``<pre>`` or ``<p>`` blocks: everything up to the block with the
+    START line, producer credits just after it, and everything from the "End of the Project
+    Gutenberg" or END line on are not the book (else the last chapter shares a chapter with the licence).
+    """
+    body = next((e for e in root.iter() if localname(e) == "body"), None)
+    if body is None:
+        return
+    start = _deepest(body, START_RE)
+    if start is not None:
+        _remove_around(start, body, before=True)
+        for element in list(body.iter())[1:40]:
+            if element.getparent() is not None and len(element) == 0 and is_producer_line(element_text(element)):
+                element.getparent().remove(element)
+    end = _deepest(body, END_RE)
+    if end is not None:
+        _remove_around(end, body, before=False)
+
+
+def _deepest(body: etree._Element, pattern: re.Pattern[str]) -> etree._Element | None:
+    """The innermost element whose text has a line matching ``pattern`` (None when there is none)."""
+    found = None
+    for element in body.iter():
+        if isinstance(element.tag, str) and element is not body and pattern.search("".join(element.itertext())):
+            found = element  # descendants come after their ancestors: the last match is the deepest
+        elif found is not None and not _is_inside(element, found):
+            break
+    return found
+
+
+def _is_inside(element: etree._Element, ancestor: etree._Element) -> bool:
+    return any(parent is ancestor for parent in element.iterancestors())
+
+
+def _remove_around(marker: etree._Element, body: etree._Element, *, before: bool) -> None:
+    """Remove ``marker`` and everything before it (``before``) or after it, up to ``body``."""
+    node = marker
+    while node is not body and node.getparent() is not None:
+        parent = node.getparent()
+        siblings = node.itersiblings(preceding=before)
+        for sibling in list(siblings):
+            parent.remove(sibling)
+        if before and parent.text:
+            parent.text = None
+        node = parent
+    parent = marker.getparent()
+    if parent is not None:
+        if not before and marker.tail:
+            marker.tail = None
+        parent.remove(marker)
 
 
 def _split_headings(root: etree._Element) -> list[str]:
