@@ -8,7 +8,7 @@ never mixes narration and speech and its key includes its voice.
 """
 
 from omni_web.cast.attribution import Attribution, attribute_speakers, canonical_name
-from omni_web.cast.characters import Character, find_characters
+from omni_web.cast.characters import Character, book_roster, find_characters
 from omni_web.cast.delivery import split_label, tag_delivery
 from omni_web.cast.dialogue import (
     DEFAULT_MIN_CONFIDENCE,
@@ -19,8 +19,11 @@ from omni_web.cast.dialogue import (
     book_quote_style,
     chapter_dialogue,
 )
+from omni_web.cast.edits import CastEdits
 from omni_web.cast.labels import BookLabels, QuoteLabel, labels_path, load_labels, quote_hash
+from omni_web.cast.names import Age, Gender
 from omni_web.cast.record import Cast
+from omni_web.cast.roster import FIRST_PERSON_NARRATOR, Roster
 from omni_web.cast.spans import (
     NO_DIALOGUE,
     STYLES,
@@ -36,6 +39,7 @@ from omni_web.cast.spoken import voiced_chapter
 from omni_web.cast.store import (
     CastFile,
     casts_dir,
+    edit_characters,
     load_cast_file,
     saved_cast,
     saved_cast_path,
@@ -45,28 +49,35 @@ from omni_web.cast.voicespec import VoiceSpec
 __all__ = [
     "DEFAULT_MIN_CONFIDENCE",
     "DIALOGUE",
+    "FIRST_PERSON_NARRATOR",
     "NARRATOR",
     "NO_DIALOGUE",
     "STYLES",
+    "Age",
     "Attribution",
     "BookLabels",
     "QuoteLabel",
     "Cast",
+    "CastEdits",
     "CastFile",
     "ChapterDialogue",
     "Character",
+    "Gender",
     "ParagraphSpans",
     "Quote",
     "QuoteStyle",
+    "Roster",
     "Span",
     "SpanKind",
     "VoiceSpec",
     "attribute_speakers",
     "book_quote_style",
+    "book_roster",
     "canonical_name",
     "casts_dir",
     "chapter_dialogue",
     "detect_quote_style",
+    "edit_characters",
     "find_characters",
     "labels_path",
     "load_labels",

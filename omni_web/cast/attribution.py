@@ -18,9 +18,10 @@ Quotes below the cast's ``min_confidence`` fall back to the dialogue voice.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from omni_web.cast.roster import Roster
 from omni_web.cast.spans import ParagraphSpans, Span
 
 __all__ = ["Attribution", "SPEECH_VERBS", "attribute_speakers", "canonical_name", "speaker_after"]
@@ -96,6 +97,11 @@ class Attribution:
 
 def canonical_name(raw: str) -> str | None:
     """A speaker's name as the cast lists it ("the March Hare" -> "March Hare"); None if not a name."""
+    return _canonical(raw)
+
+
+def _canonical(raw: str) -> str | None:
+    """A speaker's name as the cast lists it ("the March Hare" -> "March Hare"); None if not a name."""
     name = re.sub(r"^(?:the|The)\s+", "", raw.strip()).strip(" ,.;:’'")
     words = name.split()
     if not words or words[0].rstrip(".") in _NOT_NAMES and len(words) == 1:
@@ -126,8 +132,10 @@ def _is_verb(words: str) -> bool:
     return folded in _MULTIWORD_VERBS or folded.split()[0] in SPEECH_VERBS
 
 
-def speaker_after(narration: str) -> Attribution | None:
-    """Attribution from the narration right after a quote."""
+def speaker_after(narration: str, resolve: Callable[[str], str | None] | None = None) -> Attribution | None:
+    """Attribution from the narration right after a quote; ``resolve`` cleans a name (default
+    :func:`canonical_name`)."""
+    canonical_name = resolve or _canonical
     head = narration[:120]
     match = _VERB_NAME_AFTER.match(head)
     if match and _is_verb(match.group(1)) and _name_ends(head, match.end(2)):
@@ -149,7 +157,7 @@ def speaker_after(narration: str) -> Attribution | None:
     return None
 
 
-def _speaker_before(narration: str) -> Attribution | None:
+def _speaker_before(narration: str, canonical_name: Callable[[str], str | None]) -> Attribution | None:
     """Attribution from the narration right before a quote ("Alice said, “…”")."""
     tail = narration[-160:]
     match = _NAME_VERB_BEFORE.search(tail)
@@ -174,7 +182,7 @@ def _speaker_before(narration: str) -> Attribution | None:
     return None
 
 
-def _named_subject(narration: str, known: set[str]) -> str | None:
+def _named_subject(narration: str, known: set[str], canonical_name: Callable[[str], str | None]) -> str | None:
     """The first known speaker named as a sentence subject in ``narration``."""
     for match in _SENTENCE_START.finditer(narration):
         name = canonical_name(match.group(1))
@@ -183,7 +191,7 @@ def _named_subject(narration: str, known: set[str]) -> str | None:
     return None
 
 
-def _explicit(paragraph: ParagraphSpans) -> list[Attribution | None]:
+def _explicit(paragraph: ParagraphSpans, resolve: Callable[[str], str | None]) -> list[Attribution | None]:
     """Pass 1: speech-verb evidence next to each quote of one paragraph."""
     spans = paragraph.spans
     found: list[Attribution | None] = []
@@ -193,20 +201,24 @@ def _explicit(paragraph: ParagraphSpans) -> list[Attribution | None]:
             continue
         after = spans[k + 1].text if k + 1 < len(spans) and not spans[k + 1].is_dialogue else ""
         before = spans[k - 1].text if k > 0 and not spans[k - 1].is_dialogue else ""
-        guess = speaker_after(after) if after else None
+        guess = speaker_after(after, resolve) if after else None
         if guess is None or guess.speaker is None:
-            earlier = _speaker_before(before) if before else None
+            earlier = _speaker_before(before, resolve) if before else None
             guess = earlier if earlier is not None else guess
         found.append(guess)
     return found
 
 
-def attribute_speakers(paragraphs: Sequence[ParagraphSpans]) -> list[list[Attribution | None]]:
+def attribute_speakers(
+    paragraphs: Sequence[ParagraphSpans], *, roster: Roster | None = None
+) -> list[list[Attribution | None]]:
     """Who speaks each quote of consecutive paragraphs (a chapter), aligned with their spans.
 
     Narration spans get None; every speech span gets an :class:`Attribution` (maybe unknown).
+    ``roster``: the book's characters (names are then given in their one form).
     """
-    explicit = [_explicit(p) for p in paragraphs]
+    resolve = roster.resolve if roster is not None else _canonical
+    explicit = [_explicit(p, resolve) for p in paragraphs]
     known = {a.speaker for row in explicit for a in row if a is not None and a.speaker is not None}
     result: list[list[Attribution | None]] = []
     recent: list[str] = []  # speakers of the current exchange, latest last
@@ -217,7 +229,7 @@ def attribute_speakers(paragraphs: Sequence[ParagraphSpans]) -> list[list[Attrib
             result.append([None] * len(paragraph.spans))
             recent, alternation_steps, previous = [], 0, None
             continue
-        speaker = _paragraph_speaker(paragraph, row, known, previous)
+        speaker = _paragraph_speaker(paragraph, row, known, previous, resolve)
         if speaker is None:
             speaker = _alternate(recent, alternation_steps)
             alternation_steps = alternation_steps + 1 if speaker.speaker else alternation_steps
@@ -239,7 +251,8 @@ def attribute_speakers(paragraphs: Sequence[ParagraphSpans]) -> list[list[Attrib
 
 
 def _paragraph_speaker(
-    paragraph: ParagraphSpans, row: list[Attribution | None], known: set[str], previous: Attribution | None
+    paragraph: ParagraphSpans, row: list[Attribution | None], known: set[str], previous: Attribution | None,
+    canonical_name: Callable[[str], str | None],
 ) -> Attribution | None:
     """One speaker for the paragraph's unattributed quotes, or None to try alternation."""
     spans: tuple[Span, ...] = paragraph.spans
@@ -251,7 +264,7 @@ def _paragraph_speaker(
         best = max(named, key=lambda a: a.confidence)
         return Attribution(best.speaker, round(best.confidence - 0.05, 2), f"same paragraph as {best.evidence}")
     narration = " ".join(span.text for span in spans if not span.is_dialogue)
-    subject = _named_subject(narration, known)
+    subject = _named_subject(narration, known, canonical_name)
     if subject is None:
         return None
     if any(a is not None and a.evidence == "pronoun" for a in row):

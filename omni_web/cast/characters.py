@@ -1,33 +1,74 @@
-"""The characters who speak in a book: name, how many quotes, and a line to hear them by."""
+"""The characters who speak in a book: one record per character, however many names they go by.
+
+:func:`book_roster` reads the book once to learn its characters' names (which forms are one
+person, their genders, whether a first-person narrator speaks); :func:`find_characters` then
+attributes every quote with it and lists each character with their aliases, a gender and age
+guess, how many lines they speak and one line to hear them by. The user's edits (merge, split,
+rename, hide; :class:`~.edits.CastEdits`) are laid over the roster before either counts.
+"""
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from omni_web.book import Book, Chapter, count_words, normalize_text
 from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE, book_quote_style, chapter_dialogue
+from omni_web.cast.edits import CastEdits
+from omni_web.cast.names import Age, Gender, Vocabulary, age_guess, clean_name, name_words
+from omni_web.cast.roster import Roster, first_person_share, group_forms
+from omni_web.cast.spans import QuoteStyle
 
-__all__ = ["Character", "find_characters"]
+__all__ = ["Character", "book_roster", "find_characters"]
 
 # A sample line long enough to judge a voice by, short enough to hear at once.
 _SAMPLE_MIN_WORDS = 5
 _SAMPLE_MAX_WORDS = 30
+# Capitalised runs of the narration, titles kept ("Mrs. Bennet", "Winnie-the-Pooh", "Fitzwilliam Darcy").
+_CAPITALISED_RE = re.compile(
+    r"(?:(?:Mr|Mrs|Ms|Dr|Mme|Mlle|St)\.\s+)?[A-ZÀ-Ý][\w’'\-]*(?:\s+(?:(?:de|van|von)\s+)?[A-ZÀ-Ý][\w’'\-]*){0,2}"
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Character:
-    """One speaker of the book as the cast screen lists it."""
+    """One character of the book as the cast lists it.
+
+    ``name`` is the character's one name (the form the book uses most, or the user's rename);
+    ``aliases`` the other forms the book calls them by; ``narrator`` marks the first-person
+    narrator ("I said"); ``hidden`` a name the user took off the cast.
+    """
 
     name: str
     quotes: int  # quotes attributed with at least the cast's confidence
     words: int  # words in those quotes
     sample: str  # one of their lines (normalised, without the quote marks)
     first_chapter: int  # 1-based number of the chapter they first speak in
+    aliases: tuple[str, ...] = ()
+    gender: Gender = Gender.UNKNOWN
+    age: Age = Age.UNKNOWN
+    narrator: bool = False
+    hidden: bool = False
+
+    @property
+    def id(self) -> str:
+        """A stable key for the character: its name folded ("Mr. Darcy" -> "mr-darcy")."""
+        return re.sub(r"[^\w]+", "-", self.name.casefold()).strip("-") or "character"
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every form of the character's name, its own first."""
+        return (self.name, *self.aliases)
+
+    def known_as(self, label: str) -> bool:
+        """True when ``label`` is one of the character's names (any case)."""
+        return label.casefold() in {n.casefold() for n in self.names}
 
 
 def _sample_text(quote: str) -> str:
-    return normalize_text(quote).strip("\"'«»„“”‘’「」『』—― ")
+    return normalize_text(quote).strip("\"'«»„“”‘’「」『』—―_ ")
 
 
 def _sample_score(text: str) -> int:
@@ -39,43 +80,104 @@ def _sample_score(text: str) -> int:
     return score
 
 
+def _narration(chapters: Sequence[Chapter], style: QuoteStyle) -> list[str]:
+    """The narration of the chapters (quotes cut out), paragraph by paragraph."""
+    texts: list[str] = []
+    for chapter in chapters:
+        for paragraph in chapter_dialogue(chapter, style, roster=None).paragraphs:
+            text = " ".join(span.text for span in paragraph.spans if not span.is_dialogue).strip()
+            if text:
+                texts.append(text)
+    return texts
+
+
+def book_roster(
+    book: Book,
+    chapters: Sequence[Chapter] | None = None,
+    *,
+    style: QuoteStyle | None = None,
+    edits: CastEdits | None = None,
+) -> Roster:
+    """The book's roster: its characters' names joined, their genders, a first-person narrator.
+
+    Args:
+        book: the parsed book.
+        chapters: where to look (default: the chapters selected by default).
+        style: the book's quote style (default: detected on ``chapters``).
+        edits: the user's corrections, laid over what the book gives.
+    """
+    chosen = list(chapters) if chapters is not None else [c for c in book.chapters if c.selected_by_default]
+    style = style or book_quote_style(book, chosen)
+    narration = _narration(chosen, style)
+    vocabulary = Vocabulary.of(block.text for chapter in chosen for block in chapter.blocks)
+    bare = Roster(vocabulary=vocabulary)
+    tagged: Counter[str] = Counter()
+    for chapter in chosen:
+        for quote in chapter_dialogue(chapter, style, roster=bare).quotes():
+            if quote.attribution.speaker is not None and quote.attribution.confidence >= 0.8:
+                tagged[quote.attribution.speaker] += 1
+    # A tag's form weighs more than a mention's: the character's name is the one their lines go by.
+    counts: Counter[str] = Counter({form: 4 * n for form, n in tagged.items()})
+    words = {w for name in tagged for w in name_words(name)}
+    mentioned: Counter[str] = Counter()
+    for text in narration:
+        for match in _CAPITALISED_RE.finditer(text):
+            form = clean_name(match.group(0), vocabulary)
+            if form is not None and form not in tagged and set(name_words(form)) & words:
+                mentioned[form] += 1
+    # A name only the narration uses counts when it comes back or is made of speakers' words: a
+    # place before a name ("to London Lydia went") is written once.
+    counts.update({f: n for f, n in mentioned.items() if n >= 2 or set(name_words(f)) <= words})
+    canonical, genders = group_forms(counts, narration)
+    first_person = first_person_share(narration) >= 0.008
+    roster = Roster(canonical=canonical, genders=genders, vocabulary=vocabulary, first_person=first_person)
+    return edits.apply(roster) if edits is not None else roster
+
+
 def find_characters(
     book: Book,
     *,
     chapters: Sequence[Chapter] | None = None,
     min_confidence: float = DEFAULT_MIN_CONFIDENCE,
     min_quotes: int = 2,
+    edits: CastEdits | None = None,
+    roster: Roster | None = None,
 ) -> tuple[Character, ...]:
-    """The book's speakers, most quotes first.
+    """The book's characters who speak, most quotes first.
 
     Args:
         book: the parsed book.
         chapters: where to look (default: the chapters selected by default).
         min_confidence: quotes below it are not counted for anyone.
-        min_quotes: speakers with fewer quotes are left out (one-off guesses are mostly noise).
+        min_quotes: characters with fewer quotes are left out (one-off guesses are mostly noise).
+        edits: the user's merges, splits, renames and hidden names.
+        roster: the book's roster when the caller has it (else :func:`book_roster`).
     """
     chosen = list(chapters) if chapters is not None else [c for c in book.chapters if c.selected_by_default]
     style = book_quote_style(book, chosen)
-    counts: dict[str, int] = {}
-    words: dict[str, int] = {}
+    roster = roster or book_roster(book, chosen, style=style, edits=edits)
+    counts: Counter[str] = Counter()
+    words: Counter[str] = Counter()
     samples: dict[str, str] = {}
     first: dict[str, int] = {}
     for chapter in chosen:
-        for quote in chapter_dialogue(chapter, style).quotes():
-            attribution = quote.attribution
-            name = attribution.speaker
-            if name is None or attribution.confidence < min_confidence:
+        for quote in chapter_dialogue(chapter, style, roster=roster).quotes():
+            name = quote.attribution.speaker
+            if name is None or quote.attribution.confidence < min_confidence:
                 continue
-            counts[name] = counts.get(name, 0) + 1
+            counts[name] += 1
             text = _sample_text(quote.text)
-            size = count_words(text)
-            words[name] = words.get(name, 0) + size
+            words[name] += count_words(text)
             first.setdefault(name, chapter.number)
             current = samples.get(name)
             if current is None or _sample_score(text) > _sample_score(current):
                 samples[name] = text
     people = [
-        Character(name, counts[name], words[name], samples.get(name, ""), first[name])
+        Character(
+            name, counts[name], words[name], samples.get(name, ""), first[name],
+            aliases=roster.aliases(name), gender=roster.gender(name),
+            age=age_guess(roster.aliases(name) + (name,)), narrator=name == roster.narrator and roster.first_person,
+        )
         for name in counts
         if counts[name] >= min_quotes
     ]

@@ -19,6 +19,7 @@ from omni_web.book import Book, Chapter
 from omni_web.cast.attribution import Attribution, attribute_speakers
 from omni_web.cast.delivery import labelled, split_label, with_tag_deliveries
 from omni_web.cast.mentions import without_mentions
+from omni_web.cast.roster import Roster
 from omni_web.cast.spans import (
     NO_DIALOGUE,
     ParagraphSpans,
@@ -112,8 +113,12 @@ def book_quote_style(book: Book, chapters: Iterable[Chapter] | None = None) -> Q
     return detect_quote_style(block.text for chapter in chosen for block in chapter.blocks if not block.is_heading)
 
 
-def chapter_dialogue(chapter: Chapter, style: QuoteStyle) -> ChapterDialogue:
-    """Split and attribute one chapter; headings are narration and end any open quote."""
+def chapter_dialogue(chapter: Chapter, style: QuoteStyle, *, roster: Roster | None = None) -> ChapterDialogue:
+    """Split and attribute one chapter; headings are narration and end any open quote.
+
+    ``roster``: the book's characters (:func:`~omni_web.cast.characters.book_roster`); with it a
+    quote's speaker is the character's one name and pronoun tags resolve to its characters.
+    """
     paragraphs: list[ParagraphSpans] = []
     attributions: list[tuple[Attribution | None, ...]] = []
     run: list[int] = []  # block indexes of the current run of paragraphs (between headings)
@@ -121,7 +126,7 @@ def chapter_dialogue(chapter: Chapter, style: QuoteStyle) -> ChapterDialogue:
     def flush() -> None:
         texts = [chapter.blocks[i].text for i in run]
         split = [without_mentions(paragraph) for paragraph in split_paragraphs(texts, style)]
-        for paragraph, row in zip(split, attribute_speakers(split), strict=True):
+        for paragraph, row in zip(split, attribute_speakers(split, roster=roster), strict=True):
             paragraphs.append(paragraph)
             attributions.append(with_tag_deliveries(paragraph, row))
         run.clear()

@@ -1,7 +1,8 @@
 """The cast a conversion renders with: the dialogue voice and each mapped character's voice.
 
 The narrator's voice is the request's own voice. A quote goes to its character's voice when the
-character is mapped, else to the dialogue voice, else (no dialogue voice) to the narrator.
+character is mapped, else to the dialogue voice, else (no dialogue voice) to the narrator. A
+first-person narrator's own quotes ("I said") are read in the narrator's voice unless mapped.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from dataclasses import dataclass
 
 from omni_web.cast.delivery import labelled, split_label
 from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE, DIALOGUE, NARRATOR
+from omni_web.cast.edits import CastEdits
 from omni_web.cast.labels import BookLabels
+from omni_web.cast.roster import FIRST_PERSON_NARRATOR
 from omni_web.client import VoiceChoice
 from omni_web.errors import CastError
 
@@ -30,6 +33,7 @@ class Cast:
     delivery: bool = False
     # Labels laid over the rules' attribution (the LLM's, a person's); see omni_web.cast.labels.
     labels: BookLabels = BookLabels()
+    edits: CastEdits = CastEdits()  # the user's merges, splits, renames and hidden names
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.min_confidence <= 1.0:
@@ -64,6 +68,8 @@ class Cast:
             mapped = self.character_voice(speaker)
             if mapped is not None:
                 return mapped
+            if speaker == FIRST_PERSON_NARRATOR:
+                return narrator
         return self.dialogue or narrator
 
     def voice_label(self, label: str) -> str:
@@ -74,6 +80,8 @@ class Cast:
         speaker, delivery = split_label(label)
         if speaker == NARRATOR or (speaker != DIALOGUE and self.character_voice(speaker) is not None):
             base = speaker
+        elif speaker == FIRST_PERSON_NARRATOR:
+            base = NARRATOR
         else:
             base = DIALOGUE if self.dialogue is not None else NARRATOR
         return labelled(base, delivery if self.delivery and base != NARRATOR else None)
@@ -94,6 +102,7 @@ class Cast:
             min_confidence=self.min_confidence,
             delivery=self.delivery,
             labels=self.labels,
+            edits=self.edits,
         )
 
     @classmethod
@@ -105,7 +114,8 @@ class Cast:
         min_confidence: float = DEFAULT_MIN_CONFIDENCE,
         delivery: bool = False,
         labels: BookLabels | None = None,
+        edits: CastEdits | None = None,
     ) -> Cast:
         """Build from a mapping of character names to voices."""
         return cls(dialogue, tuple(sorted((characters or {}).items())), min_confidence, delivery,
-                   labels or BookLabels())
+                   labels or BookLabels(), edits or CastEdits())

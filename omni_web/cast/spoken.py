@@ -16,6 +16,7 @@ from omni_web.book import Chapter, TextBlock, count_words
 from omni_web.book.text import join_text
 from omni_web.cast.dialogue import chapter_dialogue
 from omni_web.cast.labels import QuoteLabel, relabelled, verbatim_runs
+from omni_web.cast.roster import Roster
 from omni_web.cast.spans import QuoteStyle
 from omni_web.text import SpokenForm
 
@@ -25,6 +26,7 @@ __all__ = ["voiced_chapter"]
 def voiced_chapter(
     chapter: Chapter, speech: SpokenForm, style: QuoteStyle, *, min_confidence: float,
     label_of: Callable[[str], str] | None = None, labels: Mapping[int, QuoteLabel] | None = None,
+    roster: Roster | None = None,
 ) -> tuple[Chapter, dict[int, list[tuple[str, str]]]]:
     """The chapter in spoken form, and per block index its (speaker, spoken text) runs.
 
@@ -33,6 +35,8 @@ def voiced_chapter(
     :meth:`~omni_web.cast.dialogue.ChapterDialogue.segments`; ``labels``: the chapter's labels by
     quote number (:mod:`omni_web.cast.labels`). The runs are checked to be the book's own text
     before any spoken-form rule touches them.
+    ``roster``: the book's characters (:func:`~omni_web.cast.characters.book_roster`), so a quote
+    carries its character's one name.
     """
     transforms = speech.rules is not None or bool(speech.pronouncer)
 
@@ -40,7 +44,7 @@ def voiced_chapter(
         # As SpokenForm.chapter: untouched when neither a lexicon nor rules apply.
         return speech.spoken(text) if transforms else text
 
-    dialogue = relabelled(chapter_dialogue(chapter, style), labels or {})
+    dialogue = relabelled(chapter_dialogue(chapter, style, roster=roster), labels or {})
     runs_by_block = dialogue.segments(min_confidence=min_confidence, label_of=label_of)
     verbatim_runs(chapter, runs_by_block)
     blocks: list[TextBlock] = []

@@ -14,6 +14,11 @@ passing the file (``convert … --cast FILE.yaml``). The file is plain YAML mean
       Ahab: eric
       Starbuck: {clone: /clips/starbuck.wav, transcript: "What the clip says."}
       Queequeg: {instructions: "A deep, calm voice, speaking slowly."}
+    edits:                 # corrections to the characters the book gives (omni_web.cast.edits)
+      merge: {Lizzy: Elizabeth}
+      rename: {Narrator: Ishmael}
+      split: [Bennet]
+      hide: [Rather]
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import yaml
 from omni_web.assemble import safe_filename
 from omni_web.book import Book
 from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE
+from omni_web.cast.edits import CastEdits
 from omni_web.cast.labels import labels_path, load_labels
 from omni_web.cast.record import Cast
 from omni_web.cast.voicespec import VoiceSpec
@@ -38,7 +44,7 @@ from omni_web.paths import DataPaths
 from omni_web.text import book_identity
 from omni_web.voices import VoiceLibrary
 
-__all__ = ["CastFile", "casts_dir", "load_cast_file", "saved_cast", "saved_cast_path"]
+__all__ = ["CastFile", "casts_dir", "edit_characters", "load_cast_file", "saved_cast", "saved_cast_path"]
 
 
 def casts_dir(paths: DataPaths) -> Path:
@@ -69,6 +75,7 @@ class CastFile:
     characters: dict[str, VoiceSpec] = field(default_factory=dict)
     min_confidence: float = DEFAULT_MIN_CONFIDENCE
     enabled: bool = True  # Generate in the app reads the book's quotes with this cast
+    edits: CastEdits = CastEdits()  # merges, splits, renames and hidden names of the book's characters
 
     def with_character(self, name: str, voice: VoiceSpec | None) -> CastFile:
         """A copy with ``name`` mapped to ``voice`` (None removes the mapping)."""
@@ -96,6 +103,7 @@ class CastFile:
             characters={name: spec.resolve(entry, library) for name, spec in self.characters.items()},
             min_confidence=self.min_confidence,
             delivery=entry.delivery_control is not DeliveryControl.NONE,
+            edits=self.edits,
         )
 
     def narrator_voice(self, entry: CatalogEntry, library: VoiceLibrary) -> VoiceChoice | None:
@@ -114,6 +122,8 @@ class CastFile:
             data["dialogue"] = self.dialogue.to_yaml()
         data["min_confidence"] = self.min_confidence
         data["characters"] = {name: spec.to_yaml() for name, spec in self.characters.items()}
+        if not self.edits.empty:
+            data["edits"] = self.edits.to_yaml()
         return "# omni-web cast: voices for narration, dialogue and characters\n" + yaml.safe_dump(
             data, sort_keys=False, allow_unicode=True
         )
@@ -151,12 +161,60 @@ class CastFile:
             },
             min_confidence=confidence,
             enabled=bool(data.get("enabled", True)),
+            edits=CastEdits.from_yaml(data.get("edits"), source=source),
         )
 
     def save(self, path: Path) -> Path:
         """Write the file atomically; returns ``path``."""
         path.parent.mkdir(parents=True, exist_ok=True)
         return write_atomic(path, self.to_yaml())
+
+
+def _voice_of(cast: CastFile, name: str) -> VoiceSpec | None:
+    return next((v for k, v in cast.characters.items() if k.casefold() == name.casefold()), None)
+
+
+def edit_characters(
+    cast: CastFile,
+    *,
+    merge: tuple[list[str], str] | None = None,
+    split: str | None = None,
+    rename: tuple[str, str] | None = None,
+    hide: str | None = None,
+    unhide: str | None = None,
+) -> CastFile:
+    """The cast with one edit of the book's characters; voices follow their character.
+
+    Args:
+        merge: (names, character): the names are that character; a voice of theirs moves to it
+            when it has none.
+        split: a name that is a character of its own again.
+        rename: (name, new): the character is shown and mapped as ``new`` (its voice moves).
+        hide: a name that is no character; ``unhide`` brings it back.
+    """
+    edits = cast.edits
+    if merge is not None:
+        names, into = merge
+        edits = edits.merge(names, into)
+        for name in names:
+            voice = _voice_of(cast, name)
+            if voice is not None:
+                cast = cast.with_character(name, None)
+                if _voice_of(cast, into) is None:
+                    cast = cast.with_character(into, voice)
+    if split is not None:
+        edits = edits.split(split)
+    if rename is not None:
+        old, new = rename
+        edits = edits.rename(old, new)
+        voice = _voice_of(cast, old)
+        if voice is not None:
+            cast = cast.with_character(old, None).with_character(new, voice)
+    if hide is not None:
+        edits = edits.hide(hide)
+    if unhide is not None:
+        edits = edits.hide(unhide, hidden=False)
+    return replace(cast, edits=edits)
 
 
 def load_cast_file(path: Path) -> CastFile:

@@ -16,8 +16,10 @@ from omni_web.book import BOOK_SUFFIXES, Book, load_book
 from omni_web.cast import (
     Cast,
     CastFile,
+    Character,
     VoiceSpec,
     book_quote_style,
+    edit_characters,
     find_characters,
     load_cast_file,
     saved_cast_path,
@@ -113,6 +115,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="import the cast of another book (its EPUB) or a cast YAML file")
     parser.add_argument("--export", type=Path, metavar="FILE", help="also write the cast to FILE")
     parser.add_argument("--all", action="store_true", help="list speakers with a single quote too")
+    parser.add_argument("--merge", action="append", default=[], metavar="NAME[,NAME]=CHARACTER",
+                        help="these names are one character, e.g. --merge 'Lizzy,Eliza=Elizabeth' (repeatable)")
+    parser.add_argument("--split", action="append", default=[], metavar="NAME",
+                        help="a name that was merged is a character of its own again")
+    parser.add_argument("--rename", action="append", default=[], metavar="NAME=NEW",
+                        help="show and map a character under another name, e.g. --rename 'Narrator=Watson'")
+    parser.add_argument("--hide", action="append", default=[], metavar="NAME",
+                        help="not a character (its quotes go to the dialogue voice)")
+    parser.add_argument("--unhide", action="append", default=[], metavar="NAME", help="undo --hide")
     parser.set_defaults(handler=_cast)
 
 
@@ -139,6 +150,7 @@ def _edited(cast: CastFile, args: argparse.Namespace, paths: DataPaths) -> CastF
         cast = cast.with_character(name.strip(), parse_voice_spec(voice))
     for name in args.unset:
         cast = cast.with_character(name.strip(), None)
+    cast = _character_edits(cast, args)
     changes: dict[str, object] = {}
     if args.narrator:
         changes["narrator"] = parse_voice_spec(args.narrator)
@@ -149,6 +161,29 @@ def _edited(cast: CastFile, args: argparse.Namespace, paths: DataPaths) -> CastF
             raise CastError("--min-confidence takes a number from 0 to 1.")
         changes["min_confidence"] = args.min_confidence
     return replace(cast, **changes) if changes else cast
+
+
+def _pair(item: str, flag: str, example: str) -> tuple[str, str]:
+    left, sep, right = item.partition("=")
+    if not sep or not left.strip() or not right.strip():
+        raise CastError(f"{flag} '{item}': write {example}.")
+    return left.strip(), right.strip()
+
+
+def _character_edits(cast: CastFile, args: argparse.Namespace) -> CastFile:
+    """The --merge/--split/--rename/--hide/--unhide flags applied to the cast's edits (and voices)."""
+    for item in args.merge:
+        names, into = _pair(item, "--merge", "NAME[,NAME]=CHARACTER, e.g. --merge 'Lizzy=Elizabeth'")
+        cast = edit_characters(cast, merge=([n.strip() for n in names.split(",") if n.strip()], into))
+    for name in args.split:
+        cast = edit_characters(cast, split=name.strip())
+    for item in args.rename:
+        cast = edit_characters(cast, rename=_pair(item, "--rename", "NAME=NEW, e.g. --rename 'Narrator=Watson'"))
+    for name in args.hide:
+        cast = edit_characters(cast, hide=name.strip())
+    for name in args.unhide:
+        cast = edit_characters(cast, unhide=name.strip())
+    return cast
 
 
 def _other_cast(source: str, paths: DataPaths) -> CastFile:
@@ -167,7 +202,7 @@ def _listing(book: Book, cast: CastFile, args: argparse.Namespace, path: Path) -
     chapters = select_chapters(book, parse_chapter_spec(args.chapters) if args.chapters else None)
     style = book_quote_style(book, chapters)
     people = find_characters(book, chapters=chapters, min_confidence=cast.min_confidence,
-                             min_quotes=1 if args.all else 2)
+                             min_quotes=1 if args.all else 2, edits=cast.edits)
     lines = [
         f"{book.metadata.title or book.source_path.stem}: quote style {style.name}, "
         f"{len(people)} speakers (quotes attributed with confidence >= {cast.min_confidence:g})",
@@ -175,7 +210,7 @@ def _listing(book: Book, cast: CastFile, args: argparse.Namespace, path: Path) -
         f"narrator: {cast.narrator.label if cast.narrator else '(the --voice of convert)'}",
         f"dialogue: {cast.dialogue.label if cast.dialogue else '(the narrator, unless convert --dialogue-voice)'}",
         "",
-        f"{'character':<24} {'quotes':>6}  {'voice':<20} sample line",
+        f"{'character':<24} {'quotes':>6}  {'who':<14} {'voice':<20} sample line",
     ]
     listed = set()
     for person in people:
@@ -183,11 +218,23 @@ def _listing(book: Book, cast: CastFile, args: argparse.Namespace, path: Path) -
         listed.add(person.name.casefold())
         voice = mapped.label if mapped else "-"
         sample = textwrap.shorten(person.sample, width=70, placeholder="…")
-        lines.append(f"{person.name:<24} {person.quotes:>6}  {voice:<20} “{sample}”")
+        lines.append(f"{person.name:<24} {person.quotes:>6}  {_who(person):<14} {voice:<20} “{sample}”")
+        if person.aliases:
+            lines.append(f"{'':<24} {'':>6}  also: {', '.join(person.aliases)}")
     for name, spec in cast.characters.items():
         if name.casefold() not in listed:
-            lines.append(f"{name:<24} {0:>6}  {spec.label:<20} (mapped, not found in these chapters)")
+            lines.append(f"{name:<24} {0:>6}  {'':<14} {spec.label:<20} (mapped, not found in these chapters)")
+    if cast.edits.hidden:
+        lines.append(f"hidden (not characters): {', '.join(cast.edits.hidden)}")
     return "\n".join(lines)
+
+
+def _who(person: Character) -> str:
+    """"narrator", or the gender and age guesses ("female, adult"); "?" where unknown."""
+    if person.narrator:
+        return "narrator"
+    parts = [v.value for v in (person.gender, person.age) if v.value != "unknown"]
+    return ", ".join(parts) or "?"
 
 
 def _cast(args: argparse.Namespace) -> int:

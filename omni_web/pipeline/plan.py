@@ -12,7 +12,7 @@ from pathlib import Path
 
 from omni_web.assemble import AudiobookTags, safe_filename
 from omni_web.book import Book, Chapter, Chunk, PauseKind, chunk_chapter, effective_chunk_limits
-from omni_web.cast import Cast, QuoteStyle, book_quote_style, voiced_chapter
+from omni_web.cast import Cast, QuoteStyle, Roster, book_quote_style, book_roster, voiced_chapter
 from omni_web.catalog import CatalogEntry
 from omni_web.client import VoiceChoice
 from omni_web.deliver.layout import narrator_label
@@ -158,6 +158,7 @@ def _chunks(
     cast: Cast | None,
     style: QuoteStyle | None,
     *,
+    roster: Roster | None,
     words: int,
     max_words: int | None,
     max_chars: int | None,
@@ -166,7 +167,8 @@ def _chunks(
     if cast is None or style is None:
         return chunk_chapter(speech.chapter(chapter), chunk_words=words, max_words=max_words, max_chars=max_chars)
     voiced, speakers = voiced_chapter(chapter, speech, style, min_confidence=cast.min_confidence,
-                                       label_of=cast.voice_label, labels=cast.labels.for_chapter(chapter.index))
+                                       label_of=cast.voice_label, labels=cast.labels.for_chapter(chapter.index),
+                                       roster=roster)
     return chunk_chapter(voiced, chunk_words=words, max_words=max_words, max_chars=max_chars, speakers=speakers)
 
 
@@ -197,6 +199,8 @@ def plan_conversion(
     cast = request.cast if request.cast is not None and request.cast.active else None
     selected = select_chapters(book, request.chapters)
     style = book_quote_style(book, selected) if cast is not None else None
+    # One roster for the whole book: a character keeps one name (so one voice) in every chapter.
+    roster = book_roster(book, selected, style=style, edits=cast.edits) if cast is not None else None
     # Each voice of a cast has its own fingerprint: a chunk's key changes only with its own voice.
     fingerprints: dict[str, str] = {}
 
@@ -211,7 +215,7 @@ def plan_conversion(
 
     chapters: list[ChapterWork] = []
     for chapter in selected:
-        chunks = _chunks(chapter, speech, cast, style, words=words, max_words=max_words, max_chars=max_chars)
+        chunks = _chunks(chapter, speech, cast, style, roster=roster, words=words, max_words=max_words, max_chars=max_chars)
         items = tuple(
             RenderItem(
                 key=chunk_key(chunk.text, voiced(chunk.speaker)[1]),

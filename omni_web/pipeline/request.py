@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from omni_web.cast import DEFAULT_MIN_CONFIDENCE, BookLabels, Cast, QuoteLabel
+from omni_web.cast import DEFAULT_MIN_CONFIDENCE, BookLabels, Cast, CastEdits, QuoteLabel
 from omni_web.client import VoiceChoice, VoiceKind
 from omni_web.deliver.layout import OutputLayout
 from omni_web.errors import ChapterSelectionError
@@ -60,6 +60,8 @@ def cast_to_dict(cast: Cast | None) -> dict[str, Any] | None:
         data["delivery"] = True
     if cast.labels.labels:
         data["labels"] = [label.to_dict() for label in cast.labels.labels]
+    if not cast.edits.empty:
+        data["edits"] = cast.edits.to_yaml()  # only when edited: older jobs' params keep their shape
     return data
 
 
@@ -74,6 +76,7 @@ def cast_from_dict(data: Mapping[str, Any] | None) -> Cast | None:
         min_confidence=float(data.get("min_confidence", DEFAULT_MIN_CONFIDENCE)),
         delivery=bool(data.get("delivery", False)),
         labels=BookLabels(tuple(QuoteLabel.from_dict(item) for item in data.get("labels") or ())),
+        edits=CastEdits.from_yaml(data.get("edits"), source="the job's cast"),
     )
 
 

@@ -1,0 +1,113 @@
+"""Characters as one record per person: names cleaned and joined, gender and age, the user's edits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from omni_web.book import BlockKind, Book, BookMetadata, Chapter, TextBlock
+from omni_web.cast import (
+    Age,
+    CastEdits,
+    CastFile,
+    Gender,
+    Roster,
+    VoiceSpec,
+    book_roster,
+    edit_characters,
+    find_characters,
+)
+from omni_web.cast.names import Vocabulary, clean_name, group_names
+
+
+def book_of(*paragraphs: str) -> Book:
+    chapter = Chapter(index=0, title="One", blocks=tuple(TextBlock(BlockKind.PARAGRAPH, p) for p in paragraphs),
+                      word_count=sum(len(p.split()) for p in paragraphs), selected_by_default=True,
+                      matter_reason="", source_href="c1.xhtml")
+    return Book(metadata=BookMetadata(title="Test"), cover=None, chapters=(chapter,), source_path=Path("t.txt"))
+
+
+def grouped(counts: dict[str, int], genders: dict[str, Gender] | None = None) -> set[frozenset[str]]:
+    canonical = group_names(counts, genders)
+    groups: dict[str, set[str]] = {}
+    for form, name in canonical.items():
+        groups.setdefault(name, set()).add(form)
+    return {frozenset(g) for g in groups.values()}
+
+
+def test_openers_and_adverbs_are_never_names_and_titles_stay_whole() -> None:
+    assert clean_name("When Margaret") == "Margaret"
+    assert clean_name("Presently Tony") == "Tony"
+    assert clean_name("Whereupon I") is None
+    assert clean_name("Rather") is None
+    assert clean_name("Mrs. Bennet") == "Mrs. Bennet"
+    assert clean_name("Mlle. Reisz") == "Mlle. Reisz"
+    assert clean_name("the March Hare") == "March Hare"
+    assert clean_name("the Queen") == "Queen"
+    assert clean_name("Mr.") is None
+    assert clean_name("Randolph--the") == "Randolph"
+    # The book's own spelling: a word it writes in lower case is no name, a capitalised one is.
+    vocabulary = Vocabulary.of(["She went on hastily. It was hastily done, and hastily said.",
+                                "Then Hope came in. We asked Hope to stay."])
+    assert clean_name("Hastily Tom", vocabulary) == "Tom"
+    assert clean_name("Hope", vocabulary) == "Hope"
+
+
+def test_forms_of_one_name_are_one_character_and_two_titled_people_stay_two() -> None:
+    groups = grouped({
+        "Mr. Darcy": 50, "Darcy": 10, "Fitzwilliam Darcy": 2, "Miss Darcy": 5,
+        "Mr. Bennet": 30, "Mrs. Bennet": 40, "Bennet": 2,
+        "Dorian": 30, "Dorian Gray": 5, "Pooh": 40, "Winnie-the-Pooh": 3, "Pooh Bear": 2,
+        "Daisy": 10, "Miss Daisy Miller": 1, "Daisy Miller": 3, "Miss Miller": 2, "Mrs. Miller": 5,
+        "Colonel Fitzwilliam": 5, "Elizabeth": 50, "Elizabeth Bennet": 1, "Jane": 20, "Jane Bennet": 1,
+    }, {"Darcy": Gender.MALE})
+    assert frozenset({"Mr. Darcy", "Darcy", "Fitzwilliam Darcy"}) in groups
+    assert frozenset({"Dorian", "Dorian Gray"}) in groups
+    assert frozenset({"Pooh", "Winnie-the-Pooh", "Pooh Bear"}) in groups
+    assert frozenset({"Daisy", "Miss Daisy Miller", "Daisy Miller", "Miss Miller"}) in groups
+    for alone in ("Mr. Bennet", "Mrs. Bennet", "Bennet", "Mrs. Miller", "Miss Darcy", "Colonel Fitzwilliam"):
+        assert frozenset({alone}) in groups, alone
+    assert frozenset({"Elizabeth", "Elizabeth Bennet"}) in groups and frozenset({"Jane", "Jane Bennet"}) in groups
+
+
+STORY = [
+    '"I cannot go," said Mr. Darcy. He looked at the fire.',
+    '"Then stay," said Elizabeth. She smiled, and she turned away.',
+    '"You are kind," said Darcy. He bowed; his hat was in his hand.',
+    'Fitzwilliam Darcy was a proud man, and he knew it. Elizabeth knew it as well, and she laughed.',
+    'Everyone said that Fitzwilliam Darcy was rich.',
+    '"Come, Tom," said Old Pipes. He was tired, and his pipes were silent.',
+    '"Yes," said Old Pipes.',
+    '"Rather," said Rather.',
+    '"No," said Elizabeth.',
+]
+
+
+def test_a_book_lists_each_character_once_with_aliases_gender_and_age() -> None:
+    people = {c.name: c for c in find_characters(book_of(*STORY), min_quotes=1)}
+    darcy = next(c for c in people.values() if c.known_as("darcy"))
+    assert set(darcy.names) == {"Mr. Darcy", "Darcy", "Fitzwilliam Darcy"} and darcy.quotes == 2
+    assert darcy.gender is Gender.MALE and darcy.age is Age.ADULT
+    assert people["Elizabeth"].gender is Gender.FEMALE and people["Elizabeth"].quotes == 2
+    assert people["Old Pipes"].age is Age.OLD
+    assert set(people) == {darcy.name, "Elizabeth", "Old Pipes"}  # "Rather" is no one
+    assert people["Elizabeth"].id == "elizabeth" and darcy.names[0] == darcy.name
+
+
+def test_edits_merge_split_rename_and_hide_and_voices_follow_their_character() -> None:
+    book = book_of(*STORY, '"Well," said Lizzy.', '"Well," said Lizzy.')
+    cast = CastFile(characters={"Lizzy": VoiceSpec(name="ryan")})
+    cast = edit_characters(cast, merge=(["Lizzy"], "Elizabeth"))
+    cast = edit_characters(cast, rename=("Darcy", "Fitz"))  # any form of the character renames it
+    cast = edit_characters(cast, hide="Old Pipes")
+    assert cast.characters == {"Elizabeth": VoiceSpec(name="ryan")}
+    people = {c.name: c for c in find_characters(book, min_quotes=1, edits=cast.edits)}
+    assert people["Elizabeth"].quotes == 4 and "Lizzy" in people["Elizabeth"].aliases
+    assert "Fitz" in people and {"Mr. Darcy", "Darcy"} <= set(people["Fitz"].aliases)
+    assert "Old Pipes" not in people
+    split = edit_characters(cast, split="Fitzwilliam Darcy")
+    roster = book_roster(book, edits=split.edits)
+    assert roster.resolve("Fitzwilliam Darcy") == "Fitzwilliam Darcy" and roster.resolve("Darcy") == "Fitz"
+    # The edits are kept in the cast file and read back.
+    again = CastFile.from_yaml(split.to_yaml(), source="test")
+    assert again.edits == split.edits and again.characters == split.characters
+    assert CastEdits.from_yaml(None, source="t").empty and Roster.empty().resolve("the Hatter") == "Hatter"
