@@ -74,12 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     demo.launch(**launch_options(ctx, host=args.host, port=args.port, credentials=credentials),
                 prevent_thread_lock=True)
     keep_logins(demo.app, paths, credentials)  # a restart keeps every browser logged in
-    mount_api(demo.app, services)  # /api/v1, before Gradio's own routes; its tokens, not the UI login
+    mount_api(demo.app, services.library)  # /api/v1, before Gradio's own routes; its tokens, not the UI login
     # /opds: the shelf of finished books for OPDS readers, behind the UI's own login (HTTP Basic).
     mount_opds(demo.app, lambda: services.settings.output_path(paths),
                credentials.as_tuple() if credentials is not None else None)
     # /downloads: a finished book's MP3 zip and zip of all, made on demand, behind the UI's login.
-    mount_downloads(demo.app, services.jobs, lambda: services.settings.output_path(paths))
+    mount_downloads(demo.app, services.library.jobs, lambda: services.settings.output_path(paths))
     _print_banner(ui_urls(args.host, args.port), credentials)
     try:
         demo.block_thread()

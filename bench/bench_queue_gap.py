@@ -30,9 +30,14 @@ sys.path.insert(0, str(ROOT))
 
 from omni_web.client import SpeechClient  # noqa: E402
 from omni_web.jobs import JobState, JobWorker  # noqa: E402
-from omni_web.jobs.presets import Preset  # noqa: E402
+from omni_web.library import (  # noqa: E402
+    CONVERT_JOB,
+    Preset,  # noqa: E402
+    make_convert_runner,
+    same_server_work,
+)
 from omni_web.paths import DataPaths  # noqa: E402
-from omni_web.services import CONVERT_JOB, AppServices, make_convert_runner, same_server_work  # noqa: E402
+from omni_web.services import AppServices  # noqa: E402
 from tests.epub_builder import make_epub, xhtml  # noqa: E402
 from tests.fakes.sgl_omni import start_fake_server  # noqa: E402
 
@@ -136,22 +141,22 @@ def run(books: int, paragraphs: int, slots: int, overlap: bool, tmp: Path, serve
     paths = DataPaths(root=tmp / ("overlap" if overlap else "serial")).ensure()
     paths.settings_file.write_text(yaml.safe_dump({"remote_url": server_url, "concurrency": slots}), encoding="utf-8")
     services = AppServices.create(paths)
-    worker = JobWorker(services.jobs, {CONVERT_JOB: make_convert_runner(paths, services.server)}, idle_poll_s=0.2,
+    worker = JobWorker(services.library.jobs, {CONVERT_JOB: make_convert_runner(paths, services.server)}, idle_poll_s=0.2,
                        overlap=same_server_work if overlap else None)
     preset = Preset(name="bench", model_key=MODEL, voice={"kind": "speaker", "name": "Vivian"})
-    services.queue.pause()  # queue all three first, as a user dropping them at once
-    jobs = [services.submit_book(make_book(tmp / f"book-{overlap}-{n}.epub", n, 3, paragraphs), preset=preset) for n in range(books)]
+    services.library.queue.pause()  # queue all three first, as a user dropping them at once
+    jobs = [services.library.submit_book(make_book(tmp / f"book-{overlap}-{n}.epub", n, 3, paragraphs), preset=preset) for n in range(books)]
     with BusyProbe(server_url) as probe, RequestTimes() as requests:
         started = time.monotonic()
-        services.queue.resume()
+        services.library.queue.resume()
         worker.start()
         try:
-            while not all(services.jobs.get(j.id).state.finished for j in jobs):
+            while not all(services.library.jobs.get(j.id).state.finished for j in jobs):
                 time.sleep(0.1)
         finally:
             worker.stop()
         wall = time.monotonic() - started
-    states = [services.jobs.get(j.id) for j in jobs]
+    states = [services.library.jobs.get(j.id) for j in jobs]
     assert all(j.state is JobState.DONE for j in states), [j.error for j in states]
     gaps = probe.idle_gaps()
     chunks = sum(int(j.result.get("chunks_total") or 0) for j in states)

@@ -19,7 +19,7 @@ SETTINGS = json.dumps({"model_key": MODEL, "voice": {"kind": "speaker", "name": 
 @pytest.fixture
 def api(data_paths):
     services = AppServices.create(data_paths)  # the worker is not started: jobs stay queued
-    app = build_api(services)
+    app = build_api(services.library)
     _, secret = token_store(data_paths).create("tests")
     with TestClient(app) as client:
         yield client, {"Authorization": f"Bearer {secret}"}, services
@@ -63,8 +63,8 @@ def test_same_idempotency_key_creates_one_job(api) -> None:
     first, second = _post(client, keyed), _post(client, keyed)
     assert first.status_code == 201 and second.status_code == 200, (first.text, second.text)
     assert first.json()["id"] == second.json()["id"]
-    assert len(services.jobs.list()) == 1
-    job = services.jobs.get(first.json()["id"])
+    assert len(services.library.jobs.list()) == 1
+    job = services.library.jobs.get(first.json()["id"])
     assert job.params["model_key"] == MODEL and job.params["voice"]["name"] == "Vivian"
     again = _post(client, headers)  # no key: the same request again is a twin, refused with its id
     assert again.status_code == 409 and again.json()["detail"]["job_id"] == job.id
@@ -79,9 +79,9 @@ def test_queue_steering_through_the_api(api) -> None:
     assert [j["id"] for j in client.get("/queue", headers=headers).json()["queued"]] == [ids[2], ids[0], ids[1]]
     assert client.post(f"/jobs/{ids[0]}/pause", headers=headers).json()["paused"] is True
     assert client.post("/queue/pause", headers=headers).json()["paused"] is True
-    assert services.queue.paused
+    assert services.library.queue.paused
     samples = client.post("/queue/samples", headers=headers, json={"on": True, "minutes": 12}).json()
-    assert samples["samples_first"] and samples["sample_minutes"] == 12 and services.queue.samples_first
+    assert samples["samples_first"] and samples["sample_minutes"] == 12 and services.library.queue.samples_first
     assert client.post(f"/jobs/{ids[1]}/cancel", headers=headers).json()["state"] == "cancelled"
     assert client.post(f"/jobs/{ids[1]}/move", headers=headers, json={"where": "up"}).status_code == 400
     assert client.post(f"/jobs/{ids[1]}/move", headers=headers, json={"where": "left"}).status_code == 422

@@ -9,8 +9,7 @@ import time
 import pytest
 import yaml
 
-from omni_web.jobs.inbox import InboxWatcher
-from omni_web.jobs.presets import Preset
+from omni_web.library import InboxWatcher, Preset
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.services import AppServices
 from tests.conftest import DATA_DIR
@@ -31,12 +30,12 @@ class FakeClock:
 def services(data_paths) -> AppServices:
     data_paths.settings_file.write_text(yaml.safe_dump({"inbox_preset": "Inbox"}), encoding="utf-8")
     services = AppServices.create(data_paths)
-    services.presets.save(Preset(name="Inbox", model_key=MODEL, voice={"kind": "speaker", "name": "Aiden"}))
+    services.library.presets.save(Preset(name="Inbox", model_key=MODEL, voice={"kind": "speaker", "name": "Aiden"}))
     return services
 
 
 def _watcher(services, clock, **kwargs) -> InboxWatcher:
-    return InboxWatcher(lambda: services.settings.inbox_path(services.paths), services.take_from_inbox,
+    return InboxWatcher(lambda: services.settings.inbox_path(services.paths), services.library.take_from_inbox,
                         clock=clock, **kwargs)
 
 
@@ -57,7 +56,7 @@ def test_twenty_dropped_books_become_twenty_jobs_with_the_inbox_preset(services,
     clock.now += 0.2
     outcomes = watcher.scan()
     assert len([o for o in outcomes if o.job_id]) == 20
-    jobs = services.jobs.list()
+    jobs = services.library.jobs.list()
     assert len(jobs) == 20 and {j.title for j in jobs} == {f"Dropped {n}" for n in range(20)}
     assert all(ConvertRequest.from_dict(j.params).voice.name == "Aiden" for j in jobs)
     assert sorted(p.name for p in (inbox / "taken").iterdir()) == [f"book-{n:02}.epub" for n in range(20)]
@@ -65,7 +64,7 @@ def test_twenty_dropped_books_become_twenty_jobs_with_the_inbox_preset(services,
     reason = (inbox / "failed" / "corrupt.epub.txt").read_text()
     assert "corrupt.epub was not queued" in reason and "zip" in reason.lower()
     assert (inbox / "copying.epub.part").is_file()  # partial downloads are left alone
-    book = services.jobs.list()[0].params["book_path"]
+    book = services.library.jobs.list()[0].params["book_path"]
     assert "inbox" not in book  # the job reads its own copy, not the file the user may delete
 
 
@@ -86,14 +85,14 @@ def test_a_file_growing_for_15_s_is_not_taken_until_it_settles(services) -> None
     assert watcher.scan() == []  # 10 s since the last change not yet reached
     clock.now += 0.5
     (taken,) = watcher.scan()
-    assert taken.job_id and services.jobs.get(taken.job_id).title.startswith("Alice")
+    assert taken.job_id and services.library.jobs.get(taken.job_id).title.startswith("Alice")
 
 
 def test_real_time_a_copy_in_progress_waits(services) -> None:
     """The watcher's own thread and clock: a file written for ~3 s is taken only after it settles."""
     inbox = services.settings.inbox_path(services.paths)
     inbox.mkdir(parents=True)
-    watcher = InboxWatcher(lambda: inbox, services.take_from_inbox, settle_s=2.0, poll_s=0.2)
+    watcher = InboxWatcher(lambda: inbox, services.library.take_from_inbox, settle_s=2.0, poll_s=0.2)
     source = (DATA_DIR / "hefty-water.epub").read_bytes()
     target = inbox / "hefty.epub"
     done_writing = threading.Event()
@@ -111,13 +110,13 @@ def test_real_time_a_copy_in_progress_waits(services) -> None:
     writer.start()
     try:
         while not done_writing.is_set():
-            assert services.jobs.list() == [], "a file still being written was taken"
+            assert services.library.jobs.list() == [], "a file still being written was taken"
             time.sleep(0.05)
         finished_at = time.monotonic()
         deadline = finished_at + 60
-        while not services.jobs.list() and time.monotonic() < deadline:
+        while not services.library.jobs.list() and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert len(services.jobs.list()) == 1
+        assert len(services.library.jobs.list()) == 1
         assert time.monotonic() - finished_at >= 1.5  # it waited for the file to settle
     finally:
         writer.join(30)
@@ -130,9 +129,9 @@ def test_twenty_books_uploaded_at_once_give_twenty_jobs(services, tmp_path) -> N
     files = [make_epub(tmp_path / f"up-{n:02}.epub", ((f"c{n}.xhtml", xhtml(f"<h1>Up {n}</h1><p>Text {n}.</p>")),),
                        title=f"Uploaded {n}") for n in range(20)]
     (tmp_path / "broken.epub").write_bytes(b"PK\x03\x04 truncated")
-    outcomes = services.submit_many([*files, tmp_path / "broken.epub"], preset="Inbox")
+    outcomes = services.library.submit_many([*files, tmp_path / "broken.epub"], preset="Inbox")
     jobs = [got for _, got in outcomes if not isinstance(got, str)]
-    assert len(jobs) == 20 and len(services.jobs.list()) == 20
+    assert len(jobs) == 20 and len(services.library.jobs.list()) == 20
     assert {j.title for j in jobs} == {f"Uploaded {n}" for n in range(20)}
     assert [name for name, got in outcomes if isinstance(got, str)] == ["broken.epub"]
     assert all("state/books" in j.params["book_path"] for j in jobs)  # each reads its own kept copy

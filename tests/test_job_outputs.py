@@ -57,24 +57,24 @@ def test_names_carry_the_narrator_and_number_collisions(tmp_path: Path, layout: 
 
 
 def test_submit_claims_distinct_names_and_refuses_a_twin(services: AppServices) -> None:
-    vivian = services.submit_conversion(_request("Vivian"))
-    ryan = services.submit_conversion(_request("Ryan"))
+    vivian = services.library.submit_conversion(_request("Vivian"))
+    ryan = services.library.submit_conversion(_request("Ryan"))
     names = [ConvertRequest.from_dict(job.params).output_name for job in (vivian, ryan)]
     assert all(names) and names[0] != names[1]
     with pytest.raises(JobExists) as caught:
-        services.submit_conversion(_request("Vivian"))
+        services.library.submit_conversion(_request("Vivian"))
     assert caught.value.job_id == vivian.id and vivian.id in str(caught.value)
-    assert services.find_twin(_request("Vivian")).id == vivian.id
+    assert services.library.find_twin(_request("Vivian")).id == vivian.id
     # Other chapters are other work: queued, with a numbered name of its own.
-    other = services.submit_conversion(_request("Vivian", chapters=(1,)))
+    other = services.library.submit_conversion(_request("Vivian", chapters=(1,)))
     assert ConvertRequest.from_dict(other.params).output_name == f"{names[0]} (2)"
-    assert len(services.jobs.list()) == 3
+    assert len(services.library.jobs.list()) == 3
 
 
 def test_deleting_a_job_removes_only_its_own_files(services: AppServices, data_paths: DataPaths) -> None:
     outputs = data_paths.outputs_dir
-    mine = services.submit_conversion(_request("Vivian"))
-    theirs = services.submit_conversion(_request("Ryan"))
+    mine = services.library.submit_conversion(_request("Vivian"))
+    theirs = services.library.submit_conversion(_request("Ryan"))
     shared = outputs / ".parts" / "book" / "001.flac"
     own_chapter = outputs / ".parts" / "book" / "002.flac"
     m4b = outputs / "A" / "B" / "mine.m4b"
@@ -91,11 +91,11 @@ def test_deleting_a_job_removes_only_its_own_files(services: AppServices, data_p
                    "chapters": [{"path": str(shared)}, {"path": str(own_chapter)}, {"path": str(outside)}]}  # fmt: skip
     for job, result in ((mine, mine_result),
                         (theirs, {"m4b": None, "chapters": [{"path": str(shared)}]})):
-        services.jobs.claim_next()
-        services.jobs.finish(job.id, JobState.DONE, result=result)
+        services.library.jobs.claim_next()
+        services.library.jobs.finish(job.id, JobState.DONE, result=result)
     with pytest.raises(JobError):
-        services.plan_job_deletion(services.submit_conversion(_request("Aiden")).id)  # still queued
-    plan = services.plan_job_deletion(mine.id)
+        services.library.plan_job_deletion(services.library.submit_conversion(_request("Aiden")).id)  # still queued
+    plan = services.library.plan_job_deletion(mine.id)
     assert set(plan.files.files) == {m4b.resolve(), own_chapter.resolve(), *(p.resolve() for p in reports)}
     assert plan.files.size_bytes == 7000 and "7 files" in plan.summary and "7.0 KB" in plan.summary
     assert m4b.exists()  # planning removes nothing
@@ -105,7 +105,7 @@ def test_deleting_a_job_removes_only_its_own_files(services: AppServices, data_p
     # Another job's file (a shared chapter, the other voice's subtitle beside the same book) and a
     # file outside the output folder stay.
     assert shared.exists() and their_subtitle.exists() and outside.exists()
-    assert [job.id for job in services.jobs.list() if job.id in (mine.id, theirs.id)] == [theirs.id]
+    assert [job.id for job in services.library.jobs.list() if job.id in (mine.id, theirs.id)] == [theirs.id]
 
 
 def test_removal_never_leaves_the_output_folder(tmp_path: Path) -> None:
@@ -119,12 +119,12 @@ def test_removal_never_leaves_the_output_folder(tmp_path: Path) -> None:
 
 
 def test_a_finished_job_can_run_again(services: AppServices) -> None:
-    job = services.submit_conversion(_request())
+    job = services.library.submit_conversion(_request())
     with pytest.raises(JobError):
-        services.jobs.rerun(job.id)  # queued: not finished
-    services.jobs.claim_next()
-    services.jobs.finish(job.id, JobState.DONE, result={"m4b": "x.m4b"})
-    again = services.jobs.rerun(job.id)
+        services.library.jobs.rerun(job.id)  # queued: not finished
+    services.library.jobs.claim_next()
+    services.library.jobs.finish(job.id, JobState.DONE, result={"m4b": "x.m4b"})
+    again = services.library.jobs.rerun(job.id)
     assert again.state is JobState.QUEUED and dict(again.result) == {} and again.params == job.params
 
 

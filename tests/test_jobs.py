@@ -6,7 +6,7 @@ import time
 import pytest
 
 from omni_web.errors import BookError, JobError, JobNotFound
-from omni_web.jobs import JobContext, JobState, JobStore, JobWorker
+from omni_web.jobs import JobContext, JobState, JobStore, JobWorker, QueueControl
 from omni_web.paths import DataPaths
 
 pytestmark = pytest.mark.slow  # worker threads, many iterations
@@ -142,7 +142,6 @@ def test_two_users_submitting_at_once_both_finish_in_order(store: JobStore) -> N
         job = store.enqueue("convert", {"user": name})
         with lock:
             ids.append(job.id)
-        worker.wake()
 
     threads = [threading.Thread(target=submit, args=(n,)) for n in ("alice", "bob")]
     worker.start()
@@ -161,3 +160,21 @@ def test_two_users_submitting_at_once_both_finish_in_order(store: JobStore) -> N
 def test_unknown_job(store: JobStore) -> None:
     with pytest.raises(JobNotFound):
         store.get("nope")
+
+
+def test_the_queue_wakes_its_worker_on_enqueue_and_resume(store: JobStore) -> None:
+    # An hour's idle poll: only the store's own wake-up can start these jobs in time.
+    done = threading.Event()
+    worker = JobWorker(store, {"convert": lambda j, c: done.set() or {}}, idle_poll_s=3600)
+    worker.start()
+    try:
+        QueueControl(store).pause()
+        job = store.enqueue("convert", {})
+        assert not done.wait(0.3) and store.get(job.id).state is JobState.QUEUED
+        QueueControl(store).resume()
+        wait_for(lambda: store.get(job.id).state is JobState.DONE, timeout_s=30)
+        done.clear()
+        second = store.enqueue("convert", {})
+        wait_for(lambda: store.get(second.id).state is JobState.DONE, timeout_s=30)
+    finally:
+        worker.stop()

@@ -80,12 +80,10 @@ def test_worker_obeys_reorder_and_pauses(store: JobStore) -> None:
         queue.pause_job(jobs["a"].id)
         assert store.get(jobs["a"].id).paused
         queue.resume()
-        worker.wake()
         wait_for(lambda: all(store.get(jobs[n].id).state is JobState.DONE for n in "bcd"), what="b, c, d done")
         assert [title for title, _ in ran] == ["c", "b", "d"]
         assert store.get(jobs["a"].id).state is JobState.QUEUED  # held in its place
         queue.resume_job(jobs["a"].id)
-        worker.wake()
         wait_for(lambda: store.get(jobs["a"].id).state is JobState.DONE, what="a done")
     finally:
         worker.stop()
@@ -140,8 +138,8 @@ def test_hand_off_starts_the_next_job_beside_the_finishing_one(store: JobStore) 
 
 def test_a_sample_run_renders_the_first_chapter_of_the_default_selection() -> None:
     from omni_web.book import load_book
+    from omni_web.library import sample_request
     from omni_web.pipeline.request import ConvertRequest
-    from omni_web.services import sample_request
     from tests.conftest import DATA_DIR
 
     book_path = DATA_DIR / "pg11-alice.epub"
@@ -158,8 +156,8 @@ def test_a_sample_run_renders_the_first_chapter_of_the_default_selection() -> No
 
 def test_a_sample_of_n_minutes_takes_whole_chapters_from_the_start(store: JobStore) -> None:
     from omni_web.book import load_book
+    from omni_web.library import sample_request
     from omni_web.pipeline.request import ConvertRequest
-    from omni_web.services import sample_request
     from tests.conftest import DATA_DIR
 
     book_path = DATA_DIR / "pg11-alice.epub"
@@ -194,12 +192,10 @@ def test_a_fix_starts_beside_a_long_job_of_its_model_and_waits_first_in_line_for
     try:
         wait_for(lambda: store.get(long.id).state is JobState.RUNNING, what="the long job running")
         fix = store.enqueue("convert", {"model_key": "m", "fix": True}, title="fix", priority=100)
-        worker.wake()
         wait_for(lambda: store.get(fix.id).state is JobState.DONE, what="the fix done beside the long job")
         assert store.get(long.id).state is JobState.RUNNING and store.get(book.id).state is JobState.QUEUED
         # Another model's fix cannot share the batch: it waits, first in line, for the long job.
         other = store.enqueue("convert", {"model_key": "x", "fix": True}, title="fix-other", priority=100)
-        worker.wake()
         time.sleep(0.3)
         assert store.get(other.id).state is JobState.QUEUED
         assert [job.title for job in store.queued()] == ["fix-other", "book"]
@@ -211,7 +207,6 @@ def test_a_fix_starts_beside_a_long_job_of_its_model_and_waits_first_in_line_for
         # A paused queue holds a fix too.
         QueueControl(store).pause()
         held = store.enqueue("convert", {"model_key": "m", "fix": True}, title="held", priority=100)
-        worker.wake()
         time.sleep(0.3)
         assert store.get(held.id).state is JobState.QUEUED
     finally:

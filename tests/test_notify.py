@@ -13,7 +13,7 @@ import yaml
 
 from omni_web.errors import BookError
 from omni_web.jobs import JobState, JobWorker
-from omni_web.jobs.notify import Notifier
+from omni_web.library import Notifier
 from omni_web.services import AppServices, notify_targets
 from tests.fakes.sgl_omni import free_port
 
@@ -80,9 +80,9 @@ def test_webhooks_and_apprise_on_done_and_failed_and_a_failing_target_never_fail
 
     notifier = Notifier(lambda: notify_targets(services.settings), lambda: services.settings.output_path(data_paths),
                         backoff_s=(0.1, 0.1, 0.1))
-    worker = JobWorker(services.jobs, {"convert": runner}, idle_poll_s=0.05, on_finished=notifier.job_finished)
-    good = services.jobs.enqueue("convert", {}, title="good")
-    bad = services.jobs.enqueue("convert", {}, title="bad")
+    worker = JobWorker(services.library.jobs, {"convert": runner}, idle_poll_s=0.05, on_finished=notifier.job_finished)
+    good = services.library.jobs.enqueue("convert", {}, title="good")
+    bad = services.library.jobs.enqueue("convert", {}, title="bad")
     worker.start()
     try:
         _wait(lambda: len(receiver.bodies.get("/hook", [])) == 2, what="both webhooks")
@@ -90,7 +90,7 @@ def test_webhooks_and_apprise_on_done_and_failed_and_a_failing_target_never_fail
         _wait(lambda: len(receiver.bodies.get("/apprise", [])) == 2, what="both Apprise messages")
     finally:
         worker.stop()
-    assert services.jobs.get(good.id).state is JobState.DONE and services.jobs.get(bad.id).state is JobState.FAILED
+    assert services.library.jobs.get(good.id).state is JobState.DONE and services.library.jobs.get(bad.id).state is JobState.FAILED
     by_state = {body["state"]: body for body in receiver.bodies["/hook"]}
     assert by_state["done"]["job_id"] == good.id and by_state["done"]["event"] == "done"
     (book,) = by_state["done"]["files"]

@@ -13,9 +13,8 @@ import pytest
 
 from omni_web.book import load_book
 from omni_web.errors import BookError
-from omni_web.jobs.opds import OpdsClient, apply_catalog_metadata
-from omni_web.jobs.presets import Preset
-from omni_web.services import CATALOG_KEY, AppServices
+from omni_web.library import CATALOG_KEY, OpdsClient, Preset, apply_catalog_metadata
+from omni_web.services import AppServices
 from tests.conftest import DATA_DIR
 from tests.fakes.sgl_omni import free_port
 
@@ -101,8 +100,8 @@ def test_browse_search_and_queue_with_the_catalogs_metadata(catalog, data_paths)
     assert searched == ["/opds/find?q=hefty%20water"] and found.entries[0].title == "Hefty Water"
 
     services = AppServices.create(data_paths)
-    services.presets.save(Preset(name="Lib", model_key=MODEL))
-    job = services.submit_from_catalog(book, client, preset="Lib")
+    services.library.presets.save(Preset(name="Lib", model_key=MODEL))
+    job = services.library.submit_from_catalog(book, client, preset="Lib")
     assert job.params[CATALOG_KEY]["series"] == "Tides" and "state/books" in job.params["book_path"]
     rendered = apply_catalog_metadata(load_book(job.params["book_path"]), job.params[CATALOG_KEY])
     meta = rendered.metadata  # what the runner hands the pipeline (services.make_convert_runner)

@@ -65,7 +65,7 @@ def test_a_web_ui_job_never_takes_a_name_the_command_line_claimed(data_paths: Da
                                                                     data_paths.outputs_dir, load_book(BOOK), ENTRY)  # fmt: skip
     assert cli_name == "Hefty Water {Vivian, Qwen3-TTS 0.6B CustomVoice}"
     services = AppServices.create(data_paths)  # not started: the job only waits in the queue
-    job = services.submit_conversion(_request())
+    job = services.library.submit_conversion(_request())
     assert job.params["output_name"] == f"{cli_name} (2)"
 
 

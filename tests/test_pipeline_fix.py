@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from omni_web.jobs import JobState, JobStore
+from omni_web.library import fix_wait_reason, same_server_work
 from omni_web.paths import DataPaths
-from omni_web.pipeline.fix import FIX_KEY, FixPlan, fix_wait_reason, plan_fix
+from omni_web.pipeline.fix import FIX_KEY, FixPlan, plan_fix
 from omni_web.pipeline.mastering import request_master_options
 from omni_web.pipeline.request import ConvertRequest
-from omni_web.services import same_server_work
 from omni_web.settings import Settings
 from omni_web.ui.jobview import job_detail_html
 

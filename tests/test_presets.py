@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from omni_web.errors import PresetError
-from omni_web.jobs.presets import Preset, Rule
+from omni_web.library import Preset, Rule
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.services import AppServices
 from tests.conftest import DATA_DIR
@@ -25,36 +25,36 @@ def _night(**changes) -> Preset:
 
 
 def test_a_rule_applies_a_preset_without_a_click(services) -> None:
-    services.presets.save(_night())
-    services.presets.save(_night(name="Poems", voice={"kind": "speaker", "name": "Vivian"}, chapters="default",
+    services.library.presets.save(_night())
+    services.library.presets.save(_night(name="Poems", voice={"kind": "speaker", "name": "Vivian"}, chapters="default",
                                  output_format="m4b", readalong=False))
-    services.presets.set_rules([Rule("language", "fr", "Night"), Rule("author", "eliot", "Poems"),
+    services.library.presets.set_rules([Rule("language", "fr", "Night"), Rule("author", "eliot", "Poems"),
                                 Rule("subject", "fantasy", "Night")])
-    alice = services.submit_book(DATA_DIR / "pg11-alice.epub")  # subject "Fantasy fiction"
-    waste = services.submit_book(DATA_DIR / "wasteland.epub")  # author T.S. Eliot
+    alice = services.library.submit_book(DATA_DIR / "pg11-alice.epub")  # subject "Fantasy fiction"
+    waste = services.library.submit_book(DATA_DIR / "wasteland.epub")  # author T.S. Eliot
     a, w = ConvertRequest.from_dict(alice.params), ConvertRequest.from_dict(waste.params)
     assert (a.voice.name, a.output_format, a.readalong, a.qa_level, a.loudness) == ("Ryan", "mp3", True, "off", "podcast")
     assert a.chapters is not None and len(a.chapters) >= 10  # "all": front matter too
     assert (w.voice.name, w.output_format, w.chapters) == ("Vivian", "m4b", None)
     with pytest.raises(PresetError, match="No settings"):
-        services.submit_book(DATA_DIR / "hefty-water.epub")  # no author, no subject: no rule matches
-    fallback = services.submit_book(DATA_DIR / "hefty-water.epub", fallback="Poems")  # the inbox's preset
+        services.library.submit_book(DATA_DIR / "hefty-water.epub")  # no author, no subject: no rule matches
+    fallback = services.library.submit_book(DATA_DIR / "hefty-water.epub", fallback="Poems")  # the inbox's preset
     assert ConvertRequest.from_dict(fallback.params).voice.name == "Vivian"
 
 
 def test_presets_are_checked_and_round_trip(services) -> None:
     request = ConvertRequest(book_path=DATA_DIR / "pg11-alice.epub", model_key=MODEL, qa_level="asr", readalong=True)
-    saved = services.presets.save(Preset.from_request("From Generate", request))
-    assert services.presets.get("from generate") == saved
+    saved = services.library.presets.save(Preset.from_request("From Generate", request))
+    assert services.library.presets.get("from generate") == saved
     assert saved.request_for(DATA_DIR / "hefty-water.epub").qa_level == "asr"
     with pytest.raises(PresetError, match="Unknown preset field"):
         Preset.from_dict({"name": "x", "model_key": MODEL, "colour": "red"})
     with pytest.raises(PresetError, match="Bad chapter selection|chapter"):
         _night(chapters="1-x")
     with pytest.raises(PresetError, match="No preset named 'Nope'"):
-        services.presets.set_rules([Rule("author", "a", "Nope")])
+        services.library.presets.set_rules([Rule("author", "a", "Nope")])
     with pytest.raises(PresetError, match="field must be one of"):
-        services.presets.set_rules([Rule("colour", "a", "From Generate")])
-    services.presets.set_rules([Rule("author", "carroll", "From Generate")])
-    services.presets.delete("From Generate")
-    assert services.presets.rules() == [] and services.presets.presets() == []
+        services.library.presets.set_rules([Rule("colour", "a", "From Generate")])
+    services.library.presets.set_rules([Rule("author", "carroll", "From Generate")])
+    services.library.presets.delete("From Generate")
+    assert services.library.presets.rules() == [] and services.library.presets.presets() == []

@@ -106,7 +106,7 @@ def test_a_server_away_and_back_is_shown_while_it_lasts_and_logged() -> None:
 
 def test_an_estimate_comes_from_the_books_finished_here() -> None:
     from omni_web.jobs import Job, JobState
-    from omni_web.pipeline.estimate import estimate_book
+    from omni_web.library import estimate_book
 
     def done(model: str, words: int, took_s: float, at: float) -> Job:
         return Job(id=f"j{at}", kind="convert", title="B", state=JobState.DONE, params={"model_key": model},
@@ -142,7 +142,7 @@ def test_a_job_stored_by_an_older_version_still_loads_through_its_records(tmp_pa
     from omni_web.api.models import job_out
     from omni_web.deliver.layout import OutputLayout
     from omni_web.jobs import JobState, JobStore
-    from omni_web.jobs.files import job_files
+    from omni_web.library import job_files
     from omni_web.pipeline import ConvertRequest
     from omni_web.qa import QaLevel
 
@@ -211,8 +211,8 @@ def test_params_that_lack_fields_read_tolerantly_for_the_jobs_tab() -> None:
 
 def test_a_fix_plan_keeps_its_stored_shape_and_reads_from_the_params() -> None:
     from omni_web.jobs import Job, JobState
-    from omni_web.pipeline.fix import FIX_KEY, FixPlan, fix_of
-    from omni_web.services import same_server_work
+    from omni_web.library import fix_of, same_server_work
+    from omni_web.pipeline.fix import FIX_KEY, FixPlan
 
     plan = FixPlan((4,), (1, 2, 3))
     assert json.dumps(plan.to_dict()) == '{"chapters": [4], "reused": [1, 2, 3], "whole_book": ""}'

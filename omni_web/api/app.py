@@ -8,22 +8,22 @@ not open the UI. Files are served only when a job reports them and they sit in i
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, File, Form, Header, HTTPException, Request, Response, UploadFile
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 from starlette.routing import Mount
 
 from omni_web.api.models import FileOut, JobOut, MoveIn, PresetOut, PriorityIn, QueueOut, SamplesIn, job_out
 from omni_web.api.tokens import TokenStore
 from omni_web.errors import BookError, JobExists, JobNotFound, OmniWebError
 from omni_web.jobs import Job
-from omni_web.jobs.fetch import fetch_book
-from omni_web.jobs.files import JobFile, job_files
-from omni_web.jobs.intake import keep_book_bytes
-from omni_web.jobs.presets import Preset
+from omni_web.library import BookSource, JobFile, Library, Link, Preset, Upload, job_files
+from omni_web.paths import DataPaths
 
 __all__ = ["API_PREFIX", "build_api", "mount_api", "token_store"]
 
@@ -32,7 +32,7 @@ _MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 _bearer = HTTPBearer(auto_error=False, description="An API token made in Settings → API tokens")
 
 
-def token_store(paths) -> TokenStore:
+def token_store(paths: DataPaths) -> TokenStore:
     """The data root's API tokens."""
     return TokenStore(paths.api_tokens_file)
 
@@ -41,9 +41,9 @@ def _refuse(status: int, message: str, **extra: Any) -> HTTPException:
     return HTTPException(status_code=status, detail={"message": message, **extra})
 
 
-def build_api(services) -> FastAPI:
-    """The API app over ``services`` (an :class:`~omni_web.services.AppServices`)."""
-    tokens = token_store(services.paths)
+def build_api(library: Library) -> FastAPI:
+    """The API app over ``library`` (the one the web UI queues into)."""
+    tokens = token_store(library.paths)
 
     def require_token(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> None:
         if credentials is None or tokens.verify(credentials.credentials) is None:
@@ -69,20 +69,20 @@ def build_api(services) -> FastAPI:
         return api.openapi()
 
     def out(job: Job) -> JobOut:
-        return job_out(job, position=services.jobs.queue_positions().get(job.id, 0), base=API_PREFIX)
+        return job_out(job, position=library.jobs.queue_positions().get(job.id, 0), base=API_PREFIX)
 
-    _job_routes(api, services, out)
-    _file_routes(api, services)
-    _steer_routes(api, services, out)
+    _job_routes(api, library, out)
+    _file_routes(api, library)
+    _steer_routes(api, library, out)
     return api
 
 
-def _job_routes(api: FastAPI, services, out) -> None:
+def _job_routes(api: FastAPI, library: Library, out: Callable[[Job], JobOut]) -> None:
     """List, create and read jobs."""
     @api.get("/jobs", response_model=list[JobOut], summary="List jobs, newest first")
     def list_jobs(limit: int = 200) -> list[JobOut]:
-        places = services.jobs.queue_positions()
-        return [job_out(job, position=places.get(job.id, 0), base=API_PREFIX) for job in services.jobs.list(limit=limit)]
+        places = library.jobs.queue_positions()
+        return [job_out(job, position=places.get(job.id, 0), base=API_PREFIX) for job in library.jobs.list(limit=limit)]
 
     @api.post("/jobs", response_model=JobOut, status_code=201, summary="Queue a book (an upload or a link)",
               responses={200: {"description": "A retried POST: the job its Idempotency-Key made"}})
@@ -98,43 +98,44 @@ def _job_routes(api: FastAPI, services, out) -> None:
         priority: Annotated[int, Form()] = 0,
         idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
     ) -> JobOut:
-        if idempotency_key and (earlier := services.jobs.job_for_key(idempotency_key)) is not None:
-            response.status_code = 200
-            return out(earlier)
         if (file is None) == (not url):
             raise _refuse(400, "Send the book as 'file' (multipart upload) or as 'url', one of them.")
+        source: BookSource
         if file is not None:
             data = await file.read(_MAX_UPLOAD_BYTES + 1)
             if len(data) > _MAX_UPLOAD_BYTES:
                 raise _refuse(413, "The book is over 200 MB; the app refuses it.")
-            book_path = keep_book_bytes(services.paths, data, file.filename or "book.epub")
+            source = Upload(data, file.filename or "book.epub")
         else:
-            book_path = fetch_book(services.paths, url, username=url_username, password=url_password)
-        chosen: Any = preset or None
-        if settings:
-            chosen = settings_preset(settings)
-        job = services.submit_book(book_path, preset=chosen, priority=priority, idempotency_key=idempotency_key)
-        return out(job)
+            source = Link(url or "", username=url_username, password=url_password)
+        chosen = settings_preset(settings) if settings else (preset or None)
+        # Keeping, fetching and parsing the book take seconds to minutes: never on the event loop,
+        # which also serves the web page and every other call.
+        submitted = await run_in_threadpool(
+            lambda: library.intake(source, preset=chosen, priority=priority, idempotency_key=idempotency_key))
+        if not submitted.created:
+            response.status_code = 200
+        return out(submitted.job)
 
     @api.get("/jobs/{job_id}", response_model=JobOut, summary="One job with its progress")
     def get_job(job_id: str) -> JobOut:
-        return out(services.jobs.get(job_id))
+        return out(library.jobs.get(job_id))
 
 
-def _file_routes(api: FastAPI, services) -> None:
+def _file_routes(api: FastAPI, library: Library) -> None:
     """A job's files: listed, and downloaded only when the job reports them under its output folder."""
     def files_of(job: Job) -> list[JobFile]:
-        return job_files(job, services.settings.output_path(services.paths))
+        return job_files(job, library.settings.output_path(library.paths))
 
     @api.get("/jobs/{job_id}/files", response_model=list[FileOut], summary="The files a job wrote")
     def list_files(job_id: str) -> list[FileOut]:
-        job = services.jobs.get(job_id)
+        job = library.jobs.get(job_id)
         return [FileOut(name=f.path.name, path=f.rel, size=f.path.stat().st_size, kind=f.kind,
                         url=f"{API_PREFIX}/jobs/{job_id}/files/{quote(f.rel)}") for f in files_of(job)]
 
     @api.get("/jobs/{job_id}/book", summary="Download the finished m4b", response_class=FileResponse)
     def download_book(job_id: str) -> FileResponse:
-        job = services.jobs.get(job_id)
+        job = library.jobs.get(job_id)
         for f in files_of(job):
             if f.kind == "book":
                 return FileResponse(f.path, filename=f.path.name, media_type="audio/mp4")
@@ -144,40 +145,39 @@ def _file_routes(api: FastAPI, services) -> None:
     @api.get("/jobs/{job_id}/files/{rel:path}", summary="Download one of a job's files",
              response_class=FileResponse)
     def download(job_id: str, rel: str) -> FileResponse:
-        for f in files_of(services.jobs.get(job_id)):
+        for f in files_of(library.jobs.get(job_id)):
             if f.rel == rel:
                 return FileResponse(f.path, filename=f.path.name)
         raise _refuse(404, f"Job '{job_id}' has no file '{rel}'; list them at {API_PREFIX}/jobs/{job_id}/files.")
 
 
-def _steer_routes(api: FastAPI, services, out) -> None:
+def _steer_routes(api: FastAPI, library: Library, out: Callable[[Job], JobOut]) -> None:
     """Cancel, pause, resume, reorder; the queue's own switches; presets."""
     @api.post("/jobs/{job_id}/cancel", response_model=JobOut, summary="Cancel (a running job stops at its next chunk)")
     def cancel(job_id: str) -> JobOut:
-        return out(services.jobs.request_cancel(job_id))
+        return out(library.jobs.request_cancel(job_id))
 
     @api.post("/jobs/{job_id}/pause", response_model=JobOut, summary="Hold a queued job in its place")
     def pause(job_id: str) -> JobOut:
-        return out(services.queue.pause_job(job_id))
+        return out(library.queue.pause_job(job_id))
 
     @api.post("/jobs/{job_id}/resume", response_model=JobOut, summary="Release a paused job; requeue a failed or cancelled one")
     def resume(job_id: str) -> JobOut:
-        job = services.queue.resume_job(job_id)
-        services.worker.wake()
+        job = library.queue.resume_job(job_id)
         return out(job)
 
     @api.post("/jobs/{job_id}/move", response_model=JobOut, summary="Reorder: top, up, down or bottom")
     def move(job_id: str, body: MoveIn) -> JobOut:
-        return out(services.queue.move(job_id, body.where))
+        return out(library.queue.move(job_id, body.where))
 
     @api.post("/jobs/{job_id}/priority", response_model=JobOut, summary="Set a queued job's priority")
     def set_priority(job_id: str, body: PriorityIn) -> JobOut:
-        return out(services.queue.set_priority(job_id, body.priority))
+        return out(library.queue.set_priority(job_id, body.priority))
 
     def queue_out() -> QueueOut:
-        status = services.queue.status()
+        status = library.queue.status()
         return QueueOut(paused=status.paused, samples_first=status.samples_first,
-                        sample_minutes=services.queue.sample_minutes,
+                        sample_minutes=library.queue.sample_minutes,
                         queued=[job_out(j, position=i, base=API_PREFIX) for i, j in enumerate(status.queued, start=1)])
 
     @api.get("/queue", response_model=QueueOut, summary="The queue in run order")
@@ -186,26 +186,24 @@ def _steer_routes(api: FastAPI, services, out) -> None:
 
     @api.post("/queue/pause", response_model=QueueOut, summary="Start no new job (a running one finishes)")
     def pause_queue() -> QueueOut:
-        services.queue.pause()
+        library.queue.pause()
         return queue_out()
 
     @api.post("/queue/resume", response_model=QueueOut, summary="Run the queue again")
     def resume_queue() -> QueueOut:
-        services.queue.resume()
-        services.worker.wake()
+        library.queue.resume()
         return queue_out()
 
     @api.post("/queue/samples", response_model=QueueOut, summary="Samples first on or off, and the samples' length")
     def samples(body: SamplesIn) -> QueueOut:
-        services.queue.set_samples_first(body.on)
+        library.queue.set_samples_first(body.on)
         if body.minutes is not None:
-            services.queue.set_sample_minutes(body.minutes)
-        services.worker.wake()
+            library.queue.set_sample_minutes(body.minutes)
         return queue_out()
 
     @api.get("/presets", response_model=list[PresetOut], summary="Saved presets")
     def presets() -> list[PresetOut]:
-        return [PresetOut(name=p.name, settings=p.to_dict()) for p in services.presets.presets()]
+        return [PresetOut(name=p.name, settings=p.to_dict()) for p in library.presets.presets()]
 
 
 
@@ -220,6 +218,6 @@ def settings_preset(text: str) -> Preset:
     return Preset.from_dict({"name": "(explicit settings)", **data})
 
 
-def mount_api(app: FastAPI, services) -> None:
+def mount_api(app: FastAPI, library: Library) -> None:
     """Put ``/api/v1`` in front of Gradio's routes on its running FastAPI app."""
-    app.router.routes.insert(0, Mount(API_PREFIX, app=build_api(services)))
+    app.router.routes.insert(0, Mount(API_PREFIX, app=build_api(library)))

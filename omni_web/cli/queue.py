@@ -83,7 +83,7 @@ def _add(args: argparse.Namespace) -> int:
     services = AppServices.create(paths)
     voice = VoiceChoice.speaker(args.voice) if args.voice else None
     for book in args.books:
-        job = services.submit_book(book.expanduser().resolve(), model_key=args.model and get_entry(args.model).key,
+        job = services.library.submit_book(book.expanduser().resolve(), model_key=args.model and get_entry(args.model).key,
                                    voice=voice, preset=args.preset, priority=args.priority)
         print(f"queued {job.id}  {job.title}")
     return 0
@@ -134,7 +134,7 @@ def _cancel(args: argparse.Namespace) -> int:
 
 
 def _opds(args: argparse.Namespace) -> int:
-    from omni_web.jobs.opds import OpdsClient
+    from omni_web.library import OpdsClient
     from omni_web.services import AppServices
 
     client = OpdsClient(args.url, username=args.user, password=args.password)
@@ -148,7 +148,7 @@ def _opds(args: argparse.Namespace) -> int:
     if args.take:
         services = AppServices.create(data_root_from_env().ensure())
         for number in (int(n) for n in args.take.split(",") if n.strip()):
-            job = services.submit_from_catalog(feed.entries[number - 1], client, preset=args.preset)
+            job = services.library.submit_from_catalog(feed.entries[number - 1], client, preset=args.preset)
             print(f"queued {job.id}  {job.title}")
     return 0
 

@@ -130,6 +130,7 @@ class JobStore:
     def __init__(self, db_path: Path, *, clock=time.time) -> None:
         self.db_path = db_path
         self._clock = clock
+        self._listeners: list[Callable[[], None]] = []
         db_path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as conn:
             conn.executescript(_SCHEMA)
@@ -137,6 +138,15 @@ class JobStore:
             for name, spec in _ADDED_COLUMNS.items():
                 if name not in have:
                     conn.execute(f"ALTER TABLE jobs ADD COLUMN {name} {spec}")
+
+    def on_change(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` after every write that may let a queued job start (a job queued,
+        resumed, re-run or steered, a queue switch): the worker listens, so no caller wakes it."""
+        self._listeners.append(listener)
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            listener()
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -194,6 +204,7 @@ class JobStore:
         with self._connect() as conn:
             conn.execute("INSERT INTO queue_flags (name, value) VALUES (?, ?)"
                          " ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, value))
+        self._changed()
 
     # --- writing ---------------------------------------------------------------------------
 
@@ -225,6 +236,7 @@ class JobStore:
                 conn.execute("INSERT OR REPLACE INTO idempotency (key, job_id, created_at) VALUES (?, ?, ?)",
                              (idempotency_key, job_id, now))
             conn.execute("COMMIT")
+        self._changed()
         return self.get(job_id)
 
     def job_for_key(self, idempotency_key: str) -> Job | None:
@@ -332,6 +344,7 @@ class JobStore:
                 (JobState.QUEUED.value, self._clock(), seq, job_id, JobState.FAILED.value, JobState.CANCELLED.value),
             )
             conn.execute("COMMIT")
+        self._changed()
         job = self.get(job_id)
         if cursor.rowcount == 0 and job.state is JobState.DONE:
             raise JobError(f"Job '{job_id}' is already done; start a new one to render it again.")
@@ -359,6 +372,7 @@ class JobStore:
                 (JobState.QUEUED.value, self._clock(), seq, job_id, *finished),
             )
             conn.execute("COMMIT")
+        self._changed()
         job = self.get(job_id)  # JobNotFound when it is gone
         if cursor.rowcount == 0:
             raise JobError(f"Job '{job_id}' is {job.state.value}; it is not finished, so it cannot run again yet.")
@@ -416,6 +430,8 @@ class JobStore:
             )
             if cursor.rowcount == 0 and conn.execute("SELECT 1 FROM jobs WHERE id = ?", (job_id,)).fetchone() is None:
                 raise JobNotFound(job_id)
+        if cursor.rowcount > 0:
+            self._changed()
         return cursor.rowcount > 0
 
     def replace_record(self, job_id: str, *, params: Mapping[str, Any], result: Mapping[str, Any]) -> None:

@@ -112,6 +112,7 @@ class JobWorker:
         self._thread: threading.Thread | None = None
         self._running: dict[str, tuple[JobContext, threading.Thread]] = {}
         self._lock = threading.Lock()
+        store.on_change(self.wake)  # the queue wakes its worker: a queued or steered job is looked at now
 
     def start(self) -> list[str]:
         """Requeue jobs a previous process left running, then start the thread.
@@ -130,7 +131,7 @@ class JobWorker:
             return interrupted
 
     def wake(self) -> None:
-        """Look at the queue now instead of at the next poll (call after enqueue)."""
+        """Look at the queue now instead of at the next poll (the store calls it after each change)."""
         self._wake.set()
 
     def stop(self, timeout_s: float = 30.0) -> None:

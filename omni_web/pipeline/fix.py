@@ -10,17 +10,16 @@ were kept and whose settings changed since, is re-mastered whole, and the messag
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from omni_web.jobs import Job
 from omni_web.pipeline.mastering import request_master_options
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.records import JsonRecord
 from omni_web.settings import Settings
 
-__all__ = ["FIX_KEY", "FixParams", "FixPlan", "fix_of", "fix_wait_reason", "is_fix", "plan_fix"]
+__all__ = ["FIX_KEY", "FixParams", "FixPlan", "plan_fix"]
 
 # Where a fix's plan is kept in its job's params (beside the request; FixParams reads it).
 FIX_KEY = "fix"
@@ -76,29 +75,3 @@ def plan_fix(request: ConvertRequest, chapter_files: Mapping[str, str], parts_di
                if not request.mastering else "its mastered chapter files are gone")
         return FixPlan(rebuilt, (), why)
     return FixPlan(rebuilt, tuple(sorted(kept)))
-
-
-def fix_of(job: Job) -> FixPlan | None:
-    """The fix plan a job carries, or None for an ordinary job."""
-    return FixParams.from_dict(job.params).fix
-
-
-def is_fix(job: Job) -> bool:
-    """True for a fix: a few chunks to redo, which may start beside a long job of its server."""
-    return fix_of(job) is not None
-
-
-def fix_wait_reason(job: Job, running: Sequence[Job], *, queue_paused: bool,
-                    shares_server: Callable[[Job, Job], bool]) -> str:
-    """Why a queued fix has not started (empty when it is about to): a pause, or a running job
-    on another server or model, whose end it waits for (it runs before the books in line)."""
-    if queue_paused:
-        return "The queue is paused: resume it on the Queue tab and this fix runs first."
-    if job.paused:
-        return "This fix is paused: resume it and it runs first."
-    others = [other for other in running if not shares_server(other, job)]
-    if not others:
-        return ""
-    titles = ", ".join(f"'{other.title}'" for other in others)
-    return (f"It runs next, before the books waiting in line, once {titles} is done: that job uses another "
-            "model or server, and only a job on the same server and model can share its batch.")

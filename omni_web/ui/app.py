@@ -54,7 +54,7 @@ def _link_generate_to_jobs(ctx: UiContext, refs: AppRefs) -> None:
     def follow(job_id: str) -> tuple[Any, Any]:
         if not job_id:
             return gr.skip(), gr.skip()
-        choices = jobs.job_choices(ctx.services.jobs.list())
+        choices = jobs.job_choices(ctx.services.library.jobs.list())
         return gr.Tabs(selected="jobs"), gr.update(choices=choices, value=job_id)
 
     for event in refs.generate.submit_events:

@@ -80,7 +80,7 @@ def build(ctx: UiContext) -> tuple[list[Any], Callable[[], list[Any]]]:
 
     @guarded
     def run_move() -> tuple[str, dict]:
-        moved = plan_migration(ctx.settings.output_path(ctx.paths)).execute(job_store=ctx.services.jobs)
+        moved = plan_migration(ctx.settings.output_path(ctx.paths)).execute(job_store=ctx.services.library.jobs)
         return f"Moved {moved} books into the library layout.", gr.update(visible=False)
 
     test.click(run_test, [url, token, library], [status, library], api_name="abs_test")

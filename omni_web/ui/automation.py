@@ -1,7 +1,7 @@
 """Settings → automation: presets, the rules that pick them, the inbox, notifications, API tokens.
 
 Appended to the Settings tab (``settings.build`` calls :func:`build`); every control calls the same
-core objects the API, the inbox and the CLI use: :class:`~omni_web.jobs.presets.PresetBook`, the
+core objects the API, the inbox and the CLI use: :class:`~omni_web.library.presets.PresetBook`, the
 settings file, the notifier and :class:`~omni_web.api.tokens.TokenStore`.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 import gradio as gr
 
 from omni_web.api.tokens import TokenStore
-from omni_web.jobs.presets import RULE_FIELDS, Preset, Rule
+from omni_web.library import RULE_FIELDS, Preset, Rule
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 
@@ -45,7 +45,7 @@ def tokens_markdown(store: TokenStore) -> str:
 
 
 def _rules_rows(ctx: UiContext) -> list[list[str]]:
-    return [[r.field, r.value, r.preset] for r in ctx.services.presets.rules()] or [["author", "", ""]]
+    return [[r.field, r.value, r.preset] for r in ctx.services.library.presets.rules()] or [["author", "", ""]]
 
 
 def _presets_section(ctx: UiContext) -> tuple[list[Any], Any]:
@@ -66,25 +66,25 @@ def _presets_section(ctx: UiContext) -> tuple[list[Any], Any]:
     outputs = [listing, pick, rules]
 
     def render() -> tuple[Any, ...]:
-        presets = ctx.services.presets.presets()
+        presets = ctx.services.library.presets.presets()
         return presets_markdown(presets), gr.update(choices=[p.name for p in presets]), _rules_rows(ctx)
 
     def show(name: str | None) -> str:
-        return json.dumps(ctx.services.presets.get(name).to_dict(), indent=2) if name else ""
+        return json.dumps(ctx.services.library.presets.get(name).to_dict(), indent=2) if name else ""
 
     def save_preset(raw: str) -> tuple[Any, ...]:
-        preset = ctx.services.presets.save(Preset.from_dict(json.loads(raw or "{}")))
+        preset = ctx.services.library.presets.save(Preset.from_dict(json.loads(raw or "{}")))
         return (f"Saved preset '{preset.name}'.", *render())
 
     def drop(name: str | None) -> tuple[Any, ...]:
         if not name:
             raise gr.Error("Pick a preset first.")
-        ctx.services.presets.delete(name)
+        ctx.services.library.presets.delete(name)
         return (f"Deleted '{name}' (and the rules that picked it).", *render())
 
     def store_rules(table: Any) -> tuple[Any, ...]:
         rows = table.values.tolist() if hasattr(table, "values") else list(table or [])
-        saved = ctx.services.presets.set_rules([Rule(str(f or ""), str(v or ""), str(p or "")) for f, v, p in rows
+        saved = ctx.services.library.presets.set_rules([Rule(str(f or ""), str(v or ""), str(p or "")) for f, v, p in rows
                                                 if str(v or "").strip()])
         return (f"Saved {len(saved)} rule(s).", *render())
 
@@ -113,13 +113,13 @@ def _inbox_and_notify_section(ctx: UiContext) -> tuple[list[Any], Any]:
 
     def render() -> tuple[Any, ...]:
         s = ctx.settings
-        names = [""] + [p.name for p in ctx.services.presets.presets()]
+        names = [""] + [p.name for p in ctx.services.library.presets.presets()]
         return s.inbox_dir, gr.update(choices=names, value=s.inbox_preset if s.inbox_preset in names else ""), \
             s.webhook_urls, s.apprise_urls
 
     def save_all(inbox_dir: str, inbox_preset: str | None, hooks: str, urls: str) -> str:
         if inbox_preset:
-            inbox_preset = ctx.services.presets.get(inbox_preset).name  # PresetError lists the saved ones
+            inbox_preset = ctx.services.library.presets.get(inbox_preset).name  # PresetError lists the saved ones
         settings = dataclasses.replace(ctx.settings, inbox_dir=(inbox_dir or "").strip(),
                                        inbox_preset=inbox_preset or "", webhook_urls=hooks or "", apprise_urls=urls or "")
         ctx.save_settings(settings.validate())
@@ -127,7 +127,7 @@ def _inbox_and_notify_section(ctx: UiContext) -> tuple[list[Any], Any]:
         return f"Saved. Inbox: {f'`{where}`' if where else 'off'}."
 
     def send_test() -> str:
-        results = ctx.services.notifier.test()
+        results = ctx.services.library.notifier.test()
         if not results:
             return "No targets yet: add a webhook or an Apprise URL and save."
         return "\n".join(f"- {'✓' if r.ok else '✗'} `{r.target}`: {r.detail}" for r in results)

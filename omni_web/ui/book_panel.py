@@ -17,7 +17,7 @@ from omni_web.book.summary import book_size
 from omni_web.bookshelf import require_book_name, store_book
 from omni_web.deliver.metadata import editable_values
 from omni_web.errors import BookError
-from omni_web.pipeline.estimate import estimate_book
+from omni_web.library import estimate_book
 from omni_web.ui.context import UiContext
 from omni_web.ui.labels import chapter_label
 from omni_web.ui.widgets import esc
@@ -91,5 +91,5 @@ def estimate_html(ctx: UiContext, book: dict | None, chapters: list[int] | None,
     if not book or not chapters:
         return ""
     words = sum(int((book.get("words") or {}).get(str(n), 0)) for n in chapters)
-    estimate = estimate_book(words, ctx.services.jobs.list(limit=200), model_key=model_key)
+    estimate = estimate_book(words, ctx.services.library.jobs.list(limit=200), model_key=model_key)
     return f'<div class="ow-dim" id="gen-estimate-line">{esc(estimate.line)}</div>' if estimate.line else ""

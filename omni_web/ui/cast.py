@@ -86,7 +86,7 @@ def build_cast_panel() -> CastRefs:
 def _book(ctx: UiContext, state: dict | None) -> Book:
     if not state:
         raise BookError("Upload a book first.")
-    return ctx.services.books.load(Path(state["path"]), options=ctx.settings.read_options(ctx.paths))
+    return ctx.services.library.books.load(Path(state["path"]), options=ctx.settings.read_options(ctx.paths))
 
 
 def _options(ctx: UiContext, model_key: str) -> list[VoiceOption]:
@@ -157,7 +157,7 @@ def _option(options: list[VoiceOption], key: str | None) -> VoiceOption | None:
 
 def request_cast(ctx: UiContext, book_path: Path, model_key: str) -> Cast | None:
     """The cast Generate renders with: the book's saved cast when it is on (None: one voice)."""
-    return saved_cast(ctx.paths, ctx.services.books.load(book_path, options=ctx.settings.read_options(ctx.paths)), get_entry(model_key), ctx.library)
+    return saved_cast(ctx.paths, ctx.services.library.books.load(book_path, options=ctx.settings.read_options(ctx.paths)), get_entry(model_key), ctx.library)
 
 
 def _save(ctx: UiContext, state: dict | None, change: Callable[[CastFile], CastFile]) -> CastFile:

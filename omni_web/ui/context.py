@@ -19,15 +19,8 @@ from omni_web.tasks import TaskRunner
 from omni_web.voices import VoiceLibrary
 
 if TYPE_CHECKING:
-    from omni_web.book.cache import BookCache
-    from omni_web.jobs import Job, JobStore, JobWorker, QueueControl
-    from omni_web.jobs.notify import Notifier
-    from omni_web.jobs.opds import OpdsClient, OpdsEntry
-    from omni_web.jobs.presets import Preset, PresetBook
-    from omni_web.pipeline.fix import FixPlan
-    from omni_web.pipeline.request import ConvertRequest
+    from omni_web.library import Library
     from omni_web.server import ServerManager
-    from omni_web.services import JobDeletion
     from omni_web.voices.on_server import ServerVoices
 
 __all__ = ["OnLoad", "Services", "UiContext"]
@@ -50,51 +43,20 @@ class OnLoad:
 
 class Services(Protocol):
     """The core objects and calls the UI drives (``omni_web.services.AppServices`` provides them);
-    tests/test_services_protocol.py checks that the UI uses nothing else and AppServices has all of it."""
+    tests/test_services_protocol.py checks that the UI uses nothing else and AppServices has all of it.
+    Books are queued, steered and found through ``library``; jobs are read through ``library.jobs``."""
 
     paths: DataPaths
-    jobs: JobStore
-    worker: JobWorker
+    library: Library
     server: ServerManager
-    notifier: Notifier | None
-    books: BookCache  # the books the UI has open, parsed once per file version
 
     @property
     def settings(self) -> Settings:
         """The settings as saved now."""
 
     @property
-    def queue(self) -> QueueControl:
-        """The job queue's steering (order, pause, priority)."""
-
-    @property
-    def presets(self) -> PresetBook:
-        """The saved presets and rules."""
-
-    @property
     def server_voices(self) -> ServerVoices:
         """Voice listing, upload and deletion on a server."""
-
-    def submit_conversion(self, request: ConvertRequest) -> Job:
-        """Queue a conversion job."""
-
-    def submit_fix(self, request: ConvertRequest, fix: FixPlan, *, title: str) -> Job:
-        """Queue a regenerate first in line; it may start beside a running book of its server and model."""
-
-    def submit_many(self, files: list[Path], *, preset: Preset | str | None = None) -> list[tuple[str, Job | str]]:
-        """Queue one job per uploaded book; the reason per file that was refused."""
-
-    def submit_from_catalog(self, entry: OpdsEntry, client: OpdsClient, *, preset: Preset | str | None = None) -> Job:
-        """Download a catalog entry's book and queue it."""
-
-    def find_twin(self, request: ConvertRequest) -> Job | None:
-        """The newest job asking for exactly the same audio, if any."""
-
-    def run_again(self, job_id: str) -> Job:
-        """Queue a finished job's conversion again as a new job with its own row and queue time."""
-
-    def plan_job_deletion(self, job_id: str) -> JobDeletion:
-        """What deleting a finished job would remove (nothing is removed yet)."""
 
     def save_settings(self, settings: Settings) -> Settings:
         """Validate, persist and apply new settings."""

@@ -161,7 +161,7 @@ def _changed(new: dict[str, Any], shown: dict[str, Any], key: str, value: Any) -
 def _render(ctx: UiContext, selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
     """Every output of the tab for the ``selected`` job (the newest when it is gone); the parts the
     page already shows (``shown``) are skipped, so an open fold or a playing chapter stays."""
-    store = ctx.services.jobs
+    store = ctx.services.library.jobs
     shown = dict(shown or {})
     jobs = store.list()
     positions = store.queue_positions()
@@ -198,13 +198,13 @@ def _render(ctx: UiContext, selected: str | None, shown: dict[str, Any] | None) 
     sent = [html if _changed(new, before, key, html) else gr.skip() for key, html in parts.items()]
     detail = job_detail_html(job, positions.get(job.id, 0), remote_url=ctx.settings.remote_url,
                              running=[j for j in jobs if j.state is JobState.RUNNING],
-                             queue_paused=state is JobState.QUEUED and ctx.services.queue.paused)
+                             queue_paused=state is JobState.QUEUED and ctx.services.library.queue.paused)
     return [overview, pick, detail, *buttons, *sent, new]
 
 
 def _wire_actions(ctx: UiContext, refs: JobsRefs, render: Callable[..., list[Any]], outputs: list[Any]) -> None:
     """Cancel, Resume, Run again and Delete (which asks first) on the selected job."""
-    store = ctx.services.jobs
+    store = ctx.services.library.jobs
 
     @guarded
     def cancel(selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
@@ -218,14 +218,13 @@ def _wire_actions(ctx: UiContext, refs: JobsRefs, render: Callable[..., list[Any
     def resume(selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
         if selected:
             store.resume(selected)
-            ctx.services.worker.wake()
         return render(selected, shown)
 
     @guarded
     def rerun(selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
         if selected:
             # A new row with its own queue time; the finished one stays as it was.
-            selected = ctx.services.run_again(selected).id
+            selected = ctx.services.library.run_again(selected).id
             gr.Info("Queued again as a new job: chunks already rendered are reused; the book is written to the "
                     "same file.")
         return render(selected, shown)
@@ -234,13 +233,13 @@ def _wire_actions(ctx: UiContext, refs: JobsRefs, render: Callable[..., list[Any
     def ask_delete(selected: str | None) -> tuple[Any, Any]:
         if not selected:
             return gr.update(visible=False), ""
-        plan = ctx.services.plan_job_deletion(selected)
+        plan = ctx.services.library.plan_job_deletion(selected)
         return gr.update(visible=True), plan.summary + "\n\nThis cannot be undone."
 
     @guarded
     def delete(selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
         if selected:
-            plan = ctx.services.plan_job_deletion(selected)
+            plan = ctx.services.library.plan_job_deletion(selected)
             removed = plan.execute()
             gr.Info(f"Deleted '{plan.job.title}' and {removed} file{'s' if removed != 1 else ''}.")
         return [gr.update(visible=False), *render(None, shown)]

@@ -15,10 +15,9 @@ from omni_web.catalog import get_entry
 from omni_web.client import VoiceKind
 from omni_web.errors import UnknownModel
 from omni_web.jobs import Job, JobState
+from omni_web.library import fix_of, fix_wait_reason, same_server_work
 from omni_web.pipeline import ConvertProgress, ConvertRequest, ConvertResult, PhaseProgress, PhaseState
-from omni_web.pipeline.fix import fix_of, fix_wait_reason
 from omni_web.pipeline.review import finished_qa_line
-from omni_web.services import same_server_work
 from omni_web.ui.downloads import file_url
 from omni_web.ui.labels import chapter_label, model_name
 from omni_web.ui.levels import levels_html, mastering_fact

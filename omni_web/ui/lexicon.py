@@ -80,7 +80,7 @@ def _book_path(value: Any) -> Path | None:
 
 def _identity(ctx: UiContext, value: Any) -> tuple[Path | None, BookIdentity | None]:
     path = _book_path(value)
-    return path, (book_identity(ctx.services.books.load(path, options=ctx.settings.read_options(ctx.paths))) if path is not None else None)
+    return path, (book_identity(ctx.services.library.books.load(path, options=ctx.settings.read_options(ctx.paths))) if path is not None else None)
 
 
 def _scope_identity(ctx: UiContext, scope: str, book: Any) -> BookIdentity | None:
@@ -135,7 +135,7 @@ def _impact(ctx: UiContext, book: Any, model: str | None, chunk_words: Any, chap
     chosen = None
     if chapters:
         chosen = [int(n) - 1 for n in chapters]
-    impact = edit_impact(ctx.services.books.load(path, options=ctx.settings.read_options(ctx.paths)), before=before, after=after, entry=get_entry(model), settings=ctx.settings,
+    impact = edit_impact(ctx.services.library.books.load(path, options=ctx.settings.read_options(ctx.paths)), before=before, after=after, entry=get_entry(model), settings=ctx.settings,
                          chunk_words=int(chunk_words) if chunk_words else None, chapters=chosen)
     return impact.summary
 
@@ -318,14 +318,14 @@ def _wire_tools(ctx: UiContext, refs: LexiconRefs, store: LexiconStore, *, book:
             entry = LexiconEntry(written, written, regex=bool(regex)).validated()
         except LexiconError:
             return gr.skip()
-        return sample_sentence(ctx.services.books.load(path, options=ctx.settings.read_options(ctx.paths)), entry)
+        return sample_sentence(ctx.services.library.books.load(path, options=ctx.settings.read_options(ctx.paths)), entry)
 
     @guarded
     def find(book_value: Any) -> tuple[str, Any]:
         path, identity = _identity(ctx, book_value)
         if path is None:
             raise LexiconError("Load a book first: the words are looked for in its chapters.")
-        found = find_candidates(ctx.services.books.load(path, options=ctx.settings.read_options(ctx.paths)), pronouncer=store.pronouncer(identity), limit=_CANDIDATES_SHOWN)
+        found = find_candidates(ctx.services.library.books.load(path, options=ctx.settings.read_options(ctx.paths)), pronouncer=store.pronouncer(identity), limit=_CANDIDATES_SHOWN)
         if not found:
             return '<div class="ow-dim">Nothing looks hard to read.</div>', gr.update(choices=[], value=None)
         rows = [(c.word + (" ✓" if c.in_lexicon else ""), str(c.count), c.kinds_str, str(c.chapter_number),
@@ -339,7 +339,7 @@ def _wire_tools(ctx: UiContext, refs: LexiconRefs, store: LexiconStore, *, book:
         path = _book_path(book_value)
         if not word or path is None:
             return gr.skip(), gr.skip(), gr.skip()
-        sentence = sample_sentence(ctx.services.books.load(path, options=ctx.settings.read_options(ctx.paths)), LexiconEntry(word, word).validated())
+        sentence = sample_sentence(ctx.services.library.books.load(path, options=ctx.settings.read_options(ctx.paths)), LexiconEntry(word, word).validated())
         return word, "", sentence
 
     @guarded

@@ -63,7 +63,7 @@ def build_notifier(ctx: UiContext) -> NotifyRefs:
 
     def watch(seen: dict[str, Any] | None) -> tuple[dict[str, Any], str]:
         seen = dict(seen or {})
-        jobs = ctx.services.jobs.list(limit=50)
+        jobs = ctx.services.library.jobs.list(limit=50)
         before: dict[str, str] = seen.get("states", {})
         latest = tuple(seen["latest"]) if seen.get("latest") else None
         if "states" in seen:  # the first look only records; older outcomes are not news

@@ -8,7 +8,7 @@ from typing import Any
 
 import gradio as gr
 
-from omni_web.jobs.opds import OpdsClient, OpdsFeed
+from omni_web.library import OpdsClient, OpdsFeed
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 
@@ -60,11 +60,10 @@ def build(ctx: UiContext, preset: gr.Dropdown) -> None:
         lines = []
         for entry in (e for e in feed.entries if e.acquisition in ticked):
             try:
-                job = ctx.services.submit_from_catalog(entry, client, preset=preset_name or None)
+                job = ctx.services.library.submit_from_catalog(entry, client, preset=preset_name or None)
                 lines.append(f"- {entry.title}: queued as {job.id}")
             except Exception as exc:  # one refused book never stops the others; its reason is shown
                 lines.append(f"- {entry.title}: **not queued**: {exc}")
-        ctx.services.worker.wake()
         return "\n".join(lines)
 
     outputs = [feed_state, sections, books, report]

@@ -8,7 +8,7 @@ from typing import Any
 
 import gradio as gr
 
-from omni_web.jobs.presets import Preset
+from omni_web.library import Preset
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.submit_flow import build_request
@@ -32,7 +32,7 @@ def build(ctx: UiContext, form: list[Any]) -> gr.Button:
         if not (label or "").strip():
             raise gr.Error("Give the preset a name first.")
         preset = Preset.from_request(label, build_request(ctx, *values))
-        saved = ctx.services.presets.save(dataclasses.replace(preset, chapters=chapters or "default"))
+        saved = ctx.services.library.presets.save(dataclasses.replace(preset, chapters=chapters or "default"))
         return f"Saved preset **{saved.name}** ({saved.model_key}). Pick it in Queue → Queue many books or in Settings."
 
     save.click(store, [name, policy, *form], status, api_name="preset_from_generate")

@@ -43,7 +43,7 @@ def queue_rows(queued: list[Job]) -> list[list[Any]]:
 
 def _preset_names(ctx: UiContext) -> list[str]:
     try:
-        return [p.name for p in ctx.services.presets.presets()]
+        return [p.name for p in ctx.services.library.presets.presets()]
     except Exception:  # a damaged presets file is reported in Settings; the queue still shows
         return []
 
@@ -73,7 +73,7 @@ def build(ctx: UiContext) -> QueueRefs:
     outputs = [status, table, pick, samples]
 
     def render(keep: str | None = None, tick: bool = False) -> tuple[Any, ...]:
-        state = ctx.services.queue.status()
+        state = ctx.services.library.queue.status()
         line = (f"**Queue {'paused' if state.paused else 'running'}** · {len(state.queued)} waiting · samples first "
                 f"{'on' if state.samples_first else 'off'}")
         choices = [(f"#{place} {job.title} ({job.id})", job.id) for place, job in enumerate(state.queued, start=1)]
@@ -88,43 +88,41 @@ def build(ctx: UiContext) -> QueueRefs:
             if not job_id:
                 raise gr.Error("Pick a queued job first.")
             fn(job_id, *extra)
-            ctx.services.worker.wake()
             return render(job_id)
 
         return handler
 
     for where, button in moves.items():
-        button.click(act(lambda job_id, where=where: ctx.services.queue.move(job_id, where)), [pick], outputs,
+        button.click(act(lambda job_id, where=where: ctx.services.library.queue.move(job_id, where)), [pick], outputs,
                      api_name=f"queue_{where}")
-    hold.click(act(ctx.services.queue.pause_job), [pick], outputs, api_name="queue_hold")
-    release.click(act(ctx.services.queue.resume_job), [pick], outputs, api_name="queue_release")
-    set_priority.click(act(lambda job_id, n: ctx.services.queue.set_priority(job_id, int(n or 0))), [pick, priority],
+    hold.click(act(ctx.services.library.queue.pause_job), [pick], outputs, api_name="queue_hold")
+    release.click(act(ctx.services.library.queue.resume_job), [pick], outputs, api_name="queue_release")
+    set_priority.click(act(lambda job_id, n: ctx.services.library.queue.set_priority(job_id, int(n or 0))), [pick, priority],
                        outputs, api_name="queue_priority")
-    cancel.click(act(ctx.services.jobs.request_cancel), [pick], outputs, api_name="queue_cancel")
+    cancel.click(act(ctx.services.library.jobs.request_cancel), [pick], outputs, api_name="queue_cancel")
 
     def switch(fn):
         def handler(keep: str | None) -> tuple[Any, ...]:
             fn()
-            ctx.services.worker.wake()
             return render(keep)
 
         return guarded(handler)
 
-    pause_all.click(switch(ctx.services.queue.pause), [pick], outputs, api_name="queue_pause_all")
-    resume_all.click(switch(ctx.services.queue.resume), [pick], outputs, api_name="queue_resume_all")
-    samples.input(guarded(lambda on, keep: (ctx.services.queue.set_samples_first(bool(on)), render(keep))[1]),
+    pause_all.click(switch(ctx.services.library.queue.pause), [pick], outputs, api_name="queue_pause_all")
+    resume_all.click(switch(ctx.services.library.queue.resume), [pick], outputs, api_name="queue_resume_all")
+    samples.input(guarded(lambda on, keep: (ctx.services.library.queue.set_samples_first(bool(on)), render(keep))[1]),
                   [samples, pick], outputs, api_name="queue_samples")
 
     preset = _many_books(ctx, pick, outputs, render)
     opds_import.build(ctx, preset)
-    minutes.change(guarded(lambda n: ctx.services.queue.set_sample_minutes(float(n or 0))), [minutes], None,
+    minutes.change(guarded(lambda n: ctx.services.library.queue.set_sample_minutes(float(n or 0))), [minutes], None,
                    api_name="queue_sample_minutes")
     timer = gr.Timer(_TICK_S)
     timer.tick(guarded(lambda keep: render(keep, tick=True)), [pick], outputs, show_progress="hidden",
                api_visibility="private")
 
     def load() -> tuple[Any, ...]:
-        return (*render(), gr.update(choices=[""] + _preset_names(ctx), value=""), ctx.services.queue.sample_minutes)
+        return (*render(), gr.update(choices=[""] + _preset_names(ctx), value=""), ctx.services.library.queue.sample_minutes)
 
     return QueueRefs(status, table, pick, on_load=OnLoad(load, [], [*outputs, preset, minutes]))
 
@@ -142,8 +140,7 @@ def _many_books(ctx: UiContext, pick: gr.Dropdown, outputs: list[Any], render) -
     def queue_many(files: list[str] | None, preset_name: str | None, keep: str | None) -> tuple[Any, ...]:
         if not files:
             raise gr.Error("Choose the books to queue first.")
-        outcomes = ctx.services.submit_many([Path(f) for f in files], preset=preset_name or None)
-        ctx.services.worker.wake()
+        outcomes = ctx.services.library.submit_many([Path(f) for f in files], preset=preset_name or None)
         lines = [f"- {name}: queued as {got.id}" if isinstance(got, Job) else f"- {name}: **not queued**: {got}"
                  for name, got in outcomes]
         queued = sum(isinstance(got, Job) for _, got in outcomes)

@@ -160,7 +160,7 @@ def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Timer) -> ReadalongRefs:
             epub = gr.DownloadButton("Download read-along EPUB", visible=False, elem_id="ra-epub")
             subtitles = gr.HTML(elem_id="ra-subtitles", padding=False)
     refs = ReadalongRefs(chapter, view, epub, subtitles, gr.State({}))
-    store = ctx.services.jobs
+    store = ctx.services.library.jobs
 
     def job_of(job_id: str | None) -> Job | None:
         return next((j for j in store.list() if j.id == job_id), None) if job_id else None

@@ -19,8 +19,9 @@ import numpy as np
 
 from omni_web.errors import ReviewError
 from omni_web.jobs import Job, JobState
+from omni_web.library import fix_wait_reason, same_server_work
 from omni_web.pipeline import ConvertProgress, ConvertRequest
-from omni_web.pipeline.fix import fix_wait_reason, plan_fix
+from omni_web.pipeline.fix import plan_fix
 from omni_web.pipeline.review import (
     ReviewRow,
     ReviewTarget,
@@ -35,7 +36,6 @@ from omni_web.pipeline.review import (
 )
 from omni_web.pipeline.review_inbox import inbox_page
 from omni_web.qa import Mark, QaStore, decode_wav
-from omni_web.services import same_server_work
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.lexicon import build_lexicon_panel
@@ -183,7 +183,7 @@ class _ReviewActions:
     def __init__(self, ctx: UiContext) -> None:
         self.ctx = ctx
         self.store = QaStore(ctx.paths.chunk_cache_dir)
-        self.jobs = ctx.services.jobs
+        self.jobs = ctx.services.library.jobs
 
     def rows_of(self, job_id: str | None) -> tuple[list[ReviewRow], str, bool]:
         if not job_id:
@@ -245,9 +245,9 @@ class _ReviewActions:
         fix = plan_fix(request, target.report.get("chapter_files") or {}, target.parts_dir, (chapter,),
                        self.ctx.settings)
         services = self.ctx.services
-        job = services.submit_fix(request, fix, title=self.jobs.get(job_id).title)
+        job = services.library.submit_fix(request, fix, title=self.jobs.get(job_id).title)
         running = [other for other in self.jobs.list() if other.state is JobState.RUNNING and other.id != job.id]
-        when = fix_wait_reason(job, running, queue_paused=services.queue.paused, shares_server=same_server_work) \
+        when = fix_wait_reason(job, running, queue_paused=services.library.queue.paused, shares_server=same_server_work) \
             or "It starts now (beside a running book of the same server and model, if any)."
         what = "with the edited text" if edited else "as a new take"
         return [f"Queued job `{job.id}`: chapter {chapter}, chunk {chunk} {what}. {fix.message} {when} "

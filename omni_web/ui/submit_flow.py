@@ -75,7 +75,7 @@ def build_request(ctx: UiContext, book: dict | None, chapters: list[int], model:
 
 
 def _queued(ctx: UiContext, job: Job) -> str:
-    position = ctx.services.jobs.queue_position(job.id)
+    position = ctx.services.library.jobs.queue_position(job.id)
     where = "it starts now" if position <= 1 else f"position {position} in the queue"
     return f"Queued **{esc(job.title)}** as job `{job.id}` ({where}). Follow it in the **Jobs** tab."
 
@@ -106,15 +106,17 @@ def wire_submit(ctx: UiContext, refs: SubmitRefs, form: list[Any]) -> tuple[Any,
 
     def submit(values: tuple[Any, ...], chunk_words: int, *, keep_over_cap: bool = False) -> tuple[Any, ...]:
         request = replace(build_request(ctx, *values), chunk_words=chunk_words, keep_over_cap=keep_over_cap)
-        job = ctx.services.submit_conversion(request)
+        job = ctx.services.library.submit_conversion(request)
         return _answer(_queued(ctx, job), job.id, chunk=chunk_words)
 
     @guarded
     def generate(*values: Any) -> tuple[Any, ...]:
-        request = build_request(ctx, *values)
-        twin = ctx.services.find_twin(request)
-        if twin is not None:
-            return _twin_question(twin)
+        # The book is read and the jobs scanned once: the twin found here and the name claimed
+        # here are the ones queued below when no question is asked.
+        prepared = ctx.services.library.prepare(build_request(ctx, *values))
+        if prepared.twin is not None:
+            return _twin_question(prepared.twin)
+        request = prepared.request
         entry = get_entry(request.model_key)
         status = ctx.services.server.status()
         remote_url = ctx.settings.remote_url
@@ -130,7 +132,8 @@ def wire_submit(ctx: UiContext, refs: SubmitRefs, form: list[Any]) -> tuple[Any,
             return _answer(dialog=(text + (f"\n\n{switch}" if switch else ""), f"Set Chunk to {cap}"))
         if switch is not None:
             return _answer(confirm=(switch + "\n\nQueue the job?", True, False))
-        return submit(values, size)
+        job = ctx.services.library.enqueue(prepared)
+        return _answer(_queued(ctx, job), job.id, chunk=size)
 
     @guarded
     def confirmed(*values: Any) -> tuple[Any, ...]:
@@ -138,7 +141,7 @@ def wire_submit(ctx: UiContext, refs: SubmitRefs, form: list[Any]) -> tuple[Any,
 
     @guarded
     def open_twin(*values: Any) -> tuple[Any, ...]:
-        twin = ctx.services.find_twin(build_request(ctx, *values))
+        twin = ctx.services.library.find_twin(build_request(ctx, *values))
         if twin is None:
             return _answer("That job is gone; press Generate again to queue a new one.")
         return _answer(f"Opened job `{twin.id}` ({esc(twin.title)}) in the **Jobs** tab.", twin.id)

@@ -9,7 +9,7 @@ import json
 from gradio_client import handle_file
 
 from omni_web.api import token_store
-from omni_web.jobs.presets import Preset, Rule
+from omni_web.library import Preset, Rule
 from omni_web.pipeline.request import ConvertRequest
 from tests.conftest import DATA_DIR
 from tests.test_opds_import import catalog  # noqa: F401 - a fixture: the local OPDS catalog
@@ -24,7 +24,7 @@ def test_presets_rules_inbox_and_tokens_from_the_ui(ui_app):
     status = client.predict("Night", "all", chapters["value"], MODEL, "speaker:Vivian", "", "", 120, False,
                             api_name="/preset_from_generate")
     assert "Saved preset **Night**" in status
-    night = services.presets.get("Night")
+    night = services.library.presets.get("Night")
     assert (night.model_key, night.voice["name"], night.chapters) == (MODEL, "Vivian", "all")
 
     raw = json.dumps({**night.to_dict(), "name": "Poems", "output_format": "mp3"})
@@ -32,7 +32,7 @@ def test_presets_rules_inbox_and_tokens_from_the_ui(ui_app):
     saved = client.predict({"headers": ["field", "contains", "preset"],
                             "data": [["author", "eliot", "Poems"], ["language", "en", "Night"]]}, api_name="/rules_save")
     assert "Saved 2 rule(s)" in saved[0]
-    job = services.submit_book(DATA_DIR / "wasteland.epub")  # no preset named: the first rule picks Poems
+    job = services.library.submit_book(DATA_DIR / "wasteland.epub")  # no preset named: the first rule picks Poems
     assert ConvertRequest.from_dict(job.params).output_format == "mp3"
 
     said = client.predict("off", "Night", "http://127.0.0.1:9/hook", "", api_name="/automation_save")
@@ -51,8 +51,8 @@ def test_opds_import_from_the_queue_tab(ui_app, catalog):  # noqa: F811 - the fi
     url, _ = catalog
     client = ui_app.client()
     services = ui_app.services
-    services.presets.save(Preset(name="Lib", model_key=MODEL))
-    services.presets.set_rules([Rule("series", "tides", "Lib")])  # the catalog's series picks the preset
+    services.library.presets.save(Preset(name="Lib", model_key=MODEL))
+    services.library.presets.set_rules([Rule("series", "tides", "Lib")])  # the catalog's series picks the preset
     _, _, note = client.predict(f"{url}/opds", "reader", "shelf", api_name="/opds_browse")
     assert "0 books, 1 sections" in note
     _, books, note = client.predict(f"{url}/opds", "reader", "shelf", f"{url}/opds/new", api_name="/opds_open")
@@ -60,5 +60,5 @@ def test_opds_import_from_the_queue_tab(ui_app, catalog):  # noqa: F811 - the fi
     assert "Hefty Water — Jane Rivers [Tides 2]" in choice[0]
     report = client.predict(f"{url}/opds", "reader", "shelf", [choice[1]], "", api_name="/opds_take")
     assert "queued as" in report
-    job = services.jobs.get(report.split("queued as ")[1].split()[0])
+    job = services.library.jobs.get(report.split("queued as ")[1].split()[0])
     assert job.params["catalog_metadata"]["authors"] == ["Jane Rivers"] and job.params["model_key"] == MODEL

@@ -60,12 +60,12 @@ def test_cast_panel_maps_characters_and_plays_a_mapped_voice(ui_app, tmp_path: P
 
     # Generate queues the saved cast with the job; unticking the panel queues one voice.
     _, job_id, *_ = client.predict([12], MODEL, "speaker:Vivian", "", "", 120, api_name="/generate")
-    cast = ui_app.services.jobs.get(job_id).params["cast"]
+    cast = ui_app.services.library.jobs.get(job_id).params["cast"]
     assert cast["dialogue"]["name"] == "Ryan" and cast["characters"] == [["Hatter", cast["characters"][0][1]]]
     assert cast["characters"][0][1]["name"] == "Eric"
     assert "one voice" in client.predict(False, api_name="/cast_use")
     _, job_id, *_ = client.predict([13], MODEL, "speaker:Vivian", "", "", 120, api_name="/generate")
-    assert ui_app.services.jobs.get(job_id).params["cast"] is None
+    assert ui_app.services.library.jobs.get(job_id).params["cast"] is None
 
 
 def test_cast_panel_without_a_book_says_what_to_do(ui_app) -> None:

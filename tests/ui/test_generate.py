@@ -171,10 +171,10 @@ def test_a_model_that_is_not_downloaded_is_refused_as_start_would(ui_app):
     client.predict(api_name="/generate_load")
     client.predict(handle_file(DATA_DIR / "hefty-water.epub"), api_name="/book_upload")
     info = client.predict("higgs_audio_v3_tts", None, api_name="/voice_menu")
-    before = {job.id for job in ui_app.services.jobs.list()}
+    before = {job.id for job in ui_app.services.library.jobs.list()}
     with pytest.raises(AppError, match="Higgs Audio v3 TTS .* is not downloaded. Download it in the Models tab"):
         client.predict([2], "higgs_audio_v3_tts", "default", "", "", 80, api_name="/generate")
-    assert {job.id for job in ui_app.services.jobs.list()} == before
+    assert {job.id for job in ui_app.services.library.jobs.list()} == before
     assert info is not None
 
 
@@ -191,22 +191,22 @@ def _higgs_dialog(ui_app):
     client.predict(api_name="/generate_load")
     client.predict(handle_file(DATA_DIR / "hefty-water.epub"), api_name="/book_upload")
     client.predict("higgs_audio_v3_tts", None, api_name="/voice_menu")
-    before = {job.id for job in ui_app.services.jobs.list()}
+    before = {job.id for job in ui_app.services.library.jobs.list()}
     notice, job_id, dialog_text, chunk, _ = client.predict(
         [2], "higgs_audio_v3_tts", "default", "", "", 120, api_name="/generate")
     assert job_id == "" and notice == ""
     assert "80 words" in dialog_text and "120" in dialog_text
-    assert {job.id for job in ui_app.services.jobs.list()} == before  # nothing queued yet
+    assert {job.id for job in ui_app.services.library.jobs.list()} == before  # nothing queued yet
     notice, job_id, dialog_text, chunk, _ = client.predict(
         [2], "higgs_audio_v3_tts", "default", "", "", 120, api_name="/generate_clamped")
     assert chunk == 80 and job_id and "Queued" in notice
-    job = ui_app.services.jobs.get(job_id)
+    job = ui_app.services.library.jobs.get(job_id)
     assert job.params["chunk_words"] == 80 and job.params["chapters"] == [2]
     assert job.params["voice"]["kind"] == "default"
     notice, kept_id, _, chunk, _ = client.predict(
         [2], "higgs_audio_v3_tts", "default", "", "", 120, api_name="/generate_keep")
-    kept = ui_app.services.jobs.get(kept_id).params
+    kept = ui_app.services.library.jobs.get(kept_id).params
     assert chunk == 120 and kept["chunk_words"] == 120 and kept["keep_over_cap"] is True
     assert job.params["keep_over_cap"] is False
     for queued in (job_id, kept_id):  # no Higgs server here: do not leave them to the worker
-        ui_app.services.jobs.request_cancel(queued)
+        ui_app.services.library.jobs.request_cancel(queued)

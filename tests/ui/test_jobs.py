@@ -49,7 +49,7 @@ def _submit(client, book: str = "hefty-water.epub", chapters: list[int] | None =
 
 
 def _wait_finished(app, job_id: str, timeout_s: float = 120):
-    return wait_for(lambda: (job := app.services.jobs.get(job_id)).state.finished and job,
+    return wait_for(lambda: (job := app.services.library.jobs.get(job_id)).state.finished and job,
                     timeout_s=timeout_s, what=f"job {job_id} to finish")
 
 
@@ -90,7 +90,7 @@ def test_a_book_goes_from_upload_to_a_downloadable_m4b(ui_app):
 
     overview, pick, detail, downloads, chapters, _levels = wait_for(
         refresh, timeout_s=120, interval_s=0.5, what="the job to be done on the Jobs tab")
-    job = ui_app.services.jobs.get(job_id)
+    job = ui_app.services.library.jobs.get(job_id)
     assert job.state is JobState.DONE, job.error
     assert "Hefty Water" in overview and job_id in overview
     assert "Qwen3-TTS 0.6B CustomVoice" in overview and MODEL not in overview  # names as users read them
@@ -120,7 +120,7 @@ def test_the_finished_book_downloads_through_links_not_server_paths(ui_app, brow
     from tests.ui.browser_kit import VIEWPORT, expect, job_badge, require_chromium, shot, tab
 
     require_chromium()
-    job = next(job for job in ui_app.services.jobs.list() if job.state is JobState.DONE)  # the book above
+    job = next(job for job in ui_app.services.library.jobs.list() if job.state is JobState.DONE)  # the book above
     m4b = Path(job.result["m4b"])
     context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
     try:
@@ -193,7 +193,7 @@ def test_the_finished_book_downloads_through_links_not_server_paths(ui_app, brow
 
 
 def test_only_output_and_voice_files_are_served(ui_app):
-    job = next(job for job in ui_app.services.jobs.list() if job.state is JobState.DONE and job.result.get("m4b"))
+    job = next(job for job in ui_app.services.library.jobs.list() if job.state is JobState.DONE and job.result.get("m4b"))
     anonymous = httpx.get(f"{ui_app.url}/gradio_api/file={job.result['m4b']}", timeout=30)
     assert anonymous.status_code in (401, 403)
     http = _logged_in(ui_app)
@@ -205,7 +205,7 @@ def test_only_output_and_voice_files_are_served(ui_app):
 
 
 def test_a_second_session_sees_the_same_jobs(ui_app):
-    jobs_before = ui_app.services.jobs.list()
+    jobs_before = ui_app.services.library.jobs.list()
     overview, *_ = ui_app.client().predict(api_name="/jobs_load")
     for job in jobs_before:
         assert job.id in overview
@@ -243,15 +243,15 @@ def test_cancel_a_queued_and_a_running_job_then_resume(ui_app):
     # which at the usual chunk size came before this test had cancelled the queued job.
     long_id = _submit(client, "pg11-alice.epub", chunk_words=20)
     short_id = _submit(client, "hefty-water.epub")
-    queued = ui_app.services.jobs.get(short_id)
+    queued = ui_app.services.library.jobs.get(short_id)
     assert queued.state is JobState.QUEUED
-    wait_for(lambda: ui_app.services.jobs.get(long_id).state is JobState.RUNNING, timeout_s=30,
+    wait_for(lambda: ui_app.services.library.jobs.get(long_id).state is JobState.RUNNING, timeout_s=30,
              what="the long job to start")
     overview, _pick, detail, *_ = client.predict(short_id, api_name="/jobs_refresh")
     assert "queued, #1 in line" in overview and "Waiting: #1 in the queue" in detail
     client.predict(short_id, api_name="/job_cancel")
-    assert ui_app.services.jobs.get(short_id).state is JobState.CANCELLED
-    wait_for(lambda: (ui_app.services.jobs.get(long_id).progress.get("chunks_done") or 0) > 0,
+    assert ui_app.services.library.jobs.get(short_id).state is JobState.CANCELLED
+    wait_for(lambda: (ui_app.services.library.jobs.get(long_id).progress.get("chunks_done") or 0) > 0,
              timeout_s=60, what="the long job to render its first chunks")
     client.predict(long_id, api_name="/job_cancel")
     cancelled = _wait_finished(ui_app, long_id, timeout_s=60)
@@ -260,7 +260,7 @@ def test_cancel_a_queued_and_a_running_job_then_resume(ui_app):
     outputs = client.predict(short_id, api_name="/job_resume")
     assert short_id in outputs[0]
     assert _wait_finished(ui_app, short_id).state is JobState.DONE
-    assert ui_app.services.jobs.get(long_id).state is JobState.CANCELLED  # untouched until resumed
+    assert ui_app.services.library.jobs.get(long_id).state is JobState.CANCELLED  # untouched until resumed
 
 
 def test_mp3_chapters_are_offered_when_the_setting_asks_for_them(ui_app):
@@ -312,11 +312,11 @@ def test_two_voices_keep_two_books_and_a_twin_opens_the_first(ui_app):
     downloads = client.predict(ids[0], api_name="/jobs_refresh")[3]
     assert books[0].name in html.unescape(downloads) and _link(downloads) == books[0].resolve()
     # The same request again: no twin is queued, the page offers the existing job instead.
-    before = len(ui_app.services.jobs.list())
+    before = len(ui_app.services.library.jobs.list())
     notice, job_id, _, _, confirm = client.predict([2, 3], MODEL, "speaker:Vivian", "", "", 250,
                                                    api_name="/generate")
     assert job_id == "" and "already exists" in confirm and ids[0] in confirm
-    assert len(ui_app.services.jobs.list()) == before
+    assert len(ui_app.services.library.jobs.list()) == before
     notice, job_id, *_ = client.predict([2, 3], MODEL, "speaker:Vivian", "", "", 250,
                                         api_name="/generate_open_twin")
     assert job_id == ids[0]
@@ -332,6 +332,6 @@ def test_run_again_is_a_new_job_with_its_own_queue_time_and_the_same_book(ui_app
     assert again_id and again_id != job_id  # the page follows the new row
     again = _wait_finished(ui_app, again_id)
     assert again.state is JobState.DONE, again.error
-    assert again.created_at > first.created_at and ui_app.services.jobs.get(job_id).state is JobState.DONE
+    assert again.created_at > first.created_at and ui_app.services.library.jobs.get(job_id).state is JobState.DONE
     assert again.result["m4b"] == first.result["m4b"]  # the same file, rebuilt from cached chunks
     assert "Vivian" in outputs[0]  # the jobs list names the voice

@@ -27,8 +27,8 @@ def _inputs(log: Path) -> list[str]:
 def _generate(client, ui_app) -> None:
     notice, job_id, *_ = client.predict([1, 2, 3], MODEL, "speaker:Vivian", "", "", 120, api_name="/generate")
     assert job_id, notice
-    wait_for(lambda: ui_app.services.jobs.get(job_id).state.finished, timeout_s=180, what="the job to finish")
-    assert ui_app.services.jobs.get(job_id).state.value == "done"
+    wait_for(lambda: ui_app.services.library.jobs.get(job_id).state.finished, timeout_s=180, what="the job to finish")
+    assert ui_app.services.library.jobs.get(job_id).state.value == "done"
 
 
 def test_an_entry_added_in_the_ui_changes_what_is_sent_and_rerenders_only_its_chunks(
@@ -107,7 +107,7 @@ def test_the_review_panel_edits_the_lexicon_of_the_reviewed_jobs_book(ui_app, tm
     client.predict(handle_file(book), api_name="/book_upload")
     notice, job_id, *_ = client.predict([1, 2, 3], MODEL, "speaker:Vivian", "", "", 120, api_name="/generate")
     assert job_id, notice
-    wait_for(lambda: ui_app.services.jobs.get(job_id).state.finished, timeout_s=180, what="the job to finish")
+    wait_for(lambda: ui_app.services.library.jobs.get(job_id).state.finished, timeout_s=180, what="the job to finish")
 
     # Picking the job in the Jobs tab points the review's lexicon at that job's book and model.
     client.predict(job_id, api_name="/review_lexicon_job")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from omni_web.jobs import JobState, JobStore
-from omni_web.jobs.presets import Preset, PresetBook
+from omni_web.library import Preset, PresetBook
 from omni_web.server import ServerManager
 from omni_web.settings import load_settings
 from tests.epub_builder import make_epub, xhtml

@@ -19,10 +19,10 @@ import yaml
 
 from omni_web.client import SpeechClient, VoiceChoice
 from omni_web.jobs import JobState, JobStore
+from omni_web.library import CONVERT_JOB
 from omni_web.pipeline import ConvertRequest, run_conversion
 from omni_web.pipeline.review import REGENERATE_PRIORITY
 from omni_web.qa import find_report, read_report
-from omni_web.services import CONVERT_JOB
 from omni_web.settings import load_settings
 from tests.conftest import DATA_DIR
 from tests.fakes.sgl_omni import free_port, start_fake_server

@@ -19,8 +19,8 @@ from urllib.parse import quote
 
 import httpx
 
-from omni_web.jobs.files import job_files
 from omni_web.jobs.store import Job, JobState
+from omni_web.library.files import job_files
 from omni_web.pipeline.progress import ConvertProgress
 
 __all__ = ["Delivery", "Notifier", "Targets", "event_for", "job_payload", "split_urls"]

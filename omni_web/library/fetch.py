@@ -9,7 +9,7 @@ from urllib.parse import unquote, urlparse
 import httpx
 
 from omni_web.errors import BookError
-from omni_web.jobs.intake import keep_book_bytes
+from omni_web.library.intake import keep_book_bytes
 from omni_web.paths import DataPaths
 
 __all__ = ["fetch_book"]
