@@ -14,6 +14,7 @@ Importing ``a.b.c`` also runs ``a/__init__.py`` and ``a/b/__init__.py``: those e
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "omni_web"
@@ -53,8 +54,9 @@ def _targets(module: str, node: ast.Import | ast.ImportFrom, is_package: bool) -
     return found
 
 
+@functools.cache
 def import_graph() -> dict[str, set[str]]:
-    """module -> the omni_web modules it imports anywhere in its source."""
+    """module -> the omni_web modules it imports anywhere in its source (read once; do not change it)."""
     graph: dict[str, set[str]] = {}
     for module, path in MODULES.items():
         edges: set[str] = set()
@@ -122,3 +124,63 @@ def test_the_cycle_finder_sees_deferred_and_type_checking_imports() -> None:
         if isinstance(node, ast.Import | ast.ImportFrom):
             found.update(_targets("omni_web.cli.cast", node, False))
     assert {"omni_web.render.item", "omni_web.text.roman", "omni_web.render", "omni_web.text"} <= found
+
+
+# --- layers ---------------------------------------------------------------------------------
+# The floors of DESIGN.md, lowest first: a module imports its own floor or the ones below, never
+# one above. Where the code settled otherwise than DESIGN.md drew it, the floor says so:
+# - ``api`` is a face beside ``ui`` (it calls the library as the UI does), not a floor under jobs;
+# - ``deliver`` sits under ``pipeline``, which hands a finished book to it;
+# - ``assemble`` and ``master`` are ffmpeg work that ``cast``, ``readalong`` and ``deliver`` use, so
+#   the media floor holds render, assemble, qa, master, readalong and cast together;
+# - ``settings`` reads a book's options and ``server`` talks to its ``client``: one serving floor.
+FLOORS: tuple[tuple[str, ...], ...] = (
+    ("errors", "files", "records", "retry", "timefmt", "languages", "runstate", "tasks", "lan", "paths",
+     "systools", "catalog", "gpu", "auth"),
+    ("book", "backend", "bookshelf"),
+    ("settings", "client", "server", "models", "readiness", "setup_report"),
+    ("voices", "text"),
+    ("assemble", "master", "qa", "readalong", "cast", "render"),
+    ("deliver",),
+    ("pipeline", "preview", "pronunciation"),
+    ("jobs", "library", "storage"),
+    ("services", "api", "ui"),
+    ("cli", "__main__"),
+)
+FLOOR = {name: level for level, names in enumerate(FLOORS) for name in names}
+
+
+def floor_of(module: str) -> int:
+    """The floor of ``omni_web.<name>...`` (KeyError: a new top-level module has no floor yet)."""
+    parts = module.split(".")
+    return FLOOR[parts[1]] if len(parts) > 1 else len(FLOORS)
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Each import of a module on a higher floor than the importer's, as 'a imports b'."""
+    return sorted(f"{a} imports {b}" for a, targets in graph.items() for b in targets
+                  if a.count(".") and b.count(".") and floor_of(b) > floor_of(a))
+
+
+def test_every_top_level_module_has_a_floor() -> None:
+    names = {module.split(".")[1] for module in MODULES if module.count(".")}
+    assert not names - FLOOR.keys(), f"give these a floor in FLOORS: {sorted(names - FLOOR.keys())}"
+
+
+def test_nothing_imports_a_floor_above_its_own() -> None:
+    found = upward_imports(import_graph())
+    assert not found, "imports up the layers of DESIGN.md:\n" + "\n".join(found)
+
+
+def test_the_layer_check_fails_on_a_planted_upward_import() -> None:
+    # pipeline/fix.py's old import of the job store, planted again in a copy of the real graph.
+    graph = {module: set(targets) for module, targets in import_graph().items()}
+    assert not upward_imports(graph)
+    graph["omni_web.pipeline.fix"].add("omni_web.jobs")
+    assert upward_imports(graph) == ["omni_web.pipeline.fix imports omni_web.jobs"]
+    source = "def later():\n    from omni_web.ui.jobs import render\n"
+    planted = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            planted.update(_targets("omni_web.book.epub", node, False))
+    assert "omni_web.book.epub imports omni_web.ui" in upward_imports({"omni_web.book.epub": planted})
