@@ -35,7 +35,6 @@ NOT_YET_GOOD = frozenset({
     "html/pandoc-html-reader.html",
     "html/pg15122.html",
     "html/pg219.html",
-    "html/pg24675.html",
     "html/pg46-old.html",
     "html/pg46.html",
     "html/pg902-old.html",
@@ -44,20 +43,13 @@ NOT_YET_GOOD = frozenset({
     "markdown/pandoc-markdown-reader-more.txt",
     "odt/odfpy-electra.odt",
     "odt/pandoc-simpleTable.odt",
-    "txt/pg11-old.txt",
-    "txt/pg11.txt",
-    "txt/pg15122.txt",
-    "txt/pg219.txt",
-    "txt/pg22367.txt",
-    "txt/pg24675.txt",
-    "txt/pg43.txt",
-    "txt/pg44157.txt",
+    "txt/pg1952-old.txt",
     "txt/pg4650.txt",
-    "txt/pg5200-old.txt",
-    "txt/pg5200.txt",
-    "txt/pg902-old.txt",
-    "txt/pg902.txt",
 })
+# Gutenberg books whose TXT and HTML editions do not give the same chapters yet (strict xfail).
+NOT_YET_SAME = frozenset({"pg24675", "pg44157"})
+# The old plain-text Metamorphosis prints no chapter headings at all: its three parts are a blank line apart.
+NO_HEADINGS_IN_TEXT = frozenset({"pg5200-old"})
 FILES = corpus_files()
 
 
@@ -91,8 +83,12 @@ _PAGES = {p.stem for p in FILES if p.parent.name == "html"}
 
 @pytest.mark.parametrize("stem", sorted(_TEXTS & _PAGES))
 def test_gutenberg_text_has_the_chapters_of_its_html_edition(stem: str, request: pytest.FixtureRequest) -> None:
+    if stem in NO_HEADINGS_IN_TEXT:
+        pytest.skip("the plain-text edition has no chapter headings to find")
     if f"txt/{stem}.txt" in NOT_YET_GOOD or f"html/{stem}.html" in NOT_YET_GOOD:
         request.applymarker(pytest.mark.xfail(reason="one edition is not read right yet"))
+    elif stem in NOT_YET_SAME:
+        request.applymarker(pytest.mark.xfail(strict=True, reason="the editions' chapters differ"))
     text = _reading(CORPUS / "txt" / f"{stem}.txt").titles
     html = _reading(CORPUS / "html" / f"{stem}.html").titles
     assert len(text) == len(html), f"TXT {text} vs HTML {html}"

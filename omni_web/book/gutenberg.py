@@ -23,7 +23,7 @@ END_RE = re.compile(
 # Who made the e-text: said once at the top (and again after the end), never part of the book.
 _PRODUCER_RE = re.compile(
     r"^\s*(?:Produced by|E-?text (?:was )?prepared by|This e-?(?:text|book) was (?:produced|prepared)|Transcribed from"
-    r"|Updated editions will replace)|Distributed\s+Proofread|pgdp\.net|\(?https?://\S*gutenberg",
+    r"|Updated editions will replace|The Project Gutenberg E-?(?:text|book) of)|Distributed\s+Proofread|pgdp\.net|\(?https?://\S*gutenberg",
     re.IGNORECASE,
 )
 _HEAD_CHARS = 4000  # producer lines sit in the first few paragraphs after the START line

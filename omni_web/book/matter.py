@@ -56,6 +56,8 @@ _TITLE_REASONS: tuple[tuple[str, frozenset[str]], ...] = (
 _TITLE_PREFIXES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("notes", ("noteson", "notesto", "endnotes")),
     ("other books by the author", ("alsoby", "otherbooksby", "bythesameauthor", "otherworksby")),
+    ("transcriber's notes", ("transcribersnote", "transcribernote", "notedutranscripteur", "notesdutranscripteur",
+                             "anmerkungdestranskribierers", "anmerkungendestranskribierers")),
 )
 _PG_PER_1000_WORDS = 5.0  # "Gutenberg" this often is boilerplate, not a book that mentions it
 _COPYRIGHT_MAX_WORDS = 400
@@ -83,7 +85,7 @@ def classify_matter(signals: MatterSignals) -> str:
     """Why a chapter should not be read by default ("" for a real chapter).
 
     Returns one of: "cover", "table of contents", "title page", "copyright page", "index",
-    "bibliography", "notes", "colophon", "list of illustrations", "other books by the author",
+    "bibliography", "notes", "colophon", "list of illustrations", "other books by the author", "transcriber's notes",
     "Project Gutenberg header", "Project Gutenberg licence", "image-only page", "empty page",
     or "".
     """

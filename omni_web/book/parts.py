@@ -95,6 +95,7 @@ def book_from_parts(
 
 
 _FRONT_MAX_WORDS = 300
+_FRONT_LINE_WORDS = 8
 
 
 def _mark_front(parts: list[Part]) -> list[Part]:
@@ -102,7 +103,9 @@ def _mark_front(parts: list[Part]) -> list[Part]:
     if len(parts) > 1 and not parts[0].title and not parts[0].types and any(p.title for p in parts[1:]):
         words = sum(count_words(b.text) for b in parts[0].blocks)
         has_heading = any(b.is_heading for b in parts[0].blocks)
-        if words < _FRONT_MAX_WORDS and not (has_heading and words > _FRONT_MAX_WORDS // 3):
+        # Title pages, lists of the author's books and contents are short lines, not prose.
+        short_lines = words < _FRONT_LINE_WORDS * len(parts[0].blocks)
+        if short_lines or (words < _FRONT_MAX_WORDS and not (has_heading and words > _FRONT_MAX_WORDS // 3)):
             return [Part(title="Title page", blocks=parts[0].blocks, types=frozenset({"titlepage"})), *parts[1:]]
     return parts
 

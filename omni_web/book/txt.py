@@ -17,14 +17,15 @@ from omni_web.book.headings import is_chapter_heading, looks_like_title_line
 from omni_web.book.model import Book, BookMetadata
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.parts import Part, book_from_parts, heading, paragraph
+from omni_web.book.plainmarks import is_unspoken_paragraph, strip_plain_marks
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, read_limited
+from omni_web.book.spacing import CHAPTER_WORDS, paragraphs_of, spaced_headings
 from omni_web.languages import LANGUAGE_NAMES
 
 __all__ = ["decode_text", "language_code", "load_txt", "parts_from_text"]
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
-_BLANK_RE = re.compile(r"\n[ \t\f\v\u00a0]*\n+")
 _LATIN_PAGES = ("cp125", "iso8859", "latin", "mac", "cp850", "cp437", "windows125")
 _SEPARATOR_RE = re.compile(r"^[\s*#~=_\-·•⁂]+$")  # "*   *   *": a scene break, nothing to say
 
@@ -90,26 +91,33 @@ def _first_line_title(parts: list[Part]) -> str:
 
 
 def parts_from_text(body: str) -> list[Part]:
-    """Chapters of a text: heading paragraphs start them; a contents list is a part of its own."""
-    paragraphs = [p.strip("\n") for p in _BLANK_RE.split(body)]
+    """Chapters of a text: heading paragraphs start them; a contents list is a part of its own.
+
+    Headings are lines that name a chapter ("CHAPTER I.", "Part One"); a book with fewer than two
+    of them is cut where its own spacing sets a short line apart (:mod:`omni_web.book.spacing`).
+    """
+    paragraphs = [p for p in paragraphs_of(body) if not is_unspoken_paragraph(" ".join(p.lines))]
+    named = sum(is_chapter_heading(p.lines[0]) for p in paragraphs if len(p.lines) <= 3)
+    spaced = spaced_headings(paragraphs) if named < 2 else frozenset()
     parts: list[Part] = []
     title, blocks, pending_subtitle = "", [], False
-    for raw in paragraphs:
-        lines = [line.strip() for line in raw.split("\n") if line.strip()]
+    for index, paragraph_ in enumerate(paragraphs):
+        lines = [strip_plain_marks(line) for line in paragraph_.lines]
+        lines = [line for line in lines if line]
         if not lines:
             continue
-        if len(lines) >= 2 and sum(is_chapter_heading(line) for line in lines) >= 2:
+        if not spaced and len(lines) >= 2 and sum(is_chapter_heading(line) for line in lines) >= 2:
             if title or blocks:
                 parts.append(Part(title=title, blocks=tuple(blocks)))
             parts.append(Part(title="Contents", blocks=tuple(heading(line) for line in lines), types=frozenset({"toc"})))
             title, blocks, pending_subtitle = "", [], False
             continue
-        if is_chapter_heading(lines[0]) and len(lines) <= 3 and all(looks_like_title_line(x) for x in lines[1:]):
+        if index in spaced or (not spaced and _is_heading(lines)):
             if title or blocks:
                 parts.append(Part(title=title, blocks=tuple(blocks)))
             title = _join_title(lines)
             blocks = [heading(title)]
-            pending_subtitle = len(lines) == 1
+            pending_subtitle = len(lines) == 1 and not spaced
             continue
         if pending_subtitle and len(lines) == 1 and looks_like_title_line(lines[0]) and not _ends_sentence(lines[0]):
             title = _join_title([title, lines[0]])
@@ -123,7 +131,24 @@ def parts_from_text(body: str) -> list[Part]:
         blocks.append(paragraph(text))
     if title or blocks:
         parts.append(Part(title=title, blocks=tuple(blocks)))
-    return parts
+    return _front_joined(parts) if spaced else parts
+
+
+def _is_heading(lines: list[str]) -> bool:
+    return is_chapter_heading(lines[0]) and len(lines) <= 3 and all(looks_like_title_line(x) for x in lines[1:])
+
+
+def _front_joined(parts: list[Part]) -> list[Part]:
+    """Short parts before the first chapter-long one (title, dedication, copyright) as one untitled part."""
+    first = next((i for i, part in enumerate(parts) if _words(part) >= CHAPTER_WORDS), 0)
+    if first == 0:
+        return parts
+    front = tuple(block for part in parts[:first] for block in part.blocks)
+    return [Part(title="", blocks=front), *parts[first:]]
+
+
+def _words(part: Part) -> int:
+    return sum(len(block.text.split()) for block in part.blocks if not block.is_heading)
 
 
 def _ends_sentence(line: str) -> bool:

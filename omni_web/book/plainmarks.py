@@ -1,0 +1,40 @@
+"""Plain-text markup that is never spoken: ``_italics_``, ``=bold=``, ``{1}`` note marks, ``[Illustration]``.
+
+Gutenberg's plain-text editions (and many texts made like them) mark emphasis with underscores or
+equals signs, footnote references with braces, and pictures or transcriber's notes with
+bracketed lines. A listener hears the words, not the marks.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["is_unspoken_paragraph", "strip_plain_marks"]
+
+_ITALIC_RE = re.compile(r"(?<![\w_])_(?=\S)([^_]+?)(?<=\S)_(?![\w_])")
+_BOLD_RE = re.compile(r"(?<![\w=])=(?=\S)([^=]+?)(?<=\S)=(?![\w=])")
+_NOTE_MARK_RE = re.compile(r"\{(?:\d{1,3}|[ivxlc]{1,6}|[a-z]|[*†‡]|[a-z]+)\}", re.IGNORECASE)
+_BRACKET_NOTE_RE = re.compile(
+    r"\[(?:Illustration|Picture|Image|Decoration|Transcriber'?s?'? [Nn]ote|Note Project Gutenberg|Note PG|"
+    r"Sidenote|Footnote mark)\b[^\]]*\]",
+    re.IGNORECASE,
+)
+_LEFTOVER_RE = re.compile(r"[_{}]+")
+_SPACE_RE = re.compile(r"[ \t]+")
+# TeX/LilyPond notation some e-texts carry for their music ("\layout { \context ... }").
+_NOTATION_RE = re.compile(r"\\[a-zA-Z]+\s*[{\[<]")
+
+
+def strip_plain_marks(text: str) -> str:
+    """``text`` without emphasis marks, note marks, picture and transcriber notes, stray braces."""
+    text = _BRACKET_NOTE_RE.sub(" ", text)
+    text = _ITALIC_RE.sub(r"\1", text)
+    text = _BOLD_RE.sub(r"\1", text)
+    text = _NOTE_MARK_RE.sub("", text)
+    text = _LEFTOVER_RE.sub(" ", text)
+    return _SPACE_RE.sub(" ", text).strip()
+
+
+def is_unspoken_paragraph(text: str) -> bool:
+    """A paragraph of music notation or typesetting code, not prose."""
+    return len(_NOTATION_RE.findall(text)) >= 2
