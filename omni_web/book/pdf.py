@@ -162,7 +162,9 @@ def _page_lines(layout: Any) -> tuple[list[Line], list[Any]]:
     def visit(item: Any) -> None:
         if isinstance(item, LTTextLine):
             line = _line(item, LTChar)
-            if line is not None:
+            # a line drawn twice over itself (overprinted bold, a shadow) is read once
+            if line is not None and not any(x.text == line.text and abs(x.x0 - line.x0) < 2 and abs(x.y0 - line.y0) < 2
+                                             for x in lines[-8:]):
                 lines.append(line)
         elif isinstance(item, LTTextBox | LTFigure) or hasattr(item, "__iter__") and not isinstance(item, LTImage):
             for child in item:
@@ -183,8 +185,13 @@ def _line(item: Any, char_type: type) -> Line | None:
     size = sizes[len(sizes) // 2]
     text = []
     marks, in_mark = 0, False
+    drawn: dict[str, list[Any]] = {}
     for c in item:
         piece = c.get_text()
+        if isinstance(c, char_type):
+            if _overprinted(c, drawn.get(piece, ())):
+                continue  # bold faked by printing each letter (or word) twice, a hair apart: "DDaattaa"
+            drawn.setdefault(piece, []).append(c)
         # A note marker: a digit or symbol set small and raised ("word¹"), never read mid-sentence.
         if isinstance(c, char_type) and c.size < size * _SUPERSCRIPT_RATIO and (piece.isdigit() or piece in "*†‡§"):
             marks += not in_mark
@@ -199,6 +206,14 @@ def _line(item: Any, char_type: type) -> Line | None:
     italic = sum(1 for c in chars if _ITALIC_RE.search(c.fontname)) * 2 > len(chars)
     return Line(text=joined, size=size, x0=item.x0, x1=item.x1, y0=item.y0, y1=item.y1, marks=marks, bold=bold,
                 italic=italic)
+
+
+def _overprinted(char: Any, same: Any) -> bool:
+    """Whether ``char`` repeats a letter already drawn at (nearly) the same place on its line."""
+    if not char.get_text().strip():
+        return False
+    tolerance = max(char.width * 0.35, 0.5)
+    return any(abs(char.x0 - c.x0) < tolerance and abs(char.y0 - c.y0) < tolerance for c in same)
 
 
 def _cover(page_images: list[Any], layout: Any) -> CoverImage | None:

@@ -146,25 +146,53 @@ def running_lines(pages: Sequence[PageLines]) -> set[tuple[str, str]]:
     return {item for item, count in counts.items() if count >= threshold and item[0].strip("# ")}
 
 
-def _columns(page: PageLines, lines: list[Line]) -> list[Line]:
-    """Reading order: top to bottom; on a two-column page the left column before the right."""
-    mid = page.width / 2
-    left = [line for line in lines if line.x1 <= mid + 2]
-    right = [line for line in lines if line.x0 >= mid - 2]
-    spanning = [line for line in lines if line not in left and line not in right]
-    two_columns = (len(left) >= 4 and len(right) >= 4
-                   and sum(len(x.text) for x in left) > 0.2 * sum(len(x.text) for x in lines)
-                   and sum(len(x.text) for x in right) > 0.2 * sum(len(x.text) for x in lines))
+def _gutter(page: PageLines, lines: list[Line]) -> float | None:
+    """The x of the gap between two columns, or None for a one-column page.
 
+    Looked for in the middle of the page, not at its centre: a LaTeX column may run a few points
+    past the middle. The gap no line crosses with the most text on its lesser side wins; each side
+    must hold at least four lines and a fifth of the page's text.
+    """
+    total = sum(len(x.text) for x in lines)
+    if len(lines) < 8 or not total:
+        return None
+    best: tuple[int, int, float] | None = None  # (lines across it, -text on the lesser side, x)
+    for step in range(int(page.width * 0.2)):  # every 2 pt from 30 % to 70 % of the width
+        gap = page.width * 0.3 + step * 2
+        left = [x for x in lines if x.x1 <= gap]
+        right = [x for x in lines if x.x0 >= gap]
+        if len(left) < 4 or len(right) < 4:
+            continue
+        lesser = min(sum(len(x.text) for x in left), sum(len(x.text) for x in right))
+        crossing = len(lines) - len(left) - len(right)
+        if lesser > 0.2 * total and crossing <= len(lines) * 0.25 and (best is None or (crossing, -lesser) < best[:2]):
+            best = (crossing, -lesser, gap)
+    return best[2] if best else None
+
+
+def _columns(page: PageLines, lines: list[Line]) -> list[Line]:
+    """Reading order: top to bottom; on a two-column page the left column before the right.
+
+    A line across the gutter (a title, a wide figure) above the columns is read first; one under
+    them after; one between two stretches of columns ends the stretch above it.
+    """
     def down(group: list[Line]) -> list[Line]:
         return sorted(group, key=lambda x: (-round(x.y1), x.x0))
 
-    if not two_columns:
+    gap = _gutter(page, lines)
+    if gap is None:
         return down(lines)
-    top_of_columns = max(x.y1 for x in left + right)
-    above = [x for x in spanning if x.y0 >= top_of_columns - 1]
-    below = [x for x in spanning if x not in above]
-    return down(above) + down(left) + down(right) + down(below)
+    spanning = down([x for x in lines if x.x0 < gap < x.x1])
+    columns = [x for x in lines if not x.x0 < gap < x.x1]
+    out: list[Line] = []
+    for wide in [*spanning, None]:
+        floor = wide.y1 if wide is not None else float("-inf")
+        band = [x for x in columns if x.y0 >= floor - 1]
+        columns = [x for x in columns if x not in band]
+        out += down([x for x in band if x.x1 <= gap]) + down([x for x in band if x.x0 >= gap])
+        if wide is not None:
+            out.append(wide)
+    return out
 
 
 def _drop_notes(lines: list[Line], body: float) -> tuple[list[Line], list[str]]:
@@ -286,9 +314,11 @@ def paragraphs(pages: Sequence[PageLines], *, body: float | None = None, min_hea
         for line in lines:
             text = " ".join(line.text.split())
             if line.size >= heading_min and len(text.split()) <= 15:
+                same_row = previous is not None and abs(previous.y1 - line.y1) < 2 and line.x0 >= previous.x1
                 if open_para and open_para["heading"] and previous is not None and abs(previous.size - line.size) < 0.6 \
-                        and 0 <= previous.y0 - line.y1 < size * 2:
-                    sep = " " if open_para["text"][-1:] in ".:;!?" else ": "
+                        and (0 <= previous.y0 - line.y1 < size * 2 or same_row):
+                    # "1." and "Introduction" set apart on one row are one heading
+                    sep = " " if same_row or open_para["text"][-1:] in ".:;!?" else ": "
                     open_para["text"] += sep + text
                 else:
                     _close(open_para, out)
