@@ -181,6 +181,9 @@ class Book:
     chapters: tuple[Chapter, ...]
     source_path: Path
     source_format: str = "epub"
+    # What the reader could not read well, in words for the user ("312 letters ... were left out");
+    # shown where the book is shown (the Generate tab, the CLI's chapter table).
+    warnings: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:

@@ -12,31 +12,25 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from omni_web.book.headings import is_chapter_heading
-from omni_web.book.model import Book, BookMetadata, CoverImage, TextBlock
+from omni_web.book.model import Book, BookMetadata, TextBlock
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.parts import Part, book_from_parts, heading, paragraph
-from omni_web.book.pdflayout import Line, PageLines, TextPara, body_size, heading_sizes, paragraphs
+from omni_web.book.pdflayout import PageLines, TextPara, body_size, heading_sizes, paragraphs
+from omni_web.book.pdfpages import MAX_PDF_PAGES, MAX_PDF_SECONDS, PdfPages, read_pdf_pages
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits
 from omni_web.book.text import text_key
 from omni_web.errors import BookError, DrmProtected, NotAnEpub, ScannedBook, UnsafeBook
 
 __all__ = ["MAX_PDF_PAGES", "MAX_PDF_SECONDS", "load_pdf", "read_pdf_pages"]
 
-MAX_PDF_PAGES = 5000
-MAX_PDF_SECONDS = 900.0  # layout analysis of a very long book; a crafted PDF stops here
-_SCAN_PROBE_PAGES = 4  # pages looked at before deciding that a PDF is scanned
-_SUPERSCRIPT_RATIO = 0.75  # note markers are set this much smaller than their line
-# Font names say the weight and slant ("Garamond,Bold", "Times-BoldItalic", "ABCDEF+Arial-Black").
-_BOLD_RE = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
-_ITALIC_RE = re.compile(r"italic|oblique", re.IGNORECASE)
 _STYLE_HEADING_WORDS = 15
-_COVER_AREA_SHARE = 0.4
+_SCANNED_SHARE = 0.8  # this share of pages pictures with a few stray words: a scan
+_UNMAPPED_SHARE = 0.5  # more letters than this share unreadable: the text layer is no use
 
 
 def load_pdf(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, options: ReadOptions = DEFAULT_OPTIONS,
@@ -61,29 +55,70 @@ def load_pdf(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, options: Rea
         try:
             document = PDFDocument(PDFParser(handle), password="")
         except Exception as exc:  # pdfminer raises many unrelated types for one cause: not readable
-            raise _open_error(name, exc) from exc
+            raise _open_error(path, exc) from exc
         if not document.is_extractable:
             raise DrmProtected(
                 f"'{name}' is a protected PDF: its owner does not allow its text to be copied, so it "
                 "cannot be read aloud. Use an unprotected copy of the book."
             )
-        pages, images, first_image, page_of = read_pdf_pages(document, name=name, max_seconds=max_seconds)
+        read = read_pdf_pages(document, name=name, max_seconds=max_seconds)
         metadata = _metadata(document, fallback_title=path.stem)
         outline = _outline(document)
-    if not any(page.lines for page in pages):
-        raise _no_text(name, images, len(pages))
-    parts = _parts(pages, outline, page_of, notes=options.notes_at_paragraph_end)
-    return book_from_parts(parts, path=path, metadata=metadata, cover=first_image, source_format="pdf",
+    refusal = _refusal(path, read)
+    if refusal is not None:
+        raise refusal
+    parts = _parts(list(read.pages), outline, read.page_of, notes=options.notes_at_paragraph_end)
+    book = book_from_parts(parts, path=path, metadata=metadata, cover=read.cover, source_format="pdf",
                            empty_hint="its pages hold no readable text")
+    return dataclasses.replace(book, warnings=_warnings(read)) if read.dropped_glyphs else book
 
 
-def _open_error(name: str, exc: Exception) -> BookError:
-    kind = type(exc).__name__
+def _refusal(path: Path, read: PdfPages) -> BookError | None:
+    """Why the pages cannot be read aloud: no text, a scan with a few stray words, unmapped fonts."""
+    name, count = path.name, len(read.pages)
+    if not any(page.lines for page in read.pages):
+        if _cut_short(path):
+            return NotAnEpub(f"'{name}' is a damaged PDF: the file is cut short (an interrupted download or copy) "
+                             "and no page text could be read from what is there. Download or copy it again.")
+        return _no_text(name, read.images, count)
+    if read.scanned_pages and read.scanned_pages >= count * _SCANNED_SHARE:
+        return ScannedBook(
+            f"'{name}' is a scanned PDF: "
+            + (f"{read.scanned_pages} of its {count} pages are pictures" if count > 1 else "its page is a picture")
+            + " with only a few stray words of text (a watermark or a label), so it needs OCR first "
+            "(e.g. ocrmypdf), then upload the OCR'd PDF."
+        )
+    if read.dropped_glyphs > read.glyphs * _UNMAPPED_SHARE:
+        return ScannedBook(
+            f"'{name}' has a text layer that cannot be read: {read.dropped_glyphs:,} of its {read.glyphs:,} letters "
+            "are in fonts that carry no map to real letters. Run OCR on it first (e.g. ocrmypdf --force-ocr), "
+            "or use another copy of the book."
+        )
+    return None
+
+
+def _warnings(read: PdfPages) -> tuple[str, ...]:
+    return (f"{read.dropped_glyphs:,} letters or symbols in fonts without a map to real letters were left out "
+            "(the book may read with gaps where they stood, most often in formulas).",)
+
+
+def _cut_short(path: Path) -> bool:
+    """Whether the file ends before a PDF's closing ``%%EOF`` (a truncated download)."""
+    with path.open("rb") as handle:
+        handle.seek(max(0, path.stat().st_size - 2048))
+        return b"%%EOF" not in handle.read()
+
+
+def _open_error(path: Path, exc: Exception) -> BookError:
+    name, kind = path.name, type(exc).__name__
     if kind in ("PDFPasswordIncorrect", "PDFEncryptionError", "PDFEncryptionWarning"):
         return DrmProtected(
             f"'{name}' is a password-protected (encrypted) PDF; omni-web does not ask for passwords. "
             "Remove the protection with the program that made it, or use an unprotected copy."
         )
+    if _cut_short(path):
+        return NotAnEpub(f"'{name}' is a damaged PDF: the file is cut short (an interrupted download or copy), so "
+                         "its pages cannot be found. Download or copy it again.")
     return NotAnEpub(f"'{name}' is a damaged PDF and cannot be read ({kind}). Use another copy of the book.")
 
 
@@ -95,139 +130,6 @@ def _no_text(name: str, images: int, page_count: int) -> BookError:
         )
     return ScannedBook(f"'{name}' has no text layer at all (empty or drawn pages); it needs OCR first if it "
                        "shows text, or use another copy of the book.")
-
-
-def read_pdf_pages(document: Any, *, name: str, max_seconds: float = MAX_PDF_SECONDS,
-                   ) -> tuple[list[PageLines], int, CoverImage | None, dict[int, int]]:
-    """Lines of every page, pictures seen, the first page's cover picture, page object id → index.
-
-    Stops early when the first pages are pictures without text (a scan).
-    """
-    from pdfminer.converter import PDFPageAggregator
-    from pdfminer.layout import LAParams
-    from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
-    from pdfminer.pdfpage import PDFPage
-
-    manager = PDFResourceManager(caching=True)
-    device = PDFPageAggregator(manager, laparams=LAParams(line_margin=0.5, boxes_flow=None))
-    interpreter = PDFPageInterpreter(manager, device)
-    deadline = time.monotonic() + max_seconds
-    pages: list[PageLines] = []
-    images, cover = 0, None
-    page_ids: dict[int, int] = {}
-    for index, page in enumerate(PDFPage.create_pages(document)):
-        if index >= MAX_PDF_PAGES:
-            raise UnsafeBook(f"'{name}' has more than {MAX_PDF_PAGES} pages; it was not read. Split it first.")
-        if time.monotonic() > deadline:
-            raise UnsafeBook(f"'{name}' took more than {max_seconds:.0f} s to lay out; it was not read. Use another "
-                             "copy of the book (or split it).")
-        interpreter.process_page(page)
-        layout = device.get_result()
-        lines, page_images = _page_lines(layout)
-        images += len(page_images)
-        if index == 0 and page_images:
-            cover = _cover(page_images, layout)
-        pages.append(PageLines(number=index, lines=tuple(lines), width=layout.width, height=layout.height))
-        page_ids[page.pageid] = index
-        if index + 1 == _SCAN_PROBE_PAGES and images and not any(p.lines for p in pages) \
-                and not _middle_has_text(document, interpreter, device):
-            break  # a scan: refuse in seconds, not after laying out a 400-page book of pictures
-    return pages, images, cover, page_ids
-
-
-def _middle_has_text(document: Any, interpreter: Any, device: Any) -> bool:
-    """Whether the page halfway through has text (pictures first, then text: an illustrated front)."""
-    from itertools import islice
-
-    from pdfminer.pdfpage import PDFPage
-    from pdfminer.pdftypes import resolve1
-
-    try:
-        count = int(resolve1(resolve1(document.catalog.get("Pages")).get("Count", 0)))
-    except (AttributeError, TypeError, ValueError):
-        return False
-    middle = next(islice(PDFPage.create_pages(document), count // 2, None), None)
-    if middle is None:
-        return False
-    interpreter.process_page(middle)
-    return bool(_page_lines(device.get_result())[0])
-
-
-def _page_lines(layout: Any) -> tuple[list[Line], list[Any]]:
-    from pdfminer.layout import LTChar, LTFigure, LTImage, LTTextBox, LTTextLine
-
-    lines: list[Line] = []
-    images: list[Any] = []
-
-    def visit(item: Any) -> None:
-        if isinstance(item, LTTextLine):
-            line = _line(item, LTChar)
-            # a line drawn twice over itself (overprinted bold, a shadow) is read once
-            if line is not None and not any(x.text == line.text and abs(x.x0 - line.x0) < 2 and abs(x.y0 - line.y0) < 2
-                                             for x in lines[-8:]):
-                lines.append(line)
-        elif isinstance(item, LTTextBox | LTFigure) or hasattr(item, "__iter__") and not isinstance(item, LTImage):
-            for child in item:
-                visit(child)
-        if isinstance(item, LTImage):
-            images.append(item)
-
-    for item in layout:
-        visit(item)
-    return lines, images
-
-
-def _line(item: Any, char_type: type) -> Line | None:
-    chars = [c for c in item if isinstance(c, char_type) and c.get_text().strip()]
-    if not chars:
-        return None
-    sizes = sorted(c.size for c in chars)
-    size = sizes[len(sizes) // 2]
-    text = []
-    marks, in_mark = 0, False
-    drawn: dict[str, list[Any]] = {}
-    for c in item:
-        piece = c.get_text()
-        if isinstance(c, char_type):
-            if _overprinted(c, drawn.get(piece, ())):
-                continue  # bold faked by printing each letter (or word) twice, a hair apart: "DDaattaa"
-            drawn.setdefault(piece, []).append(c)
-        # A note marker: a digit or symbol set small and raised ("word¹"), never read mid-sentence.
-        if isinstance(c, char_type) and c.size < size * _SUPERSCRIPT_RATIO and (piece.isdigit() or piece in "*†‡§"):
-            marks += not in_mark
-            in_mark = True
-            continue
-        in_mark = False
-        text.append(piece)
-    joined = "".join(text).replace("\n", " ").strip()
-    if not joined:
-        return None
-    bold = sum(1 for c in chars if _BOLD_RE.search(c.fontname)) * 2 > len(chars)
-    italic = sum(1 for c in chars if _ITALIC_RE.search(c.fontname)) * 2 > len(chars)
-    return Line(text=joined, size=size, x0=item.x0, x1=item.x1, y0=item.y0, y1=item.y1, marks=marks, bold=bold,
-                italic=italic)
-
-
-def _overprinted(char: Any, same: Any) -> bool:
-    """Whether ``char`` repeats a letter already drawn at (nearly) the same place on its line."""
-    if not char.get_text().strip():
-        return False
-    tolerance = max(char.width * 0.35, 0.5)
-    return any(abs(char.x0 - c.x0) < tolerance and abs(char.y0 - c.y0) < tolerance for c in same)
-
-
-def _cover(page_images: list[Any], layout: Any) -> CoverImage | None:
-    """A JPEG covering much of page one is the cover (other encodings would need decoding)."""
-    page_area = max(layout.width * layout.height, 1.0)
-    for image in page_images:
-        area = (image.x1 - image.x0) * (image.y1 - image.y0)
-        filters = [str(f) for f in image.stream.get_filters()] if hasattr(image.stream, "get_filters") else []
-        if area >= page_area * _COVER_AREA_SHARE and any("DCT" in f for f in filters[-1:] or [""]):
-            try:
-                return CoverImage(data=image.stream.get_rawdata() or b"", media_type="image/jpeg")
-            except Exception:  # noqa: BLE001 - a damaged picture stream only costs the cover
-                return None
-    return None
 
 
 def _decode(value: Any) -> str:

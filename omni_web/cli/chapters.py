@@ -68,6 +68,8 @@ def _chapters(args: argparse.Namespace) -> int:
     )
     print()
     print(format_table(rows))
+    for warning in book.warnings:
+        print(f"\nWarning: {warning}")
     return 0
 
 

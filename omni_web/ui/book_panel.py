@@ -37,13 +37,15 @@ def chapter_choices(book: Book) -> tuple[list[tuple[str, int]], list[int]]:
 
 
 def book_header_html(book: Book) -> str:
-    """Title, author and size of the loaded book."""
+    """Title, author and size of the loaded book, and what its reader could not read well."""
     meta = book.metadata
     return (
         f'<div class="ow-book"><div class="ow-book-title">{esc(meta.title or book.source_path.stem)}</div>'
         f'<div class="ow-book-author">{esc(meta.authors_str or "Unknown author")}</div>'
         f'<div class="ow-dim">{len(book.chapters)} chapters · {book_size(book).size_str}'
-        f'{" · " + esc(meta.language) if meta.language else ""}</div></div>'
+        f'{" · " + esc(meta.language) if meta.language else ""}</div>'
+        + "".join(f'<div class="ow-callout ow-callout-warn ow-book-warning">{esc(text)}</div>' for text in book.warnings)
+        + "</div>"
     )
 
 
