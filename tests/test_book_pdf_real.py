@@ -95,3 +95,17 @@ def test_a_text_layer_in_fonts_without_letters_needs_ocr() -> None:
 def test_a_truncated_pdf_is_told_damaged_not_scanned(name: str) -> None:
     with pytest.raises(NotAnEpub, match=rf"'{re.escape(name)}' is a damaged PDF: the file is cut short.*again"):
         load_book(PDFS / name)
+
+
+def test_an_outline_whose_titles_are_not_the_headings_is_not_trusted() -> None:
+    # Outline: "First", "Tenth", "Fifteenth"...; the pages say "1 Foo", "2 Bar", ...: the headings win.
+    book = load_book(PDFS / "sample-files-mistitled-outlines.pdf")
+    titles = [c.title for c in book.chapters if c.selected_by_default]
+    assert titles == ["1 Foo", "2 Bar", "3 Baz", "4 Foo", "5 Bar", "6 Baz", "7 Foo", "8 Bar", "9 Baz"]
+
+
+def test_an_outline_that_agrees_is_kept_with_two_same_titled_sections_on_one_page() -> None:
+    book = load_book(PDFS / "sample-files-pdflatex-outline.pdf")
+    chapters = [c for c in book.chapters if c.selected_by_default]
+    assert [c.title for c in chapters] == ["Foo", "Bar", "Baz"] * 3
+    assert chapters[3].blocks[0].text == "4 Foo" and "4 Foo" not in " ".join(b.text for b in chapters[2].blocks)

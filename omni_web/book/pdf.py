@@ -226,22 +226,31 @@ def _outline_starts(outline: list[tuple[int, str, Any]], paras: list[TextPara],
     top = [e for e in outline if e[0] == levels[0]]
     if len(top) == 1 and len(levels) > 1:  # one entry for the whole book: its children are the chapters
         top = [e for e in outline if e[0] == levels[1]]
-    starts = []
+    starts, agreed = [], 0
     for _, title, target in top:
         page = page_of.get(getattr(target[0], "objid", None))
         if page is None or not title:
             continue
         # /XYZ left top zoom: the height the viewer jumps to
         top_y = target[3] if len(target) > 3 and str(getattr(target[1], "name", "")) == "XYZ" else None
-        starts.append((_find_start(paras, page, title, top_y if isinstance(top_y, int | float) else None), title))
+        # Entries come in reading order: two "Foo" sections on one page are two headings.
+        after = starts[-1][0] if starts else -1
+        found = _title_on_page(paras, page, title, after=after)
+        agreed += found is not None
+        start = found if found is not None else _find_start(paras, page, top_y if isinstance(top_y, int | float) else None)
+        starts.append((start, title))
+    # An outline whose titles are not the headings its entries point at (a generator's "First",
+    # "Second", or links named for their targets) is not the book's table of contents.
+    if agreed * 2 < len(starts):
+        return []
     return sorted(set(starts))
 
 
-def _find_start(paras: list[TextPara], page: int, title: str, top: float | None) -> int:
-    """The paragraph where a chapter starts: its heading on ``page``, else the first one at or under
-    the destination's height, else the page's first paragraph."""
+def _title_on_page(paras: list[TextPara], page: int, title: str, *, after: int = -1) -> int | None:
+    """The paragraph on ``page`` that sets the outline entry's title (a heading first, after the
+    paragraph ``after`` if it can), if any."""
     key = text_key(title)
-    on_page = [(i, p) for i, p in enumerate(paras) if p.page == page]
+    on_page = sorted(((i, p) for i, p in enumerate(paras) if p.page == page), key=lambda item: item[0] <= after)
     for prefer_headings in (True, False):
         for index, para in on_page:
             para_key = text_key(para.text)
@@ -250,6 +259,13 @@ def _find_start(paras: list[TextPara], page: int, title: str, top: float | None)
             if para_key and key and (para_key.startswith(key) or key.startswith(para_key)
                                      or key in para_key[: len(key) + 4]):
                 return index
+    return None
+
+
+def _find_start(paras: list[TextPara], page: int, top: float | None) -> int:
+    """Where a chapter whose title is not on its page starts: the first paragraph at or under the
+    destination's height, else the page's first paragraph."""
+    on_page = [(i, p) for i, p in enumerate(paras) if p.page == page]
     if top is not None:
         for index, para in on_page:
             if para.top <= top + 2:
