@@ -60,11 +60,13 @@ def make_epub(
     container: str | None = CONTAINER_XML,
     opf: str | None = None,
     compression: int = zipfile.ZIP_DEFLATED,
+    extra_meta: str = "",
 ) -> Path:
     """Write an EPUB with the given XHTML documents (names under OEBPS/) in spine order.
 
     ``opf`` replaces the generated package document; ``container=None`` leaves out
-    META-INF/container.xml; ``extra_files`` adds archive members by full path.
+    META-INF/container.xml; ``extra_files`` adds archive members by full path; ``extra_meta`` adds
+    elements to the generated package's metadata (e.g. calibre's series).
     """
     manifest = [
         f'<item id="d{i}" href="{name}" media-type="application/xhtml+xml"/>'
@@ -82,7 +84,7 @@ def make_epub(
         '<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid">'
         '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
         f'<dc:identifier id="uid">urn:test:{escape(title)}</dc:identifier><dc:title>{escape(title)}</dc:title>'
-        f"{creator}<dc:language>{language}</dc:language></metadata>"
+        f"{creator}<dc:language>{language}</dc:language>{extra_meta}</metadata>"
         f"<manifest>{''.join(manifest)}{extra_manifest}</manifest>"
         f"<spine{toc_attr}>{''.join(spine)}</spine></package>"
     )

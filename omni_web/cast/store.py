@@ -76,6 +76,14 @@ class CastFile:
     min_confidence: float = DEFAULT_MIN_CONFIDENCE
     enabled: bool = True  # Generate in the app reads the book's quotes with this cast
     edits: CastEdits = CastEdits()  # merges, splits, renames and hidden names of the book's characters
+    # The app picks voices for the main characters (omni_web.cast.autocast); its picks are kept
+    # for the model they were made for, and a person's choice in ``characters`` wins over them.
+    auto: bool = False
+    picked: dict[str, VoiceSpec] = field(default_factory=dict)
+    picked_for: str = ""
+    # What finds the next book of a series (omni_web.cast.series).
+    series: str = ""
+    author: str = ""
 
     def with_character(self, name: str, voice: VoiceSpec | None) -> CastFile:
         """A copy with ``name`` mapped to ``voice`` (None removes the mapping)."""
@@ -96,11 +104,17 @@ class CastFile:
             min_confidence=other.min_confidence,
         )
 
+    def voices_for(self, entry: CatalogEntry) -> dict[str, VoiceSpec]:
+        """Each character's voice on ``entry``'s model: the app's picks for it, a person's choices over them."""
+        picks = self.picked if self.picked_for == entry.key else {}
+        chosen = {name.casefold() for name in self.characters}
+        return {**{n: v for n, v in picks.items() if n.casefold() not in chosen}, **self.characters}
+
     def to_cast(self, entry: CatalogEntry, library: VoiceLibrary) -> Cast:
         """The resolved cast for ``entry``'s model (the narrator is resolved by :meth:`narrator_voice`)."""
         return Cast.of(
             dialogue=self.dialogue.resolve(entry, library) if self.dialogue is not None else None,
-            characters={name: spec.resolve(entry, library) for name, spec in self.characters.items()},
+            characters={name: spec.resolve(entry, library) for name, spec in self.voices_for(entry).items()},
             min_confidence=self.min_confidence,
             delivery=entry.delivery_control is not DeliveryControl.NONE,
             edits=self.edits,
@@ -124,6 +138,11 @@ class CastFile:
         data["characters"] = {name: spec.to_yaml() for name, spec in self.characters.items()}
         if not self.edits.empty:
             data["edits"] = self.edits.to_yaml()
+        if self.auto or self.picked:
+            data["auto"] = self.auto
+            data["picked_for"] = self.picked_for
+            data["picked"] = {name: spec.to_yaml() for name, spec in self.picked.items()}
+        data.update({key: value for key, value in (("series", self.series), ("author", self.author)) if value})
         return "# omni-web cast: voices for narration, dialogue and characters\n" + yaml.safe_dump(
             data, sort_keys=False, allow_unicode=True
         )
@@ -138,7 +157,8 @@ class CastFile:
         if not isinstance(data, dict):
             raise CastError(f"The cast file {source} should hold a mapping (book, narrator, dialogue, characters).")
         characters = data.get("characters") or {}
-        if not isinstance(characters, dict):
+        picked = data.get("picked") or {}
+        if not isinstance(characters, dict) or not isinstance(picked, dict):
             raise CastError(f"In {source}, characters should map names to voices (e.g. 'Ahab: ryan').")
         try:
             confidence = float(data.get("min_confidence", DEFAULT_MIN_CONFIDENCE))
@@ -162,6 +182,12 @@ class CastFile:
             min_confidence=confidence,
             enabled=bool(data.get("enabled", True)),
             edits=CastEdits.from_yaml(data.get("edits"), source=source),
+            auto=bool(data.get("auto", False)),
+            picked={str(name): VoiceSpec.from_yaml(value, where=f"{source}: picked: {name}")
+                    for name, value in sorted(picked.items(), key=lambda kv: str(kv[0]))},
+            picked_for=str(data.get("picked_for") or ""),
+            series=str(data.get("series") or ""),
+            author=str(data.get("author") or ""),
         )
 
     def save(self, path: Path) -> Path:

@@ -22,12 +22,14 @@ __all__ = ["VoiceSpec"]
 
 @dataclass(frozen=True, slots=True)
 class VoiceSpec:
-    """Exactly one of ``name``, ``clone`` or ``instructions``; ``transcript`` goes with a clone."""
+    """Exactly one of ``name``, ``clone`` or ``instructions``; ``transcript`` goes with a clone, and
+    ``design`` (a description) with a clone designed by the app when its library clip is missing."""
 
     name: str | None = None
     clone: str | None = None
     transcript: str | None = None
     instructions: str | None = None
+    design: str | None = None
 
     def __post_init__(self) -> None:
         given = [v for v in (self.name, self.clone, self.instructions) if v and v.strip()]
@@ -55,6 +57,8 @@ class VoiceSpec:
             data = {"clone": self.clone}
             if self.transcript:
                 data["transcript"] = self.transcript
+            if self.design:
+                data["design"] = self.design
             return data
         return {"instructions": self.instructions or ""}
 
@@ -64,7 +68,7 @@ class VoiceSpec:
         if isinstance(value, str) and value.strip():
             return cls(name=value.strip())
         if isinstance(value, Mapping):
-            unknown = set(value) - {"name", "clone", "transcript", "instructions"}
+            unknown = set(value) - {"name", "clone", "transcript", "instructions", "design"}
             if unknown:
                 raise CastError(f"{where}: unknown field(s) {', '.join(sorted(map(str, unknown)))}.")
             try:
@@ -92,6 +96,11 @@ class VoiceSpec:
             saved = library.find(self.clone)
             if saved is not None:
                 return VoiceChoice.clone(saved.wav_path, self.transcript or saved.transcript)
+            if self.design:
+                # Designed before the book renders (omni_web.cast.design): the clip's place in the
+                # library, with the description it is made from.
+                return VoiceChoice(VoiceKind.CLONE, reference=library.directory / f"{self.clone}.wav",
+                                   ref_text=self.transcript, instructions=self.design)
             path = Path(self.clone).expanduser()
             if not path.is_file():
                 raise CastError(

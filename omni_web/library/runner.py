@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from omni_web.book import load_book
+from omni_web.cast.design import design_voices, pending_designs
 from omni_web.catalog import get_entry
 from omni_web.deliver.abs_config import load_abs_config
 from omni_web.deliver.abs_delivery import deliver_after_job
@@ -21,6 +22,7 @@ from omni_web.pipeline.request import ConvertRequest
 from omni_web.pipeline.serving import convert_served, serving_for
 from omni_web.server import ServerManager
 from omni_web.settings import load_settings
+from omni_web.voices import VoiceLibrary
 
 __all__ = ["HAND_OFF_LEAD_S", "make_convert_runner", "sample_request"]
 
@@ -68,6 +70,24 @@ def _hand_off_when_draining(ctx: JobContext, in_flight: int,
     return sink
 
 
+def _design_cast_voices(request: ConvertRequest, server: ServerManager, paths: DataPaths, ctx: JobContext) -> None:
+    """Designed character voices the cast still lacks, made on VoiceDesign before the book's model
+    is served (one server switch for all of them)."""
+    designs = pending_designs(request.cast)
+    if not designs:
+        return
+
+    def told(done: int, total: int, who: str) -> None:
+        ctx.report(ConvertProgress(phase="starting server",
+                                   message=f"Designed {done}/{total} character voices ({who})").to_dict())
+
+    ctx.report(ConvertProgress(phase="starting server",
+                               message=f"Designing {len(designs)} character voices with Qwen3-TTS VoiceDesign").to_dict())
+    design_voices(designs, VoiceLibrary(paths), progress=told,
+                  open_client=lambda entry: serving_for(server, entry, api_url=request.api_url).open_client())
+    ctx.raise_if_cancelled()
+
+
 def make_convert_runner(paths: DataPaths, server: ServerManager) -> JobRunner:
     """The job runner for ``convert`` jobs: serve the model, render, assemble."""
 
@@ -82,6 +102,7 @@ def make_convert_runner(paths: DataPaths, server: ServerManager) -> JobRunner:
         before = ConvertProgress.from_dict(job.progress)
         ctx.report(dataclasses.replace(before, phase="starting server",
                                        message=f"Getting a server for {entry.label}").to_dict())
+        _design_cast_voices(request, server, paths, ctx)
         serving = serving_for(server, entry, api_url=request.api_url)
         ctx.raise_if_cancelled()
         catalog = ConvertExtras.from_dict(job.params).catalog_metadata

@@ -23,9 +23,9 @@ from omni_web.cast import (
     VoiceSpec,
     find_characters,
     load_cast_file,
-    saved_cast,
     saved_cast_path,
 )
+from omni_web.cast.autocast import render_cast
 from omni_web.catalog import VoiceMode, get_entry
 from omni_web.client import VoiceKind
 from omni_web.errors import BookError, VoiceError
@@ -157,7 +157,8 @@ def _option(options: list[VoiceOption], key: str | None) -> VoiceOption | None:
 
 def request_cast(ctx: UiContext, book_path: Path, model_key: str) -> Cast | None:
     """The cast Generate renders with: the book's saved cast when it is on (None: one voice)."""
-    return saved_cast(ctx.paths, ctx.services.library.books.load(book_path, options=ctx.settings.read_options(ctx.paths)), get_entry(model_key), ctx.library)
+    book = ctx.services.library.books.load(book_path, options=ctx.settings.read_options(ctx.paths))
+    return render_cast(ctx.paths, book, get_entry(model_key), ctx.library)
 
 
 def _save(ctx: UiContext, state: dict | None, change: Callable[[CastFile], CastFile]) -> CastFile:

@@ -83,7 +83,10 @@ def synthesize_pcm(
         duration_s: an explicit length (MOSS token_count); the words are spread over it.
     """
     words = text.split() or ["."]
-    pitch = _PITCHES_HZ[zlib.crc32(voice_key.encode("utf-8")) % len(_PITCHES_HZ)]
+    crc = zlib.crc32(voice_key.encode("utf-8"))
+    pitch = _PITCHES_HZ[crc % len(_PITCHES_HZ)]
+    if "|design:" in voice_key:  # a voice designed from words: any pitch in the range, as descriptions vary
+        pitch = _PITCHES_HZ[0] + (crc >> 8) % int(_PITCHES_HZ[-1] - _PITCHES_HZ[0])
     total_samples = int(round((duration_s if duration_s is not None else len(words) * seconds_per_word) * rate))
     slot = max(int(round(total_samples / len(words))), 1)
     parts = [

@@ -440,5 +440,7 @@ def plan_generation(req: PreparedSpeech, ctx: SpeechContext) -> GenerationPlan:
     if needed > max_new_tokens:
         needed, seconds, finish = max_new_tokens, max_new_tokens / model.family.tokens_per_s, "length"
     voice_key = "|".join([req.voice, *(ref.digest for ref in req.references)])
+    if req.task_type == "VoiceDesign":  # a designed voice is its description
+        voice_key += f"|design:{req.get('instructions')}"
     return GenerationPlan(seconds / req.speed, finish, prompt_tokens, needed, voice_key)
 
