@@ -78,8 +78,8 @@ def guess_personas(book: Book, people: Sequence[Character]) -> dict[str, Persona
         # The character record's own guesses first (pronouns and titles across the book).
         gender = person.gender.value if person.gender is not Gender.UNKNOWN else (
             "male" if words & _MALE else "female" if words & _FEMALE else _pronoun_gender(text, person.name))
-        age = {Age.CHILD: "young", Age.OLD: "old", Age.ADULT: "adult"}.get(person.age) or (
-            "old" if words & _OLD else "young" if words & _YOUNG else "adult")
+        age = "old" if words & _OLD else "young" if words & _YOUNG else (
+            {Age.CHILD: "young", Age.OLD: "old"}.get(person.age) or "adult")
         found[person.name] = Persona(person.name, gender, age, _describe(gender, age, index))
     return found
 
