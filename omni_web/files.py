@@ -15,6 +15,7 @@ import errno
 import fcntl
 import hashlib
 import os
+import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -35,7 +36,8 @@ def atomic_path(path: Path, *, mode: int | None = None, suffix: str = "") -> Ite
     or when the block wrote nothing, the staging file is removed and ``path`` is untouched.
     ``mode`` creates the staging file empty with that permission first (e.g. 0o600 for secrets),
     so the content is never readable by others, not even for a moment. ``suffix`` ends the staging
-    name, for tools that pick a format by extension.
+    name, for tools that pick a format by extension. A block may make the staging path a folder
+    (fill it, and it replaces nothing: a folder only lands where none is).
     """
     path = Path(path)
     staged = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.partial{suffix}")
@@ -43,9 +45,15 @@ def atomic_path(path: Path, *, mode: int | None = None, suffix: str = "") -> Ite
         if mode is not None:
             os.close(os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode))
         yield staged
-        os.replace(staged, path)
+        if staged.is_dir():
+            staged.rename(path)  # a folder never replaces another: OSError when one is there
+        else:
+            os.replace(staged, path)
     finally:
-        staged.unlink(missing_ok=True)
+        if staged.is_dir():
+            shutil.rmtree(staged, ignore_errors=True)
+        else:
+            staged.unlink(missing_ok=True)
 
 
 def write_atomic(path: Path, data: bytes | str, *, mode: int | None = None, encoding: str = "utf-8") -> Path:

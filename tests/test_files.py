@@ -67,6 +67,20 @@ def test_concurrent_writers_never_share_a_staging_file(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["record.json"]
 
 
+def test_a_staged_folder_lands_whole_or_not_at_all(tmp_path: Path) -> None:
+    target = tmp_path / "Author" / "Title"
+    target.parent.mkdir()
+    with pytest.raises(RuntimeError), atomic_path(target) as staging:
+        staging.mkdir()
+        (staging / "book.m4b").write_bytes(b"half")
+        raise RuntimeError("the copy failed")
+    assert list(target.parent.iterdir()) == []  # no folder, no staging folder left
+    with atomic_path(target) as staging:
+        staging.mkdir()
+        (staging / "book.m4b").write_bytes(b"whole")
+    assert [p.name for p in target.parent.iterdir()] == ["Title"] and (target / "book.m4b").read_bytes() == b"whole"
+
+
 def test_file_sha256_matches_hashlib_across_block_boundaries(tmp_path: Path) -> None:
     data = os.urandom(3 * 1024 + 17)
     path = tmp_path / "book.epub"
@@ -100,9 +114,12 @@ def test_no_module_writes_through_a_fixed_staging_name_or_tests_errno_itself() -
     # Two writers sharing "<name>.tmp" overwrite each other's half file; atomic_path names it uniquely.
     # Which errnos mean "disk full" is decided in files.py alone.
     package = Path(__file__).resolve().parent.parent / "omni_web"
-    fixed_tmp = re.compile(r"""with_name\(f?["'][^"']*\.tmp["']\)""")
+    fixed_tmp = re.compile(r"""(with_name\(|/ |\+ )f?["'][^"']*\.(tmp|part|partial)["']\)?""")
+    hand_hash = re.compile(r"iter\(lambda: \w+\.read\(")
     for path in package.rglob("*.py"):
         text = path.read_text()
-        assert not fixed_tmp.search(text), f"{path} stages a write under a fixed .tmp name: use files.atomic_path"
+        assert not fixed_tmp.search(text), f"{path} stages a write under a fixed name: use files.atomic_path"
+        if path.name != "files.py":
+            assert not hand_hash.search(text), f"{path} hashes a file by hand: use files.file_sha256"
         if path.name != "files.py":
             assert "errno.ENOSPC" not in text, f"{path} maps ENOSPC itself: use files.is_disk_full / write_error"

@@ -11,8 +11,6 @@ every later look at the same book convert it once.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import os
 import shutil
 import struct
 import subprocess
@@ -24,6 +22,7 @@ from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.parts import page_name
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits
 from omni_web.errors import BookError, DrmProtected, UnsafeBook, UnsupportedFormat
+from omni_web.files import atomic_path, file_sha256
 
 __all__ = ["CALIBRE_INSTALL_HINT", "EBOOK_CONVERT", "convert_to_epub", "is_drm_locked", "load_mobi"]
 
@@ -109,19 +108,14 @@ def _converted(path: Path, scratch: Path, cache_dir: Path | None) -> Path:
     (and kept in the cache, written under a temporary name and renamed so a reader never sees half)."""
     if cache_dir is None:
         return convert_to_epub(path, scratch)
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    cached = cache_dir / f"{digest.hexdigest()}.epub"
+    cached = cache_dir / f"{file_sha256(path)}.epub"
     if cached.is_file():
         return cached
     epub = convert_to_epub(path, scratch)
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
-        partial = cache_dir / f".{cached.name}.{os.getpid()}.part"
-        shutil.copyfile(epub, partial)
-        os.replace(partial, cached)
+        with atomic_path(cached) as staged:
+            shutil.copyfile(epub, staged)
     except OSError:
         return epub  # a full or read-only disk costs the cache, not the book
     return cached

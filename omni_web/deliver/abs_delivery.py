@@ -29,7 +29,7 @@ from omni_web.deliver.abs_client import AbsClient
 from omni_web.deliver.abs_config import AbsConfig
 from omni_web.deliver.sidecars import DESC_TXT, METADATA_JSON, READER_TXT
 from omni_web.errors import DeliveryError, OmniWebError, internal_error_message
-from omni_web.files import locked, write_atomic
+from omni_web.files import atomic_path, locked, write_atomic
 from omni_web.paths import DataPaths
 
 __all__ = [
@@ -131,17 +131,15 @@ def publish_folder(files: list[Path], target: Path) -> bool:
     """
     target = Path(target)
     if not target.is_dir():
-        staging = target.with_name(f".{target.name}.partial")
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
-        for path in files:
-            shutil.copyfile(path, staging / path.name)
-        staging.rename(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(target) as staging:
+            staging.mkdir()
+            for path in files:
+                shutil.copyfile(path, staging / path.name)
         return True
     for path in files:
-        tmp = target / f".{path.name}.partial"
-        shutil.copyfile(path, tmp)
-        tmp.replace(target / path.name)
+        with atomic_path(target / path.name) as staged:
+            shutil.copyfile(path, staged)
     return False
 
 

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 from omni_web.assemble import safe_filename
+from omni_web.files import atomic_path, file_sha256, write_atomic
 from omni_web.paths import DataPaths
 
 __all__ = ["books_dir", "keep_book", "keep_book_bytes"]
@@ -27,16 +28,11 @@ def _target(paths: DataPaths, digest: str, name: str) -> Path:
 
 def keep_book(paths: DataPaths, source: Path, *, name: str | None = None) -> Path:
     """Copy ``source`` into the kept books (named by its content); returns the copy's path."""
-    digest = hashlib.sha256()
-    with Path(source).open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    target = _target(paths, digest.hexdigest(), name or Path(source).name)
+    target = _target(paths, file_sha256(source), name or Path(source).name)
     if not target.is_file():
         target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(target.name + ".part")
-        shutil.copyfile(source, partial)
-        partial.replace(target)
+        with atomic_path(target) as staged:  # two takers of one book never share a staging file
+            shutil.copyfile(source, staged)
     return target
 
 
@@ -45,7 +41,5 @@ def keep_book_bytes(paths: DataPaths, data: bytes, name: str) -> Path:
     target = _target(paths, hashlib.sha256(data).hexdigest(), name)
     if not target.is_file():
         target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(target.name + ".part")
-        partial.write_bytes(data)
-        partial.replace(target)
+        write_atomic(target, data)
     return target

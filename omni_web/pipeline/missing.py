@@ -20,7 +20,7 @@ from pathlib import Path
 
 from omni_web.assemble import AudioFormat
 from omni_web.errors import PoisonChunk
-from omni_web.files import write_atomic
+from omni_web.files import atomic_path
 from omni_web.qa import ChunkRecord, QaStore, Verdict
 from omni_web.records import JsonRecord
 from omni_web.render import RenderItem
@@ -54,14 +54,11 @@ class MissingChunk(JsonRecord):
 def _write_silence(path: Path, fmt: AudioFormat, duration_ms: int) -> None:
     frames = round(fmt.sample_rate_hz * duration_ms / 1000)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.partial")
-    with wave.open(str(tmp), "wb") as out:
+    with atomic_path(path) as staged, wave.open(str(staged), "wb") as out:
         out.setnchannels(fmt.channels)
         out.setsampwidth(2)
         out.setframerate(fmt.sample_rate_hz)
         out.writeframes(b"\0\0" * fmt.channels * frames)
-    write_atomic(path, tmp.read_bytes())
-    tmp.unlink(missing_ok=True)
 
 
 class MissingChunks:

@@ -9,12 +9,12 @@ and the manifests the pipeline writes beside the chapter versions (:mod:`omni_we
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from omni_web.files import file_sha256
 from omni_web.jobs.store import Job, JobState, JobStore
 from omni_web.master.versions import BookManifest, ChapterVersion, chapter_versions, read_manifests
 from omni_web.pipeline.convert import ConvertResult
@@ -161,11 +161,7 @@ def _digest(path: Path) -> str | None:
 @functools.lru_cache(maxsize=512)
 def _file_sha256(path: str, _size: int, _mtime_ns: int) -> str | None:
     """A book file's SHA-256 (the converted-book cache's names), once per file version."""
-    digest = hashlib.sha256()
     try:
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
+        return file_sha256(Path(path))
     except OSError:
         return None
-    return digest.hexdigest()
