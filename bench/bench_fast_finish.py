@@ -51,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from omni_web.assemble import AudiobookTags, AudioFormat, probe_chapters, probe_duration_ms  # noqa: E402
 from omni_web.assemble.join import EncodedChapter, join_m4b  # noqa: E402
-from omni_web.master import ChapterSpec, get_preset, master_chapter  # noqa: E402
+from omni_web.master import ChapterSpec, MasteredChapter, get_preset, master_chapter  # noqa: E402
 from omni_web.master.records import chapter_paths, chunks_stamp  # noqa: E402
 from omni_web.pipeline.mastering import ChapterFinisher, finish_book, master_options, measured_levels  # noqa: E402
 
@@ -238,14 +238,18 @@ def run_book(workdir: Path, book: Book, render_x: float, stream_all: bool, miss_
             clone_mastered(workdir / "master", folder, spec, opts, [takes[i] for i in which], miss_db)
     marks: dict[str, float] = {}
 
-    def on_state(number: int, state: str, _record: object) -> None:
+    def on_state(number: int, state: str) -> None:
         if number == book.chapters:
             marks[f"last_{state}"] = time.perf_counter()
+
+    def on_ready(record: MasteredChapter) -> None:
+        if record.number == book.chapters:
+            marks["last_ready"] = time.perf_counter()
 
     memory = TreeMemory()
     tags = AudiobookTags("Synthetic Book", author="Bench")
     # As run_conversion does for an m4b: the book is joined live while its chapters are mastered.
-    finisher = ChapterFinisher(specs, folder, opts, on_state=on_state, m4b_tags=tags)
+    finisher = ChapterFinisher(specs, folder, opts, on_state=on_state, on_ready=on_ready, m4b_tags=tags)
 
     def render() -> None:
         for number, feed in enumerate(feeds, start=1):

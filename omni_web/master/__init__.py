@@ -13,7 +13,7 @@ loudnorm in linear mode (or kept as encoded when it measures on target)::
 Depends on the assembly layer (ffmpeg runner, formats) only; the pipeline wires it in.
 """
 
-from omni_web.master.book import BookMaster
+from omni_web.master.book import BookMaster, ChapterReadySink, ChapterStateSink
 from omni_web.master.chapter import master_chapter
 from omni_web.master.levels import FileLevels, measure_file
 from omni_web.master.presets import DEFAULT_PRESET, PRESET_NAMES, PRESETS, LoudnessPreset, get_preset
@@ -32,6 +32,8 @@ __all__ = [
     "PRESETS",
     "PRESET_NAMES",
     "BookMaster",
+    "ChapterReadySink",
+    "ChapterStateSink",
     "ChapterSpec",
     "FileLevels",
     "LevelsReport",

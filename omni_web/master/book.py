@@ -30,11 +30,12 @@ from omni_web.master.records import (
     load_mastered,
 )
 
-__all__ = ["BookMaster", "ChapterStateSink"]
+__all__ = ["BookMaster", "ChapterReadySink", "ChapterStateSink"]
 
-# (number, state, record): MASTERING (its chunks are being fed), ENCODING (pass 2) or READY (its
-# files exist; the record is given).
-ChapterStateSink = Callable[[int, ChapterState, MasteredChapter | None], None]
+# (number, state) on the way: MASTERING (its chunks are being fed) or ENCODING (pass 2).
+ChapterStateSink = Callable[[int, ChapterState], None]
+# The chapter's files exist: its record, told once per chapter (READY has no other form).
+ChapterReadySink = Callable[[MasteredChapter], None]
 _WAIT_SLICE_S = 1.0
 
 
@@ -48,12 +49,14 @@ class BookMaster:
         options: MasterOptions,
         *,
         on_state: ChapterStateSink | None = None,
+        on_ready: ChapterReadySink | None = None,
         remaster: Iterable[int] = (),
         workers: int = 2,
     ) -> None:
         self._folder = folder
         self._options = options
         self._on_state = on_state
+        self._on_ready = on_ready
         self._remaster = frozenset(remaster)
         self._chunks: dict[str, Path] = {}
         self._ready = threading.Condition()
@@ -82,9 +85,15 @@ class BookMaster:
     def _stamp(self, spec: ChapterSpec) -> str:
         return chunks_stamp([self._wait_chunk(key) for key in spec.keys])
 
-    def _state(self, number: int, state: ChapterState, record: MasteredChapter | None = None) -> None:
+    def _state(self, number: int, state: ChapterState) -> None:
         if self._on_state is not None:
-            self._on_state(number, state, record)
+            self._on_state(number, state)
+
+    def _done(self, record: MasteredChapter) -> MasteredChapter:
+        self._calibrate(record)
+        if self._on_ready is not None:
+            self._on_ready(record)
+        return record
 
     def _calibrate(self, record: MasteredChapter) -> None:
         """Aim later chapters where this one should have landed: leveled speech measures a
@@ -111,9 +120,7 @@ class BookMaster:
             # Reuse it only if its chunk files are the ones it was made from (all cached on a resume).
             record = load_mastered(self._folder, spec, self._options, stamp=self._stamp(spec))
             if record is not None:
-                self._calibrate(record)
-                self._state(spec.number, ChapterState.READY, record)
-                return record
+                return self._done(record)
         first_key = spec.keys[0]
         self._wait_chunk(first_key)
         self._state(spec.number, ChapterState.MASTERING)
@@ -128,9 +135,7 @@ class BookMaster:
             on_fed=lambda: self._state(spec.number, ChapterState.ENCODING),
             stamp=lambda: self._stamp(spec),
         )
-        self._calibrate(record)
-        self._state(spec.number, ChapterState.READY, record)
-        return record
+        return self._done(record)
 
     def results(self) -> list[MasteredChapter]:
         """Every chapter's record in reading order (waits); re-raises a mastering error."""

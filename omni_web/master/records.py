@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from omni_web.assemble.join import AAC_FRAME_SAMPLES
-from omni_web.assemble.records import AudioFormat
+from omni_web.assemble.records import AudioFormat, ChapterAudio
 from omni_web.master.presets import ACX_SAMPLE_RATE_HZ, LoudnessPreset
 
 __all__ = [
@@ -119,6 +119,13 @@ class MasteredChapter:
     def duration_ms(self) -> float:
         """Length of the chapter file."""
         return self.samples * 1000 / self.sample_rate_hz
+
+    def audio(self, *, mp3: bool = False) -> ChapterAudio:
+        """The chapter as the assembly reads it: its AAC file, or with ``mp3`` its MP3 (ValueError without one)."""
+        path = self.mp3 if mp3 else self.m4a
+        if path is None:
+            raise ValueError(f"Chapter {self.number} has no MP3 file; it was mastered without one.")
+        return ChapterAudio(index=self.number, title=self.title, path=path, duration_ms=round(self.duration_ms))
 
     @property
     def book_span_samples(self) -> int:

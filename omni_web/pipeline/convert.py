@@ -27,7 +27,7 @@ from omni_web.deliver.layout import BookPlace, OutputLayout, book_place, default
 from omni_web.deliver.metadata import effective_metadata
 from omni_web.deliver.sidecars import Narration
 from omni_web.errors import PoisonChunk, UnknownVoice, VoiceError
-from omni_web.master import ChapterSpec, ChapterState, LoudnessPreset, MasteredChapter, get_preset
+from omni_web.master import ChapterSpec, LoudnessPreset, MasteredChapter, get_preset
 from omni_web.paths import DataPaths
 from omni_web.pipeline.mastering import (
     BookFiles,
@@ -239,26 +239,26 @@ def _start_finisher(job: _Job, specs: list[ChapterSpec], *, settings: Settings, 
     works = {work.number: work for work in job.plan.chapters}
     chunk_paths = {item.key: chunk_audio_path(paths.chunk_cache_dir, item.key) for item in job.plan.items}
 
-    def chapter_ready(record: MasteredChapter) -> None:
+    def aligned(record: MasteredChapter) -> None:
         if readalong is not None and record.in_book:
-            readalong.chapter_ready(works[record.number], chunk_paths, _chapter_audio(record),
+            readalong.chapter_ready(works[record.number], chunk_paths, record.audio(),
                                     chunk_starts_ms=record.chunk_starts_ms)
 
-    def on_state(number: int, state: ChapterState, record: MasteredChapter | None) -> None:
-        tracker.mastered(number, state, record)
-        if state is ChapterState.READY and record is not None:
-            chapter_ready(record)
+    def ready(record: MasteredChapter) -> None:
+        tracker.chapter_ready(record)
+        aligned(record)
 
     cached_chunk = partial(_cached_chunk, paths.chunk_cache_dir)
     cover = _write_cover(job.plan.book, job.parts_dir)
-    finisher = ChapterFinisher(specs, job.parts_dir, options, on_state=on_state, remaster=remaster,
+    finisher = ChapterFinisher(specs, job.parts_dir, options, on_state=tracker.chapter_state, on_ready=ready,
+                               remaster=remaster,
                                cached_chunk=cached_chunk, m4b_tags=job.plan.tags if job.output_format == "m4b" else None,
                                cover=cover)  # fmt: skip
     # A resumed job's first progress already shows what is made: cached chunks, finished chapters.
     tracker.found_done(sum(1 for key in {item.key for item in job.plan.items} if cached_chunk(key)),
                        finisher.finished_at_start)  # fmt: skip
     for record in finisher.finished_at_start:
-        chapter_ready(record)
+        aligned(record)
     return finisher, cover
 
 
@@ -396,8 +396,6 @@ def _complete_folder(place: BookPlace, plan: ConversionPlan, request: ConvertReq
     complete_book_folder(place, meta, Narration(plan.tags.narrator, voice, model), marks, cover=cover)
 
 
-def _chapter_audio(record: MasteredChapter) -> ChapterAudio:
-    return ChapterAudio(index=record.number, title=record.title, path=record.m4a, duration_ms=round(record.duration_ms))
 
 
 def _result(files: BookFiles, rendered: RenderProgress, tracker: ProgressTracker, missing: str) -> ConvertResult:

@@ -42,12 +42,11 @@ from omni_web.master.acx import (
     probe_acx_rules,
     remove_stale,
 )
-from omni_web.master.book import BookMaster
+from omni_web.master.book import BookMaster, ChapterReadySink, ChapterStateSink
 from omni_web.master.levels import FileLevels, measure_file
 from omni_web.master.presets import ACX_MP3_KBPS, LoudnessPreset
 from omni_web.master.records import (
     ChapterSpec,
-    ChapterState,
     MasteredChapter,
     MasterOptions,
     chunks_stamp,
@@ -67,8 +66,6 @@ __all__ = ["BookFiles", "ChapterFinisher", "chapter_specs", "credit_specs", "fin
 log = logging.getLogger(__name__)
 
 OPENING_CREDITS, CLOSING_CREDITS = 0, -1
-# Chapter states shown in the job's progress document.
-ChapterStateSink = Callable[[int, ChapterState, MasteredChapter | None], None]
 
 
 def master_options(
@@ -151,18 +148,21 @@ class ChapterFinisher:
         options: MasterOptions,
         *,
         on_state: ChapterStateSink | None = None,
+        on_ready: ChapterReadySink | None = None,
         remaster: Iterable[int] = (),
         cached_chunk: Callable[[str], Path | None] | None = None,
         m4b_tags: AudiobookTags | None = None,
         cover: Path | None = None,
     ) -> None:
         """``cached_chunk(key)`` is a chunk's file if it is already rendered (else None): with it,
-        chapters an earlier run finished are known at once (:attr:`finished_at_start`)."""
+        chapters an earlier run finished are known at once (:attr:`finished_at_start`, the caller's
+        to show). ``on_state`` hears each chapter's mastering and encoding, ``on_ready`` each record
+        made once (a chapter known at the start is not told again when the master confirms it)."""
         self.specs = specs
         self.options = options
         self.folder = folder
         self.started_at = time.time()  # versions written before it may be superseded by this run
-        self._on_state = on_state
+        self._on_ready = on_ready
         self._measure_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="omni-measure")
         self._measured: dict[int, Future[tuple[FileLevels | None, FileLevels | None]]] = {}
         self._lock = threading.Lock()
@@ -180,23 +180,23 @@ class ChapterFinisher:
             for record in self.finished_at_start:
                 if record.in_book:
                     self._live.add(_encoded(record))
-        self._master = BookMaster(specs, folder, options, on_state=self._state, remaster=remaster)
+        self._master = BookMaster(specs, folder, options, on_state=on_state, on_ready=self._ready,
+                                  remaster=remaster)
 
     def chunk_done(self, item: RenderItem, path: Path) -> None:
         """Called for every finished chunk (from the render loop's thread)."""
         self._master.chunk_done(item.key, path)
 
-    def _state(self, number: int, state: ChapterState, record: MasteredChapter | None) -> None:
-        if state is ChapterState.READY and record is not None:
-            with self._lock:
-                if self._reported.pop(number, None) == record:
-                    return  # known at the start, unchanged
-                self._measured[number] = self._measure_pool.submit(self._measure, record)
-                live = self._live
-            if live is not None and record.in_book:
-                live.add(_encoded(record))
-        if self._on_state is not None:
-            self._on_state(number, state, record)
+    def _ready(self, record: MasteredChapter) -> None:
+        with self._lock:
+            if self._reported.pop(record.number, None) == record:
+                return  # known at the start, unchanged
+            self._measured[record.number] = self._measure_pool.submit(self._measure, record)
+            live = self._live
+        if live is not None and record.in_book:
+            live.add(_encoded(record))
+        if self._on_ready is not None:
+            self._on_ready(record)
 
     def _measure(self, record: MasteredChapter) -> tuple[FileLevels | None, FileLevels | None]:
         # The delivered files, as a checker reads them: the AAC (m4b) and, when written, the MP3.
@@ -336,10 +336,7 @@ def finish_book(
     folder.mkdir(parents=True, exist_ok=True)
     title = safe_filename(tags.title, fallback="audiobook")
     report = step or (lambda _name, _fraction: None)
-    chapters = tuple(
-        ChapterAudio(index=r.number, title=r.title, path=r.m4a, duration_ms=round(r.duration_ms))
-        for r in book
-    )
+    chapters = tuple(r.audio() for r in book)
     m4b: Path | None = None
     if output_format == "m4b":
         phase("joining", "Joining the m4b (stream copy)")
@@ -349,11 +346,7 @@ def finish_book(
     if output_format == "mp3" or also_mp3:
         phase("joining", "Tagging the MP3 chapters")
         mp3_root = out_root if output_format == "mp3" else out_root / "MP3"
-        mp3_chapters = [
-            ChapterAudio(index=r.number, title=r.title, path=r.mp3, duration_ms=round(r.duration_ms))
-            for r in book
-            if r.mp3 is not None
-        ]
+        mp3_chapters = [r.audio(mp3=True) for r in book if r.mp3 is not None]
         files = export_mp3_chapters(mp3_chapters, mp3_root, tags=tags, cover=cover, copy_audio=True,
                                     folder=mp3_folder, progress=lambda fraction: report("mp3", fraction))  # fmt: skip
         mp3_dir = files[0].parent if files else None

@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from omni_web.assemble import ChapterAudio
 from omni_web.master import ChapterState, MasteredChapter
 from omni_web.pipeline.plan import ConversionPlan
 from omni_web.pipeline.progress import ChapterProgress, ConvertProgress, PhaseProgress, PhaseState
@@ -99,11 +98,7 @@ class ProgressTracker:
         with self._lock:
             self.doc = replace(self.doc, chunks_done=chunks_cached, chunks_cached=chunks_cached)
             for record in finished:
-                if record.in_book:
-                    self.doc = replace(self.doc, chapters_mastered=self.doc.chapters_mastered + 1,
-                                       loudness_preset=record.preset)  # fmt: skip
-                    self.doc = self.doc.with_chapter(record.number, state=ChapterState.READY, audio_path=record.m4a,
-                                                     duration_s=record.duration_ms / 1000)  # fmt: skip
+                self._mastered(record)
             self._advance("rendering", chunks_cached)
             self._advance("chapters", len(self.doc.ready_chapters()))
 
@@ -120,33 +115,35 @@ class ProgressTracker:
         with self._lock:
             self.doc = replace(self.doc, failed_chunks=tuple(lines))
 
-    def mastered(self, number: int, state: ChapterState, record: MasteredChapter | None) -> None:
-        """A chapter's mastering state: mastering, encoding or ready (credits are not rows)."""
-        if state is ChapterState.READY and record is not None:
+    def chapter_state(self, number: int, state: ChapterState) -> None:
+        """A chapter is mastering or encoding (credits are not rows)."""
+        if number > 0:
             with self._lock:
-                done = self.doc.chapters_mastered + (1 if record.in_book else 0)
-                self.doc = replace(self.doc, chapters_mastered=done, loudness_preset=record.preset)
-            if record.in_book:
-                audio = ChapterAudio(index=record.number, title=record.title, path=record.m4a,
-                                     duration_ms=round(record.duration_ms))  # fmt: skip
-                self.chapter(number, ChapterState.READY, audio)
-        elif number > 0:
-            self.chapter(number, state)
+                self.doc = self.doc.with_chapter(number, state=state)
+                self._follow_rendering()
+                self._emit(force=True)
+
+    def chapter_ready(self, record: MasteredChapter) -> None:
+        """A chapter's files are made: it counts as mastered, and a book chapter can be played."""
+        with self._lock:
+            self._mastered(record)
+            self._advance("chapters", len(self.doc.ready_chapters()))
+            self._follow_rendering()
+            self._emit(force=True)
+
+    def _mastered(self, record: MasteredChapter) -> None:
+        """Count a made chapter and show a book chapter ready (under the lock; emits nothing)."""
+        done = self.doc.chapters_mastered + (1 if record.in_book else 0)
+        self.doc = replace(self.doc, chapters_mastered=done, loudness_preset=record.preset)
+        if record.in_book:
+            audio = record.audio()
+            self.doc = self.doc.with_chapter(record.number, state=ChapterState.READY, audio_path=audio.path,
+                                             duration_s=audio.duration_ms / 1000)
 
     def levels(self, report: Mapping[str, Any]) -> None:
         """The finished delivery report (the Jobs tab shows it)."""
         with self._lock:
             self.doc = replace(self.doc, levels=dict(report))
-
-    def chapter(self, number: int, state: ChapterState, audio: ChapterAudio | None = None) -> None:
-        with self._lock:
-            changes: dict[str, Any] = {"state": state}
-            if audio is not None:
-                changes.update(audio_path=audio.path, duration_s=audio.duration_ms / 1000)
-            self.doc = self.doc.with_chapter(number, **changes)
-            self._advance("chapters", len(self.doc.ready_chapters()))
-            self._follow_rendering()
-            self._emit(force=True)
 
     def step(self, name: str, fraction: float) -> None:
         """A finishing phase (book, mp3) reached ``fraction`` of its total."""
