@@ -22,6 +22,7 @@ from omni_web.server import ServerStatus
 from omni_web.ui import book_metadata, preset_save
 from omni_web.ui.book_panel import estimate_html, load_upload, pick_chapters
 from omni_web.ui.cast import build_cast_panel, wire_cast_panel
+from omni_web.ui.cast_review import build_cast_sheet, wire_cast_sheet
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.firstrun import (
@@ -146,6 +147,7 @@ def build(ctx: UiContext) -> GenerateRefs:
             voice = build_voice_controls(library_column=library, server_column=server_slot)
             with library:  # tall when open: on the left, like the clip section
                 cast = build_cast_panel()
+                cast_sheet = build_cast_sheet()
             chunk_words = gr.Slider(20, 400, step=10, label="Chunk size (words per request)", elem_id="gen-chunk",
                                     info="Longer chunks flow better; some models cap it (Higgs: 80).")
             readalong = gr.Checkbox(label="Read-along: EPUB 3 with the audio in sync, and subtitles",
@@ -181,6 +183,7 @@ def build(ctx: UiContext) -> GenerateRefs:
                         confirm_text, confirm_go, confirm_open, confirm_cancel, first_run, readalong=readalong,
                         estimate=estimate)
     wire_cast_panel(ctx, cast, book=refs.book, model=refs.model)
+    wire_cast_sheet(ctx, cast_sheet, book=refs.book, model=refs.model)
     # Another book: the previous book's previews are not this one's.
     refs.book.change(lambda: (None, None), None, [refs.preview_audio, cast.audio], api_visibility="private",
                      show_progress="hidden")
