@@ -1,0 +1,188 @@
+"""The in-flight controller against a simulated batching server, on a fake clock.
+
+The simulated server is the shape the real one has: ``width`` requests generated at once, each
+taking ``latency_s`` from when it gets a slot, the rest waiting in a FIFO queue; with
+``queue_limit`` set, a request that would wait beyond it is refused at once (503 queue full).
+The client side does what the renderer does: after every answer it sends until the controller's
+number is in flight. No thread, no sleep: events are taken in time order.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import random
+from dataclasses import dataclass, field
+
+import pytest
+
+from omni_web.client.inflight import InFlightController, Phase, margin_for
+
+
+@dataclass
+class SimServer:
+    width: int
+    latency_s: float
+    queue_limit: int | None = None
+    audio_s: float = 2.0
+    spread: float = 0.0  # chunks of 1-spread .. 1+spread times audio_s, each taking as much longer
+    now: float = 0.0
+    running: int = 0
+    waiting: list = field(default_factory=list)
+    events: list = field(default_factory=list)
+    seq: itertools.count = field(default_factory=itertools.count)
+    rng: random.Random = field(default_factory=lambda: random.Random(7))
+    lengths: dict = field(default_factory=dict)  # ticket -> its chunk's share of the mean length
+
+    def clock(self) -> float:
+        return self.now
+
+    def submit(self, ticket: object) -> bool:
+        """False: refused (queue full)."""
+        self.lengths[id(ticket)] = 1 + self.rng.uniform(-self.spread, self.spread)
+        if self.running < self.width:
+            self.running += 1
+            heapq.heappush(self.events, (self.now + self._took(ticket), next(self.seq), ticket))
+            return True
+        if self.queue_limit is not None and len(self.waiting) >= self.queue_limit:
+            return False
+        self.waiting.append(ticket)
+        return True
+
+    def next_answer(self) -> object:
+        at, _, ticket = heapq.heappop(self.events)
+        self.now = at
+        self.running -= 1
+        if self.waiting:
+            self.running += 1
+            queued = self.waiting.pop(0)
+            heapq.heappush(self.events, (self.now + self._took(queued), next(self.seq), queued))
+        return ticket
+
+    def _took(self, ticket: object) -> float:
+        return self.latency_s * self.lengths[id(ticket)]
+
+    def audio_of(self, ticket: object) -> float:
+        return self.audio_s * self.lengths.pop(id(ticket))
+
+
+@dataclass
+class Run:
+    wall_s: float
+    reached_at: int | None  # chunks answered when the number in flight first reached the width
+    refusals: int
+    controller: InFlightController
+
+
+def render(server: SimServer, chunks: int, controller: InFlightController) -> Run:
+    """Send ``chunks`` requests the way the renderer does; a refused one is sent again later."""
+    left, done, refusals, reached = chunks, 0, 0, None
+    in_flight = 0
+    while done < chunks:
+        while left and in_flight < controller():
+            ticket = controller.sent()
+            if server.submit(ticket):
+                in_flight += 1
+                left -= 1
+            else:
+                controller.refused(ticket)
+                refusals += 1
+                break
+        if reached is None and in_flight >= server.width:
+            reached = done
+        ticket = server.next_answer()
+        controller.answered(ticket, server.audio_of(ticket))
+        in_flight -= 1
+        done += 1
+    return Run(server.now, reached, refusals, controller)
+
+
+@pytest.mark.parametrize("width", [8, 32, 64])
+@pytest.mark.parametrize("start", [8, 16])
+def test_fills_the_width_from_the_catalog_start(width: int, start: int) -> None:
+    chunks = 40 * width
+    server = SimServer(width=width, latency_s=2.0)
+    run = render(server, chunks, InFlightController(start, clock=server.clock))
+    ideal = math.ceil(chunks / width) * 2.0
+    assert ideal / run.wall_s >= 0.9, run.controller.history
+    assert run.reached_at is not None and run.reached_at <= chunks * 0.1
+    state = run.controller.state()
+    assert state.phase is Phase.HOLDING
+    assert state.full_at is not None and abs(state.full_at - width) <= max(2, width // 8), run.controller.history
+    assert width <= state.limit <= width + 2 * margin_for(width)
+
+
+@pytest.mark.parametrize("width", [8, 64])
+def test_chunks_of_uneven_length_still_fill_the_width(width: int) -> None:
+    # Like real speech: a chunk twice as long takes twice as long.
+    server = SimServer(width=width, latency_s=2.0, spread=0.5)
+    chunks = 40 * width
+    run = render(server, chunks, InFlightController(16, clock=server.clock))
+    assert math.ceil(chunks / width) * 2.0 / run.wall_s >= 0.85
+    state = run.controller.state()
+    assert state.full_at is not None and abs(state.full_at - width) <= max(2, width // 4), run.controller.history
+
+
+def test_a_start_above_the_width_comes_down_to_it() -> None:
+    server = SimServer(width=8, latency_s=2.0)
+    run = render(server, 400, InFlightController(32, clock=server.clock))
+    state = run.controller.state()
+    assert run.controller.history[1] <= 8 + margin_for(8)  # down after the first window
+    assert state.full_at is not None and abs(state.full_at - 8) <= 1
+    assert state.limit <= 8 + margin_for(8)
+
+
+def test_a_full_queue_caps_the_number_after_a_handful_of_refusals() -> None:
+    server = SimServer(width=32, latency_s=2.0, queue_limit=4)
+    run = render(server, 1600, InFlightController(16, clock=server.clock))
+    assert 1 <= run.refusals <= 5
+    state = run.controller.state()
+    assert state.refusals == run.refusals
+    assert state.limit <= 32 + 4
+    assert math.ceil(1600 / 32) * 2.0 / run.wall_s >= 0.9
+    assert "refused (queue full)" in state.line
+
+
+def test_a_wider_server_is_followed_up() -> None:
+    server = SimServer(width=16, latency_s=1.0)
+    controller = InFlightController(8, clock=server.clock)
+    render(server, 400, controller)
+    assert controller.state().full_at == 16
+    server.width = 40  # another client left the shared server
+    render(server, 2000, controller)
+    state = controller.state()
+    assert state.full_at is not None and state.full_at >= 36
+    assert state.limit >= 40
+
+
+def test_the_line_says_what_is_known() -> None:
+    clock = [0.0]
+    controller = InFlightController(16, clock=lambda: clock[0])
+    tickets = [controller.sent() for _ in range(3)]
+    assert controller.state().line == "3 in flight, raising to find the server's width"
+    clock[0] = 1.0
+    controller.answered(tickets[0], 2.0)
+    controller.ended(tickets[1])
+    assert controller.state().in_flight == 1
+    assert controller.state().peak_in_flight == 3
+    fixed = InFlightController.fixed(64)
+    assert fixed() == 64 + margin_for(64)
+    fixed.sent()
+    assert fixed.state().line == "1 in flight, server runs 64 at once"
+
+
+def test_answers_to_requests_sent_before_a_change_do_not_count() -> None:
+    clock = [0.0]
+    controller = InFlightController(8, clock=lambda: clock[0])
+    old = [controller.sent() for _ in range(8)]
+    clock[0] = 1.0
+    for ticket in old:
+        controller.answered(ticket, 1.0)
+    assert controller() == 16  # one window, nothing waited: doubled
+    clock[0] = 5.0
+    late = controller.sent()
+    stale = old[0]
+    controller.answered(stale, 0.1)  # a straggler from the first window: ignored
+    controller.answered(late, 4.0)
+    assert controller() == 16
