@@ -1,15 +1,21 @@
-"""Benchmark: how well the renderer keeps the server busy, and what each chunk costs the app.
+"""Benchmark: how full the renderer keeps the server, with no --concurrency, and what each chunk costs.
 
-1. Throughput: C chunks of a generated book against the fake sgl-omni set to B parallel slots and a
-   fixed per-request latency L. The ideal time is ceil(C/B)·L; efficiency = ideal ÷ measured.
-   The same run at --concurrency 1 is printed beside it (its ideal is C·L at B slots, which is
-   what a one-at-a-time tool gets).
+1. Fill: C chunks against the fake sgl-omni as a batching server of width W (W requests generated at
+   once, each taking L; the waiting queue bounded at W, as the real Qwen3-TTS builds it:
+   max_queued_requests = max_running_requests; beyond it 503 "The request queue is full.").
+   The renderer gets the number in flight the app gives it with no flag: for a server it did not
+   start, the in-flight controller (omni_web/client/inflight.py) from the catalog's start; for a
+   managed server started with the throughput profile, the profile's width. Ideal time is
+   ceil(C/W)*L; efficiency = ideal / measured (the share of the batch kept full). "reached" is the
+   share of the book done when W requests were first in flight. Rows: widths 8, 32, 64; the real
+   router in front of two workers of width 32 (if the contract venv is built); a managed-style
+   server started with configs/qwen3_tts_throughput.yaml.
 2. Per-chunk overhead: the app's own work per chunk (request body, WAV header check, atomic file
    write), timed in-process, and the end-to-end time per chunk against a zero-latency server.
 
-    .venv/bin/python bench/bench_throughput.py [--chunks 256] [--slots 8] [--latency 0.25]
+    .venv/bin/python bench/bench_throughput.py [--latency 1.0] [--rounds 30] [--no-router]
 
-Not a test: it prints numbers. The fake server is started and stopped by its own pid.
+Not a test: it prints numbers. Every server is started and stopped by its own pid.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,8 +34,14 @@ sys.path.insert(0, str(ROOT))
 
 from omni_web.catalog import get_entry  # noqa: E402
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice, build_speech_payload  # noqa: E402
+from omni_web.client.inflight import InFlightController  # noqa: E402
+from omni_web.paths import CONFIGS_DIR  # noqa: E402
 from omni_web.render import RenderItem, chunk_key, render_chunks, shaping_fingerprint, wav_duration_s  # noqa: E402
 from omni_web.render.renderer import _write_atomic  # noqa: E402
+from omni_web.retry import NO_RETRY  # noqa: E402
+from omni_web.server.serving import ForeignServing, SingleServing  # noqa: E402
+from omni_web.server.status import Endpoint  # noqa: E402
+from omni_web.server.widths import configured_width  # noqa: E402
 from tests.fakes.sgl_omni import start_fake_server  # noqa: E402
 
 MODEL = "qwen3_tts_0_6b_customvoice"
@@ -57,22 +70,104 @@ def timed_render(base_url: str, items: list[RenderItem], concurrency: int, cache
         return time.perf_counter() - started
 
 
-def throughput(chunks: int, slots: int, latency_s: float, words: int) -> None:
-    env = {"FAKE_SGL_SLOTS": str(slots), "FAKE_SGL_LATENCY_S": str(latency_s), "FAKE_SGL_SECONDS_PER_WORD": "0.05"}
-    with tempfile.TemporaryDirectory() as tmp, start_fake_server(MODEL, env=env, log_path=Path(tmp) / "fake.log") as server:
-        print(f"throughput: C={chunks} chunks of {words} words, fake server B={slots} slots, L={latency_s:.3f} s/request")
-        for concurrency in (slots, 1):
-            count = chunks if concurrency > 1 else max(slots, chunks // 8)  # keep the serial run short
-            items = generated_items(count, words, salt=f"c{concurrency}")
-            measured = timed_render(server.base_url, items, concurrency, Path(tmp) / f"c{concurrency}")
-            ideal_parallel = math.ceil(count / slots) * latency_s
-            ideal_own = math.ceil(count / concurrency) * latency_s
-            print(
-                f"  --concurrency {concurrency:>2}: {count} chunks in {measured:7.2f} s; "
-                f"efficiency vs ceil(C/{concurrency})*L = {ideal_own / measured:.3f}; "
-                f"vs the B={slots} ideal ceil(C/B)*L = {ideal_parallel / measured:.3f}; "
-                f"{count / measured:6.1f} chunks/s"
-            )
+@dataclass(frozen=True, slots=True)
+class FillRun:
+    """One book rendered against a server of known width, with the number the app chose."""
+
+    label: str
+    width: int
+    chunks: int
+    latency_s: float
+    wall_s: float
+    reached_share: float | None  # share of the book done when `width` were first in flight
+    refusals: int
+    full_at: int | None
+    peak: int
+    audio_per_wall_s: float
+    history: tuple[int, ...]
+
+    @property
+    def efficiency(self) -> float:
+        return math.ceil(self.chunks / self.width) * self.latency_s / self.wall_s
+
+    def row(self) -> str:
+        reached = f"{self.reached_share:.1%}" if self.reached_share is not None else "never"
+        ok = self.efficiency >= 0.9 and self.reached_share is not None and self.reached_share <= 0.1
+        steps = "->".join(str(n) for n in self.history[:8]) + ("..." if len(self.history) > 8 else "")
+        return (f"{self.label:<28} {self.width:>5} {self.chunks:>6} {self.wall_s:>7.1f} {self.efficiency:>6.3f} "
+                f"{reached:>8} {self.refusals:>7} {self.full_at or '-':>7} {self.peak:>5} "
+                f"{self.audio_per_wall_s:>7.1f}  {steps}  {'ok' if ok and self.refusals <= 5 else 'NOT MET'}")
+
+
+HEADER = (f"{'server':<28} {'width':>5} {'chunks':>6} {'wall s':>7} {'eff.':>6} {'reached':>8} {'refused':>7} "
+          f"{'full at':>7} {'peak':>5} {'audio/s':>7}  in flight set to")
+
+
+def fill(label: str, base_url: str, controller: InFlightController, *, width: int, chunks: int, latency_s: float,
+         work: Path, local: bool = True) -> FillRun:
+    """Render ``chunks`` generated chunks with ``controller`` deciding the number in flight."""
+    entry = get_entry(MODEL)
+    voice = VoiceChoice.speaker("Vivian")
+    items = generated_items(chunks, 10, salt=f"{label}-{time.time()}")
+    reached: list[int] = []
+    with SpeechClient(base_url, local_server=local, speech_retry=NO_RETRY) as client, client.metered(controller):
+        def synthesize(item: RenderItem) -> bytes:
+            return client.speech(entry, SpeechRequest(text=item.text, voice=voice)).audio
+
+        def progress(p: object) -> None:
+            if not reached and controller.state().in_flight >= width:
+                reached.append(getattr(p, "chunks_done", 0))
+
+        started = time.perf_counter()
+        summary = render_chunks(items, synthesize, cache_dir=work / label.replace(" ", "-"), concurrency=controller,
+                                progress=progress)
+        wall = time.perf_counter() - started
+    state = controller.state()
+    return FillRun(label, width, chunks, latency_s, wall, reached[0] / chunks if reached else None, state.refusals,
+                   state.full_at, state.peak_in_flight, summary.progress.rendered_audio_s / wall,
+                   tuple(controller.history))
+
+
+def fill_foreign(width: int, *, latency_s: float, rounds: int, work: Path) -> FillRun:
+    """A server we did not start, of width ``width``: the controller finds it from the catalog's start."""
+    env = {"FAKE_SGL_SLOTS": str(width), "FAKE_SGL_QUEUE_LIMIT": str(width), "FAKE_SGL_LATENCY_S": str(latency_s),
+           "FAKE_SGL_SECONDS_PER_WORD": "0.1"}
+    with start_fake_server(MODEL, env=env, log_path=work / f"fake-{width}.log") as server:
+        endpoint = Endpoint(base_url=server.base_url, model_key=MODEL, model_id=MODEL, owned=False)
+        serving = ForeignServing(endpoint, patience_s=60, batch=get_entry(MODEL).default_concurrency)
+        controller = serving.in_flight(get_entry(MODEL).default_concurrency)
+        return fill(f"foreign, width {width}", server.base_url, controller, width=width, chunks=rounds * width,
+                    latency_s=latency_s, work=work)
+
+
+def fill_managed_profile(*, latency_s: float, rounds: int, work: Path) -> FillRun:
+    """A server started with the throughput profile: its config's width, kept from the first request."""
+    config = CONFIGS_DIR / "qwen3_tts_throughput.yaml"
+    width = configured_width(config) or 0
+    env = {"FAKE_SGL_LATENCY_S": str(latency_s), "FAKE_SGL_SECONDS_PER_WORD": "0.1"}  # width from the config
+    with start_fake_server(MODEL, env=env, extra_args=["--config", str(config)],
+                           log_path=work / "fake-profile.log") as server:
+        endpoint = Endpoint(base_url=server.base_url, model_key=MODEL, model_id=MODEL, owned=True)
+        controller = SingleServing(None, endpoint, width=width).in_flight(get_entry(MODEL).default_concurrency)  # type: ignore[arg-type]
+        return fill("managed, throughput profile", server.base_url, controller, width=width, chunks=rounds * width,
+                    latency_s=latency_s, work=work)
+
+
+def throughput(latency_s: float, rounds: int, router: bool) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        print(f"fill: fake servers of width W, L={latency_s:g} s per request, {rounds} batches' worth of chunks, "
+              "queue bounded at W; no --concurrency")
+        print(HEADER)
+        for width in (8, 32, 64):
+            print(fill_foreign(width, latency_s=latency_s, rounds=rounds, work=work).row(), flush=True)
+        if router:
+            from bench_router_fill import fill_behind_router  # noqa: PLC0415 - needs the contract venv
+
+            run = fill_behind_router(workers=2, width=32, latency_s=latency_s, rounds=rounds, work=work)
+            print(run.row() if isinstance(run, FillRun) else f"{'router, 2 x width 32':<28} skipped: {run}",
+                  flush=True)
+        print(fill_managed_profile(latency_s=latency_s, rounds=rounds, work=work).row(), flush=True)
 
 
 def overhead(chunks: int, words: int) -> None:
@@ -105,12 +200,13 @@ def overhead(chunks: int, words: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--chunks", type=int, default=256)
-    parser.add_argument("--slots", type=int, default=8)
-    parser.add_argument("--latency", type=float, default=0.25)
+    parser.add_argument("--latency", type=float, default=1.0, help="seconds per request (the issue's books: 2)")
+    parser.add_argument("--rounds", type=int, default=30, help="chunks = rounds x width")
+    parser.add_argument("--no-router", action="store_true", help="skip the row behind the real router")
+    parser.add_argument("--chunks", type=int, default=128, help="chunks for the per-chunk overhead")
     parser.add_argument("--words", type=int, default=40)
     args = parser.parse_args()
-    throughput(args.chunks, args.slots, args.latency, args.words)
+    throughput(args.latency, args.rounds, router=not args.no_router)
     overhead(args.chunks, args.words)
 
 

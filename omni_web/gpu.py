@@ -84,6 +84,11 @@ class GpuProbe:
         return bool(self.gpus)
 
     @property
+    def vram_gb(self) -> float | None:
+        """GPU 0's memory in GiB (what picks a throughput profile), or None without a GPU."""
+        return self.gpus[0].total_memory_gib if self.gpus else None
+
+    @property
     def compute_capability(self) -> tuple[int, int] | None:
         """GPU 0's compute capability (every server stage runs there), or None without a GPU."""
         return self.gpus[0].compute_capability if self.gpus else None

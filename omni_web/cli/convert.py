@@ -183,7 +183,8 @@ def render_request(request: ConvertRequest, book: Book, serving: Serving, paths:
         eta, rtf = doc.eta_s, doc.realtime_factor
         bar.set_postfix_str(
             f"audio {doc.audio_s / 60:.1f} min"
-            + (f", x{rtf:.1f} realtime" if rtf else "")
+            + (f", {rtf:.1f} s audio per s" if rtf else "")
+            + (f", {doc.in_flight_line}" if doc.in_flight_line else "")
             + (f", ETA {eta / 60:.1f} min" if eta else "")
             + (f", {doc.chunks_failed} failed" if doc.chunks_failed else "")
             + (f", {doc.qa.line}" if doc.qa is not None else ""),

@@ -14,11 +14,12 @@ renderer) passes ``retry=NO_RETRY``. A KV-capacity 400 is refit once (see :meth:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -35,6 +36,7 @@ from omni_web.client.errors import (
     parse_error_body,
     parse_kv_capacity,
 )
+from omni_web.client.inflight import MAX_IN_FLIGHT, SpeechMeter, metered_call
 from omni_web.client.records import HealthStatus, SpeechResult, UploadedVoice, VoiceCatalog, read_wav_info
 from omni_web.client.requests import (
     MAX_REFERENCE_AUDIO_BYTES,
@@ -115,6 +117,7 @@ class SpeechClient:
         )
         self.speech_retry = speech_retry if speech_retry is not None else self.retry
         self._sleep = sleep
+        self._meter: SpeechMeter | None = None  # set by metered() while a job renders
         # The server's voice list, fetched once and refreshed on a miss or after an upload/delete.
         self._voices_lock = threading.Lock()
         self._voices_cache: VoiceCatalog | None = None
@@ -122,8 +125,9 @@ class SpeechClient:
             base_url=self.base_url,
             transport=transport,
             timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0)),
-            # The renderer keeps up to ~64 requests in flight (Qwen3-TTS batches 64).
-            limits=httpx.Limits(max_connections=64, max_keepalive_connections=64),
+            # The renderer keeps up to MAX_IN_FLIGHT requests in flight (Qwen3-TTS batches 64, a
+            # router as many per worker plus one): a smaller pool would queue them here instead.
+            limits=httpx.Limits(max_connections=MAX_IN_FLIGHT, max_keepalive_connections=MAX_IN_FLIGHT),
         )
 
     # --- lifecycle ------------------------------------------------------------------------------
@@ -302,7 +306,7 @@ class SpeechClient:
             request = dataclasses.replace(request, voice=request.voice.with_name(resolved))
         payload = build_speech_payload(entry, request, inline_reference=self.inline_reference)
         try:
-            return self._post_speech(payload, refitted=False)
+            return self._metered_post(payload, refitted=False)
         except SpeechError as exc:
             report = parse_kv_capacity(exc.message) if not isinstance(exc, ServerUnavailable) else None
             if report is None:
@@ -313,12 +317,24 @@ class SpeechClient:
                 raise kv_capacity_error(report, refitted=False, status_code=exc.status_code) from exc
             refit_payload = {**payload, "max_new_tokens": fitted}
         try:
-            return self._post_speech(refit_payload, refitted=True)
+            return self._metered_post(refit_payload, refitted=True)
         except SpeechError as exc:
             report = parse_kv_capacity(exc.message) if not isinstance(exc, ServerUnavailable) else None
             if report is None:
                 raise
             raise kv_capacity_error(report, refitted=True, status_code=exc.status_code) from exc
+
+    @contextlib.contextmanager
+    def metered(self, meter: SpeechMeter) -> Iterator[None]:
+        """Tell ``meter`` of every speech request sent meanwhile (sent, then answered, refused or ended)."""
+        self._meter = meter
+        try:
+            yield
+        finally:
+            self._meter = None
+
+    def _metered_post(self, payload: dict[str, Any], *, refitted: bool) -> SpeechResult:
+        return metered_call(self._meter, lambda: self._post_speech(payload, refitted=refitted))
 
     def _post_speech(self, payload: dict[str, Any], *, refitted: bool) -> SpeechResult:
         response = self._send("POST", "/v1/audio/speech", json=payload, retry=self.speech_retry)

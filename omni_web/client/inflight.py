@@ -8,20 +8,21 @@ full queue refuses (503 ``The request queue is full.``).
 :class:`InFlightController` is told of every request (:meth:`~InFlightController.sent`, then
 :meth:`~InFlightController.answered`, :meth:`~InFlightController.refused` or
 :meth:`~InFlightController.ended`) and answers the number to keep in flight when called. It
-starts at a given number (the catalog's) and doubles while a window of requests sent at the
-current number comes back as fast per request as the fastest window did (latency flat, so
-throughput grew with the number). Once requests come back slower it holds at the width it
-measured plus a small margin, so the batch never waits for the client's next request:
+starts at a given number (the catalog's) and doubles it after each window of answers (half the
+number while raising, the number while holding) while throughput, audio seconds returned per wall second, still grows with it
+(by :data:`GROWTH` per doubling). When a doubling buys nothing it holds at the width it measured
+plus a small margin, so the batch never waits for the client's next request:
 
-- the width is Little's law over a window of requests sent with the whole number in flight:
-  requests in flight ÷ their mean time, measured in units of the unqueued time (how long a
-  request takes per audio second when it does not wait);
-- speed is audio seconds returned per second the request took, so long and short chunks compare;
+- throughput comes from Little's law over the window: the mean number in flight while each
+  request was out, times audio per second of request time;
+- the width is the last number whose doubling still helped; when the start was already at or
+  above it, that throughput over the speed of one request that did not wait (the fastest quarter's);
 - a refusal caps the number below the in-flight count it was sent at, for the rest of the run.
 
 The controller is pure: a clock is injected, nothing sleeps, every method is quick and
-thread-safe. :meth:`InFlightController.fixed` keeps a number the server's own config gave (a
-managed server) while still counting what is in flight for the progress line.
+thread-safe. :meth:`InFlightController.fixed` keeps the number a server's own config gives (a
+managed server) and :meth:`InFlightController.following` what a router's workers add up to; both
+still count what is in flight for the progress line.
 """
 
 from __future__ import annotations
@@ -33,14 +34,25 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
-__all__ = ["InFlightController", "InFlightState", "SpeechMeter", "Ticket", "margin_for"]
+from omni_web.errors import ServerBusy
+
+__all__ = ["MAX_IN_FLIGHT", "InFlightController", "InFlightState", "Phase", "SpeechMeter", "Ticket", "margin_for",
+           "metered_call"]
+
+# Most requests a job keeps in flight: the renderer's thread cap and the client's connection pool.
+MAX_IN_FLIGHT = 256
 
 # A window closes after this many answers at least (and at least the number in flight).
 MIN_WINDOW = 8
-# A request this much slower than the fastest window's speed waited in the server's queue.
-TOLERANCE = 0.15
+# Doubling the number in flight must buy at least this much more throughput to go on raising: a
+# real batch's step slows as it widens (so latency is never quite flat), but below the width a
+# doubling still buys well over this; above it, nothing.
+GROWTH = 1.25
+# A first window after a raise this much better than the last is clear growth; between GROWTH and
+# this, the next window decides (see InFlightController._close_window).
+CLEAR_GROWTH = 1.8
 
 
 class SpeechMeter(Protocol):
@@ -63,6 +75,26 @@ class SpeechMeter(Protocol):
         ...  # pragma: no cover
 
 
+_Answer = TypeVar("_Answer")
+
+
+def metered_call(meter: SpeechMeter | None, send: Callable[[], _Answer]) -> _Answer:
+    """Run one speech request (``send``), telling ``meter`` how it went; the answer needs ``duration_s``."""
+    if meter is None:
+        return send()
+    ticket = meter.sent()
+    try:
+        answer = send()
+    except ServerBusy:
+        meter.refused(ticket)  # 503 queue full, or a router's admission: the server's capacity said no
+        raise
+    except BaseException:
+        meter.ended(ticket)
+        raise
+    meter.answered(ticket, getattr(answer, "duration_s", None) or 0.0)
+    return answer
+
+
 @dataclass(frozen=True, slots=True)
 class Ticket:
     """One request on the wire: when it left, how many were in flight with it, which window."""
@@ -71,7 +103,6 @@ class Ticket:
     area: float  # the running integral of requests in flight over time, when it was sent
     in_flight: int  # including this one
     window: int
-    limit: int  # the number in force when it was sent
 
 
 class Phase(enum.Enum):
@@ -115,8 +146,8 @@ def margin_for(width: int) -> int:
 @dataclass(frozen=True, slots=True)
 class _Sample:
     in_flight: float  # mean number in flight while it was
-    speed: float  # audio seconds per second of this request
-    full_pipe: bool  # sent with the whole number in flight (not while a raise was being filled)
+    audio_s: float
+    took_s: float
 
 
 class InFlightController:
@@ -128,7 +159,7 @@ class InFlightController:
         clock: seconds, monotonic (tests pass a fake).
     """
 
-    def __init__(self, start: int, *, ceiling: int = 256, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, start: int, *, ceiling: int = MAX_IN_FLIGHT, clock: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.Lock()
         self._clock = clock
         self._ceiling = max(1, ceiling)
@@ -136,6 +167,10 @@ class InFlightController:
         self._phase = Phase.RAISING
         self._full_at: int | None = None
         self._base: float | None = None  # unqueued speed (audio s per request second)
+        self._rate: float | None = None  # audio s per wall s in the last window
+        self._helped = 0  # the largest number whose raise still bought throughput
+        self._first_look = True  # the next window is the first since the number changed
+        self._width: float | None = None  # the width as measured, smoothed while holding
         self._window = 0
         self._samples: list[_Sample] = []
         self._in_flight = 0
@@ -143,6 +178,7 @@ class InFlightController:
         self._stamp = clock()
         self._peak = 0
         self._refusals = 0
+        self._follow: Callable[[], int] | None = None
         self.history: list[int] = [self._limit]  # every number set, in order (logs, tests, bench)
 
     @classmethod
@@ -153,7 +189,19 @@ class InFlightController:
         controller._full_at = width
         return controller
 
+    @classmethod
+    def following(cls, number: Callable[[], int], *, clock: Callable[[], float] = time.monotonic) -> InFlightController:
+        """A controller that keeps what ``number()`` says now (a router's routable workers) and only counts."""
+        controller = cls.fixed(number(), margin=False, clock=clock)
+        controller._follow = number
+        return controller
+
     def __call__(self) -> int:
+        follow = self._follow
+        if follow is not None:
+            value = max(1, follow())
+            with self._lock:
+                self._limit = self._full_at = value
         with self._lock:
             return self._limit
 
@@ -169,7 +217,7 @@ class InFlightController:
             now = self._tick()
             self._in_flight += 1
             self._peak = max(self._peak, self._in_flight)
-            return Ticket(now, self._area, self._in_flight, self._window, self._limit)
+            return Ticket(now, self._area, self._in_flight, self._window)
 
     def answered(self, ticket: Ticket, audio_s: float) -> None:
         with self._lock:
@@ -179,9 +227,11 @@ class InFlightController:
             if self._phase is Phase.FIXED or ticket.window != self._window or took_s <= 0 or audio_s <= 0:
                 return  # a request sent at an earlier number says nothing of this one
             beside = (self._area - ticket.area) / took_s  # mean in flight over its life
-            self._samples.append(_Sample(beside, audio_s / took_s, ticket.in_flight >= ticket.limit))
-            counted = len(self._samples) if self._phase is Phase.RAISING else sum(s.full_pipe for s in self._samples)
-            if counted >= max(MIN_WINDOW, self._limit):
+            self._samples.append(_Sample(beside, audio_s, took_s))
+            # Raising, half the number is a window: a doubling's burst is that half, and it comes
+            # back within one turn of the batch.
+            wanted = self._limit // 2 if self._phase is Phase.RAISING else self._limit
+            if len(self._samples) >= max(MIN_WINDOW, wanted):
                 self._close_window()
 
     def refused(self, ticket: Ticket) -> None:
@@ -214,35 +264,61 @@ class InFlightController:
     # --- decisions --------------------------------------------------------------------------------
 
     def _close_window(self) -> None:
-        """Decide from the window's answers: raise while nothing waited, else hold at the width."""
+        """Decide from a window of answers: raise again while throughput grew, else hold at the width."""
         samples, self._samples = self._samples, []
-        speeds = sorted(sample.speed for sample in samples)
-        if self._phase is Phase.RAISING:
-            # The upper quartile: a window that started above the width still has its first
-            # wave served at once, so its fastest requests show the unqueued speed.
-            self._base = max(self._base or 0.0, speeds[(3 * len(speeds)) // 4])
+        speeds = sorted(sample.audio_s / sample.took_s for sample in samples)
+        # The upper quartile: a window that started above the width still has its first wave served
+        # at once, so its fastest requests show the speed of a request that did not wait.
+        self._base = max(self._base or 0.0, speeds[(3 * len(speeds)) // 4])
+        # Little's law: audio per wall second = requests in flight x audio per request-second; the
+        # sums weigh a request that waited a whole turn of the batch as much as it cost.
+        loaded = statistics.fmean(sample.in_flight for sample in samples)
+        rate = loaded * sum(s.audio_s for s in samples) / sum(s.took_s for s in samples)
+        previous = self._rate
+        if self._phase is not Phase.RAISING:
+            self._rate = rate
+            if self._phase is Phase.HOLDING:
+                self._follow_width(rate)
+            return
+        first_look, self._first_look = self._first_look, False
+        if first_look and previous is not None and GROWTH * previous <= rate < CLEAR_GROWTH * previous:
+            # Right after a raise the queue is still filling, so the first window looks better
+            # than the number will do: unless it is clear, judge on the next window.
+            return
+        self._rate = rate
+        if previous is None:  # the first window: full already when most of it waited
+            grew = rate / self._base * GROWTH >= loaded
         else:
-            self._base = max(self._base or 0.0, statistics.median(speeds))  # the server got faster
-        base = self._base
-        # Judged on requests sent into a full pipe: the burst that fills a raise mixes requests
-        # sent beside others that were just finishing, which would look served at once.
-        steady = [s for s in samples if s.full_pipe] or samples
-        loaded = statistics.fmean(s.in_flight for s in steady)
-        # Little's law: in flight ÷ mean time per request (relative to unqueued) = requests served
-        # at once. The mean of times, not of speeds: in a batch a few requests wait a whole turn.
-        served = loaded / statistics.fmean(base / s.speed for s in steady)
-        waited = served < (1 - TOLERANCE) * loaded
-        if self._phase is Phase.RAISING and not waited and self._limit < self._ceiling:
+            grew = rate >= GROWTH * previous
+        if grew and previous is not None:
+            self._helped = self._limit  # this number still bought throughput: the width is at least it
+        if grew and self._limit < self._ceiling:
             self._set(min(self._ceiling, 2 * self._limit))
             return
+        # Full: the last number whose doubling still helped; with none (the start was already at or
+        # above the width), as many as were served at once: throughput over one request's speed.
+        width = self._helped or max(1, round(rate / self._base))
+        self._width = float(width)
         self._phase = Phase.HOLDING
-        width = max(1, round(served))
-        if waited or self._full_at is None or width > self._full_at:
-            self._full_at = min(width, self._ceiling)
+        self._full_at = min(width, self._ceiling)
         self._set(min(self._ceiling, width + margin_for(width)))
+
+    def _follow_width(self, rate: float) -> None:
+        """Holding: steady windows refine the width (the one that stopped the raise was a transient),
+        smoothed, never below a number that helped nor above a refusal's cap."""
+        if not self._base:
+            return
+        measured = rate / self._base
+        self._width = measured if self._width is None else 0.7 * self._width + 0.3 * measured
+        width = min(self._ceiling, max(1, self._helped, round(self._width)))
+        self._full_at = width
+        limit = min(self._ceiling, width + margin_for(width))
+        if limit != self._limit:
+            self._set(limit)
 
     def _set(self, limit: int) -> None:
         self._window += 1  # answers to requests sent before this belong to the old number
+        self._first_look = True
         self._limit = max(1, limit)
         if self.history[-1] != self._limit:
             self.history.append(self._limit)

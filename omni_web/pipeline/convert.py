@@ -22,6 +22,7 @@ from omni_web.book import Book, load_book
 from omni_web.cast import DIALOGUE, Cast
 from omni_web.catalog import CatalogEntry, get_entry
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice, VoiceKind, check_voice_choice
+from omni_web.client.inflight import InFlightController
 from omni_web.deliver.folder import complete_book_folder
 from omni_web.deliver.layout import BookPlace, OutputLayout, book_place, default_name, narrator_parts
 from omni_web.deliver.metadata import effective_metadata
@@ -42,7 +43,7 @@ from omni_web.pipeline.plan import ConversionPlan, plan_conversion
 from omni_web.pipeline.quality import JobQa, apply_text_edits, load_text_edits, progress_fields
 from omni_web.pipeline.readalong import ConversionReadalong, start_readalong
 from omni_web.pipeline.request import ConvertRequest
-from omni_web.pipeline.tracking import ProgressCallback, ProgressTracker, finish_phases
+from omni_web.pipeline.tracking import ProgressCallback, ProgressTracker, finish_phases, flow_fields
 from omni_web.qa import QaStore
 from omni_web.records import JsonRecord
 from omni_web.render import (
@@ -209,13 +210,16 @@ def _resolve(request: ConvertRequest, *, paths: DataPaths, settings: Settings, c
     )
 
 
-def _concurrency(job: _Job, settings: Settings, serving: Serving | None) -> int | Callable[[], int]:
-    """Requests in flight: the request's or the settings' number, else a router's workers, else the model's."""
-    live = serving is not None and serving.concurrency() is not None  # a router: follows its workers
-    fixed = job.request.concurrency or (None if live else settings.concurrency)
-    if live and not fixed:
-        return lambda: serving.concurrency() or 1  # asked before every refill
-    return fixed or job.entry.default_concurrency
+def _concurrency(job: _Job, settings: Settings, serving: Serving | None) -> int | InFlightController:
+    """Requests in flight: the request's or the settings' number (the user's wins), else the serving
+    handle's controller (the width the server was started with, a router's workers, or found)."""
+    if job.request.concurrency:
+        return job.request.concurrency
+    if serving is None:
+        return settings.concurrency or job.entry.default_concurrency
+    if settings.concurrency and serving.concurrency() is None:
+        return settings.concurrency  # for a router the setting is each worker's batch (its capacity)
+    return serving.in_flight(job.entry.default_concurrency)
 
 
 def _chapter_work(job: _Job) -> tuple[list[RenderItem], list[ChapterSpec]]:
@@ -264,8 +268,11 @@ def _start_finisher(job: _Job, specs: list[ChapterSpec], *, settings: Settings, 
 
 def _render(job: _Job, items: list[RenderItem], *, client: SpeechClient, serving: Serving | None, qa: JobQa,
             tracker: ProgressTracker, finisher: ChapterFinisher, missing: MissingChunks, paths: DataPaths,
-            cancelled: Callable[[], bool], retry: RetryPolicy) -> RenderSummary:  # fmt: skip
-    """Render every missing chunk while the serving handle watches the server; QA is closed after."""
+            cancelled: Callable[[], bool], retry: RetryPolicy,
+            flow: InFlightController | None) -> RenderSummary:  # fmt: skip
+    """Render every missing chunk while the serving handle watches the server; QA is closed after.
+
+    With ``flow``, every speech request of the job (QA retakes too) is told to it through the client."""
 
     def synthesize(item: RenderItem) -> bytes:
         speech = SpeechRequest(text=item.text, voice=item.voice or job.voice, language=job.request.language)
@@ -277,15 +284,16 @@ def _render(job: _Job, items: list[RenderItem], *, client: SpeechClient, serving
 
     watch = (serving.watch(on_status=tracker.server_status, cancelled=cancelled) if serving is not None
              else contextlib.nullcontext())  # fmt: skip
+    metered = client.metered(flow) if flow is not None else contextlib.nullcontext()
     try:
-        with watch:
+        with watch, metered:
             return render_chunks(
                 items,
                 synthesize,
                 cache_dir=paths.chunk_cache_dir,
                 concurrency=qa.render_concurrency,
                 cancelled=cancelled,
-                progress=lambda p: tracker.render(p, progress_fields(qa)),
+                progress=lambda p: tracker.render(p, {**progress_fields(qa), **flow_fields(flow)}),
                 on_done=finisher.chunk_done,
                 recover=serving.recover if serving is not None else None,
                 retry=retry,
@@ -359,7 +367,8 @@ def run_conversion(
                             chunk_done=finisher.chunk_done)  # fmt: skip
     try:
         summary = _render(job, items, client=client, serving=serving, qa=qa, tracker=tracker, finisher=finisher,
-                          missing=missing, paths=paths, cancelled=cancelled, retry=retry)  # fmt: skip
+                          missing=missing, paths=paths, cancelled=cancelled, retry=retry,
+                          flow=concurrency if isinstance(concurrency, InFlightController) else None)  # fmt: skip
         tracker.phase("mastering", "Mastering and encoding the last chapters")
         name, place = _place(job)
         files = finish_book(finisher, out_root=job.out_root, folder=place.folder, m4b_path=place.m4b,

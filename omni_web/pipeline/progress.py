@@ -151,6 +151,13 @@ class ConvertProgress(JsonRecord):
     # The delivery report's JSON once the book is done (see omni_web.master.report).
     levels: dict[str, Any] | None = None
     server_down_since: float | None = None  # since when the server has been away (with server_status)
+    # Requests in flight (omni_web/client/inflight.py): now, the most at once, the server's width as
+    # measured or configured, queue-full refusals, and the line that says it ("48 in flight, server full at ~48").
+    in_flight: int | None = None
+    peak_in_flight: int = 0
+    server_full_at: int | None = None
+    refusals: int = 0
+    in_flight_line: str = ""
     events: tuple[JobEvent, ...] = ()
 
     def server_said(self, line: str, *, at: float) -> ConvertProgress:

@@ -8,12 +8,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from omni_web.client.inflight import InFlightController
 from omni_web.master import ChapterState, MasteredChapter
 from omni_web.pipeline.plan import ConversionPlan
 from omni_web.pipeline.progress import ChapterProgress, ConvertProgress, PhaseProgress, PhaseState
 from omni_web.render import RenderProgress
 
-__all__ = ["ProgressCallback", "ProgressTracker", "finish_phases"]
+__all__ = ["ProgressCallback", "ProgressTracker", "finish_phases", "flow_fields"]
 
 # Receives every progress snapshot; store it with ``to_dict()``.
 ProgressCallback = Callable[[ConvertProgress], None]
@@ -161,3 +162,12 @@ def finish_phases(output_format: str, also_mp3: bool, chapters: int) -> tuple[Ph
     if output_format == "mp3" or also_mp3:
         phases.append(PhaseProgress(name="mp3", label="MP3 chapters", total=chapters, unit="chapters"))
     return tuple(phases)
+
+
+def flow_fields(flow: InFlightController | None) -> dict[str, Any]:
+    """The requests in flight for the progress document (nothing without a controller)."""
+    if flow is None:
+        return {}
+    state = flow.state()
+    return {"in_flight": state.in_flight, "in_flight_line": state.line, "peak_in_flight": state.peak_in_flight,
+            "server_full_at": state.full_at, "refusals": state.refusals}

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from omni_web.client.inflight import MAX_IN_FLIGHT
 from omni_web.errors import (
     ChunkFailed,
     DiskFullError,
@@ -43,7 +44,7 @@ from omni_web.render.item import RenderItem
 from omni_web.retry import FailureKind, RetryPolicy, failure_kind
 
 # Most requests a callable ``concurrency`` may keep in flight (threads are started on demand).
-MAX_CONCURRENCY = 256
+MAX_CONCURRENCY = MAX_IN_FLIGHT
 
 __all__ = [
     "ChunkCheck",

@@ -114,8 +114,10 @@ class ServerManager:
     def build_spec(
         self, entry: CatalogEntry, *, compute_capability: tuple[int, int] | None = None, port: int | None = None
     ) -> ServeSpec:
-        """The spec a start of ``entry`` would use with the current settings."""
-        return build_serve_spec(entry, settings=self.settings, compute_capability=compute_capability, port=port)
+        """The spec a start of ``entry`` would use with the current settings (and GPU 0's memory)."""
+        vram_gb = self._gpu_probe().vram_gb if entry.throughput_config_file else None
+        return build_serve_spec(entry, settings=self.settings, compute_capability=compute_capability, port=port,
+                                vram_gb=vram_gb)
 
     def command_line(self, spec: ServeSpec, *, with_env: bool = False) -> str:
         """The exact shell-quoted command a start of ``spec`` runs.
@@ -259,7 +261,9 @@ class ServerManager:
             endpoint = Endpoint(
                 base_url=spec.base_url, model_key=entry.key, model_id=entry.repo_id, owned=True, tag=spec.tag, group=True
             )
-            return GroupServing(self, endpoint, batch=worker_batch(entry, settings), patience_s=settings.start_timeout_s)
+            # Each worker batches what its config says (a throughput profile), else the setting or the catalog.
+            batch = settings.concurrency or spec.width or worker_batch(entry, settings)
+            return GroupServing(self, endpoint, batch=batch, patience_s=settings.start_timeout_s)
         with self._op_lock:
             if self._group.record() is not None:
                 self._stop_group(grace_s=10.0)  # one GPU now: back to a single server
@@ -270,7 +274,7 @@ class ServerManager:
             status = self._start_single(spec, timeout_s=timeout_s, on_log=on_log or _ignore)
         model_id = hosted_model_id(entry, status.model_ids) or entry.repo_id
         endpoint = Endpoint(base_url=status.endpoint, model_key=entry.key, model_id=model_id, owned=True, tag=status.tag)
-        return SingleServing(self, endpoint)
+        return SingleServing(self, endpoint, width=spec.width)
 
     def _foreign(self, entry: CatalogEntry, endpoint: Endpoint) -> ForeignServing:
         settings = self.settings

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from typing import Protocol
 
 from omni_web.client import SpeechClient
+from omni_web.client.inflight import InFlightController
 from omni_web.errors import ServerNotRunning, ServerUnreachable
 from omni_web.retry import NO_RETRY
 from omni_web.server.capacity import GroupCapacity
@@ -91,6 +92,11 @@ class Serving(Protocol):
         """Requests to keep in flight now; None leaves it to the job (its setting or the catalog)."""
         ...  # pragma: no cover
 
+    def in_flight(self, start: int) -> InFlightController:
+        """The job's in-flight controller when the user gave no number: the width the server was
+        started with, a router's workers, or (a server that does not say) found from ``start`` up."""
+        ...  # pragma: no cover
+
     def recover(self, error: Exception) -> Recovery:
         """Called once per failure wave; may block while the server comes back.
 
@@ -128,6 +134,9 @@ class _Base:
 
     def concurrency(self) -> int | None:
         return None
+
+    def in_flight(self, start: int) -> InFlightController:
+        return InFlightController(start)
 
     def status_line(self) -> str:
         return self._status
@@ -170,9 +179,13 @@ class _Base:
 class SingleServing(_Base):
     """Our one `sgl-omni serve`: a dead process is started again (unless the user stopped it)."""
 
-    def __init__(self, manager: Owner, endpoint: Endpoint) -> None:
+    def __init__(self, manager: Owner, endpoint: Endpoint, *, width: int | None = None) -> None:
         super().__init__(endpoint)
         self._manager = manager
+        self._width = width  # max_running_requests of the config it was started with (None: not known)
+
+    def in_flight(self, start: int) -> InFlightController:
+        return InFlightController.fixed(self._width) if self._width else InFlightController(start)
 
     def recover(self, error: Exception) -> Recovery:
         with self._lock:
@@ -231,6 +244,11 @@ class ForeignServing(_Base):
     def concurrency(self) -> int | None:
         capacity = self._router_capacity()
         return capacity() if capacity is not None else None
+
+    def in_flight(self, start: int) -> InFlightController:
+        capacity = self._router_capacity()
+        # A router's workers' widths are not known: its routable workers times the start, then found.
+        return InFlightController(capacity() if capacity is not None else start)
 
     def recover(self, error: Exception) -> Recovery:
         if not isinstance(error, ServerUnreachable):
@@ -297,6 +315,9 @@ class GroupServing(_Base):
 
     def concurrency(self) -> int | None:
         return self._capacity()
+
+    def in_flight(self, start: int) -> InFlightController:
+        return InFlightController.following(self._capacity)
 
     def _note_deaths(self) -> None:
         pids = self._manager.dead_group_workers()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from omni_web.catalog import CatalogEntry, model_label
 from omni_web.paths import CONFIGS_DIR
+from omni_web.server.widths import configured_width
 from omni_web.settings import Settings
 
 __all__ = ["ServeSpec", "build_argv", "build_serve_spec", "client_host", "format_cc", "shell_command"]
@@ -56,6 +57,19 @@ class ServeSpec:
     mem_fraction_static: float | None = None
     tag: str = ""
     notes: tuple[str, ...] = ()
+    # "throughput" or "memory-safe" for a model with both configs, else "" (one config only).
+    profile: str = ""
+    # Requests the server runs at once, when its config says (configs that set max_running_requests).
+    width: int | None = None
+
+    @property
+    def profile_line(self) -> str:
+        """``Throughput profile (configs/qwen3_tts_throughput.yaml): 64 requests at once`` for the Server tab."""
+        if not self.profile:
+            return ""
+        name = f"configs/{self.config_path.name}" if self.config_path is not None else "upstream defaults"
+        runs = f": {self.width} requests at once" if self.width else ""
+        return f"{self.profile.capitalize()} profile ({name}){runs}"
 
     @property
     def model_key(self) -> str:
@@ -105,6 +119,7 @@ def build_serve_spec(
     compute_capability: tuple[int, int] | None,
     port: int | None = None,
     configs_dir: Path = CONFIGS_DIR,
+    vram_gb: float | None = None,
 ) -> ServeSpec:
     """Plan the server start for ``entry`` on this GPU with these settings.
 
@@ -115,8 +130,17 @@ def build_serve_spec(
             default config is used and a note says so).
         port: overrides ``settings.server_port`` (the CLI's ``--port``).
         configs_dir: where the vendored configs live (tests may point elsewhere).
+        vram_gb: GPU 0's memory in GiB; picks the throughput profile where the model has one and the
+            card has room (unknown: the memory-safe profile).
     """
     config_path, tag, notes = _choose_config(entry, compute_capability, configs_dir)
+    profile = ""
+    if entry.throughput_config_file and not tag:  # a fallback for an old GPU comes first
+        config_path, profile, note = _choose_profile(entry, vram_gb, configs_dir)
+        notes = (*notes, note)
+        # Shown beside the model wherever the server is (the Server tab's badge, its log, the record);
+        # the memory-safe profile is the plain default and carries no tag.
+        tag = "throughput profile" if profile == "throughput" else ""
     return ServeSpec(
         entry=entry,
         model_path=entry.repo_id,
@@ -126,7 +150,24 @@ def build_serve_spec(
         mem_fraction_static=settings.mem_fraction_static,
         tag=tag,
         notes=notes,
+        profile=profile,
+        width=configured_width(config_path),
     )
+
+
+def _choose_profile(entry: CatalogEntry, vram_gb: float | None, configs_dir: Path) -> tuple[Path | None, str, str]:
+    """The throughput config on a card with room for it, else the memory-safe one; (path, profile, note)."""
+    assert entry.throughput_config_file is not None
+    floor = entry.throughput_min_vram_gb
+    if vram_gb is not None and vram_gb >= floor:
+        return configs_dir / entry.throughput_config_file, "throughput", (
+            f"GPU memory {vram_gb:.0f} GB >= {floor:.0f} GB: {entry.label} starts with the throughput profile "
+            f"(configs/{entry.throughput_config_file}).")
+    have = "unknown" if vram_gb is None else f"{vram_gb:.0f} GB"
+    safe = f"configs/{entry.config_file}" if entry.config_file else "its default pipeline"
+    return configs_dir / entry.config_file if entry.config_file else None, "memory-safe", (
+        f"GPU memory {have} < {floor:.0f} GB for the throughput profile: {entry.label} starts with the "
+        f"memory-safe profile ({safe}).")
 
 
 def build_argv(spec: ServeSpec, *, sgl_omni: Path) -> list[str]:

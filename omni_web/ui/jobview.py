@@ -170,7 +170,12 @@ def job_detail_html(job: Job, position: int, *, now: float | None = None, remote
         if p.chunks_cached:
             facts.append(f"{p.chunks_cached:,} chunks reused")
         if p.realtime_factor:
-            facts.append(f"{p.realtime_factor:.1f}× real time")
+            facts.append(f"{p.realtime_factor:.1f} s of audio per wall second")
+        if p.in_flight_line and running:
+            facts.append(p.in_flight_line)  # "48 in flight, server full at ~48"
+        elif p.peak_in_flight:
+            facts.append(f"up to {p.peak_in_flight} requests in flight"
+                         + (f", server full at ~{p.server_full_at}" if p.server_full_at else ""))
         if p.qa is not None:
             # A finished job counts as its review list does (one set of counts); a running one as it goes.
             done_line = finished_qa_line(job.result, job.id) if result is not None else None

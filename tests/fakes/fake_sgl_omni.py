@@ -32,7 +32,10 @@ Behaviour switches (environment variables, all optional):
                                    process at once (``os._exit(1)``), unanswered: a mid-job crash
 ``FAKE_SGL_CRASH_ON_TEXT=words``   a speech request whose input contains ``words`` kills the process
                                    the same way, every time (a poison chunk the model cannot say)
-``FAKE_SGL_SLOTS=B``               speech requests generated at once; more wait (default 8)
+``FAKE_SGL_SLOTS=B``               speech requests generated at once; more wait (default: the config's
+                                   ``engine.max_running_requests``, else 8)
+``FAKE_SGL_QUEUE_LIMIT=Q``         at most Q requests wait for a slot; more get 503 ``The request queue
+                                   is full.`` at once (default: ``engine.max_queued_requests``, else none)
 ``FAKE_SGL_LATENCY_S``             generation time per request, while holding a slot (default 0)
 ``FAKE_SGL_SECONDS_PER_WORD``      audio seconds per input word (default 0.3)
 ``FAKE_SGL_KV_CAPACITY=C``         thinker KV capacity for every family (default: Higgs 4095,
@@ -54,6 +57,7 @@ there as JSON + audio files; unset = memory only), ``SPEAKER_MAX_UPLOADED``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -241,8 +245,21 @@ def _warm_up(state: FakeServerState, seconds: float, announce: bool) -> None:
                            "the server is ready")
 
 
+def _engine_width(switches: FakeSwitches, model: ResolvedModel, settings: StageSettings) -> FakeSwitches:
+    """The engine's batch width and queue bound from the config (``engine.max_running_requests``,
+    ``engine.max_queued_requests``) unless FAKE_SGL_SLOTS / FAKE_SGL_QUEUE_LIMIT set them."""
+    engine = model.family.engine_stage
+    running = settings.get(engine, "engine", "max_running_requests")
+    queued = settings.get(engine, "engine", "max_queued_requests")
+    if not os.environ.get("FAKE_SGL_SLOTS", "").strip() and isinstance(running, int) and running > 0:
+        switches = dataclasses.replace(switches, slots=running)
+    if switches.queue_limit is None and isinstance(queued, int) and queued >= 0:
+        switches = dataclasses.replace(switches, queue_limit=queued)
+    return switches
+
+
 def _run(opts: ServeOptions, model: ResolvedModel, settings: StageSettings, media: MediaPolicy) -> int:
-    switches = FakeSwitches.from_environ(dict(os.environ))
+    switches = _engine_width(FakeSwitches.from_environ(dict(os.environ)), model, settings)
     stop = _Stop()
     signal.signal(signal.SIGTERM, stop.handler)
     signal.signal(signal.SIGINT, stop.handler)

@@ -50,7 +50,8 @@ _STAGE_FIELDS = (
 )
 _GROUPS = ("engine", "factory", "env")
 _INT_KEYS = {"tp_size", "max_new_tokens", "max_running_requests", "max_total_tokens", "cuda_graph_max_bs",
-             "torch_compile_max_bs", "context_length", "max_concurrency", "max_batch_size", "kv_cache_bytes"}
+             "torch_compile_max_bs", "context_length", "max_concurrency", "max_batch_size", "kv_cache_bytes",
+             "max_queued_requests"}
 _FLOAT_KEYS = {"mem_fraction_static", "gpu_memory_fraction", "cpu_offload_gb"}
 
 

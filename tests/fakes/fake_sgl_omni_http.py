@@ -79,6 +79,7 @@ class FakeSwitches:
     seconds_per_word: float = 0.3
     kv_capacity: int | None = None
     fail_next_503: int = 0
+    queue_limit: int | None = None  # requests waiting for a slot beyond this are refused (503 queue full)
     request_log: Path | None = None
     faults: Faults = field(default_factory=Faults)
     voice: str = "tones"  # or "espeak" / "flite": real words from espeak-ng or flite (voice slt)
@@ -100,6 +101,7 @@ class FakeSwitches:
             seconds_per_word=_env_float(environ, "FAKE_SGL_SECONDS_PER_WORD", 0.3),
             kv_capacity=_env_int(environ, "FAKE_SGL_KV_CAPACITY"),
             fail_next_503=_env_int(environ, "FAKE_SGL_FAIL_NEXT_503") or 0,
+            queue_limit=_env_int(environ, "FAKE_SGL_QUEUE_LIMIT"),
             request_log=Path(log) if log else None,
             faults=Faults.from_environ(environ),
             voice=environ.get("FAKE_SGL_VOICE", "").strip() or "tones",
@@ -310,6 +312,10 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.state
         family = state.ctx.model.family
         with state.lock:
+            limit = state.switches.queue_limit
+            if limit is not None and state.running >= state.switches.slots and state.pending >= limit:
+                # The real scheduler's waiting-queue bound (max_queued_requests): refused at once.
+                raise service_unavailable("The request queue is full.")
             state.pending += 1
         state.slots.acquire()
         with state.lock:
