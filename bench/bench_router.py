@@ -135,3 +135,39 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def fill_behind_router(*, workers: int, width: int, latency_s: float, rounds: int, work: Path) -> object:
+    """bench_throughput's fill row behind the real router: ``workers`` fakes of ``width`` each, the
+    URL given as a server we did not start (``convert --api-url <router>``), no --concurrency.
+
+    Returns the row (a FillRun) or, without the contract venv, why it was skipped.
+    """
+    from bench_throughput import fill  # noqa: PLC0415 - bench_throughput imports this module lazily
+
+    from omni_web.server.serving import ForeignServing  # noqa: PLC0415
+    from omni_web.server.status import Endpoint  # noqa: PLC0415
+
+    try:
+        venv = ensure_contract_venv()
+    except Exception as exc:  # noqa: BLE001 - a bench row says why it is missing instead of failing the bench
+        return f"{'router, 2 x width 32':<28} skipped: the contract venv (the real router) is not available: {exc}"
+    router = install_router(work / "router-venv", venv.python)
+    env = {"FAKE_SGL_SLOTS": str(width), "FAKE_SGL_QUEUE_LIMIT": str(width), "FAKE_SGL_LATENCY_S": str(latency_s),
+           "FAKE_SGL_SECONDS_PER_WORD": "0.1"}
+    fakes = [start_fake_server(MODEL, env=env, log_path=work / f"router-worker-{i}.log") for i in range(workers)]
+    process = None
+    try:
+        process, base = start_router(router, [w.base_url for w in fakes], work)
+        entry = get_entry(MODEL)
+        endpoint = Endpoint(base_url=base, model_key=MODEL, model_id=MODEL, owned=False)
+        controller = ForeignServing(endpoint, patience_s=60, batch=entry.default_concurrency).in_flight(
+            entry.default_concurrency)
+        total = workers * width
+        return fill(f"router, {workers} x width {width}", base, controller, width=total, chunks=rounds * total,
+                    latency_s=latency_s, work=work, local=False)
+    finally:
+        if process is not None:
+            stop(process)
+        for fake in fakes:
+            fake.stop()

@@ -185,6 +185,7 @@ def render_request(request: ConvertRequest, book: Book, serving: Serving, paths:
             f"audio {doc.audio_s / 60:.1f} min"
             + (f", {rtf:.1f} s audio per s" if rtf else "")
             + (f", {doc.in_flight_line}" if doc.in_flight_line else "")
+            + (f", {doc.gpu_line}" if doc.gpu_line else "")
             + (f", ETA {eta / 60:.1f} min" if eta else "")
             + (f", {doc.chunks_failed} failed" if doc.chunks_failed else "")
             + (f", {doc.qa.line}" if doc.qa is not None else ""),

@@ -53,6 +53,9 @@ GROWTH = 1.25
 # A first window after a raise this much better than the last is clear growth; between GROWTH and
 # this, the next window decides (see InFlightController._close_window).
 CLEAR_GROWTH = 1.8
+# Holding, a window whose throughput is this much short of what its requests in flight would give
+# unqueued had requests waiting: only such a window lowers the width.
+QUEUED = 0.15
 
 
 class SpeechMeter(Protocol):
@@ -171,6 +174,7 @@ class InFlightController:
         self._helped = 0  # the largest number whose raise still bought throughput
         self._first_look = True  # the next window is the first since the number changed
         self._width: float | None = None  # the width as measured, smoothed while holding
+        self._loads: list[float] = []  # the last window's mean number in flight
         self._window = 0
         self._samples: list[_Sample] = []
         self._in_flight = 0
@@ -244,8 +248,9 @@ class InFlightController:
             # The queue was full with this many in flight: never send as many again.
             self._ceiling = max(1, min(self._ceiling, ticket.in_flight - 1))
             if self._limit > self._ceiling:
-                self._set(self._ceiling)
-            self._phase = Phase.HOLDING
+                # Lowered without opening a new window: the answers coming still judge the raise.
+                self._limit = self._ceiling
+                self.history.append(self._limit)
             if self._full_at is None or self._full_at > self._ceiling:
                 self._full_at = self._ceiling
 
@@ -273,6 +278,7 @@ class InFlightController:
         # Little's law: audio per wall second = requests in flight x audio per request-second; the
         # sums weigh a request that waited a whole turn of the batch as much as it cost.
         loaded = statistics.fmean(sample.in_flight for sample in samples)
+        self._loads = [loaded]
         rate = loaded * sum(s.audio_s for s in samples) / sum(s.took_s for s in samples)
         previous = self._rate
         if self._phase is not Phase.RAISING:
@@ -309,7 +315,15 @@ class InFlightController:
         if not self._base:
             return
         measured = rate / self._base
-        self._width = measured if self._width is None else 0.7 * self._width + 0.3 * measured
+        loaded = statistics.fmean(self._loads) if self._loads else measured
+        if self._width is None:
+            self._width = measured
+        elif measured < (1 - QUEUED) * loaded:
+            self._width = 0.7 * self._width + 0.3 * measured  # requests waited: the server's own width
+        else:
+            # Nothing waited: the server took all it was sent, which says it is at least that wide (a
+            # job that sends fewer, for QA or its last chunks, must not talk the number down).
+            self._width = max(self._width, measured)
         width = min(self._ceiling, max(1, self._helped, round(self._width)))
         self._full_at = width
         limit = min(self._ceiling, width + margin_for(width))

@@ -28,6 +28,7 @@ from omni_web.deliver.layout import BookPlace, OutputLayout, book_place, default
 from omni_web.deliver.metadata import effective_metadata
 from omni_web.deliver.sidecars import Narration
 from omni_web.errors import PoisonChunk, UnknownVoice, VoiceError
+from omni_web.gpuwatch import GpuSampler
 from omni_web.master import ChapterSpec, LoudnessPreset, MasteredChapter, get_preset
 from omni_web.paths import DataPaths
 from omni_web.pipeline.mastering import (
@@ -43,7 +44,13 @@ from omni_web.pipeline.plan import ConversionPlan, plan_conversion
 from omni_web.pipeline.quality import JobQa, apply_text_edits, load_text_edits, progress_fields
 from omni_web.pipeline.readalong import ConversionReadalong, start_readalong
 from omni_web.pipeline.request import ConvertRequest
-from omni_web.pipeline.tracking import ProgressCallback, ProgressTracker, finish_phases, flow_fields
+from omni_web.pipeline.tracking import (
+    ProgressCallback,
+    ProgressTracker,
+    finish_phases,
+    flow_fields,
+    gpu_fields,
+)
 from omni_web.qa import QaStore
 from omni_web.records import JsonRecord
 from omni_web.render import (
@@ -285,6 +292,10 @@ def _render(job: _Job, items: list[RenderItem], *, client: SpeechClient, serving
     watch = (serving.watch(on_status=tracker.server_status, cancelled=cancelled) if serving is not None
              else contextlib.nullcontext())  # fmt: skip
     metered = client.metered(flow) if flow is not None else contextlib.nullcontext()
+    # Only a server we started runs on this machine's GPU: its utilisation and memory over the job.
+    sampler = GpuSampler() if serving is not None and serving.endpoint.owned else None
+    if sampler is not None and not sampler.start():
+        sampler = None
     try:
         with watch, metered:
             return render_chunks(
@@ -293,7 +304,8 @@ def _render(job: _Job, items: list[RenderItem], *, client: SpeechClient, serving
                 cache_dir=paths.chunk_cache_dir,
                 concurrency=qa.render_concurrency,
                 cancelled=cancelled,
-                progress=lambda p: tracker.render(p, {**progress_fields(qa), **flow_fields(flow)}),
+                progress=lambda p: tracker.render(p, {**progress_fields(qa), **flow_fields(flow),
+                                                      **gpu_fields(sampler, p.realtime_factor)}),
                 on_done=finisher.chunk_done,
                 recover=serving.recover if serving is not None else None,
                 retry=retry,
@@ -302,6 +314,8 @@ def _render(job: _Job, items: list[RenderItem], *, client: SpeechClient, serving
             )
     finally:
         qa.close()
+        if sampler is not None:
+            tracker.render_extra(gpu_fields(sampler, None, final=sampler.stop()))
 
 
 def _place(job: _Job) -> tuple[str, BookPlace]:

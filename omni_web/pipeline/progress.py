@@ -158,6 +158,11 @@ class ConvertProgress(JsonRecord):
     server_full_at: int | None = None
     refusals: int = 0
     in_flight_line: str = ""
+    # GPU 0 over the job, from NVML, when the server runs on this machine (omni_web/gpuwatch.py).
+    gpu_line: str = ""
+    gpu_util_pct: float | None = None
+    gpu_memory_peak_gib: float | None = None
+    audio_per_gpu_s: float | None = None  # audio seconds per GPU-busy second
     events: tuple[JobEvent, ...] = ()
 
     def server_said(self, line: str, *, at: float) -> ConvertProgress:

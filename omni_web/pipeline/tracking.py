@@ -9,12 +9,13 @@ from dataclasses import replace
 from typing import Any
 
 from omni_web.client.inflight import InFlightController
+from omni_web.gpuwatch import GpuSampler, GpuUsage
 from omni_web.master import ChapterState, MasteredChapter
 from omni_web.pipeline.plan import ConversionPlan
 from omni_web.pipeline.progress import ChapterProgress, ConvertProgress, PhaseProgress, PhaseState
 from omni_web.render import RenderProgress
 
-__all__ = ["ProgressCallback", "ProgressTracker", "finish_phases", "flow_fields"]
+__all__ = ["ProgressCallback", "ProgressTracker", "finish_phases", "flow_fields", "gpu_fields"]
 
 # Receives every progress snapshot; store it with ``to_dict()``.
 ProgressCallback = Callable[[ConvertProgress], None]
@@ -111,6 +112,12 @@ class ProgressTracker:
             self._follow_rendering()
             self._emit(force=ended or progress.chunks_settled == progress.chunks_total)
 
+    def render_extra(self, extra: Mapping[str, Any]) -> None:
+        """Fields beside the render's counts (the GPU's figures once sampling stops)."""
+        with self._lock:
+            self.doc = replace(self.doc, **extra)
+            self._emit(force=True)
+
     def gave_up(self, lines: Iterable[str]) -> None:
         """Name the chunks given up so far (the count follows with the renderer's next snapshot)."""
         with self._lock:
@@ -171,3 +178,17 @@ def flow_fields(flow: InFlightController | None) -> dict[str, Any]:
     state = flow.state()
     return {"in_flight": state.in_flight, "in_flight_line": state.line, "peak_in_flight": state.peak_in_flight,
             "server_full_at": state.full_at, "refusals": state.refusals}
+
+
+def gpu_fields(sampler: GpuSampler | None, audio_per_wall_s: float | None, *,
+               final: GpuUsage | None = None) -> dict[str, Any]:
+    """GPU 0's utilisation and memory so far (or ``final``), and audio seconds per GPU-busy second."""
+    usage = final if final is not None else (sampler.snapshot() if sampler is not None else None)
+    if usage is None:
+        return {}
+    fields: dict[str, Any] = {"gpu_line": usage.line, "gpu_util_pct": round(usage.util_mean_pct, 1),
+                              "gpu_memory_peak_gib": round(usage.memory_peak_bytes / 1024**3, 2)}
+    if audio_per_wall_s:
+        per_gpu_s = usage.audio_per_gpu_s(audio_per_wall_s)
+        fields["audio_per_gpu_s"] = round(per_gpu_s, 2) if per_gpu_s is not None else None
+    return fields

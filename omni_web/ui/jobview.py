@@ -171,6 +171,9 @@ def job_detail_html(job: Job, position: int, *, now: float | None = None, remote
             facts.append(f"{p.chunks_cached:,} chunks reused")
         if p.realtime_factor:
             facts.append(f"{p.realtime_factor:.1f} s of audio per wall second")
+        if p.gpu_line:
+            facts.append(p.gpu_line + (f", {p.audio_per_gpu_s:.0f} s of audio per GPU-second"
+                                       if p.audio_per_gpu_s else ""))
         if p.in_flight_line and running:
             facts.append(p.in_flight_line)  # "48 in flight, server full at ~48"
         elif p.peak_in_flight:

@@ -36,6 +36,20 @@ INTENDED: dict[str, dict[tuple[str, ...], object]] = {
     "voxtral_tts.yaml": {("tts_generation", "engine", "mem_fraction_static"): 0.70},
     "dots_tts.yaml": {},
     "fish_s2_pro.yaml": {("tts_engine", "engine", "mem_fraction_static"): 0.65},
+    "fish_s2_pro_throughput.yaml": {
+        ("tts_engine", "engine", "mem_fraction_static"): 0.80,
+        ("tts_engine", "engine", "max_running_requests"): 64,
+        ("tts_engine", "engine", "cuda_graph_max_bs"): 64,
+    },
+    "qwen3_tts_throughput.yaml": {
+        ("tts_engine", "gpu_memory_fraction"): 0.85,
+        ("tts_engine", "engine", "mem_fraction_static"): 0.80,
+        ("tts_engine", "engine", "max_running_requests"): 64,
+        ("tts_engine", "engine", "max_queued_requests"): 64,
+        ("tts_engine", "engine", "cuda_graph_max_bs"): 64,
+        ("vocoder", "process"): "vocoder",
+        ("vocoder", "gpu_memory_fraction"): 0.10,
+    },
     "zonos2_bf16.yaml": {
         ("tts_engine", "factory", "fp8"): False,
         ("tts_engine", "engine", "mem_fraction_static"): 0.70,

@@ -23,6 +23,7 @@ class FakeNvml:
         self.broken_index = broken_index
         self.as_bytes = as_bytes
         self.calls: list[str] = []
+        self.utilization: list[int] = []  # percent busy, one per sample (the last repeats)
 
     def _text(self, value: str):
         return value.encode() if self.as_bytes else value
@@ -55,3 +56,9 @@ class FakeNvml:
     def nvmlDeviceGetMemoryInfo(self, handle):  # noqa: N802
         _, _, total, free = self.gpus[handle]
         return SimpleNamespace(total=total, free=free, used=total - free)
+
+    def nvmlDeviceGetUtilizationRates(self, handle):  # noqa: N802
+        asked = self.calls.count("utilization")
+        self.calls.append("utilization")
+        busy = self.utilization[min(asked, len(self.utilization) - 1)] if self.utilization else 0
+        return SimpleNamespace(gpu=busy, memory=busy)

@@ -90,8 +90,34 @@ def test_models_without_a_fallback_ignore_the_gpu() -> None:
     old = build_serve_spec(entry, settings=Settings(), compute_capability=(7, 5))
     new = build_serve_spec(entry, settings=Settings(), compute_capability=(9, 0))
     assert old.config_path == new.config_path == CONFIGS_DIR / "qwen3_tts.yaml"
-    assert old.notes == new.notes == ()
+    assert old.notes == new.notes
+    assert "memory-safe profile" in old.notes[0]
     assert old.tag == ""
+
+
+@pytest.mark.parametrize(("vram_gb", "config", "profile", "width"), [
+    (None, "qwen3_tts.yaml", "memory-safe", None),
+    (24.0, "qwen3_tts.yaml", "memory-safe", None),
+    (79.2, "qwen3_tts_throughput.yaml", "throughput", 64),
+])
+def test_the_throughput_profile_is_chosen_by_the_gpus_memory(vram_gb: float | None, config: str, profile: str,
+                                                              width: int | None) -> None:
+    spec = build_serve_spec(get_entry("qwen3_tts_1_7b_base"), settings=Settings(), compute_capability=(9, 0),
+                            vram_gb=vram_gb)
+    assert spec.config_path == CONFIGS_DIR / config
+    assert ["--config", str(CONFIGS_DIR / config)] == build_argv(spec, sgl_omni=SGL)[4:6]
+    assert spec.profile == profile and spec.width == width
+    # The Server tab's badge and the model's label say which profile runs.
+    assert spec.tag == ("throughput profile" if profile == "throughput" else "")
+    assert spec.profile_line.startswith(f"{profile.capitalize()} profile (configs/{config})")
+    if width:
+        assert spec.profile_line.endswith(": 64 requests at once")
+        assert "GPU memory 79 GB >= 40 GB" in spec.notes[-1]
+
+
+def test_a_fallback_for_an_old_gpu_comes_before_any_profile() -> None:
+    spec = build_serve_spec(get_entry("zonos2"), settings=Settings(), compute_capability=(8, 6), vram_gb=80.0)
+    assert spec.tag == "bf16 fallback" and spec.profile == ""
 
 
 def test_shell_command_quotes_what_a_shell_would_split() -> None:
