@@ -136,7 +136,7 @@ def test_the_cycle_finder_sees_deferred_and_type_checking_imports() -> None:
 # - ``settings`` reads a book's options and ``server`` talks to its ``client``: one serving floor.
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("errors", "files", "records", "retry", "timefmt", "languages", "runstate", "tasks", "lan", "paths",
-     "systools", "catalog", "gpu", "auth", "delivery_cues"),
+     "systools", "catalog", "gpu", "gpuwatch", "auth", "delivery_cues"),
     ("book", "backend", "bookshelf"),
     ("settings", "client", "server", "models", "readiness", "setup_report", "llm"),
     ("voices", "text"),
