@@ -61,7 +61,7 @@ def test_outlined_latex_pdf_takes_its_chapters_from_the_bookmarks() -> None:
     assert book.source_format == "pdf"
     assert _selected_titles(book) == ["First section", "Second section", "Third section",
                                       "Heading on Level 1 (section)"]
-    assert book.chapters[0].matter_reason == "title page"  # the contents page before the first bookmark
+    assert book.chapters[0].matter_reason == "table of contents"  # the contents page before the first bookmark
     for chapter in book.chapters[1:]:
         # The foot's page numbers (iii, iv, 1, 2, 1) are not read.
         assert all(block.text not in ("iii", "iv", "1", "2") for block in chapter.blocks), chapter.blocks

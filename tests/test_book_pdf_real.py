@@ -71,6 +71,13 @@ def test_a_latex_book_has_no_glyph_placeholders_and_says_what_it_left_out(
     book = load_book(path)
     spoken = " ".join(block.text for chapter in book.chapters for block in chapter.blocks)
     assert "(cid:" not in spoken and "⊆" in spoken
+    # Running heads change with the section ("1.1. TOPOLOGISCHE RÄUME", "1.2. METRISCHE RÄUME"): found by
+    # their place and type, none is read; the contents page is a chapter of its own, not read by default.
+    assert not re.search(r"\d\.\d\. [A-ZÄÖÜ]{4,} [A-ZÄÖÜ]{4,}", spoken)
+    assert "Dieses Skript wurde im Wintersemester 2013/2014" in spoken and "1.2 Metrische Räume" in spoken
+    contents = next(c for c in book.chapters if c.title == "Inhaltsverzeichnis")
+    assert contents.matter_reason == "table of contents" and not contents.selected_by_default
+    assert not any(". . . ." in block.text for c in book.chapters if c.selected_by_default for block in c.blocks)
     assert len(book.warnings) == 1 and re.search(r"[\d,]+ letters or symbols .* were left out", book.warnings[0])
     assert book.warnings[0] in book_header_html(book).replace("&#x27;", "'")
     import omni_web.cli.chapters as chapters_cli

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from omni_web.book.headings import is_chapter_heading
+from omni_web.book.matter import MatterSignals, classify_matter
 from omni_web.book.model import Book, BookMetadata, TextBlock
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.parts import Part, book_from_parts, heading, paragraph
@@ -29,6 +30,7 @@ from omni_web.errors import BookError, DrmProtected, NotAnEpub, ScannedBook, Uns
 __all__ = ["MAX_PDF_PAGES", "MAX_PDF_SECONDS", "load_pdf", "read_pdf_pages"]
 
 _STYLE_HEADING_WORDS = 15
+_LEADERS_RE = re.compile(r"(?:\.\s?){4,}\s*(?:\d+|[ivxlc]+)\b", re.IGNORECASE)  # dots leading to a page number
 _SCANNED_SHARE = 0.8  # this share of pages pictures with a few stray words: a scan
 _UNMAPPED_SHARE = 0.5  # more letters than this share unreadable: the text layer is no use
 
@@ -278,8 +280,11 @@ def _find_start(paras: list[TextPara], page: int, top: float | None) -> int:
 def _cut_at(paras: list[TextPara], starts: list[tuple[int, str]]) -> list[Part]:
     parts = []
     first = starts[0][0]
-    if first > 0:
-        parts.append(Part(title="", blocks=_blocks(paras[:first])))
+    contents = next((i for i in range(first) if paras[i].is_heading and _is_contents_title(paras[i].text)), first)
+    if contents > 0:
+        parts.append(Part(title="", blocks=_blocks(paras[:contents])))
+    if contents < first:  # the contents page before the first chapter: a chapter of its own, not read by default
+        parts.append(Part(title=paras[contents].text, blocks=_blocks(paras[contents:first])))
     for n, (start, title) in enumerate(starts):
         end = starts[n + 1][0] if n + 1 < len(starts) else len(paras)
         blocks = _blocks(paras[start:end])
@@ -348,5 +353,11 @@ def _style_headings(paras: list[TextPara]) -> tuple[list[TextPara], list[tuple[i
     return marked, [(i, paras[i].text) for i in found if style(paras[i]) == top]
 
 
+def _is_contents_title(text: str) -> bool:
+    return classify_matter(MatterSignals(title=text, blocks=(), word_count=1)) == "table of contents"
+
+
 def _blocks(paras: list[TextPara]) -> tuple[TextBlock, ...]:
-    return tuple(heading(p.text) if p.is_heading else paragraph(p.text) for p in paras)
+    """The paragraphs as blocks, without lines of a table of contents ("1.2 Räume . . . . . 6")."""
+    return tuple(heading(p.text) if p.is_heading else paragraph(p.text) for p in paras
+                 if not (leaders := len(_LEADERS_RE.findall(p.text))) or (leaders < 2 and len(p.text.split()) > 15))

@@ -133,17 +133,52 @@ def _row_count(page: PageLines) -> int:
     return len({round(line.y1 / 3) for line in page.lines if line.text.strip()})
 
 
-def running_lines(pages: Sequence[PageLines]) -> set[tuple[str, str]]:
-    """(text key, zone) of lines repeated in the top or bottom rows of many pages: running heads and feet."""
+def _shape(line: Line) -> str:
+    """Where and how a line is set, whatever it says: a running head's shape ("@264/20")."""
+    return f"@{round(line.y1 / 3)}/{round(line.size * 2)}"
+
+
+def _set_apart(page: PageLines, indexes: list[int], zone: str, body: float) -> bool:
+    """Whether the edge row ``indexes`` stands apart from the text (a gap wider than a line's)."""
+    edge = [page.lines[i] for i in indexes]
+    rest = [x for i, x in enumerate(page.lines) if i not in indexes and x.text.strip()]
+    if zone == "top":
+        below = [x.y1 for x in rest if x.y1 <= min(e.y0 for e in edge) + 1]
+        return bool(below) and min(e.y0 for e in edge) - max(below) > body * 0.9
+    above = [x.y0 for x in rest if x.y0 >= max(e.y1 for e in edge) - 1]
+    return bool(above) and min(above) - max(e.y1 for e in edge) > body * 0.9
+
+
+def running_lines(pages: Sequence[PageLines], body: float = 10.0) -> set[tuple[str, str]]:
+    """(text key, zone) of lines repeated in the top or bottom rows of many pages: running heads and
+    feet; and (shape, zone) of rows set apart at the same height in the same size on many pages,
+    whatever they say ("1.2. METRISCHE RÄUME" over one section, the next section's title over the next)."""
     if len(pages) < 3:
         return set()
     counts: Counter[tuple[str, str]] = Counter()
+    shapes: Counter[tuple[str, str]] = Counter()
     for page in pages:
         edge = _edge_lines(page)
         if _row_count(page) >= _MIN_ROWS:
             counts.update({(_key(page.lines[i].text), zone) for i, zone in edge.items()})
+            for zone in ("top", "bottom"):
+                row = [i for i, z in edge.items() if z == zone]
+                # Set no larger than the text: a chapter heading at the top of each page is no running head.
+                if row and _set_apart(page, row, zone, body):
+                    shapes.update({(_shape(page.lines[i]), zone) for i in row if page.lines[i].size <= body * 1.05})
     threshold = max(2, int(len(pages) * 0.25))
-    return {item for item, count in counts.items() if count >= threshold and item[0].strip("# ")}
+    found = {item for item, count in counts.items() if count >= threshold and item[0].strip("# ")}
+    return found | {item for item, count in shapes.items() if count >= max(3, threshold)}
+
+
+def _running(page: PageLines, index: int, zone: str, running: set[tuple[str, str]], body: float) -> bool:
+    line = page.lines[index]
+    if _row_count(page) < _MIN_ROWS:
+        return False  # a page of two rows keeps its text: only a page number is furniture there
+    if (_key(line.text.strip()), zone) in running:
+        return True
+    row = [i for i, x in enumerate(page.lines) if abs(x.y1 - line.y1) < 3 and x.text.strip()]
+    return (_shape(line), zone) in running and _set_apart(page, row, zone, body)
 
 
 def _gutter(page: PageLines, lines: list[Line]) -> float | None:
@@ -254,9 +289,7 @@ def clean_page(page: PageLines, running: set[tuple[str, str]], body: float) -> t
     for index, line in enumerate(page.lines):
         zone = edge.get(index)
         text = line.text.strip()
-        # A page of two rows keeps its text: only a page number is furniture there.
-        repeated = (_key(text), zone) in running and _row_count(page) >= _MIN_ROWS
-        if zone and text and (repeated or _PAGE_NUMBER_RE.match(text)):
+        if zone and text and (_running(page, index, zone, running, body) or _PAGE_NUMBER_RE.match(text)):
             furniture.add(index)
     kept = []
     bullets = [x for x in page.lines if x.text.strip() and not _SPEAKABLE_RE.search(x.text)]
@@ -266,7 +299,7 @@ def clean_page(page: PageLines, running: set[tuple[str, str]], body: float) -> t
             continue  # bullets and ornaments drawn as glyphs ("!" in a symbol font) are not read...
         if any(abs(b.y1 - line.y1) < 3 and b.x1 <= line.x0 + 1 for b in bullets):
             line = dataclasses.replace(line, opens=True)  # ... but the item after one starts a paragraph
-        if index in furniture and not ((_key(text), edge[index]) in running and _row_count(page) >= _MIN_ROWS):
+        if index in furniture and not _running(page, index, edge[index], running, body):
             # A bare number is a folio only when nothing but furniture shares its row (a note
             # mark beside its note is not).
             row = [i for i, x in enumerate(page.lines) if abs(x.y1 - line.y1) < 3 and x.text.strip()]
@@ -298,7 +331,7 @@ def paragraphs(pages: Sequence[PageLines], *, body: float | None = None, min_hea
     footnote follows the paragraph that references it ("Note: ...")."""
     size = body if body is not None else body_size(pages)
     heading_min = min_heading if min_heading is not None else size * _HEADING_RATIO
-    running = running_lines(pages)
+    running = running_lines(pages, size)
     out: list[TextPara] = []
     open_para: dict | None = None  # the paragraph being built: text, page, last line, left edge
     cleaned = [(page, clean_page(page, running, size)) for page in pages]
