@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from omni_web.book.options import FOOTNOTE_MODES, ReadOptions
+from omni_web.book.options import FOOTNOTE_MODES, TABLE_MODES, ReadOptions
 from omni_web.errors import SettingsError
 from omni_web.files import write_atomic
 from omni_web.paths import DataPaths
@@ -68,6 +68,9 @@ class Settings:
     # Footnotes inside chapters: "skip" (not read) or "end-of-paragraph" (read after the paragraph
     # that references them, as "Note: ..."); every reader honours it (omni_web/book/options.py).
     footnotes: str = "skip"
+    # Tables in DOCX, ODT, HTML and EPUB books: "rows" (each row read as one sentence) or "note" (a
+    # short "Table: ..." line, the rest not read).
+    tables: str = "rows"
     loudness: str = "audiobook"  # mastering preset: audiobook | acx | r128 | podcast | off
     # Reference-clip transcription (faster-whisper model size).
     transcription_model: str = "small"
@@ -120,6 +123,7 @@ class Settings:
             (self.text_normalization in ("auto", "on", "off"), "text_normalization must be auto, on or off"),
             (self.qa_level in ("off", "basic", "asr"), "qa_level must be off, basic or asr"),
             (self.footnotes in FOOTNOTE_MODES, "footnotes must be skip or end-of-paragraph"),
+            (self.tables in TABLE_MODES, "tables must be rows or note"),
             (1 <= self.qa_takes <= 10, "qa_takes must be 1-10"),
             (bool(self.qa_model.strip()), "qa_model must name a faster-whisper size or a model folder"),
             (self.qa_device in ("cpu", "cuda", "auto"), "qa_device must be cpu, cuda or auto"),
@@ -158,9 +162,10 @@ class Settings:
         return tuple(dict.fromkeys(url for url in urls if url))
 
     def read_options(self, paths: DataPaths, *, footnotes: str | None = None) -> ReadOptions:
-        """How books are read: the footnote setting (or a job's own ``footnotes``), and the data
-        root's conversion cache (MOBI/AZW3)."""
-        return ReadOptions(footnotes=footnotes or self.footnotes, cache_dir=paths.state_dir / "converted")
+        """How books are read: the footnote setting (or a job's own ``footnotes``), the table setting,
+        and the data root's conversion cache (MOBI/AZW3)."""
+        return ReadOptions(footnotes=footnotes or self.footnotes, cache_dir=paths.state_dir / "converted",
+                           tables=self.tables)
 
     def inbox_path(self, paths: DataPaths) -> Path | None:
         """The watched inbox folder, or None when it is switched off."""

@@ -16,16 +16,6 @@ from tests.corpus_judge import CORPUS, Expectation, Reading, corpus_files, judge
 pytestmark = pytest.mark.slow
 
 NOT_YET_GOOD = frozenset({
-    "docx/mammoth-strict-format.docx",
-    "docx/mammoth-tables.docx",
-    "docx/mammoth-text-box.docx",
-    "docx/pandoc-nested_sdt.docx",
-    "docx/pandoc-sdt_elements.docx",
-    "docx/pandoc-table_captions_with_field.docx",
-    "docx/pandoc-table_header_rowspan.docx",
-    "docx/pandoc-tables.docx",
-    "docx/pandoc-text_in_shape_format.docx",
-    "docx/python-docx-blk-paras-and-tables.docx",
     "epub/haruko-html-jpeg.epub",
     "epub/kusamakura-preview.epub",
     "epub/linear-algebra.epub",
@@ -41,8 +31,6 @@ NOT_YET_GOOD = frozenset({
     "markdown/pandoc-MANUAL.txt",
     "markdown/pandoc-epub.md",
     "markdown/pandoc-markdown-reader-more.txt",
-    "odt/odfpy-electra.odt",
-    "odt/pandoc-simpleTable.odt",
     "pdf/pdfjs-tracemonkey.pdf",
     "pdf/pdfjs-wikipedia.pdf",
     "pdf/pdfminer-jo.pdf",

@@ -17,6 +17,7 @@ from typing import Any
 
 from lxml import etree
 
+from omni_web.book.docxbody import body_items, style_map
 from omni_web.book.model import Book, BookMetadata, CoverImage
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions, note_paragraph
 from omni_web.book.parts import Part, book_from_parts, heading, paragraph
@@ -24,7 +25,7 @@ from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, office_archive, 
 
 __all__ = ["load_docx", "split_by_level"]
 
-_HEADING_RE = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
+_PLACEHOLDER_RE = re.compile(r"<%.*%>|\{\{.*\}\}|\$\{.*\}|\[\[.*\]\]|«[^»]*»")
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _BLIP = "{http://schemas.openxmlformats.org/drawingml/2006/main}blip"
 _EMBED = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}embed"
@@ -39,36 +40,71 @@ def load_docx(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
         NotAnEpub: not a readable DOCX.
         EmptyBook: nothing to read aloud.
     """
-    import docx
-
-    with office_archive(path, kind="Word document", app="Word or LibreOffice", limits=limits) as archive:
+    with office_archive(path, kind="Word document", app="Word or LibreOffice", limits=limits,
+                        unreadable=(etree.XMLSyntaxError,)) as archive:
         notes = _notes(archive) if options.notes_at_paragraph_end else {}
-        document = docx.Document(str(path))
+        root = parse_xml(archive.read(_main_part(archive)))
+        styles = style_map(parse_xml(archive.read("word/styles.xml")) if "word/styles.xml" in archive.namelist() else None)
+        core = parse_xml(archive.read("docProps/core.xml")) if "docProps/core.xml" in archive.namelist() else None
+    body = next((e for e in root.iter() if isinstance(e.tag, str) and etree.QName(e).localname == "body"), root)
     items: list[tuple[int | None, str]] = []  # (heading level or None, text)
-    cover = None
-    for para in document.paragraphs:
-        text = " ".join(para.text.split())
-        if not text:
-            if cover is None and not items:
-                cover = _picture(para, document)
-            continue
-        items.append((_level(para), text))
-        for kind in ("footnote", "endnote"):
-            for ref in para._p.iter(f"{_W}{kind}Reference"):
-                if (kind, ref.get(f"{_W}id")) in notes:
-                    items.append((None, note_paragraph(notes.pop((kind, ref.get(f"{_W}id"))))))
-    props = document.core_properties
+    for item in body_items(body, styles, tables=options.tables):
+        items.append((item.level, item.text))
+        items += [(None, note_paragraph(notes.pop(ref))) for ref in item.notes if ref in notes]
+    fields = _core_fields(core)
     metadata = BookMetadata(
-        title=(props.title or "").strip() or _title(items) or path.stem,
-        authors=tuple(a.strip() for a in re.split(r";|,", props.author or "") if a.strip()),
-        language=(props.language or "").strip(),
-        description=(props.subject or props.comments or "").strip(),
-        date=props.created.date().isoformat() if props.created else "",
-        identifier=(props.identifier or "").strip(),
-        subjects=tuple(k.strip() for k in re.split(r"[;,]", f"{props.keywords or ''},{props.category or ''}")
+        title=_usable_title(fields.get("title", "")) or _title(items) or path.stem,
+        authors=tuple(a.strip() for a in re.split(r";|,", fields.get("creator", "")) if a.strip()),
+        language=fields.get("language", ""),
+        description=fields.get("subject", "") or fields.get("description", ""),
+        date=fields.get("created", "")[:10],
+        identifier=fields.get("identifier", ""),
+        subjects=tuple(k.strip() for k in re.split(r"[;,]", f"{fields.get('keywords', '')},{fields.get('category', '')}")
                        if k.strip()),
     )
-    return book_from_parts(split_by_level(items), path=path, metadata=metadata, cover=cover, source_format="docx")
+    return book_from_parts(split_by_level(items), path=path, metadata=metadata, cover=_cover(path, items),
+                           source_format="docx")
+
+
+def _main_part(archive: zipfile.ZipFile) -> str:
+    """The main document's name from the package relationships (``word/document.xml`` nearly always)."""
+    try:
+        rels = parse_xml(archive.read("_rels/.rels"))
+    except (KeyError, etree.XMLSyntaxError):
+        return "word/document.xml"
+    for rel in rels:
+        if (rel.get("Type") or "").endswith("/officeDocument") and rel.get("Target"):
+            return rel.get("Target", "").lstrip("/")
+    return "word/document.xml"
+
+
+def _core_fields(core: etree._Element | None) -> dict[str, str]:
+    """The core properties (title, creator, language, ...) by local name; "" where absent."""
+    if core is None:
+        return {}
+    return {etree.QName(e).localname: " ".join((e.text or "").split()) for e in core if isinstance(e.tag, str)}
+
+
+def _usable_title(title: str) -> str:
+    """The title property, unless it is a template's placeholder ("<%AcceptAction::Approve%>", "{{title}}")."""
+    return "" if _PLACEHOLDER_RE.search(title) else title
+
+
+def _cover(path: Path, items: list[tuple[int | None, str]]) -> CoverImage | None:
+    """A picture before any text, through python-docx (which a Strict Open XML file does not open)."""
+    import docx
+
+    try:
+        document = docx.Document(str(path))
+    except (ValueError, KeyError, etree.XMLSyntaxError, Exception):  # noqa: BLE001 - the cover is optional
+        return None
+    for para in document.paragraphs:
+        if " ".join(para.text.split()):
+            return None
+        picture = _picture(para, document)
+        if picture is not None:
+            return picture
+    return None
 
 
 def _notes(archive: zipfile.ZipFile) -> dict[tuple[str, str], str]:
@@ -85,22 +121,6 @@ def _notes(archive: zipfile.ZipFile) -> dict[tuple[str, str], str]:
                 if text:
                     notes[(kind, note.get(f"{_W}id") or "")] = text
     return notes
-
-
-def _level(para: Any) -> int | None:
-    style = para.style
-    while style is not None:
-        name = (style.name or "").strip()
-        if name.lower() == "title":
-            return 0
-        match = _HEADING_RE.match(name)
-        if match:
-            return int(match.group(1))
-        style = style.base_style
-    outline = para._p.find(f"{_W}pPr/{_W}outlineLvl")
-    if outline is not None and (outline.get(f"{_W}val") or "").isdigit() and int(outline.get(f"{_W}val")) < 9:
-        return int(outline.get(f"{_W}val")) + 1
-    return None
 
 
 def _title(items: list[tuple[int | None, str]]) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from omni_web.book.model import BlockKind, TextBlock
-from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions, note_paragraph
+from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions, note_paragraph, table_lines
 from omni_web.book.safety import parse_xml
 from omni_web.book.svgtext import svg_paragraphs
 from omni_web.book.text import count_words
@@ -307,6 +307,10 @@ class _Walker:
         if tag == "br":
             self.buffer.append(" " + (element.tail or ""))
             return
+        if tag == "table":
+            self._read_table(element, inner)
+            self.buffer.append(element.tail or "")
+            return
         is_heading = tag in _HEADING_TAGS or "heading" in types
         is_block = is_heading or tag in _BLOCK_TAGS
         is_note = _is_note(element, tag, types)
@@ -348,6 +352,20 @@ class _Walker:
         if any(localname(child) == "image" for child in element.iter()):
             self.current.image_count += 1
         return True
+
+    def _read_table(self, table: etree._Element, context: frozenset[str]) -> None:
+        """A table as the table setting says: one sentence per row, or a "Table: ..." note."""
+        rows = [[element_text(cell) for cell in row if localname(cell) in ("td", "th")]
+                for row in table.iter() if localname(row) == "tr"]
+        caption = next((element_text(e) for e in table.iter() if localname(e) == "caption"), "")
+        self.flush(context)
+        self.kinds.append(BlockKind.PARAGRAPH)
+        for line in table_lines(rows, mode=self.options.tables, caption=caption):
+            self.buffer.append(line)
+            self.flush(context)
+        self.kinds.pop()
+        self.current.link_words += sum(count_words(element_text(a)) for a in table.iter()
+                                       if localname(a) == "a" and a.get("href"))
 
     @staticmethod
     def _skipped(element: etree._Element, tag: str, types: frozenset[str]) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 
 from omni_web.book.docx import split_by_level
 from omni_web.book.model import Book, BookMetadata, CoverImage
-from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions, note_paragraph
+from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions, note_paragraph, table_lines
 from omni_web.book.parts import book_from_parts
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, office_archive
 from omni_web.book.txt import language_code
@@ -26,6 +26,7 @@ __all__ = ["load_odt"]
 _TEXT_NS = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
 _OFFICE_NS = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
 _DRAW_NS = "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"
+_TABLE_NS = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
 _XLINK_NS = "http://www.w3.org/1999/xlink"
 _SKIP = {(_TEXT_NS, "note"), (_OFFICE_NS, "annotation"), (_OFFICE_NS, "annotation-end"), (_TEXT_NS, "tracked-changes"),
          (_TEXT_NS, "table-of-content"), (_TEXT_NS, "alphabetical-index"), (_TEXT_NS, "bibliography"),
@@ -50,17 +51,24 @@ def load_odt(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
                         unreadable=(AttributeError,)) as archive:  # fmt: skip
         document = load(str(path))
         items: list[tuple[int | None, str]] = []
-        cover_href = _walk(document.text, items, [], options.notes_at_paragraph_end)
+        # odfpy's ``document.text`` is the body's first child, a whitespace node in an indented file.
+        text = next((c for c in document.body.childNodes if getattr(c, "qname", None) == (_OFFICE_NS, "text")),
+                    document.text)
+        cover_href = _walk(text, items, [], options)
         cover = _cover(archive, cover_href)
     return book_from_parts(split_by_level(items), path=path, metadata=_metadata(document, path), cover=cover,
                            source_format="odt")
 
 
-def _walk(node: Any, items: list[tuple[int | None, str]], covers: list[str], notes: bool = False) -> str:
+def _walk(node: Any, items: list[tuple[int | None, str]], covers: list[str], options: ReadOptions) -> str:
     """Headings and paragraphs in order into ``items``; returns a picture seen before any text."""
+    notes = options.notes_at_paragraph_end
     for child in node.childNodes:
         qname = getattr(child, "qname", None)
         if qname is None or qname in _SKIP:
+            continue
+        if qname == (_TABLE_NS, "table"):
+            items.extend((None, line) for line in table_lines(_rows(child), mode=options.tables))
             continue
         if qname == (_DRAW_NS, "image") and not items and not covers:
             covers.append(child.getAttrNS(_XLINK_NS, "href") or "")
@@ -75,10 +83,23 @@ def _walk(node: Any, items: list[tuple[int | None, str]], covers: list[str], not
                 if notes and level is None:
                     items.extend((None, note_paragraph(note)) for note in _notes(child))
             elif not items:
-                _walk(child, items, covers, notes)  # a picture anchored in an empty paragraph
+                _walk(child, items, covers, options)  # a picture anchored in an empty paragraph
             continue
-        _walk(child, items, covers, notes)
+        _walk(child, items, covers, options)
     return covers[0] if covers else ""
+
+
+def _rows(table: Any) -> list[list[str]]:
+    """A table's rows (header rows included) as lists of cell texts."""
+    rows = []
+    for child in table.childNodes:
+        qname = getattr(child, "qname", None)
+        if qname == (_TABLE_NS, "table-row"):
+            rows.append([" ".join(_text(cell).split()) for cell in child.childNodes
+                         if getattr(cell, "qname", None) == (_TABLE_NS, "table-cell")])
+        elif qname in ((_TABLE_NS, "table-header-rows"), (_TABLE_NS, "table-rows"), (_TABLE_NS, "table-row-group")):
+            rows.extend(_rows(child))
+    return rows
 
 
 def _notes(node: Any) -> list[str]:

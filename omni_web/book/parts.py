@@ -17,6 +17,7 @@ from pathlib import Path
 
 from omni_web.book.chapters import build_chapters
 from omni_web.book.extract import Segment, extract_document
+from omni_web.book.gutenberg import END_RE, START_RE, is_producer_line
 from omni_web.book.language import detect_language
 from omni_web.book.model import BlockKind, Book, BookMetadata, CoverImage, TextBlock
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
@@ -69,7 +70,7 @@ def book_from_parts(
     Raises:
         EmptyBook: no part has anything to read aloud.
     """
-    kept = _mark_front([part for part in parts if part.blocks or part.title])
+    kept = _mark_front([part for part in _without_gutenberg(list(parts)) if part.blocks or part.title])
     if not metadata.language:
         sample = " ".join(block.text for part in kept for block in part.blocks[:50])
         metadata = dataclasses.replace(metadata, language=detect_language(sample))
@@ -92,6 +93,27 @@ def book_from_parts(
             "is the right file."
         )
     return Book(metadata=metadata, cover=cover, chapters=chapters, source_path=path, source_format=source_format)
+
+
+def _without_gutenberg(parts: list[Part]) -> list[Part]:
+    """The parts without a Project Gutenberg header and licence kept as ordinary paragraphs (an e-text
+    pasted into a word processor): the blocks up to the START line, producer credits right after it,
+    and the blocks from the END line on are dropped."""
+    spots = [(i, j) for i, part in enumerate(parts) for j in range(len(part.blocks))]
+    texts = {spot: parts[spot[0]].blocks[spot[1]].text for spot in spots}
+    start = next((spot for spot in spots if START_RE.search(texts[spot])), None)
+    end = next((spot for spot in spots if END_RE.search(texts[spot]) and (start is None or spot > start)), None)
+    if start is None and end is None:
+        return parts
+    first, last = (-1, -1) if start is None else start, (len(parts), 0) if end is None else end
+    inside = [spot for spot in spots if first < spot < last]
+    credits = {spot for spot in inside[:5] if is_producer_line(texts[spot])}
+    kept = []
+    for i, part in enumerate(parts):
+        blocks = tuple(b for j, b in enumerate(part.blocks) if (i, j) in set(inside) - credits)
+        if blocks:
+            kept.append(dataclasses.replace(part, blocks=blocks))
+    return kept
 
 
 _FRONT_MAX_WORDS = 300

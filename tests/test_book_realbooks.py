@@ -1,0 +1,70 @@
+"""The reader fixes the book corpus asked for, each on the smallest real input that shows it.
+
+The corpus itself (tests/test_book_corpus.py) checks whole books; these pin each rule: plain-text
+marks, chapters from a book's own spacing, the table setting, language from the text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from omni_web.book import load_book
+from omni_web.book.language import detect_language
+from omni_web.book.options import ReadOptions, table_lines
+from omni_web.book.plainmarks import strip_plain_marks
+from omni_web.book.spacing import paragraphs_of, spaced_headings
+
+CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
+
+
+def test_plain_marks_are_not_read() -> None:
+    assert strip_plain_marks("It was _very_ =bold= of him{1} to say so.") == "It was very bold of him to say so."
+    assert strip_plain_marks("[Illustration: A HOUSE] The house stood.") == "The house stood."
+    assert strip_plain_marks("snake_case stays apart") == "snake case stays apart"
+
+
+def test_chapters_from_the_books_own_spacing() -> None:
+    prose = " ".join(["word"] * 200)
+    gap = "\n" * 5  # four blank lines before a chapter, two before a section, one between paragraphs
+    body = f"\n\nTITLE{gap}I\n\n{prose}\n\n\nSECTION\n\n\n{prose}{gap}II. The Second\n\n{prose}{gap}III\n\n{prose}\n"
+    paragraphs = paragraphs_of(body)
+    heads = spaced_headings(paragraphs)
+    assert [paragraphs[i].lines[0] for i in sorted(heads)] == ["I", "II. The Second", "III"]
+
+
+def test_a_text_without_set_apart_lines_has_no_spaced_chapters() -> None:
+    assert not spaced_headings(paragraphs_of("One paragraph.\n\nAnother one.\n\n\nA third one, spaced.\n"))
+
+
+def test_tables_read_row_by_row_or_as_a_note() -> None:
+    rows = [["Name", "Game"], ["Lebron James", "Basketball"]]
+    assert table_lines(rows, mode="rows") == ["Name, Game.", "Lebron James, Basketball."]
+    assert table_lines(rows, mode="note") == ["Table: Name, Game."]
+    assert table_lines(rows, mode="note", caption="Players") == ["Table: Players."]
+
+
+def test_table_setting_reaches_word_documents() -> None:
+    path = CORPUS / "docx" / "pandoc-tables.docx"
+    rows = " ".join(b.text for c in load_book(path).chapters for b in c.blocks)
+    note = " ".join(b.text for c in load_book(path, options=ReadOptions(tables="note")).chapters for b in c.blocks)
+    assert "Lebron James, Basketball, Very High, Leaving Cleveland." in rows
+    assert "Lebron James" not in note and "Table: Name, Game, Fame, Blame." in note
+
+
+def test_language_from_the_text() -> None:
+    assert detect_language("Als Gregor Samsa eines Morgens aus unruhigen Träumen erwachte, fand er sich in "
+                           "seinem Bett zu einem ungeheueren Ungeziefer verwandelt. Er lag auf dem Rücken und "
+                           "sah, wenn er den Kopf ein wenig hob, seinen gewölbten Bauch, der nicht mehr war.") == "de"
+    assert detect_language("Il y avait en Vestphalie, dans le château de monsieur le baron, un jeune garçon à qui "
+                           "la nature avait donné les moeurs les plus douces. Sa physionomie annonçait son âme; "
+                           "il avait le jugement assez droit, avec l'esprit le plus simple; c'est, je crois, pour "
+                           "cette raison qu'on le nommait Candide.") == "fr"
+    assert detect_language("Ο γεωργός όμως, ενάρετος και έντιμος άνθρωπος") == "el"
+    assert detect_language("Chapter One") == ""
+
+
+def test_word_content_controls_and_text_boxes_are_read() -> None:
+    controls = load_book(CORPUS / "docx" / "pandoc-sdt_elements.docx")
+    assert "Body copy" in " ".join(b.text for c in controls.chapters for b in c.blocks)
+    box = load_book(CORPUS / "docx" / "mammoth-text-box.docx")
+    assert [b.text for c in box.chapters for b in c.blocks if not b.is_heading] == ["Datum plane"]
