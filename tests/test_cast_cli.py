@@ -134,3 +134,29 @@ def test_dialogue_instructions_and_dialogue_clone(data_paths: DataPaths, fake_se
     by_text = {t: {b["input"].startswith('"') for b in sent if b["ref_text"] == t} for t in {b["ref_text"] for b in sent}}
     assert by_text == {EIGHT_SECONDS_TEXT: {False}, "Ahoy there, all hands on deck.": {True}}
     assert len({b["ref_audio"] for b in sent}) == 2
+
+
+def test_cast_auto_and_the_llm_pass_from_the_command_line(data_paths: DataPaths, tmp_path: Path) -> None:
+    from omni_web.cast.review import book_labels
+    from omni_web.settings import Settings, save_settings
+    from tests.fakes.fake_chat import FakeChat, labels_answer, serve_fake_chat
+
+    from tests.epub_builder import make_epub, xhtml
+    from tests.test_cast_pipeline import PEQUOD
+
+    unsure = ["The fog came down over the deck.", "“Who goes there?”", "“A friend, and cold.”", "“Come aboard, then.”"]
+    body = "<h1>Chapter One</h1>" + "".join(f"<p>{p}</p>" for p in [*PEQUOD, *PEQUOD[1:4], *unsure])
+    book_path = make_epub(tmp_path / "fog.epub", (("c1.xhtml", xhtml(body)),), title="The Fog")
+    auto = run(data_paths, "cast", str(book_path), "--auto")
+    assert auto.returncode == 0, auto.stderr
+    book = load_book(book_path)
+    assert load_cast_file(saved_cast_path(data_paths, book)).auto
+    refused = run(data_paths, "cast", str(book_path), "--llm")
+    assert refused.returncode != 0 and "No LLM endpoint is set" in refused.stderr
+    fake = FakeChat(answer=labels_answer("C1"))
+    with serve_fake_chat(fake) as url:
+        save_settings(data_paths, Settings(llm_url=url))
+        labelled = run(data_paths, "cast", str(book_path), "--llm")
+    assert labelled.returncode == 0, labelled.stderr
+    assert "LLM labels:" in labelled.stdout and "request" in labelled.stdout and "to review" in labelled.stdout
+    assert len(fake.received) >= 1 and book_labels(data_paths, book).labels

@@ -24,6 +24,8 @@ from omni_web.cast import (
     load_cast_file,
     saved_cast_path,
 )
+from omni_web.cast.autocast import ready_cast_file
+from omni_web.cast.review import book_labels, review_list, run_llm_pass
 from omni_web.catalog import CatalogEntry
 from omni_web.client import VoiceChoice
 from omni_web.errors import BookNotFound, CastError
@@ -58,13 +60,15 @@ def cast_from_args(
     ``--dialogue-*`` flags over its dialogue voice.
     """
     library = VoiceLibrary(paths)
-    cast_file = _cast_file(args.cast, book, paths) if args.cast else None
+    cast_file = _cast_file(args.cast, book, paths, entry) if args.cast else None
     narrator = None
     if cast_file is not None and not (args.voice or args.clone or args.instructions):
         narrator = cast_file.narrator_voice(entry, library)
     if narrator is None:
         narrator = _voice(VoiceAsk(args.voice, args.clone, args.instructions, args.transcription), entry, paths, settings)
     cast = cast_file.to_cast(entry, library) if cast_file is not None else Cast()
+    if args.cast and args.cast.strip().lower() == SAVED:  # the book's labels (the LLM's, a person's) go with it
+        cast = replace(cast, labels=book_labels(paths, book))
     if args.dialogue_voice or args.dialogue_clone or args.dialogue_instructions:
         ask = VoiceAsk(args.dialogue_voice, args.dialogue_clone, args.dialogue_instructions, args.dialogue_transcription)
         cast = replace(cast, dialogue=_voice(ask, entry, paths, settings))
@@ -79,15 +83,16 @@ def _warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
-def _cast_file(value: str, book: Book, paths: DataPaths) -> CastFile:
+def _cast_file(value: str, book: Book, paths: DataPaths, entry: CatalogEntry) -> CastFile:
     if value.strip().lower() == SAVED:
-        path = saved_cast_path(paths, book)
-        if not path.is_file():
+        # The book's own cast, or its series' (saved as its own), with the app's picks for the model.
+        ready = ready_cast_file(paths, book, entry, VoiceLibrary(paths))
+        if not saved_cast_path(paths, book).is_file():
             raise CastError(
                 f"{book.metadata.title or book.source_path.name} has no saved cast. Map its characters first: "
-                f"python -m omni_web cast {book.source_path} --set 'NAME=VOICE'"
+                f"python -m omni_web cast {book.source_path} --set 'NAME=VOICE' (or --auto)"
             )
-        return load_cast_file(path)
+        return ready
     path = Path(value).expanduser()
     if not path.is_file():
         raise CastError(f"No cast file at {path}. Give a cast YAML file, or --cast saved for the book's own.")
@@ -124,6 +129,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--hide", action="append", default=[], metavar="NAME",
                         help="not a character (its quotes go to the dialogue voice)")
     parser.add_argument("--unhide", action="append", default=[], metavar="NAME", help="undo --hide")
+    parser.add_argument("--auto", action=argparse.BooleanOptionalAction, default=None,
+                        help="let the app pick a voice for every main character (for the model convert uses; "
+                             "your --set choices win)")
+    parser.add_argument("--llm", action="store_true",
+                        help="label the quotes the rules are unsure of with the LLM set in Settings, and save the labels")
     parser.set_defaults(handler=_cast)
 
 
@@ -156,6 +166,9 @@ def _edited(cast: CastFile, args: argparse.Namespace, paths: DataPaths) -> CastF
         changes["narrator"] = parse_voice_spec(args.narrator)
     if args.dialogue:
         changes["dialogue"] = parse_voice_spec(args.dialogue)
+    if args.auto is not None:
+        changes["auto"] = args.auto
+        changes["enabled"] = True if args.auto else cast.enabled
     if args.min_confidence is not None:
         if not 0.0 <= args.min_confidence <= 1.0:
             raise CastError("--min-confidence takes a number from 0 to 1.")
@@ -254,5 +267,10 @@ def _cast(args: argparse.Namespace) -> int:
     if args.export:
         cast.save(args.export.expanduser())
         print(f"Exported the cast to {args.export}")
+    if args.llm:
+        run = run_llm_pass(paths, book, load_settings(paths))
+        print(f"LLM labels: {len(run.labels.labels)} saved ({run.usage.summary}); "
+              f"{run.fell_back} of {run.windows} windows kept the rules' labels")
+        print(f"Quotes still below the floor (to review): {len(review_list(paths, book, limit=100_000))}")
     print(_listing(book, cast, args, path))
     return 0
