@@ -139,9 +139,8 @@ def test_dialogue_instructions_and_dialogue_clone(data_paths: DataPaths, fake_se
 def test_cast_auto_and_the_llm_pass_from_the_command_line(data_paths: DataPaths, tmp_path: Path) -> None:
     from omni_web.cast.review import book_labels
     from omni_web.settings import Settings, save_settings
-    from tests.fakes.fake_chat import FakeChat, labels_answer, serve_fake_chat
-
     from tests.epub_builder import make_epub, xhtml
+    from tests.fakes.fake_chat import FakeChat, labels_answer, serve_fake_chat
     from tests.test_cast_pipeline import PEQUOD
 
     unsure = ["The fog came down over the deck.", "“Who goes there?”", "“A friend, and cold.”", "“Come aboard, then.”"]
