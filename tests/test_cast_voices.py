@@ -16,15 +16,17 @@ import pytest
 from omni_web.book import load_book
 from omni_web.cast import CastFile, VoiceSpec, load_cast_file, saved_cast_path
 from omni_web.cast.autocast import ready_cast_file, render_cast
-from omni_web.cast.design import VOICE_DESIGN_MODEL, design_voices, pending_designs
+from omni_web.cast.design import VOICE_DESIGN_MODEL, pending_designs
 from omni_web.catalog import get_entry
 from omni_web.client import VoiceChoice
+from omni_web.jobs import JobContext, JobStore
+from omni_web.library import CONVERT_JOB, make_convert_runner
 from omni_web.paths import DataPaths
-from omni_web.pipeline import ConvertRequest, convert_served
+from omni_web.pipeline import ConvertRequest
 from omni_web.server import ServerManager
 from omni_web.server.process import signal_group
 from omni_web.server.record import load_record, record_matches_process
-from omni_web.settings import Settings
+from omni_web.settings import Settings, save_settings
 from omni_web.voices import VoiceLibrary
 from tests.epub_builder import make_epub, xhtml
 from tests.fakes.sgl_omni import free_port, install_fake_sgl_omni
@@ -130,7 +132,9 @@ def manager(data_paths):
     log = data_paths.root / "requests.jsonl"
     os.environ["FAKE_SGL_REQUEST_LOG"] = str(log)
     os.environ["FAKE_SGL_SECONDS_PER_WORD"] = "0.15"  # a 28-word reference line: 4 s, over the 3 s clone floor
-    manager = ServerManager(data_paths, Settings(server_port=free_port(), start_timeout_s=60), poll_interval_s=0.1)
+    settings = Settings(server_port=free_port(), start_timeout_s=60)
+    save_settings(data_paths, settings)  # the job runner reads the data root's settings
+    manager = ServerManager(data_paths, settings, poll_interval_s=0.1)
     yield manager, log
     os.environ.pop("FAKE_SGL_REQUEST_LOG", None)
     os.environ.pop("FAKE_SGL_SECONDS_PER_WORD", None)
@@ -141,6 +145,8 @@ def manager(data_paths):
 
 @pytest.mark.slow
 def test_designed_on_voice_design_then_cloned_by_the_base_model(manager, data_paths, tmp_path) -> None:
+    """Through the job runner: the job serves VoiceDesign once for all five designs, saves them to
+    the library with their transcript, then serves the Base model, which clones them."""
     server, log = manager
     people = PEOPLE[:5]
     book = load_book(novel(tmp_path / "five.epub", "Five Voices", people=people, most=6))
@@ -149,26 +155,35 @@ def test_designed_on_voice_design_then_cloned_by_the_base_model(manager, data_pa
     cast = render_cast(data_paths, book, BASE, library)
     designs = pending_designs(cast)
     assert sorted(d.character for d in designs) == sorted(name for name, _ in people)
-    served: list[str] = []
-
-    def open_client(entry):
-        served.append(entry.key)
-        return server.ensure_serving(entry).open_client()
-
-    design_voices(designs, library, open_client=open_client)
-    assert served == [DESIGN.key]  # one VoiceDesign server for all five
+    narrator = tmp_path / "narrator.wav"
+    narrator.write_bytes(_narrator_clip())
+    request = ConvertRequest(book_path=Path(book.source_path), model_key=BASE.key, voice=VoiceChoice.clone(narrator),
+                             chapters=(1,), cast=cast, output_dir=str(tmp_path / "out"))
+    store = JobStore(data_paths.jobs_db)
+    job = store.enqueue(CONVERT_JOB, request.to_dict(), title="Five Voices")
+    messages: list[str] = []
+    ctx = JobContext(store, job)
+    ctx.report = lambda progress: messages.append(str(progress.get("message") or ""))  # type: ignore[method-assign]
+    result = make_convert_runner(data_paths, server)(job, ctx)
+    assert Path(result["m4b"]).is_file()
+    assert any("Designing 5 character voices" in m for m in messages)
     for design in designs:
         voice = library.get(design.clip.stem)
         assert voice.transcript == design.transcript and voice.duration_s > 2
     assert pending_designs(render_cast(data_paths, book, BASE, library)) == []
-    request = ConvertRequest(book_path=Path(book.source_path), model_key=BASE.key,
-                             voice=VoiceChoice.clone(library.get(designs[0].clip.stem).wav_path), chapters=(1,),
-                             cast=render_cast(data_paths, book, BASE, library), output_dir=str(tmp_path / "out"))
-    result = convert_served(request, server.ensure_serving(BASE), paths=data_paths, settings=Settings())
-    assert result.m4b is not None and result.m4b.is_file()
     sent = [json.loads(line) for line in log.read_text().splitlines()]
     designed = [s for s in sent if s.get("task_type") == "VoiceDesign"]
     cloned = [s for s in sent if s.get("ref_text") == designs[0].transcript]  # the characters' lines
     assert len(designed) == 5 and {s["instructions"] for s in designed} == {d.description for d in designs}
     assert len({s["ref_audio"] for s in cloned}) == 5  # five clips, one per character
     assert sent.index(designed[-1]) < sent.index(cloned[0])  # designed first, then the book on Base
+    assert load_record(data_paths).model_key == BASE.key  # the server was switched back for the book
+
+
+def _narrator_clip() -> bytes:
+    """A few seconds of the fake's speech-like audio as the narrator's clip."""
+    from tests.fakes.fake_sgl_omni_audio import synthesize_pcm, wav_bytes
+
+    pcm = synthesize_pcm("the narrator reads the book aloud to everyone who listens tonight",
+                         voice_key="narrator", rate=24000, channels=1, seconds_per_word=0.4)
+    return wav_bytes(pcm, rate=24000, channels=1)

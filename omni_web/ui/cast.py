@@ -121,7 +121,8 @@ def _render(ctx: UiContext, state: dict | None, model_key: str, keep: str | None
     design = get_entry(model_key).voice_mode is VoiceMode.INSTRUCTIONS
     options = [] if design else _options(ctx, model_key)
     people = find_characters(book, min_confidence=cast.min_confidence)[:_LISTED]
-    rows = [[p.name, str(p.quotes), _voice_label(cast, p.name), f"“{p.sample[:120]}”"] for p in people]
+    voices = cast.voices_for(get_entry(model_key))  # a person's choices and the app's picks for the model
+    rows = [[p.name, str(p.quotes), _voice_label(voices, p.name), f"“{p.sample[:120]}”"] for p in people]
     rows += [[name, "0", spec.label, "(mapped; not found)"] for name, spec in cast.characters.items()
              if name not in {p.name for p in people}]
     html = table(["Character", "Quotes", "Voice", "Sample line"], rows) if rows else \
@@ -131,7 +132,7 @@ def _render(ctx: UiContext, state: dict | None, model_key: str, keep: str | None
     chosen = keep if keep in names else (names[0] if names else None)
     characters_menu = gr.update(choices=names, value=chosen)
     return (
-        cast.enabled and (cast.dialogue is not None or bool(cast.characters)),
+        cast.enabled and (cast.dialogue is not None or bool(voices)),
         gr.update(choices=menu, value=_key_of(cast.dialogue, options), visible=not design),
         html,
         characters_menu,
@@ -146,8 +147,8 @@ def _instructions(spec: VoiceSpec | None) -> str:
     return (spec.instructions or "") if spec is not None else ""
 
 
-def _voice_label(cast: CastFile, name: str) -> str:
-    spec = cast.characters.get(name)
+def _voice_label(voices: dict[str, VoiceSpec], name: str) -> str:
+    spec = voices.get(name)
     return spec.label if spec is not None else "dialogue voice"
 
 
