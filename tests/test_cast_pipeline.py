@@ -94,7 +94,7 @@ def test_a_characters_voice_is_part_of_its_chunks_keys_only() -> None:
     # A low-confidence quote falls back to the dialogue voice.
     strict = plan_conversion(
         book, request(ALICE, Cast.of(dialogue=dialogue, characters={"Hatter": VoiceChoice.speaker("Eric")},
-                                     min_confidence=0.95), chapters=(TEA_PARTY,)), entry, Settings())
+                                     min_confidence=0.99), chapters=(TEA_PARTY,)), entry, Settings())
     assert {i.speaker for i in strict.items} == {NARRATOR, DIALOGUE}
 
 

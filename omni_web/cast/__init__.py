@@ -7,7 +7,7 @@ book as YAML (:mod:`.store`). The pipeline chunks each run of one speaker on its
 never mixes narration and speech and its key includes its voice.
 """
 
-from omni_web.cast.attribution import Attribution, attribute_speakers, canonical_name
+from omni_web.cast.attribution import CONFIDENCE, Attribution, attribute_speakers, canonical_name
 from omni_web.cast.characters import Character, book_roster, find_characters
 from omni_web.cast.delivery import split_label, tag_delivery
 from omni_web.cast.dialogue import (
@@ -47,6 +47,7 @@ from omni_web.cast.store import (
 from omni_web.cast.voicespec import VoiceSpec
 
 __all__ = [
+    "CONFIDENCE",
     "DEFAULT_MIN_CONFIDENCE",
     "DIALOGUE",
     "FIRST_PERSON_NARRATOR",

@@ -18,7 +18,7 @@ from omni_web.book import Book, Chapter, count_words, normalize_text
 from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE, book_quote_style, chapter_dialogue
 from omni_web.cast.edits import CastEdits
 from omni_web.cast.names import Age, Gender, Vocabulary, age_guess, clean_name, name_words
-from omni_web.cast.roster import Roster, first_person_share, group_forms
+from omni_web.cast.roster import Roster, first_person_share, group_forms, pronoun_genders
 from omni_web.cast.spans import QuoteStyle
 
 __all__ = ["Character", "book_roster", "find_characters"]
@@ -120,14 +120,20 @@ def book_roster(
     counts: Counter[str] = Counter({form: 4 * n for form, n in tagged.items()})
     words = {w for name in tagged for w in name_words(name)}
     mentioned: Counter[str] = Counter()
+    others: Counter[str] = Counter()
     for text in narration:
         for match in _CAPITALISED_RE.finditer(text):
             form = clean_name(match.group(0), vocabulary)
-            if form is not None and form not in tagged and set(name_words(form)) & words:
-                mentioned[form] += 1
+            if form is None or form in tagged:
+                continue
+            (mentioned if set(name_words(form)) & words else others)[form] += 1
     # A name only the narration uses counts when it comes back or is made of speakers' words: a
     # place before a name ("to London Lydia went") is written once.
     counts.update({f: n for f, n in mentioned.items() if n >= 2 or set(name_words(f)) <= words})
+    # Someone the narration names often and calls "he" or "she" is a character a pronoun tag may
+    # mean, even if no tag names them (a place is not followed by "she").
+    frequent = [f for f, n in others.items() if n >= 2]
+    counts.update({f: others[f] for f in pronoun_genders(narration, frequent)})
     canonical, genders = group_forms(counts, narration)
     first_person = first_person_share(narration) >= 0.008
     roster = Roster(canonical=canonical, genders=genders, vocabulary=vocabulary, first_person=first_person)

@@ -297,13 +297,18 @@ class _Groups:
     def join_shorter(self, forms: list[str], target: str) -> None:
         """Join the shorter ``forms`` to the longer name's group ``target`` where one person."""
         roots = {self.find(f) for f in forms}
+        target_titles = {_title_key(n) for n in self.counts if self.find(n) == target} - {()}
         if len(roots) == 1:
-            if self._compatible(forms[0], target):
+            # "Mr. Beebe" is not "Minnie Beebe": a titled surname joins a full name when the book
+            # gives that name the same title ("Mr. Fitzwilliam Darcy") or the same gender.
+            root = next(iter(roots))
+            titles = {_title_key(n) for n in self.counts if self.find(n) == root} - {()}
+            same = bool(self.group_gender(target)) and self.group_gender(target) == self.group_gender(root)
+            if (not titles or titles & target_titles or same) and self._compatible(forms[0], target):
                 self.union(forms[0], target)
             return
         # Two titled people share the word ("Miss Miller", "Mrs. Miller"): the title the longer
         # name carries ("Miss Daisy Miller") picks one.
-        target_titles = {_title_key(n) for n in self.counts if self.find(n) == target} - {()}
         for form in forms:
             if _title_key(form) in target_titles and self._compatible(form, target):
                 self.union(form, target)

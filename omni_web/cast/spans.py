@@ -133,7 +133,8 @@ def _opens_at(text: str, i: int) -> bool:
     """A mark at ``i`` is placed like an opening quote: after a space (or start), before a non-space."""
     before = text[i - 1] if i > 0 else " "
     after = text[i + 1] if i + 1 < len(text) else " "
-    return (_is_space(before) or before in "([{\u2014\u2013-/\u00ab\u201c\u201e\u2018") and not _is_space(after)
+    # "_" before: Gutenberg's plain-text italics around a quote (_"Hush!"_).
+    return (_is_space(before) or before in "([{_\u2014\u2013-/\u00ab\u201c\u201e\u2018") and not _is_space(after)
 
 
 def _is_dash_line(text: str) -> bool:
@@ -308,7 +309,8 @@ def _closes_at(text: str, i: int, style: QuoteStyle) -> bool:
     if not style.symmetric and not style.apostrophes:
         return True
     before = text[i - 1] if i > 0 else " "
-    return not _is_space(before)
+    # A speech broken off ("and Oliver has "" with its dash lost) ends with a mark after a space.
+    return not _is_space(before) or not text[i + 1 :].strip(_SPACES + ".,;:!?")
 
 
 def _is_apostrophe(text: str, i: int, style: QuoteStyle) -> bool:

@@ -1,0 +1,139 @@
+"""Benchmark: who speaks each quote, graded on novels whose every quote was annotated by hand.
+
+The corpus is the Project Dialogism Novel Corpus (28 public-domain novels, 35,000+ quotes; see
+tests/cast_corpus.py), cloned once into a cache (``--source`` may name a local copy of its git
+repository). Each novel is read the product's way (``load_book`` -> ``book_roster`` ->
+``chapter_dialogue``) and graded: quotes found as speech, named (a speaker at or above the floor),
+accuracy (right speaker among all quotes), precision (right among named), by tag kind (explicit:
+"said Ahab"; pronoun/noun: "he said", "his wife cried"; none: no tag), the first-person narrator's
+quotes, and characters named under two or more names. ``--llm URL`` runs the LLM pass on the
+quotes the rules leave below the floor first (``omni_web.cast.labeller``) and grades the result.
+
+    .venv/bin/python bench/bench_cast_accuracy.py [--novels Emma,Persuasion] [--set tune|held-out|all]
+        [--cache DIR] [--source URL_OR_PATH] [--floor 0.6] [--calibration] [--llm URL --llm-model NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.cast_corpus import (  # noqa: E402
+    HELD_OUT,
+    PDNC_URL,
+    NovelScore,
+    ensure_corpus,
+    found_quotes,
+    novel_dirs,
+    read_gold,
+    score_novel,
+)
+
+KIND_ORDER = ("all", "explicit", "pronoun/noun", "none")
+
+
+def _first_person(data: Path) -> dict[str, bool]:
+    """Folder name -> whether the corpus index calls the novel first-person."""
+    index = data.parent / "PDNC-Novel-Index.csv"
+    if not index.is_file():
+        return {}
+    with index.open(encoding="utf-8") as handle:
+        return {row["Folder Name"]: row["Narrative Person"].startswith("1") for row in csv.DictReader(handle)
+                if row.get("Folder Name")}
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:5.1f} %" if whole else "    - "
+
+
+def _table(title: str, score: NovelScore) -> None:
+    print(f"\n{title}")
+    print(f"{'kind':<14} {'quotes':>7} {'found':>8} {'named':>8} {'accuracy':>9} {'precision':>10}")
+    for kind in KIND_ORDER:
+        total = score.quotes[kind]
+        print(f"{kind:<14} {total:>7} {_pct(score.found[kind], total):>8} {_pct(score.named[kind], total):>8} "
+              f"{_pct(score.right[kind], total):>9} {_pct(score.right[kind], score.named[kind]):>10}")
+    print(f"first-person narrator: {score.narrator_right}/{score.narrator_quotes} right "
+          f"({_pct(score.narrator_right, score.narrator_quotes).strip()})")
+    print(f"characters named right: {score.characters}; under 2+ names: {len(score.split_characters)}")
+
+
+def _calibration(score: NovelScore) -> None:
+    print("\ncalibration (every guess, right share by confidence; by rule)")
+    for confidence in sorted({c for c, _ in score.by_confidence}, reverse=True):
+        right, wrong = score.by_confidence[(confidence, True)], score.by_confidence[(confidence, False)]
+        print(f"  conf {confidence:4.2f}: {right + wrong:6} guesses, {_pct(right, right + wrong)} right")
+    for rule in sorted({r for r, _ in score.by_rule}):
+        right, wrong = score.by_rule[(rule, True)], score.by_rule[(rule, False)]
+        print(f"  {rule:<40} {right + wrong:6} guesses, {_pct(right, right + wrong)} right")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--novels", default="", help="comma-separated folder names (default: the set)")
+    parser.add_argument("--set", choices=("tune", "held-out", "all"), default="all",
+                        help=f"tune: all but the held-out novels; held-out: {', '.join(HELD_OUT)}")
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "omni-web" / "pdnc")
+    parser.add_argument("--source", default=PDNC_URL, help="where to clone the corpus from (URL or local repo)")
+    parser.add_argument("--floor", type=float, default=0.6, help="the cast's min_confidence")
+    parser.add_argument("--calibration", action="store_true", help="also print right share by confidence and rule")
+    parser.add_argument("--per-novel", action="store_true", help="a line per novel")
+    parser.add_argument("--llm", metavar="URL", help="run the LLM pass against this OpenAI-compatible endpoint")
+    parser.add_argument("--llm-model", default="", help="the model name the endpoint serves")
+    parser.add_argument("--split-names", action="store_true", help="list the characters under 2+ names")
+    args = parser.parse_args()
+    if args.llm:
+        print(f"LLM pass: {_llm_status(args.llm)}")
+        if not _llm_available():
+            return
+    data = ensure_corpus(args.cache, args.source)
+    first_person = _first_person(data)
+    names = [n for n in args.novels.split(",") if n]
+    folders = novel_dirs(data, names)
+    if not names and args.set != "all":
+        folders = [f for f in folders if (f.name in HELD_OUT) == (args.set == "held-out")]
+    total, held = NovelScore(), NovelScore()
+    started = time.perf_counter()
+    for folder in folders:
+        gold = read_gold(folder, first_person=first_person.get(folder.name))
+        score = score_novel(folder / "novel_text.txt", gold, min_confidence=args.floor,
+                            found=found_quotes(folder / "novel_text.txt"))
+        total.add(score)
+        if folder.name in HELD_OUT:
+            held.add(score)
+        if args.per_novel:
+            q = score.quotes["all"]
+            print(f"{folder.name:<32} {q:>6} quotes  accuracy {_pct(score.right['all'], q)}  precision "
+                  f"{_pct(score.right['all'], score.named['all'])}  narrator {score.narrator_right}/"
+                  f"{score.narrator_quotes}  split {len(score.split_characters)}")
+        if args.split_names:
+            for main, used in score.split_characters:
+                print(f"  {folder.name}: {main} <- {', '.join(used)}")
+    print(f"\n{len(folders)} novels in {time.perf_counter() - started:.0f} s, floor {args.floor}")
+    _table(f"all {len(folders)} novels", total)
+    if held.quotes["all"] and held.quotes["all"] != total.quotes["all"]:
+        _table(f"held-out novels ({', '.join(f.name for f in folders if f.name in HELD_OUT)})", held)
+    if args.calibration:
+        _calibration(total)
+
+
+def _llm_available() -> bool:
+    try:
+        from omni_web.cast import labeller  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _llm_status(url: str) -> str:
+    return f"against {url}" if _llm_available() else "not available in this version (rules only)"
+
+
+if __name__ == "__main__":
+    main()

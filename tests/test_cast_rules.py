@@ -1,0 +1,102 @@
+"""Attribution rules with a book's roster: pronouns by gender, the first-person narrator, turns
+across narration, the one spoken to, broken-off quotes, Gutenberg italics; and the corpus grader
+on a passage annotated for this project."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from omni_web.book import BlockKind, Book, BookMetadata, Chapter, TextBlock
+from omni_web.cast import (
+    FIRST_PERSON_NARRATOR,
+    STYLES,
+    book_quote_style,
+    book_roster,
+    chapter_dialogue,
+    split_paragraph,
+)
+from tests.cast_corpus import read_gold, score_novel
+from tests.conftest import DATA_DIR
+
+EXCERPT = DATA_DIR / "cast" / "pride-and-prejudice-1-2"
+
+
+def book_of(*paragraphs: str) -> Book:
+    chapter = Chapter(index=0, title="One", blocks=tuple(TextBlock(BlockKind.PARAGRAPH, p) for p in paragraphs),
+                      word_count=sum(len(p.split()) for p in paragraphs), selected_by_default=True,
+                      matter_reason="", source_href="c1.xhtml")
+    return Book(metadata=BookMetadata(title="Test"), cover=None, chapters=(chapter,), source_path=Path("t.txt"))
+
+
+def said(book: Book) -> list[tuple[str | None, float, str]]:
+    roster = book_roster(book)
+    chapter = book.chapters[0]
+    quotes = chapter_dialogue(chapter, book_quote_style(book), roster=roster).quotes()
+    return [(q.attribution.speaker, q.attribution.confidence, q.attribution.rule) for q in quotes]
+
+
+COUPLE = [
+    "Margaret came in from the garden. She was tired, and she sat down by the fire.",
+    "Tony stood at the window. He did not turn round, and his hands were in his pockets.",
+    "Margaret looked at him, and she sighed. Tony looked at her, and he frowned.",
+    '"You are late," said Tony.',
+    '"The roads were bad," she said.',
+    '"They always are," he answered.',
+    '"Tony, will you listen?"',
+    '"I am listening."',
+]
+
+
+def test_pronoun_tags_resolve_by_gender_and_bare_lines_take_turns() -> None:
+    found = said(book_of(*COUPLE))
+    assert [s for s, _, _ in found] == ["Tony", "Margaret", "Tony", "Margaret", "Tony"]
+    assert [r for _, _, r in found] == ["tag", "pronoun", "pronoun", "turn", "addressee"]
+    assert all(c >= 0.6 for _, c, _ in found)
+
+
+def test_a_first_person_narrator_says_i_said_and_takes_turns() -> None:
+    found = said(book_of(
+        "I had not seen Holmes for a week when I called at his rooms, and I found him at his desk.",
+        "My friend looked up as I came in. I sat down, and I waited while he read.",
+        '"You have been in the country," said Holmes.',
+        '"How do you know?" I asked.',
+        '"Your boots."',
+        '"Of course," said I.',
+    ))
+    assert [s for s, _, _ in found] == ["Holmes", FIRST_PERSON_NARRATOR, "Holmes", FIRST_PERSON_NARRATOR]
+    assert found[1][2] == "narrator" and found[1][1] >= 0.9
+
+
+def test_a_name_called_in_a_quote_says_who_answers() -> None:
+    found = said(book_of(
+        "Anne and Mary sat with Charles. Mary was quiet, and she listened. Anne spoke first, and she spoke "
+        "softly.",
+        '"Is it far?" asked Anne.',
+        '"Not far, Mary, you know the road," said Charles.',
+        '"I know it well."',
+    ))
+    assert found[2][0] == "Mary" and found[2][2] == "addressee"
+
+
+def test_a_broken_off_quote_ends_in_its_paragraph() -> None:
+    # The dash of "Oliver has—" was lost: the closing mark follows a space.
+    book = book_of('"Oh, Mr. Bumble, sir!" said Noah: "Oliver, sir, Oliver has "',
+                   '"What? What?" interposed Mr. Bumble.')
+    paragraph = split_paragraph(book.chapters[0].blocks[0].text, STYLES["straight-double"])
+    assert not paragraph.open_at_end and [s.closed for s in paragraph.spans if s.is_dialogue] == [True, True]
+    assert [s for s, _, _ in said(book)] == ["Noah", "Noah", "Mr. Bumble"]
+
+
+def test_gutenberg_italics_around_a_quote_open_it() -> None:
+    spans = split_paragraph('_"Hush!"_ said Pooh, and _"Come here,"_ whispered Piglet.', STYLES["straight-double"])
+    assert [s.text for s in spans.spans if s.is_dialogue] == ['"Hush!"', '"Come here,"']
+    found = said(book_of('_"Hush!"_ said Pooh.', '_"Why?"_ asked Piglet.'))
+    assert [s for s, _, _ in found] == ["Pooh", "Piglet"]
+
+
+def test_the_grader_on_an_annotated_passage_counts_what_the_rules_get_right() -> None:
+    gold = read_gold(EXCERPT, first_person=False)
+    score = score_novel(EXCERPT / "novel_text.txt", gold)
+    assert score.quotes["all"] == 51 and score.found["all"] == 51  # every quote is found as speech
+    assert score.right["explicit"] == score.quotes["explicit"] == 5  # "said Elizabeth" is never missed
+    assert score.right["all"] >= 8 and score.right["all"] >= 0.6 * score.named["all"]
