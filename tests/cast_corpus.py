@@ -161,11 +161,13 @@ def _main_name(speaker: str, names: dict[str, frozenset[str]]) -> str:
 
 
 def _collapsed(text: str) -> tuple[str, list[int]]:
-    """``text`` with each run of whitespace as one space, and each kept character's index in ``text``."""
+    """``text`` with each run of whitespace as one space and no ``_``, and each kept character's index."""
     out: list[str] = []
     where: list[int] = []
     space = False
     for i, ch in enumerate(text):
+        if ch == "_":
+            continue  # Gutenberg's _italics_ marks: the reader may drop them
         if ch.isspace():
             space = True
             continue
