@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 from dataclasses import replace
 from pathlib import Path
@@ -16,6 +17,8 @@ import pytest
 from omni_web.book import load_book
 from omni_web.cast import CastFile, VoiceSpec, load_cast_file, saved_cast_path
 from omni_web.cast.autocast import ready_cast_file, render_cast
+from omni_web.cast.casting import guess_personas
+from omni_web.cast.characters import find_characters
 from omni_web.cast.design import VOICE_DESIGN_MODEL, pending_designs
 from omni_web.catalog import get_entry
 from omni_web.client import VoiceChoice
@@ -187,3 +190,27 @@ def _narrator_clip() -> bytes:
     pcm = synthesize_pcm("the narrator reads the book aloud to everyone who listens tonight",
                          voice_key="narrator", rate=24000, channels=1, seconds_per_word=0.4)
     return wav_bytes(pcm, rate=24000, channels=1)
+
+
+def test_personas_from_the_llm_describe_the_designed_voices_and_a_bad_answer_keeps_the_books(tmp_path, thirty) -> None:
+    from omni_web.cast.persona_llm import llm_personas
+    from omni_web.llm import ChatClient
+    from tests.fakes.fake_chat import FakeChat, serve_fake_chat
+
+    def casting(user: str) -> str:
+        ids = re.findall(r"^C(\d+): ", user, flags=re.M)
+        return json.dumps({"characters": [{"id": f"C{n}", "gender": "female" if int(n) % 2 else "male", "age": "old",
+                                           "voice": f"Voice number {n}, low and slow."} for n in ids]})
+
+    paths = DataPaths(tmp_path)
+    _auto(paths, thirty)
+    with serve_fake_chat(FakeChat(answer=casting)) as url:
+        client = ChatClient(url)
+        picked = ready_cast_file(paths, thirty, DESIGN, VoiceLibrary(paths),
+                                 describe=lambda book, people: llm_personas(book, people, client)).voices_for(DESIGN)
+    assert picked["Mr. Abbott"].instructions == "Voice number 1, low and slow."
+    assert len({v.instructions for v in picked.values()}) == len(picked) == 12
+    people = find_characters(thirty)[:3]
+    with serve_fake_chat(FakeChat(answer=lambda user: "I would cast Meryl Streep.")) as url:
+        kept = llm_personas(thirty, people, ChatClient(url))
+    assert [p.description for p in kept.values()] == [p.description for p in guess_personas(thirty, people).values()]

@@ -26,6 +26,7 @@ from omni_web.cast import (
     saved_cast_path,
 )
 from omni_web.cast.autocast import render_cast
+from omni_web.cast.persona_llm import describer
 from omni_web.catalog import VoiceMode, get_entry
 from omni_web.client import VoiceKind
 from omni_web.errors import BookError, VoiceError
@@ -159,7 +160,7 @@ def _option(options: list[VoiceOption], key: str | None) -> VoiceOption | None:
 def request_cast(ctx: UiContext, book_path: Path, model_key: str) -> Cast | None:
     """The cast Generate renders with: the book's saved cast when it is on (None: one voice)."""
     book = ctx.services.library.books.load(book_path, options=ctx.settings.read_options(ctx.paths))
-    return render_cast(ctx.paths, book, get_entry(model_key), ctx.library)
+    return render_cast(ctx.paths, book, get_entry(model_key), ctx.library, describe=describer(ctx.settings))
 
 
 def _save(ctx: UiContext, state: dict | None, change: Callable[[CastFile], CastFile]) -> CastFile:

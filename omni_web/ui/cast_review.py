@@ -19,6 +19,7 @@ import gradio as gr
 from omni_web.book import Book
 from omni_web.cast import find_characters, load_cast_file, saved_cast_path
 from omni_web.cast.autocast import ready_cast_file
+from omni_web.cast.persona_llm import describer
 from omni_web.cast.review import assign_quote, cast_names, review_list, run_llm_pass
 from omni_web.catalog import get_entry
 from omni_web.errors import BookError, VoiceError
@@ -86,7 +87,7 @@ def _book(ctx: UiContext, state: dict | None) -> Book:
 def _sheet(ctx: UiContext, book: Book, model_key: str) -> tuple[bool, str, list[tuple[str, str]]]:
     """The auto box, the sheet's table and (name, line) for each play button."""
     entry = get_entry(model_key)
-    cast = ready_cast_file(ctx.paths, book, entry, ctx.library)
+    cast = ready_cast_file(ctx.paths, book, entry, ctx.library, describe=describer(ctx.settings))
     voices = cast.voices_for(entry)
     people = find_characters(book, min_confidence=cast.min_confidence)[:_SHEET]
     rows = []
