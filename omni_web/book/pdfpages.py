@@ -52,11 +52,12 @@ def read_pdf_pages(document: Any, *, name: str, max_seconds: float = MAX_PDF_SEC
 
     Stops early when the first pages are pictures without text (a scan).
     """
-    from pdfminer.pdfinterp import PDFPageInterpreter
     from pdfminer.pdfpage import PDFPage
 
+    from omni_web.book.pdfcontent import page_interpreter
+
     device = _device()
-    interpreter = PDFPageInterpreter(device.rsrcmgr, device)
+    interpreter = page_interpreter(device.rsrcmgr, device)
     deadline = time.monotonic() + max_seconds
     pages: list[PageLines] = []
     images, cover, scanned = 0, None, 0
@@ -111,6 +112,9 @@ def _device() -> Any:
 
     class Pages(PDFPageAggregator):
         dropped = 0
+
+        def paint_path(self, *_args: Any) -> None:
+            return  # lines and shapes are never read aloud: not laid out at all
 
         def handle_undefined_char(self, font: Any, cid: int) -> str:
             self.dropped += 1
