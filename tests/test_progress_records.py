@@ -222,3 +222,18 @@ def test_a_fix_plan_keeps_its_stored_shape_and_reads_from_the_params() -> None:
     assert fix_of(fix) == plan and fix_of(book) is None
     assert same_server_work(book, fix) and not same_server_work(book, Job(
         id="o", kind="convert", title="B", state=JobState.QUEUED, params={**params, "api_url": "http://gpu:8000"}))
+
+
+def test_the_finished_line_says_the_absolute_figures() -> None:
+    from omni_web.cli.convert import throughput_line
+
+    doc = ConvertProgress(realtime_factor=62.14, peak_in_flight=72, server_full_at=64, refusals=2,
+                          gpu_line="GPU 87% busy (mean), memory up to 61.2 of 80.0 GiB", audio_per_gpu_s=71.4)
+    assert throughput_line(doc) == (
+        "Throughput: 62.1 s of audio per wall second; up to 72 requests in flight (server full at ~64); "
+        "2 refused by the server's full queue; GPU 87% busy (mean), memory up to 61.2 of 80.0 GiB, "
+        "71 s of audio per GPU-second")
+    assert throughput_line(ConvertProgress()) == ""
+    # Stored and read back, an older document without the fields still reads.
+    assert ConvertProgress.from_dict(doc.to_dict()).in_flight_line == ""
+    assert ConvertProgress.from_dict({"phase": "done"}).peak_in_flight == 0

@@ -39,7 +39,7 @@ from omni_web.server.serving import Serving
 from omni_web.services import build_server_manager
 from omni_web.settings import load_settings
 
-__all__ = ["ask_higgs_window", "print_qa_summary", "register", "render_request"]
+__all__ = ["ask_higgs_window", "print_qa_summary", "register", "render_request", "throughput_line"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -175,6 +175,7 @@ def render_request(request: ConvertRequest, book: Book, serving: Serving, paths:
     chapter_lines: set[int] = set()
 
     said = [""]
+    last: list[ConvertProgress] = []
 
     def progress(doc: ConvertProgress) -> None:
         if doc.chunks_total and bar.total != doc.chunks_total:
@@ -194,6 +195,7 @@ def render_request(request: ConvertRequest, book: Book, serving: Serving, paths:
         if doc.server_status and doc.server_status != said[0]:
             bar.write(doc.server_status)  # the server's status line (see omni_web.server.serving)
         said[0] = doc.server_status
+        last[:1] = [doc]
         for chapter in doc.ready_chapters():
             if chapter.number not in chapter_lines:
                 chapter_lines.add(chapter.number)
@@ -207,6 +209,8 @@ def render_request(request: ConvertRequest, book: Book, serving: Serving, paths:
     bar.close()
     print(f"Done: {len(result.chapters)} chapters, {result.duration_s / 60:.1f} minutes of audio "
           f"({result.chunks_total - result.chunks_cached} chunks rendered, {result.chunks_cached} reused).")
+    if last and (figures := throughput_line(last[0])):
+        print(figures)
     for missing in result.missing_chunks:
         print(f"Not in the book (the server crashed on it every time; silence instead): {missing.line}")
     if result.m4b:
@@ -242,3 +246,17 @@ def print_qa_summary(report: Path | None) -> None:
 
 def _print_boot_line(line: str) -> None:
     print(f"  server: {line.rstrip()}", file=sys.stderr)
+
+
+def throughput_line(doc: ConvertProgress) -> str:
+    """``Throughput: 62.1 s of audio per wall second, up to 72 requests in flight (server full at ~64); GPU ...``."""
+    parts = [f"{doc.realtime_factor:.1f} s of audio per wall second"] if doc.realtime_factor else []
+    if doc.peak_in_flight:
+        full = f" (server full at ~{doc.server_full_at})" if doc.server_full_at else ""
+        parts.append(f"up to {doc.peak_in_flight} requests in flight{full}")
+    if doc.refusals:
+        parts.append(f"{doc.refusals} refused by the server's full queue")
+    if doc.gpu_line:
+        parts.append(doc.gpu_line + (f", {doc.audio_per_gpu_s:.0f} s of audio per GPU-second" if doc.audio_per_gpu_s
+                                     else ""))
+    return "Throughput: " + "; ".join(parts) if parts else ""
