@@ -102,10 +102,12 @@ def render(server: SimServer, chunks: int, controller: InFlightController) -> Ru
 @pytest.mark.parametrize("start", [8, 16])
 def test_fills_the_width_from_the_catalog_start(width: int, start: int) -> None:
     chunks = 40 * width
-    server = SimServer(width=width, latency_s=2.0)
+    # The queue as deep as the batch, as the real Qwen3-TTS builds it (max_queued = max_running = 64).
+    server = SimServer(width=width, latency_s=2.0, queue_limit=width)
     run = render(server, chunks, InFlightController(start, clock=server.clock))
     ideal = math.ceil(chunks / width) * 2.0
     assert ideal / run.wall_s >= 0.9, run.controller.history
+    assert run.refusals <= 5
     assert run.reached_at is not None and run.reached_at <= chunks * 0.1
     state = run.controller.state()
     assert state.phase is Phase.HOLDING

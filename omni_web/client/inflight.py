@@ -232,9 +232,11 @@ class InFlightController:
                 return  # a request sent at an earlier number says nothing of this one
             beside = (self._area - ticket.area) / took_s  # mean in flight over its life
             self._samples.append(_Sample(beside, audio_s, took_s))
-            # Raising, half the number is a window: a doubling's burst is that half, and it comes
-            # back within one turn of the batch.
-            wanted = self._limit // 2 if self._phase is Phase.RAISING else self._limit
+            # After a doubling, half the number is a window: the doubling's burst is that half, and it
+            # comes back within one turn of the batch. The first window is the whole start: its first
+            # answers were served at once even when the rest waited behind them.
+            raised = self._phase is Phase.RAISING and self._rate is not None
+            wanted = self._limit // 2 if raised else self._limit
             if len(self._samples) >= max(MIN_WINDOW, wanted):
                 self._close_window()
 
