@@ -174,7 +174,6 @@ class InFlightController:
         self._helped = 0  # the largest number whose raise still bought throughput
         self._first_look = True  # the next window is the first since the number changed
         self._width: float | None = None  # the width as measured, smoothed while holding
-        self._loads: list[float] = []  # the last window's mean number in flight
         self._window = 0
         self._samples: list[_Sample] = []
         self._in_flight = 0
@@ -280,13 +279,12 @@ class InFlightController:
         # Little's law: audio per wall second = requests in flight x audio per request-second; the
         # sums weigh a request that waited a whole turn of the batch as much as it cost.
         loaded = statistics.fmean(sample.in_flight for sample in samples)
-        self._loads = [loaded]
         rate = loaded * sum(s.audio_s for s in samples) / sum(s.took_s for s in samples)
         previous = self._rate
         if self._phase is not Phase.RAISING:
             self._rate = rate
             if self._phase is Phase.HOLDING:
-                self._follow_width(rate)
+                self._follow_width(rate, loaded)
             return
         first_look, self._first_look = self._first_look, False
         if first_look and previous is not None and GROWTH * previous <= rate < CLEAR_GROWTH * previous:
@@ -311,13 +309,12 @@ class InFlightController:
         self._full_at = min(width, self._ceiling)
         self._set(min(self._ceiling, width + margin_for(width)))
 
-    def _follow_width(self, rate: float) -> None:
+    def _follow_width(self, rate: float, loaded: float) -> None:
         """Holding: steady windows refine the width (the one that stopped the raise was a transient),
         smoothed, never below a number that helped nor above a refusal's cap."""
         if not self._base:
             return
         measured = rate / self._base
-        loaded = statistics.fmean(self._loads) if self._loads else measured
         if self._width is None:
             self._width = measured
         elif measured < (1 - QUEUED) * loaded:
