@@ -34,6 +34,7 @@ from bench_throughput import MODEL, generated_items  # noqa: E402
 
 from omni_web.catalog import get_entry  # noqa: E402
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice  # noqa: E402
+from omni_web.client.inflight import InFlightController  # noqa: E402
 from omni_web.render import RenderItem, render_chunks  # noqa: E402
 from omni_web.server.capacity import GroupCapacity  # noqa: E402
 from omni_web.server.group import router_argv  # noqa: E402
@@ -137,9 +138,11 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-def fill_behind_router(*, workers: int, width: int, latency_s: float, rounds: int, work: Path) -> object:
+def fill_behind_router(*, workers: int, width: int, latency_s: float, rounds: int, work: Path,
+                       fixed: int | None = None) -> object:
     """bench_throughput's fill row behind the real router: ``workers`` fakes of ``width`` each, the
-    URL given as a server we did not start (``convert --api-url <router>``), no --concurrency.
+    URL given as a server we did not start (``convert --api-url <router>``), no --concurrency; with
+    ``fixed``, that many in flight instead (the reference: what this machine's router can carry).
 
     Returns the row (a FillRun) or, without the contract venv, why it was skipped.
     """
@@ -163,9 +166,12 @@ def fill_behind_router(*, workers: int, width: int, latency_s: float, rounds: in
         endpoint = Endpoint(base_url=base, model_key=MODEL, model_id=MODEL, owned=False)
         controller = ForeignServing(endpoint, patience_s=60, batch=entry.default_concurrency).in_flight(
             entry.default_concurrency)
+        label = f"router, {workers} x width {width}"
+        if fixed is not None:
+            controller, label = InFlightController.fixed(fixed, margin=False), f"router, fixed {fixed} (reference)"
         total = workers * width
-        return fill(f"router, {workers} x width {width}", base, controller, width=total, chunks=rounds * total,
-                    latency_s=latency_s, work=work, local=False)
+        return fill(label, base, controller, width=total, chunks=rounds * total, latency_s=latency_s, work=work,
+                    local=False)
     finally:
         if process is not None:
             stop(process)

@@ -167,8 +167,10 @@ def throughput(latency_s: float, rounds: int, router_latency_s: float | None) ->
 
             # The real router is Python on this machine's CPU: at 64 answers a second it, not the
             # workers, is the bottleneck, so its row runs longer requests (fewer per second).
-            run = fill_behind_router(workers=2, width=32, latency_s=router_latency_s, rounds=rounds, work=work)
-            print(run if isinstance(run, str) else run.row(), flush=True)
+            for fixed in (None, 2 * (32 + 1)):  # found, then the B x N + N a managed group would keep
+                run = fill_behind_router(workers=2, width=32, latency_s=router_latency_s, rounds=rounds,
+                                         work=work, fixed=fixed)
+                print(run if isinstance(run, str) else run.row(), flush=True)
         print(fill_managed_profile(latency_s=latency_s, rounds=rounds, work=work).row(), flush=True)
 
 
