@@ -24,6 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from omni_web.book import load_book  # noqa: E402
+from omni_web.cast import BookLabels, find_characters  # noqa: E402
+from omni_web.cast.labeller import label_book  # noqa: E402
+from omni_web.llm import ChatClient, LlmUsage  # noqa: E402
 from tests.cast_corpus import (  # noqa: E402
     HELD_OUT,
     PDNC_URL,
@@ -86,12 +90,11 @@ def main() -> None:
     parser.add_argument("--per-novel", action="store_true", help="a line per novel")
     parser.add_argument("--llm", metavar="URL", help="run the LLM pass against this OpenAI-compatible endpoint")
     parser.add_argument("--llm-model", default="", help="the model name the endpoint serves")
+    parser.add_argument("--llm-concurrency", type=int, default=4, help="LLM requests at once")
     parser.add_argument("--split-names", action="store_true", help="list the characters under 2+ names")
     args = parser.parse_args()
     if args.llm:
-        print(f"LLM pass: {_llm_status(args.llm)}")
-        if not _llm_available():
-            return
+        print(f"LLM pass against {args.llm} ({args.llm_model or 'the server default model'})")
     data = ensure_corpus(args.cache, args.source)
     first_person = _first_person(data)
     names = [n for n in args.novels.split(",") if n]
@@ -99,11 +102,16 @@ def main() -> None:
     if not names and args.set != "all":
         folders = [f for f in folders if (f.name in HELD_OUT) == (args.set == "held-out")]
     total, held = NovelScore(), NovelScore()
+    usage = LlmUsage()
     started = time.perf_counter()
     for folder in folders:
         gold = read_gold(folder, first_person=first_person.get(folder.name))
+        labels = None
+        if args.llm:
+            labels, cost = _llm_labels(folder / "novel_text.txt", args)
+            usage = usage.plus(cost)
         score = score_novel(folder / "novel_text.txt", gold, min_confidence=args.floor,
-                            found=found_quotes(folder / "novel_text.txt"))
+                            found=found_quotes(folder / "novel_text.txt", labels=labels))
         total.add(score)
         if folder.name in HELD_OUT:
             held.add(score)
@@ -121,18 +129,19 @@ def main() -> None:
         _table(f"held-out novels ({', '.join(f.name for f in folders if f.name in HELD_OUT)})", held)
     if args.calibration:
         _calibration(total)
+    if args.llm:
+        print(f"\nLLM cost: {usage.summary}")
 
 
-def _llm_available() -> bool:
-    try:
-        from omni_web.cast import labeller  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def _llm_status(url: str) -> str:
-    return f"against {url}" if _llm_available() else "not available in this version (rules only)"
+def _llm_labels(path: Path, args: argparse.Namespace) -> tuple[BookLabels, LlmUsage]:
+    """The LLM pass over one novel, as the product runs it (the rules' characters, the floor)."""
+    book = load_book(path)
+    names = [c.name for c in find_characters(book, min_confidence=args.floor)]
+    run = label_book(book, ChatClient(args.llm, model=args.llm_model, timeout_s=300), names,
+                     min_confidence=args.floor, concurrency=args.llm_concurrency)
+    if args.per_novel:
+        print(f"  {path.parent.name}: LLM {run.usage.summary}; {run.fell_back}/{run.windows} windows fell back")
+    return run.labels, run.usage
 
 
 if __name__ == "__main__":

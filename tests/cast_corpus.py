@@ -36,6 +36,7 @@ from omni_web.cast import (
     book_roster,
     chapter_dialogue,
 )
+from omni_web.cast.labels import BookLabels, relabelled
 
 __all__ = [
     "HELD_OUT",
@@ -189,8 +190,10 @@ class FoundQuote:
     attribution: Attribution
 
 
-def found_quotes(path: Path, *, roster_of: Callable[..., Roster] = book_roster) -> tuple[list[FoundQuote], Roster]:
-    """Every quote the product finds in the novel, with its place in the file's text."""
+def found_quotes(path: Path, *, roster_of: Callable[..., Roster] = book_roster,
+                 labels: BookLabels | None = None) -> tuple[list[FoundQuote], Roster]:
+    """Every quote the product finds in the novel, with its place in the file's text (with the
+    LLM's ``labels`` laid over the rules', when given)."""
     text = path.read_text(encoding="utf-8")
     flat, where = _collapsed(text)
     book = load_book(path)
@@ -201,6 +204,8 @@ def found_quotes(path: Path, *, roster_of: Callable[..., Roster] = book_roster) 
     cursor = 0
     for chapter in chapters:
         dialogue = chapter_dialogue(chapter, style, roster=roster)
+        if labels is not None:
+            dialogue = relabelled(dialogue, labels.for_chapter(chapter.index))
         for paragraph, row in zip(dialogue.paragraphs, dialogue.attributions, strict=True):
             block = "".join(span.text for span in paragraph.spans)
             flat_block, block_where = _collapsed(block)

@@ -38,7 +38,7 @@ def auto_picked(cast: CastFile, book: Book, entry: CatalogEntry, library: VoiceL
     ``describe`` gives the personas (the LLM's, :func:`omni_web.cast.persona_llm.llm_personas`);
     by default they are guessed from the book's words. It is called only when a pick is due.
     """
-    people = find_characters(book, min_confidence=cast.min_confidence)
+    people = find_characters(book, min_confidence=cast.min_confidence, edits=cast.edits)
     have = cast.voices_for(entry)
     missing = [p for p in people if p.name not in have][: max(0, MAIN_CHARACTERS - len(have))]
     if not missing:
@@ -62,7 +62,7 @@ def ready_cast_file(paths: DataPaths, book: Book, entry: CatalogEntry, library: 
     cast = load_cast_file(path)
     found = None
     if not path.is_file():
-        names = [p.name for p in find_characters(book, min_confidence=cast.min_confidence)]
+        names = [p.name for p in find_characters(book, min_confidence=cast.min_confidence, edits=cast.edits)]
         found = earlier_cast(paths, book, names, own=path)
         cast = seeded(found[0], book) if found is not None else cast
     series, author = series_fields(book)

@@ -17,7 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from omni_web.book import Book
+from omni_web.cast.characters import book_roster
 from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE, ChapterDialogue, book_quote_style, chapter_dialogue
+from omni_web.cast.edits import CastEdits
 from omni_web.cast.labels import LLM, BookLabels, QuoteLabel, quote_hash, relabelled
 from omni_web.delivery_cues import DELIVERIES
 from omni_web.errors import LlmError, LlmUnusableAnswer
@@ -122,13 +124,15 @@ def chapter_windows(dialogue: ChapterDialogue, chapter: int, *, min_confidence: 
 
 
 def book_windows(book: Book, *, min_confidence: float = DEFAULT_MIN_CONFIDENCE,
-                 labels: BookLabels | None = None) -> list[Window]:
-    """Every window of the book's selected chapters with a quote still unsure after ``labels``."""
+                 labels: BookLabels | None = None, edits: CastEdits | None = None) -> list[Window]:
+    """Every window of the book's selected chapters with a quote still unsure after ``labels``,
+    attributed as the render attributes them (the book's roster, with the cast's ``edits``)."""
     chapters = [c for c in book.chapters if c.selected_by_default] or list(book.chapters)
     style = book_quote_style(book, chapters)
+    roster = book_roster(book, chapters, style=style, edits=edits)
     found: list[Window] = []
     for chapter in chapters:
-        dialogue = chapter_dialogue(chapter, style)
+        dialogue = chapter_dialogue(chapter, style, roster=roster)
         if labels is not None:
             dialogue = relabelled(dialogue, labels.for_chapter(chapter.index))
         found += chapter_windows(dialogue, chapter.index, min_confidence=min_confidence)
@@ -215,7 +219,7 @@ def _one(client: ChatClient, window: Window, characters: Sequence[str]) -> tuple
 
 def label_book(
     book: Book, client: ChatClient, characters: Sequence[str], *, labels: BookLabels | None = None,
-    min_confidence: float = DEFAULT_MIN_CONFIDENCE, concurrency: int = 2,
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE, concurrency: int = 2, edits: CastEdits | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> LabelRun:
     """Ask the endpoint about every quote the rules (and ``labels``) leave below ``min_confidence``.
@@ -223,7 +227,7 @@ def label_book(
     Windows go out ``concurrency`` at a time; one that fails or answers badly keeps the rules'
     labels for its quotes. ``labels`` (earlier labels, a person's) win over the new ones.
     """
-    windows = book_windows(book, min_confidence=min_confidence, labels=labels)
+    windows = book_windows(book, min_confidence=min_confidence, labels=labels, edits=edits)
     usage = LlmUsage()
     new: list[QuoteLabel] = []
     errors: list[str] = []

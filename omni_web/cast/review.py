@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from omni_web.book import Book
-from omni_web.cast.characters import find_characters
+from omni_web.cast.characters import book_roster, find_characters
 from omni_web.cast.dialogue import book_quote_style, chapter_dialogue
 from omni_web.cast.labeller import LabelRun, label_book
 from omni_web.cast.labels import (
@@ -61,7 +61,7 @@ def book_labels(paths: DataPaths, book: Book) -> BookLabels:
 def cast_names(paths: DataPaths, book: Book) -> list[str]:
     """The characters a label may name: the book's speakers, then the cast file's other names."""
     cast = load_cast_file(saved_cast_path(paths, book))
-    names = [c.name for c in find_characters(book, min_confidence=cast.min_confidence)]
+    names = [c.name for c in find_characters(book, min_confidence=cast.min_confidence, edits=cast.edits)]
     return names + [name for name in cast.characters if name not in names]
 
 
@@ -75,7 +75,7 @@ def run_llm_pass(paths: DataPaths, book: Book, settings: Settings, *,
     chat = client or ChatClient.from_settings(settings)
     path = labels_path(saved_cast_path(paths, book))
     cast = load_cast_file(saved_cast_path(paths, book))
-    run = label_book(book, chat, cast_names(paths, book), labels=load_labels(path),
+    run = label_book(book, chat, cast_names(paths, book), labels=load_labels(path), edits=cast.edits,
                      min_confidence=cast.min_confidence, concurrency=settings.llm_concurrency, progress=progress)
     run.labels.save(path)
     return run
@@ -87,9 +87,10 @@ def review_list(paths: DataPaths, book: Book, *, limit: int = 200) -> list[Revie
     labels = book_labels(paths, book)
     chapters = [c for c in book.chapters if c.selected_by_default] or list(book.chapters)
     style = book_quote_style(book, chapters)
+    roster = book_roster(book, chapters, style=style, edits=cast.edits)  # as the render attributes them
     found: list[ReviewQuote] = []
     for chapter in chapters:
-        dialogue = relabelled(chapter_dialogue(chapter, style), labels.for_chapter(chapter.index))
+        dialogue = relabelled(chapter_dialogue(chapter, style, roster=roster), labels.for_chapter(chapter.index))
         for number, quote in enumerate(dialogue.quotes()):
             attribution = quote.attribution
             if attribution.speaker is not None and attribution.confidence >= cast.min_confidence:

@@ -89,7 +89,7 @@ def _sheet(ctx: UiContext, book: Book, model_key: str) -> tuple[bool, str, list[
     entry = get_entry(model_key)
     cast = ready_cast_file(ctx.paths, book, entry, ctx.library, describe=describer(ctx.settings))
     voices = cast.voices_for(entry)
-    people = find_characters(book, min_confidence=cast.min_confidence)[:_SHEET]
+    people = find_characters(book, min_confidence=cast.min_confidence, edits=cast.edits)[:_SHEET]
     rows = []
     for person in people:
         spec = voices.get(person.name)
