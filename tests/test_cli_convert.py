@@ -197,8 +197,8 @@ def test_two_voices_of_one_book_keep_two_books_and_the_same_convert_again_resume
     ryan, _ = convert("ryan")
     # The library layout: one folder per narrator version (a scanner reads a folder as one book).
     assert vivian.parent != ryan.parent and vivian.parent.parent == ryan.parent.parent
-    assert vivian.parent.name == "Hefty Water {Vivian, Qwen3-TTS 0.6B CustomVoice}", vivian
-    assert ryan.parent.name == "Hefty Water {Ryan, Qwen3-TTS 0.6B CustomVoice}", ryan
+    assert vivian.parent.name == "Hefty Water {Vivian - Qwen3-TTS 0.6B CustomVoice}", vivian
+    assert ryan.parent.name == "Hefty Water {Ryan - Qwen3-TTS 0.6B CustomVoice}", ryan
     assert vivian.name == ryan.name == "Hefty Water.m4b"
     assert vivian.read_bytes() == vivian_bytes, "the second voice's run wrote over the first book"
     assert "Vivian" in probe_tags(vivian)["composer"] and "Ryan" in probe_tags(ryan)["composer"]

@@ -42,18 +42,19 @@ def test_names_carry_the_narrator_and_number_collisions(tmp_path: Path, layout: 
     book = load_book(BOOK)
     entry = get_entry(MODEL)
     first = claim_output_name(tmp_path, book, entry, _voice("Vivian"), layout=layout)
-    narrator = "{Vivian, Qwen3-TTS 0.6B CustomVoice}" if layout is OutputLayout.LIBRARY else "Qwen3-TTS 0.6B CustomVoice (Vivian)"
+    narrator = "{Vivian - Qwen3-TTS 0.6B CustomVoice}" if layout is OutputLayout.LIBRARY else "Qwen3-TTS 0.6B CustomVoice (Vivian)"
     assert first == f"Hefty Water {narrator}" if layout is OutputLayout.LIBRARY else f"Hefty Water - {narrator}"
     other_voice = claim_output_name(tmp_path, book, entry, _voice("Ryan"), layout=layout, claimed={first})
     assert other_voice != first and "Ryan" in other_voice
     # Another job with the same narrator (e.g. other chapters): a numbered copy, never the same name.
     second = claim_output_name(tmp_path, book, entry, _voice("Vivian"), layout=layout, claimed={first})
-    assert second == f"{first} (2)"
+    copy = first.replace(" {", " (2) {") if layout is OutputLayout.LIBRARY else f"{first} (2)"
+    assert second == copy
     # A file already on disk counts as taken even when no job claims it.
     place = job_place(tmp_path, book, first, layout=layout)
     place.m4b.parent.mkdir(parents=True)
     place.m4b.write_bytes(b"m4b")
-    assert claim_output_name(tmp_path, book, entry, _voice("Vivian"), layout=layout) == f"{first} (2)"
+    assert claim_output_name(tmp_path, book, entry, _voice("Vivian"), layout=layout) == copy
 
 
 def test_submit_claims_distinct_names_and_refuses_a_twin(services: AppServices) -> None:
@@ -67,7 +68,7 @@ def test_submit_claims_distinct_names_and_refuses_a_twin(services: AppServices) 
     assert services.library.find_twin(_request("Vivian")).id == vivian.id
     # Other chapters are other work: queued, with a numbered name of its own.
     other = services.library.submit_conversion(_request("Vivian", chapters=(1,)))
-    assert ConvertRequest.from_dict(other.params).output_name == f"{names[0]} (2)"
+    assert ConvertRequest.from_dict(other.params).output_name == names[0].replace(" {", " (2) {")
     assert len(services.library.jobs.list()) == 3
 
 

@@ -63,10 +63,10 @@ def test_a_web_ui_job_never_takes_a_name_the_command_line_claimed(data_paths: Da
     # Both in the library layout, the default a web UI job takes from the settings.
     cli_name = OutputClaims(data_paths.output_claims_file).name_for(_request(output_layout="library"),
                                                                     data_paths.outputs_dir, load_book(BOOK), ENTRY)  # fmt: skip
-    assert cli_name == "Hefty Water {Vivian, Qwen3-TTS 0.6B CustomVoice}"
+    assert cli_name == "Hefty Water {Vivian - Qwen3-TTS 0.6B CustomVoice}"
     services = AppServices.create(data_paths)  # not started: the job only waits in the queue
     job = services.library.submit_conversion(_request())
-    assert job.params["output_name"] == f"{cli_name} (2)"
+    assert job.params["output_name"] == "Hefty Water (2) {Vivian - Qwen3-TTS 0.6B CustomVoice}"
 
 
 def test_review_finds_a_jobs_own_report_in_a_folder_that_holds_two_books(tmp_path: Path) -> None:

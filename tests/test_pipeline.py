@@ -67,7 +67,7 @@ def test_every_fixture_becomes_an_m4b_with_real_chapters(data_paths: DataPaths, 
     assert abs(marks[-1].end_ms - total_ms) <= 50
     tags = probe_tags(result.m4b)
     assert tags.get("title") == (parsed.metadata.title or (DATA_DIR / book).stem)
-    assert "Qwen3-TTS 0.6B CustomVoice (Vivian)" in json.dumps(tags, ensure_ascii=False)
+    assert "Vivian - Qwen3-TTS 0.6B CustomVoice" in json.dumps(tags, ensure_ascii=False)
     assert tags.get("genre") == "Audiobook"
     if parsed.cover is not None:
         assert any(s.codec_type == "video" for s in probe_streams(result.m4b))
@@ -93,7 +93,7 @@ def test_mp3_chapters_and_a_rerun_reuses_everything(data_paths: DataPaths, fake_
     # The library layout: the MP3 set in its own tree, the same relative path as the book's folder.
     root = Settings().output_path(data_paths)
     assert result.mp3_dir.relative_to(root / "mp3") == result.m4b.parent.relative_to(root)
-    assert result.mp3_dir.relative_to(root).parts == ("mp3", "T.S. Eliot", "The Waste Land {casual male, Voxtral TTS 4B}")
+    assert result.mp3_dir.relative_to(root).parts == ("mp3", "T.S. Eliot", "The Waste Land {casual male - Voxtral TTS 4B}")
     again, _ = convert(data_paths, server, "wasteland.epub", **kwargs)
     assert len(log.read_text().splitlines()) == len(requests)  # not one request more
     assert again.chunks_cached == again.chunks_total and again.m4b == result.m4b

@@ -77,4 +77,4 @@ def test_speakers_are_shown_as_people_write_them_and_sent_as_the_server_spells_t
     labels = {option.key: option.label for option in menu}
     assert labels["speaker:Uncle_Fu"] == "Uncle Fu" and labels["speaker:Ono_Anna"] == "Ono Anna"
     assert labels["speaker:Vivian"] == "Vivian"
-    assert narrator_label(get_entry(QWEN), VoiceChoice.speaker("Uncle_Fu")).endswith("(Uncle Fu)")
+    assert narrator_label(get_entry(QWEN), VoiceChoice.speaker("Uncle_Fu")).startswith("Uncle Fu - ")

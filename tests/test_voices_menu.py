@@ -136,7 +136,7 @@ def test_a_speaker_is_one_key_whichever_list_spelled_it() -> None:
     assert option_for_key(list(from_server.values()), "speaker:vivian").name == "vivian"
     names = {narrator_label(entry, o.to_choice(paths=None)) for o in (from_catalog["speaker:Vivian"],
                                                                       from_server["speaker:Vivian"])}
-    assert names == {"Qwen3-TTS 0.6B CustomVoice (Vivian)"}
+    assert names == {"Vivian - Qwen3-TTS 0.6B CustomVoice"}
 
 
 def test_a_cache_snapshot_path_names_its_catalog_model() -> None:

@@ -144,13 +144,15 @@ def publish_folder(files: list[Path], target: Path) -> bool:
 
 
 def _parts(rel_path: str) -> tuple[str, str, str]:
-    """(author, series, title) of ``Author/Series/Title`` or ``Author/Title``."""
+    """(author, series, title) of ``Author/Series/Title``, ``Author/Title`` or ``Title`` (no author)."""
     parts = Path(rel_path).parts
     if len(parts) == 3:
         return parts[0], parts[1], parts[2]
     if len(parts) == 2:
         return parts[0], "", parts[1]
-    raise DeliveryError(f"The book folder '{rel_path}' is not in the library layout (Author/[Series/]Title), "
+    if len(parts) == 1:
+        return "", "", parts[0]
+    raise DeliveryError(f"The book folder '{rel_path}' is not in the library layout ([Author/[Series/]]Title), "
                         "so it cannot become one Audiobookshelf item. Move it with: python -m omni_web outputs migrate")
 
 
@@ -178,6 +180,7 @@ def deliver_book(config: AbsConfig, folder: Path, output_root: Path, *, store: D
         if not any(p.suffix in (".m4b", ".mp3") for p in files):
             raise DeliveryError(f"The book folder {folder} holds no m4b or MP3 to deliver.")
         make = client_factory or (lambda c: AbsClient(c.url, c.token))
+        note = ""
         with make(config) as client:
             library = client.library(config.library)
             rebuilt = previous is not None and previous.deliveries > 0
@@ -192,15 +195,29 @@ def deliver_book(config: AbsConfig, folder: Path, output_root: Path, *, store: D
                     client.scan_item(item_id)
                 else:
                     client.scan_library(library.id)  # the item is not known yet: let a scan find it
-            elif config.mode == "folder":
-                client.scan_library(library.id)
-        record = replace(base, state="delivered", library_id=library.id, item_id=item_id, error="",
+            else:
+                note = _scan_new(client, library.id, config.mode)
+        record = replace(base, state="delivered", library_id=library.id, item_id=item_id, error=note,
                          deliveries=base.deliveries + 1)  # fmt: skip
     except OmniWebError as exc:
         record = replace(base, state="failed", error=str(exc))
     except OSError as exc:
         record = replace(base, state="failed", error=f"Copying the book into the library folder failed: {exc}")
     return store.put(record)
+
+
+def _scan_new(client: AbsClient, library_id: str, mode: str) -> str:
+    """Scan the library for a new item: a library whose folder watcher is off (or a folder written
+    directly) shows it only after a scan. An upload-only user may not scan (admins only): the upload
+    stands, and the note says so (returned; "" when the scan was requested)."""
+    try:
+        client.scan_library(library_id)
+    except DeliveryError as exc:
+        if mode != "upload" or exc.status not in (401, 403):
+            raise
+        return ("The upload is done, but this token may not start a library scan (admins only): the book shows once "
+                "Audiobookshelf's folder watcher or a scan finds it.")
+    return ""
 
 
 def deliver_after_job(paths: DataPaths, config: AbsConfig, job_id: str, folder: Path | None, *,
@@ -229,6 +246,7 @@ def delivery_text(record: DeliveryRecord | None) -> str:
         return ""
     if record.failed:
         return f"**Audiobookshelf: not delivered.** {record.error} The book itself is done; Retry sends it again."
-    how = "uploaded" if record.mode == "upload" else "written into the library folder and scanned"
+    how = "uploaded and scanned" if record.mode == "upload" else "written into the library folder and scanned"
     again = f", rescanned after rebuild {record.deliveries - 1}×" if record.deliveries > 1 else ""
-    return f"Audiobookshelf: {how} as `{record.rel_path}`{again}."
+    note = f" {record.error}" if record.error else ""
+    return f"Audiobookshelf: {how} as `{record.rel_path}`{again}.{note}"

@@ -4,10 +4,13 @@ Two layouts (the ``output_layout`` setting):
 
 - ``library`` (the default) is safe for a library scanner such as Audiobookshelf, which treats all
   audio files of one folder as the tracks of one book: one folder per (book, narrator version),
-  ``<Author>/<Series>/Vol 2 - <Title> {<Voice>, <Model>}/<Title>.m4b``, holding the cover, the
+  ``<Author>/<Series>/Vol 2 - <Title> {<Voice> - <Model>}/<Title>.m4b``, holding the cover, the
   read-along EPUB, the subtitles, the reports and the sidecars. An extra MP3 set and an ACX set go
   into their own trees (``mp3/…``, ``acx/…``) with the same relative path, never inside a book
-  folder. A book made only as MP3 is its own folder of tracks, like an m4b's.
+  folder. A book made only as MP3 is its own folder of tracks, like an m4b's. A book without an
+  author sits at the top (ABS reads the first folder as the author, so no made-up author folder),
+  and a second copy of a name is ``<Title> (2) {…}``: ABS reads the narrator only from a folder
+  name that ends with ``}``.
 - ``flat`` is the layout of earlier versions: every version of a title in ``<Author>/<Title>/`` as
   ``<Title> - <Model> (<Voice>).m4b``, MP3s under ``MP3/<Author>/<name>``, ACX beside the m4b.
 
@@ -28,6 +31,7 @@ from omni_web.assemble.filenames import safe_filename, unique_name
 from omni_web.assemble.records import AudiobookTags
 from omni_web.catalog import CatalogEntry
 from omni_web.client import VoiceChoice, VoiceKind
+from omni_web.deliver.names import narrator_name
 from omni_web.voices.names import canonical_spelling, display_name
 
 __all__ = [
@@ -44,6 +48,7 @@ __all__ = [
     "taken_names",
 ]
 
+# The numbered copies of earlier versions put the number last: "Title {Voice, Model} (2)".
 _LIBRARY_NAME = re.compile(r"\{[^{}]*\}( \(\d+\))?$")
 # Room for " (12)", ".m4b" and the MP3s' "NN - chapter.mp3" one level down.
 _NAME_MAX_BYTES = 150
@@ -74,7 +79,13 @@ def narrator_parts(entry: CatalogEntry, voice: VoiceChoice) -> tuple[str, str]:
 
 
 def narrator_label(entry: CatalogEntry, voice: VoiceChoice) -> str:
-    """The narrator tag: model and voice, e.g. "Qwen3-TTS 0.6B CustomVoice (Vivian)"."""
+    """The narrator in every tag and sidecar: voice and model, e.g. "Vivian - Qwen3-TTS 0.6B CustomVoice",
+    in a form Audiobookshelf's name parser keeps whole (see :mod:`omni_web.deliver.names`)."""
+    return narrator_name(*narrator_parts(entry, voice))
+
+
+def _flat_label(entry: CatalogEntry, voice: VoiceChoice) -> str:
+    """The flat layout's file-name form, "Qwen3-TTS 0.6B CustomVoice (Vivian)" (names of earlier versions)."""
     detail, model = narrator_parts(entry, voice)
     return f"{model} ({detail})"
 
@@ -114,7 +125,10 @@ def _title(tags: AudiobookTags) -> str:
 
 
 def _series_path(tags: AudiobookTags) -> Path:
-    """``<Author>/<Series>`` (or just ``<Author>``) under a tree's root."""
+    """``<Author>/<Series>`` (or just ``<Author>``) under a tree's root; nothing for a book without an
+    author, whose series folder ABS would read as its author."""
+    if not tags.author.strip():
+        return Path()
     author = Path(_author(tags))
     return author / safe_filename(tags.series, fallback="Series") if tags.series.strip() else author
 
@@ -122,25 +136,27 @@ def _series_path(tags: AudiobookTags) -> Path:
 def default_name(tags: AudiobookTags, entry: CatalogEntry, voice: VoiceChoice, layout: OutputLayout) -> str:
     """The name a job of this book and narrator gets when nothing else holds it.
 
-    Library: ``Vol 2 - Title {Vivian, Qwen3-TTS 0.6B CustomVoice}``, the folder-name form
+    Library: ``Vol 2 - Title {Vivian - Qwen3-TTS 0.6B CustomVoice}``, the folder-name form
     Audiobookshelf parses (``Vol N - `` the sequence inside a series folder, ``{…}`` narrators).
     Flat: ``Title - Qwen3-TTS 0.6B CustomVoice (Vivian)``.
     """
     title = safe_filename(tags.title, fallback="audiobook", max_bytes=80)
     if layout is OutputLayout.FLAT:
-        narrator = safe_filename(narrator_label(entry, voice), fallback=entry.key, max_bytes=_NAME_MAX_BYTES - 85)
+        narrator = safe_filename(_flat_label(entry, voice), fallback=entry.key, max_bytes=_NAME_MAX_BYTES - 85)
         return f"{title} - {narrator}"
     detail, model = narrator_parts(entry, voice)
     return library_name(tags, detail, model)
 
 
-def library_name(tags: AudiobookTags, voice: str, model: str) -> str:
-    """``Vol 2 - Title {Voice, Model}`` (no ``Vol`` outside a series, none without a number)."""
+def library_name(tags: AudiobookTags, voice: str, model: str, *, copy: int = 1) -> str:
+    """``Vol 2 - Title {Voice - Model}`` (no ``Vol`` outside a series folder, none without a number);
+    ``copy`` 2 and up: ``Title (2) {Voice - Model}``."""
     title = safe_filename(tags.title, fallback="audiobook", max_bytes=80)
-    volume = f"Vol {tags.series_part} - " if tags.series.strip() and tags.series_part else ""
-    narrator = safe_filename(f"{voice}, {model}" if voice else model, fallback="narrator",
-                             max_bytes=_NAME_MAX_BYTES - 95)  # fmt: skip
-    return f"{volume}{title} {{{narrator}}}"
+    in_series = tags.series.strip() and tags.author.strip()
+    volume = f"Vol {tags.series_part} - " if in_series and tags.series_part else ""
+    narrator = safe_filename(narrator_name(voice, model), fallback="narrator", max_bytes=_NAME_MAX_BYTES - 95)
+    number = f" ({copy})" if copy > 1 else ""
+    return f"{volume}{title}{number} {{{narrator}}}"
 
 
 def book_place(root: Path, tags: AudiobookTags, name: str, *, layout: OutputLayout, mp3_only: bool = False) -> BookPlace:
@@ -186,9 +202,17 @@ def claim_name(
 ) -> str:
     """A name for a new job that no file on disk and no other job (``claimed``) uses.
 
-    A collision gets a numbered copy, ``… (2)``; case is ignored, as on file systems that ignore it.
+    A collision gets a numbered copy, ``Title (2) {…}`` (flat: ``… (2)``); case is ignored, as on
+    file systems that ignore it.
     """
     taken = set(claimed) | taken_names(root, tags, layout)
+    if layout is OutputLayout.LIBRARY:
+        used = {name.casefold() for name in taken}
+        detail, model = narrator_parts(entry, voice)
+        copy = 1
+        while (name := library_name(tags, detail, model, copy=copy)).casefold() in used:
+            copy += 1
+        return name
     # Compared with an extension: narrator names hold dots ("0.6B") that are not one.
     return unique_name(default_name(tags, entry, voice, layout) + ".m4b", {name + ".m4b" for name in taken})[:-4]
 

@@ -109,11 +109,10 @@ def _book_move(m4b: Path, root: Path, claimed: set[str]) -> BookMove | None:
     if read is None:
         return None
     placing, voice, model = read
-    base = library_name(placing, voice, model)
     taken = {n.casefold() for n in claimed | taken_names(root, placing, OutputLayout.LIBRARY)}
-    name, counter = base, 2
-    while name.casefold() in taken:
-        name, counter = f"{base} ({counter})", counter + 1
+    copy = 1
+    while (name := library_name(placing, voice, model, copy=copy)).casefold() in taken:
+        copy += 1
     claimed.add(name)
     place = book_place(root, placing, name, layout=OutputLayout.LIBRARY)
     folder, stem = m4b.parent, m4b.stem

@@ -16,7 +16,7 @@ from omni_web.cast import Cast, QuoteStyle, Roster, book_quote_style, book_roste
 from omni_web.catalog import CatalogEntry
 from omni_web.client import VoiceChoice
 from omni_web.deliver.layout import narrator_label
-from omni_web.deliver.metadata import audiobook_tags
+from omni_web.deliver.metadata import audiobook_tags, effective_metadata
 from omni_web.errors import BookError, ChapterSelectionError
 from omni_web.files import file_sha256
 from omni_web.pipeline.request import ConvertRequest
@@ -145,11 +145,20 @@ def _voice_shaping(voice: VoiceChoice) -> dict[str, object]:
 
 
 def _cast_note(cast: Cast | None, narrator: VoiceChoice) -> str:
-    """", with a cast of 3 voices" when quotes are read in other voices than the narrator's."""
+    """" with a 3-voice cast" when quotes are read in other voices than the narrator's (no comma and
+    no bare number: Audiobookshelf's name parser would split the narrator there or drop the "2")."""
     if cast is None:
         return ""
     others = {repr(voice) for voice in cast.voices()} - {repr(narrator)}
-    return f", with a cast of {len(others) + 1} voices" if others else ""
+    return f" with a {len(others) + 1}-voice cast" if others else ""
+
+
+def _credit(book: Book, request: ConvertRequest, entry: CatalogEntry) -> str:
+    """The comment tag's credit line, only beside a description: Audiobookshelf (and other players)
+    show the comment as the book's description when it has none of its own."""
+    if not effective_metadata(book.metadata, request.metadata).description.strip():
+        return ""
+    return f"Narrated by {entry.label} through SGLang-Omni, made with omni-web."
 
 
 def _chunks(
@@ -234,7 +243,7 @@ def plan_conversion(
         chapters.append(ChapterWork(chapter, chunks, items, pauses, name))
     tags = audiobook_tags(book, request.metadata,
                           narrator=narrator_label(entry, request.voice) + _cast_note(cast, request.voice),
-                          comment=f"Narrated by {entry.label} through SGLang-Omni, made with omni-web.")  # fmt: skip
+                          comment=_credit(book, request, entry))  # fmt: skip
     book_id = shaping_fingerprint({"book": file_sha256(Path(book.source_path)), "voice": fingerprint})[:12]
     folder = f"{safe_filename(tags.title, fallback='book', max_bytes=60)}-{book_id}"
     return ConversionPlan(

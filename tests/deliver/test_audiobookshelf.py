@@ -59,7 +59,7 @@ def _convert(data_paths: DataPaths, server, voice: str, **changes) -> tuple[Conv
 def _expect_item(item: dict, voice: str, chapter_titles: list[str]) -> None:
     meta = item["metadata"]
     assert meta["title"] == "Hefty Water" and meta["authors"] == ["Ann Writer"]
-    assert meta["narrators"] == [f"Qwen3-TTS 0.6B CustomVoice ({voice})"]
+    assert meta["narrators"] == [f"{voice} - Qwen3-TTS 0.6B CustomVoice"]
     assert meta["series"] == [{"name": "The Water Cycle", "sequence": "2"}]
     assert meta["isbn"] == "9780306406157" and meta["description"] == "A short book about water."
     assert [c["title"] for c in meta["chapters"]] == chapter_titles
@@ -74,23 +74,29 @@ def test_two_voices_become_two_items_by_upload_and_by_folder_scan_and_a_rebuild_
     books = {voice: _convert(data_paths, server, voice) for voice in ("Vivian", "Ryan")}
     root = SETTINGS.output_path(data_paths)
     folders = {voice: Path(result["output_dir"]) for voice, (_, result) in books.items()}
-    assert folders["Vivian"].name == "Vol 2 - Hefty Water {Vivian, Qwen3-TTS 0.6B CustomVoice}"
+    assert folders["Vivian"].name == "Vol 2 - Hefty Water {Vivian - Qwen3-TTS 0.6B CustomVoice}"
     # The folder alone, as any ABS library folder: every source agrees under ABS's precedence.
     for voice, folder in folders.items():
         _expect_item(scan_folder(folder, folder.relative_to(root).as_posix()), voice, titles)
-        # Without metadata.json and the OPF: the m4b tags, reader.txt and the folder names alone.
-        (folder / "metadata.json").rename(folder / ".metadata.json.off")
-        (folder / "Hefty Water.opf").rename(folder / ".opf.off")
-        bare = scan_folder(folder, folder.relative_to(root).as_posix())["metadata"]
-        assert (bare["series"], bare["title"], bare["authors"], [c["title"] for c in bare["chapters"]]) == (
-            [{"name": "The Water Cycle", "sequence": "2"}], "Hefty Water", ["Ann Writer"], titles)
-        assert f"({voice})" in bare["narrators"][0]
-        assert bare["isbn"] == "9780306406157"  # from the m4b's ISBN free-form atom alone
-        (folder / ".opf.off").rename(folder / "Hefty Water.opf")
-        (folder / ".metadata.json.off").rename(folder / "metadata.json")
+        # Without metadata.json and the OPF (the m4b tags, reader.txt, desc.txt and the folder names),
+        # then without any sidecar (the m4b and the folder name alone), and the folder name alone.
+        sidecars = ["metadata.json", "Hefty Water.opf", "reader.txt", "desc.txt", "Hefty Water.m4b"]
+        for hidden in (2, 4, 5):
+            for name in sidecars[:hidden]:
+                (folder / name).rename(folder / f".{name}.off")
+            bare = scan_folder(folder, folder.relative_to(root).as_posix())["metadata"]
+            assert bare["narrators"] == [f"{voice} - Qwen3-TTS 0.6B CustomVoice"], (hidden, bare)
+            assert (bare["series"], bare["title"], bare["authors"]) == (
+                [{"name": "The Water Cycle", "sequence": "2"}], "Hefty Water", ["Ann Writer"])
+            if hidden < 5:
+                assert [c["title"] for c in bare["chapters"]] == titles
+                assert bare["isbn"] == "9780306406157"  # from the m4b's ISBN free-form atom alone
+            for name in sidecars[:hidden]:
+                (folder / f".{name}.off").rename(folder / name)
 
-    # Upload: one POST per version with ABS's five fields; the watcher adds each new folder.
-    upload = FakeAbs(tmp_path / "abs-upload")
+    # Upload: one POST per version with ABS's five fields, then a library scan: the library's
+    # folder watcher is off here, and the items show all the same.
+    upload = FakeAbs(tmp_path / "abs-upload", watcher=False)
     config = AbsConfig(enabled=True, url="http://abs.lan:13378", token=upload.token, library=upload.library_id)
     for voice in books:
         record = deliver_after_job(data_paths, config, f"job-{voice}", folders[voice], output_root=root,
@@ -102,7 +108,7 @@ def test_two_voices_become_two_items_by_upload_and_by_folder_scan_and_a_rebuild_
     sent = sorted(name for _, name, _ in upload.uploads[0]["files"])
     assert sent == sorted(["Hefty Water.m4b", "Hefty Water.readalong.epub", "Hefty Water.opf", "metadata.json",
                            "desc.txt", "reader.txt", *(["cover.jpg"] if (folders["Vivian"] / "cover.jpg").exists() else [])])
-    assert len(upload.items) == 2 and not upload.library_scans and not upload.item_scans
+    assert len(upload.items) == 2 and upload.library_scans == [upload.library_id] * 2 and not upload.item_scans
     for voice in books:
         _expect_item(upload.item_at(f"{SERIES_REL}/{folders[voice].name}"), voice, titles)
 
@@ -128,7 +134,7 @@ def test_two_voices_become_two_items_by_upload_and_by_folder_scan_and_a_rebuild_
     for fake in (upload, folder_abs):
         assert fake.item_scans == [fake.item_at(f"{SERIES_REL}/{folders['Vivian'].name}")["id"]]
         assert len(fake.items) == 2
-    assert folder_abs.library_scans == [folder_abs.library_id] * 2  # no further library scan
+        assert fake.library_scans == [fake.library_id] * 2  # no further library scan
 
     # The rebuilt m4b still carries the ISBN, every chapter mark, the cover and the other tags.
     m4b = folders["Vivian"] / "Hefty Water.m4b"
@@ -147,7 +153,7 @@ def test_two_voices_become_two_items_by_upload_and_by_folder_scan_and_a_rebuild_
     metas = {(m.get("property"), m.text) for m in opf.iter("{http://www.idpf.org/2007/opf}meta")}
     assert {("schema:accessMode", "auditory"), ("schema:accessMode", "textual"),
             ("schema:accessibilityFeature", "synchronizedAudioText"),
-            ("media:narrator", "Qwen3-TTS 0.6B CustomVoice (Vivian)"),
+            ("media:narrator", "Vivian - Qwen3-TTS 0.6B CustomVoice"),
             ("media:active-class", "-epub-media-overlay-active")} <= metas
 
     # /opds lists both versions (behind the login) with their m4b and read-along EPUB.
@@ -155,8 +161,27 @@ def test_two_voices_become_two_items_by_upload_and_by_folder_scan_and_a_rebuild_
     assert shelf.get("/").status_code == 401
     feed = feedparser.parse(shelf.get("/", auth=("reader", "pw")).content)
     assert sorted(c["name"] for e in feed.entries for c in e.contributors) == [
-        "Qwen3-TTS 0.6B CustomVoice (Ryan)", "Qwen3-TTS 0.6B CustomVoice (Vivian)"]
+        "Ryan - Qwen3-TTS 0.6B CustomVoice", "Vivian - Qwen3-TTS 0.6B CustomVoice"]
     assert all({"audio/mp4", "application/epub+zip"} <= {link.type for link in e.links} for e in feed.entries)
+
+
+def test_a_book_without_author_or_description_gets_neither_made_up(data_paths: DataPaths, fake_server,
+                                                                    tmp_path: Path) -> None:  # fmt: skip
+    server = fake_server(MODEL, env=FAST)
+    _, result = _convert(data_paths, server, "Uncle_Fu", metadata=(("authors", ""), ("description", "")),
+                         chapters=(1,))  # fmt: skip
+    folder, root = Path(result["output_dir"]), SETTINGS.output_path(data_paths)
+    assert folder.parent == root, folder  # no "Unknown Author" folder
+    assert "comment" not in {k.lower() for k in probe(folder / "Hefty Water.m4b")["format"]["tags"]}
+    fake = FakeAbs(tmp_path / "abs", watcher=False)
+    config = AbsConfig(enabled=True, url="http://abs.lan:13378", token=fake.token, library=fake.library_id)
+    record = deliver_after_job(data_paths, config, "job-1", folder, output_root=root, client_factory=_factory(fake))
+    assert record is not None and record.state == "delivered", record
+    assert fake.uploads[0]["fields"] == {"title": folder.name, "library": fake.library_id, "folder": fake.folder_id}
+    meta = fake.item_at(folder.name)["metadata"]
+    assert meta["authors"] == [] and not meta.get("description"), meta
+    assert meta["narrators"] == ["Uncle Fu - Qwen3-TTS 0.6B CustomVoice"]
+    assert meta["series"] == [{"name": "The Water Cycle", "sequence": "2"}] and meta["title"] == "Hefty Water"
 
 
 def test_a_failed_delivery_is_recorded_and_retried_never_raised(data_paths: DataPaths, tmp_path: Path) -> None:

@@ -55,7 +55,7 @@ def test_the_generate_form_sends_the_corrections_and_they_name_the_folder(data_p
     request = build_request(UiContext(services), state, [1, 2], "qwen3_tts_0_6b_customvoice", "speaker:Vivian", "", "", 120)
     assert request.metadata == (("title", "Heavy Water"),)
     job = services.library.submit_conversion(request)
-    assert job.params["output_name"] == "Vol 2 - Heavy Water {Vivian, Qwen3-TTS 0.6B CustomVoice}"
+    assert job.params["output_name"] == "Vol 2 - Heavy Water {Vivian - Qwen3-TTS 0.6B CustomVoice}"
 
 
 def test_sidecars_carry_every_field_in_abs_forms(tmp_path: Path) -> None:

@@ -19,8 +19,11 @@ parsed here with the standard library's MIME parser) and its scanner follow advp
   reader.txt), opfFile (``server/utils/parsers/parseOpfMetadata.js``), absMetadata (metadata.json,
   ``server/utils/generators/abmetadataGenerator.js``). Chapters come from the first audio file's
   chapter marks unless metadata.json has a valid list; the ebook is the folder's EPUB.
-Name strings are split as ``server/utils/parsers/parseNameString.js`` does for the simple cases
-(``&``, `` and ``, ``;``, ``,``), without its first/last-name reordering.
+Every narrator and author read from a folder name, an audio tag or ``reader.txt`` goes through
+ABS's real name parser (``tests/fakes/abs_names.py``, re-implemented from
+``server/utils/parsers/parseNameString.js`` and ``parseFullName.js``): nicknames in parentheses,
+titles and suffixes are dropped, commas split, "Last, First" is reordered. ``watcher=False`` is a
+library whose folder watcher is off: an upload then shows nothing until a scan.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ from typing import Any
 import httpx
 from lxml import etree
 
+from tests.fakes.abs_names import parse_name_string
+
 AUDIO = (".m4b", ".mp3", ".m4a", ".flac", ".opus", ".ogg")
 _OPF = "http://www.idpf.org/2007/opf"
 _DC = "http://purl.org/dc/elements/1.1/"
@@ -56,16 +61,14 @@ def sanitize_filename(name: str) -> str:
 
 
 def split_names(text: str) -> list[str]:
-    """parseNameString's split: on '&', else ' and ', else ';', and always on ','."""
-    if not text:
-        return []
-    for sep in ("&", " and ", ";"):
-        if sep in text:
-            parts = [p for chunk in text.split(sep) for p in chunk.split(",")]
-            break
-    else:
-        parts = text.split(",")
-    return list(dict.fromkeys(p.strip() for p in parts if p.strip()))
+    """parseNameString.parse(text).names, as ABS reads a narrator or author string."""
+    return parse_name_string(text)
+
+
+def _js_number(text: str) -> str:
+    """``Number(text).toString()`` for the sequence strings getSequence matches."""
+    value = float(text) if text else 0.0
+    return str(int(value)) if value.is_integer() else repr(value)
 
 
 def parse_series_string(text: str) -> dict[str, str | None]:
@@ -75,11 +78,17 @@ def parse_series_string(text: str) -> dict[str, str | None]:
 
 
 def folder_structure(rel_path: str) -> dict[str, Any]:
-    """getBookDataFromDir: ``Author/Series/Title`` with the title's ``{narrators}`` and ``Vol N - ``."""
+    """getBookDataFromDir: ``Author/Series/Title``; from the title ``[ASIN]``, a ``{narrators}`` end,
+    ``Vol N - `` (in a series folder) and a leading ``(1999) - `` year, in that order."""
     parts = rel_path.split("/")
     title = parts.pop()
     series = parts.pop() if len(parts) > 1 else None
     author = parts.pop() if parts else None
+    found: dict[str, Any] = {}
+    asin = re.search(r"(?: |^)\[([A-Z0-9]{10})](?= |$)", title)
+    if asin:
+        found["asin"], title = asin.group(1), title.replace(asin.group(0), "", 1)
+    title = title.strip()
     narrators = None
     match = re.match(r"^(?P<title>.*) \{(?P<narrators>.*)\}$", title)
     if match:
@@ -89,12 +98,15 @@ def folder_structure(rel_path: str) -> dict[str, Any]:
         pieces = title.split(" - ")
         for i, piece in enumerate(pieces):
             vol = re.match(r"^(vol\.? |volume |book )?(\d{0,3}(?:\.\d{1,2})?)(\.?)(?: (.*))?$", piece, re.IGNORECASE)
-            if vol and vol.group(2) and not (vol.group(4) and not (vol.group(1) or vol.group(3))):
-                sequence = str(float(vol.group(2))).removesuffix(".0")
+            if vol and not (vol.group(4) and not (vol.group(1) or vol.group(3))):
+                sequence = _js_number(vol.group(2))
                 pieces[i : i + 1] = [vol.group(4)] if vol.group(4) else []
                 break
         title = " - ".join(pieces)
-    return {"title": title, "authors": split_names(author or ""), "narrators": split_names(narrators or ""),
+    year = re.match(r"^ *\(?([0-9]{4})\)? * - *(.+)", title)
+    if year:
+        found["publishedYear"], title = year.group(1), year.group(2)
+    return {**found, "title": title, "authors": split_names(author or ""), "narrators": split_names(narrators or ""),
             "series": [{"name": series, "sequence": sequence}] if series else []}  # fmt: skip
 
 
@@ -215,6 +227,7 @@ class FakeAbs:
     library_scans: list[str] = field(default_factory=list)
     item_scans: list[str] = field(default_factory=list)
     items: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> scanned item
+    watcher: bool = True  # the library's folder watcher (off: a new folder waits for a scan)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def transport(self) -> httpx.MockTransport:
@@ -299,7 +312,7 @@ class FakeAbs:
         target.mkdir(parents=True, exist_ok=True)
         for _field, filename, data in files:
             (target / sanitize_filename(filename)).write_bytes(data)
-        if is_new:
+        if is_new and self.watcher:
             self._scan(rel_path)  # the watcher adds a new folder; rewritten files wait for a scan
         return httpx.Response(200, text="OK")
 

@@ -30,7 +30,7 @@ def test_convert_readalong_writes_a_valid_overlay_epub_and_subtitles(managed_hom
     epub = Path(done.stdout.split("Read-along EPUB: ")[1].split(" (subtitles")[0])
     # Named like the run's m4b, in the version's own folder: another voice's read-along keeps its own.
     assert epub.name == "Alice's Adventures in Wonderland.readalong.epub"
-    assert epub.parent.name == "Alice's Adventures in Wonderland {Vivian, Qwen3-TTS 0.6B CustomVoice}"
+    assert epub.parent.name == "Alice's Adventures in Wonderland {Vivian - Qwen3-TTS 0.6B CustomVoice}"
     assert epubcheck_errors(epub) == []
     overlays = check_overlays(epub, tmp_path)
     assert len(overlays) == 2 and all(len(rows) > 20 for rows in overlays.values())

@@ -66,6 +66,6 @@ def test_a_failed_delivery_shows_on_the_job_and_retry_sends_it(ui_app, tmp_path:
         save_abs_config(ui_app.paths, AbsConfig(enabled=True, url=url, token=fake.token, library=fake.library_id))
         status = ui_app.client().predict("job-x", api_name="/delivery_retry")
     text = status[0] if isinstance(status, (list, tuple)) else status
-    assert "uploaded as `Ann Writer/Hefty Water {Vivian, M}`" in text
+    assert "uploaded and scanned as `Ann Writer/Hefty Water {Vivian, M}`" in text
     assert [u["fields"]["title"] for u in fake.uploads] == ["Hefty Water {Vivian, M}"] and len(fake.items) == 1
     assert store.for_job("job-x").state == "delivered"

@@ -122,13 +122,13 @@ def test_two_voices_keep_two_books_and_a_twin_opens_the_first(page, app, books):
         _pick_voice(page, voice)
         _generate_and_follow(page)
         # The tab shows the new job once it has its own file (the voice is in its name).
-        # Library layout: one folder per narrator version, 'Two Voices {Vivian, <model>}/Two Voices.m4b'.
+        # Library layout: one folder per narrator version, 'Two Voices {Vivian - <model>}/Two Voices.m4b'.
         expect(page.locator("#jobs-downloads")).to_contain_text(f"{{{voice}, ", timeout=LONG_S * 1000)
         expect(job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
         link = page.locator("#jobs-download")
         expect(link).to_have_text("⬇ Two Voices.m4b", timeout=30_000)  # the file's name, not its server path
         names.append(_served(link))
-    assert names[0] != names[1] and "{Vivian, " in names[0].parent.name and "{Ryan, " in names[1].parent.name
+    assert names[0] != names[1] and "{Vivian - " in names[0].parent.name and "{Ryan - " in names[1].parent.name
     on_disk = sorted(p.resolve() for p in outputs.rglob("*.m4b") if ".parts" not in p.parts)
     assert names[0] in on_disk and names[1] in on_disk  # the first book was not overwritten
     shot(page, "jobs-two-voices")
