@@ -154,3 +154,17 @@ def test_mobi_and_azw3_are_read_through_ebook_convert(tmp_path: Path, monkeypatc
         assert titles == [t for t in expected if t in titles] and "The Switch" in titles
         assert all(c.source_href == f"chapter-{c.number:03d}.xhtml" for c in book.chapters)
         assert time.monotonic() - started < 120
+
+
+def test_a_few_bytes_of_text_with_no_book_name_is_no_book(tmp_path: Path) -> None:
+    scrap = tmp_path / "vm"
+    scrap.write_bytes(b"vm")
+    with pytest.raises(UnsupportedFormat, match=r"'vm' is not a book: it has no book extension and holds 1 word"):
+        load_book(scrap)
+    # The same text named as a text book, or a real text under no book name, is still read.
+    named = tmp_path / "notes.txt"
+    named.write_text("A short note that is a book because its name says so.")
+    assert load_book(named).chapters
+    long = tmp_path / "README"
+    long.write_text("Call me Ishmael. " * 200)
+    assert load_book(long).chapters

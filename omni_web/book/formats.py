@@ -30,6 +30,8 @@ _SUFFIX_FORMATS = {
 }
 BOOK_SUFFIXES = tuple(_SUFFIX_FORMATS)
 _SNIFF_BYTES = 4096
+# Fewer words than this, in a file whose name is no book's, is not read as a book.
+_SCRAP_WORDS = 20
 _ODT_MIMETYPES = (b"application/vnd.oasis.opendocument.text",)
 
 
@@ -56,7 +58,20 @@ def detect_format(path: Path) -> str:
             f"'{Path(path).name}' is not a book format omni-web reads (it is binary, not text). Use an "
             "EPUB, PDF, DOCX, ODT, FB2, MOBI/AZW3, HTML, Markdown or text file."
         )
-    return _text_format(head, suffix_format)
+    kind = _text_format(head, suffix_format)
+    if kind == "txt" and not suffix_format:
+        _refuse_a_scrap(Path(path), head)
+    return kind
+
+
+def _refuse_a_scrap(path: Path, head: bytes) -> None:
+    """A few words of text under a name no book has (``vm``, ``notes.log``) is a stray file, not a book."""
+    words = len(head.decode("utf-8", errors="ignore").split())
+    if len(head) < _SNIFF_BYTES and words < _SCRAP_WORDS:
+        raise UnsupportedFormat(
+            f"'{path.name}' is not a book: it has no book extension and holds {words} word{'s' if words != 1 else ''} "
+            f"of text ({len(head)} bytes). Choose the book file itself, or name a text book .txt."
+        )
 
 
 def _zip_format(path: Path, suffix_format: str) -> str:

@@ -86,7 +86,7 @@ def build_app(ctx: UiContext) -> tuple[gr.Blocks, AppRefs]:
     with gr.Blocks(title="omni-web", analytics_enabled=False, delete_cache=(3600, 6 * 3600)) as demo:
         gr.HTML(
             '<div class="ow-header"><span class="ow-logo">omni-web</span>'
-            '<span class="ow-tagline">EPUB → audiobook with SGLang-Omni</span></div>',
+            '<span class="ow-tagline">Books (EPUB, PDF, Word, text …) → audiobooks with SGLang-Omni</span></div>',
             padding=False,
         )
         with gr.Tabs(elem_id="ow-tabs") as tabs:

@@ -12,18 +12,26 @@ reach a book the app itself made.
 from __future__ import annotations
 
 import logging
+import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, HTTPException, Request
-from fastapi.responses import FileResponse, PlainTextResponse, Response, StreamingResponse
+from fastapi.responses import FileResponse, Response, StreamingResponse
 from starlette.routing import Mount
 
-from omni_web.deliver.downloads import BookDownloads, book_downloads, everything_members, mp3_zip, stream_zip
+from omni_web.deliver.downloads import (
+    BookDownloads,
+    ZipMember,
+    book_downloads,
+    everything_members,
+    mp3_zip,
+    stream_zip,
+)
 from omni_web.deliver.shelf import ShelfBook, book_by_id
-from omni_web.errors import DiskFullError, JobNotFound, OmniWebError
+from omni_web.errors import JobNotFound, OmniWebError
 from omni_web.jobs import Job, JobState
 from omni_web.pipeline import ConvertRequest, ConvertResult
 from omni_web.ui.widgets import esc, size_str
@@ -88,9 +96,11 @@ def _links(book: BookDownloads, base: str, ids: str) -> list[str]:
     rows = [
         _row(f'<a class="ow-download" id="{ids}-download" href="{esc(file_url(book.book))}" download>'
              f'⬇ {esc(book.book.name)}</a>', _size(book.book)),
-        _row(f'<a class="ow-dl-link" id="{ids}-download-mp3" href="{esc(base)}/{_MP3_ZIP}">MP3 files (zip)</a>',
+        # `download`: a click saves the file and never leaves the page, even while the zip is made.
+        _row(f'<a class="ow-dl-link" id="{ids}-download-mp3" href="{esc(base)}/{_MP3_ZIP}" download>MP3 files (zip)</a>',
              _mp3_note(book)),
-        _row(f'<a class="ow-dl-link" id="{ids}-download-all" href="{esc(base)}/{_ALL_ZIP}">Download all (zip)</a>',
+        _row(f'<a class="ow-dl-link" id="{ids}-download-all" href="{esc(base)}/{_ALL_ZIP}" download>'
+             'Download all (zip)</a>',
              "the m4b, the MP3s" + (", the read-along EPUB" if book.readalong else "")
              + (", the subtitles" if book.subtitles else "")),
     ]  # fmt: skip
@@ -153,15 +163,34 @@ def _attachment(name: str) -> dict[str, str]:
 
 
 def _serve(book: BookDownloads, kind: str) -> Response:
+    """The zip at once when it is made; else a stream whose headers go out now and whose bytes follow
+    once the MP3s are cut, so the browser shows the download from the click on (a long book's MP3s
+    take minutes) instead of a page waiting on a request."""
+    made = book.cached_zip()
+    if kind == _MP3_ZIP and made.is_file():
+        return FileResponse(made, filename=book.mp3_zip_name, media_type="application/zip")
+    if kind == _MP3_ZIP:
+        stream = _later(book, lambda: [ZipMember(name, path, name) for path in [mp3_zip(book)]
+                                       for name in _names(path)])  # fmt: skip
+        return StreamingResponse(stream, media_type="application/zip", headers=_attachment(book.mp3_zip_name))
+    return StreamingResponse(_later(book, lambda: everything_members(book)), media_type="application/zip",
+                             headers=_attachment(book.everything_name))  # fmt: skip
+
+
+def _names(path: Path) -> list[str]:
+    with zipfile.ZipFile(path) as archive:
+        return archive.namelist()
+
+
+def _later(book: BookDownloads, members: Callable[[], list[ZipMember]]) -> Iterator[bytes]:
+    """The zip of ``members()``, worked out when the response body is first read (in Starlette's
+    thread pool); a failure then can only end the download, so it is logged."""
     try:
-        if kind == _MP3_ZIP:
-            return FileResponse(mp3_zip(book), filename=book.mp3_zip_name, media_type="application/zip")
-        members = everything_members(book)
+        found = members()
     except OmniWebError as exc:
-        log.warning("Download of %s for %s failed: %s", kind, book.book, exc)
-        return PlainTextResponse(str(exc), status_code=507 if isinstance(exc, DiskFullError) else 500)
-    stream: Iterator[bytes] = stream_zip(members)
-    return StreamingResponse(stream, media_type="application/zip", headers=_attachment(book.everything_name))
+        log.warning("Download for %s failed: %s", book.book, exc)
+        raise
+    yield from stream_zip(found)
 
 
 def build_downloads(gradio_app: Any, jobs: Any, output_root: Callable[[], Path]) -> FastAPI:

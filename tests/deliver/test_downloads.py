@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import io
+import re
 import subprocess
 import zipfile
 from pathlib import Path
@@ -96,3 +97,32 @@ def test_a_full_disk_is_said_plainly(book: dl.BookDownloads, monkeypatch: pytest
     with pytest.raises(DiskFullError, match="is full, so the MP3 zip could not be made. Free some space"):
         dl.mp3_zip(fresh)
     assert not (book.book.parent / dl.CACHE_DIR / "full.zip").exists()
+
+
+def test_a_zip_link_never_leaves_the_page_and_its_headers_go_out_before_the_mp3s_are_cut(
+        book: dl.BookDownloads, tmp_path: Path) -> None:  # fmt: skip
+    import asyncio
+    import shutil
+
+    from fastapi.responses import StreamingResponse
+
+    from omni_web.ui import downloads as ui_downloads
+
+    folder = tmp_path / "Two Voices {Vivian}"
+    shutil.copytree(book.book.parent, folder, ignore=shutil.ignore_patterns(dl.CACHE_DIR))
+    fresh = dl.book_downloads(folder / book.book.name)
+    html = ui_downloads.shelf_links_html(type("Shelf", (), {"audio": fresh.book, "readalong": None, "id": "b1"})())
+    for link in ("mp3", "all"):  # both zips are saved, never opened in the page
+        assert re.search(rf'id="shelf-b1-download-{link}" [^>]* download>', html), html
+    for kind in ("mp3.zip", "all.zip"):
+        for old in dl.cached_downloads(fresh.book):
+            old.unlink()
+        response = ui_downloads._serve(fresh, kind)
+        assert isinstance(response, StreamingResponse) and not fresh.cached_zip().exists(), kind
+
+        async def body(response: StreamingResponse = response) -> bytes:
+            return b"".join([chunk async for chunk in response.body_iterator])
+
+        with zipfile.ZipFile(io.BytesIO(asyncio.run(body()))) as archive:
+            mp3s = [n for n in archive.namelist() if n.endswith(".mp3")]
+        assert len(mp3s) == 3 and fresh.cached_zip().is_file(), kind

@@ -67,3 +67,14 @@ def test_task_view_skips_unchanged_ticks_and_flags_a_finish():
     assert isinstance(again.status_html, dict) and again.status_html.get("__type__") == "update"
     seen_while_running = {"sig": "old", "finished_at": None}
     assert task_view(runner.snapshot("backend"), seen_while_running).just_finished
+
+
+def test_the_page_header_names_books_not_only_epub(ui_app):
+    import httpx
+
+    from tests.ui.conftest import PASSWORD, USER
+
+    with httpx.Client(base_url=ui_app.url, timeout=60) as http:
+        http.post("/login", data={"username": USER, "password": PASSWORD})
+        config = http.get("/config").text
+    assert "EPUB → audiobook with" not in config and "Books (EPUB, PDF, Word, text" in config
