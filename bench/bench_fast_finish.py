@@ -51,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from omni_web.assemble import AudiobookTags, AudioFormat, probe_chapters, probe_duration_ms  # noqa: E402
 from omni_web.assemble.join import EncodedChapter, join_m4b  # noqa: E402
+from omni_web.deliver.layout import OutputLayout, book_place  # noqa: E402
 from omni_web.master import ChapterSpec, MasteredChapter, get_preset, master_chapter  # noqa: E402
 from omni_web.master.records import chapter_paths, chunks_stamp  # noqa: E402
 from omni_web.pipeline.mastering import ChapterFinisher, finish_book, master_options, measured_levels  # noqa: E402
@@ -271,8 +272,9 @@ def run_book(workdir: Path, book: Book, render_x: float, stream_all: bool, miss_
     renderer.start()
     renderer.join()
     try:
-        files = finish_book(finisher, out_root=run_dir / "out", tags=tags,
-                            cover=None, output_format="m4b", also_mp3=False, phase=phase)  # fmt: skip
+        place = book_place(run_dir / "out", tags, "Synthetic Book {Bench}", layout=OutputLayout.LIBRARY)
+        files = finish_book(finisher, place=place, tags=tags, cover=None, output_format="m4b", also_mp3=False,
+                            phase=phase)
     finally:
         finisher.close()
     done = time.perf_counter()

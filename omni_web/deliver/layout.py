@@ -115,6 +115,11 @@ class BookPlace:
         """A file of this book next to its m4b: ``beside(".levels.json")``."""
         return self.folder / f"{self.stem}{suffix}"
 
+    def report(self, suffix: str, *, mp3_only: bool) -> Path:
+        """A report of this book in its folder, named like its m4b, or for an MP3-only book like
+        its MP3 folder: two jobs of one book keep their own reports."""
+        return self.folder / f"{self.mp3_dir.name if mp3_only else self.stem}{suffix}"
+
 
 def _author(tags: AudiobookTags) -> str:
     return safe_filename(tags.author, fallback="Unknown Author")

@@ -385,14 +385,12 @@ def run_conversion(
                           flow=concurrency if isinstance(concurrency, InFlightController) else None)  # fmt: skip
         tracker.phase("mastering", "Mastering and encoding the last chapters")
         name, place = _place(job)
-        files = finish_book(finisher, out_root=job.out_root, folder=place.folder, m4b_path=place.m4b,
-                            mp3_folder=place.mp3_dir, acx_folder=place.acx_dir, tags=plan.tags, cover=cover,
-                            output_format=job.output_format, also_mp3=job.also_mp3, phase=tracker.phase,
-                            step=tracker.step)  # fmt: skip
+        files = finish_book(finisher, place=place, tags=plan.tags, cover=cover, output_format=job.output_format,
+                            also_mp3=job.also_mp3, phase=tracker.phase, step=tracker.step)
         epub = None
         if readalong is not None:
-            epub = readalong.finish(list(files.chapters), folder=files.folder, mp3_dir=files.mp3_dir,
-                                    settings=settings, phase=tracker.phase, stem=place.stem)  # fmt: skip
+            epub = readalong.finish(list(files.chapters), place=place, mp3_dir=files.mp3_dir, settings=settings,
+                                    phase=tracker.phase)
     finally:
         finisher.close()
         if readalong is not None:

@@ -25,13 +25,12 @@ from omni_web.assemble import (
     AudiobookTags,
     AudioFormat,
     ChapterAudio,
-    book_folder,
     export_mp3_chapters,
-    safe_filename,
 )
 from omni_web.assemble.join import EncodedChapter, join_m4b
 from omni_web.assemble.live_join import LiveJoin, LiveJoinFailed
 from omni_web.catalog import get_entry
+from omni_web.deliver.layout import BookPlace
 from omni_web.errors import FfmpegError
 from omni_web.files import write_atomic
 from omni_web.master import get_preset
@@ -311,44 +310,38 @@ class BookFiles:
 def finish_book(
     finisher: ChapterFinisher,
     *,
-    out_root: Path,
+    place: BookPlace,
     tags: AudiobookTags,
     cover: Path | None,
     output_format: str,
     also_mp3: bool,
     phase: Callable[[str, str], None],
-    folder: Path | None = None,
-    m4b_path: Path | None = None,
-    mp3_folder: Path | None = None,
-    acx_folder: Path | None = None,
     step: Callable[[str, float], None] | None = None,
 ) -> BookFiles:
     """Join the m4b, export MP3 / ACX files and write the levels report from mastered chapters.
 
-    ``folder``, ``m4b_path``, ``mp3_folder`` and ``acx_folder`` are the job's own output names (default: the
-    title's); ``step`` reports the "book" and "mp3" phases done.
+    Every file goes where the job's ``place`` says (:mod:`omni_web.deliver.layout` names them);
+    ``step`` reports the "book" and "mp3" phases done.
     """
     records = finisher.records()
     book = [r for r in records if r.in_book]
     credits = {r.number: r for r in records if not r.in_book}
     preset = finisher.options.preset
-    folder = folder or book_folder(out_root, tags)
+    folder = place.folder
     folder.mkdir(parents=True, exist_ok=True)
-    title = safe_filename(tags.title, fallback="audiobook")
     report = step or (lambda _name, _fraction: None)
     chapters = tuple(r.audio() for r in book)
     m4b: Path | None = None
     if output_format == "m4b":
         phase("joining", "Joining the m4b (stream copy)")
-        m4b = finisher.join_m4b(m4b_path or folder / f"{title}.m4b", tags=tags, cover=cover)
+        m4b = finisher.join_m4b(place.m4b, tags=tags, cover=cover)
         report("book", 1.0)
     mp3_dir: Path | None = None
     if output_format == "mp3" or also_mp3:
         phase("joining", "Tagging the MP3 chapters")
-        mp3_root = out_root if output_format == "mp3" else out_root / "MP3"
         mp3_chapters = [r.audio(mp3=True) for r in book if r.mp3 is not None]
-        files = export_mp3_chapters(mp3_chapters, mp3_root, tags=tags, cover=cover, copy_audio=True,
-                                    folder=mp3_folder, progress=lambda fraction: report("mp3", fraction))  # fmt: skip
+        files = export_mp3_chapters(mp3_chapters, place.root, tags=tags, cover=cover, copy_audio=True,
+                                    folder=place.mp3_dir, progress=lambda fraction: report("mp3", fraction))
         mp3_dir = files[0].parent if files else None
     phase("joining", "Checking levels")
     reports = []
@@ -361,15 +354,11 @@ def finish_book(
     acx_problems: list[str] = []
     if preset.acx:
         phase("joining", "Writing the ACX files")
-        own = m4b_path.stem if m4b_path is not None else (mp3_folder.name if mp3_folder is not None else "")
-        # Each job of the book its own ACX set; the layout names it (omni_web/deliver/layout.py).
-        acx_dir = acx_folder or folder / (f"{own} - ACX" if own else "ACX")
+        acx_dir = place.acx_dir  # each job of the book its own ACX set
         acx_reports, acx_problems = _write_acx(finisher, book, credits, acx_dir, tags=tags)
     levels_report = LevelsReport(title=tags.title, preset=preset, chapters=tuple(reports), acx_files=tuple(acx_reports),
                           acx_problems=tuple(acx_problems))  # fmt: skip
-    # Named like the job's m4b, else its MP3 folder: two jobs of one book keep their own reports.
-    stem = m4b.stem if m4b is not None else (mp3_folder.name if mp3_folder is not None else title)
-    levels_path = write_levels_report(levels_report, folder / f"{stem}{REPORT_SUFFIX}")
+    levels_path = write_levels_report(levels_report, place.report(REPORT_SUFFIX, mp3_only=m4b is None))
     _settle_versions(finisher, m4b or mp3_dir, records)
     return BookFiles(folder, m4b, mp3_dir, acx_dir, levels_path, levels_report.to_json(), chapters, tuple(book))
 

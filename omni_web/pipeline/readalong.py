@@ -10,8 +10,9 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from omni_web.assemble import ChapterAudio, mp3_file_names, safe_filename
+from omni_web.assemble import ChapterAudio, mp3_file_names
 from omni_web.book import readalong_source
+from omni_web.deliver.layout import BookPlace
 from omni_web.languages import language_code
 from omni_web.paths import DataPaths
 from omni_web.pipeline.plan import ChapterWork, ConversionPlan
@@ -20,16 +21,11 @@ from omni_web.readalong import ChapterSource, ChunkSource, ReadalongPass, choose
 from omni_web.readalong.asr import QaWords
 from omni_web.settings import Settings
 
-__all__ = ["READALONG_SUFFIX", "ConversionReadalong", "readalong_epub_name", "start_readalong"]
+__all__ = ["READALONG_SUFFIX", "ConversionReadalong", "start_readalong"]
 
 READALONG_SUFFIX = ".readalong.epub"
 
 _log = logging.getLogger(__name__)
-
-
-def readalong_epub_name(title: str) -> str:
-    """``<Title>.readalong.epub`` (``title``: the job's output name, else the book's title)."""
-    return f"{safe_filename(title, fallback='book')}{READALONG_SUFFIX}"
 
 
 def _language(request: ConvertRequest, plan: ConversionPlan) -> str | None:
@@ -47,11 +43,9 @@ def _asr_candidates(request: ConvertRequest, settings: Settings) -> list[str]:
 class ConversionReadalong:
     """One conversion's read-along pass."""
 
-    def __init__(self, plan: ConversionPlan, session: ReadalongPass, request: ConvertRequest | None = None,
-                 qa_words: QaWords | None = None) -> None:
+    def __init__(self, plan: ConversionPlan, session: ReadalongPass, qa_words: QaWords | None = None) -> None:
         self._plan = plan
         self._session = session
-        self._request = request  # its output name names the EPUB (two jobs of one book keep their own)
         self._qa_words = qa_words
 
     def chapter_ready(
@@ -81,23 +75,23 @@ class ConversionReadalong:
         self,
         chapters: list[ChapterAudio],
         *,
-        folder: Path,
+        place: BookPlace,
         mp3_dir: Path | None,
         settings: Settings,
         phase: Callable[[str, str], None],
-        stem: str | None = None,
     ) -> Path | None:
         """Write subtitles (next to the m4b, and the MP3s) and the read-along EPUB; returns the EPUB.
 
-        ``stem`` names the book's files in ``folder`` (the layout's; default: the job's name).
+        The job's ``place`` names them (:mod:`omni_web.deliver.layout`); ``mp3_dir`` is where its
+        MP3s were written, if anywhere.
         """
+        folder = place.folder
         phase("read-along", "Aligning sentences to the audio and writing the read-along EPUB")
         plan = self._plan
         stems = {c.index: Path(name).stem for c, name in zip(chapters, mp3_file_names(chapters), strict=True)}
         # Beside the m4b the subtitles carry the job's name, so two jobs of one book (two voices)
         # keep their own; in the job's own MP3 folder they match the MP3s' names.
-        name = stem or getattr(self._request, "output_name", None)
-        beside_book = {number: f"{name} - {stem}" for number, stem in stems.items()} if name else stems
+        beside_book = {number: f"{place.stem} - {stem}" for number, stem in stems.items()}
         # A book that came as PDF, text, DOCX... gets its overlays on an EPUB written from its Book.
         with readalong_source(plan.book, folder) as book_path:
             outputs = self._session.finish(
@@ -105,7 +99,7 @@ class ConversionReadalong:
                 book_hrefs=[c.source_href for c in plan.book.chapters],
                 chapter_hrefs={w.number: w.chapter.source_href for w in plan.chapters},
                 folder=folder,
-                epub_name=readalong_epub_name(name or plan.tags.title),
+                epub_name=place.beside(READALONG_SUFFIX).name,
                 subtitle_stems=beside_book,
                 narrator=plan.tags.narrator,
                 bitrate_kbps=settings.aac_bitrate_kbps,
@@ -140,4 +134,4 @@ def start_readalong(
     qa_words = QaWords()  # the QA pass's words, when it heard the chunks with word times
     session = ReadalongPass(recogniser=recogniser, cache_dir=paths.chunk_cache_dir / "readalong-words",
                             language=_language(request, plan), reuse=qa_words, note=note)
-    return ConversionReadalong(plan, session, request, qa_words)
+    return ConversionReadalong(plan, session, qa_words)
