@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from omni_web.jobs import Job
-from omni_web.pipeline.progress import ConvertProgress
+from omni_web.pipeline import ConvertProgress
 
 __all__ = ["FileOut", "JobOut", "MoveIn", "PresetOut", "PriorityIn", "ProgressOut", "QueueOut", "SamplesIn", "job_out"]
 

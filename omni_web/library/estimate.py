@@ -10,8 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from omni_web.jobs import Job, JobState
-from omni_web.pipeline.progress import ConvertProgress
-from omni_web.pipeline.request import ConvertRequest
+from omni_web.pipeline import ConvertProgress, ConvertRequest
 from omni_web.timefmt import duration_words
 
 __all__ = ["Estimate", "estimate_book", "measured_rate"]

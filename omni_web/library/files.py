@@ -6,11 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from omni_web.jobs.store import Job
-from omni_web.pipeline.convert import ConvertResult
+from omni_web.jobs import Job
+from omni_web.pipeline import ConvertProgress, ConvertRequest, ConvertResult
 from omni_web.pipeline.outputs import job_outputs
-from omni_web.pipeline.progress import ConvertProgress
-from omni_web.pipeline.request import ConvertRequest
 
 __all__ = ["JobFile", "file_kind", "job_files", "reported_files"]
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from omni_web.jobs import Job
 from omni_web.paths import DataPaths
+from omni_web.pipeline import ConvertRequest
 from omni_web.pipeline.fix import FixParams, FixPlan
-from omni_web.pipeline.request import ConvertRequest
 from omni_web.records import JsonRecord
 from omni_web.text.store import lexicon_dir
 

@@ -36,10 +36,10 @@ from omni_web.library.opds import OpdsClient, OpdsEntry, apply_catalog_metadata
 from omni_web.library.presets import Preset, PresetBook
 from omni_web.library.sources import BookSource, Link, Prepared, Submitted, Upload
 from omni_web.paths import DataPaths
+from omni_web.pipeline import ConvertRequest, voice_to_dict
 from omni_web.pipeline.claims import OutputClaims
 from omni_web.pipeline.fix import FIX_KEY, FixPlan
 from omni_web.pipeline.outputs import claim_output_name, plan_output_removal
-from omni_web.pipeline.request import ConvertRequest, voice_to_dict
 from omni_web.pipeline.review import REGENERATE_PRIORITY
 from omni_web.settings import Settings, load_settings
 

@@ -19,9 +19,9 @@ from urllib.parse import quote
 
 import httpx
 
-from omni_web.jobs.store import Job, JobState
+from omni_web.jobs import Job, JobState
 from omni_web.library.files import job_files
-from omni_web.pipeline.progress import ConvertProgress
+from omni_web.pipeline import ConvertProgress
 
 __all__ = ["Delivery", "Notifier", "Targets", "event_for", "job_payload", "split_urls"]
 

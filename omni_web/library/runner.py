@@ -16,10 +16,7 @@ from omni_web.jobs import Job, JobContext, JobRunner, QueueControl
 from omni_web.library.kinds import ConvertExtras
 from omni_web.library.opds import apply_catalog_metadata
 from omni_web.paths import DataPaths
-from omni_web.pipeline.plan import select_chapters
-from omni_web.pipeline.progress import ConvertProgress
-from omni_web.pipeline.request import ConvertRequest
-from omni_web.pipeline.serving import convert_served, serving_for
+from omni_web.pipeline import ConvertProgress, ConvertRequest, convert_served, select_chapters, serving_for
 from omni_web.server import ServerManager
 from omni_web.settings import load_settings
 from omni_web.voices import VoiceLibrary

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from omni_web.book import Book
 from omni_web.jobs import Job
-from omni_web.pipeline.request import ConvertRequest
+from omni_web.pipeline import ConvertRequest
 
 __all__ = ["BookSource", "Link", "Prepared", "Submitted", "Upload"]
 

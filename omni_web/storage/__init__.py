@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from omni_web.jobs.store import JobStore
+from omni_web.jobs import JobStore
 from omni_web.paths import DataPaths
-from omni_web.pipeline.request import ConvertRequest
+from omni_web.pipeline import ConvertRequest
 from omni_web.settings import Settings
 from omni_web.storage.measure import BookUsage, KindUsage, StorageReport, measure
 from omni_web.storage.prune import PrunePlan, PruneResult, plan_prune

@@ -15,11 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from omni_web.files import file_sha256
-from omni_web.jobs.store import Job, JobState, JobStore
+from omni_web.jobs import Job, JobState, JobStore
 from omni_web.master.versions import BookManifest, ChapterVersion, chapter_versions, read_manifests
-from omni_web.pipeline.convert import ConvertResult
-from omni_web.pipeline.progress import ConvertProgress
-from omni_web.pipeline.request import ConvertRequest
+from omni_web.pipeline import ConvertProgress, ConvertRequest, ConvertResult
 
 __all__ = ["BookFolder", "Survey", "survey"]
 
