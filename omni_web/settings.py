@@ -82,7 +82,7 @@ class Settings:
     # auto: CUDA float16 when the model fits beside the TTS server, else CPU int8 (omni_web/qa/asr_models.py).
     qa_device: str = "auto"
     # Automation: the watched inbox ("" = <data root>/inbox, "off" = not watched) and the preset its
-    # books get when no rule picks one (omni_web/jobs/inbox.py); where a finished, failed or flagged
+    # books get when no rule picks one (omni_web/library/inbox.py); where a finished, failed or flagged
     # job is announced: webhook URLs and Apprise URLs, separated by spaces, commas or new lines.
     inbox_dir: str = ""
     inbox_preset: str = ""

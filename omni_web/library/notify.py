@@ -122,7 +122,8 @@ class Notifier:
                 try:
                     self._send(kind, url, payload)
                     results.append(Delivery(url, True, "delivered"))
-                except Exception as exc:  # reported to the user, not raised
+                except Exception as exc:  # reported to the user, not raised; the traceback to the log
+                    log.warning("The test notification to %s failed", url, exc_info=True)
                     results.append(Delivery(url, False, str(exc) or type(exc).__name__))
         return results
 
@@ -161,6 +162,6 @@ class Notifier:
                     log.warning("Notifying %s failed (%s); retrying in %.0f s", url, exc, self._backoff[attempt])
                     self._pending.put((time.monotonic() + self._backoff[attempt], kind, url, payload, attempt + 1))
                 else:
-                    log.error("Notifying %s failed %d times; giving up (%s)", url, attempt + 1, exc)
+                    log.error("Notifying %s failed %d times; giving up (%s)", url, attempt + 1, exc, exc_info=True)
             finally:
                 self._pending.task_done()

@@ -1,18 +1,22 @@
 """Queue → "Import from a library (OPDS)": browse or search a catalog (Calibre, Calibre-Web,
 Kavita; basic auth), tick books, queue them with a preset (or the rules). The catalog's authors,
-series and description go with each book (omni_web/jobs/opds.py)."""
+series and description go with each book (omni_web/library/opds.py)."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import gradio as gr
 
+from omni_web.errors import OmniWebError, internal_error_message
 from omni_web.library import OpdsClient, OpdsFeed
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 
 __all__ = ["build", "entry_choices"]
+
+log = logging.getLogger(__name__)
 
 
 def entry_choices(feed: OpdsFeed) -> list[tuple[str, str]]:
@@ -62,8 +66,11 @@ def build(ctx: UiContext, preset: gr.Dropdown) -> None:
             try:
                 job = ctx.services.library.submit_from_catalog(entry, client, preset=preset_name or None)
                 lines.append(f"- {entry.title}: queued as {job.id}")
-            except Exception as exc:  # one refused book never stops the others; its reason is shown
+            except OmniWebError as exc:  # one refused book never stops the others; its reason is shown
                 lines.append(f"- {entry.title}: **not queued**: {exc}")
+            except Exception as exc:  # a bug: the others still go, the traceback goes to the log
+                log.exception("Queueing '%s' from the catalog failed on a bug", entry.title)
+                lines.append(f"- {entry.title}: **not queued**: {internal_error_message(exc)}")
         return "\n".join(lines)
 
     outputs = [feed_state, sections, books, report]

@@ -1,5 +1,5 @@
 """Generate → "Save as preset": the form's model, voice (or cast), read-along and chapter policy
-saved under a name, for uploads, the inbox, the API and the rules (omni_web/jobs/presets.py)."""
+saved under a name, for uploads, the inbox, the API and the rules (omni_web/library/presets.py)."""
 
 from __future__ import annotations
 

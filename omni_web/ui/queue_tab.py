@@ -14,6 +14,7 @@ from typing import Any
 
 import gradio as gr
 
+from omni_web.errors import OmniWebError
 from omni_web.jobs import Job
 from omni_web.ui import opds_import
 from omni_web.ui.context import OnLoad, UiContext
@@ -44,7 +45,7 @@ def queue_rows(queued: list[Job]) -> list[list[Any]]:
 def _preset_names(ctx: UiContext) -> list[str]:
     try:
         return [p.name for p in ctx.services.library.presets.presets()]
-    except Exception:  # a damaged presets file is reported in Settings; the queue still shows
+    except (OmniWebError, OSError):  # a damaged presets file is reported in Settings; the queue still shows
         return []
 
 
