@@ -22,12 +22,10 @@ NOT_YET_GOOD = frozenset({
     "epub/pandoc-epub2_no_cover.epub",
     "epub/sous-le-vent.epub",
     "fb2/fbe-regex-regression.fb2",
-    "html/pandoc-html-reader.html",
     "html/pg15122.html",
     "html/pg219.html",
     "html/pg46-old.html",
     "html/pg46.html",
-    "html/pg902-old.html",
     "markdown/pandoc-MANUAL.txt",
     "markdown/pandoc-epub.md",
     "markdown/pandoc-markdown-reader-more.txt",
@@ -35,7 +33,6 @@ NOT_YET_GOOD = frozenset({
     "pdf/pdfjs-wikipedia.pdf",
     "pdf/pdfminer-jo.pdf",
     "pdf/pdfplumber-federal-register.pdf",
-    "txt/pg1952-old.txt",
     "txt/pg4650.txt",
 })
 # Gutenberg books whose TXT and HTML editions do not give the same chapters yet (strict xfail).

@@ -56,6 +56,7 @@ _TITLE_REASONS: tuple[tuple[str, frozenset[str]], ...] = (
 _TITLE_PREFIXES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("notes", ("noteson", "notesto", "endnotes")),
     ("other books by the author", ("alsoby", "otherbooksby", "bythesameauthor", "otherworksby")),
+    ("errata", ("errata", "erratum", "corrigenda", "druckfehler")),
     ("transcriber's notes", ("transcribersnote", "transcribernote", "notedutranscripteur", "notesdutranscripteur",
                              "anmerkungdestranskribierers", "anmerkungendestranskribierers")),
 )
@@ -85,7 +86,7 @@ def classify_matter(signals: MatterSignals) -> str:
     """Why a chapter should not be read by default ("" for a real chapter).
 
     Returns one of: "cover", "table of contents", "title page", "copyright page", "index",
-    "bibliography", "notes", "colophon", "list of illustrations", "other books by the author", "transcriber's notes",
+    "bibliography", "notes", "colophon", "list of illustrations", "other books by the author", "errata", "transcriber's notes",
     "Project Gutenberg header", "Project Gutenberg licence", "image-only page", "empty page",
     or "".
     """

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 __all__ = ["CHAPTER_WORDS", "Paragraph", "paragraphs_of", "spaced_headings"]
 
 _LINE_RE = re.compile(r"[ \t\f\v\u00a0]*\n")
+_NUMBERED_RE = re.compile(r"^(?:[IVXLC]{1,7}|\d{1,3})[.:)]\s")
 _GAPS = (4, 3, 2)  # widest first: the chapter gap, then the section gap
 _MAX_HEADING_CHARS = 70
 _MAX_HEADING_WORDS = 12
@@ -73,7 +74,18 @@ def _looks_like_heading(paragraph: Paragraph) -> bool:
         and paragraph.words <= _MAX_HEADING_WORDS
         and not first.endswith((",", ";", ":", "-"))
         and not first.startswith(("[", "(", "*", '"', "'", "\u201c", "\u2018"))
+        and not _is_sentence(" ".join(paragraph.lines))
     )
+
+
+def _is_sentence(text: str) -> bool:
+    """A short sentence set apart ("I really have discovered something at last."), not a title: it ends
+    like a sentence and most of its longer words are in lower case."""
+    if _NUMBERED_RE.match(text):
+        return False  # "IV. Marie couche le petit blessé.": a numbered title, whatever its case
+    words = [w for w in text.split() if len(w) >= 4 and w[0].isalpha()]
+    lower = sum(w[0].islower() for w in words)
+    return text.rstrip("\"'\u201d\u2019").endswith((".", "!", "?")) and len(text.split()) > 3 and 2 * lower > len(words)
 
 
 def _chapters(paragraphs: list[Paragraph], heads: list[int]) -> int:

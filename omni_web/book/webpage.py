@@ -29,6 +29,7 @@ _CHARSET_RE = re.compile(rb"<meta[^>]+charset\s*=", re.IGNORECASE)
 _XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*\?>")
 _PG_BOILERPLATE_RE = re.compile(r"pg-(?:header|footer|boilerplate|machine-header|start-separator|end-separator)")
 _HEADINGS = ("h1", "h2", "h3")
+_CHAPTER_WORDS = 150  # a heading followed by less text is a title-page line, not a chapter
 
 
 def load_html(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
@@ -130,9 +131,15 @@ def _remove_around(marker: etree._Element, body: etree._Element, *, before: bool
 
 
 def _split_headings(root: etree._Element) -> list[str]:
-    """Give the chapter headings ids (the shallowest level used twice) and return them in order."""
+    """Give the chapter headings ids and return them in order.
+
+    The chapter level is the shallowest one used at least twice where most headings open a
+    chapter-long stretch of text: a title set as two ``<h1>`` lines, or ``<h2>`` title-page lines
+    above ``<h3>`` chapter titles, do not cut the book.
+    """
     by_level = {tag: [e for e in root.iter() if localname(e) == tag and element_text(e)] for tag in _HEADINGS}
-    level = next((tag for tag in _HEADINGS if len(by_level[tag]) >= 2), None)
+    usable = [tag for tag in _HEADINGS if len(by_level[tag]) >= 2]
+    level = next((tag for tag in usable if _opens_chapters(root, by_level[tag])), usable[0] if usable else None)
     if level is None:
         return []
     ids = []
@@ -140,6 +147,23 @@ def _split_headings(root: etree._Element) -> list[str]:
         element.set("id", f"ow-chapter-{number}")
         ids.append(f"ow-chapter-{number}")
     return ids
+
+
+def _opens_chapters(root: etree._Element, headings: list[etree._Element]) -> bool:
+    """Whether more than half of ``headings`` are followed by chapter-long text before the next one."""
+    marks = {id(element) for element in headings}
+    words, lengths = -1, []
+    for element in root.iter():
+        if id(element) in marks:
+            if words >= 0:
+                lengths.append(words)
+            words = 0
+        elif words >= 0 and isinstance(element.tag, str) and localname(element) not in ("script", "style"):
+            words += len((element.text or "").split())
+        if words >= 0:
+            words += len((element.tail or "").split())
+    lengths.append(max(words, 0))
+    return 2 * sum(length >= _CHAPTER_WORDS for length in lengths) > len(lengths)
 
 
 def _metadata(root: etree._Element, path: Path, title: str, authors: tuple[str, ...]) -> BookMetadata:
