@@ -87,6 +87,7 @@ _VERB = r"[^\W\d_]+(?:\s+(?:on|in|out))?"
 _ADVERB = r"(?:[^\W\d_]+ly\s+|hastily\s+|again\s+|at\s+last\s+|then\s+|now\s+)?"
 _LEAD = r"^[\s,;:_\u2014\u2013\-]*"
 _NOUN = r"(?:(?:his|her|their|my|our|the|a|an|its)\s+(?:[a-z][\w\-]*\s+){0,2}?([a-z][\w\-]*))"
+_OWNER = re.compile(r"\b(his|her)\s+(?:[a-z][\w\-]*\s+){0,2}?([a-z][\w\-]*)\b")
 
 _VERB_NAME_AFTER = re.compile(rf"{_LEAD}({_VERB})\s+({_NAME})")
 _NAME_VERB_AFTER = re.compile(rf"{_LEAD}({_NAME})\s+{_ADVERB}({_VERB})\b")
@@ -164,7 +165,9 @@ def tag_after(narration: str, resolve: Resolve) -> Tag | None:
     if match:
         verb, noun = (match.group(1), match.group(2)) if match.group(1) else (match.group(4), match.group(3))
         if verb and noun and is_speech_verb(verb) and _noun_gender(noun) is not Gender.UNKNOWN:
-            return Tag(TagKind.NOUN, noun, verb, gender=_noun_gender(noun))
+            owner = _OWNER.search(match.group(0))
+            words = f"{owner.group(1)} {noun}" if owner and owner.group(2) == noun else noun
+            return Tag(TagKind.NOUN, words, verb, gender=_noun_gender(noun))
     return None
 
 
