@@ -229,6 +229,7 @@ def group_names(counts: Mapping[str, int], genders: Mapping[str, Gender] | None 
                 if place:
                     places.setdefault(place, set()).add(groups.find(by_words[longer][0]))
         if any(len(found) > 1 for found in places.values()):
+            groups.join_dominant(forms, [g for found in places.values() for g in found])
             continue  # "Bennet" ends both "Elizabeth Bennet" and "Jane Bennet"
         targets = {group for found in places.values() for group in found}
         for target in targets:
@@ -282,12 +283,14 @@ class _Groups:
             mine = self.gender(bare[0])
             fitting = [p for p in people if mine is Gender.UNKNOWN or self.gender(p) in (mine, Gender.UNKNOWN)]
             fitting.sort(key=lambda p: -sum(self.counts[f] for f in titled[_title_key(p)]))
-            if len(fitting) == 1 or (len(fitting) > 1 and mine is not Gender.UNKNOWN and self._dominates(
-                    titled[_title_key(fitting[0])], titled[_title_key(fitting[1])])):
+            # Its gender, else a title used five times as often, picks ("Willoughby": Mr., not Mrs.).
+            ratio = 3 if mine is not Gender.UNKNOWN else 5
+            if len(fitting) == 1 or (len(fitting) > 1 and self._dominates(
+                    titled[_title_key(fitting[0])], titled[_title_key(fitting[1])], ratio)):
                 self.union(bare[0], fitting[0])
 
-    def _dominates(self, first: list[str], second: list[str]) -> bool:
-        return sum(self.counts[f] for f in first) >= 3 * sum(self.counts[f] for f in second)
+    def _dominates(self, first: list[str], second: list[str], ratio: int = 3) -> bool:
+        return sum(self.counts[f] for f in first) >= ratio * sum(self.counts[f] for f in second)
 
     def _compatible(self, form: str, other: str) -> bool:
         mine = self.group_gender(self.find(form))
@@ -304,7 +307,8 @@ class _Groups:
             root = next(iter(roots))
             titles = {_title_key(n) for n in self.counts if self.find(n) == root} - {()}
             same = bool(self.group_gender(target)) and self.group_gender(target) == self.group_gender(root)
-            if (not titles or titles & target_titles or same) and self._compatible(forms[0], target):
+            given = all(set(t) <= _GIVEN_NAME_TITLES for t in titles)  # "Miss Rose" is "Rose Maylie"
+            if (not titles or given or titles & target_titles or same) and self._compatible(forms[0], target):
                 self.union(forms[0], target)
             return
         # Two titled people share the word ("Miss Miller", "Mrs. Miller"): the title the longer
@@ -317,6 +321,18 @@ class _Groups:
         fitting = sorted((r for r in roots if self._compatible(r, target)), key=lambda r: -self._weight(r))
         if len(fitting) == 1 or (len(fitting) > 1 and self._weight(fitting[0]) >= 3 * self._weight(fitting[1])):
             self.union(fitting[0], target)
+
+    def join_dominant(self, forms: list[str], targets: list[str]) -> None:
+        """A titled surname shared by several full names joins the one used three times as often as
+        the rest, when of its gender ("Mr. Sikes" -> "Bill Sikes", not the once-named "William Sikes")."""
+        roots = {self.find(f) for f in forms}
+        if len(roots) != 1 or not any(_title_key(f) for f in forms):
+            return
+        fitting = sorted((t for t in set(targets) if self._compatible(forms[0], t) and self.group_gender(t)),
+                         key=lambda t: -self._weight(t))
+        rest = sum(self._weight(t) for t in set(targets)) - (self._weight(fitting[0]) if fitting else 0)
+        if fitting and self._weight(fitting[0]) >= 3 * rest:
+            self.union(forms[0], fitting[0])
 
     def _weight(self, root: str) -> int:
         return sum(count for name, count in self.counts.items() if self.find(name) == root)
