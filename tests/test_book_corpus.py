@@ -32,7 +32,6 @@ NOT_YET_GOOD = frozenset({
     "pdf/pdfjs-tracemonkey.pdf",
     "pdf/pdfjs-wikipedia.pdf",
     "pdf/pdfminer-jo.pdf",
-    "pdf/pdfplumber-federal-register.pdf",
     "txt/pg4650.txt",
 })
 # Gutenberg books whose TXT and HTML editions do not give the same chapters yet (strict xfail).

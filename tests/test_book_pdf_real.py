@@ -116,3 +116,12 @@ def test_an_outline_that_agrees_is_kept_with_two_same_titled_sections_on_one_pag
     chapters = [c for c in book.chapters if c.selected_by_default]
     assert [c.title for c in chapters] == ["Foo", "Bar", "Baz"] * 3
     assert chapters[3].blocks[0].text == "4 Foo" and "4 Foo" not in " ".join(b.text for b in chapters[2].blocks)
+
+
+def test_a_three_column_gazette_reads_column_by_column_without_its_printer_slug() -> None:
+    book = load_book(PDFS / "pdfplumber-federal-register.pdf")
+    spoken = " ".join(block.text for chapter in book.chapters for block in chapter.blocks)
+    assert "The FAA is proposing this AD to address the unsafe condition on these products. DATES: The FAA must " \
+           "receive comments on this proposed AD by September 21, 2020." in spoken
+    assert "VerDate" not in spoken and "Jkt 250001" not in spoken  # the printer's slug under each page
+    assert not re.search(r"\b47\d{3}\b", " ".join(c.title for c in book.chapters))  # page numbers are no chapters

@@ -31,7 +31,7 @@ __all__ = ["Line", "PageLines", "TextPara", "body_size", "heading_sizes", "parag
 _MIN_ROWS = 3  # a head, some text, a foot
 _EDGE_ZONE = 0.2  # ... and only within the top or bottom fifth of the page
 _PAGE_NUMBER_RE = re.compile(
-    r"^(?:[-–—(\[]\s*)?(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s+of\s+\d{1,4})?(?:\s*[-–—)\]])?$", re.IGNORECASE
+    r"^(?:[-–—(\[]\s*)?(?:page\s+)?(?:\d{1,5}|[ivxlcdm]{1,7})(?:\s+of\s+\d{1,4})?(?:\s*[-–—)\]])?$", re.IGNORECASE
 )
 _DIGITS_RE = re.compile(r"\d+")
 _SENTENCE_END = (".", "!", "?", ":", "\u201d", '"', "\u2019", "'", ")", "…")
@@ -181,19 +181,21 @@ def _running(page: PageLines, index: int, zone: str, running: set[tuple[str, str
     return (_shape(line), zone) in running and _set_apart(page, row, zone, body)
 
 
-def _gutter(page: PageLines, lines: list[Line]) -> float | None:
-    """The x of the gap between two columns, or None for a one-column page.
+def _gutter(lines: list[Line], left_x: float, right_x: float) -> float | None:
+    """The x of the gap between two columns of the lines set between ``left_x`` and ``right_x``,
+    or None for one column.
 
-    Looked for in the middle of the page, not at its centre: a LaTeX column may run a few points
+    Looked for in the middle of that width, not at its centre: a LaTeX column may run a few points
     past the middle. The gap no line crosses with the most text on its lesser side wins; each side
-    must hold at least four lines and a fifth of the page's text.
+    must hold at least four lines and a fifth of the text.
     """
     total = sum(len(x.text) for x in lines)
-    if len(lines) < 8 or not total:
+    width = right_x - left_x
+    if len(lines) < 8 or not total or width <= 0:
         return None
     best: tuple[int, int, float] | None = None  # (lines across it, -text on the lesser side, x)
-    for step in range(int(page.width * 0.2)):  # every 2 pt from 30 % to 70 % of the width
-        gap = page.width * 0.3 + step * 2
+    for step in range(int(width * 0.2)):  # every 2 pt from 30 % to 70 % of the width
+        gap = left_x + width * 0.3 + step * 2
         left = [x for x in lines if x.x1 <= gap]
         right = [x for x in lines if x.x0 >= gap]
         if len(left) < 4 or len(right) < 4:
@@ -205,16 +207,19 @@ def _gutter(page: PageLines, lines: list[Line]) -> float | None:
     return best[2] if best else None
 
 
-def _columns(page: PageLines, lines: list[Line]) -> list[Line]:
-    """Reading order: top to bottom; on a two-column page the left column before the right.
+def _columns(page: PageLines, lines: list[Line], depth: int = 0) -> list[Line]:
+    """Reading order: top to bottom; on a page of columns the left column before the right.
 
     A line across the gutter (a title, a wide figure) above the columns is read first; one under
-    them after; one between two stretches of columns ends the stretch above it.
+    them after; one between two stretches of columns ends the stretch above it. Each side is
+    split again, so three columns (a journal, a gazette) read one after the other.
     """
     def down(group: list[Line]) -> list[Line]:
         return sorted(group, key=lambda x: (-round(x.y1), x.x0))
 
-    gap = _gutter(page, lines)
+    left_x = 0.0 if depth == 0 else min((x.x0 for x in lines), default=0.0)
+    right_x = page.width if depth == 0 else max((x.x1 for x in lines), default=0.0)
+    gap = _gutter(lines, left_x, right_x) if depth < 3 else None
     if gap is None:
         return down(lines)
     spanning = down([x for x in lines if x.x0 < gap < x.x1])
@@ -224,7 +229,8 @@ def _columns(page: PageLines, lines: list[Line]) -> list[Line]:
         floor = wide.y1 if wide is not None else float("-inf")
         band = [x for x in columns if x.y0 >= floor - 1]
         columns = [x for x in columns if x not in band]
-        out += down([x for x in band if x.x1 <= gap]) + down([x for x in band if x.x0 >= gap])
+        out += _columns(page, [x for x in band if x.x1 <= gap], depth + 1)
+        out += _columns(page, [x for x in band if x.x0 >= gap], depth + 1)
         if wide is not None:
             out.append(wide)
     return out
@@ -281,6 +287,26 @@ def _credit_marks(kept: list[Line], marks: list[Line]) -> list[Line]:
     return out
 
 
+def _letters_down_the_margin(page: PageLines) -> set[int]:
+    """Lines of one letter stacked in a column of three or more: text turned along the margin
+    ("PROPOSED RULES" set sideways comes out as "S", "E", "L", ...), never a sentence."""
+    stacks: dict[int, list[int]] = {}
+    for index, line in enumerate(page.lines):
+        if len(line.text.strip()) == 1 and line.text.strip().isalpha():
+            stacks.setdefault(round(line.x0 / 3), []).append(index)
+    found: set[int] = set()
+    for group in stacks.values():
+        run: list[int] = []
+        for index in sorted(group, key=lambda i: -page.lines[i].y1):
+            # letters one under the other, no line's height apart (footnote marks sit lines apart)
+            if run and page.lines[run[-1]].y0 - page.lines[index].y1 > page.lines[index].size:
+                found.update(run if len(run) >= 3 else ())
+                run = []
+            run.append(index)
+        found.update(run if len(run) >= 3 else ())
+    return found
+
+
 def clean_page(page: PageLines, running: set[tuple[str, str]], body: float) -> tuple[list[Line], list[str]]:
     """The page's lines in reading order without running heads, page numbers, stray marks and
     footnotes, and the footnotes' texts."""
@@ -293,9 +319,10 @@ def clean_page(page: PageLines, running: set[tuple[str, str]], body: float) -> t
             furniture.add(index)
     kept = []
     bullets = [x for x in page.lines if x.text.strip() and not _SPEAKABLE_RE.search(x.text)]
+    margin = _letters_down_the_margin(page)
     for index, line in enumerate(page.lines):
         text = line.text.strip()
-        if not text or not _SPEAKABLE_RE.search(text):
+        if not text or not _SPEAKABLE_RE.search(text) or index in margin:
             continue  # bullets and ornaments drawn as glyphs ("!" in a symbol font) are not read...
         if any(abs(b.y1 - line.y1) < 3 and b.x1 <= line.x0 + 1 for b in bullets):
             line = dataclasses.replace(line, opens=True)  # ... but the item after one starts a paragraph

@@ -29,6 +29,7 @@ _SUPERSCRIPT_RATIO = 0.75  # note markers are set this much smaller than their l
 _BOLD_RE = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
 _ITALIC_RE = re.compile(r"italic|oblique", re.IGNORECASE)
 _COVER_AREA_SHARE = 0.4
+_SMALLEST_READ = 3.5  # points: smaller text is not for reading
 _BODY_FIGURE_SHARE = 0.4  # a form covering this much of its page holds the page's text
 _SCAN_PICTURE_SHARE = 0.15  # a picture covering this much of a page is a scanned page...
 _STRAY_WORDS = 25  # ... when no more words than this are set over it (a watermark, a page label)
@@ -175,6 +176,8 @@ def _line(item: Any, char_type: type) -> Line | None:
         return None
     sizes = sorted(c.size for c in chars)
     size = sizes[len(sizes) // 2]
+    if size < _SMALLEST_READ:
+        return None  # print no reader could see (a printer's mark, letters turned along the margin)
     text = []
     marks, in_mark = 0, False
     drawn: dict[str, list[Any]] = {}
