@@ -45,6 +45,7 @@ __all__ = ["CONFIDENCE", "Attribution", "SPEECH_VERBS", "attribute_speakers", "c
 CONFIDENCE = {
     "tag": 0.95,  # "said Ahab": 96 % right
     "narrator": 0.95,  # "I said" in a first-person book: 99 %
+    "narrator-turn": 0.65,  # the narrator's turn in an exchange (at least): 66 %
     "tag-before": 0.8,  # "Alice said, “…”": 80 %
     "actor": 0.7,  # "Alice sighed. “…”": 71 %
     "continued": 0.7,  # a quote going on from the paragraph before: 68 %
@@ -299,7 +300,11 @@ def _turn(scene: _Scene) -> Attribution:
         confidence = _TURN_SETTLED
     else:
         confidence = _TURN_LATER if len(scene.exchange) == 2 and scene.turns <= 3 else _TURN_CROWDED
-    return Attribution(scene.exchange[-2], confidence, "turn-taking", rule="turn")
+    other = scene.exchange[-2]
+    if scene.roster is not None and scene.roster.first_person and other == scene.roster.narrator:
+        # The narrator's turn: a first-person book's conversations are mostly the narrator's.
+        return Attribution(other, max(confidence, CONFIDENCE["narrator-turn"]), "turn-taking", rule="narrator-turn")
+    return Attribution(other, confidence, "turn-taking", rule="turn")
 
 
 def _addressee(paragraph: ParagraphSpans, speaker: str | None, scene: _Scene) -> str | None:
