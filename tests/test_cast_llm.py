@@ -192,3 +192,15 @@ def test_pass_saved_review_list_and_one_click_fix_rerenders_only_that_quote(alic
         run_llm_pass(paths, book, Settings(llm_url=url))
     mine = book_labels(paths, book).for_chapter(target.chapter)[target.quote]
     assert (mine.speaker, mine.source) == ("Hatter", "user")
+
+
+def test_a_preset_keeps_the_casts_voices_not_the_books_labels() -> None:
+    from omni_web.cast import BookLabels, QuoteLabel
+    from omni_web.library.presets import Preset
+
+    labels = BookLabels((QuoteLabel(3, 0, "abc", "Alice", 0.9),))
+    cast = Cast.of(dialogue=VoiceChoice.speaker("Ryan"), labels=labels, delivery=True)
+    request = ConvertRequest(book_path=ALICE, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), cast=cast)
+    assert ConvertRequest.from_dict(request.to_dict()).cast == cast  # the job keeps them
+    kept = Preset.from_request("cast", request).cast
+    assert kept is not None and "labels" not in kept and kept["dialogue"]["name"] == "Ryan" and kept["delivery"]

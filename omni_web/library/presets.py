@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from omni_web.book import Book, BookMetadata
+from omni_web.cast import BookLabels
 from omni_web.errors import ChapterSelectionError, PresetError
 from omni_web.files import write_atomic
 from omni_web.pipeline.request import (
@@ -71,8 +72,10 @@ class Preset:
     def from_request(cls, name: str, request: ConvertRequest) -> Preset:
         """A preset with the settings of ``request`` (from the Generate tab or a job)."""
         chapters = "default" if request.chapters is None else ",".join(map(str, request.chapters))
+        # A book's labels name its own quotes: a preset for other books keeps the voices only.
+        cast = replace(request.cast, labels=BookLabels()) if request.cast is not None else None
         return cls(name=name.strip(), model_key=request.model_key, voice=voice_to_dict(request.voice),
-                   cast=cast_to_dict(request.cast), qa_level=request.qa_level, loudness=request.loudness,
+                   cast=cast_to_dict(cast), qa_level=request.qa_level, loudness=request.loudness,
                    output_format=request.output_format, also_mp3_chapters=request.also_mp3_chapters,
                    readalong=request.readalong, chapters=chapters)
 
