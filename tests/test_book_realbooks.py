@@ -68,3 +68,16 @@ def test_word_content_controls_and_text_boxes_are_read() -> None:
     assert "Body copy" in " ".join(b.text for c in controls.chapters for b in c.blocks)
     box = load_book(CORPUS / "docx" / "mammoth-text-box.docx")
     assert [b.text for c in box.chapters for b in c.blocks if not b.is_heading] == ["Datum plane"]
+
+
+def test_markdown_under_a_txt_name_is_read_as_markdown(tmp_path: Path) -> None:
+    from omni_web.book.formats import detect_format
+
+    page = tmp_path / "notes.txt"
+    page.write_text("---\ntitle: Field Notes\nauthor: A. Writer\n---\n\n# One\n\nSee [the map](map.html).\n\n"
+                    "```\ncode here\n```\n", encoding="utf-8")
+    book = load_book(page)
+    spoken = " ".join(b.text for c in book.chapters for b in c.blocks)
+    assert detect_format(page) == "markdown" and book.title == "Field Notes"
+    assert "See the map." in spoken and "code here" not in spoken and "title:" not in spoken
+    assert detect_format(CORPUS / "txt" / "pg11.txt") == "txt"

@@ -7,6 +7,7 @@ members. :func:`load_book` is the one entry point every caller uses (pipeline, U
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 
@@ -106,11 +107,27 @@ def _text_format(head: bytes, suffix_format: str) -> str:
         return "fb2"
     if start.startswith((b"<!doctype html", b"<html")) or (start.startswith(b"<?xml") and b"<html" in lowered):
         return "html"
+    if suffix_format == "txt" and _looks_like_markdown(lowered.decode("utf-8", errors="ignore")):
+        return "markdown"
     if suffix_format:
         # A name that promises a binary format (an .epub that is text) goes to that reader, whose
         # message says what the file is not; text formats keep the name's choice.
         return suffix_format
     return "txt"
+
+
+_MD_FRONT_RE = re.compile(r"\A\s*(?:---\n(?:[\w-]+:.*\n)+(?:---|\.\.\.)\n|%[^\n]+\n)")
+_MD_SIGNS = (re.compile(r"^#{1,6} \S", re.MULTILINE), re.compile(r"^```", re.MULTILINE),
+             re.compile(r"\]\((?:https?://|#|\.{0,2}/|[\w.-]+\.(?:md|html|png|jpg))"), re.compile(r"^\[[^\]]+\]: \S", re.MULTILINE))
+
+
+def _looks_like_markdown(head: str) -> bool:
+    """A text file written in Markdown: front matter or a title block, or several of its marks
+    (ATX headings, fenced code, links, link definitions); a plain-text book has none of them."""
+    head = head.replace("\r\n", "\n")
+    if _MD_FRONT_RE.match(head):
+        return True
+    return sum(len(sign.findall(head)) for sign in _MD_SIGNS) >= 3
 
 
 def load_book(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
