@@ -123,7 +123,7 @@ def test_two_voices_keep_two_books_and_a_twin_opens_the_first(page, app, books):
         _generate_and_follow(page)
         # The tab shows the new job once it has its own file (the voice is in its name).
         # Library layout: one folder per narrator version, 'Two Voices {Vivian - <model>}/Two Voices.m4b'.
-        expect(page.locator("#jobs-downloads")).to_contain_text(f"{{{voice}, ", timeout=LONG_S * 1000)
+        expect(page.locator("#jobs-downloads")).to_contain_text(f"{{{voice} - ", timeout=LONG_S * 1000)
         expect(job_badge(page)).to_have_text("done", timeout=LONG_S * 1000)
         link = page.locator("#jobs-download")
         expect(link).to_have_text("⬇ Two Voices.m4b", timeout=30_000)  # the file's name, not its server path
