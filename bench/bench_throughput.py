@@ -165,10 +165,10 @@ def throughput(latency_s: float, rounds: int, router_latency_s: float | None) ->
         if router_latency_s is not None:
             from bench_router import fill_behind_router  # noqa: PLC0415 - it imports this module
 
-            # The real router is Python on this machine's CPU: at 64 answers a second it, not the
-            # workers, is the bottleneck, so its row runs longer requests (fewer per second).
+            # The real router is Python on this machine's CPU: at 32-64 answers a second it, not the
+            # workers, is the bottleneck, so its rows run longer requests (16 a second at 4 s).
             for fixed in (None, 2 * (32 + 1)):  # found, then the B x N + N a managed group would keep
-                run = fill_behind_router(workers=2, width=32, latency_s=router_latency_s, rounds=rounds,
+                run = fill_behind_router(workers=2, width=32, latency_s=router_latency_s, rounds=min(rounds, 20),
                                          work=work, fixed=fixed)
                 print(run if isinstance(run, str) else run.row(), flush=True)
         print(fill_managed_profile(latency_s=latency_s, rounds=rounds, work=work).row(), flush=True)
@@ -206,7 +206,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per request (the issue's books: 2)")
     parser.add_argument("--rounds", type=int, default=30, help="chunks = rounds x width")
-    parser.add_argument("--router-latency", type=float, default=2.0, help="seconds per request behind the router")
+    parser.add_argument("--router-latency", type=float, default=4.0, help="seconds per request behind the router")
     parser.add_argument("--no-router", action="store_true", help="skip the row behind the real router")
     parser.add_argument("--chunks", type=int, default=128, help="chunks for the per-chunk overhead")
     parser.add_argument("--words", type=int, default=40)
