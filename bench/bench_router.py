@@ -155,10 +155,11 @@ def fill_behind_router(*, workers: int, width: int, latency_s: float, rounds: in
         venv = ensure_contract_venv()
     except Exception as exc:  # noqa: BLE001 - a bench row says why it is missing instead of failing the bench
         return f"{'router, 2 x width 32':<28} skipped: the contract venv (the real router) is not available: {exc}"
-    router = install_router(work / "router-venv", venv.python)
+    router = install_router(work / "router-venv", venv.python)  # idempotent: the second row reuses it
     env = {"FAKE_SGL_SLOTS": str(width), "FAKE_SGL_QUEUE_LIMIT": str(width), "FAKE_SGL_LATENCY_S": str(latency_s),
            "FAKE_SGL_SECONDS_PER_WORD": "0.1"}
-    fakes = [start_fake_server(MODEL, env=env, log_path=work / f"router-worker-{i}.log") for i in range(workers)]
+    tag = "fixed" if fixed is not None else "found"
+    fakes = [start_fake_server(MODEL, env=env, log_path=work / f"router-worker-{tag}-{i}.log") for i in range(workers)]
     process = None
     try:
         process, base = start_router(router, [w.base_url for w in fakes], work)

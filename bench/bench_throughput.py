@@ -26,6 +26,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -161,17 +162,26 @@ def throughput(latency_s: float, rounds: int, router_latency_s: float | None) ->
               "queue bounded at W; no --concurrency")
         print(HEADER)
         for width in (8, 32, 64):
-            print(fill_foreign(width, latency_s=latency_s, rounds=rounds, work=work).row(), flush=True)
+            _row(lambda w=width: fill_foreign(w, latency_s=latency_s, rounds=rounds, work=work))
         if router_latency_s is not None:
             from bench_router import fill_behind_router  # noqa: PLC0415 - it imports this module
 
             # The real router is Python on this machine's CPU: at 32-64 answers a second it, not the
             # workers, is the bottleneck, so its rows run longer requests (16 a second at 4 s).
             for fixed in (None, 2 * (32 + 1)):  # found, then the B x N + N a managed group would keep
-                run = fill_behind_router(workers=2, width=32, latency_s=router_latency_s, rounds=min(rounds, 20),
-                                         work=work, fixed=fixed)
-                print(run if isinstance(run, str) else run.row(), flush=True)
-        print(fill_managed_profile(latency_s=latency_s, rounds=rounds, work=work).row(), flush=True)
+                _row(lambda f=fixed: fill_behind_router(workers=2, width=32, latency_s=router_latency_s,
+                                                        rounds=min(rounds, 20), work=work, fixed=f))
+        _row(lambda: fill_managed_profile(latency_s=latency_s, rounds=rounds, work=work))
+
+
+def _row(run: Callable[[], object]) -> None:
+    """Print one row; a row whose servers would not start says so and the others still run."""
+    try:
+        result = run()
+    except Exception as exc:  # noqa: BLE001 - a bench prints what failed and goes on
+        print(f"  row failed: {type(exc).__name__}: {str(exc).splitlines()[0]}", flush=True)
+        return
+    print(result if isinstance(result, str) else result.row(), flush=True)
 
 
 def overhead(chunks: int, words: int) -> None:

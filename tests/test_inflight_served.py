@@ -118,6 +118,9 @@ def test_a_managed_server_started_with_the_throughput_profile_is_filled_to_its_w
         try:
             assert serving.endpoint.tag == "throughput profile"
             assert manager.status().model_label.endswith("(throughput profile)")
+            from omni_web.ui.server import status_html  # noqa: PLC0415 - the Server tab's line, Gradio loaded late
+
+            assert "throughput profile" in status_html(manager.status())  # the Server tab says which profile runs
             controller = serving.in_flight(MODEL.default_concurrency)
             assert controller() >= 64 and controller.state().full_at == 64
             with RunningWatch(serving.endpoint.base_url) as watch:
