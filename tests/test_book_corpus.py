@@ -26,7 +26,6 @@ NOT_YET_GOOD = frozenset({
     "html/pg219.html",
     "html/pg46-old.html",
     "html/pg46.html",
-    "pdf/pdfjs-tracemonkey.pdf",
     "pdf/pdfjs-wikipedia.pdf",
     "pdf/pdfminer-jo.pdf",
     "txt/pg4650.txt",

@@ -125,3 +125,10 @@ def test_a_three_column_gazette_reads_column_by_column_without_its_printer_slug(
            "receive comments on this proposed AD by September 21, 2020." in spoken
     assert "VerDate" not in spoken and "Jkt 250001" not in spoken  # the printer's slug under each page
     assert not re.search(r"\b47\d{3}\b", " ".join(c.title for c in book.chapters))  # page numbers are no chapters
+
+
+def test_a_papers_title_and_authors_are_its_title_page() -> None:
+    book = load_book(PDFS / "pdfjs-tracemonkey.pdf")
+    assert book.chapters[0].matter_reason == "title page" and "Andreas Gal" in book.chapters[0].blocks[1].text
+    titles = [c.title for c in book.chapters if c.selected_by_default]
+    assert titles[:4] == ["Abstract", "1. Introduction", "2. Overview: Example Tracing Run", "3. Trace Trees"]

@@ -30,6 +30,7 @@ from omni_web.errors import BookError, DrmProtected, NotAnEpub, ScannedBook, Uns
 __all__ = ["MAX_PDF_PAGES", "MAX_PDF_SECONDS", "load_pdf", "read_pdf_pages"]
 
 _STYLE_HEADING_WORDS = 15
+_TITLE_PAGE_WORDS = 60  # a headed part on page one shorter than this, before the chapters: the title page
 _LEADERS_RE = re.compile(r"(?:\.\s?){4,}\s*(?:\d+|[ivxlc]+)\b", re.IGNORECASE)  # dots leading to a page number
 _SCANNED_SHARE = 0.8  # this share of pages pictures with a few stray words: a scan
 _UNMAPPED_SHARE = 0.5  # more letters than this share unreadable: the text layer is no use
@@ -315,7 +316,19 @@ def _cut_at_headings(paras: list[TextPara]) -> list[Part]:
             starts.append((index, para.text))
     if not starts:
         return [Part(title="", blocks=_blocks(paras))]
-    return _cut_at(paras, starts)
+    return _cut_at(paras, _title_page_first(paras, starts))
+
+
+def _title_page_first(paras: list[TextPara], starts: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Short headed parts on the first page before the first real chapter (a paper's title, then its
+    authors set as large as a section) are its title page, not chapters."""
+    starts = list(starts)
+    while len(starts) > 2 and paras[starts[0][0]].page == 0 and not _is_contents_title(starts[0][1]):
+        words = sum(len(p.text.split()) for p in paras[starts[0][0]:starts[1][0]])
+        if words >= _TITLE_PAGE_WORDS:
+            break
+        starts.pop(0)
+    return starts
 
 
 def _style_headings(paras: list[TextPara]) -> tuple[list[TextPara], list[tuple[int, str]]]:

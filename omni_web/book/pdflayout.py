@@ -292,7 +292,8 @@ def _letters_down_the_margin(page: PageLines) -> set[int]:
     ("PROPOSED RULES" set sideways comes out as "S", "E", "L", ...), never a sentence."""
     stacks: dict[int, list[int]] = {}
     for index, line in enumerate(page.lines):
-        if len(line.text.strip()) == 1 and line.text.strip().isalpha():
+        # CJK set vertically is the text itself (one letter a line), not a margin note
+        if len(line.text.strip()) == 1 and line.text.strip().isalpha() and ord(line.text.strip()) < 0x2E80:
             stacks.setdefault(round(line.x0 / 3), []).append(index)
     found: set[int] = set()
     for group in stacks.values():
