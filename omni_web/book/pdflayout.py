@@ -30,6 +30,7 @@ __all__ = ["Line", "PageLines", "TextPara", "body_size", "heading_sizes", "parag
 
 _MIN_ROWS = 3  # a head, some text, a foot
 _EDGE_ZONE = 0.2  # ... and only within the top or bottom fifth of the page
+_SIDE_SHARE = 0.1  # a column beside the text (an infobox, a sidebar) holds at least this share of it
 _PAGE_NUMBER_RE = re.compile(
     r"^(?:[-–—(\[]\s*)?(?:page\s+)?(?:\d{1,5}|[ivxlcdm]{1,7})(?:\s+of\s+\d{1,4})?(?:\s*[-–—)\]])?$", re.IGNORECASE
 )
@@ -187,7 +188,7 @@ def _gutter(lines: list[Line], left_x: float, right_x: float) -> float | None:
 
     Looked for in the middle of that width, not at its centre: a LaTeX column may run a few points
     past the middle. The gap no line crosses with the most text on its lesser side wins; each side
-    must hold at least four lines and a fifth of the text.
+    must hold at least four lines and a tenth of the text (a sidebar beside the text counts).
     """
     total = sum(len(x.text) for x in lines)
     width = right_x - left_x
@@ -202,7 +203,7 @@ def _gutter(lines: list[Line], left_x: float, right_x: float) -> float | None:
             continue
         lesser = min(sum(len(x.text) for x in left), sum(len(x.text) for x in right))
         crossing = len(lines) - len(left) - len(right)
-        if lesser > 0.2 * total and crossing <= len(lines) * 0.25 and (best is None or (crossing, -lesser) < best[:2]):
+        if lesser > _SIDE_SHARE * total and crossing <= len(lines) * 0.25 and (best is None or (crossing, -lesser) < best[:2]):
             best = (crossing, -lesser, gap)
     return best[2] if best else None
 
