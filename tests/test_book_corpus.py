@@ -17,10 +17,6 @@ pytestmark = pytest.mark.slow
 
 NOT_YET_GOOD = frozenset({
     "epub/haruko-html-jpeg.epub",
-    "epub/kusamakura-preview.epub",
-    "epub/linear-algebra.epub",
-    "epub/pandoc-epub2_no_cover.epub",
-    "epub/sous-le-vent.epub",
     "fb2/fbe-regex-regression.fb2",
     "html/pg15122.html",
     "html/pg219.html",

@@ -81,3 +81,21 @@ def test_markdown_under_a_txt_name_is_read_as_markdown(tmp_path: Path) -> None:
     assert detect_format(page) == "markdown" and book.title == "Field Notes"
     assert "See the map." in spoken and "code here" not in spoken and "title:" not in spoken
     assert detect_format(CORPUS / "txt" / "pg11.txt") == "txt"
+
+
+def test_fixed_layout_pages_join_into_the_books_chapters() -> None:
+    book = load_book(CORPUS / "epub" / "sous-le-vent.epub")
+    story = [c for c in book.chapters if c.selected_by_default]
+    assert len(story) == 1 and not any(c.title.startswith("Chapter") for c in book.chapters)
+    paragraphs = [b.text for b in story[0].blocks]
+    # the page turn after "où" no longer splits the sentence
+    assert any("où" in p and "le vent serait chaud" in p for p in paragraphs)
+
+
+def test_small_capitals_and_web_help_navigation_are_not_spoken() -> None:
+    from omni_web.book.text import normalize_text
+
+    assert normalize_text("Jᴇᴀɴ-Bᴇʀɴᴀʀᴅ") == "Jean-Bernard"
+    book = load_book(CORPUS / "epub" / "linear-algebra.epub")
+    spoken = " ".join(b.text for c in book.chapters for b in c.blocks)
+    assert "Previous topic" not in spoken and "T h i s" not in spoken

@@ -20,13 +20,20 @@ _GENERIC_TITLE_KEYS = frozenset(
         "Empezar a leer", "Comenzar a leer", "Inizia a leggere", "Lesen beginnen", "Anfang",
     )
 )
+# "Chapter" in the book's language, for chapters nothing names (the title is spoken in that language).
+_CHAPTER_WORDS = {
+    "fr": "Chapitre", "de": "Kapitel", "nl": "Hoofdstuk", "es": "Capítulo", "pt": "Capítulo", "it": "Capitolo",
+    "ca": "Capítol", "sv": "Kapitel", "da": "Kapitel", "no": "Kapittel", "nb": "Kapittel", "pl": "Rozdział",
+    "cs": "Kapitola", "ru": "Глава", "uk": "Розділ", "el": "Κεφάλαιο", "tr": "Bölüm", "fi": "Luku",
+    "hu": "Fejezet", "ja": "第", "zh": "第", "ar": "الفصل", "he": "פרק",
+}
 _BODY_START_KINDS = frozenset({"bodymatter", "text", "start"})
 _MAX_TITLE_CHARS = 150
 _FRONT_MATTER_MAX_WORDS = 20  # heading-only pages before the body ("Edition 3.0", a half title)
 
 
 def build_chapters(
-    sections: Sequence[Section], *, book_title: str, landmarks: Sequence[Landmark] = ()
+    sections: Sequence[Section], *, book_title: str, landmarks: Sequence[Landmark] = (), language: str = ""
 ) -> tuple[Chapter, ...]:
     """Turn sections into numbered chapters with real titles and default selection.
 
@@ -60,7 +67,7 @@ def build_chapters(
         if index == 0 and reason == "image-only page":
             reason = "cover"  # a picture before everything else is the cover
         if not title:  # nothing names it: say what it is, or number it
-            title = reason[:1].upper() + reason[1:] if reason else f"Chapter {index + 1}"
+            title = reason[:1].upper() + reason[1:] if reason else f"{_chapter_word(language)} {index + 1}"
         drafts.append((section, blocks, words, title, reason, landmark_kinds))
     body_start = _body_start(drafts)
     chapters = []
@@ -79,6 +86,10 @@ def build_chapters(
             )
         )
     return tuple(chapters)
+
+
+def _chapter_word(language: str) -> str:
+    return _CHAPTER_WORDS.get(language.split("-")[0].lower(), "Chapter")
 
 
 def _title(section: Section, blocks: tuple[TextBlock, ...], landmark_title: str, book_title: str) -> str:

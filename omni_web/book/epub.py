@@ -10,6 +10,7 @@ quirky nav or NCX never costs more than its chapter titles. Every failure leaves
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import posixpath
 import re
@@ -179,9 +180,10 @@ def _build_book(ebook: epub.EpubBook, path: Path, check: ArchiveCheck, options: 
             _log.warning("%s: the page %s cannot be parsed (%s); it is read as empty", path.name, doc.path, exc)
             documents[doc.path] = DocumentText(segments=(_EMPTY_SEGMENT,), title="")
     sections = assemble_sections(
-        spine, entries, documents, landmark_paths=frozenset(landmark.path for landmark in landmarks)
+        spine, entries, documents, landmark_paths=frozenset(landmark.path for landmark in landmarks),
+        fixed_layout=_is_fixed_layout(ebook),
     )
-    chapters = build_chapters(sections, book_title=metadata.title, landmarks=landmarks)
+    chapters = build_chapters(sections, book_title=metadata.title, landmarks=landmarks, language=metadata.language)
     if not any(chapter.word_count for chapter in chapters):
         images = sum(1 for chapter in chapters if chapter.matter_reason in ("image-only page", "cover"))
         detail = f"its {len(chapters)} pages hold only pictures or nothing" if images else "its pages are empty"
@@ -192,6 +194,11 @@ def _build_book(ebook: epub.EpubBook, path: Path, check: ArchiveCheck, options: 
             f"'{path.name}' has no text to read aloud: {detail} (a scanned or picture book?). omni-web "
             "reads text; use an EPUB with real text, e.g. an OCR'd edition."
         )
+    texts = [chapter for chapter in chapters if chapter.word_count]
+    if len(texts) == 1 and not texts[0].selected_by_default:
+        # The book's only text (a page that repeats its title) is the book, not its title page.
+        chapters = tuple(dataclasses.replace(c, selected_by_default=True, matter_reason="") if c is texts[0] else c
+                         for c in chapters)
     cover = _cover(ebook, check)
     return Book(metadata=metadata, cover=cover, chapters=chapters, source_path=path)
 

@@ -60,6 +60,9 @@ _NOTE_TYPES = _NOTES_SECTION_TYPES | {"footnote", "endnote", "rearnote", "note",
 _NUMBER_CLASSES = frozenset(
     {"pagenum", "pageno", "page-number", "pagenumber", "lnum", "linenum", "linenumber", "line-number"}
 )
+# Web-help navigation kept in book pages (DITA, Sphinx, DocBook): "Previous topic: ... Next topic: ...".
+_NAV_CLASSES = frozenset({"related-links", "familylinks", "navheader", "navfooter", "breadcrumbs", "breadcrumb",
+                          "prev-next", "nav-links", "relbar", "related"})
 _NOTE_ID_RE = re.compile(r"foot-?note|end-?note", re.IGNORECASE)
 _LETTER_RE = re.compile(r"[^\W\d_]")
 _SPACE_RE = re.compile(r"\s+")
@@ -322,7 +325,7 @@ class _Walker:
         if self.note_depth and element_id:
             self.note_id = element_id
         first_block = len(self.current.blocks)
-        self.buffer.append(element.text or "")
+        self.buffer.append(_letter_gap(element.text or "", element[0] if len(element) else None))
         for child in element:
             self.walk(child, inner)
         if tag == "a" and element.get("href"):
@@ -334,7 +337,8 @@ class _Walker:
         self.note_id = outer_note_id
         if tag in ("header", "hgroup"):
             self._join_heading_group(first_block)
-        self.buffer.append(element.tail or "")
+        tail = element.tail or ""
+        self.buffer.append(_letter_gap(tail, element.getnext()) if _is_letter(element.text) else tail)
 
     def _read_svg(self, element: etree._Element, context: frozenset[str]) -> bool:
         """Text set in SVG (fixed-layout pages) as paragraphs in visual order; False when it has none."""
@@ -378,7 +382,8 @@ class _Walker:
             return True
         if types & (_NOTEREF_TYPES | _PAGEBREAK_TYPES):
             return True
-        if _NUMBER_CLASSES.intersection(element.get("class", "").lower().split()):
+        classes = element.get("class", "").lower().split()
+        if _NUMBER_CLASSES.intersection(classes) or _NAV_CLASSES.intersection(classes):
             return True
         return tag in ("a", "sup") and _is_marker(element, tag)
 
@@ -400,6 +405,21 @@ class _Walker:
         )
         del self.current.blocks[first_block:]
         self.current.blocks.append(raw)
+
+
+def _is_letter(text: str | None) -> bool:
+    return text is not None and len(text.strip()) == 1 and text.strip().isalpha()
+
+
+def _letter_gap(text: str, following: etree._Element | None) -> str:
+    """Text before a one-letter element, without the source's line-break indentation when it only
+    separates letters set one per element (small capitals: "T<span>h</span><span>i</span>..." is "Thi...")."""
+    if following is None or not _is_letter(following.text) or "\n" not in text:
+        return text
+    stripped = text.rstrip()
+    if stripped and not stripped[-1].isalpha():
+        return text
+    return stripped if stripped else ""
 
 
 def _fragments(element: etree._Element) -> list[str]:

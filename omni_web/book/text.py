@@ -45,6 +45,8 @@ _TRANSLATE = str.maketrans(
         "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
         "\u2010": "-", "\u2011": "-", "\u2212": "-",
         "\u2026": "...",
+        # Small capitals set as their own letters ("Jᴇᴀɴ-Bᴇʀɴᴀʀᴅ"): the TTS knows the plain ones.
+        **dict(zip("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘꞯʀꜱᴛᴜᴠᴡʏᴢ", "abcdefghijklmnopqrstuvwyz", strict=True)),
     }
 )
 # An en dash inside a word or number range ("1914–1918", "pages 3–5") is a hyphen.

@@ -8,6 +8,7 @@ them. Without a usable TOC every spine document is a section.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 from collections.abc import Mapping, Sequence
@@ -17,6 +18,7 @@ from urllib.parse import unquote
 from lxml import etree
 
 from omni_web.book.extract import DocumentText, Segment, element_text, element_types, localname, parse_markup
+from omni_web.book.model import TextBlock
 
 __all__ = [
     "Landmark",
@@ -182,6 +184,7 @@ def assemble_sections(
     documents: Mapping[str, DocumentText],
     *,
     landmark_paths: frozenset[str] = frozenset(),
+    fixed_layout: bool = False,
 ) -> list[Section]:
     """Cut the spine's documents into sections following the TOC (or the spine, if it is useless).
 
@@ -190,12 +193,15 @@ def assemble_sections(
         entries: flattened TOC entries.
         documents: each spine document's text, split at its entries' fragments.
         landmark_paths: documents a landmark or guide reference points at (kept standalone).
+        fixed_layout: the book is pre-paginated: its pages join into the chapters its TOC names (even
+            one entry), the pages before the first entry into one front section, and a sentence cut
+            by a page turn is one paragraph again.
     """
     in_spine = {doc.path for doc in spine}
     usable = [entry for entry in entries if entry.path in in_spine]
     targets = {(entry.path, entry.fragment) for entry in usable}
     text_docs = sum(1 for doc in spine if doc.linear and _has_words(documents.get(doc.path)))
-    if not targets or (len(targets) < 2 and text_docs >= 3):
+    if not targets or (len(targets) < 2 and text_docs >= 3 and not fixed_layout):
         return _spine_sections(spine, documents)
     by_target: dict[tuple[str, str], TocEntry] = {}
     for entry in usable:
@@ -211,13 +217,36 @@ def assemble_sections(
             if not doc.linear:
                 continue
             standalone = last_toc is None or doc.is_nav or doc.path in landmark_paths or _matter_doc(text)
+            if fixed_layout and sections and not doc.is_nav:
+                standalone = False  # a page of a picture book continues the section before it
             if standalone:
                 sections.append(_section("", doc, "", text.segments, text))
             else:
                 sections[-1] = _extend(sections[-1], text.segments)
             continue
         last_toc = _cut_document(doc, text, by_target, sections, last_toc)
-    return sections
+    return [_join_page_turns(section) for section in sections] if fixed_layout else sections
+
+
+def _join_page_turns(section: Section) -> Section:
+    """A paragraph cut by a page turn ("... où" | "le vent serait chaud ...") made one again."""
+    segments: list[Segment] = []
+    for segment in section.segments:
+        previous = next((s for s in reversed(segments) if s.blocks), None)
+        if previous is not None and segment.blocks and _continues(previous.blocks[-1], segment.blocks[0]):
+            joined = TextBlock(kind=previous.blocks[-1].kind, text=f"{previous.blocks[-1].text} {segment.blocks[0].text}")
+            segments[segments.index(previous)] = dataclasses.replace(previous, blocks=(*previous.blocks[:-1], joined))
+            segment = dataclasses.replace(segment, blocks=segment.blocks[1:])
+        segments.append(segment)
+    return dataclasses.replace(section, segments=tuple(segments))
+
+
+def _continues(last: TextBlock, first: TextBlock) -> bool:
+    """Whether ``first`` goes on with the sentence ``last`` leaves open."""
+    if last.is_heading or first.is_heading:
+        return False
+    ended = last.text.rstrip("\"'»\u201d\u2019)").endswith((".", "!", "?", "…", ":"))
+    return not ended and first.text[:1].islower()
 
 
 def _cut_document(
