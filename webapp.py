@@ -22,12 +22,20 @@ from omni_web.settings import load_settings  # noqa: E402
 
 
 def _parse(argv: list[str] | None, default_host: str, default_port: int) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description="omni-web: EPUB to audiobook on your GPU box, in the browser.")
+    parser = argparse.ArgumentParser(
+        description="omni-web: EPUB to audiobook on your GPU box, in the browser."
+    )
     parser.add_argument("--host", default=default_host, help=f"address to listen on (default {default_host})")
     parser.add_argument("--port", type=int, default=default_port, help=f"port (default {default_port})")
-    parser.add_argument("--no-auth", action="store_true", help="no login, even when listening beyond loopback")
-    parser.add_argument("--auth-file", type=Path, metavar="FILE",
-                        help=f"login from FILE (user:password); {AUTH_ENV_VAR}=user:password also works")
+    parser.add_argument(
+        "--no-auth", action="store_true", help="no login, even when listening beyond loopback"
+    )
+    parser.add_argument(
+        "--auth-file",
+        type=Path,
+        metavar="FILE",
+        help=f"login from FILE (user:password); {AUTH_ENV_VAR}=user:password also works",
+    )
     return parser.parse_args(argv)
 
 
@@ -39,7 +47,10 @@ def _print_banner(urls: list[str], credentials: Credentials | None) -> None:
         print("Login: none (loopback only, or --no-auth).", flush=True)
     elif credentials.created:
         print(f"Login: user '{credentials.username}', password '{credentials.password}'", flush=True)
-        print(f"  (created now and stored owner-only in {credentials.source}; delete it for a new one)", flush=True)
+        print(
+            f"  (created now and stored owner-only in {credentials.source}; delete it for a new one)",
+            flush=True,
+        )
     else:
         print(f"Login: user '{credentials.username}' (password from {credentials.source})", flush=True)
 
@@ -71,13 +82,18 @@ def main(argv: list[str] | None = None) -> int:
     ctx = UiContext(services, web_port=args.port)
     demo, _ = build_app(ctx)
     demo.queue(default_concurrency_limit=8)
-    demo.launch(**launch_options(ctx, host=args.host, port=args.port, credentials=credentials),
-                prevent_thread_lock=True)
+    demo.launch(
+        **launch_options(ctx, host=args.host, port=args.port, credentials=credentials),
+        prevent_thread_lock=True,
+    )
     keep_logins(demo.app, paths, credentials)  # a restart keeps every browser logged in
     mount_api(demo.app, services.library)  # /api/v1, before Gradio's own routes; its tokens, not the UI login
     # /opds: the shelf of finished books for OPDS readers, behind the UI's own login (HTTP Basic).
-    mount_opds(demo.app, lambda: services.settings.output_path(paths),
-               credentials.as_tuple() if credentials is not None else None)
+    mount_opds(
+        demo.app,
+        lambda: services.settings.output_path(paths),
+        credentials.as_tuple() if credentials is not None else None,
+    )
     # /downloads: a finished book's MP3 zip and zip of all, made on demand, behind the UI's login.
     mount_downloads(demo.app, services.library.jobs, lambda: services.settings.output_path(paths))
     _print_banner(ui_urls(args.host, args.port), credentials)

@@ -45,9 +45,14 @@ def analysis(book_path: Path) -> None:
     total_s = time.perf_counter() - started
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    print(f"analysis: {book_path.name}, {words} words, style {style.name}, {quotes} quotes, {len(people)} speakers")
-    print(f"  split + attribute: {split_s:.3f} s ({words / split_s / 1000:.0f}k words/s); with the character "
-          f"list {total_s:.3f} s; peak traced memory {peak / 2**20:.1f} MiB")
+    print(
+        f"analysis: {book_path.name}, {words} words, style {style.name}, {quotes} quotes, {len(people)} "
+        "speakers"
+    )
+    print(
+        f"  split + attribute: {split_s:.3f} s ({words / split_s / 1000:.0f}k words/s); with the character "
+        f"list {total_s:.3f} s; peak traced memory {peak / 2**20:.1f} MiB"
+    )
 
 
 def conversion(book_path: Path, slots: int, latency_s: float, chapters: tuple[int, ...]) -> None:
@@ -55,10 +60,19 @@ def conversion(book_path: Path, slots: int, latency_s: float, chapters: tuple[in
     entry = get_entry(MODEL)
     narrator = VoiceChoice.speaker("Vivian")
     cast = Cast.of(dialogue=VoiceChoice.speaker("Ryan"))
-    base = ConvertRequest(book_path=book_path, model_key=MODEL, voice=narrator, chapters=chapters, concurrency=slots)
-    env = {"FAKE_SGL_SLOTS": str(slots), "FAKE_SGL_LATENCY_S": str(latency_s), "FAKE_SGL_SECONDS_PER_WORD": "0.01"}
+    base = ConvertRequest(
+        book_path=book_path, model_key=MODEL, voice=narrator, chapters=chapters, concurrency=slots
+    )
+    env = {
+        "FAKE_SGL_SLOTS": str(slots),
+        "FAKE_SGL_LATENCY_S": str(latency_s),
+        "FAKE_SGL_SECONDS_PER_WORD": "0.01",
+    }
     print(f"conversion: chapters {chapters}, fake server B={slots} slots, L={latency_s:.2f} s/request")
-    with tempfile.TemporaryDirectory() as tmp, start_fake_server(MODEL, env=env, log_path=Path(tmp) / "f.log") as srv:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        start_fake_server(MODEL, env=env, log_path=Path(tmp) / "f.log") as srv,
+    ):
         times = {}
         for label, request in (("one voice", base), ("cast", replace(base, cast=cast))):
             plan = plan_conversion(book, request, entry, Settings())
@@ -69,13 +83,17 @@ def conversion(book_path: Path, slots: int, latency_s: float, chapters: tuple[in
             with SpeechClient(srv.base_url) as client:
                 run_conversion(request, paths=paths, settings=Settings(), client=client, book=book)
             times[label] = time.perf_counter() - started
-            print(f"  {label:>9}: {len(items)} requests, {sum(words) / len(words):.1f} words each on average, "
-                  f"converted in {times[label]:.2f} s")
+            print(
+                f"  {label:>9}: {len(items)} requests, {sum(words) / len(words):.1f} words each on average, "
+                f"converted in {times[label]:.2f} s"
+            )
         print(f"  cast / one voice: {times['cast'] / times['one voice']:.2f}x the time")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--book", type=Path, default=ROOT / "tests" / "data" / "pg11-alice.epub")
     parser.add_argument("--slots", type=int, default=16)
     parser.add_argument("--latency", type=float, default=0.2)

@@ -61,10 +61,14 @@ def _table(title: str, score: NovelScore) -> None:
     print(f"{'kind':<14} {'quotes':>7} {'found':>8} {'named':>8} {'accuracy':>9} {'precision':>10}")
     for kind in KIND_ORDER:
         total = score.quotes[kind]
-        print(f"{kind:<14} {total:>7} {_pct(score.found[kind], total):>8} {_pct(score.named[kind], total):>8} "
-              f"{_pct(score.right[kind], total):>9} {_pct(score.right[kind], score.named[kind]):>10}")
-    print(f"first-person narrator: {score.narrator_right}/{score.narrator_quotes} right "
-          f"({_pct(score.narrator_right, score.narrator_quotes).strip()})")
+        print(
+            f"{kind:<14} {total:>7} {_pct(score.found[kind], total):>8} {_pct(score.named[kind], total):>8} "
+            f"{_pct(score.right[kind], total):>9} {_pct(score.right[kind], score.named[kind]):>10}"
+        )
+    print(
+        f"first-person narrator: {score.narrator_right}/{score.narrator_quotes} right "
+        f"({_pct(score.narrator_right, score.narrator_quotes).strip()})"
+    )
     print(f"characters named right: {score.characters}; under 2+ names: {len(score.split_characters)}")
 
 
@@ -81,14 +85,24 @@ def _calibration(score: NovelScore) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--novels", default="", help="comma-separated folder names (default: the set)")
-    parser.add_argument("--set", choices=("tune", "held-out", "all"), default="all",
-                        help=f"tune: all but the held-out novels; held-out: {', '.join(HELD_OUT)}")
+    parser.add_argument(
+        "--set",
+        choices=("tune", "held-out", "all"),
+        default="all",
+        help=f"tune: all but the held-out novels; held-out: {', '.join(HELD_OUT)}",
+    )
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "omni-web" / "pdnc")
-    parser.add_argument("--source", default=PDNC_URL, help="where to clone the corpus from (URL or local repo)")
+    parser.add_argument(
+        "--source", default=PDNC_URL, help="where to clone the corpus from (URL or local repo)"
+    )
     parser.add_argument("--floor", type=float, default=0.6, help="the cast's min_confidence")
-    parser.add_argument("--calibration", action="store_true", help="also print right share by confidence and rule")
+    parser.add_argument(
+        "--calibration", action="store_true", help="also print right share by confidence and rule"
+    )
     parser.add_argument("--per-novel", action="store_true", help="a line per novel")
-    parser.add_argument("--llm", metavar="URL", help="run the LLM pass against this OpenAI-compatible endpoint")
+    parser.add_argument(
+        "--llm", metavar="URL", help="run the LLM pass against this OpenAI-compatible endpoint"
+    )
     parser.add_argument("--llm-model", default="", help="the model name the endpoint serves")
     parser.add_argument("--llm-concurrency", type=int, default=4, help="LLM requests at once")
     parser.add_argument("--split-names", action="store_true", help="list the characters under 2+ names")
@@ -110,16 +124,22 @@ def main() -> None:
         if args.llm:
             labels, cost = _llm_labels(folder / "novel_text.txt", args)
             usage = usage.plus(cost)
-        score = score_novel(folder / "novel_text.txt", gold, min_confidence=args.floor,
-                            found=found_quotes(folder / "novel_text.txt", labels=labels))
+        score = score_novel(
+            folder / "novel_text.txt",
+            gold,
+            min_confidence=args.floor,
+            found=found_quotes(folder / "novel_text.txt", labels=labels),
+        )
         total.add(score)
         if folder.name in HELD_OUT:
             held.add(score)
         if args.per_novel:
             q = score.quotes["all"]
-            print(f"{folder.name:<32} {q:>6} quotes  accuracy {_pct(score.right['all'], q)}  precision "
-                  f"{_pct(score.right['all'], score.named['all'])}  narrator {score.narrator_right}/"
-                  f"{score.narrator_quotes}  split {len(score.split_characters)}")
+            print(
+                f"{folder.name:<32} {q:>6} quotes  accuracy {_pct(score.right['all'], q)}  precision "
+                f"{_pct(score.right['all'], score.named['all'])}  narrator {score.narrator_right}/"
+                f"{score.narrator_quotes}  split {len(score.split_characters)}"
+            )
         if args.split_names:
             for main, used in score.split_characters:
                 print(f"  {folder.name}: {main} <- {', '.join(used)}")
@@ -137,10 +157,17 @@ def _llm_labels(path: Path, args: argparse.Namespace) -> tuple[BookLabels, LlmUs
     """The LLM pass over one novel, as the product runs it (the rules' characters, the floor)."""
     book = load_book(path)
     names = [c.name for c in find_characters(book, min_confidence=args.floor)]
-    run = label_book(book, ChatClient(args.llm, model=args.llm_model, timeout_s=300), names,
-                     min_confidence=args.floor, concurrency=args.llm_concurrency)
+    run = label_book(
+        book,
+        ChatClient(args.llm, model=args.llm_model, timeout_s=300),
+        names,
+        min_confidence=args.floor,
+        concurrency=args.llm_concurrency,
+    )
     if args.per_novel:
-        print(f"  {path.parent.name}: LLM {run.usage.summary}; {run.fell_back}/{run.windows} windows fell back")
+        print(
+            f"  {path.parent.name}: LLM {run.usage.summary}; {run.fell_back}/{run.windows} windows fell back"
+        )
     return run.labels, run.usage
 
 

@@ -67,7 +67,9 @@ class TimedClient(SpeechClient):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--book", type=Path, default=ROOT / "tests" / "data" / "pg11-alice.epub")
     parser.add_argument("--slots", type=int, default=16)
     parser.add_argument("--chapters", default="12,13")
@@ -75,19 +77,30 @@ def main() -> None:
     book = load_book(args.book)
     entry = get_entry(MODEL)
     chapters = tuple(int(n) for n in args.chapters.split(","))
-    base = ConvertRequest(book_path=args.book, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"),
-                          chapters=chapters, concurrency=args.slots)
+    base = ConvertRequest(
+        book_path=args.book,
+        model_key=MODEL,
+        voice=VoiceChoice.speaker("Vivian"),
+        chapters=chapters,
+        concurrency=args.slots,
+    )
     # A request's time grows with its words, as a real server's does (0.02 s fixed + the audio at 200x).
-    env = {"FAKE_SGL_SLOTS": str(args.slots), "FAKE_SGL_LATENCY_S": "0.02", "FAKE_SGL_SECONDS_PER_WORD": "0.01"}
+    env = {
+        "FAKE_SGL_SLOTS": str(args.slots),
+        "FAKE_SGL_LATENCY_S": "0.02",
+        "FAKE_SGL_SECONDS_PER_WORD": "0.01",
+    }
     rows = []
-    with tempfile.TemporaryDirectory() as tmp, start_fake_server(MODEL, env=env, log_path=Path(tmp) / "f.log") as srv:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        start_fake_server(MODEL, env=env, log_path=Path(tmp) / "f.log") as srv,
+    ):
         paths = DataPaths(Path(tmp) / "root").ensure()
         CastFile(book="bench", auto=True).save(saved_cast_path(paths, book))
         full = render_cast(paths, book, entry, VoiceLibrary(paths))
         assert full is not None
         dialogue = replace(full, dialogue=VoiceChoice.speaker("Ryan"), characters=(), delivery=False)
-        casts = (("one voice", None), ("dialogue voice", dialogue),
-                 ("full cast + delivery", full))
+        casts = (("one voice", None), ("dialogue voice", dialogue), ("full cast + delivery", full))
         for label, cast in casts:
             request = replace(base, cast=cast)
             items = plan_conversion(book, request, entry, Settings()).items
@@ -99,15 +112,29 @@ def main() -> None:
                 run_conversion(request, paths=run_paths, settings=Settings(), client=client, book=book)
                 wall = time.perf_counter() - started
                 fill = client.busy_s / (client.render_s * args.slots)
-            rows.append((label, voices, len(items), sum(len(i.text.split()) for i in items) / len(items),
-                         fragments, client.render_s, wall, fill))
+            rows.append(
+                (
+                    label,
+                    voices,
+                    len(items),
+                    sum(len(i.text.split()) for i in items) / len(items),
+                    fragments,
+                    client.render_s,
+                    wall,
+                    fill,
+                )
+            )
     plain_fill = rows[0][-1]
     print(f"{args.book.name}, chapters {chapters}, fake server B={args.slots} slots")
-    print(f"{'run':<22}{'voices':>7}{'requests':>10}{'words/req':>10}{'fragments':>10}{'render s':>9}"
-          f"{'wall s':>8}{'slot fill':>10}{'vs plain':>9}")
+    print(
+        f"{'run':<22}{'voices':>7}{'requests':>10}{'words/req':>10}{'fragments':>10}{'render s':>9}"
+        f"{'wall s':>8}{'slot fill':>10}{'vs plain':>9}"
+    )
     for label, voices, count, words, fragments, render_s, wall, fill in rows:
-        print(f"{label:<22}{voices:>7}{count:>10}{words:>10.1f}{fragments:>10}{render_s:>9.2f}{wall:>8.2f}"
-              f"{fill:>10.2f}{fill / plain_fill:>9.2f}")
+        print(
+            f"{label:<22}{voices:>7}{count:>10}{words:>10.1f}{fragments:>10}{render_s:>9.2f}{wall:>8.2f}"
+            f"{fill:>10.2f}{fill / plain_fill:>9.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -60,7 +60,10 @@ def main() -> None:
 
 def _table(counts: dict[str, Counter], seconds: Counter) -> None:
     print()
-    print(f"| {'format':8} | {'files':>5} | {'GOOD':>4} | {'FAIR':>4} | {'BAD':>4} | {'GOOD %':>6} | {'CPU s':>6} |")
+    print(
+        f"| {'format':8} | {'files':>5} | {'GOOD':>4} | {'FAIR':>4} | {'BAD':>4} | {'GOOD %':>6} | "
+        f"{'CPU s':>6} |"
+    )
     print(f"|{'-' * 10}|{'-' * 7}|{'-' * 6}|{'-' * 6}|{'-' * 6}|{'-' * 8}|{'-' * 8}|")
     total: Counter = Counter()
     for fmt in sorted(counts):
@@ -78,10 +81,14 @@ def _row(name: str, count: Counter, cpu: float) -> None:
 
 def _pairs(titles: dict[str, dict[str, tuple[str, ...]]]) -> None:
     both = {stem: pair for stem, pair in titles.items() if len(pair) == 2}
-    differ = [f"{stem} {len(pair['txt'])}/{len(pair['html'])}" for stem, pair in sorted(both.items())
-              if len(pair["txt"]) != len(pair["html"])]
+    differ = [
+        f"{stem} {len(pair['txt'])}/{len(pair['html'])}"
+        for stem, pair in sorted(both.items())
+        if len(pair["txt"]) != len(pair["html"])
+    ]
     note = f" (differ, TXT/HTML: {', '.join(differ)})" if differ else ""
     print(f"\nGutenberg TXT = HTML chapters: {len(both) - len(differ)} of {len(both)} books{note}")
+
 
 if __name__ == "__main__":
     main()

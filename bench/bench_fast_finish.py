@@ -179,7 +179,7 @@ def _rusage() -> dict[str, float]:
 
 def options():
     return master_options(get_preset("audiobook"), AudioFormat(RATE, 1), aac_kbps=64, mp3=False,
-                          pause_between_chapters_ms=1500)  # fmt: skip
+                          pause_between_chapters_ms=1500)
 
 
 def run_master(workdir: Path, chapter_s: float, results) -> None:  # noqa: ANN001
@@ -193,11 +193,11 @@ def run_master(workdir: Path, chapter_s: float, results) -> None:  # noqa: ANN00
     measured_levels(record.m4a)  # the report's measurement, cached beside the file for the book runs
     usage = _rusage()
     results.put({"audio_s": record.duration_ms / 1000, "wall_s": wall, **usage, "gain_db": record.gain_db,
-                 "limited_again": record.limited_again})  # fmt: skip
+                 "limited_again": record.limited_again})
 
 
 def clone_mastered(source_dir: Path, folder: Path, spec: ChapterSpec, opts, chunk_files: list[Path],  # noqa: ANN001
-                   miss_db: float = 0.0) -> None:  # fmt: skip
+                   miss_db: float = 0.0) -> None:
     """Chapter ``spec`` as an already mastered chapter: hard links to the step-1 chapter's files."""
     source = next(source_dir.glob("*.json"))
     record = json.loads(source.read_text(encoding="utf-8"))
@@ -294,26 +294,29 @@ def run_book(workdir: Path, book: Book, render_x: float, stream_all: bool, miss_
     last = files.records[-1]
     marks_read = probe_chapters(files.m4b)
     drift = max(abs(m.duration_ms - c.duration_ms) for m, c in zip(marks_read, files.chapters, strict=True))
-    results.put({
-        "render_s": marks["last_chunk"] - started,
-        "tail_m4b_s": marks["m4b"] - marks["last_chunk"],
-        "tail_steps": {
-            step: marks[step] - marks["last_chunk"] for step in ("last_encoding", "last_ready", "join_started")
-        },
-        "tail_report_s": done - marks["last_chunk"],
-        "book_s": probe_duration_ms(files.m4b) / 1000,
-        "marks": len(marks_read),
-        "max_mark_drift_ms": drift,
-        "m4b_mb": files.m4b.stat().st_size / 1e6,
-        "passed": bool(files.levels.get("passed")),
-        "load": load,
-        "join_cpu_s": join_cpu,
-        "join_wall_s": join_wall,
-        "last_second_pass": last.second_pass,
-        "last_gain_db": last.gain_db,
-        **_rusage(),
-        **tree,
-    })  # fmt: skip
+    results.put(
+        {
+            "render_s": marks["last_chunk"] - started,
+            "tail_m4b_s": marks["m4b"] - marks["last_chunk"],
+            "tail_steps": {
+                step: marks[step] - marks["last_chunk"]
+                for step in ("last_encoding", "last_ready", "join_started")
+            },
+            "tail_report_s": done - marks["last_chunk"],
+            "book_s": probe_duration_ms(files.m4b) / 1000,
+            "marks": len(marks_read),
+            "max_mark_drift_ms": drift,
+            "m4b_mb": files.m4b.stat().st_size / 1e6,
+            "passed": bool(files.levels.get("passed")),
+            "load": load,
+            "join_cpu_s": join_cpu,
+            "join_wall_s": join_wall,
+            "last_second_pass": last.second_pass,
+            "last_gain_db": last.gain_db,
+            **_rusage(),
+            **tree,
+        }
+    )
 
 
 class _Item:
@@ -339,22 +342,33 @@ def main() -> int:
         "--render-x", type=float, default=60.0, help="render speed of the last chapter, x realtime"
     )
     parser.add_argument("--stream-all", action="store_true", help="stream every chapter (1 h books only)")
-    parser.add_argument("--miss", action="store_true",
-                        help="make the last chapter miss the target in pass 1 (its second pass runs after the last chunk)")  # fmt: skip
+    parser.add_argument(
+        "--miss",
+        action="store_true",
+        help="make the last chapter miss the target in pass 1 (its second pass runs after the last chunk)",
+    )
     args = parser.parse_args()
     shapes = {1.0: Book(1.0, 6), 20.0: Book(20.0, 60)}
     for hours in args.books:
         book = shapes.get(hours, Book(hours, max(1, round(hours * 3))))
         workdir = Path(tempfile.mkdtemp(prefix="omni-bench-finish-"))
         try:
-            print(f"\n== {book.hours:g}-hour book: {book.chapters} chapters of {book.chapter_s / 60:.0f} min, "
-                  f"24 kHz mono, takes 16 dB apart ==", flush=True)  # fmt: skip
+            print(
+                f"\n== {book.hours:g}-hour book: {book.chapters} chapters of {book.chapter_s / 60:.0f} min, "
+                f"24 kHz mono, takes 16 dB apart ==",
+                flush=True,
+            )
             m = child(run_master, workdir, book.chapter_s)
             per_hour = 3600 / m["audio_s"]
-            print(f"mastering one chapter  {m['audio_s'] / 60:6.1f} min of audio in {m['wall_s']:6.1f} s wall "
-                  f"({m['audio_s'] / m['wall_s']:5.0f}x realtime), CPU {m['cpu_s']:6.1f} s")  # fmt: skip
-            print(f"mastering cost         {m['wall_s'] * per_hour:6.1f} s wall, {m['cpu_s'] * per_hour:6.1f} s CPU "
-                  "per hour of audio")  # fmt: skip
+            print(
+                f"mastering one chapter  {m['audio_s'] / 60:6.1f} min of audio in {m['wall_s']:6.1f} s wall "
+                f"({m['audio_s'] / m['wall_s']:5.0f}x realtime), CPU {m['cpu_s']:6.1f} s"
+            )
+            print(
+                f"mastering cost         {m['wall_s'] * per_hour:6.1f} s wall, {m['cpu_s'] * per_hour:6.1f} "
+                "s CPU "
+                "per hour of audio"
+            )
             modes = [False, True] if args.stream_all and book.hours <= 1 else [False]
             for stream_all in modes:
                 r = child(run_book, workdir, book, args.render_x, stream_all, 2.0 if args.miss else 0.0)
@@ -363,26 +377,47 @@ def main() -> int:
                 peak = r["self_mb"] + r["child_mb"]
                 print(f"[{label}, chunks at {args.render_x:g}x realtime; render took {r['render_s']:.1f} s]")
                 print(
-                    f"  last chunk -> m4b      {r['tail_m4b_s']:6.2f} s   target < {TAIL_TARGET_S:g} s: {verdict}"
+                    f"  last chunk -> m4b      {r['tail_m4b_s']:6.2f} s   target < {TAIL_TARGET_S:g} s: "
+                    f"{verdict}"
                 )
                 steps = r["tail_steps"]
-                print(f"    breakdown            fed {steps['last_encoding']:+.2f} s, chapter files "
-                      f"{steps['last_ready']:+.2f} s, join start {steps['join_started']:+.2f} s, "
-                      f"m4b {r['tail_m4b_s']:+.2f} s")  # fmt: skip
+                print(
+                    f"    breakdown            fed {steps['last_encoding']:+.2f} s, chapter files "
+                    f"{steps['last_ready']:+.2f} s, join start {steps['join_started']:+.2f} s, "
+                    f"m4b {r['tail_m4b_s']:+.2f} s"
+                )
                 print(f"  last chunk -> report   {r['tail_report_s']:6.2f} s   (levels.json written)")
                 print(f"  machine load (1 min)   {r['load']:6.1f} on {os.cpu_count()} cores")
-                print(f"  join after the fact    {r['join_wall_s']:6.2f} s wall, {r['join_cpu_s']:.2f} s CPU "
-                      "(for comparison: the live join did this while the last chapter rendered)")  # fmt: skip
-                second = "needed (pass 1 off by more than 0.3 LU)" if r["last_second_pass"] else "skipped (pass 1 within 0.3 LU)"
-                print(f"  last chapter           second pass {second}, loudnorm gain {r['last_gain_db']:+.2f} dB")
-                print(f"  m4b                    {r['book_s'] / 3600:6.2f} h, {r['marks']} marks, {r['m4b_mb']:.0f} MB, "
-                      f"max |mark - chapter file| {r['max_mark_drift_ms']} ms, report passed: {r['passed']}")  # fmt: skip
-                print(f"  peak RSS               python {r['self_mb']:.0f} MB + largest ffmpeg {r['child_mb']:.0f} MB "
-                      f"= {peak:.0f} MB")  # fmt: skip
+                print(
+                    f"  join after the fact    {r['join_wall_s']:6.2f} s wall, {r['join_cpu_s']:.2f} s CPU "
+                    "(for comparison: the live join did this while the last chapter rendered)"
+                )
+                second = (
+                    "needed (pass 1 off by more than 0.3 LU)"
+                    if r["last_second_pass"]
+                    else "skipped (pass 1 within 0.3 LU)"
+                )
+                print(
+                    f"  last chapter           second pass {second}, loudnorm gain {r['last_gain_db']:+.2f} "
+                    "dB"
+                )
+                print(
+                    f"  m4b                    {r['book_s'] / 3600:6.2f} h, {r['marks']} marks, "
+                    f"{r['m4b_mb']:.0f} MB, "
+                    f"max |mark - chapter file| {r['max_mark_drift_ms']} ms, report passed: {r['passed']}"
+                )
+                print(
+                    f"  peak RSS               python {r['self_mb']:.0f} MB + largest ffmpeg "
+                    f"{r['child_mb']:.0f} MB "
+                    f"= {peak:.0f} MB"
+                )
                 pss = r["tree_pss_mb"]
-                print(f"  peak, all at once      PSS {pss:.0f} MB (RSS summed {r['tree_rss_mb']:.0f} MB) of python + every "
-                      f"ffmpeg running together   target < {RSS_TARGET_MB} MB: "
-                      f"{'PASS' if pss < RSS_TARGET_MB else 'FAIL'}")  # fmt: skip
+                print(
+                    f"  peak, all at once      PSS {pss:.0f} MB (RSS summed {r['tree_rss_mb']:.0f} MB) of "
+                    "python + every "
+                    f"ffmpeg running together   target < {RSS_TARGET_MB} MB: "
+                    f"{'PASS' if pss < RSS_TARGET_MB else 'FAIL'}"
+                )
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
     return 0

@@ -68,30 +68,40 @@ def voice_for(key: str) -> VoiceChoice:
 def measure(manager: ServerManager, key: str, in_flight: str, chunks: int, work: Path) -> str:
     entry = get_entry(key)
     serving = manager.ensure_serving(entry)
-    controller = (serving.in_flight(entry.default_concurrency) if in_flight == "found"
-                  else InFlightController.fixed(int(in_flight), margin=False))
+    controller = (
+        serving.in_flight(entry.default_concurrency)
+        if in_flight == "found"
+        else InFlightController.fixed(int(in_flight), margin=False)
+    )
     items = generated_items(chunks, 30, salt=f"gpu-{key}-{in_flight}-{time.time()}")
     sampler = GpuSampler(interval_s=0.5)
     sampling = sampler.start()
     with serving.open_client() as client, client.metered(controller):
+
         def synthesize(item: RenderItem) -> bytes:
             return client.speech(entry, SpeechRequest(text=item.text, voice=voice_for(key))).audio
 
         started = time.perf_counter()
-        summary = render_chunks(items, synthesize, cache_dir=work / f"{key}-{in_flight}", concurrency=controller)
+        summary = render_chunks(
+            items, synthesize, cache_dir=work / f"{key}-{in_flight}", concurrency=controller
+        )
         wall = time.perf_counter() - started
     usage = sampler.stop() if sampling else None
     per_wall = summary.progress.rendered_audio_s / wall
     per_busy = usage.audio_per_gpu_s(per_wall) if usage is not None else None
     state = controller.state()
-    return (f"{key:<30} {in_flight:>9} {state.peak_in_flight:>5} {per_wall:>11.1f} {per_wall:>10.1f} "
-            f"{(f'{per_busy:.1f}' if per_busy else '-'):>14} {per_wall * 3600 / BOOK_AUDIO_S:>10.2f}  "
-            f"{usage.line if usage else 'no NVML samples'}; {serving.endpoint.tag or 'memory-safe profile'}")
+    return (
+        f"{key:<30} {in_flight:>9} {state.peak_in_flight:>5} {per_wall:>11.1f} {per_wall:>10.1f} "
+        f"{(f'{per_busy:.1f}' if per_busy else '-'):>14} {per_wall * 3600 / BOOK_AUDIO_S:>10.2f}  "
+        f"{usage.line if usage else 'no NVML samples'}; {serving.endpoint.tag or 'memory-safe profile'}"
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", default="", help="comma-separated catalog keys (default: every installed one)")
+    parser.add_argument(
+        "--models", default="", help="comma-separated catalog keys (default: every installed one)"
+    )
     parser.add_argument("--chunks", type=int, default=256)
     parser.add_argument("--in-flight", default="1,16,64,found")
     args = parser.parse_args()
@@ -102,8 +112,10 @@ def main() -> int:
         return 0
     paths = data_root_from_env()
     manager = ServerManager(paths, load_settings(paths))
-    print(f"{'model':<30} {'in flight':>9} {'peak':>5} {'audio/wall':>11} {'audio/GPU-s':>10} "
-          f"{'audio/busy GPU-s':>14} {'books/GPU-h':>10}  GPU")
+    print(
+        f"{'model':<30} {'in flight':>9} {'peak':>5} {'audio/wall':>11} {'audio/GPU-s':>10} "
+        f"{'audio/busy GPU-s':>14} {'books/GPU-h':>10}  GPU"
+    )
     try:
         with tempfile.TemporaryDirectory(prefix="bench-gpu-") as tmp:
             for key in models:

@@ -48,7 +48,9 @@ def measure(path: Path, runs: int) -> dict[str, float]:
         chunks = 0
         for chunk_words, max_words, max_chars in CHUNK_SETTINGS:
             for chapter in book.chapters:
-                chunks += len(chunk_chapter(chapter, chunk_words=chunk_words, max_words=max_words, max_chars=max_chars))
+                chunks += len(
+                    chunk_chapter(chapter, chunk_words=chunk_words, max_words=max_words, max_chars=max_chars)
+                )
         load_s.append(loaded - start)
         chunk_s.append(time.perf_counter() - loaded)
         words = book.word_count
@@ -98,17 +100,22 @@ def synthetic_book(path: Path, target_bytes: int) -> int:
         )
         docs.append(page)
         size += len(page.encode())
-    manifest = "".join(f'<item id="c{i}" href="c{i}.xhtml" media-type="application/xhtml+xml"/>' for i in range(len(docs)))
+    manifest = "".join(
+        f'<item id="c{i}" href="c{i}.xhtml" media-type="application/xhtml+xml"/>' for i in range(len(docs))
+    )
     spine = "".join(f'<itemref idref="c{i}"/>' for i in range(len(docs)))
     opf = (
-        '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="u">'
+        '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" '
+        'unique-identifier="u">'
         '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="u">bench</dc:identifier>'
         "<dc:title>Bench</dc:title><dc:language>en</dc:language></metadata>"
         f"<manifest>{manifest}</manifest><spine>{spine}</spine></package>"
     )
     container = (
-        '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
-        '<rootfiles><rootfile full-path="content.opf" media-type="application/oebps-package+xml"/></rootfiles>'
+        '<?xml version="1.0"?><container version="1.0" '
+        'xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
+        '<rootfiles><rootfile full-path="content.opf" '
+        'media-type="application/oebps-package+xml"/></rootfiles>'
         "</container>"
     )
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -133,7 +140,9 @@ def _report(label: str, xhtml_bytes: int, numbers: dict[str, float]) -> None:
 
 def _xhtml_bytes(path: Path) -> int:
     with zipfile.ZipFile(path) as archive:
-        return sum(i.file_size for i in archive.infolist() if i.filename.endswith((".xhtml", ".html", ".htm")))
+        return sum(
+            i.file_size for i in archive.infolist() if i.filename.endswith((".xhtml", ".html", ".htm"))
+        )
 
 
 def synthetic_pdf(path: Path, pages: int) -> int:
@@ -173,8 +182,11 @@ def synthetic_pdf(path: Path, pages: int) -> int:
 
 
 def _report_pdf(label: str, pages: int, numbers: dict[str, float]) -> None:
-    print(f"PDF {label:30} {pages:5d} pages  load {numbers['load_s']:7.2f} s  {pages / numbers['load_s']:6.1f} pages/s  "
-          f"{int(numbers['words']):>7} words  peak RSS {numbers['peak_rss_mib']:6.1f} MiB")
+    print(
+        f"PDF {label:30} {pages:5d} pages  load {numbers['load_s']:7.2f} s  {pages / numbers['load_s']:6.1f} "
+        "pages/s  "
+        f"{int(numbers['words']):>7} words  peak RSS {numbers['peak_rss_mib']:6.1f} MiB"
+    )
 
 
 def real_pdfs(runs: int) -> None:
@@ -195,8 +207,10 @@ def real_pdfs(runs: int) -> None:
             numbers = measure_in_child(path, runs)
         except subprocess.CalledProcessError:
             continue  # refused (a scan): nothing laid out to time
-        print(f"PDF {path.name:40} {pages:4d} pages  CPU {numbers['load_cpu_s']:6.2f} s  "
-              f"{pages / numbers['load_cpu_s']:6.1f} pages per CPU-second  {int(numbers['words']):>6} words")
+        print(
+            f"PDF {path.name:40} {pages:4d} pages  CPU {numbers['load_cpu_s']:6.2f} s  "
+            f"{pages / numbers['load_cpu_s']:6.1f} pages per CPU-second  {int(numbers['words']):>6} words"
+        )
 
 
 def cli_start_cpu(runs: int) -> None:
@@ -206,12 +220,18 @@ def cli_start_cpu(runs: int) -> None:
         spent = []
         for _ in range(runs):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            subprocess.run([sys.executable, "-m", "omni_web", *argv], cwd=ROOT, capture_output=True,  # noqa: S603
-                           check=True)
+            subprocess.run(
+                [sys.executable, "-m", "omni_web", *argv],
+                cwd=ROOT,
+                capture_output=True,  # noqa: S603
+                check=True,
+            )
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             spent.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-        print(f"CLI start  python -m omni_web {label:34} CPU {statistics.median(spent):5.2f} s "
-              f"(median of {runs}; target < 1 s)")
+        print(
+            f"CLI start  python -m omni_web {label:34} CPU {statistics.median(spent):5.2f} s "
+            f"(median of {runs}; target < 1 s)"
+        )
 
 
 def main() -> int:
@@ -237,9 +257,14 @@ def main() -> int:
         for size_mb in args.sizes_mb:
             path = Path(tmp) / f"synthetic-{size_mb}MB.epub"
             synthetic_book(path, int(size_mb * 1e6))
-            _report(f"synthetic {size_mb} MB", _xhtml_bytes(path), measure_in_child(path, max(1, args.runs // 2)))
-        _report_pdf("fixture pdfminer-pagelabels.pdf", 5, measure_in_child(DATA_DIR / "pdfminer-pagelabels.pdf",
-                                                                           args.runs))
+            _report(
+                f"synthetic {size_mb} MB", _xhtml_bytes(path), measure_in_child(path, max(1, args.runs // 2))
+            )
+        _report_pdf(
+            "fixture pdfminer-pagelabels.pdf",
+            5,
+            measure_in_child(DATA_DIR / "pdfminer-pagelabels.pdf", args.runs),
+        )
         if args.pdf_pages:
             path = Path(tmp) / f"synthetic-{args.pdf_pages}-pages.pdf"
             pages = synthetic_pdf(path, args.pdf_pages)

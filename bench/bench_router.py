@@ -73,10 +73,16 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 def run(n_workers: int, chunks: int, slots: int, latency_s: float, router: Path, work: Path) -> dict:
-    env = {"FAKE_SGL_SLOTS": str(slots), "FAKE_SGL_LATENCY_S": str(latency_s), "FAKE_SGL_SECONDS_PER_WORD": "0.01"}
+    env = {
+        "FAKE_SGL_SLOTS": str(slots),
+        "FAKE_SGL_LATENCY_S": str(latency_s),
+        "FAKE_SGL_SECONDS_PER_WORD": "0.01",
+    }
     logs = [work / f"requests-{n_workers}-{i}.jsonl" for i in range(n_workers)]
     workers = [
-        start_fake_server(MODEL, env={**env, "FAKE_SGL_REQUEST_LOG": str(logs[i])}, log_path=work / f"w{n_workers}-{i}.log")
+        start_fake_server(
+            MODEL, env={**env, "FAKE_SGL_REQUEST_LOG": str(logs[i])}, log_path=work / f"w{n_workers}-{i}.log"
+        )
         for i in range(n_workers)
     ]
     process = None
@@ -87,6 +93,7 @@ def run(n_workers: int, chunks: int, slots: int, latency_s: float, router: Path,
         voice = VoiceChoice.speaker("Vivian")
         items = generated_items(chunks, 20, salt=f"router-{n_workers}-{time.time()}")
         with SpeechClient(base, local_server=False) as client:
+
             def synthesize(item: RenderItem) -> bytes:
                 return client.speech(entry, SpeechRequest(text=item.text, voice=voice)).audio
 
@@ -99,8 +106,15 @@ def run(n_workers: int, chunks: int, slots: int, latency_s: float, router: Path,
         # also counts the voice-list reads that warm its registry).
         routed = [len(log.read_text(encoding="utf-8").splitlines()) if log.exists() else 0 for log in logs]
         ideal = math.ceil(chunks / (n_workers * slots)) * latency_s
-        return {"n": n_workers, "wall": wall, "ideal": ideal, "eff": ideal / wall, "routed": routed,
-                "failed": failed, "in_flight": capacity()}
+        return {
+            "n": n_workers,
+            "wall": wall,
+            "ideal": ideal,
+            "eff": ideal / wall,
+            "routed": routed,
+            "failed": failed,
+            "in_flight": capacity(),
+        }
     finally:
         if process is not None:
             stop(process)
@@ -119,16 +133,26 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-router-") as tmp:
         work = Path(tmp)
         router = install_router(work / "venv", venv.python)
-        print(f"real router: sglang-omni 0.1.9 ({venv.python}); C={args.chunks} chunks, B={args.slots} slots/worker, "
-              f"L={args.latency:g} s; concurrency = sum over routable workers of (B + 1)")
-        print(f"{'N':>2} {'in flight':>9} {'ideal s':>8} {'wall s':>8} {'efficiency':>10}  speech requests per worker (share)   failed")
-        results = [run(int(n), args.chunks, args.slots, args.latency, router, work) for n in args.workers.split(",")]
+        print(
+            f"real router: sglang-omni 0.1.9 ({venv.python}); C={args.chunks} chunks, B={args.slots} "
+            "slots/worker, "
+            f"L={args.latency:g} s; concurrency = sum over routable workers of (B + 1)"
+        )
+        print(
+            f"{'N':>2} {'in flight':>9} {'ideal s':>8} {'wall s':>8} {'efficiency':>10}  speech requests per "
+            "worker (share)   failed"
+        )
+        results = [
+            run(int(n), args.chunks, args.slots, args.latency, router, work) for n in args.workers.split(",")
+        ]
         for r in results:
             total = sum(r["routed"]) or 1
             shares = " / ".join(f"{c} ({c / total:.0%})" for c in r["routed"])
             flag = "ok" if r["eff"] >= 0.9 else "BELOW 0.9"
-            print(f"{r['n']:>2} {r['in_flight']:>9} {r['ideal']:>8.2f} {r['wall']:>8.2f} {r['eff']:>10.3f}  "
-                  f"{shares:<36} {r['failed']:>4}  {flag}")
+            print(
+                f"{r['n']:>2} {r['in_flight']:>9} {r['ideal']:>8.2f} {r['wall']:>8.2f} {r['eff']:>10.3f}  "
+                f"{shares:<36} {r['failed']:>4}  {flag}"
+            )
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS of the bench process: {peak_mb:.0f} MB")
     return 0
@@ -138,8 +162,9 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-def fill_behind_router(*, workers: int, width: int, latency_s: float, rounds: int, work: Path,
-                       fixed: int | None = None) -> object:
+def fill_behind_router(
+    *, workers: int, width: int, latency_s: float, rounds: int, work: Path, fixed: int | None = None
+) -> object:
     """bench_throughput's fill row behind the real router: ``workers`` fakes of ``width`` each, the
     URL given as a server we did not start (``convert --api-url <router>``), no --concurrency; with
     ``fixed``, that many in flight instead (the reference: what this machine's router can carry).
@@ -156,23 +181,42 @@ def fill_behind_router(*, workers: int, width: int, latency_s: float, rounds: in
     except Exception as exc:  # noqa: BLE001 - a bench row says why it is missing instead of failing the bench
         return f"{'router, 2 x width 32':<28} skipped: the contract venv (the real router) is not available: {exc}"
     router = install_router(work / "router-venv", venv.python)  # idempotent: the second row reuses it
-    env = {"FAKE_SGL_SLOTS": str(width), "FAKE_SGL_QUEUE_LIMIT": str(width), "FAKE_SGL_LATENCY_S": str(latency_s),
-           "FAKE_SGL_SECONDS_PER_WORD": "0.1"}
+    env = {
+        "FAKE_SGL_SLOTS": str(width),
+        "FAKE_SGL_QUEUE_LIMIT": str(width),
+        "FAKE_SGL_LATENCY_S": str(latency_s),
+        "FAKE_SGL_SECONDS_PER_WORD": "0.1",
+    }
     tag = "fixed" if fixed is not None else "found"
-    fakes = [start_fake_server(MODEL, env=env, log_path=work / f"router-worker-{tag}-{i}.log") for i in range(workers)]
+    fakes = [
+        start_fake_server(MODEL, env=env, log_path=work / f"router-worker-{tag}-{i}.log")
+        for i in range(workers)
+    ]
     process = None
     try:
         process, base = start_router(router, [w.base_url for w in fakes], work)
         entry = get_entry(MODEL)
         endpoint = Endpoint(base_url=base, model_key=MODEL, model_id=MODEL, owned=False)
         controller = ForeignServing(endpoint, patience_s=60, batch=entry.default_concurrency).in_flight(
-            entry.default_concurrency)
+            entry.default_concurrency
+        )
         label = f"router, {workers} x width {width}"
         if fixed is not None:
-            controller, label = InFlightController.fixed(fixed, margin=False), f"router, fixed {fixed} (reference)"
+            controller, label = (
+                InFlightController.fixed(fixed, margin=False),
+                f"router, fixed {fixed} (reference)",
+            )
         total = workers * width
-        return fill(label, base, controller, width=total, chunks=rounds * total, latency_s=latency_s, work=work,
-                    local=False)
+        return fill(
+            label,
+            base,
+            controller,
+            width=total,
+            chunks=rounds * total,
+            latency_s=latency_s,
+            work=work,
+            local=False,
+        )
     finally:
         if process is not None:
             stop(process)

@@ -54,7 +54,9 @@ def _bigger(book: Book, times: int) -> Book:
 
 
 def measure(name: str, book: Book, runs: int, pronouncer: Pronouncer) -> None:
-    speech = spoken_form(book, entry=ENTRY, settings=Settings(), language="en", pronouncer=pronouncer, announce=False)
+    speech = spoken_form(
+        book, entry=ENTRY, settings=Settings(), language="en", pronouncer=pronouncer, announce=False
+    )
     plain_s, spoken_s = [], []
     for _ in range(runs):
         start = time.perf_counter()
@@ -68,10 +70,12 @@ def measure(name: str, book: Book, runs: int, pronouncer: Pronouncer) -> None:
     candidates_s = time.perf_counter() - start
     plain, spoken = statistics.median(plain_s), statistics.median(spoken_s)
     written_words = sum(c.word_count for c in book.chapters if c.selected_by_default)
-    print(f"{name:34} words {written_words:>8,}  chunks {chunks:>6,}  chunk {plain:6.3f}s  "
-          f"spoken+chunk {spoken:6.3f}s  ratio {spoken / plain:5.2f}x  "
-          f"{written_words / max(spoken - plain, 1e-9):>9,.0f} words/s through the text layer  "
-          f"candidates {candidates} in {candidates_s:.3f}s")
+    print(
+        f"{name:34} words {written_words:>8,}  chunks {chunks:>6,}  chunk {plain:6.3f}s  "
+        f"spoken+chunk {spoken:6.3f}s  ratio {spoken / plain:5.2f}x  "
+        f"{written_words / max(spoken - plain, 1e-9):>9,.0f} words/s through the text layer  "
+        f"candidates {candidates} in {candidates_s:.3f}s"
+    )
 
 
 def main() -> None:

@@ -55,7 +55,9 @@ def generated_items(count: int, words_per_chunk: int, salt: str) -> list[RenderI
     items = []
     for i in range(count):
         text = " ".join(WORDS[(i + j) % len(WORDS)] for j in range(words_per_chunk)).capitalize() + f" {i}."
-        items.append(RenderItem(chunk_key(text, fingerprint), text, i // 20, i // 20 + 1, "Bench", i % 20 + 1))
+        items.append(
+            RenderItem(chunk_key(text, fingerprint), text, i // 20, i // 20 + 1, "Bench", i % 20 + 1)
+        )
     return items
 
 
@@ -63,6 +65,7 @@ def timed_render(base_url: str, items: list[RenderItem], concurrency: int, cache
     entry = get_entry(MODEL)
     voice = VoiceChoice.speaker("Vivian")
     with SpeechClient(base_url) as client:
+
         def synthesize(item: RenderItem) -> bytes:
             return client.speech(entry, SpeechRequest(text=item.text, voice=voice)).audio
 
@@ -95,24 +98,41 @@ class FillRun:
         reached = f"{self.reached_share:.1%}" if self.reached_share is not None else "never"
         ok = self.efficiency >= 0.9 and self.reached_share is not None and self.reached_share <= 0.1
         steps = "->".join(str(n) for n in self.history[:8]) + ("..." if len(self.history) > 8 else "")
-        return (f"{self.label:<28} {self.width:>5} {self.latency_s:>4g} {self.chunks:>6} {self.wall_s:>7.1f} "
-                f"{self.efficiency:>6.3f} "
-                f"{reached:>8} {self.refusals:>7} {self.full_at or '-':>7} {self.peak:>5} "
-                f"{self.audio_per_wall_s:>7.1f}  {steps}  {'ok' if ok and self.refusals <= 5 else 'NOT MET'}")
+        return (
+            f"{self.label:<28} {self.width:>5} {self.latency_s:>4g} {self.chunks:>6} {self.wall_s:>7.1f} "
+            f"{self.efficiency:>6.3f} "
+            f"{reached:>8} {self.refusals:>7} {self.full_at or '-':>7} {self.peak:>5} "
+            f"{self.audio_per_wall_s:>7.1f}  {steps}  {'ok' if ok and self.refusals <= 5 else 'NOT MET'}"
+        )
 
 
-HEADER = (f"{'server':<28} {'width':>5} {'L s':>4} {'chunks':>6} {'wall s':>7} {'eff.':>6} {'reached':>8} "
-          f"{'refused':>7} {'full at':>7} {'peak':>5} {'audio/s':>7}  in flight set to")
+HEADER = (
+    f"{'server':<28} {'width':>5} {'L s':>4} {'chunks':>6} {'wall s':>7} {'eff.':>6} {'reached':>8} "
+    f"{'refused':>7} {'full at':>7} {'peak':>5} {'audio/s':>7}  in flight set to"
+)
 
 
-def fill(label: str, base_url: str, controller: InFlightController, *, width: int, chunks: int, latency_s: float,
-         work: Path, local: bool = True) -> FillRun:
+def fill(
+    label: str,
+    base_url: str,
+    controller: InFlightController,
+    *,
+    width: int,
+    chunks: int,
+    latency_s: float,
+    work: Path,
+    local: bool = True,
+) -> FillRun:
     """Render ``chunks`` generated chunks with ``controller`` deciding the number in flight."""
     entry = get_entry(MODEL)
     voice = VoiceChoice.speaker("Vivian")
     items = generated_items(chunks, 10, salt=f"{label}-{time.time()}")
     reached: list[int] = []
-    with SpeechClient(base_url, local_server=local, speech_retry=NO_RETRY) as client, client.metered(controller):
+    with (
+        SpeechClient(base_url, local_server=local, speech_retry=NO_RETRY) as client,
+        client.metered(controller),
+    ):
+
         def synthesize(item: RenderItem) -> bytes:
             return client.speech(entry, SpeechRequest(text=item.text, voice=voice)).audio
 
@@ -121,25 +141,51 @@ def fill(label: str, base_url: str, controller: InFlightController, *, width: in
                 reached.append(getattr(p, "chunks_done", 0))
 
         started = time.perf_counter()
-        summary = render_chunks(items, synthesize, cache_dir=work / label.replace(" ", "-"), concurrency=controller,
-                                progress=progress)
+        summary = render_chunks(
+            items,
+            synthesize,
+            cache_dir=work / label.replace(" ", "-"),
+            concurrency=controller,
+            progress=progress,
+        )
         wall = time.perf_counter() - started
     state = controller.state()
-    return FillRun(label, width, chunks, latency_s, wall, reached[0] / chunks if reached else None, state.refusals,
-                   state.full_at, state.peak_in_flight, summary.progress.rendered_audio_s / wall,
-                   tuple(controller.history))
+    return FillRun(
+        label,
+        width,
+        chunks,
+        latency_s,
+        wall,
+        reached[0] / chunks if reached else None,
+        state.refusals,
+        state.full_at,
+        state.peak_in_flight,
+        summary.progress.rendered_audio_s / wall,
+        tuple(controller.history),
+    )
 
 
 def fill_foreign(width: int, *, latency_s: float, rounds: int, work: Path) -> FillRun:
     """A server we did not start, of width ``width``: the controller finds it from the catalog's start."""
-    env = {"FAKE_SGL_SLOTS": str(width), "FAKE_SGL_QUEUE_LIMIT": str(width), "FAKE_SGL_LATENCY_S": str(latency_s),
-           "FAKE_SGL_SECONDS_PER_WORD": "0.1"}
+    env = {
+        "FAKE_SGL_SLOTS": str(width),
+        "FAKE_SGL_QUEUE_LIMIT": str(width),
+        "FAKE_SGL_LATENCY_S": str(latency_s),
+        "FAKE_SGL_SECONDS_PER_WORD": "0.1",
+    }
     with start_fake_server(MODEL, env=env, log_path=work / f"fake-{width}.log") as server:
         endpoint = Endpoint(base_url=server.base_url, model_key=MODEL, model_id=MODEL, owned=False)
         serving = ForeignServing(endpoint, patience_s=60, batch=get_entry(MODEL).default_concurrency)
         controller = serving.in_flight(get_entry(MODEL).default_concurrency)
-        return fill(f"foreign, width {width}", server.base_url, controller, width=width, chunks=rounds * width,
-                    latency_s=latency_s, work=work)
+        return fill(
+            f"foreign, width {width}",
+            server.base_url,
+            controller,
+            width=width,
+            chunks=rounds * width,
+            latency_s=latency_s,
+            work=work,
+        )
 
 
 def fill_managed_profile(*, latency_s: float, rounds: int, work: Path) -> FillRun:
@@ -147,19 +193,32 @@ def fill_managed_profile(*, latency_s: float, rounds: int, work: Path) -> FillRu
     config = CONFIGS_DIR / "qwen3_tts_throughput.yaml"
     width = configured_width(config) or 0
     env = {"FAKE_SGL_LATENCY_S": str(latency_s), "FAKE_SGL_SECONDS_PER_WORD": "0.1"}  # width from the config
-    with start_fake_server(MODEL, env=env, extra_args=["--config", str(config)],
-                           log_path=work / "fake-profile.log") as server:
+    with start_fake_server(
+        MODEL, env=env, extra_args=["--config", str(config)], log_path=work / "fake-profile.log"
+    ) as server:
         endpoint = Endpoint(base_url=server.base_url, model_key=MODEL, model_id=MODEL, owned=True)
-        controller = SingleServing(None, endpoint, width=width).in_flight(get_entry(MODEL).default_concurrency)  # type: ignore[arg-type]
-        return fill("managed, throughput profile", server.base_url, controller, width=width, chunks=rounds * width,
-                    latency_s=latency_s, work=work)
+        controller = SingleServing(None, endpoint, width=width).in_flight(
+            get_entry(MODEL).default_concurrency
+        )  # type: ignore[arg-type]
+        return fill(
+            "managed, throughput profile",
+            server.base_url,
+            controller,
+            width=width,
+            chunks=rounds * width,
+            latency_s=latency_s,
+            work=work,
+        )
 
 
 def throughput(latency_s: float, rounds: int, router_latency_s: float | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        print(f"fill: fake servers of width W, L={latency_s:g} s per request, {rounds} batches' worth of chunks, "
-              "queue bounded at W; no --concurrency")
+        print(
+            f"fill: fake servers of width W, L={latency_s:g} s per request, {rounds} batches' worth of "
+            "chunks, "
+            "queue bounded at W; no --concurrency"
+        )
         print(HEADER)
         for width in (8, 32, 64):
             _row(lambda w=width: fill_foreign(w, latency_s=latency_s, rounds=rounds, work=work))
@@ -169,8 +228,16 @@ def throughput(latency_s: float, rounds: int, router_latency_s: float | None) ->
             # The real router is Python on this machine's CPU: at 32-64 answers a second it, not the
             # workers, is the bottleneck, so its rows run longer requests (16 a second at 4 s).
             for fixed in (None, 2 * (32 + 1)):  # found, then the B x N + N a managed group would keep
-                _row(lambda f=fixed: fill_behind_router(workers=2, width=32, latency_s=router_latency_s,
-                                                        rounds=min(rounds, 20), work=work, fixed=f))
+                _row(
+                    lambda f=fixed: fill_behind_router(
+                        workers=2,
+                        width=32,
+                        latency_s=router_latency_s,
+                        rounds=min(rounds, 20),
+                        work=work,
+                        fixed=f,
+                    )
+                )
         _row(lambda: fill_managed_profile(latency_s=latency_s, rounds=rounds, work=work))
 
 
@@ -187,9 +254,14 @@ def _row(run: Callable[[], object]) -> None:
 def overhead(chunks: int, words: int) -> None:
     entry = get_entry(MODEL)
     voice = VoiceChoice.speaker("Vivian")
-    with tempfile.TemporaryDirectory() as tmp, start_fake_server(
-        MODEL, env={"FAKE_SGL_LATENCY_S": "0", "FAKE_SGL_SECONDS_PER_WORD": "0.3"}, log_path=Path(tmp) / "fake.log"
-    ) as server:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        start_fake_server(
+            MODEL,
+            env={"FAKE_SGL_LATENCY_S": "0", "FAKE_SGL_SECONDS_PER_WORD": "0.3"},
+            log_path=Path(tmp) / "fake.log",
+        ) as server,
+    ):
         with SpeechClient(server.base_url) as client:
             audio = client.speech(entry, SpeechRequest(text=" ".join(WORDS[:words]), voice=voice)).audio
         samples = []
@@ -197,26 +269,39 @@ def overhead(chunks: int, words: int) -> None:
         target.mkdir()
         for i in range(chunks):
             started = time.perf_counter()
-            build_speech_payload(entry, SpeechRequest(text=f"chunk {i} " + " ".join(WORDS), voice=voice),
-                                 inline_reference=False)
+            build_speech_payload(
+                entry,
+                SpeechRequest(text=f"chunk {i} " + " ".join(WORDS), voice=voice),
+                inline_reference=False,
+            )
             wav_duration_s(audio)
             _write_atomic(target / f"{i}.wav", audio)
             samples.append(time.perf_counter() - started)
         median_ms = statistics.median(samples) * 1000
         p95_ms = sorted(samples)[int(len(samples) * 0.95)] * 1000
-        print(f"per-chunk app overhead (request body + WAV check + atomic write of {len(audio)} bytes): "
-              f"median {median_ms:.3f} ms, p95 {p95_ms:.3f} ms (target < 2 ms)")
+        print(
+            f"per-chunk app overhead (request body + WAV check + atomic write of {len(audio)} bytes): "
+            f"median {median_ms:.3f} ms, p95 {p95_ms:.3f} ms (target < 2 ms)"
+        )
         items = generated_items(chunks, words, salt="zero-latency")
         measured = timed_render(server.base_url, items, 8, Path(tmp) / "zero")
-        print(f"end to end at zero latency, 8 in flight: {measured / chunks * 1000:.2f} ms per chunk "
-              f"(includes the fake server synthesising {len(audio)} bytes of WAV per chunk)")
+        print(
+            f"end to end at zero latency, 8 in flight: {measured / chunks * 1000:.2f} ms per chunk "
+            f"(includes the fake server synthesising {len(audio)} bytes of WAV per chunk)"
+        )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--latency", type=float, default=1.0, help="seconds per request (the issue's books: 2)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--latency", type=float, default=1.0, help="seconds per request (the issue's books: 2)"
+    )
     parser.add_argument("--rounds", type=int, default=30, help="chunks = rounds x width")
-    parser.add_argument("--router-latency", type=float, default=4.0, help="seconds per request behind the router")
+    parser.add_argument(
+        "--router-latency", type=float, default=4.0, help="seconds per request behind the router"
+    )
     parser.add_argument("--no-router", action="store_true", help="skip the row behind the real router")
     parser.add_argument("--chunks", type=int, default=128, help="chunks for the per-chunk overhead")
     parser.add_argument("--words", type=int, default=40)

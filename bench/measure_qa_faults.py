@@ -44,11 +44,20 @@ def collect(out: Path, chunks: int, words: int, asr_model: str) -> None:
             for index, text in enumerate(texts):
                 for fault in modes:
                     spoken = faults.spoken(text, fault, attempt=1 + index % 3).text
-                    wav = wav_bytes(spoken_pcm(spoken, voice=voice, rate=24000, channels=1), rate=24000, channels=1)
+                    wav = wav_bytes(
+                        spoken_pcm(spoken, voice=voice, rate=24000, channels=1), rate=24000, channels=1
+                    )
                     started = time.perf_counter()
                     heard = recogniser.transcribe(wav, "en")
-                    row = {"voice": voice, "fault": fault, "text": text, "spoken": spoken, "heard": heard,
-                           "audio_s": round(wav_duration_s(wav), 2), "asr_s": round(time.perf_counter() - started, 2)}
+                    row = {
+                        "voice": voice,
+                        "fault": fault,
+                        "text": text,
+                        "spoken": spoken,
+                        "heard": heard,
+                        "audio_s": round(wav_duration_s(wav), 2),
+                        "asr_s": round(time.perf_counter() - started, 2),
+                    }
                     handle.write(json.dumps(row, ensure_ascii=False) + "\n")
                     handle.flush()
 
@@ -85,13 +94,18 @@ def summary(path: Path, *, verbose: bool = False) -> None:
 
         audio = sum(r["audio_s"] for r in items)
         asr = sum(r["asr_s"] for r in items)
-        print(f"{voice:<6} {fault:<7} n={n:<3} longest gap min/med/p90/max {spread(gaps):<12} repeat {spread(repeats):<12}"
-              f" head {spread(heads):<10} tail {spread(tails):<10} WER med {sorted(wers)[n // 2]:.2f}"
-              f"  flagged {caught}/{n}  RTF {asr / audio:.3f}")
+        print(
+            f"{voice:<6} {fault:<7} n={n:<3} longest gap min/med/p90/max {spread(gaps):<12} repeat "
+            f"{spread(repeats):<12}"
+            f" head {spread(heads):<10} tail {spread(tails):<10} WER med {sorted(wers)[n // 2]:.2f}"
+            f"  flagged {caught}/{n}  RTF {asr / audio:.3f}"
+        )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--out", type=Path)
     parser.add_argument("--summary", type=Path)
     parser.add_argument("--verbose", action="store_true", help="print every wrong verdict")

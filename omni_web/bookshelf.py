@@ -21,10 +21,18 @@ __all__ = ["EBOOK_SUFFIXES", "books_dir", "require_book_name", "store_book"]
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 # Formats people pick for an audiobook that no reader here opens; they get the way to convert them.
 _OTHER_FORMATS = {
-    ".rtf": "an RTF document", ".doc": "a Word 97-2003 document", ".lit": "a LIT book", ".djvu": "a DjVu scan",
-    ".cbz": "a comic archive", ".cbr": "a comic archive", ".kfx": "a Kindle KFX book",
+    ".rtf": "an RTF document",
+    ".doc": "a Word 97-2003 document",
+    ".lit": "a LIT book",
+    ".djvu": "a DjVu scan",
+    ".cbz": "a comic archive",
+    ".cbr": "a comic archive",
+    ".kfx": "a Kindle KFX book",
 }
-EBOOK_SUFFIXES = (*BOOK_SUFFIXES, *_OTHER_FORMATS)  # what the upload box takes (the others get the way to convert)
+EBOOK_SUFFIXES = (
+    *BOOK_SUFFIXES,
+    *_OTHER_FORMATS,
+)  # what the upload box takes (the others get the way to convert)
 
 
 def require_book_name(name: str) -> None:
@@ -40,7 +48,7 @@ def require_book_name(name: str) -> None:
     stem = Path(name).stem or "book"
     raise UnsupportedFormat(
         f"'{name}' is {kind}, which omni-web does not read. Convert it with Calibre "
-        f"(ebook-convert \"{name}\" \"{stem}.epub\", or Calibre's Convert books), then upload the .epub."
+        f'(ebook-convert "{name}" "{stem}.epub", or Calibre\'s Convert books), then upload the .epub.'
     )
 
 
@@ -62,7 +70,9 @@ def store_book(paths: DataPaths, source: Path, *, name: str | None = None) -> Pa
     try:
         digest = file_sha256(source)
     except OSError as exc:
-        raise BookError(f"Cannot read the uploaded book {source.name}: {exc.strerror or exc}. Upload it again.") from exc
+        raise BookError(
+            f"Cannot read the uploaded book {source.name}: {exc.strerror or exc}. Upload it again."
+        ) from exc
     stem = _UNSAFE.sub("_", Path(name or source.name).stem).strip("._") or "book"
     # The kept copy keeps its kind's extension (the reader is chosen by content, the name helps
     # tell Markdown from plain text).

@@ -98,7 +98,7 @@ class CatalogEntry:
     default_concurrency: int = 8
     default_voice: str = "default"
     preset_voices: tuple[str, ...] = ()  # for models whose presets the server does not list
-    supports_uploaded_voices: bool = False  # supports_uploaded_voice_references(), sglang_omni/models/*/config.py
+    supports_uploaded_voices: bool = False
     requires_ref_text: bool = False  # dots.tts refuses a clone without a transcript
     accepts_seed: bool = True  # ZONOS2 refuses `seed` (HTTP 500)
     accepts_sampling_fields: bool = True  # Voxtral refuses everything but voice/max_new_tokens
@@ -131,17 +131,35 @@ _QWEN_COMPANIONS = ("sox", "einops", "qwen-tts==0.1.1")
 _DAC_COMPANIONS = ("descript-audiotools==0.7.2", "descript-audio-codec==1.0.0")
 # Qwen3-TTS CustomVoice speakers from the model card; the server's list is authoritative.
 _QWEN_CUSTOMVOICE_SPEAKERS = (
-    "Vivian", "Serena", "Uncle_Fu", "Dylan", "Eric", "Ryan", "Aiden", "Ono_Anna", "Sohee",
+    "Vivian",
+    "Serena",
+    "Uncle_Fu",
+    "Dylan",
+    "Eric",
+    "Ryan",
+    "Aiden",
+    "Ono_Anna",
+    "Sohee",
 )
 # Voxtral presets named on its card; GET /v1/audio/voices does not list them (sglang_omni/serve/openai_api.py).
 # Qwen3-TTS CustomVoice speakers as its card describes them (gender, age).
 _QWEN_SPEAKER_TRAITS = (
-    ("Vivian", "female", "young"), ("Serena", "female", "adult"), ("Uncle_Fu", "male", "old"),
-    ("Dylan", "male", "young"), ("Eric", "male", "adult"), ("Ryan", "male", "adult"),
-    ("Aiden", "male", "young"), ("Ono_Anna", "female", "young"), ("Sohee", "female", "adult"),
+    ("Vivian", "female", "young"),
+    ("Serena", "female", "adult"),
+    ("Uncle_Fu", "male", "old"),
+    ("Dylan", "male", "young"),
+    ("Eric", "male", "adult"),
+    ("Ryan", "male", "adult"),
+    ("Aiden", "male", "young"),
+    ("Ono_Anna", "female", "young"),
+    ("Sohee", "female", "adult"),
 )
 _VOXTRAL_PRESETS = (
-    "cheerful_female", "casual_female", "casual_male", "neutral_female", "neutral_male",
+    "cheerful_female",
+    "casual_female",
+    "casual_male",
+    "neutral_female",
+    "neutral_male",
 )
 
 CATALOG: tuple[CatalogEntry, ...] = (
@@ -311,12 +329,17 @@ CATALOG: tuple[CatalogEntry, ...] = (
         default_concurrency=8,
         default_voice="cheerful_female",
         preset_voices=_VOXTRAL_PRESETS,
-        speaker_traits=(("cheerful_female", "female", "young"), ("casual_female", "female", "adult"),
-                        ("casual_male", "male", "adult"), ("neutral_female", "female", "adult"),
-                        ("neutral_male", "male", "adult")),
+        speaker_traits=(
+            ("cheerful_female", "female", "young"),
+            ("casual_female", "female", "adult"),
+            ("casual_male", "male", "adult"),
+            ("neutral_female", "female", "adult"),
+            ("neutral_male", "male", "adult"),
+        ),
         accepts_seed=False,
         accepts_sampling_fields=False,
-        source_note="Voices named on the model card, e.g. `default`, `casual_male`; `default` maps to cheerful_female.",
+        source_note="Voices named on the model card, e.g. `default`, `casual_male`; `default` maps to "
+        "cheerful_female.",
     ),
     CatalogEntry(
         key="dots_tts_mf",

@@ -59,8 +59,14 @@ def delivery_cue(entry: CatalogEntry, label: str | None) -> DeliveryCue:
 def control_words(entry: CatalogEntry, label: str | None) -> frozenset[str]:
     """Words of ``label``'s cue on this model that must never be heard (lowercase)."""
     cue = delivery_cue(entry, label)
-    return frozenset(_WORD.findall((cue.instructions + " " + cue.prefix).casefold())) - {"the", "line", "a", "and",
-                                                                                          "with", "say"}
+    return frozenset(_WORD.findall((cue.instructions + " " + cue.prefix).casefold())) - {
+        "the",
+        "line",
+        "a",
+        "and",
+        "with",
+        "say",
+    }
 
 
 def heard_control_words(entry: CatalogEntry, label: str | None, *, text: str, transcript: str) -> list[str]:

@@ -197,12 +197,15 @@ def fit_hint(entry: CatalogEntry, probe: GpuProbe) -> FitHint:
     gpu = probe.gpus[0]
     notes: list[str] = []
     fallback = bool(
-        entry.fallback_below_cc and entry.fallback_config_file and gpu.compute_capability < entry.fallback_below_cc
+        entry.fallback_below_cc
+        and entry.fallback_config_file
+        and gpu.compute_capability < entry.fallback_below_cc
     )
     if fallback:
         low = ".".join(map(str, entry.fallback_below_cc or ()))
         notes.append(
-            f"compute capability {gpu.compute_capability_str} < {low}: runs the {entry.fallback_tag or 'fallback'} "
+            f"compute capability {gpu.compute_capability_str} < {low}: runs the "
+            f"{entry.fallback_tag or 'fallback'} "
             f"config ({entry.fallback_config_file})"
         )
     if entry.min_vram_gb and gpu.total_memory_gib + _FIT_TOLERANCE_GB < entry.min_vram_gb:
@@ -215,4 +218,3 @@ def fit_hint(entry: CatalogEntry, probe: GpuProbe) -> FitHint:
     if entry.vram_note:
         notes.append(entry.vram_note)
     return FitHint(entry.key, level, "; ".join(notes), uses_fallback=fallback)
-

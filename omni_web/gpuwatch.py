@@ -32,8 +32,10 @@ class GpuUsage:
     @property
     def line(self) -> str:
         """``GPU 87% busy (mean), memory up to 61.2 of 80.0 GiB``."""
-        return (f"GPU {self.util_mean_pct:.0f}% busy (mean), memory up to {self.memory_peak_bytes / _GIB:.1f} of "
-                f"{self.memory_total_bytes / _GIB:.1f} GiB")
+        return (
+            f"GPU {self.util_mean_pct:.0f}% busy (mean), memory up to {self.memory_peak_bytes / _GIB:.1f} of "
+            f"{self.memory_total_bytes / _GIB:.1f} GiB"
+        )
 
     def audio_per_gpu_s(self, audio_per_wall_s: float) -> float | None:
         """Audio seconds per GPU-busy second: the wall figure over the share of time the GPU worked."""
@@ -83,8 +85,13 @@ class GpuSampler:
         with self._lock:
             if not self._util:
                 return None
-            return GpuUsage(len(self._util), sum(self._util) / len(self._util), max(self._util),
-                            self._memory_peak, self._memory_total)
+            return GpuUsage(
+                len(self._util),
+                sum(self._util) / len(self._util),
+                max(self._util),
+                self._memory_peak,
+                self._memory_total,
+            )
 
     def stop(self) -> GpuUsage | None:
         """Stop sampling and close NVML; the figures over the whole time it ran."""

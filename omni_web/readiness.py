@@ -61,21 +61,26 @@ def first_run_readiness(
     serving = status.healthy and bool(status.model_key or status.model_ids)
     if settings.remote_url or (serving and not status.owned):
         where = "the remote server" if settings.remote_url else "a server omni-web did not start"
-        step = ReadinessStep("Server", serving, f"Jobs use {where} at {status.endpoint or settings.remote_url}.",
-                             "server")
+        step = ReadinessStep(
+            "Server", serving, f"Jobs use {where} at {status.endpoint or settings.remote_url}.", "server"
+        )
         return Readiness((step,), can_run=serving or bool(settings.remote_url))
     backend_ok = backend_state is BackendState.READY
     backend = ReadinessStep(
         "Install the SGLang-Omni backend",
         backend_ok,
-        "Installed." if backend_ok else f"Backend {backend_state.value}: press Install / Repair in Setup (about 10 GB).",
+        "Installed."
+        if backend_ok
+        else f"Backend {backend_state.value}: press Install / Repair in Setup (about 10 GB).",
         "setup",
     )
     names = ", ".join(labels.get(key, key) for key in downloaded)
     model = ReadinessStep(
         "Download a model",
         bool(downloaded),
-        f"Downloaded: {names}." if downloaded else "Check a model in Models and press Apply "
+        f"Downloaded: {names}."
+        if downloaded
+        else "Check a model in Models and press Apply "
         "(Qwen3-TTS 0.6B CustomVoice is the smallest that narrates with built-in voices).",
         "models",
     )
@@ -83,7 +88,9 @@ def first_run_readiness(
     server = ReadinessStep(
         "Start the server",
         serving,
-        f"Serving {hosted}." if serving else "Press Start in Server (a job also starts it when its turn comes).",
+        f"Serving {hosted}."
+        if serving
+        else "Press Start in Server (a job also starts it when its turn comes).",
         "server",
     )
     return Readiness((backend, model, server), can_run=serving or (backend_ok and bool(downloaded)))

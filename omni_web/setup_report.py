@@ -153,7 +153,8 @@ def render_setup_report(report: SetupReport) -> str:
         "Backend venv",
         f"  {_mark(backend.ready)}{backend.venv_path}: {backend.state.value}",
         f"      {backend.detail}",
-        f"      sglang-omni: {backend.installed_version or 'not installed'} (pinned {backend.pinned_version});"
+        f"      sglang-omni: {backend.installed_version or 'not installed'} (pinned "
+        f"{backend.pinned_version});"
         f" venv Python: {backend.python_version_str}",
     ]
     lines += _gpu_lines(report)

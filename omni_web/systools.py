@@ -79,7 +79,9 @@ class ToolStatus:
 def install_lines(binary: str) -> tuple[tuple[str, str], ...]:
     """``(("apt", "sudo apt install sox"), ("pacman", ...), ("dnf", ...))`` for a program."""
     names = _PACKAGES.get(binary, {})
-    return tuple((manager, f"{prefix} {names.get(manager, binary)}") for manager, prefix in PACKAGE_MANAGERS.items())
+    return tuple(
+        (manager, f"{prefix} {names.get(manager, binary)}") for manager, prefix in PACKAGE_MANAGERS.items()
+    )
 
 
 def detect_package_manager(which: Callable[[str], str | None] = shutil.which) -> str | None:
@@ -113,8 +115,10 @@ def check_system_tools(
 
 def check_book_tools(*, which: Callable[[str], str | None] = shutil.which) -> list[ToolStatus]:
     """The optional programs of :data:`BOOK_TOOLS` (calibre's ``ebook-convert``), each with its status."""
-    return [ToolStatus(name=name, path=which(name), required_by=(purpose,), install=install_lines(name))
-            for name, purpose in BOOK_TOOLS.items()]
+    return [
+        ToolStatus(name=name, path=which(name), required_by=(purpose,), install=install_lines(name))
+        for name, purpose in BOOK_TOOLS.items()
+    ]
 
 
 def find_tool(name: str) -> str:

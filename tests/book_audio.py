@@ -27,8 +27,19 @@ def _ffmpeg(args: Sequence[str], stdin: bytes | None = None) -> bytes:
 
 def make_tone(path: Path, *, rate: int, channels: int, seconds: float, freq: int = 440) -> Path:
     """A sine tone as 16-bit PCM WAV."""
-    _ffmpeg(["-f", "lavfi", "-i", f"sine=f={freq}:r={rate}:d={seconds}", "-ac", str(channels), "-c:a", "pcm_s16le",
-             str(path)])  # fmt: skip
+    _ffmpeg(
+        [
+            "-f",
+            "lavfi",
+            "-i",
+            f"sine=f={freq}:r={rate}:d={seconds}",
+            "-ac",
+            str(channels),
+            "-c:a",
+            "pcm_s16le",
+            str(path),
+        ]
+    )
     return path
 
 
@@ -59,8 +70,23 @@ def m4b_book(
     encoded = []
     for number, (title, audio) in enumerate(chapters, start=1):
         adts = out.parent / f".{out.stem}.{number:03d}.aac"
-        _ffmpeg(["-i", str(audio), "-ac", "1", "-ar", str(rate), "-c:a", "aac", "-b:a", "64k", "-f", "adts",
-                 str(adts)])  # fmt: skip
+        _ffmpeg(
+            [
+                "-i",
+                str(audio),
+                "-ac",
+                "1",
+                "-ar",
+                str(rate),
+                "-c:a",
+                "aac",
+                "-b:a",
+                "64k",
+                "-f",
+                "adts",
+                str(adts),
+            ]
+        )
         encoded.append(EncodedChapter(number, title, adts, count_adts_frames(adts), rate))
     try:
         return join_m4b(encoded, out, tags=tags, cover=cover)

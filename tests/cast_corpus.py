@@ -93,9 +93,14 @@ class NovelScore:
     split_characters: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
 
     def add(self, other: NovelScore) -> None:
-        for mine, theirs in ((self.quotes, other.quotes), (self.found, other.found), (self.named, other.named),
-                             (self.right, other.right), (self.by_confidence, other.by_confidence),
-                             (self.by_rule, other.by_rule)):
+        for mine, theirs in (
+            (self.quotes, other.quotes),
+            (self.found, other.found),
+            (self.named, other.named),
+            (self.right, other.right),
+            (self.by_confidence, other.by_confidence),
+            (self.by_rule, other.by_rule),
+        ):
             mine.update(theirs)
         self.narrator_quotes += other.narrator_quotes
         self.narrator_right += other.narrator_right
@@ -115,8 +120,11 @@ def ensure_corpus(cache: Path, source: str = PDNC_URL) -> Path:
 def novel_dirs(data: Path, names: Iterable[str] = ()) -> list[Path]:
     """The novels' folders (all, or those named)."""
     wanted = set(names)
-    return [d for d in sorted(data.iterdir()) if (d / "quotation_info.csv").is_file() and
-            (not wanted or d.name in wanted)]
+    return [
+        d
+        for d in sorted(data.iterdir())
+        if (d / "quotation_info.csv").is_file() and (not wanted or d.name in wanted)
+    ]
 
 
 def _fold(name: str) -> str:
@@ -190,8 +198,9 @@ class FoundQuote:
     attribution: Attribution
 
 
-def found_quotes(path: Path, *, roster_of: Callable[..., Roster] = book_roster,
-                 labels: BookLabels | None = None) -> tuple[list[FoundQuote], Roster]:
+def found_quotes(
+    path: Path, *, roster_of: Callable[..., Roster] = book_roster, labels: BookLabels | None = None
+) -> tuple[list[FoundQuote], Roster]:
     """Every quote the product finds in the novel, with its place in the file's text (with the
     LLM's ``labels`` laid over the rules', when given)."""
     text = path.read_text(encoding="utf-8")
@@ -229,7 +238,7 @@ def _match(found: Sequence[FoundQuote], starts: Sequence[int], span: tuple[int, 
     a, b = span
     k = max(0, bisect.bisect_right(starts, a) - 1)
     best, best_overlap = None, 0
-    for quote in found[max(0, k - 1): k + 3]:
+    for quote in found[max(0, k - 1) : k + 3]:
         overlap = min(b, quote.end) - max(a, quote.start)
         if overlap > best_overlap:
             best, best_overlap = quote, overlap
@@ -244,8 +253,13 @@ def _characters_of(name: str, roster: Roster, gold: Gold) -> set[str]:
     return {main for main, names in gold.names.items() if forms & names}
 
 
-def score_novel(path: Path, gold: Gold, *, min_confidence: float = DEFAULT_MIN_CONFIDENCE,
-                found: tuple[list[FoundQuote], Roster] | None = None) -> NovelScore:
+def score_novel(
+    path: Path,
+    gold: Gold,
+    *,
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+    found: tuple[list[FoundQuote], Roster] | None = None,
+) -> NovelScore:
     """Grade the product's attribution of one novel against its annotation."""
     quotes, roster = found or found_quotes(path)
     starts = [q.start for q in quotes]
@@ -278,7 +292,9 @@ def score_novel(path: Path, gold: Gold, *, min_confidence: float = DEFAULT_MIN_C
         if right:
             names_used.setdefault(item.speaker, set()).add(attribution.speaker)
     score.characters = len(names_used)
-    score.split_characters = [(main, tuple(sorted(used))) for main, used in names_used.items() if len(used) > 1]
+    score.split_characters = [
+        (main, tuple(sorted(used))) for main, used in names_used.items() if len(used) > 1
+    ]
     return score
 
 

@@ -32,21 +32,44 @@ def data_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DataPaths:
 # - a test that takes a fixture starting a server or the app (_SLOW_FIXTURES) is slow, wherever it is;
 # - ``browser`` and ``contract`` tests are slow.
 _SLOW_DIRS = ("ui", "server", "contract")
-_SLOW_FIXTURES = frozenset({"fake_server", "managed_home", "backend", "ui_app", "hub", "launched", "make_manager"})
+_SLOW_FIXTURES = frozenset(
+    {"fake_server", "managed_home", "backend", "ui_app", "hub", "launched", "make_manager"}
+)
 
 
 # The longest test files, longest first (measured with --durations). scripts/test.sh runs the suite on
 # two xdist workers that take the next file as they finish one, so starting with these keeps one
 # worker from running a 5-minute file alone at the end. A file missing here only runs later.
 _LONGEST_FIRST = (
-    "ui/test_browser.py", "test_qa_pipeline.py", "ui/test_browser_long_books.py", "ui/test_review_browser.py",
-    "ui/test_browser_newcomer.py", "readalong/test_epub.py", "test_qa_faults_flite.py", "test_cli_convert.py",
-    "test_convert_formats.py", "test_cast_cli.py", "ui/test_readalong_browser.py", "test_backend_venv.py",
-    "contract/test_convert_contract.py", "ui/test_webapp.py", "readalong/test_qa_reuse.py",
-    "readalong/test_convert_readalong.py", "contract/test_router_group.py", "test_qa_review.py",
-    "deliver/test_audiobookshelf.py", "ui/test_browser_cast.py", "test_master.py", "ui/test_jobs.py",
-    "ui/test_queue_browser.py", "test_cast_readalong.py", "server/test_cli.py", "ui/test_browser_delivery.py",
-    "test_pipeline.py", "ui/test_lexicon.py", "contract/test_router_faults.py",
+    "ui/test_browser.py",
+    "test_qa_pipeline.py",
+    "ui/test_browser_long_books.py",
+    "ui/test_review_browser.py",
+    "ui/test_browser_newcomer.py",
+    "readalong/test_epub.py",
+    "test_qa_faults_flite.py",
+    "test_cli_convert.py",
+    "test_convert_formats.py",
+    "test_cast_cli.py",
+    "ui/test_readalong_browser.py",
+    "test_backend_venv.py",
+    "contract/test_convert_contract.py",
+    "ui/test_webapp.py",
+    "readalong/test_qa_reuse.py",
+    "readalong/test_convert_readalong.py",
+    "contract/test_router_group.py",
+    "test_qa_review.py",
+    "deliver/test_audiobookshelf.py",
+    "ui/test_browser_cast.py",
+    "test_master.py",
+    "ui/test_jobs.py",
+    "ui/test_queue_browser.py",
+    "test_cast_readalong.py",
+    "server/test_cli.py",
+    "ui/test_browser_delivery.py",
+    "test_pipeline.py",
+    "ui/test_lexicon.py",
+    "contract/test_router_faults.py",
 )
 
 

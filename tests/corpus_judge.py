@@ -39,10 +39,14 @@ _ENTRY = get_entry("qwen3_tts_0_6b_customvoice")
 # Never speech in any book of the corpus (case-sensitive patterns): licence and producer lines, glyph
 # placeholders, web navigation. A book whose own text says one of them lists it in ``junk_ok``.
 JUNK = {
-    "Project Gutenberg": re.compile(r"Project Gutenberg"), "gutenberg.org": re.compile(r"gutenberg\.org"),
-    "pgdp.net": re.compile(r"pgdp\.net"), "(cid:N)": re.compile(r"\(cid:\d+\)"),
-    "Produced by": re.compile(r"^Produced by |Distributed Proofread"), "*** START/END": re.compile(r"\*\*\* ?(?:START|END)"),
-    "Previous topic": re.compile(r"Previous topic"), "Next topic": re.compile(r"Next topic"),
+    "Project Gutenberg": re.compile(r"Project Gutenberg"),
+    "gutenberg.org": re.compile(r"gutenberg\.org"),
+    "pgdp.net": re.compile(r"pgdp\.net"),
+    "(cid:N)": re.compile(r"\(cid:\d+\)"),
+    "Produced by": re.compile(r"^Produced by |Distributed Proofread"),
+    "*** START/END": re.compile(r"\*\*\* ?(?:START|END)"),
+    "Previous topic": re.compile(r"Previous topic"),
+    "Next topic": re.compile(r"Next topic"),
 }
 _SPACE_RE = re.compile(r"\s+")
 
@@ -63,10 +67,15 @@ class Expectation:
     def load(cls, book: Path) -> Expectation:
         """The expectation beside ``book``."""
         data = json.loads(book.with_name(book.name + ".expect.json").read_text(encoding="utf-8"))
-        return cls(chapters=data.get("chapters"), titles=tuple(data.get("titles") or ()),
-                   must_read=tuple(data.get("must_read") or ()), never_read=tuple(data.get("never_read") or ()),
-                   refuse=data.get("refuse"), language=data.get("language"),
-                   junk_ok=tuple(data.get("junk_ok") or ()))
+        return cls(
+            chapters=data.get("chapters"),
+            titles=tuple(data.get("titles") or ()),
+            must_read=tuple(data.get("must_read") or ()),
+            never_read=tuple(data.get("never_read") or ()),
+            refuse=data.get("refuse"),
+            language=data.get("language"),
+            junk_ok=tuple(data.get("junk_ok") or ()),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,9 +123,16 @@ def read_book(path: Path) -> Reading:
             continue
         titles.append(chapter.title)
         spoken = speech.chapter(chapter)
-        chunks += [c.text for c in chunk_chapter(spoken, chunk_words=words, max_words=max_words, max_chars=max_chars)]
-    return Reading(path=path, titles=tuple(titles), chunks=tuple(chunks), language=book.metadata.language,
-                   seconds=time.process_time() - start)
+        chunks += [
+            c.text for c in chunk_chapter(spoken, chunk_words=words, max_words=max_words, max_chars=max_chars)
+        ]
+    return Reading(
+        path=path,
+        titles=tuple(titles),
+        chunks=tuple(chunks),
+        language=book.metadata.language,
+        seconds=time.process_time() - start,
+    )
 
 
 def judge(expect: Expectation, reading: Reading) -> Verdict:
@@ -126,7 +142,9 @@ def judge(expect: Expectation, reading: Reading) -> Verdict:
         if reading.refusal is None:
             return Verdict("BAD", (f"read as a book; expected a refusal saying {expect.refuse!r}",))
         if expect.refuse.lower() not in reading.refusal.lower() or name not in reading.refusal:
-            return Verdict("BAD", (f"refused with {reading.refusal!r}; expected {expect.refuse!r} naming the file",))
+            return Verdict(
+                "BAD", (f"refused with {reading.refusal!r}; expected {expect.refuse!r} naming the file",)
+            )
         return Verdict("GOOD")
     if reading.refusal is not None:
         return Verdict("BAD", (f"refused: {reading.refusal}",))
@@ -153,7 +171,9 @@ def judge(expect: Expectation, reading: Reading) -> Verdict:
 def _junk(expect: Expectation, reading: Reading) -> list[str]:
     found = []
     for label, pattern in JUNK.items():
-        chunk = None if label in expect.junk_ok else next((c for c in reading.chunks if pattern.search(c)), None)
+        chunk = (
+            None if label in expect.junk_ok else next((c for c in reading.chunks if pattern.search(c)), None)
+        )
         if chunk is not None:
             found.append(f"read {label!r} in {chunk[:80]!r}")
     for needle in expect.never_read:

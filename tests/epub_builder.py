@@ -74,7 +74,9 @@ def make_epub(
     ]
     spine = [f'<itemref idref="d{i}"/>' for i in range(len(documents))]
     if nav is not None:
-        manifest.append('<item id="nav" href="nav.xhtml" properties="nav" media-type="application/xhtml+xml"/>')
+        manifest.append(
+            '<item id="nav" href="nav.xhtml" properties="nav" media-type="application/xhtml+xml"/>'
+        )
     if ncx is not None:
         manifest.append('<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>')
     toc_attr = ' toc="ncx"' if ncx is not None else ""
@@ -83,7 +85,8 @@ def make_epub(
         '<?xml version="1.0" encoding="utf-8"?>'
         '<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid">'
         '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
-        f'<dc:identifier id="uid">urn:test:{escape(title)}</dc:identifier><dc:title>{escape(title)}</dc:title>'
+        '<dc:identifier '
+        f'id="uid">urn:test:{escape(title)}</dc:identifier><dc:title>{escape(title)}</dc:title>'
         f"{creator}<dc:language>{language}</dc:language>{extra_meta}</metadata>"
         f"<manifest>{''.join(manifest)}{extra_manifest}</manifest>"
         f"<spine{toc_attr}>{''.join(spine)}</spine></package>"

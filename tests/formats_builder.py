@@ -19,8 +19,13 @@ SPOKEN = (
     "A letter came with the supply boat on the first calm morning of the year.",
     "The harbour was full of boats when he came down from the rock at last.",
 )
-NEVER_READ = ("THE LIGHTHOUSE KEEPER", "Page 7", "A footnote nobody should hear.", "A comment nobody should hear.",
-              "Project Gutenberg License")
+NEVER_READ = (
+    "THE LIGHTHOUSE KEEPER",
+    "Page 7",
+    "A footnote nobody should hear.",
+    "A comment nobody should hear.",
+    "Project Gutenberg License",
+)
 _MORE = "He thought of his daughter in the town, and of the long winter ahead of them both."
 _PIXEL_PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -86,11 +91,15 @@ def html_book(path: Path) -> Path:
         f'<h2>{title}</h2><p>{sentence[:-1]}<a href="#n{n}" epub:type="noteref">{n}</a>.</p><p>{_MORE}</p>'
         for n, (title, sentence) in enumerate(zip(CHAPTER_TITLES, SPOKEN, strict=True), start=1)
     )
-    notes = "".join(f'<aside id="n{n}" epub:type="footnote"><p>{NEVER_READ[2]}</p></aside>' for n in (1, 2, 3))
+    notes = "".join(
+        f'<aside id="n{n}" epub:type="footnote"><p>{NEVER_READ[2]}</p></aside>' for n in (1, 2, 3)
+    )
     path.write_text(
-        '<!DOCTYPE html>\n<html lang="en" xmlns:epub="http://www.idpf.org/2007/ops"><head><meta charset="utf-8">'
+        '<!DOCTYPE html>\n<html lang="en" xmlns:epub="http://www.idpf.org/2007/ops"><head><meta '
+        'charset="utf-8">'
         '<title>The Lighthouse Keeper</title><meta name="author" content="Ada Lovelace-Byron"></head>'
-        f"<body><h1>The Lighthouse Keeper</h1>{chapters}{notes}<script>var x = 'never read';</script></body></html>",
+        f"<body><h1>The Lighthouse Keeper</h1>{chapters}{notes}<script>var x = 'never "
+        "read';</script></body></html>",
         encoding="utf-8",
     )
     return path
@@ -108,7 +117,8 @@ def fb2_book(path: Path) -> Path:
         '<FictionBook xmlns="http://www.gribuser.ru/xml/fictionbook/2.0" xmlns:l="http://www.w3.org/1999/xlink">'
         "<description><title-info><genre>sea_stories</genre><author><first-name>Ada</first-name>"
         "<last-name>Lovelace-Byron</last-name></author><book-title>The Lighthouse Keeper</book-title>"
-        '<annotation><p>A short test novel.</p></annotation><lang>en</lang><sequence name="Coast Tales" number="2"/>'
+        '<annotation><p>A short test novel.</p></annotation><lang>en</lang><sequence name="Coast Tales" '
+        'number="2"/>'
         '<coverpage><image l:href="#cover.png"/></coverpage></title-info>'
         "<publish-info><isbn>978-0-306-40615-7</isbn></publish-info></description>"
         f"<body><title><p>The Lighthouse Keeper</p></title>{sections}</body>"

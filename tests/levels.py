@@ -24,7 +24,7 @@ def _ffmpeg(args: list[str]) -> str:
     done = subprocess.run(  # noqa: S603 - argv list
         ["ffmpeg", "-hide_banner", "-nostats", "-nostdin", *args, "-f", "null", "-"],
         capture_output=True, check=True, timeout=600,
-    )  # fmt: skip
+    )
     return done.stderr.decode("utf-8", "replace")
 
 
@@ -57,7 +57,7 @@ def block_rms_db(path: Path, *, block_s: float = 0.5, rate: int = 24000) -> list
         "-i", str(path), "-map", "0:a:0", "-af",
         f"aresample={rate},asetnsamples=n={samples}:p=0,astats=metadata=1:reset=1,"
         "ametadata=print:key=lavfi.astats.Overall.RMS_level",
-    ])  # fmt: skip
+    ])
     values = []
     for match in re.finditer(r"lavfi\.astats\.Overall\.RMS_level=(\S+)", log):
         text = match.group(1)

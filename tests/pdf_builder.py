@@ -139,12 +139,23 @@ def scanned_pdf(path: Path, *, pages: int = 3, text_pages: int = 0) -> Path:
     for _ in range(pages):
         pdf.drawImage(reader, 0, 0, width=_WIDTH, height=_HEIGHT)
         pdf.showPage()
-    openings = ("The text begins after the plates.", "Morning came grey over the hills.", "Nobody answered the door.",
-                "A cart went by on the road.", "Rain fell all that week.", "The letter was never sent.")
+    openings = (
+        "The text begins after the plates.",
+        "Morning came grey over the hills.",
+        "Nobody answered the door.",
+        "A cart went by on the road.",
+        "Rain fell all that week.",
+        "The letter was never sent.",
+    )
     for number in range(text_pages):
         pdf.setFont("Times-Roman", _BODY)
-        for row, line in enumerate((openings[number % len(openings)], "It goes on for a while,",
-                                    f"and this is page {number + 1} of it.")):
+        for row, line in enumerate(
+            (
+                openings[number % len(openings)],
+                "It goes on for a while,",
+                f"and this is page {number + 1} of it.",
+            )
+        ):
             pdf.drawString(_MARGIN, _HEIGHT - 80 - row * _LEADING, line)
         pdf.showPage()
     pdf.save()
@@ -155,8 +166,11 @@ def encrypted_pdf(path: Path) -> Path:
     """A one-page text PDF that opens only with a password."""
     from reportlab.lib import pdfencrypt
 
-    pdf = canvas.Canvas(str(path), pagesize=A5,
-                        encrypt=pdfencrypt.StandardEncryption("secret", ownerPassword="owner", strength=128))
+    pdf = canvas.Canvas(
+        str(path),
+        pagesize=A5,
+        encrypt=pdfencrypt.StandardEncryption("secret", ownerPassword="owner", strength=128),
+    )
     pdf.setFont("Times-Roman", _BODY)
     pdf.drawString(_MARGIN, _HEIGHT - 80, "Nobody may read this without the password.")
     pdf.showPage()

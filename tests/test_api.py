@@ -53,7 +53,9 @@ def test_openapi_document_describes_the_routes(api) -> None:
     client, headers, _ = api
     doc = client.get("/openapi.json", headers=headers).json()
     assert doc["servers"] == [{"url": "/api/v1"}]
-    assert {"/jobs", "/jobs/{job_id}", "/jobs/{job_id}/files", "/jobs/{job_id}/move", "/queue"} <= set(doc["paths"])
+    assert {"/jobs", "/jobs/{job_id}", "/jobs/{job_id}/files", "/jobs/{job_id}/move", "/queue"} <= set(
+        doc["paths"]
+    )
     assert "Idempotency-Key" in json.dumps(doc["paths"]["/jobs"]["post"])
 
 
@@ -72,21 +74,33 @@ def test_same_idempotency_key_creates_one_job(api) -> None:
 
 def test_queue_steering_through_the_api(api) -> None:
     client, headers, services = api
-    ids = [_post(client, headers, book).json()["id"]
-           for book in ("hefty-water.epub", "wasteland.epub", "childrens-literature.epub")]
+    ids = [
+        _post(client, headers, book).json()["id"]
+        for book in ("hefty-water.epub", "wasteland.epub", "childrens-literature.epub")
+    ]
     moved = client.post(f"/jobs/{ids[2]}/move", headers=headers, json={"where": "top"}).json()
     assert moved["queue_position"] == 1
-    assert [j["id"] for j in client.get("/queue", headers=headers).json()["queued"]] == [ids[2], ids[0], ids[1]]
+    assert [j["id"] for j in client.get("/queue", headers=headers).json()["queued"]] == [
+        ids[2],
+        ids[0],
+        ids[1],
+    ]
     assert client.post(f"/jobs/{ids[0]}/pause", headers=headers).json()["paused"] is True
     assert client.post("/queue/pause", headers=headers).json()["paused"] is True
     assert services.library.queue.paused
     samples = client.post("/queue/samples", headers=headers, json={"on": True, "minutes": 12}).json()
-    assert samples["samples_first"] and samples["sample_minutes"] == 12 and services.library.queue.samples_first
+    assert (
+        samples["samples_first"] and samples["sample_minutes"] == 12 and services.library.queue.samples_first
+    )
     assert client.post(f"/jobs/{ids[1]}/cancel", headers=headers).json()["state"] == "cancelled"
     assert client.post(f"/jobs/{ids[1]}/move", headers=headers, json={"where": "up"}).status_code == 400
     assert client.post(f"/jobs/{ids[1]}/move", headers=headers, json={"where": "left"}).status_code == 422
     assert client.get("/jobs/nope", headers=headers).status_code == 404
     assert client.get(f"/jobs/{ids[0]}/files/../../state/api-tokens.json", headers=headers).status_code == 404
-    corrupt = client.post("/jobs", headers=headers, files={"file": ("bad.epub", b"not a zip", "application/epub+zip")},
-                          data={"settings": SETTINGS})
+    corrupt = client.post(
+        "/jobs",
+        headers=headers,
+        files={"file": ("bad.epub", b"not a zip", "application/epub+zip")},
+        data={"settings": SETTINGS},
+    )
     assert corrupt.status_code == 422 and "zip" in corrupt.json()["detail"]["message"].lower()

@@ -65,8 +65,13 @@ def test_the_page_and_the_job_list_answer_while_a_book_is_parsed(served, monkeyp
     def post() -> None:
         settings = json.dumps({"model_key": MODEL, "voice": {"kind": "speaker", "name": "Vivian"}})
         with (DATA_DIR / "hefty-water.epub").open("rb") as handle:
-            created["response"] = httpx.post(f"{url}/api/v1/jobs", headers=auth, timeout=180,
-                                             files={"file": ("hefty-water.epub", handle)}, data={"settings": settings})
+            created["response"] = httpx.post(
+                f"{url}/api/v1/jobs",
+                headers=auth,
+                timeout=180,
+                files={"file": ("hefty-water.epub", handle)},
+                data={"settings": settings},
+            )
 
     poster = threading.Thread(target=post, name="test-post")
     poster.start()

@@ -25,9 +25,7 @@ from omni_web.systools import INSTALL_HINT
 
 pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg, real ffprobe
 
-EXPECTED_MISSING = (
-    "ffmpeg is not installed. Install it: sudo apt install ffmpeg | sudo pacman -S ffmpeg | sudo dnf install ffmpeg"
-)
+EXPECTED_MISSING = "ffmpeg is not installed. Install it: sudo apt install ffmpeg | sudo pacman -S ffmpeg | sudo dnf install ffmpeg"
 
 
 def test_missing_ffmpeg_says_how_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -42,7 +40,9 @@ def test_missing_ffmpeg_says_how_to_install(tmp_path: Path, monkeypatch: pytest.
     assert INSTALL_HINT in str(caught_probe.value)
     # The public entry point reports the same, not a FileNotFoundError traceback.
     with pytest.raises(FfmpegError, match="is not installed"):
-        join_m4b([EncodedChapter(1, "x", tone, 1, 24000)], tmp_path / "x.m4b", tags=AudiobookTags("x"), cover=None)
+        join_m4b(
+            [EncodedChapter(1, "x", tone, 1, 24000)], tmp_path / "x.m4b", tags=AudiobookTags("x"), cover=None
+        )
 
 
 def test_failing_ffmpeg_carries_the_last_stderr_lines(tmp_path: Path) -> None:
@@ -79,10 +79,23 @@ def test_os_errors_are_translated(tmp_path: Path) -> None:
 def test_probe_helpers_read_real_files(tmp_path: Path) -> None:
     wav = tmp_path / "two-seconds.wav"
     subprocess.run(  # noqa: S603
-        ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=r=44100:d=2.5", "-ac", "2",
-         "-metadata", "title=Probe Me", str(wav)],
+        [
+            "ffmpeg",
+            "-v",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=r=44100:d=2.5",
+            "-ac",
+            "2",
+            "-metadata",
+            "title=Probe Me",
+            str(wav),
+        ],
         check=True,
-    )  # fmt: skip
+    )
     assert probe_duration_ms(wav) == 2500
     assert probe_tags(wav)["title"] == "Probe Me"
     assert probe_chapters(wav) == []

@@ -46,7 +46,7 @@ def _adts(path: Path, seconds: float, freq: int) -> Path:
         ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"sine=f={freq}:r=24000:d={seconds}",
          "-c:a", "aac", "-b:a", "64k", "-f", "adts", str(path)],
         check=True,
-    )  # fmt: skip
+    )
     return path
 
 
@@ -64,7 +64,7 @@ def chapters(tmp_path_factory: pytest.TempPathFactory) -> list[EncodedChapter]:
 def cover(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("cover") / "cover.png"
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=640x480", "-frames:v", "1",
-                    str(path)], check=True)  # fmt: skip  # noqa: S603, S607
+                    str(path)], check=True)  # noqa: S603, S607
     return path
 
 
@@ -153,7 +153,7 @@ def _all_piped_in(chapters: list[EncodedChapter], folder: Path) -> LiveJoin:
 
 def _pcm_hash(path: Path) -> str:
     done = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-map", "0:a:0", "-f", "s16le", "-"],
-                          capture_output=True, check=True)  # fmt: skip  # noqa: S603, S607
+                          capture_output=True, check=True)  # noqa: S603, S607
     return hashlib.sha256(done.stdout).hexdigest()
 
 
@@ -245,8 +245,9 @@ def test_the_book_cuts_long_titles_tags_arabic_and_scales_the_cover(
     chapters: list[EncodedChapter], tmp_path: Path
 ) -> None:
     big_cover = tmp_path / "cover.png"
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=1600x1200", "-frames:v", "1",
-                    str(big_cover)], check=True)  # fmt: skip  # noqa: S603, S607
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=1600x1200", "-frames:v",
+                    "1",
+                    str(big_cover)], check=True)  # noqa: S603, S607
     book = [*chapters[:2], dataclasses.replace(chapters[2], title=LONG)]
     live = LiveJoin([(c.index, c.title) for c in book], tmp_path / "work", tags=ARABIC_TAGS, cover=big_cover)
     for chapter in book:
@@ -263,7 +264,9 @@ def test_the_book_cuts_long_titles_tags_arabic_and_scales_the_cover(
     assert (picture.codec_name, picture.width, picture.height) == ("mjpeg", 1000, 750)
 
 
-def test_a_damaged_chapter_is_named_and_leaves_no_book(chapters: list[EncodedChapter], tmp_path: Path) -> None:
+def test_a_damaged_chapter_is_named_and_leaves_no_book(
+    chapters: list[EncodedChapter], tmp_path: Path
+) -> None:
     damaged = tmp_path / "002.aac"
     damaged.write_bytes(b"\xff\xf1" + bytes(4000))
     book = [chapters[0], dataclasses.replace(chapters[1], adts=damaged), chapters[2]]
@@ -310,8 +313,9 @@ def test_a_bad_cover_only_costs_the_cover(chapters: list[EncodedChapter], tmp_pa
 
 def test_chunks_in_other_formats_are_read_in_the_book_format(tmp_path: Path) -> None:
     stereo = tmp_path / "s.wav"
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=0.5", "-ac", "2",
-                    "-c:a", "pcm_s16le", str(stereo)], check=True)  # fmt: skip  # noqa: S603, S607
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=0.5", "-ac",
+                    "2",
+                    "-c:a", "pcm_s16le", str(stereo)], check=True)  # noqa: S603, S607
     samples = read_chunk(stereo, AudioFormat(24000, 1), tmp_path)
     assert samples.shape == (12000, 1)
     assert 0.05 < float(np.abs(samples).max()) <= 1.0  # the tone survives the downmix

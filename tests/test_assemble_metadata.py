@@ -157,8 +157,11 @@ def test_unique_name_ignores_case() -> None:
 
 def test_series_tags_are_the_itunes_atoms_ffmpeg_writes_and_audiobookshelf_reads() -> None:
     pairs = dict(mp4_tags(AudiobookTags(title="T", series="The Water Cycle", series_part="2")))
-    assert (pairs["show"], pairs["episode_id"], pairs["grouping"]) == ("The Water Cycle", "2", "The Water Cycle #2")
-    assert not {"show", "episode_id", "grouping"} & set(dict(mp4_tags(AudiobookTags(title="T", series_part="2"))))
+    assert (pairs["show"], pairs["episode_id"], pairs["grouping"]) == ("The Water Cycle", "2",
+                                                                       "The Water Cycle #2")
+    assert not {"show", "episode_id", "grouping"} & set(
+        dict(mp4_tags(AudiobookTags(title="T", series_part="2")))
+    )
 
 
 def test_only_a_book_with_an_isbn_or_asin_reserves_room_for_them() -> None:

@@ -29,7 +29,7 @@ def make_tone(path: Path, *, rate: int, channels: int, seconds: float) -> Path:
         ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"sine=f=440:r={rate}:d={seconds}",
          "-ac", str(channels), "-c:a", "pcm_s16le", str(path)],
         check=True,
-    )  # fmt: skip
+    )
     return path
 
 
@@ -46,9 +46,21 @@ def chapters(tmp_path: Path) -> list[ChapterAudio]:
 def test_export_tree_names_tags_and_cover(chapters: list[ChapterAudio], tmp_path: Path) -> None:
     cover = tmp_path / "cover.png"
     subprocess.run(  # noqa: S603
-        ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=1200x1800", "-frames:v", "1", str(cover)],
+        [
+            "ffmpeg",
+            "-v",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc=s=1200x1800",
+            "-frames:v",
+            "1",
+            str(cover),
+        ],
         check=True,
-    )  # fmt: skip
+    )
     tags = AudiobookTags(
         title="Book: Part 1/2", author="../Evil Author", narrator="Reader", year=1901, publisher="Pub House"
     )

@@ -54,7 +54,10 @@ def test_loopback_needs_no_login_unless_one_is_given(data_paths, tmp_path):
     assert login is not None and login.as_tuple() == ("me", "pw:with:colons")
     file = tmp_path / "login.txt"
     file.write_text("reader:open sesame\nignored\n")
-    assert resolve_login("localhost", data_paths, auth_file=file, environ={}).as_tuple() == ("reader", "open sesame")
+    assert resolve_login("localhost", data_paths, auth_file=file, environ={}).as_tuple() == (
+        "reader",
+        "open sesame",
+    )
 
 
 def test_no_auth_is_an_explicit_opt_out(data_paths):
@@ -69,7 +72,10 @@ def test_environment_wins_over_file_and_stored(data_paths, tmp_path):
     assert read_auth_file(file).as_tuple() == ("filer", "from-file")
     login = load_or_create_credentials(data_paths, auth_file=file, environ={AUTH_ENV_VAR: "env:from-env"})
     assert login.as_tuple() == ("env", "from-env")
-    assert load_or_create_credentials(data_paths, auth_file=file, environ={}).as_tuple() == ("filer", "from-file")
+    assert load_or_create_credentials(data_paths, auth_file=file, environ={}).as_tuple() == (
+        "filer",
+        "from-file",
+    )
 
 
 @pytest.mark.parametrize("text", ["nocolon", ":pw", "user:", "  :  "])

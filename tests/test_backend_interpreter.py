@@ -56,20 +56,26 @@ def test_fake_interpreters_answer_version_queries_like_the_real_one(tmp_path: Pa
 
 def test_app_interpreter_in_range_wins_without_looking_further(data_paths: DataPaths, tmp_path: Path) -> None:
     fake_python(tmp_path / "bin" / "python3.12", (3, 12, 4))
-    search = find_interpreter(data_paths, app_python=REAL, app_version=(3, 11, 7), search_path=str(tmp_path / "bin"))
+    search = find_interpreter(
+        data_paths, app_python=REAL, app_version=(3, 11, 7), search_path=str(tmp_path / "bin")
+    )
     assert search.choice is not None
     assert search.choice.source is InterpreterSource.APP and search.choice.path == Path(REAL)
     assert "no download needed" in search.choice.reason and search.rejected == ()
 
 
-def test_out_of_range_app_falls_back_to_the_newest_python_on_path(data_paths: DataPaths, tmp_path: Path) -> None:
+def test_out_of_range_app_falls_back_to_the_newest_python_on_path(
+    data_paths: DataPaths, tmp_path: Path
+) -> None:
     bin_dir = tmp_path / "bin"
     fake_python(bin_dir / "python3.12", (3, 12, 4))
     fake_python(bin_dir / "python3.11", (3, 11, 9))
     search = find_interpreter(data_paths, app_python=REAL, app_version=(3, 13, 1), search_path=str(bin_dir))
     assert search.choice is not None
     assert (search.choice.source, search.choice.path, search.choice.version) == (
-        InterpreterSource.PATH, bin_dir / "python3.12", (3, 12, 4)
+        InterpreterSource.PATH,
+        bin_dir / "python3.12",
+        (3, 12, 4),
     )
     assert "3.13.1, outside >=3.11,<3.13" in search.rejected[0]
 
@@ -92,12 +98,19 @@ def test_nothing_usable_says_what_setup_will_do(data_paths: DataPaths, tmp_path:
     assert any("python3.11: not on PATH" in why for why in search.rejected)
     assert "pip-install uv" in search.summary and "CPython 3.12" in search.summary
     with pytest.raises(BackendError, match="No Python in >=3.11,<3.13"):
-        resolve_interpreter(data_paths, app_python=REAL, app_version=(3, 14, 0), search_path=str(bin_dir),
-                            allow_download=False)
+        resolve_interpreter(
+            data_paths,
+            app_python=REAL,
+            app_version=(3, 14, 0),
+            search_path=str(bin_dir),
+            allow_download=False,
+        )
 
 
 def test_an_interpreter_uv_provisioned_earlier_is_reused(data_paths: DataPaths, tmp_path: Path) -> None:
-    managed = fake_python(data_paths.pythons_dir / "cpython-3.12.8-linux-x86_64-gnu" / "bin" / "python3.12", (3, 12, 8))
+    managed = fake_python(
+        data_paths.pythons_dir / "cpython-3.12.8-linux-x86_64-gnu" / "bin" / "python3.12", (3, 12, 8)
+    )
     search = find_interpreter(data_paths, app_python=REAL, app_version=(3, 14, 0), search_path=str(tmp_path))
     assert search.choice is not None
     assert (search.choice.source, search.choice.path) == (InterpreterSource.UV_MANAGED, managed)
@@ -109,7 +122,7 @@ def _fake_app_venv(tmp_path: Path, *, uv_exit: int = 0) -> tuple[Path, Path]:
     app_bin = tmp_path / "appvenv" / "bin"
     app_python = fake_python(app_bin / "python", (3, 10, 13))
     argv_log = tmp_path / "pip-argv.txt"
-    interpreter_script = (tmp_path / "appvenv" / "python3.12.template")
+    interpreter_script = tmp_path / "appvenv" / "python3.12.template"
     fake_python(interpreter_script, (3, 12, 8))
     uv_source = tmp_path / "uv.py"
     uv_source.write_text(
@@ -131,7 +144,7 @@ def _fake_app_venv(tmp_path: Path, *, uv_exit: int = 0) -> tuple[Path, Path]:
     # The fake app python: -c is a version query, -m pip install records argv and installs uv.
     app_python.write_text(
         app_python.read_text().replace(
-            'echo unsupported >&2\n',
+            "echo unsupported >&2\n",
             f'echo "$@" >> "{argv_log}"\n'
             f'cp "{uv_source}" "{app_bin}/uv" && chmod +x "{app_bin}/uv"\n'
             'echo "Successfully installed uv-0.9.0"\n'
@@ -141,14 +154,20 @@ def _fake_app_venv(tmp_path: Path, *, uv_exit: int = 0) -> tuple[Path, Path]:
     return app_python, argv_log
 
 
-def test_uv_is_pip_installed_into_the_app_venv_and_provisions_cpython(data_paths: DataPaths, tmp_path: Path) -> None:
+def test_uv_is_pip_installed_into_the_app_venv_and_provisions_cpython(
+    data_paths: DataPaths, tmp_path: Path
+) -> None:
     app_python, argv_log = _fake_app_venv(tmp_path)
     lines: list[str] = []
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     choice = resolve_interpreter(
-        data_paths, app_python=app_python, app_version=(3, 10, 13), search_path=str(empty),
-        index_args=["--no-index", "--find-links", str(tmp_path)], log=lines.append,
+        data_paths,
+        app_python=app_python,
+        app_version=(3, 10, 13),
+        search_path=str(empty),
+        index_args=["--no-index", "--find-links", str(tmp_path)],
+        log=lines.append,
     )
     assert choice.source is InterpreterSource.UV_MANAGED and choice.version == (3, 12, 8)
     assert choice.path == data_paths.pythons_dir / "cpython-3.12.8-linux-x86_64-gnu" / "bin" / "python3.12"
@@ -164,7 +183,9 @@ def test_uv_is_pip_installed_into_the_app_venv_and_provisions_cpython(data_paths
 
     # The next search finds it without uv (and without the network).
     os.remove(app_python.parent / "uv")
-    again = find_interpreter(data_paths, app_python=app_python, app_version=(3, 10, 13), search_path=str(empty))
+    again = find_interpreter(
+        data_paths, app_python=app_python, app_version=(3, 10, 13), search_path=str(empty)
+    )
     assert again.choice is not None and again.choice.path == choice.path
 
 
@@ -173,5 +194,7 @@ def test_a_failing_uv_is_an_install_error_with_its_log(data_paths: DataPaths, tm
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     with pytest.raises(InstallError, match="could not provision CPython 3.12") as raised:
-        resolve_interpreter(data_paths, app_python=app_python, app_version=(3, 10, 13), search_path=str(empty))
+        resolve_interpreter(
+            data_paths, app_python=app_python, app_version=(3, 10, 13), search_path=str(empty)
+        )
     assert raised.value.log_path is not None and "error: no network" in raised.value.log_path.read_text()

@@ -111,7 +111,8 @@ def test_companions_install_only_what_is_missing_without_dependencies(ready_back
 
     # A wrong version (e.g. upgraded by hand) is put back to the pin; the other is left alone.
     python = str(backend_python(paths))
-    subprocess.run([python, "-m", "pip", "install", "-q", *_offline(wheels), "tiny-qwen-tts==0.2.0"], check=True)
+    subprocess.run([python, "-m", "pip", "install", "-q", *_offline(wheels), "tiny-qwen-tts==0.2.0"],
+                   check=True)
     assert missing_companion_packages(paths, entry) == ["tiny-qwen-tts==0.1.1"]
     assert ensure_companion_packages(paths, entry, index_args=_offline(wheels)) == ["tiny-qwen-tts==0.1.1"]
     assert missing_companion_packages(paths, entry) == []
@@ -165,8 +166,12 @@ def test_cancelled_install_is_incomplete_and_reruns_repair_even_a_broken_venv(
     threading.Thread(target=lambda: index.hit.wait(120) and cancel.set(), daemon=True).start()
     try:
         with pytest.raises(InstallCancelled) as raised:
-            install_backend(data_paths, interpreter=APP, index_args=["--no-index", "--find-links", index.url],
-                            cancel=cancel)
+            install_backend(
+                data_paths,
+                interpreter=APP,
+                index_args=["--no-index", "--find-links", index.url],
+                cancel=cancel,
+            )
     finally:
         index.close()
     assert "cancelled" in str(raised.value) and raised.value.log_path.exists()

@@ -106,7 +106,9 @@ def test_drm_encrypted_content(tmp_path: Path) -> None:
     with pytest.raises(DrmProtected) as info:
         load_book(path)
     message = str(info.value)
-    assert message.startswith("This EPUB is protected by DRM (Adobe ADEPT; META-INF/encryption.xml encrypts 3 content files)")
+    assert message.startswith(
+        "This EPUB is protected by DRM (Adobe ADEPT; META-INF/encryption.xml encrypts 3 content files)"
+    )
     assert "DRM-free" in message
 
 
@@ -214,7 +216,9 @@ def test_image_only_book_is_empty(tmp_path: Path) -> None:
 
 
 def test_book_without_text_is_empty(tmp_path: Path) -> None:
-    path = make_epub(tmp_path / "blank.epub", [("p.xhtml", xhtml("<div>   </div><script>var a = 1;</script>"))])
+    path = make_epub(
+        tmp_path / "blank.epub", [("p.xhtml", xhtml("<div>   </div><script>var a = 1;</script>"))]
+    )
     with pytest.raises(EmptyBook, match="pages are empty"):
         load_book(path)
 

@@ -100,15 +100,27 @@ def test_paragraph_packs_sentences_up_to_the_budget() -> None:
 
 
 def test_paragraphs_are_never_merged() -> None:
-    chapter = _chapter([(BlockKind.PARAGRAPH, "One."), (BlockKind.PARAGRAPH, "Two."), (BlockKind.PARAGRAPH, "Three.")])
+    chapter = _chapter(
+        [(BlockKind.PARAGRAPH, "One."), (BlockKind.PARAGRAPH, "Two."), (BlockKind.PARAGRAPH, "Three.")]
+    )
     chunks = chunk_chapter(chapter, chunk_words=100, speak_title=False)
     assert [c.text for c in chunks] == ["One.", "Two.", "Three."]
-    assert [c.pause_after for c in chunks] == [PauseKind.PARAGRAPH, PauseKind.PARAGRAPH, PauseKind.CHAPTER_END]
+    assert [c.pause_after for c in chunks] == [
+        PauseKind.PARAGRAPH,
+        PauseKind.PARAGRAPH,
+        PauseKind.CHAPTER_END,
+    ]
 
 
 def test_scene_break_is_a_long_pause_never_spoken() -> None:
-    chapter = _chapter([(BlockKind.PARAGRAPH, "She ate it."), (BlockKind.PARAGRAPH, "* * * * * *"),
-                        (BlockKind.PARAGRAPH, "\u2042"), (BlockKind.PARAGRAPH, "Later, she woke.")])
+    chapter = _chapter(
+        [
+            (BlockKind.PARAGRAPH, "She ate it."),
+            (BlockKind.PARAGRAPH, "* * * * * *"),
+            (BlockKind.PARAGRAPH, "\u2042"),
+            (BlockKind.PARAGRAPH, "Later, she woke."),
+        ]
+    )
     chunks = chunk_chapter(chapter, chunk_words=100, speak_title=False)
     assert [c.text for c in chunks] == ["She ate it.", "Later, she woke."]
     assert [c.pause_after for c in chunks] == [PauseKind.SCENE_BREAK, PauseKind.CHAPTER_END]
@@ -129,9 +141,13 @@ def test_title_is_spoken_when_the_chapter_does_not_open_with_it() -> None:
     chunks = chunk_chapter(chapter, chunk_words=50)
     assert [c.text for c in chunks] == ["Chapter 3: Storm", "It was a dark night."]
     assert chunks[0].pause_after is PauseKind.HEADING
-    assert [c.text for c in chunk_chapter(chapter, chunk_words=50, speak_title=False)] == ["It was a dark night."]
+    assert [c.text for c in chunk_chapter(chapter, chunk_words=50, speak_title=False)] == [
+        "It was a dark night."
+    ]
     # A first heading that matches the title (modulo case and punctuation) is not doubled.
-    same = _chapter([(BlockKind.HEADING, "CHAPTER 3 — STORM"), (BlockKind.PARAGRAPH, "Rain.")], title="Chapter 3: Storm")
+    same = _chapter(
+        [(BlockKind.HEADING, "CHAPTER 3 — STORM"), (BlockKind.PARAGRAPH, "Rain.")], title="Chapter 3: Storm"
+    )
     assert [c.text for c in chunk_chapter(same, chunk_words=50)] == ["CHAPTER 3, STORM", "Rain."]
     # A different first heading still gets the title spoken before it.
     other = _chapter([(BlockKind.HEADING, "Part One"), (BlockKind.PARAGRAPH, "Rain.")], title="Storm")
@@ -151,7 +167,9 @@ def test_long_sentence_splits_at_clauses_then_words() -> None:
     assert all(c.words <= 30 for c in chunks)
     assert all(c.text.endswith((",", ".")) for c in chunks)  # cut after commas, not mid-clause
     words = " ".join(f"w{i}" for i in range(100))
-    chunks = chunk_chapter(_chapter([(BlockKind.PARAGRAPH, words)]), chunk_words=80, max_words=80, speak_title=False)
+    chunks = chunk_chapter(
+        _chapter([(BlockKind.PARAGRAPH, words)]), chunk_words=80, max_words=80, speak_title=False
+    )
     assert [c.words for c in chunks] == [50, 50]
 
 

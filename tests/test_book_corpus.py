@@ -62,7 +62,9 @@ _PAGES = {p.stem for p in FILES if p.parent.name == "html"}
 
 
 @pytest.mark.parametrize("stem", sorted(_TEXTS & _PAGES))
-def test_gutenberg_text_has_the_chapters_of_its_html_edition(stem: str, request: pytest.FixtureRequest) -> None:
+def test_gutenberg_text_has_the_chapters_of_its_html_edition(
+    stem: str, request: pytest.FixtureRequest
+) -> None:
     if stem in NO_HEADINGS_IN_TEXT:
         pytest.skip("the plain-text edition has no chapter headings to find")
     if f"txt/{stem}.txt" in NOT_YET_GOOD or f"html/{stem}.html" in NOT_YET_GOOD:

@@ -57,15 +57,22 @@ def test_pdf_small_print_note_follows_the_paragraph_with_its_raised_marker(tmp_p
     storm = next(c for c in load_book(path, options=_MOVED).chapters if c.title == CHAPTERS[0])
     texts = [b.text for b in storm.blocks]
     # The marker sits after "storm" in the first paragraph; the second paragraph comes after the note.
-    assert texts == [texts[0], skipped.blocks[1].text,
-                     "Note: The great gale of that winter is remembered on the coast still.", skipped.blocks[2].text]
+    assert texts == [
+        texts[0],
+        skipped.blocks[1].text,
+        "Note: The great gale of that winter is remembered on the coast still.",
+        skipped.blocks[2].text,
+    ]
     assert "storm1" not in texts[1] and "storm that" in texts[1]
 
 
 def test_docx_footnotes_follow_their_paragraph_and_comments_are_never_read() -> None:
     notes = load_book(DATA_DIR / "mammoth-footnotes.docx", options=_MOVED)
     assert [b.text for c in notes.chapters for b in c.blocks] == [
-        "Ouch.", "Note: A tachyon walks into a bar.", "Note: Fin."]
+        "Ouch.",
+        "Note: A tachyon walks into a bar.",
+        "Note: Fin.",
+    ]
     comments = load_book(DATA_DIR / "mammoth-comments.docx", options=_MOVED)
     assert [b.text for c in comments.chapters for b in c.blocks] == ["Ouch."]
 
@@ -82,7 +89,9 @@ def test_the_setting_is_checked_and_reaches_the_readers(tmp_path: Path) -> None:
 
     request = ConvertRequest(book_path=tmp_path / "b.pdf", model_key="m", footnotes="end-of-paragraph")
     assert ConvertRequest.from_dict(request.to_dict()).footnotes == "end-of-paragraph"
-    assert ConvertRequest.from_dict({"book_path": "b.pdf", "model_key": "m"}).footnotes is None  # an older job
+    assert (
+        ConvertRequest.from_dict({"book_path": "b.pdf", "model_key": "m"}).footnotes is None
+    )  # an older job
 
 
 def _paths(root: Path):  # noqa: ANN202 - DataPaths
@@ -92,7 +101,8 @@ def _paths(root: Path):  # noqa: ANN202 - DataPaths
 
 
 def test_chapters_command_prints_the_note_after_its_paragraph_with_the_flag(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from omni_web.cli import main
 
     path = html_book(tmp_path / "book.html")

@@ -24,7 +24,9 @@ pytestmark = pytest.mark.slow  # subprocesses
 
 _LOL = (
     '<!DOCTYPE x [<!ENTITY lol "lol">'
-    + "".join(f'<!ENTITY lol{i} "{("&lol" + (str(i - 1) if i > 1 else "") + ";") * 10}">' for i in range(1, 10))
+    + "".join(
+        f'<!ENTITY lol{i} "{("&lol" + (str(i - 1) if i > 1 else "") + ";") * 10}">' for i in range(1, 10)
+    )
     + "]>"
 )
 
@@ -42,8 +44,11 @@ def _rewrite(path: Path, member: str, change) -> Path:  # noqa: ANN001 - bytes -
     return out
 
 
-@pytest.mark.parametrize("builder,member", [(docx_book, "word/media/zeros.bin"), (odt_book, "Pictures/zeros.bin")],
-                         ids=["docx", "odt"])
+@pytest.mark.parametrize(
+    "builder,member",
+    [(docx_book, "word/media/zeros.bin"), (odt_book, "Pictures/zeros.bin")],
+    ids=["docx", "odt"],
+)
 def test_zip_bombs_in_office_files_are_refused(tmp_path: Path, builder, member: str) -> None:  # noqa: ANN001
     path = _rewrite(builder(tmp_path / f"book.{member[:4]}"), member, lambda _: b"\0" * (4 * 1024 * 1024))
     with pytest.raises(UnsafeBook, match=r"zeros.bin, compressed \d+:1 .*decompression bomb"):
@@ -53,13 +58,21 @@ def test_zip_bombs_in_office_files_are_refused(tmp_path: Path, builder, member: 
 
 
 def test_entity_declarations_are_refused_before_any_parser_sees_them(tmp_path: Path) -> None:
-    odt = _rewrite(odt_book(tmp_path / "book.odt"), "content.xml",
-                   lambda data: data.replace(b"?>", b"?>" + _LOL.encode(), 1))
-    docx = _rewrite(docx_book(tmp_path / "book.docx"), "word/document.xml",
-                    lambda data: data.replace(b"?>", b"?>" + _LOL.encode(), 1))
+    odt = _rewrite(
+        odt_book(tmp_path / "book.odt"),
+        "content.xml",
+        lambda data: data.replace(b"?>", b"?>" + _LOL.encode(), 1),
+    )
+    docx = _rewrite(
+        docx_book(tmp_path / "book.docx"),
+        "word/document.xml",
+        lambda data: data.replace(b"?>", b"?>" + _LOL.encode(), 1),
+    )
     fb2 = fb2_book(tmp_path / "book.fb2")
-    fb2.write_text(fb2.read_text(encoding="utf-8").replace("?>", "?>" + _LOL, 1).replace("A short test novel", "&lol9;"),
-                   encoding="utf-8")
+    fb2.write_text(
+        fb2.read_text(encoding="utf-8").replace("?>", "?>" + _LOL, 1).replace("A short test novel", "&lol9;"),
+        encoding="utf-8",
+    )
     html = html_book(tmp_path / "book.html")
     html.write_text(_LOL + html.read_text(encoding="utf-8").replace("<!DOCTYPE html>", ""), encoding="utf-8")
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -71,8 +84,12 @@ def test_entity_declarations_are_refused_before_any_parser_sees_them(tmp_path: P
 
 def test_single_file_formats_are_refused_over_their_size_limit(tmp_path: Path) -> None:
     small = ArchiveLimits(max_text_file_bytes=500, max_file_bytes=500)
-    for path in (text_book(tmp_path / "b.txt"), html_book(tmp_path / "b.html"), fb2_book(tmp_path / "b.fb2"),
-                 trap_book(tmp_path / "b.pdf")):
+    for path in (
+        text_book(tmp_path / "b.txt"),
+        html_book(tmp_path / "b.html"),
+        fb2_book(tmp_path / "b.fb2"),
+        trap_book(tmp_path / "b.pdf"),
+    ):
         with pytest.raises(UnsafeBook, match="over the .* limit"):
             load_book(path, limits=small)
 
@@ -94,8 +111,11 @@ def test_password_protected_office_zip_is_refused(tmp_path: Path) -> None:
 
 
 def test_an_odt_picture_outside_the_archive_is_not_the_cover(tmp_path: Path) -> None:
-    path = _rewrite(odt_book(tmp_path / "book.odt"), "content.xml",
-                    lambda data: data.replace(b"Pictures/", b"../../../etc/"))
+    path = _rewrite(
+        odt_book(tmp_path / "book.odt"),
+        "content.xml",
+        lambda data: data.replace(b"Pictures/", b"../../../etc/"),
+    )
     book = load_book(path)
     assert book.cover is None and book.chapters
 
@@ -111,21 +131,27 @@ def test_mobi_drm_is_refused_from_the_header_and_missing_calibre_is_named(tmp_pa
     header = bytearray(200)
     header[60:68] = b"BOOKMOBI"
     header[78:82] = (90).to_bytes(4, "big")  # the first record starts at byte 90
-    header[90 + 12:90 + 14] = (2).to_bytes(2, "big")  # Mobipocket DRM
+    header[90 + 12 : 90 + 14] = (2).to_bytes(2, "big")  # Mobipocket DRM
     assert is_drm_locked(bytes(header))
     locked = tmp_path / "locked.azw3"
     locked.write_bytes(bytes(header))
     with pytest.raises(DrmProtected, match="locked with DRM"):
         load_book(locked)
-    header[90 + 12:90 + 14] = b"\0\0"
+    header[90 + 12 : 90 + 14] = b"\0\0"
     assert not is_drm_locked(bytes(header))
-    with pytest.raises(UnsupportedFormat, match="needs calibre's ebook-convert, which is not installed.*apt install calibre"):
+    with pytest.raises(
+        UnsupportedFormat, match="needs calibre's ebook-convert, which is not installed.*apt install calibre"
+    ):
         convert_to_epub(locked, tmp_path, which=lambda _name: None)
 
 
-@pytest.mark.skipif(shutil.which("ebook-convert") is None,
-                    reason="calibre's ebook-convert is not installed (Debian: apt install calibre)")
-def test_mobi_and_azw3_are_read_through_ebook_convert(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.skipif(
+    shutil.which("ebook-convert") is None,
+    reason="calibre's ebook-convert is not installed (Debian: apt install calibre)",
+)
+def test_mobi_and_azw3_are_read_through_ebook_convert(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import subprocess
 
     from tests.conftest import DATA_DIR
@@ -135,12 +161,16 @@ def test_mobi_and_azw3_are_read_through_ebook_convert(tmp_path: Path, monkeypatc
     # ebook-convert behind a wrapper that counts its runs: the cache must make it one per book.
     runs, shim = tmp_path / "runs.log", tmp_path / "bin"
     shim.mkdir()
-    (shim / "ebook-convert").write_text(f'#!/bin/sh\necho run >> "{runs}"\nexec "{shutil.which("ebook-convert")}" "$@"\n')
+    (shim / "ebook-convert").write_text(
+        f'#!/bin/sh\necho run >> "{runs}"\nexec "{shutil.which("ebook-convert")}" "$@"\n'
+    )
     (shim / "ebook-convert").chmod(0o755)
     cache = ReadOptions(cache_dir=tmp_path / "state" / "converted")
     for suffix in (".mobi", ".azw3"):
         kindle = tmp_path / f"hefty{suffix}"
-        subprocess.run(["ebook-convert", str(source), str(kindle)], check=True, capture_output=True, timeout=300)
+        subprocess.run(
+            ["ebook-convert", str(source), str(kindle)], check=True, capture_output=True, timeout=300
+        )
         monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
         started = time.monotonic()
         book = load_book(kindle, options=cache)
@@ -159,7 +189,9 @@ def test_mobi_and_azw3_are_read_through_ebook_convert(tmp_path: Path, monkeypatc
 def test_a_few_bytes_of_text_with_no_book_name_is_no_book(tmp_path: Path) -> None:
     scrap = tmp_path / "vm"
     scrap.write_bytes(b"vm")
-    with pytest.raises(UnsupportedFormat, match=r"'vm' is not a book: it has no book extension and holds 1 word"):
+    with pytest.raises(
+        UnsupportedFormat, match=r"'vm' is not a book: it has no book extension and holds 1 word"
+    ):
         load_book(scrap)
     # The same text named as a text book, or a real text under no book name, is still read.
     named = tmp_path / "notes.txt"

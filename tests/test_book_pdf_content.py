@@ -42,8 +42,16 @@ def _page_streams(name: str, pages: int) -> list[bytes]:
         return found
 
 
-@pytest.mark.parametrize("name", ["sample-files-geotopo-de.pdf", "pdfjs-tracemonkey.pdf", "pdfplumber-french-chapter.pdf",
-                                  "pypdf-multilang.pdf", "sample-files-libreoffice-writer.pdf"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "sample-files-geotopo-de.pdf",
+        "pdfjs-tracemonkey.pdf",
+        "pdfplumber-french-chapter.pdf",
+        "pypdf-multilang.pdf",
+        "sample-files-libreoffice-writer.pdf",
+    ],
+)
 def test_real_pages_give_the_objects_pdfminer_gives(name: str) -> None:
     streams = [data for data in _page_streams(name, 3) if not has_inline_image(data)]
     assert streams
@@ -52,8 +60,10 @@ def test_real_pages_give_the_objects_pdfminer_gives(name: str) -> None:
 
 
 def test_strings_names_and_nesting() -> None:
-    data = (b"BT /F1#20a 12 Tf [(Caf\\351 \\(nested (paren)\\)) -250 <48656C6C6F> (a\\\nb)] TJ "
-            b"<< /Type /X /N [1 -2.5 .5 +3] /B true >> BDC % a comment\n(line\\n) Tj ET")
+    data = (
+        b"BT /F1#20a 12 Tf [(Caf\\351 \\(nested (paren)\\)) -250 <48656C6C6F> (a\\\nb)] TJ "
+        b"<< /Type /X /N [1 -2.5 .5 +3] /B true >> BDC % a comment\n(line\\n) Tj ET"
+    )
     assert list(content_objects(data)) == _pdfminer_objects(data)
 
 

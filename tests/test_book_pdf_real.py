@@ -33,8 +33,13 @@ def test_a_two_column_paper_is_read_column_by_column_as_pdfminer_reads_it() -> N
     ours = _spoken(path)
     # pdfminer's own plain extraction keeps the columns apart: the same sentences in the same order.
     plain = " ".join(extract_text(path).replace("-\n", "").split())
-    probes = ["This is a sample document with two columns", "Lorem ipsum dolor sit amet", "pellentesque ante.",
-              "Maecenas lacinia.", "Quisque ullamcorper placerat ipsum."]
+    probes = [
+        "This is a sample document with two columns",
+        "Lorem ipsum dolor sit amet",
+        "pellentesque ante.",
+        "Maecenas lacinia.",
+        "Quisque ullamcorper placerat ipsum.",
+    ]
     assert [ours.index(p) for p in probes] == sorted(ours.index(p) for p in probes)
     assert [plain.index(p) for p in probes] == sorted(plain.index(p) for p in probes)
     assert "Maecewith" not in ours and "Sed diam turpis, This is" not in ours
@@ -43,7 +48,9 @@ def test_a_two_column_paper_is_read_column_by_column_as_pdfminer_reads_it() -> N
 def test_overprinted_bold_is_read_once() -> None:
     spoken = _spoken(PDFS / "pdfplumber-french-chapter.pdf")
     assert spoken.count("UE 8. Circulation - Métabolismes") == 1
-    assert "N°265. Troubles de l’équilibre acido-basique et désordres hydro-électrolytiques. N°265" not in spoken
+    assert (
+        "N°265. Troubles de l’équilibre acido-basique et désordres hydro-électrolytiques. N°265" not in spoken
+    )
 
 
 def test_a_tex_symbol_font_is_read_through_its_own_encoding() -> None:
@@ -66,7 +73,8 @@ def test_a_tex_symbol_font_is_read_through_its_own_encoding() -> None:
 
 @pytest.mark.slow  # a 117-page book
 def test_a_latex_book_has_no_glyph_placeholders_and_says_what_it_left_out(
-        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = PDFS / "sample-files-geotopo-de.pdf"
     book = load_book(path)
     spoken = " ".join(block.text for chapter in book.chapters for block in chapter.blocks)
@@ -77,8 +85,12 @@ def test_a_latex_book_has_no_glyph_placeholders_and_says_what_it_left_out(
     assert "Dieses Skript wurde im Wintersemester 2013/2014" in spoken and "1.2 Metrische Räume" in spoken
     contents = next(c for c in book.chapters if c.title == "Inhaltsverzeichnis")
     assert contents.matter_reason == "table of contents" and not contents.selected_by_default
-    assert not any(". . . ." in block.text for c in book.chapters if c.selected_by_default for block in c.blocks)
-    assert len(book.warnings) == 1 and re.search(r"[\d,]+ letters or symbols .* were left out", book.warnings[0])
+    assert not any(
+        ". . . ." in block.text for c in book.chapters if c.selected_by_default for block in c.blocks
+    )
+    assert len(book.warnings) == 1 and re.search(
+        r"[\d,]+ letters or symbols .* were left out", book.warnings[0]
+    )
     assert book.warnings[0] in book_header_html(book).replace("&#x27;", "'")
     import omni_web.cli.chapters as chapters_cli
 
@@ -94,13 +106,19 @@ def test_a_picture_with_a_watermark_or_stray_word_still_needs_ocr(name: str) -> 
 
 
 def test_a_text_layer_in_fonts_without_letters_needs_ocr() -> None:
-    with pytest.raises(ScannedBook, match=r"'pdfjs-tamreview.pdf' has a text layer that cannot be read: .*OCR"):
+    with pytest.raises(
+        ScannedBook, match=r"'pdfjs-tamreview.pdf' has a text layer that cannot be read: .*OCR"
+    ):
         load_book(PDFS / "pdfjs-tamreview.pdf")
 
 
-@pytest.mark.parametrize("name", ["pdfjs-tracemonkey-truncated.pdf", "sample-files-pdflatex-outline-truncated.pdf"])
+@pytest.mark.parametrize(
+    "name", ["pdfjs-tracemonkey-truncated.pdf", "sample-files-pdflatex-outline-truncated.pdf"]
+)
 def test_a_truncated_pdf_is_told_damaged_not_scanned(name: str) -> None:
-    with pytest.raises(NotAnEpub, match=rf"'{re.escape(name)}' is a damaged PDF: the file is cut short.*again"):
+    with pytest.raises(
+        NotAnEpub, match=rf"'{re.escape(name)}' is a damaged PDF: the file is cut short.*again"
+    ):
         load_book(PDFS / name)
 
 
@@ -115,16 +133,22 @@ def test_an_outline_that_agrees_is_kept_with_two_same_titled_sections_on_one_pag
     book = load_book(PDFS / "sample-files-pdflatex-outline.pdf")
     chapters = [c for c in book.chapters if c.selected_by_default]
     assert [c.title for c in chapters] == ["Foo", "Bar", "Baz"] * 3
-    assert chapters[3].blocks[0].text == "4 Foo" and "4 Foo" not in " ".join(b.text for b in chapters[2].blocks)
+    assert chapters[3].blocks[0].text == "4 Foo" and "4 Foo" not in " ".join(
+        b.text for b in chapters[2].blocks
+    )
 
 
 def test_a_three_column_gazette_reads_column_by_column_without_its_printer_slug() -> None:
     book = load_book(PDFS / "pdfplumber-federal-register.pdf")
     spoken = " ".join(block.text for chapter in book.chapters for block in chapter.blocks)
-    assert "The FAA is proposing this AD to address the unsafe condition on these products. DATES: The FAA must " \
-           "receive comments on this proposed AD by September 21, 2020." in spoken
+    assert (
+        "The FAA is proposing this AD to address the unsafe condition on these products. DATES: The FAA must "
+        "receive comments on this proposed AD by September 21, 2020." in spoken
+    )
     assert "VerDate" not in spoken and "Jkt 250001" not in spoken  # the printer's slug under each page
-    assert not re.search(r"\b47\d{3}\b", " ".join(c.title for c in book.chapters))  # page numbers are no chapters
+    assert not re.search(
+        r"\b47\d{3}\b", " ".join(c.title for c in book.chapters)
+    )  # page numbers are no chapters
 
 
 def test_a_papers_title_and_authors_are_its_title_page() -> None:

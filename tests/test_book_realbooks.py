@@ -18,7 +18,9 @@ CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
 
 
 def test_plain_marks_are_not_read() -> None:
-    assert strip_plain_marks("It was _very_ =bold= of him{1} to say so.") == "It was very bold of him to say so."
+    assert (
+        strip_plain_marks("It was _very_ =bold= of him{1} to say so.") == "It was very bold of him to say so."
+    )
     assert strip_plain_marks("[Illustration: A HOUSE] The house stood.") == "The house stood."
     assert strip_plain_marks("snake_case stays apart") == "snake case stays apart"
 
@@ -46,19 +48,31 @@ def test_tables_read_row_by_row_or_as_a_note() -> None:
 def test_table_setting_reaches_word_documents() -> None:
     path = CORPUS / "docx" / "pandoc-tables.docx"
     rows = " ".join(b.text for c in load_book(path).chapters for b in c.blocks)
-    note = " ".join(b.text for c in load_book(path, options=ReadOptions(tables="note")).chapters for b in c.blocks)
+    note = " ".join(
+        b.text for c in load_book(path, options=ReadOptions(tables="note")).chapters for b in c.blocks
+    )
     assert "Lebron James, Basketball, Very High, Leaving Cleveland." in rows
     assert "Lebron James" not in note and "Table: Name, Game, Fame, Blame." in note
 
 
 def test_language_from_the_text() -> None:
-    assert detect_language("Als Gregor Samsa eines Morgens aus unruhigen Träumen erwachte, fand er sich in "
-                           "seinem Bett zu einem ungeheueren Ungeziefer verwandelt. Er lag auf dem Rücken und "
-                           "sah, wenn er den Kopf ein wenig hob, seinen gewölbten Bauch, der nicht mehr war.") == "de"
-    assert detect_language("Il y avait en Vestphalie, dans le château de monsieur le baron, un jeune garçon à qui "
-                           "la nature avait donné les moeurs les plus douces. Sa physionomie annonçait son âme; "
-                           "il avait le jugement assez droit, avec l'esprit le plus simple; c'est, je crois, pour "
-                           "cette raison qu'on le nommait Candide.") == "fr"
+    assert (
+        detect_language(
+            "Als Gregor Samsa eines Morgens aus unruhigen Träumen erwachte, fand er sich in "
+            "seinem Bett zu einem ungeheueren Ungeziefer verwandelt. Er lag auf dem Rücken und "
+            "sah, wenn er den Kopf ein wenig hob, seinen gewölbten Bauch, der nicht mehr war."
+        )
+        == "de"
+    )
+    assert (
+        detect_language(
+            "Il y avait en Vestphalie, dans le château de monsieur le baron, un jeune garçon à qui "
+            "la nature avait donné les moeurs les plus douces. Sa physionomie annonçait son âme; "
+            "il avait le jugement assez droit, avec l'esprit le plus simple; c'est, je crois, pour "
+            "cette raison qu'on le nommait Candide."
+        )
+        == "fr"
+    )
     assert detect_language("Ο γεωργός όμως, ενάρετος και έντιμος άνθρωπος") == "el"
     assert detect_language("Chapter One") == ""
 
@@ -74,8 +88,11 @@ def test_markdown_under_a_txt_name_is_read_as_markdown(tmp_path: Path) -> None:
     from omni_web.book.formats import detect_format
 
     page = tmp_path / "notes.txt"
-    page.write_text("---\ntitle: Field Notes\nauthor: A. Writer\n---\n\n# One\n\nSee [the map](map.html).\n\n"
-                    "```\ncode here\n```\n", encoding="utf-8")
+    page.write_text(
+        "---\ntitle: Field Notes\nauthor: A. Writer\n---\n\n# One\n\nSee [the map](map.html).\n\n"
+        "```\ncode here\n```\n",
+        encoding="utf-8",
+    )
     book = load_book(page)
     spoken = " ".join(b.text for c in book.chapters for b in c.blocks)
     assert detect_format(page) == "markdown" and book.title == "Field Notes"

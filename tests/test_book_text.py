@@ -51,7 +51,10 @@ def test_normalize_keeps_non_latin_scripts() -> None:
     ("text", "sentences"),
     [
         ("Mr. Smith went home. He slept.", ["Mr. Smith went home.", "He slept."]),
-        ("Mrs. Jones and Dr. Who met at St. Paul's. Then rain.", ["Mrs. Jones and Dr. Who met at St. Paul's.", "Then rain."]),
+        (
+            "Mrs. Jones and Dr. Who met at St. Paul's. Then rain.",
+            ["Mrs. Jones and Dr. Who met at St. Paul's.", "Then rain."],
+        ),
         ("Fruit, e.g. apples, i.e. red ones. Done.", ["Fruit, e.g. apples, i.e. red ones.", "Done."]),
         ("Apples, pears, etc. The end.", ["Apples, pears, etc. The end."]),
         ("Cats vs. Dogs is a film. Good.", ["Cats vs. Dogs is a film.", "Good."]),
@@ -59,10 +62,16 @@ def test_normalize_keeps_non_latin_scripts() -> None:
         ("Pi is 3.14 or so. Right.", ["Pi is 3.14 or so.", "Right."]),
         ("CHAPTER I. Down the Rabbit-Hole", ["CHAPTER I. Down the Rabbit-Hole"]),
         ("Really? Yes! Fine.", ["Really?", "Yes!", "Fine."]),
-        ('"Who is it?" asked Alice. "Me!" The Rabbit ran.', ['"Who is it?" asked Alice.', '"Me!"', "The Rabbit ran."]),
-        ("He said \"stop.\" Then left.", ['He said "stop."', "Then left."]),
+        (
+            '"Who is it?" asked Alice. "Me!" The Rabbit ran.',
+            ['"Who is it?" asked Alice.', '"Me!"', "The Rabbit ran."],
+        ),
+        ('He said "stop." Then left.', ['He said "stop."', "Then left."]),
         ("(It was late.) She slept.", ["(It was late.)", "She slept."]),
-        ("\"I shall be late!\" (when she thought it over) fine.", ["\"I shall be late!\" (when she thought it over) fine."]),
+        (
+            '"I shall be late!" (when she thought it over) fine.',
+            ['"I shall be late!" (when she thought it over) fine.'],
+        ),
         ("Wait... What happened?", ["Wait...", "What happened?"]),
         ("trailing words without a stop", ["trailing words without a stop"]),
         ("ما هو السرطان؟ من أين تأتي الحياة. هذا نص.", ["ما هو السرطان؟", "من أين تأتي الحياة.", "هذا نص."]),

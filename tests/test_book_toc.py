@@ -24,7 +24,13 @@ def test_three_chapters_in_one_file_split_at_anchors(tmp_path: Path) -> None:
         '<section id="two"><h2>Two</h2><p>Second <a id="inline"/>text.</p></section>'
         '<div id="three"><h2>Three</h2><p>Third text.</p></div>'
     )
-    nav = nav_xhtml([("book.xhtml#one", "Chapter One"), ("book.xhtml#two", "Chapter Two"), ("book.xhtml#three", "Chapter Three")])
+    nav = nav_xhtml(
+        [
+            ("book.xhtml#one", "Chapter One"),
+            ("book.xhtml#two", "Chapter Two"),
+            ("book.xhtml#three", "Chapter Three"),
+        ]
+    )
     book = load_book(make_epub(tmp_path / "b.epub", [("book.xhtml", xhtml(body))], nav=nav))
     assert [c.title for c in book.chapters] == ["Chapter 1", "Chapter One", "Chapter Two", "Chapter Three"]
     assert [[b.text for b in c.blocks] for c in book.chapters] == [
@@ -103,21 +109,43 @@ def test_image_only_page_in_the_middle_is_deselected(tmp_path: Path) -> None:
 
 def test_generic_toc_label_gives_way_to_the_heading(tmp_path: Path) -> None:
     docs = [("c.xhtml", xhtml("<header><h2>Chapter 2</h2><h1>What is it?</h1></header><p>Body text.</p>"))]
-    book = load_book(make_epub(tmp_path / "generic.epub", docs, nav=nav_xhtml([("c.xhtml", "Start Reading")])))
+    book = load_book(
+        make_epub(tmp_path / "generic.epub", docs, nav=nav_xhtml([("c.xhtml", "Start Reading")]))
+    )
     assert book.chapters[0].title == "Chapter 2: What is it?"
 
 
 def test_front_matter_classified_by_title_type_and_content(tmp_path: Path) -> None:
     docs = [
         ("toc.xhtml", xhtml("<h1>Contents</h1><p>One</p>")),
-        ("copy.xhtml", xhtml("<p>Copyright © 2020 Ann Author. All rights reserved. ISBN 978-0-00-000000-0.</p>")),
-        ("ded.xhtml", xhtml("<section epub:type=\"dedication\"><p>For my mother, who read to me.</p></section>")),
+        (
+            "copy.xhtml",
+            xhtml("<p>Copyright © 2020 Ann Author. All rights reserved. ISBN 978-0-00-000000-0.</p>"),
+        ),
+        (
+            "ded.xhtml",
+            xhtml('<section epub:type="dedication"><p>For my mother, who read to me.</p></section>'),
+        ),
         ("c1.xhtml", xhtml("<h1>One</h1><p>" + "Real story words. " * 20 + "</p>")),
         ("idx.xhtml", xhtml("<h1>Index</h1><p>apples, 3; pears, 5</p>")),
     ]
-    nav = nav_xhtml([("toc.xhtml", "Contents"), ("copy.xhtml", "Legal"), ("ded.xhtml", "Dedication"), ("c1.xhtml", "One"), ("idx.xhtml", "Index")])
+    nav = nav_xhtml(
+        [
+            ("toc.xhtml", "Contents"),
+            ("copy.xhtml", "Legal"),
+            ("ded.xhtml", "Dedication"),
+            ("c1.xhtml", "One"),
+            ("idx.xhtml", "Index"),
+        ]
+    )
     book = load_book(make_epub(tmp_path / "matter.epub", docs, nav=nav))
-    assert [c.matter_reason for c in book.chapters] == ["table of contents", "copyright page", "", "", "index"]
+    assert [c.matter_reason for c in book.chapters] == [
+        "table of contents",
+        "copyright page",
+        "",
+        "",
+        "index",
+    ]
     assert [c.selected_by_default for c in book.chapters] == [False, False, True, True, False]
 
 
@@ -131,7 +159,9 @@ def test_landmarks_mark_cover_and_body_start(tmp_path: Path) -> None:
         '<nav epub:type="landmarks" hidden=""><ol>'
         '<li><a epub:type="bodymatter" href="part.xhtml">Start</a></li></ol></nav>'
     )
-    nav = nav_xhtml([("half.xhtml", "Test Book"), ("part.xhtml", "Part One"), ("c1.xhtml", "One")], landmarks=landmarks)
+    nav = nav_xhtml(
+        [("half.xhtml", "Test Book"), ("part.xhtml", "Part One"), ("c1.xhtml", "One")], landmarks=landmarks
+    )
     book = load_book(make_epub(tmp_path / "landmarks.epub", docs, nav=nav))
     # The half-title before the body is front matter; the part title where the body starts is read.
     assert [c.matter_reason for c in book.chapters] == ["title page", "", ""]
@@ -140,23 +170,25 @@ def test_landmarks_mark_cover_and_body_start(tmp_path: Path) -> None:
 
 def test_extraction_drops_what_must_not_be_read() -> None:
     body = (
-        "<p>Text<a epub:type=\"noteref\" href=\"#n1\">1</a> with<sup><a href=\"#n2\">2</a></sup> notes"
-        "<a role=\"doc-noteref\" href=\"n.xhtml#n3\">[3]</a>.</p>"
-        "<p>Page<span epub:type=\"pagebreak\" id=\"p5\" title=\"5\">5</span> break"
-        "<span role=\"doc-pagebreak\">6</span> and <span class=\"pagenum\">[7]</span>numbers.</p>"
+        '<p>Text<a epub:type="noteref" href="#n1">1</a> with<sup><a href="#n2">2</a></sup> notes'
+        '<a role="doc-noteref" href="n.xhtml#n3">[3]</a>.</p>'
+        '<p>Page<span epub:type="pagebreak" id="p5" title="5">5</span> break'
+        '<span role="doc-pagebreak">6</span> and <span class="pagenum">[7]</span>numbers.</p>'
         "<script>alert('no');</script><style>p { color: red }</style>"
-        "<p hidden=\"hidden\">Hidden text.</p><p style=\"display: none\">Also hidden.</p>"
-        "<aside epub:type=\"footnote\" id=\"n1\"><p>The footnote body.</p></aside>"
-        "<aside class=\"endnote\"><p>An endnote body.</p></aside>"
-        "<p>See <a href=\"https://example.org/1\">1</a> and <a href=\"#sec\">section two</a>.</p>"
+        '<p hidden="hidden">Hidden text.</p><p style="display: none">Also hidden.</p>'
+        '<aside epub:type="footnote" id="n1"><p>The footnote body.</p></aside>'
+        '<aside class="endnote"><p>An endnote body.</p></aside>'
+        '<p>See <a href="https://example.org/1">1</a> and <a href="#sec">section two</a>.</p>'
         "<p>Ruby <ruby>漢<rp>(</rp><rt>kan</rt><rp>)</rp></ruby> here.</p>"
     )
-    assert _texts(xhtml(body)) == [[
-        "Text with notes.",
-        "Page break and numbers.",
-        "See 1 and section two.",
-        "Ruby 漢 here.",
-    ]]
+    assert _texts(xhtml(body)) == [
+        [
+            "Text with notes.",
+            "Page break and numbers.",
+            "See 1 and section two.",
+            "Ruby 漢 here.",
+        ]
+    ]
 
 
 def test_notes_page_keeps_its_notes() -> None:
@@ -194,9 +226,7 @@ def test_xhtml11_named_entities_become_text() -> None:
 
 
 def test_parse_nav_nested_and_landmarks() -> None:
-    nested = (
-        '<li><span>Group</span><ol><li><a href="../Text/c2.xhtml#x">Deep</a></li></ol></li>'
-    )
+    nested = '<li><span>Group</span><ol><li><a href="../Text/c2.xhtml#x">Deep</a></li></ol></li>'
     landmarks = '<nav epub:type="landmarks"><ol><li><a epub:type="cover" href="../Text/cover.xhtml">Cover</a></li></ol></nav>'
     data = nav_xhtml([("../Text/c1.xhtml", "Top")], nested=nested, landmarks=landmarks).encode()
     entries, marks = parse_nav(data, "Nav/nav.xhtml")
@@ -204,7 +234,9 @@ def test_parse_nav_nested_and_landmarks() -> None:
         ("Top", "Text/c1.xhtml", "", 0),
         ("Deep", "Text/c2.xhtml", "x", 1),
     ]
-    assert [(m.kinds, m.path, m.title) for m in marks] == [(frozenset({"cover"}), "Text/cover.xhtml", "Cover")]
+    assert [(m.kinds, m.path, m.title) for m in marks] == [
+        (frozenset({"cover"}), "Text/cover.xhtml", "Cover")
+    ]
 
 
 def test_parse_ncx_and_resolve_href() -> None:
@@ -235,7 +267,10 @@ def test_classify_matter_rules() -> None:
 
 
 def test_nav_without_toc_or_empty_nav_falls_back_to_spine(tmp_path: Path) -> None:
-    docs = [("a.xhtml", xhtml("<h1>A</h1><p>Alpha text.</p>")), ("b.xhtml", xhtml("<h1>B</h1><p>Beta text.</p>"))]
+    docs = [
+        ("a.xhtml", xhtml("<h1>A</h1><p>Alpha text.</p>")),
+        ("b.xhtml", xhtml("<h1>B</h1><p>Beta text.</p>")),
+    ]
     landmarks_only = xhtml('<nav epub:type="landmarks"><ol><li><a href="a.xhtml">A</a></li></ol></nav>')
     for name, nav in (("landmarks-only", landmarks_only), ("empty", "")):
         book = load_book(make_epub(tmp_path / f"{name}.epub", docs, nav=nav))
@@ -250,6 +285,9 @@ def test_anchor_inside_a_paragraph_splits_it(tmp_path: Path) -> None:
 
 
 def test_broken_ncx_falls_back_to_spine(tmp_path: Path) -> None:
-    docs = [("a.xhtml", xhtml("<h1>A</h1><p>Alpha text.</p>")), ("b.xhtml", xhtml("<h1>B</h1><p>Beta text.</p>"))]
+    docs = [
+        ("a.xhtml", xhtml("<h1>A</h1><p>Alpha text.</p>")),
+        ("b.xhtml", xhtml("<h1>B</h1><p>Beta text.</p>")),
+    ]
     book = load_book(make_epub(tmp_path / "ncx.epub", docs, ncx=""))
     assert [c.title for c in book.chapters] == ["A", "B"]

@@ -71,7 +71,16 @@ def test_tea_party_quotes_are_attributed_as_the_book_tells(alice) -> None:
 def test_alice_characters_list_names_counts_and_sample_lines(alice) -> None:
     people = {c.name: c for c in find_characters(alice)}
     assert next(iter(people)) == "Alice"  # most quotes first
-    for name in ("Hatter", "March Hare", "Dormouse", "Queen", "King", "Mock Turtle", "Gryphon", "Caterpillar"):
+    for name in (
+        "Hatter",
+        "March Hare",
+        "Dormouse",
+        "Queen",
+        "King",
+        "Mock Turtle",
+        "Gryphon",
+        "Caterpillar",
+    ):
         assert name in people, name
         assert people[name].quotes >= 5 and people[name].sample
     assert people["Alice"].quotes > 5 * people["Hatter"].quotes > 0
@@ -82,30 +91,39 @@ def test_alice_characters_list_names_counts_and_sample_lines(alice) -> None:
 
 
 def test_explicit_forms_and_their_confidence() -> None:
-    found = speakers([
-        "“Call me Ishmael,” said Ahab.",
-        "“Aye,” Starbuck said quietly.",
-        "“Where?” asked Starbuck.",
-        "Stubb said: “Here.”",
-    ])
+    found = speakers(
+        [
+            "“Call me Ishmael,” said Ahab.",
+            "“Aye,” Starbuck said quietly.",
+            "“Where?” asked Starbuck.",
+            "Stubb said: “Here.”",
+        ]
+    )
     tag, before = CONFIDENCE["tag"], CONFIDENCE["tag-before"]
-    assert [(s, c) for s, c, _ in found] == [("Ahab", tag), ("Starbuck", tag), ("Starbuck", tag), ("Stubb", before)]
+    assert [(s, c) for s, c, _ in found] == [
+        ("Ahab", tag),
+        ("Starbuck", tag),
+        ("Starbuck", tag),
+        ("Stubb", before),
+    ]
 
 
 def test_an_exchange_of_bare_quotes_takes_turns_until_the_scene_changes() -> None:
     calm = "The sea was calm."
     long_narration = " ".join(["The sea was calm and the ship sailed on through the long grey day."] * 12)
-    found = speakers([
-        "“Is it the whale?” asked Starbuck.",
-        "“It is,” said Ahab.",
-        "“Then we follow?”",
-        "“We follow.”",
-        "“To the end?”",
-        calm,
-        "“Who speaks?”",
-        long_narration,
-        "“Who now?”",
-    ])
+    found = speakers(
+        [
+            "“Is it the whale?” asked Starbuck.",
+            "“It is,” said Ahab.",
+            "“Then we follow?”",
+            "“We follow.”",
+            "“To the end?”",
+            calm,
+            "“Who speaks?”",
+            long_narration,
+            "“Who now?”",
+        ]
+    )
     assert [s for s, _, _ in found] == ["Starbuck", "Ahab", "Starbuck", "Ahab", "Starbuck", "Ahab", None]
     # The turn right after a tag, one further on (the surest), and later ones, as measured.
     assert [c for _, c, _ in found[2:5]] == [0.6, 0.78, 0.6]
@@ -114,11 +132,13 @@ def test_an_exchange_of_bare_quotes_takes_turns_until_the_scene_changes() -> Non
 
 
 def test_a_pronoun_resolves_to_the_paragraphs_named_speaker_and_continued_quotes_keep_it() -> None:
-    found = speakers([
-        "“Ready,” said Ahab.",
-        "Ahab turned to the rail. “Lower the boats,” he cried. “All of them",
-        "“and be quick.”",
-    ])
+    found = speakers(
+        [
+            "“Ready,” said Ahab.",
+            "Ahab turned to the rail. “Lower the boats,” he cried. “All of them",
+            "“and be quick.”",
+        ]
+    )
     assert [s for s, _, _ in found] == ["Ahab", "Ahab", "Ahab", "Ahab"]
     assert found[1][1] == 0.7 and found[3][1] == found[2][1]
 
@@ -141,11 +161,23 @@ def test_story_collection_with_straight_quotes_lists_its_speakers_and_no_common_
 def test_quoted_titles_and_phrases_are_narration_and_never_characters() -> None:
     from omni_web.book import BlockKind, Book, BookMetadata, Chapter, TextBlock
 
-    paragraphs = ['Ishmael read "The Raven" twice by the stove.', 'Then the crew sang the song "Yankee Doodle" '
-                  'until dawn.', 'The word "grin" was carved into the mast.', '"Go," said Ahab. "Now."',
-                  '"Aye," said Ahab.', 'Starbuck cried "Help!" into the wind.']
-    chapter = Chapter(index=0, title="One", blocks=tuple(TextBlock(BlockKind.PARAGRAPH, p) for p in paragraphs),
-                      word_count=50, selected_by_default=True, matter_reason="", source_href="c1.xhtml")
+    paragraphs = [
+        'Ishmael read "The Raven" twice by the stove.',
+        'Then the crew sang the song "Yankee Doodle" until dawn.',
+        'The word "grin" was carved into the mast.',
+        '"Go," said Ahab. "Now."',
+        '"Aye," said Ahab.',
+        'Starbuck cried "Help!" into the wind.',
+    ]
+    chapter = Chapter(
+        index=0,
+        title="One",
+        blocks=tuple(TextBlock(BlockKind.PARAGRAPH, p) for p in paragraphs),
+        word_count=50,
+        selected_by_default=True,
+        matter_reason="",
+        source_href="c1.xhtml",
+    )
     quotes = chapter_dialogue(chapter, STYLES["straight-double"]).quotes()
     assert [q.text for q in quotes] == ['"Go,"', '"Now."', '"Aye,"', '"Help!"']
     assert {q.attribution.speaker for q in quotes} == {"Ahab", "Starbuck"}

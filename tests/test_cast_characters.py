@@ -20,10 +20,18 @@ from omni_web.cast.names import Vocabulary, clean_name, group_names
 
 
 def book_of(*paragraphs: str) -> Book:
-    chapter = Chapter(index=0, title="One", blocks=tuple(TextBlock(BlockKind.PARAGRAPH, p) for p in paragraphs),
-                      word_count=sum(len(p.split()) for p in paragraphs), selected_by_default=True,
-                      matter_reason="", source_href="c1.xhtml")
-    return Book(metadata=BookMetadata(title="Test"), cover=None, chapters=(chapter,), source_path=Path("t.txt"))
+    chapter = Chapter(
+        index=0,
+        title="One",
+        blocks=tuple(TextBlock(BlockKind.PARAGRAPH, p) for p in paragraphs),
+        word_count=sum(len(p.split()) for p in paragraphs),
+        selected_by_default=True,
+        matter_reason="",
+        source_href="c1.xhtml",
+    )
+    return Book(
+        metadata=BookMetadata(title="Test"), cover=None, chapters=(chapter,), source_path=Path("t.txt")
+    )
 
 
 def grouped(counts: dict[str, int], genders: dict[str, Gender] | None = None) -> set[frozenset[str]]:
@@ -46,35 +54,62 @@ def test_openers_and_adverbs_are_never_names_and_titles_stay_whole() -> None:
     assert clean_name("Mr.") is None
     assert clean_name("Randolph--the") == "Randolph"
     # The book's own spelling: a word it writes in lower case is no name, a capitalised one is.
-    vocabulary = Vocabulary.of(["She went on hastily. It was hastily done, and hastily said.",
-                                "Then Hope came in. We asked Hope to stay."])
+    vocabulary = Vocabulary.of(
+        [
+            "She went on hastily. It was hastily done, and hastily said.",
+            "Then Hope came in. We asked Hope to stay.",
+        ]
+    )
     assert clean_name("Hastily Tom", vocabulary) == "Tom"
     assert clean_name("Hope", vocabulary) == "Hope"
 
 
 def test_forms_of_one_name_are_one_character_and_two_titled_people_stay_two() -> None:
-    groups = grouped({
-        "Mr. Darcy": 50, "Darcy": 10, "Fitzwilliam Darcy": 2, "Miss Darcy": 5,
-        "Mr. Bennet": 30, "Mrs. Bennet": 40, "Bennet": 2,
-        "Dorian": 30, "Dorian Gray": 5, "Pooh": 40, "Winnie-the-Pooh": 3, "Pooh Bear": 2,
-        "Daisy": 10, "Miss Daisy Miller": 1, "Daisy Miller": 3, "Miss Miller": 2, "Mrs. Miller": 5,
-        "Colonel Fitzwilliam": 5, "Elizabeth": 50, "Elizabeth Bennet": 1, "Jane": 20, "Jane Bennet": 1,
-    }, {"Darcy": Gender.MALE})
+    groups = grouped(
+        {
+            "Mr. Darcy": 50,
+            "Darcy": 10,
+            "Fitzwilliam Darcy": 2,
+            "Miss Darcy": 5,
+            "Mr. Bennet": 30,
+            "Mrs. Bennet": 40,
+            "Bennet": 2,
+            "Dorian": 30,
+            "Dorian Gray": 5,
+            "Pooh": 40,
+            "Winnie-the-Pooh": 3,
+            "Pooh Bear": 2,
+            "Daisy": 10,
+            "Miss Daisy Miller": 1,
+            "Daisy Miller": 3,
+            "Miss Miller": 2,
+            "Mrs. Miller": 5,
+            "Colonel Fitzwilliam": 5,
+            "Elizabeth": 50,
+            "Elizabeth Bennet": 1,
+            "Jane": 20,
+            "Jane Bennet": 1,
+        },
+        {"Darcy": Gender.MALE},
+    )
     assert frozenset({"Mr. Darcy", "Darcy", "Fitzwilliam Darcy"}) in groups
     assert frozenset({"Dorian", "Dorian Gray"}) in groups
     assert frozenset({"Pooh", "Winnie-the-Pooh", "Pooh Bear"}) in groups
     assert frozenset({"Daisy", "Miss Daisy Miller", "Daisy Miller", "Miss Miller"}) in groups
     for alone in ("Mr. Bennet", "Mrs. Bennet", "Bennet", "Mrs. Miller", "Miss Darcy", "Colonel Fitzwilliam"):
         assert frozenset({alone}) in groups, alone
-    assert frozenset({"Elizabeth", "Elizabeth Bennet"}) in groups and frozenset({"Jane", "Jane Bennet"}) in groups
+    assert (
+        frozenset({"Elizabeth", "Elizabeth Bennet"}) in groups
+        and frozenset({"Jane", "Jane Bennet"}) in groups
+    )
 
 
 STORY = [
     '"I cannot go," said Mr. Darcy. He looked at the fire.',
     '"Then stay," said Elizabeth. She smiled, and she turned away.',
     '"You are kind," said Darcy. He bowed; his hat was in his hand.',
-    'Fitzwilliam Darcy was a proud man, and he knew it. Elizabeth knew it as well, and she laughed.',
-    'Everyone said that Fitzwilliam Darcy was rich, and he was proud.',
+    "Fitzwilliam Darcy was a proud man, and he knew it. Elizabeth knew it as well, and she laughed.",
+    "Everyone said that Fitzwilliam Darcy was rich, and he was proud.",
     '"Come, Tom," said Old Pipes. He was tired, and his pipes were silent.',
     '"Yes," said Old Pipes.',
     '"Rather," said Rather.',

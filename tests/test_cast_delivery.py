@@ -51,24 +51,36 @@ def _plan(book, model: str, cast: Cast):
 
 
 def _sent(model: str, item) -> dict:
-    return build_speech_payload(get_entry(model), SpeechRequest(item.text, item.voice), inline_reference=False)
+    return build_speech_payload(
+        get_entry(model), SpeechRequest(item.text, item.voice), inline_reference=False
+    )
 
 
 def test_each_model_gets_the_delivery_in_its_own_control(book) -> None:
     mary, ahab = VoiceChoice.speaker("Serena"), VoiceChoice.speaker("Eric")
-    for model, expect in (("qwen3_tts_0_6b_customvoice", "instructions"), ("fish_s2_pro", "[whispering] "),
-                          ("higgs_audio_v3_tts", "<|style:whispering|>")):
+    for model, expect in (
+        ("qwen3_tts_0_6b_customvoice", "instructions"),
+        ("fish_s2_pro", "[whispering] "),
+        ("higgs_audio_v3_tts", "<|style:whispering|>"),
+    ):
         entry = get_entry(model)
         if entry.voice_mode.value == "builtin_speakers":
             cast = Cast.of(characters={"Mary": mary, "Ahab": ahab}, delivery=True)
         else:
-            cast = Cast.of(dialogue=VoiceChoice.default(), characters={"Mary": VoiceChoice.default()}, delivery=True)
+            cast = Cast.of(
+                dialogue=VoiceChoice.default(), characters={"Mary": VoiceChoice.default()}, delivery=True
+            )
         items = [i for i in _plan(book, model, cast).items if "Hide" in i.text or "come!" in i.text]
         whispered = next(i for i in items if "Hide" in i.text)
-        assert whispered.voice.delivery == "whispered" and whispered.text == "\"Hide the letters.\""  # the book's words
+        assert (
+            whispered.voice.delivery == "whispered" and whispered.text == '"Hide the letters."'
+        )  # the book's words
         payload = _sent(model, whispered)
         if expect == "instructions":
-            assert payload["instructions"] == "Whisper the line, soft and breathy." and payload["voice"] == "Serena"
+            assert (
+                payload["instructions"] == "Whisper the line, soft and breathy."
+                and payload["voice"] == "Serena"
+            )
             assert payload["input"] == whispered.text
             shouted = next(i for i in items if "come!" in i.text)
             assert _sent(model, shouted)["instructions"].startswith("Shout the line")
@@ -77,17 +89,22 @@ def test_each_model_gets_the_delivery_in_its_own_control(book) -> None:
 
 
 def test_a_model_without_a_control_reads_plainly_and_delivered_lines_change_only_their_keys(book) -> None:
-    cast = Cast.of(dialogue=VoiceChoice.preset("casual_male"),
-                   characters={"Mary": VoiceChoice.preset("neutral_female")}, delivery=False)
+    cast = Cast.of(
+        dialogue=VoiceChoice.preset("casual_male"),
+        characters={"Mary": VoiceChoice.preset("neutral_female")},
+        delivery=False,
+    )
     plain = _plan(book, "voxtral_tts", cast)
     assert all(item.voice.delivery is None and "~" not in item.speaker for item in plain.items)
     hide = next(i for i in plain.items if "Hide" in i.text)
-    assert build_speech_payload(get_entry("voxtral_tts"), SpeechRequest(hide.text, hide.voice),
-                                inline_reference=False) == {"input": hide.text, "voice": "neutral_female",
-                                                            "response_format": "wav"}
+    assert build_speech_payload(
+        get_entry("voxtral_tts"), SpeechRequest(hide.text, hide.voice), inline_reference=False
+    ) == {"input": hide.text, "voice": "neutral_female", "response_format": "wav"}
     qwen = Cast.of(dialogue=VoiceChoice.speaker("Ryan"), characters={"Mary": VoiceChoice.speaker("Serena")})
-    off, on = _plan(book, "qwen3_tts_0_6b_customvoice", qwen), _plan(book, "qwen3_tts_0_6b_customvoice",
-                                                                       replace(qwen, delivery=True))
+    off, on = (
+        _plan(book, "qwen3_tts_0_6b_customvoice", qwen),
+        _plan(book, "qwen3_tts_0_6b_customvoice", replace(qwen, delivery=True)),
+    )
     assert [i.text for i in off.items] == [i.text for i in on.items]  # the same requests, same words
     changed = {i.text for i, j in zip(off.items, on.items, strict=True) if i.key != j.key}
     assert changed == {i.text for i in on.items if i.voice.delivery}
@@ -96,7 +113,11 @@ def test_a_model_without_a_control_reads_plainly_and_delivered_lines_change_only
 
 def test_a_designed_voice_keeps_its_description_and_adds_the_delivery() -> None:
     voice = VoiceChoice.design("An old sailor's rough, low voice").with_delivery("sad")
-    payload = build_speech_payload(get_entry("qwen3_tts_1_7b_voicedesign"), SpeechRequest("Aye.", voice),
-                                   inline_reference=False)
-    assert payload["instructions"] == "An old sailor's rough, low voice. Say the line sadly, with a heavy, low voice."
+    payload = build_speech_payload(
+        get_entry("qwen3_tts_1_7b_voicedesign"), SpeechRequest("Aye.", voice), inline_reference=False
+    )
+    assert (
+        payload["instructions"]
+        == "An old sailor's rough, low voice. Say the line sadly, with a heavy, low voice."
+    )
     assert payload["task_type"] == "VoiceDesign" and payload["input"] == "Aye."

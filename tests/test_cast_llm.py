@@ -129,7 +129,8 @@ def test_a_malformed_answer_changes_nothing(alice, answer) -> None:
     assert run.labels.labels == () and run.fell_back == run.windows > 0 and run.usage.failures == run.windows
     entry = get_entry(MODEL)
     cast = Cast.of(dialogue=VoiceChoice.speaker("Ryan"), characters={names[0]: VoiceChoice.speaker("Eric")})
-    base = ConvertRequest(book_path=ALICE, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), chapters=(12,))
+    base = ConvertRequest(book_path=ALICE, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), chapters=(12,
+                                                                                                           ))
     rules = plan_conversion(book, replace(base, cast=cast), entry, Settings())
     labelled = plan_conversion(book, replace(base, cast=replace(cast, labels=run.labels)), entry, Settings())
     assert [i.key for i in rules.items] == [i.key for i in labelled.items]
@@ -159,34 +160,52 @@ def test_pass_saved_review_list_and_one_click_fix_rerenders_only_that_quote(alic
 
     book, names = alice
     paths = DataPaths(tmp_path)
-    CastFile(book="Alice", dialogue=VoiceSpec(name="Ryan"), characters={"Alice": VoiceSpec(name="Serena"),
-             "Hatter": VoiceSpec(name="Eric")}).save(saved_cast_path(paths, book))
+    CastFile(
+        book="Alice",
+        dialogue=VoiceSpec(name="Ryan"),
+        characters={"Alice": VoiceSpec(name="Serena"), "Hatter": VoiceSpec(name="Eric")},
+    ).save(saved_cast_path(paths, book))
     unsure = review_list(paths, book, limit=10_000)
 
     def half(user: str) -> str:  # a cautious labeller: sure of every other quote only
         asked = asked_quotes(user)
-        return json.dumps({"labels": [{"quote": n, "speaker": "C1", "confidence": 0.9 if k % 2 else 0.3}
-                                      for k, n in enumerate(asked)]})
+        return json.dumps(
+            {
+                "labels": [
+                    {"quote": n, "speaker": "C1", "confidence": 0.9 if k % 2 else 0.3}
+                    for k, n in enumerate(asked)
+                ]
+            }
+        )
 
     with serve_fake_chat(FakeChat(answer=half)) as url:
         run = run_llm_pass(paths, book, Settings(llm_url=url, llm_concurrency=2))
     assert book_labels(paths, book) == run.labels and len(run.labels.labels) == len(unsure)
     left = review_list(paths, book, limit=10_000)
-    assert 0 < len(left) < len(unsure) and len(left) == sum(1 for lab in run.labels.labels if lab.confidence < 0.6)
+    assert 0 < len(left) < len(unsure) and len(left) == sum(
+        1 for lab in run.labels.labels if lab.confidence < 0.6
+    )
     entry = get_entry(MODEL)
     cast = saved_cast(paths, book, entry, VoiceLibrary(paths))
     assert cast is not None and cast.labels == run.labels
     target = next(q for q in left if q.chapter_number == 12)
-    request = ConvertRequest(book_path=ALICE, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), chapters=(12,))
+    request = ConvertRequest(
+        book_path=ALICE, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), chapters=(12,)
+    )
     before = plan_conversion(book, replace(request, cast=cast), entry, Settings())
     assign_quote(paths, book, target.chapter, target.quote, "Hatter")
     assert target.key not in {q.key for q in review_list(paths, book, limit=10_000)}
-    after = plan_conversion(book, replace(request, cast=saved_cast(paths, book, entry, VoiceLibrary(paths))),
-                            entry, Settings())
-    changed = [(a.text, b.voice.name) for a, b in zip(before.items, after.items, strict=True) if a.key != b.key]
+    after = plan_conversion(
+        book, replace(request, cast=saved_cast(paths, book, entry, VoiceLibrary(paths))), entry, Settings()
+    )
+    changed = [
+        (a.text, b.voice.name) for a, b in zip(before.items, after.items, strict=True) if a.key != b.key
+    ]
     assert len(before.items) == len(after.items) and len(changed) == 1, changed
     # The chunk holds the quote in spoken form (straight apostrophes).
-    assert changed[0][1] == "Eric" and target.text.strip("“”\"")[:12].replace("’", "'") in changed[0][0].replace('"', "")
+    assert changed[0][1] == "Eric" and target.text.strip('“”"')[:12].replace("’", "'") in changed[0][
+        0
+    ].replace('"', "")
     # The LLM's next pass never undoes a person's label.
     with serve_fake_chat(FakeChat(answer=labels_answer("C2"))) as url:
         run_llm_pass(paths, book, Settings(llm_url=url))
@@ -203,4 +222,6 @@ def test_a_preset_keeps_the_casts_voices_not_the_books_labels() -> None:
     request = ConvertRequest(book_path=ALICE, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), cast=cast)
     assert ConvertRequest.from_dict(request.to_dict()).cast == cast  # the job keeps them
     kept = Preset.from_request("cast", request).cast
-    assert kept is not None and "labels" not in kept and kept["dialogue"]["name"] == "Ryan" and kept["delivery"]
+    assert (
+        kept is not None and "labels" not in kept and kept["dialogue"]["name"] == "Ryan" and kept["delivery"]
+    )

@@ -40,7 +40,9 @@ def pequod(tmp_path: Path) -> Path:
 
 
 def request(book: Path, cast: Cast | None = None, **kwargs) -> ConvertRequest:
-    return ConvertRequest(book_path=book, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), cast=cast, **kwargs)
+    return ConvertRequest(
+        book_path=book, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), cast=cast, **kwargs
+    )
 
 
 def test_chunks_never_mix_narration_and_speech_and_pauses_stay_natural() -> None:
@@ -67,7 +69,9 @@ def test_chunks_never_mix_narration_and_speech_and_pauses_stay_natural() -> None
     assert PauseKind.CLAUSE in kinds  # '"Have some wine,"' | 'the March Hare said …'
     pauses = dict(zip(work.chunks, work.pauses_ms, strict=True))
     clause = next(c for c in work.chunks if c.text == '"Have some wine,"')
-    assert clause.pause_after is PauseKind.CLAUSE and pauses[clause] == Settings().pause_between_chunks_ms // 2
+    assert (
+        clause.pause_after is PauseKind.CLAUSE and pauses[clause] == Settings().pause_between_chunks_ms // 2
+    )
     # Without a cast, the chapter is chunked exactly as before (no speaker labels at all).
     single = plan_conversion(book, request(ALICE, chapters=(TEA_PARTY,)), entry, Settings()).chapters[0]
     assert {c.speaker for c in single.chunks} == {NARRATOR} and len(single.chunks) < len(work.chunks)
@@ -77,24 +81,45 @@ def test_a_characters_voice_is_part_of_its_chunks_keys_only() -> None:
     book = load_book(ALICE)
     entry = get_entry(MODEL)
     dialogue = VoiceChoice.speaker("Ryan")
-    before = plan_conversion(book, request(ALICE, Cast.of(dialogue=dialogue), chapters=(TEA_PARTY,)), entry,
-                             Settings())
+    before = plan_conversion(
+        book, request(ALICE, Cast.of(dialogue=dialogue), chapters=(TEA_PARTY,)), entry, Settings()
+    )
     after = plan_conversion(
-        book, request(ALICE, Cast.of(dialogue=dialogue, characters={"Hatter": VoiceChoice.speaker("Eric")}),
-                      chapters=(TEA_PARTY,)), entry, Settings())
+        book,
+        request(
+            ALICE,
+            Cast.of(dialogue=dialogue, characters={"Hatter": VoiceChoice.speaker("Eric")}),
+            chapters=(TEA_PARTY,),
+        ),
+        entry,
+        Settings(),
+    )
     changed = [(a, b) for a, b in zip(before.items, after.items, strict=True) if a.key != b.key]
-    assert changed and all(b.speaker == "Hatter" and b.voice == VoiceChoice.speaker("Eric") for _, b in changed)
+    assert changed and all(
+        b.speaker == "Hatter" and b.voice == VoiceChoice.speaker("Eric") for _, b in changed
+    )
     hatter = [item for item in after.items if item.speaker == "Hatter"]
     assert len(changed) == len(hatter) >= 20
     # Narration keeps the key it has without any cast, so adding a cast re-renders no narration.
-    plain = {item.text: item.key for item in plan_conversion(book, request(ALICE, chapters=(TEA_PARTY,)), entry,
-                                                             Settings()).items}
+    plain = {
+        item.text: item.key
+        for item in plan_conversion(book, request(ALICE, chapters=(TEA_PARTY,)), entry, Settings()).items
+    }
     same_text = [i for i in after.items if i.speaker == NARRATOR and i.text in plain]
     assert len(same_text) >= 5 and all(i.key == plain[i.text] for i in same_text)
     # A low-confidence quote falls back to the dialogue voice.
     strict = plan_conversion(
-        book, request(ALICE, Cast.of(dialogue=dialogue, characters={"Hatter": VoiceChoice.speaker("Eric")},
-                                     min_confidence=0.99), chapters=(TEA_PARTY,)), entry, Settings())
+        book,
+        request(
+            ALICE,
+            Cast.of(
+                dialogue=dialogue, characters={"Hatter": VoiceChoice.speaker("Eric")}, min_confidence=0.99
+            ),
+            chapters=(TEA_PARTY,),
+        ),
+        entry,
+        Settings(),
+    )
     assert {i.speaker for i in strict.items} == {NARRATOR, DIALOGUE}
 
 
@@ -129,17 +154,27 @@ def test_convert_sends_narration_as_a_and_quotes_as_b_and_resumes(
     with SpeechClient(server.base_url) as client:
         again = run_conversion(request(book, cast), paths=data_paths, settings=NO_QA, client=client)
         assert again.chunks_cached == again.chunks_total and len(read_log(log)) == len(sent)
-        third = Cast.of(dialogue=VoiceChoice.speaker("ryan"), characters={"Starbuck": VoiceChoice.speaker("eric")})
+        third = Cast.of(
+            dialogue=VoiceChoice.speaker("ryan"), characters={"Starbuck": VoiceChoice.speaker("eric")}
+        )
         run_conversion(request(book, third), paths=data_paths, settings=NO_QA, client=client)
-    extra = read_log(log)[len(sent):]
+    extra = read_log(log)[len(sent) :]
     assert [(b["voice"], b["input"]) for b in extra] == [("Eric", '"Aye, sir,"')]
 
 
 @pytest.mark.parametrize(
     ("cast", "error", "match"),
     [
-        (Cast.of(dialogue=VoiceChoice.speaker("Nobody")), UnknownVoice, "for the dialogue: Unknown voice 'Nobody'.*Vivian"),
-        (Cast.of(characters={"Ahab": VoiceChoice.design("A gruff old sailor")}), VoiceError, "for Ahab: .*design"),
+        (
+            Cast.of(dialogue=VoiceChoice.speaker("Nobody")),
+            UnknownVoice,
+            "for the dialogue: Unknown voice 'Nobody'.*Vivian",
+        ),
+        (
+            Cast.of(characters={"Ahab": VoiceChoice.design("A gruff old sailor")}),
+            VoiceError,
+            "for Ahab: .*design",
+        ),
         (Cast.of(characters={"Ahab": VoiceChoice.uploaded("sailor")}), VoiceError, "for Ahab: .*uploaded"),
     ],
 )
@@ -154,9 +189,14 @@ def test_every_cast_voice_is_checked_before_any_request(
 
 
 def test_a_cast_round_trips_through_job_params(tmp_path: Path) -> None:
-    cast = Cast.of(dialogue=VoiceChoice.speaker("Ryan"),
-                   characters={"Ahab": VoiceChoice.clone(tmp_path / "ahab.wav", "Hello."),
-                               "Stubb": VoiceChoice.design("Cheerful")}, min_confidence=0.7)
+    cast = Cast.of(
+        dialogue=VoiceChoice.speaker("Ryan"),
+        characters={
+            "Ahab": VoiceChoice.clone(tmp_path / "ahab.wav", "Hello."),
+            "Stubb": VoiceChoice.design("Cheerful"),
+        },
+        min_confidence=0.7,
+    )
     original = request(tmp_path / "b.epub", cast)
     assert ConvertRequest.from_dict(json.loads(json.dumps(original.to_dict()))) == original
     assert ConvertRequest.from_dict(request(tmp_path / "b.epub").to_dict()).cast is None
@@ -166,13 +206,17 @@ def test_a_cast_round_trips_through_job_params(tmp_path: Path) -> None:
 def test_dash_dialogue_and_the_lexicon_go_through_the_cast(tmp_path: Path) -> None:
     from omni_web.text import Lexicon, LexiconEntry, Pronouncer
 
-    body = "".join(f"<p>{p}</p>" for p in [
-        "Llovía sobre el puerto de Valparaíso desde el amanecer.",
-        "—¿Vienes, Quijano? —preguntó Juan—. Son las 3 y media.",
-        "—No —respondió Quijano.",
-    ])
-    book_path = make_epub(tmp_path / "puerto.epub", (("c1.xhtml", xhtml(f"<h1>Uno</h1>{body}")),),
-                          title="Puerto", language="es")
+    body = "".join(
+        f"<p>{p}</p>"
+        for p in [
+            "Llovía sobre el puerto de Valparaíso desde el amanecer.",
+            "—¿Vienes, Quijano? —preguntó Juan—. Son las 3 y media.",
+            "—No —respondió Quijano.",
+        ]
+    )
+    book_path = make_epub(
+        tmp_path / "puerto.epub", (("c1.xhtml", xhtml(f"<h1>Uno</h1>{body}")),), title="Puerto", language="es"
+    )
     book = load_book(book_path)
     lexicon = Pronouncer(Lexicon().merged([LexiconEntry("Quijano", "Kijano")])[0])
     cast = Cast.of(dialogue=VoiceChoice.speaker("Ryan"), characters={"Quijano": VoiceChoice.speaker("Eric")})
@@ -191,8 +235,15 @@ def test_qa_retakes_keep_each_chunks_voice_and_resume_renders_nothing(
     data_paths: DataPaths, fake_server, tmp_path: Path
 ) -> None:
     log = tmp_path / "requests.jsonl"
-    server = fake_server(MODEL, env={"FAKE_SGL_FAULTS": "cut,silent", "FAKE_SGL_FAULT_SHARE": "0.15",
-                                     "FAKE_SGL_REQUEST_LOG": str(log), "FAKE_SGL_SLOTS": "8"})
+    server = fake_server(
+        MODEL,
+        env={
+            "FAKE_SGL_FAULTS": "cut,silent",
+            "FAKE_SGL_FAULT_SHARE": "0.15",
+            "FAKE_SGL_REQUEST_LOG": str(log),
+            "FAKE_SGL_SLOTS": "8",
+        },
+    )
     settings = Settings(chunk_size_words=40, qa_level="basic")
     cast = Cast.of(dialogue=VoiceChoice.speaker("Ryan"), characters={"Hatter": VoiceChoice.speaker("Eric")})
     job = request(ALICE, cast, chapters=(TEA_PARTY,))
@@ -224,5 +275,7 @@ def test_speakers_read_in_one_voice_share_a_request_and_attributions_stay_with_t
     # narrator's, read in one request with the narration around them (was 2,107 requests).
     assert len(alice_only.items) < 1.65 * plain < everyone, (plain, len(alice_only.items), everyone)
     assert {i.speaker for i in alice_only.items} == {NARRATOR, "Alice"}
-    assert all(i.voice == (ryan if i.speaker == "Alice" else VoiceChoice.speaker("Vivian")) for i in alice_only.items)
+    assert all(
+        i.voice == (ryan if i.speaker == "Alice" else VoiceChoice.speaker("Vivian")) for i in alice_only.items
+    )
     assert any(i.text.startswith('"There isn\'t any," said the March Hare') for i in alice_only.items)

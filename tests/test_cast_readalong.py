@@ -20,9 +20,28 @@ def test_cast_with_readalong(data_paths: DataPaths, fake_server, tmp_path: Path)
     log = tmp_path / "requests.jsonl"
     server = fake_server(MODEL, env={"FAKE_SGL_SECONDS_PER_WORD": "0.02", "FAKE_SGL_REQUEST_LOG": str(log),
                                      "FAKE_SGL_SLOTS": "16"})
-    done = run(data_paths, "convert", str(DATA_DIR / "pg11-alice.epub"), "--chapters", str(TEA_PARTY),
-               "--qa", "off", "--concurrency", "16", "--model", MODEL, "--voice", "vivian",
-               "--dialogue-voice", "ryan", "--readalong", "--api-url", server.base_url, "--out", str(tmp_path / "out"))
+    done = run(
+        data_paths,
+        "convert",
+        str(DATA_DIR / "pg11-alice.epub"),
+        "--chapters",
+        str(TEA_PARTY),
+        "--qa",
+        "off",
+        "--concurrency",
+        "16",
+        "--model",
+        MODEL,
+        "--voice",
+        "vivian",
+        "--dialogue-voice",
+        "ryan",
+        "--readalong",
+        "--api-url",
+        server.base_url,
+        "--out",
+        str(tmp_path / "out"),
+    )
     assert done.returncode == 0, done.stderr
     assert {b["voice"] for b in requests_of(log)} == {"Vivian", "Ryan"}
     epub = Path(done.stdout.split("Read-along EPUB: ")[1].split(" (subtitles")[0])

@@ -22,10 +22,18 @@ EXCERPT = DATA_DIR / "cast" / "pride-and-prejudice-1-2"
 
 
 def book_of(*paragraphs: str) -> Book:
-    chapter = Chapter(index=0, title="One", blocks=tuple(TextBlock(BlockKind.PARAGRAPH, p) for p in paragraphs),
-                      word_count=sum(len(p.split()) for p in paragraphs), selected_by_default=True,
-                      matter_reason="", source_href="c1.xhtml")
-    return Book(metadata=BookMetadata(title="Test"), cover=None, chapters=(chapter,), source_path=Path("t.txt"))
+    chapter = Chapter(
+        index=0,
+        title="One",
+        blocks=tuple(TextBlock(BlockKind.PARAGRAPH, p) for p in paragraphs),
+        word_count=sum(len(p.split()) for p in paragraphs),
+        selected_by_default=True,
+        matter_reason="",
+        source_href="c1.xhtml",
+    )
+    return Book(
+        metadata=BookMetadata(title="Test"), cover=None, chapters=(chapter,), source_path=Path("t.txt")
+    )
 
 
 def said(book: Book) -> list[tuple[str | None, float, str]]:
@@ -55,50 +63,60 @@ def test_pronoun_tags_resolve_by_gender_and_bare_lines_take_turns() -> None:
 
 
 def test_a_first_person_narrator_says_i_said_and_takes_turns() -> None:
-    found = said(book_of(
-        "I had not seen Holmes for a week when I called at his rooms, and I found him at his desk.",
-        "My friend looked up as I came in. I sat down, and I waited while he read.",
-        '"You have been in the country," said Holmes.',
-        '"How do you know?" I asked.',
-        '"Your boots."',
-        '"Of course," said I.',
-    ))
+    found = said(
+        book_of(
+            "I had not seen Holmes for a week when I called at his rooms, and I found him at his desk.",
+            "My friend looked up as I came in. I sat down, and I waited while he read.",
+            '"You have been in the country," said Holmes.',
+            '"How do you know?" I asked.',
+            '"Your boots."',
+            '"Of course," said I.',
+        )
+    )
     assert [s for s, _, _ in found] == ["Holmes", FIRST_PERSON_NARRATOR, "Holmes", FIRST_PERSON_NARRATOR]
     assert found[1][2] == "narrator" and found[1][1] >= 0.9
 
 
 def test_a_name_called_in_a_quote_says_who_answers() -> None:
-    found = said(book_of(
-        "Anne and Mary sat with Charles. Mary was quiet, and she listened. Anne spoke first, and she spoke "
-        "softly.",
-        '"Is it far?" asked Anne.',
-        '"Not far, Mary, you know the road," said Charles.',
-        '"I know it well."',
-    ))
+    found = said(
+        book_of(
+            "Anne and Mary sat with Charles. Mary was quiet, and she listened. Anne spoke first, and she "
+            "spoke "
+            "softly.",
+            '"Is it far?" asked Anne.',
+            '"Not far, Mary, you know the road," said Charles.',
+            '"I know it well."',
+        )
+    )
     assert found[2][0] == "Mary" and found[2][2] == "addressee"
 
 
 def test_his_wife_is_the_mrs_of_his_name() -> None:
-    found = said(book_of(
-        "Mr. Bennet sat by the fire, and he read. Mrs. Bennet came in, and she was cross.",
-        "Mr. Bennet did not look up, and he turned a page while Mrs. Bennet sat down, and she sighed.",
-        '"My dear Mr. Bennet," cried his wife, "have you heard?"',
-        '"I have not," said Mr. Bennet.',
-    ))
+    found = said(
+        book_of(
+            "Mr. Bennet sat by the fire, and he read. Mrs. Bennet came in, and she was cross.",
+            "Mr. Bennet did not look up, and he turned a page while Mrs. Bennet sat down, and she sighed.",
+            '"My dear Mr. Bennet," cried his wife, "have you heard?"',
+            '"I have not," said Mr. Bennet.',
+        )
+    )
     assert found[0][:1] == ("Mrs. Bennet",) and found[0][2] == "relative"
 
 
 def test_a_broken_off_quote_ends_in_its_paragraph() -> None:
     # The dash of "Oliver has—" was lost: the closing mark follows a space.
-    book = book_of('"Oh, Mr. Bumble, sir!" said Noah: "Oliver, sir, Oliver has "',
-                   '"What? What?" interposed Mr. Bumble.')
+    book = book_of(
+        '"Oh, Mr. Bumble, sir!" said Noah: "Oliver, sir, Oliver has "', '"What? What?" interposed Mr. Bumble.'
+    )
     paragraph = split_paragraph(book.chapters[0].blocks[0].text, STYLES["straight-double"])
     assert not paragraph.open_at_end and [s.closed for s in paragraph.spans if s.is_dialogue] == [True, True]
     assert [s for s, _, _ in said(book)] == ["Noah", "Noah", "Mr. Bumble"]
 
 
 def test_gutenberg_italics_around_a_quote_open_it() -> None:
-    spans = split_paragraph('_"Hush!"_ said Pooh, and _"Come here,"_ whispered Piglet.', STYLES["straight-double"])
+    spans = split_paragraph(
+        '_"Hush!"_ said Pooh, and _"Come here,"_ whispered Piglet.', STYLES["straight-double"]
+    )
     assert [s.text for s in spans.spans if s.is_dialogue] == ['"Hush!"', '"Come here,"']
     found = said(book_of('_"Hush!"_ said Pooh.', '_"Why?"_ asked Piglet.'))
     assert [s for s, _, _ in found] == ["Pooh", "Piglet"]

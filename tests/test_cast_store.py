@@ -46,7 +46,9 @@ def test_bad_cast_files_say_what_is_wrong(text: str, match: str) -> None:
         CastFile.from_yaml(text, source="cast.yaml")
 
 
-def test_a_saved_name_means_a_speaker_a_library_clip_or_an_uploaded_voice(data_paths: DataPaths, tmp_path: Path) -> None:
+def test_a_saved_name_means_a_speaker_a_library_clip_or_an_uploaded_voice(
+    data_paths: DataPaths, tmp_path: Path
+) -> None:
     library = VoiceLibrary(data_paths)
     clip = espeak(EIGHT_SECONDS_TEXT, tmp_path / "captain.wav")
     library.add(clip, name="captain", transcript="Call me Ishmael.")
@@ -54,7 +56,9 @@ def test_a_saved_name_means_a_speaker_a_library_clip_or_an_uploaded_voice(data_p
     assert spec.resolve(get_entry("qwen3_tts_0_6b_customvoice"), library) == VoiceChoice.speaker("captain")
     cloned = spec.resolve(get_entry("qwen3_tts_0_6b_base"), library)
     assert cloned.kind is VoiceKind.CLONE and cloned.transcript == "Call me Ishmael."
-    assert VoiceSpec(name="stored").resolve(get_entry("qwen3_tts_0_6b_base"), library).kind is VoiceKind.UPLOADED
+    assert (
+        VoiceSpec(name="stored").resolve(get_entry("qwen3_tts_0_6b_base"), library).kind is VoiceKind.UPLOADED
+    )
     assert VoiceSpec(name="default").resolve(get_entry("fish_s2_pro"), library) == VoiceChoice.default()
     designed = VoiceSpec(instructions="Calm.").resolve(get_entry("qwen3_tts_0_6b_customvoice"), library)
     assert designed == VoiceChoice.design("Calm.")

@@ -95,7 +95,9 @@ def test_built_in_speakers_by_gender_and_age_distinct_and_never_the_narrators(tm
     again = ready_cast_file(paths, thirty, CUSTOM, VoiceLibrary(paths)).voices_for(CUSTOM)
     assert again["Edgar"].name == "Uncle_Fu"
     resolved = render_cast(paths, thirty, CUSTOM, VoiceLibrary(paths))
-    assert resolved is not None and resolved.character_voice("Mrs. Bell") == VoiceChoice.speaker(picked["Mrs. Bell"].name)
+    assert resolved is not None and resolved.character_voice("Mrs. Bell") == VoiceChoice.speaker(
+        picked["Mrs. Bell"].name
+    )
 
 
 def test_a_voice_design_model_gets_a_distinct_description_per_main_character(tmp_path, thirty) -> None:
@@ -124,7 +126,10 @@ def test_the_next_book_of_the_series_reuses_the_voices_with_no_click(tmp_path, t
     assert saved_cast_path(paths, second).is_file() and cast.series == "Tides"
     # No series metadata: the same author and shared characters find it too.
     third = load_book(novel(tmp_path / "three.epub", "Another Tide", people=PEOPLE[:6]))
-    assert ready_cast_file(paths, third, CUSTOM, VoiceLibrary(paths)).voices_for(CUSTOM)["Fanny"].name == "Ono_Anna"
+    assert (
+        ready_cast_file(paths, third, CUSTOM, VoiceLibrary(paths)).voices_for(CUSTOM)["Fanny"].name
+        == "Ono_Anna"
+    )
     other = load_book(novel(tmp_path / "other.epub", "Unrelated", people=[("Hugo", "male"), ("Zed", "male")]))
     assert not ready_cast_file(paths, other, BASE, VoiceLibrary(paths)).voices_for(BASE)
 
@@ -134,7 +139,7 @@ def manager(data_paths):
     install_fake_sgl_omni(data_paths.backend_venv)
     log = data_paths.root / "requests.jsonl"
     os.environ["FAKE_SGL_REQUEST_LOG"] = str(log)
-    os.environ["FAKE_SGL_SECONDS_PER_WORD"] = "0.15"  # a 28-word reference line: 4 s, over the 3 s clone floor
+    os.environ["FAKE_SGL_SECONDS_PER_WORD"] = "0.15"
     settings = Settings(server_port=free_port(), start_timeout_s=60)
     save_settings(data_paths, settings)  # the job runner reads the data root's settings
     manager = ServerManager(data_paths, settings, poll_interval_s=0.1)
@@ -160,8 +165,14 @@ def test_designed_on_voice_design_then_cloned_by_the_base_model(manager, data_pa
     assert sorted(d.character for d in designs) == sorted(name for name, _ in people)
     narrator = tmp_path / "narrator.wav"
     narrator.write_bytes(_narrator_clip())
-    request = ConvertRequest(book_path=Path(book.source_path), model_key=BASE.key, voice=VoiceChoice.clone(narrator),
-                             chapters=(1,), cast=cast, output_dir=str(tmp_path / "out"))
+    request = ConvertRequest(
+        book_path=Path(book.source_path),
+        model_key=BASE.key,
+        voice=VoiceChoice.clone(narrator),
+        chapters=(1,),
+        cast=cast,
+        output_dir=str(tmp_path / "out"),
+    )
     store = JobStore(data_paths.jobs_db)
     job = store.enqueue(CONVERT_JOB, request.to_dict(), title="Five Voices")
     messages: list[str] = []
@@ -187,30 +198,55 @@ def _narrator_clip() -> bytes:
     """A few seconds of the fake's speech-like audio as the narrator's clip."""
     from tests.fakes.fake_sgl_omni_audio import synthesize_pcm, wav_bytes
 
-    pcm = synthesize_pcm("the narrator reads the book aloud to everyone who listens tonight",
-                         voice_key="narrator", rate=24000, channels=1, seconds_per_word=0.4)
+    pcm = synthesize_pcm(
+        "the narrator reads the book aloud to everyone who listens tonight",
+        voice_key="narrator",
+        rate=24000,
+        channels=1,
+        seconds_per_word=0.4,
+    )
     return wav_bytes(pcm, rate=24000, channels=1)
 
 
-def test_personas_from_the_llm_describe_the_designed_voices_and_a_bad_answer_keeps_the_books(tmp_path, thirty) -> None:
+def test_personas_from_the_llm_describe_the_designed_voices_and_a_bad_answer_keeps_the_books(
+    tmp_path, thirty
+) -> None:
     from omni_web.cast.persona_llm import llm_personas
     from omni_web.llm import ChatClient
     from tests.fakes.fake_chat import FakeChat, serve_fake_chat
 
     def casting(user: str) -> str:
         ids = re.findall(r"^C(\d+): ", user, flags=re.M)
-        return json.dumps({"characters": [{"id": f"C{n}", "gender": "female" if int(n) % 2 else "male", "age": "old",
-                                           "voice": f"Voice number {n}, low and slow."} for n in ids]})
+        return json.dumps(
+            {
+                "characters": [
+                    {
+                        "id": f"C{n}",
+                        "gender": "female" if int(n) % 2 else "male",
+                        "age": "old",
+                        "voice": f"Voice number {n}, low and slow.",
+                    }
+                    for n in ids
+                ]
+            }
+        )
 
     paths = DataPaths(tmp_path)
     _auto(paths, thirty)
     with serve_fake_chat(FakeChat(answer=casting)) as url:
         client = ChatClient(url)
-        picked = ready_cast_file(paths, thirty, DESIGN, VoiceLibrary(paths),
-                                 describe=lambda book, people: llm_personas(book, people, client)).voices_for(DESIGN)
+        picked = ready_cast_file(
+            paths,
+            thirty,
+            DESIGN,
+            VoiceLibrary(paths),
+            describe=lambda book, people: llm_personas(book, people, client),
+        ).voices_for(DESIGN)
     assert picked["Mr. Abbott"].instructions == "Voice number 1, low and slow."
     assert len({v.instructions for v in picked.values()}) == len(picked) == 12
     people = find_characters(thirty)[:3]
     with serve_fake_chat(FakeChat(answer=lambda user: "I would cast Meryl Streep.")) as url:
         kept = llm_personas(thirty, people, ChatClient(url))
-    assert [p.description for p in kept.values()] == [p.description for p in guess_personas(thirty, people).values()]
+    assert [p.description for p in kept.values()] == [
+        p.description for p in guess_personas(thirty, people).values()
+    ]

@@ -61,7 +61,9 @@ def test_managed_server_is_started_and_stopped_again(managed_home) -> None:
     assert done.returncode == 0, done.stderr
     assert "started for this run" in done.stdout and "Stopping the server" in done.stdout
     m4b = Path(done.stdout.split("Audiobook: ")[1].splitlines()[0])
-    assert [c.title for c in probe_chapters(m4b)] == [c.title for c in load_book(DATA_DIR / "hefty-water.epub").chapters]
+    assert [c.title for c in probe_chapters(m4b)] == [
+        c.title for c in load_book(DATA_DIR / "hefty-water.epub").chapters
+    ]
     assert load_record(paths) is None
 
 
@@ -70,9 +72,24 @@ def test_loudness_preset_from_the_command_line_masters_to_its_target(managed_hom
 
     _paths, env, _ = managed_home
     env = {**env, "FAKE_SGL_SECONDS_PER_WORD": "0.1", "FAKE_SGL_LEVEL_SPREAD_DB": "16"}
-    done = subprocess.run(cli(str(DATA_DIR / "wasteland.epub"), "--model", MODEL, "--voice", "vivian",
-                              "--chapters", "2", "--loudness", "R128"),
-                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
+    done = subprocess.run(
+        cli(
+            str(DATA_DIR / "wasteland.epub"),
+            "--model",
+            MODEL,
+            "--voice",
+            "vivian",
+            "--chapters",
+            "2",
+            "--loudness",
+            "R128",
+        ),
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     m4b = Path(done.stdout.split("Audiobook: ")[1].splitlines()[0])
     levels = ebur128(m4b)
@@ -80,16 +97,28 @@ def test_loudness_preset_from_the_command_line_masters_to_its_target(managed_hom
     assert "EBU R128" in done.stdout and "all files pass" in done.stdout
     report = Path(done.stdout.split("Levels report: ")[1].splitlines()[0])
     assert report.is_file() and report.name.endswith(".levels.json")
-    bad = subprocess.run(cli(str(DATA_DIR / "wasteland.epub"), "--model", MODEL, "--loudness", "loud"),
-                         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+    bad = subprocess.run(
+        cli(str(DATA_DIR / "wasteland.epub"), "--model", MODEL, "--loudness", "loud"),
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode != 0 and "audiobook" in bad.stderr and "podcast" in bad.stderr
 
 
 def test_sigkill_halfway_then_rerun_renders_no_finished_chunk(managed_home) -> None:
     paths, env, log = managed_home
     args = cli(str(DATA_DIR / "wasteland.epub"), "--model", MODEL, "--voice", "Vivian", "--concurrency", "2")
-    first = subprocess.Popen(args, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True)
+    first = subprocess.Popen(
+        args,
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while len(list(paths.chunk_cache_dir.glob("*.wav"))) < 12:
@@ -109,7 +138,9 @@ def test_sigkill_halfway_then_rerun_renders_no_finished_chunk(managed_home) -> N
     # Map every request of the second run back to its chunk key through the same plan.
     entry = get_entry(MODEL)
     book = load_book(DATA_DIR / "wasteland.epub")
-    request = ConvertRequest(book_path=DATA_DIR / "wasteland.epub", model_key=MODEL, voice=VoiceChoice.speaker("Vivian"))
+    request = ConvertRequest(
+        book_path=DATA_DIR / "wasteland.epub", model_key=MODEL, voice=VoiceChoice.speaker("Vivian")
+    )
     plan = plan_conversion(book, request, entry, Settings())
     key_by_text = {item.text: item.key for item in plan.items}
     later = [json.loads(line)["input"] for line in log.read_text().splitlines()[requests_before:]]
@@ -121,7 +152,9 @@ def test_sigkill_halfway_then_rerun_renders_no_finished_chunk(managed_home) -> N
     assert ServerManager(paths, Settings()).owned_record() is not None
 
 
-def test_a_managed_server_that_dies_mid_job_is_restarted_and_the_job_goes_on(managed_home, monkeypatch) -> None:
+def test_a_managed_server_that_dies_mid_job_is_restarted_and_the_job_goes_on(
+    managed_home, monkeypatch
+) -> None:
     from omni_web.pipeline import convert_served, serving_for
     from omni_web.services import build_server_manager
     from omni_web.settings import load_settings
@@ -135,8 +168,12 @@ def test_a_managed_server_that_dies_mid_job_is_restarted_and_the_job_goes_on(man
     entry = get_entry(MODEL)
     serving = serving_for(manager, entry)
     first_pid = manager.owned_record().pid
-    request = ConvertRequest(book_path=DATA_DIR / "hefty-water.epub", model_key=MODEL,
-                             voice=VoiceChoice.speaker("Vivian"), concurrency=1)
+    request = ConvertRequest(
+        book_path=DATA_DIR / "hefty-water.epub",
+        model_key=MODEL,
+        voice=VoiceChoice.speaker("Vivian"),
+        concurrency=1,
+    )
     result = convert_served(request, serving, paths=paths, settings=settings)
     assert [c.title for c in probe_chapters(result.m4b)] == [
         c.title for c in load_book(DATA_DIR / "hefty-water.epub").chapters
@@ -151,9 +188,22 @@ def test_convert_finishes_a_book_on_a_server_that_crashes_after_every_8_requests
     # every crash kills a full batch; a fixed restart budget would give up long before the end.
     env = {**env, "FAKE_SGL_CRASH_AFTER_REQUESTS": "8", "FAKE_SGL_SLOTS": "8"}
     done = subprocess.run(
-        cli(str(DATA_DIR / "hefty-water.epub"), "--model", MODEL, "--voice", "Vivian", "--concurrency", "8",
-            "--chunk-size", "25"),
-        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600,
+        cli(
+            str(DATA_DIR / "hefty-water.epub"),
+            "--model",
+            MODEL,
+            "--voice",
+            "Vivian",
+            "--concurrency",
+            "8",
+            "--chunk-size",
+            "25",
+        ),
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     m4b = Path(done.stdout.split("Audiobook: ")[1].splitlines()[0])
@@ -161,9 +211,17 @@ def test_convert_finishes_a_book_on_a_server_that_crashes_after_every_8_requests
     assert [c.title for c in probe_chapters(m4b)] == [c.title for c in book.chapters]
     restarts = done.stderr.count("The managed server died")
     assert restarts > 3, done.stderr[-3000:]  # more crashes than the old fixed budget of 3 restarts
-    plan = plan_conversion(book, ConvertRequest(book_path=DATA_DIR / "hefty-water.epub", model_key=MODEL,
-                                                voice=VoiceChoice.speaker("Vivian"), chunk_words=25),
-                           get_entry(MODEL), Settings())
+    plan = plan_conversion(
+        book,
+        ConvertRequest(
+            book_path=DATA_DIR / "hefty-water.epub",
+            model_key=MODEL,
+            voice=VoiceChoice.speaker("Vivian"),
+            chunk_words=25,
+        ),
+        get_entry(MODEL),
+        Settings(),
+    )
     assert len(plan.items) > 24  # 8 in flight, a crash every 8: several crashes on the way
     answered = {json.loads(line)["input"] for line in log.read_text().splitlines()}
     assert {item.text for item in plan.items} <= answered
@@ -173,8 +231,11 @@ def _dominant_hz(m4b: Path) -> float:
     """The strongest frequency of the first spoken second (the fake server's pitch is the voice's)."""
     import numpy as np
 
-    pcm = subprocess.run(["ffmpeg", "-v", "error", "-i", str(m4b), "-t", "3", "-ac", "1", "-ar", "24000",
-                          "-f", "s16le", "-"], capture_output=True, check=True).stdout  # fmt: skip
+    pcm = subprocess.run(
+        ["ffmpeg", "-v", "error", "-i", str(m4b), "-t", "3", "-ac", "1", "-ar", "24000", "-f", "s16le", "-"],
+        capture_output=True,
+        check=True,
+    ).stdout
     samples = np.frombuffer(pcm, dtype=np.int16).astype(float)
     spectrum = np.abs(np.fft.rfft(samples))
     return float(np.fft.rfftfreq(len(samples), 1 / 24000)[int(np.argmax(spectrum[1:])) + 1])
@@ -187,8 +248,14 @@ def test_two_voices_of_one_book_keep_two_books_and_the_same_convert_again_resume
     book = str(DATA_DIR / "hefty-water.epub")
 
     def convert(voice: str) -> tuple[Path, str]:
-        done = subprocess.run(cli(book, "--model", MODEL, "--voice", voice), cwd=REPO_ROOT, env=env,
-                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        done = subprocess.run(
+            cli(book, "--model", MODEL, "--voice", voice),
+            cwd=REPO_ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr
         return Path(done.stdout.split("Audiobook: ")[1].splitlines()[0]), done.stdout
 

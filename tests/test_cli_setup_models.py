@@ -203,7 +203,9 @@ def test_bad_keys_and_gated_models_get_clear_messages(env: dict[str, str], hub: 
     gated.gated = True
     hub.add_repo(gated)
     refused = omni("models", "install", VOXTRAL.key, env={**env, "HF_TOKEN": ""})
-    assert refused.returncode == 1 and "gated repository" in refused.stderr and "Traceback" not in refused.stderr
+    assert (
+        refused.returncode == 1 and "gated repository" in refused.stderr and "Traceback" not in refused.stderr
+    )
     nothing = omni("models", "remove", VOXTRAL.key, "--yes", env=env)
     assert nothing.returncode == 0 and "nothing to remove" in nothing.stdout
 
@@ -229,8 +231,12 @@ def test_report_with_a_gpu_shows_fit_per_model_and_install_lines_for_missing_too
     nvml = FakeNvml([("NVIDIA GeForce RTX 3090", (8, 6), 24 * gib, 20 * gib)])
     present = {"ffmpeg", "ffprobe", "pacman"}
     report = collect_setup_report(
-        data_paths, nvml=nvml, cache_dir=tmp_path / "hf", which=lambda n: f"/usr/bin/{n}" if n in present else None,
-        app_python=sys.executable, app_version=(3, 13, 2),
+        data_paths,
+        nvml=nvml,
+        cache_dir=tmp_path / "hf",
+        which=lambda n: f"/usr/bin/{n}" if n in present else None,
+        app_python=sys.executable,
+        app_version=(3, 13, 2),
     )
     text = render_setup_report(report)
     assert "driver 550.54.15" in text
@@ -239,7 +245,9 @@ def test_report_with_a_gpu_shows_fit_per_model_and_install_lines_for_missing_too
     assert zonos.lstrip().startswith("ok") and "8.6 < 8.9" in zonos and "bf16" in zonos
     moss = next(line for line in text.splitlines() if " moss_tts " in line)
     assert moss.lstrip().startswith("ok")  # 24 GB asked, 24 GiB present
-    sox = text.splitlines().index(next(line for line in text.splitlines() if "sox" in line and "MISSING" in line))
+    sox = text.splitlines().index(
+        next(line for line in text.splitlines() if "sox" in line and "MISSING" in line)
+    )
     assert text.splitlines()[sox + 1].strip() == "pacman: sudo pacman -S sox"  # this machine's manager first
     assert "never blocks a model download" in text
     assert "3.13.2, outside >=3.11,<3.13" in text  # the rejected app interpreter is named

@@ -67,7 +67,9 @@ class Running:
 def launch(tmp_path: Path) -> Iterator:
     started: list[Running] = []
 
-    def _launch(model_key: str, *, env: dict[str, str] | None = None, extra_args=(), local_server=None) -> Running:
+    def _launch(
+        model_key: str, *, env: dict[str, str] | None = None, extra_args=(), local_server=None
+    ) -> Running:
         log = tmp_path / f"requests-{len(started)}.jsonl"
         server = start_fake_server(
             model_key,
@@ -95,7 +97,9 @@ def test_health_models_and_customvoice_speaker(launch, tmp_path: Path) -> None:
     result = run.client.speech(entry, SpeechRequest("Hello there, reader.", VoiceChoice.speaker("vivian")))
     served_name = run.client.voices().match("vivian")
     assert served_name is not None
-    assert run.speech_bodies() == [{"input": "Hello there, reader.", "voice": served_name, "response_format": "wav"}]
+    assert run.speech_bodies() == [
+        {"input": "Hello there, reader.", "voice": served_name, "response_format": "wav"}
+    ]
     assert result.sample_rate_hz == 24000 and result.channels == 1
     assert result.duration_s == pytest.approx(ffprobe_duration_s(result.audio, tmp_path), abs=0.01)
     assert result.duration_s > 0.5
@@ -104,7 +108,9 @@ def test_health_models_and_customvoice_speaker(launch, tmp_path: Path) -> None:
 def test_unknown_speaker_refused_before_any_speech(launch) -> None:
     run = launch("qwen3_tts_0_6b_customvoice")
     with pytest.raises(UnknownVoice, match="Valid voices: .*default"):
-        run.client.speech(get_entry("qwen3_tts_0_6b_customvoice"), SpeechRequest("Hi.", VoiceChoice.speaker("Nobody")))
+        run.client.speech(
+            get_entry("qwen3_tts_0_6b_customvoice"), SpeechRequest("Hi.", VoiceChoice.speaker("Nobody"))
+        )
     assert run.speech_bodies() == []
 
 
@@ -112,10 +118,16 @@ def test_clone_by_local_path_on_loopback(launch, tmp_path: Path) -> None:
     run = launch("qwen3_tts_0_6b_base")
     clip = tone_wav(tmp_path / "ref.wav", 3.0)
     result = run.client.speech(
-        get_entry("qwen3_tts_0_6b_base"), SpeechRequest("Cloned words.", VoiceChoice.clone(clip, "A transcript."))
+        get_entry("qwen3_tts_0_6b_base"),
+        SpeechRequest("Cloned words.", VoiceChoice.clone(clip, "A transcript.")),
     )
     assert run.speech_bodies() == [
-        {"input": "Cloned words.", "ref_audio": str(clip.resolve()), "ref_text": "A transcript.", "response_format": "wav"}
+        {
+            "input": "Cloned words.",
+            "ref_audio": str(clip.resolve()),
+            "ref_text": "A transcript.",
+            "response_format": "wav",
+        }
     ]
     assert result.duration_s and result.duration_s > 0
 
@@ -123,7 +135,9 @@ def test_clone_by_local_path_on_loopback(launch, tmp_path: Path) -> None:
 def test_clone_as_base64_for_a_remote_server(launch, tmp_path: Path) -> None:
     run = launch("higgs_audio_v3_tts", local_server=False, extra_args=["--config", str(HIGGS_CONFIG)])
     clip = tone_wav(tmp_path / "ref.wav", 3.0)
-    result = run.client.speech(get_entry("higgs_audio_v3_tts"), SpeechRequest("Inline clip.", VoiceChoice.clone(clip)))
+    result = run.client.speech(
+        get_entry("higgs_audio_v3_tts"), SpeechRequest("Inline clip.", VoiceChoice.clone(clip))
+    )
     (body,) = run.speech_bodies()
     assert body["ref_audio"].startswith("data:audio/wav;base64,")
     assert "ref_text" not in body and body["max_new_tokens"] == 3000
@@ -151,7 +165,9 @@ def test_kv_refit_end_to_end_on_higgs(launch, tmp_path: Path) -> None:
 
 
 def test_kv_capacity_too_small_raises_without_resend(launch, tmp_path: Path) -> None:
-    run = launch("higgs_audio_v3_tts", env={"FAKE_SGL_KV_CAPACITY": "200"}, extra_args=["--config", str(HIGGS_CONFIG)])
+    run = launch(
+        "higgs_audio_v3_tts", env={"FAKE_SGL_KV_CAPACITY": "200"}, extra_args=["--config", str(HIGGS_CONFIG)]
+    )
     clip = tone_wav(tmp_path / "long-ref.wav", 30.0)  # ~750 prompt tokens > 200
     with pytest.raises(KVCapacityError, match="shorter reference clip") as info:
         run.client.speech(get_entry("higgs_audio_v3_tts"), SpeechRequest("Words.", VoiceChoice.clone(clip)))
@@ -161,7 +177,9 @@ def test_kv_capacity_too_small_raises_without_resend(launch, tmp_path: Path) -> 
 
 def test_503_queue_full_is_retried(launch) -> None:
     run = launch("higgs_audio_v3_tts", env={"FAKE_SGL_FAIL_NEXT_503": "2"})
-    result = run.client.speech(get_entry("higgs_audio_v3_tts"), SpeechRequest("Retry me.", VoiceChoice.default()))
+    result = run.client.speech(
+        get_entry("higgs_audio_v3_tts"), SpeechRequest("Retry me.", VoiceChoice.default())
+    )
     assert result.duration_s and result.duration_s > 0
     bodies = run.speech_bodies()  # the fake logs each body before admission: 2 refused + 1 served
     assert len(bodies) == 3 and all(body == bodies[0] for body in bodies)
@@ -171,13 +189,20 @@ def test_upload_list_use_delete_voice(launch, tmp_path: Path) -> None:
     run = launch("higgs_audio_v3_tts", extra_args=["--config", str(HIGGS_CONFIG)])
     entry = get_entry("higgs_audio_v3_tts")
     clip = tone_wav(tmp_path / "narrator.wav", 3.0)
-    uploaded = run.client.upload_voice("Narrator", clip, consent="I recorded this myself.", ref_text="Some words.")
+    uploaded = run.client.upload_voice(
+        "Narrator", clip, consent="I recorded this myself.", ref_text="Some words."
+    )
     assert uploaded.name == "Narrator" and uploaded.ref_text == "Some words."
     catalog = run.client.voices()
     assert "Narrator" in catalog.uploaded_names and catalog.match("narrator") == "Narrator"
-    result = run.client.speech(entry, SpeechRequest("Spoken by the upload.", VoiceChoice.uploaded("NARRATOR")))
+    result = run.client.speech(
+        entry, SpeechRequest("Spoken by the upload.", VoiceChoice.uploaded("NARRATOR"))
+    )
     assert run.speech_bodies()[-1] == {
-        "input": "Spoken by the upload.", "voice": "Narrator", "response_format": "wav", "max_new_tokens": 3000
+        "input": "Spoken by the upload.",
+        "voice": "Narrator",
+        "response_format": "wav",
+        "max_new_tokens": 3000,
     }
     assert result.duration_s and result.duration_s > 0
     run.client.delete_voice("narrator")
@@ -194,7 +219,9 @@ def test_voxtral_preset_sends_no_extra_fields(launch) -> None:
     run = launch("voxtral_tts")
     request = SpeechRequest("Bonjour à tous.", VoiceChoice.preset("Casual_Male"), language="French", seed=7)
     result = run.client.speech(get_entry("voxtral_tts"), request)
-    assert run.speech_bodies() == [{"input": "Bonjour à tous.", "voice": "casual_male", "response_format": "wav"}]
+    assert run.speech_bodies() == [
+        {"input": "Bonjour à tous.", "voice": "casual_male", "response_format": "wav"}
+    ]
     assert result.sample_rate_hz == 24000
 
 

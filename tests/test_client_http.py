@@ -70,7 +70,9 @@ def test_local_server_decided_from_url_unless_given() -> None:
     handler = lambda r: httpx.Response(200)  # noqa: E731
     assert SpeechClient("http://localhost:1", transport=httpx.MockTransport(handler)).local_server
     assert not SpeechClient("http://gpu-box.lan:8100", transport=httpx.MockTransport(handler)).local_server
-    forced = SpeechClient("http://gpu-box.lan:8100", transport=httpx.MockTransport(handler), local_server=True)
+    forced = SpeechClient(
+        "http://gpu-box.lan:8100", transport=httpx.MockTransport(handler), local_server=True
+    )
     assert forced.local_server and not forced.inline_reference
 
 
@@ -101,7 +103,10 @@ def test_health_starting_is_a_status_not_an_error() -> None:
 
 
 def test_health_unhealthy_and_foreign_bodies() -> None:
-    assert make_client(lambda r: httpx.Response(503, json={"status": "unhealthy"})).health().status == "unhealthy"
+    assert (
+        make_client(lambda r: httpx.Response(503, json={"status": "unhealthy"})).health().status
+        == "unhealthy"
+    )
     foreign = make_client(lambda r: httpx.Response(404, json={"detail": "Not Found"})).health()
     assert foreign.status == "unknown" and foreign.http_status == 404 and not foreign.healthy
     html = make_client(lambda r: httpx.Response(200, text="<html>hi</html>")).health()
@@ -204,7 +209,9 @@ def test_missing_encoder_503_is_not_retried() -> None:
 
     def handler(request: httpx.Request) -> httpx.Response:
         calls.append(request)
-        return envelope("PyAV or pydub is required for response_format='mp3'", status=503, error_type="server_error")
+        return envelope(
+            "PyAV or pydub is required for response_format='mp3'", status=503, error_type="server_error"
+        )
 
     with pytest.raises(ServerMisconfigured) as info:
         make_client(handler).model_ids()

@@ -40,7 +40,9 @@ def test_customvoice_speaker() -> None:
 
 def test_customvoice_default_sends_no_voice() -> None:
     entry = get_entry("qwen3_tts_0_6b_customvoice")
-    payload = build_speech_payload(entry, SpeechRequest("Hi.", VoiceChoice.default(), seed=7), inline_reference=False)
+    payload = build_speech_payload(
+        entry, SpeechRequest("Hi.", VoiceChoice.default(), seed=7), inline_reference=False
+    )
     assert payload == {"input": "Hi.", "response_format": "wav", "seed": 7}
 
 
@@ -59,7 +61,9 @@ def test_voxtral_preset_carries_nothing_else() -> None:
 
 def test_voxtral_default_is_input_and_format_only() -> None:
     entry = get_entry("voxtral_tts")
-    payload = build_speech_payload(entry, SpeechRequest("Salut.", VoiceChoice.default()), inline_reference=False)
+    payload = build_speech_payload(
+        entry, SpeechRequest("Salut.", VoiceChoice.default()), inline_reference=False
+    )
     assert payload == {"input": "Salut.", "response_format": "wav"}
 
 
@@ -87,7 +91,9 @@ def test_clone_by_local_path_with_transcript(clip: Path) -> None:
 
 def test_clone_inline_is_base64_data_url(clip: Path) -> None:
     entry = get_entry("higgs_audio_v3_tts")
-    payload = build_speech_payload(entry, SpeechRequest("Text.", VoiceChoice.clone(clip)), inline_reference=True)
+    payload = build_speech_payload(
+        entry, SpeechRequest("Text.", VoiceChoice.clone(clip)), inline_reference=True
+    )
     prefix = "data:audio/wav;base64,"
     assert payload["ref_audio"].startswith(prefix)
     assert base64.b64decode(payload["ref_audio"][len(prefix) :]) == clip.read_bytes()
@@ -98,13 +104,17 @@ def test_clone_inline_is_base64_data_url(clip: Path) -> None:
 
 def test_clone_blank_transcript_sends_no_ref_text(clip: Path) -> None:
     entry = get_entry("moss_tts")
-    payload = build_speech_payload(entry, SpeechRequest("T.", VoiceChoice.clone(clip, "   ")), inline_reference=False)
+    payload = build_speech_payload(
+        entry, SpeechRequest("T.", VoiceChoice.clone(clip, "   ")), inline_reference=False
+    )
     assert "ref_text" not in payload
 
 
 def test_zonos2_never_gets_seed(clip: Path) -> None:
     entry = get_entry("zonos2")
-    payload = build_speech_payload(entry, SpeechRequest("T.", VoiceChoice.clone(clip), seed=5), inline_reference=False)
+    payload = build_speech_payload(
+        entry, SpeechRequest("T.", VoiceChoice.clone(clip), seed=5), inline_reference=False
+    )
     assert "seed" not in payload
     assert payload["max_new_tokens"] == 12288
 
@@ -119,7 +129,9 @@ def test_explicit_max_new_tokens_wins_over_catalog(clip: Path) -> None:
 
 def test_uploaded_voice_is_a_plain_voice_name() -> None:
     entry = get_entry("higgs_audio_v3_tts")
-    payload = build_speech_payload(entry, SpeechRequest("T.", VoiceChoice.uploaded("narrator")), inline_reference=True)
+    payload = build_speech_payload(
+        entry, SpeechRequest("T.", VoiceChoice.uploaded("narrator")), inline_reference=True
+    )
     assert payload == {"input": "T.", "voice": "narrator", "response_format": "wav", "max_new_tokens": 3000}
 
 
@@ -127,7 +139,9 @@ def test_dots_tts_clone_without_transcript_is_refused(clip: Path) -> None:
     entry = get_entry("dots_tts_mf")
     with pytest.raises(VoiceError, match="needs a transcript"):
         build_speech_payload(entry, SpeechRequest("T.", VoiceChoice.clone(clip)), inline_reference=False)
-    ok = build_speech_payload(entry, SpeechRequest("T.", VoiceChoice.clone(clip, "Words.")), inline_reference=False)
+    ok = build_speech_payload(
+        entry, SpeechRequest("T.", VoiceChoice.clone(clip, "Words.")), inline_reference=False
+    )
     assert ok["ref_text"] == "Words."
 
 
@@ -137,14 +151,18 @@ def test_oversized_clip_is_refused_naming_size_and_limit(tmp_path: Path) -> None
         handle.truncate(MAX_REFERENCE_AUDIO_BYTES + 1)
     entry = get_entry("higgs_audio_v3_tts")
     for inline in (True, False):
-        with pytest.raises(VoiceError, match=r"10\.0 MiB \(10485761 bytes\).*at most 10 MiB \(10485760 bytes\)"):
+        with pytest.raises(
+            VoiceError, match=r"10\.0 MiB \(10485761 bytes\).*at most 10 MiB \(10485760 bytes\)"
+        ):
             build_speech_payload(entry, SpeechRequest("T.", VoiceChoice.clone(big)), inline_reference=inline)
 
 
 def test_missing_clip_is_refused(tmp_path: Path) -> None:
     entry = get_entry("higgs_audio_v3_tts")
     with pytest.raises(VoiceError, match="Reference clip not found"):
-        build_speech_payload(entry, SpeechRequest("T.", VoiceChoice.clone(tmp_path / "nope.wav")), inline_reference=True)
+        build_speech_payload(
+            entry, SpeechRequest("T.", VoiceChoice.clone(tmp_path / "nope.wav")), inline_reference=True
+        )
 
 
 @pytest.mark.parametrize(

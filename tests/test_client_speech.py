@@ -37,7 +37,9 @@ def kv_text(input_tokens: int, max_new_tokens: int, kv_capacity: int) -> str:
 
 def error(message: str, status: int = 400) -> httpx.Response:
     kind = "BadRequestError" if status == 400 else "server_error"
-    return httpx.Response(status, json={"error": {"message": message, "type": kind, "param": None, "code": status}})
+    return httpx.Response(
+        status, json={"error": {"message": message, "type": kind, "param": None, "code": status}}
+    )
 
 
 class FakeServer:
@@ -56,7 +58,9 @@ class FakeServer:
             self.requests.append(request)
         path = request.url.path
         if path == "/v1/audio/voices" and request.method == "GET":
-            return httpx.Response(200, json={"voices": self.voices, "uploaded_voices": self.uploaded, "cache_stats": {}})
+            return httpx.Response(
+                200, json={"voices": self.voices, "uploaded_voices": self.uploaded, "cache_stats": {}}
+            )
         if path == "/v1/audio/speech":
             with self.lock:
                 if self.speech_replies:
@@ -110,7 +114,9 @@ def test_speech_result_reads_the_wav_header() -> None:
 
 def test_non_wav_body_for_wav_request_is_a_clear_error() -> None:
     server = FakeServer()
-    server.speech_replies.append(httpx.Response(200, content=b"not audio", headers={"content-type": "audio/wav"}))
+    server.speech_replies.append(
+        httpx.Response(200, content=b"not audio", headers={"content-type": "audio/wav"})
+    )
     with pytest.raises(SpeechError, match="not a readable WAV"):
         client_for(server).speech(get_entry("higgs_audio_v3_tts"), SpeechRequest("T.", VoiceChoice.default()))
 
@@ -168,12 +174,16 @@ def test_voxtral_preset_speech_body() -> None:
         get_entry("voxtral_tts"),
         SpeechRequest("Bonjour.", VoiceChoice.preset("CASUAL_FEMALE"), language="French", seed=9),
     )
-    assert server.speech_bodies() == [{"input": "Bonjour.", "voice": "casual_female", "response_format": "wav"}]
+    assert server.speech_bodies() == [
+        {"input": "Bonjour.", "voice": "casual_female", "response_format": "wav"}
+    ]
 
 
 def test_uploaded_voice_speech_body() -> None:
     server = FakeServer(voices=["default", "Narrator"], uploaded=[{"name": "Narrator", "consent": "yes"}])
-    client_for(server).speech(get_entry("higgs_audio_v3_tts"), SpeechRequest("T.", VoiceChoice.uploaded("narrator")))
+    client_for(server).speech(
+        get_entry("higgs_audio_v3_tts"), SpeechRequest("T.", VoiceChoice.uploaded("narrator"))
+    )
     assert server.speech_bodies() == [
         {"input": "T.", "voice": "Narrator", "response_format": "wav", "max_new_tokens": 3000}
     ]
@@ -182,7 +192,9 @@ def test_uploaded_voice_speech_body() -> None:
 def test_voice_kind_mismatch_refused_without_requests(clip: Path) -> None:
     server = FakeServer()
     with pytest.raises(VoiceError, match="cannot use a clone voice"):
-        client_for(server).speech(get_entry("qwen3_tts_0_6b_customvoice"), SpeechRequest("T.", VoiceChoice.clone(clip)))
+        client_for(server).speech(
+            get_entry("qwen3_tts_0_6b_customvoice"), SpeechRequest("T.", VoiceChoice.clone(clip))
+        )
     assert server.requests == []
 
 
@@ -192,7 +204,9 @@ def test_voice_kind_mismatch_refused_without_requests(clip: Path) -> None:
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8100", "http://localhost:8100", "http://[::1]:8100"])
 def test_loopback_server_gets_the_local_path(url: str, clip: Path) -> None:
     server = FakeServer()
-    client_for(server, url).speech(get_entry("qwen3_tts_0_6b_base"), SpeechRequest("T.", VoiceChoice.clone(clip, "Hi.")))
+    client_for(server, url).speech(
+        get_entry("qwen3_tts_0_6b_base"), SpeechRequest("T.", VoiceChoice.clone(clip, "Hi."))
+    )
     assert server.speech_bodies() == [
         {"input": "T.", "ref_audio": str(clip.resolve()), "ref_text": "Hi.", "response_format": "wav"}
     ]
@@ -200,7 +214,9 @@ def test_loopback_server_gets_the_local_path(url: str, clip: Path) -> None:
 
 def test_remote_server_gets_a_base64_data_url(clip: Path) -> None:
     server = FakeServer()
-    client_for(server, REMOTE).speech(get_entry("qwen3_tts_0_6b_base"), SpeechRequest("T.", VoiceChoice.clone(clip)))
+    client_for(server, REMOTE).speech(
+        get_entry("qwen3_tts_0_6b_base"), SpeechRequest("T.", VoiceChoice.clone(clip))
+    )
     (body,) = server.speech_bodies()
     assert set(body) == {"input", "ref_audio", "response_format"}
     header, _, data = body["ref_audio"].partition(",")
@@ -228,7 +244,9 @@ def test_local_server_flag_overrides_the_url(clip: Path) -> None:
 def test_kv_error_refits_max_new_tokens_and_resends_once(clip: Path) -> None:
     server = FakeServer()
     server.speech_replies.append(error(kv_text(1500, 3000, 4095)))
-    result = client_for(server).speech(get_entry("higgs_audio_v3_tts"), SpeechRequest("T.", VoiceChoice.clone(clip)))
+    result = client_for(server).speech(
+        get_entry("higgs_audio_v3_tts"), SpeechRequest("T.", VoiceChoice.clone(clip))
+    )
     first, second = server.speech_bodies()
     assert first["max_new_tokens"] == 3000
     assert second["max_new_tokens"] == 4095 - 1500
@@ -254,7 +272,9 @@ def test_second_kv_error_raises_kv_capacity_error(clip: Path) -> None:
     server = FakeServer()
     server.speech_replies += [error(kv_text(1500, 3000, 4095)), error(kv_text(1600, 2595, 4095))]
     with pytest.raises(KVCapacityError) as info:
-        client_for(server).speech(get_entry("higgs_audio_v3_tts"), SpeechRequest("T.", VoiceChoice.clone(clip)))
+        client_for(server).speech(
+            get_entry("higgs_audio_v3_tts"), SpeechRequest("T.", VoiceChoice.clone(clip))
+        )
     bodies = server.speech_bodies()
     assert len(bodies) == 2 and bodies[0] != bodies[1]
     assert info.value.kv_capacity == 4095 and info.value.status_code == 400
@@ -265,7 +285,9 @@ def test_kv_error_with_no_room_is_not_resent(clip: Path) -> None:
     server = FakeServer()
     server.speech_replies.append(error(kv_text(4095, 3000, 4095)))
     with pytest.raises(KVCapacityError, match="leaving no room") as info:
-        client_for(server).speech(get_entry("higgs_audio_v3_tts"), SpeechRequest("T.", VoiceChoice.clone(clip)))
+        client_for(server).speech(
+            get_entry("higgs_audio_v3_tts"), SpeechRequest("T.", VoiceChoice.clone(clip))
+        )
     assert len(server.speech_bodies()) == 1
     assert info.value.input_tokens == 4095
 
@@ -303,7 +325,9 @@ def test_speech_connection_errors_end_in_server_unavailable() -> None:
         attempts.append(request)
         raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
 
-    client = SpeechClient(LOOPBACK, transport=httpx.MockTransport(handler), sleep=lambda _s: None, connect_retries=2)
+    client = SpeechClient(
+        LOOPBACK, transport=httpx.MockTransport(handler), sleep=lambda _s: None, connect_retries=2
+    )
     with pytest.raises(ServerUnavailable, match="after 3 attempts"):
         client.speech(get_entry("higgs_audio_v3_tts"), SpeechRequest("T.", VoiceChoice.default()))
     assert len(attempts) == 3
@@ -315,7 +339,9 @@ def test_concurrent_speech_from_many_threads() -> None:
     entry = get_entry("qwen3_tts_0_6b_customvoice")
     texts = [f"Sentence {i}." for i in range(48)]
     with ThreadPoolExecutor(max_workers=16) as pool:
-        results = list(pool.map(lambda t: client.speech(entry, SpeechRequest(t, VoiceChoice.speaker("Vivian"))), texts))
+        results = list(
+            pool.map(lambda t: client.speech(entry, SpeechRequest(t, VoiceChoice.speaker("Vivian"))), texts)
+        )
     assert all(r.duration_s == pytest.approx(1.5) for r in results)
     assert sorted(b["input"] for b in server.speech_bodies()) == sorted(texts)
 
@@ -325,13 +351,25 @@ def test_concurrent_speech_from_many_threads() -> None:
 
 def test_voices_listing() -> None:
     uploaded = [
-        {"name": "Narrator", "consent": "mine", "created_at": 1700000000, "file_size": 1234, "mime_type": "audio/wav", "ref_text": "Hi."}
+        {
+            "name": "Narrator",
+            "consent": "mine",
+            "created_at": 1700000000,
+            "file_size": 1234,
+            "mime_type": "audio/wav",
+            "ref_text": "Hi.",
+        }
     ]
     catalog = client_for(FakeServer(voices=["default", "Narrator"], uploaded=uploaded)).voices()
     assert catalog.voices == ("default", "Narrator")
     assert catalog.uploaded_names == ("Narrator",)
     (voice,) = catalog.uploaded
-    assert (voice.created_at, voice.file_size, voice.mime_type, voice.ref_text) == (1700000000, 1234, "audio/wav", "Hi.")
+    assert (voice.created_at, voice.file_size, voice.mime_type, voice.ref_text) == (
+        1700000000,
+        1234,
+        "audio/wav",
+        "Hi.",
+    )
 
 
 def test_upload_voice_sends_multipart_fields(clip: Path) -> None:
@@ -343,7 +381,14 @@ def test_upload_voice_sends_multipart_fields(clip: Path) -> None:
         seen["body"] = request.read()
         return httpx.Response(
             200,
-            json={"name": "Narrator", "consent": "I agree", "created_at": 5, "file_size": 96044, "mime_type": "audio/wav", "ref_text": "Hello."},
+            json={
+                "name": "Narrator",
+                "consent": "I agree",
+                "created_at": 5,
+                "file_size": 96044,
+                "mime_type": "audio/wav",
+                "ref_text": "Hello.",
+            },
         )
 
     client = SpeechClient(LOOPBACK, transport=httpx.MockTransport(handler))
@@ -397,7 +442,9 @@ def test_delete_voice_and_404() -> None:
         seen.append(request)
         name = request.url.path.rsplit("/", 1)[-1]
         if name == "Narrator":
-            return httpx.Response(200, json={"success": True, "message": "Voice 'Narrator' deleted successfully"})
+            return httpx.Response(
+                200, json={"success": True, "message": "Voice 'Narrator' deleted successfully"}
+            )
         return httpx.Response(404, json={"success": False, "error": f"Voice '{name}' not found"})
 
     client = SpeechClient(LOOPBACK, transport=httpx.MockTransport(handler))
@@ -428,7 +475,9 @@ def test_upload_and_delete_invalidate_the_voice_cache(clip: Path) -> None:
 
 def test_non_wav_format_has_no_header_facts() -> None:
     server = FakeServer()
-    server.speech_replies.append(httpx.Response(200, content=b"\xff\xfb\x90\x00" * 10, headers={"content-type": "audio/mpeg"}))
+    server.speech_replies.append(
+        httpx.Response(200, content=b"\xff\xfb\x90\x00" * 10, headers={"content-type": "audio/mpeg"})
+    )
     result = client_for(server).speech(
         get_entry("higgs_audio_v3_tts"), SpeechRequest("T.", VoiceChoice.default(), response_format="mp3")
     )

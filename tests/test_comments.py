@@ -7,7 +7,9 @@ import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "omni_web"
-OUTSIDE = re.compile(r"\b(?:API|router) doc\b|\bthe seed\b|\bseed's\b|\bissue \d+|/work/|/home/", re.IGNORECASE)
+OUTSIDE = re.compile(
+    r"\b(?:API|router) doc\b|\bthe seed\b|\bseed's\b|\bissue \d+|/work/|/home/", re.IGNORECASE
+)
 # Files whose citations are not fixed yet; each entry is a defect to remove, never one to add.
 PENDING: set[str] = set()
 

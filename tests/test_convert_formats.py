@@ -55,9 +55,29 @@ def test_every_format_converts_with_titled_chapters_and_a_valid_readalong(
     log = tmp_path / "requests.jsonl"
     server = fake_server(MODEL, env={"FAKE_SGL_SECONDS_PER_WORD": "0.004", "FAKE_SGL_REQUEST_LOG": str(log)})
     done = subprocess.run(
-        [sys.executable, "-m", "omni_web", "convert", str(book), "--model", MODEL, "--voice", "vivian", "--qa", "off",
-         "--readalong", "--api-url", server.base_url, "--out", str(tmp_path / "out"), *flags],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "omni_web",
+            "convert",
+            str(book),
+            "--model",
+            MODEL,
+            "--voice",
+            "vivian",
+            "--qa",
+            "off",
+            "--readalong",
+            "--api-url",
+            server.base_url,
+            "--out",
+            str(tmp_path / "out"),
+            *flags,
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
         env={**os.environ, "OMNI_WEB_HOME": str(data_paths.root)},
     )
     assert done.returncode == 0, done.stderr

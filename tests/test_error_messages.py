@@ -48,14 +48,18 @@ def test_a_removal_plan_names_its_models(tmp_path: Path) -> None:
     for key in (QWEN, ZONOS):
         cache_model(tmp_path, key)
     plan = plan_removal([QWEN, ZONOS], cache_dir=tmp_path)
-    assert plan.summary.startswith("Remove 2 models (Qwen3-TTS 0.6B CustomVoice, ZONOS2), freeing "), plan.summary
+    assert plan.summary.startswith("Remove 2 models (Qwen3-TTS 0.6B CustomVoice, ZONOS2), freeing "), (
+        plan.summary
+    )
 
 
 def test_a_damaged_epub_is_told_in_words(tmp_path: Path) -> None:
     broken = tmp_path / "Damaged Book.epub"
     with zipfile.ZipFile(broken, "w") as archive:
         archive.writestr("mimetype", "application/epub+zip")
-        archive.writestr("META-INF/container.xml", "<container><rootfiles><rootfile full-path='x.opf'/></rootfiles>")
+        archive.writestr(
+            "META-INF/container.xml", "<container><rootfiles><rootfile full-path='x.opf'/></rootfiles>"
+        )
     with pytest.raises(BookError) as told:
         load_book(broken)
     assert "Damaged Book.epub" in str(told.value) and not _CLASS_NAME.search(str(told.value)), str(told.value)
@@ -65,8 +69,9 @@ def test_an_unreachable_server_is_told_without_the_exception_class() -> None:
     def refuse(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
 
-    client = SpeechClient("http://127.0.0.1:9", transport=httpx.MockTransport(refuse), sleep=lambda _s: None,
-                          connect_retries=0)  # fmt: skip
+    client = SpeechClient(
+        "http://127.0.0.1:9", transport=httpx.MockTransport(refuse), sleep=lambda _s: None, connect_retries=0
+    )
     with pytest.raises(ServerUnavailable) as told:
         client.speech(get_entry(QWEN), SpeechRequest("Hello.", VoiceChoice.default()))
     assert "Connection refused" in str(told.value) and "ConnectError" not in str(told.value)

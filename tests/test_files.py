@@ -78,7 +78,9 @@ def test_a_staged_folder_lands_whole_or_not_at_all(tmp_path: Path) -> None:
     with atomic_path(target) as staging:
         staging.mkdir()
         (staging / "book.m4b").write_bytes(b"whole")
-    assert [p.name for p in target.parent.iterdir()] == ["Title"] and (target / "book.m4b").read_bytes() == b"whole"
+    assert [p.name for p in target.parent.iterdir()] == ["Title"] and (
+        target / "book.m4b"
+    ).read_bytes() == b"whole"
 
 
 def test_file_sha256_matches_hashlib_across_block_boundaries(tmp_path: Path) -> None:
@@ -122,4 +124,6 @@ def test_no_module_writes_through_a_fixed_staging_name_or_tests_errno_itself() -
         if path.name != "files.py":
             assert not hand_hash.search(text), f"{path} hashes a file by hand: use files.file_sha256"
         if path.name != "files.py":
-            assert "errno.ENOSPC" not in text, f"{path} maps ENOSPC itself: use files.is_disk_full / write_error"
+            assert "errno.ENOSPC" not in text, (
+                f"{path} maps ENOSPC itself: use files.is_disk_full / write_error"
+            )

@@ -67,7 +67,9 @@ def test_fit_hints_follow_the_catalog() -> None:
 
     assert fit_hint(fish, on_4090).fits
     small = fit_hint(fish, on_4080)
-    assert small.level is FitLevel.TOO_SMALL and "needs about 24 GB" in small.message and "#359" in small.message
+    assert (
+        small.level is FitLevel.TOO_SMALL and "needs about 24 GB" in small.message and "#359" in small.message
+    )
 
     ada = fit_hint(zonos, on_4090)
     assert ada.fits and not ada.uses_fallback

@@ -30,7 +30,11 @@ def test_no_nvml_means_no_figures() -> None:
 
 
 def test_audio_per_gpu_second_divides_by_the_busy_share() -> None:
-    usage = GpuUsage(samples=10, util_mean_pct=50.0, util_peak_pct=100.0, memory_peak_bytes=1, memory_total_bytes=2)
+    usage = GpuUsage(
+        samples=10, util_mean_pct=50.0, util_peak_pct=100.0, memory_peak_bytes=1, memory_total_bytes=2
+    )
     assert usage.audio_per_gpu_s(60.0) == pytest.approx(120.0)
-    idle = GpuUsage(samples=1, util_mean_pct=0.0, util_peak_pct=0.0, memory_peak_bytes=1, memory_total_bytes=2)
+    idle = GpuUsage(
+        samples=1, util_mean_pct=0.0, util_peak_pct=0.0, memory_peak_bytes=1, memory_total_bytes=2
+    )
     assert idle.audio_per_gpu_s(60.0) is None

@@ -132,7 +132,8 @@ def test_cancel_keeps_finished_files_and_a_rerun_fetches_only_the_rest(hub: Fake
             cancel.set()
 
     with pytest.raises(DownloadCancelled) as raised:
-        download_model(QWEN, progress=on_progress, cancel=cancel, cache_dir=cache, endpoint=hub.url, max_workers=1)
+        download_model(QWEN, progress=on_progress, cancel=cancel, cache_dir=cache, endpoint=hub.url,
+                       max_workers=1)
     assert raised.value.key == QWEN.key
 
     repo_dir = cache / "models--Qwen--Qwen3-TTS-12Hz-0.6B-Base"
@@ -223,8 +224,12 @@ def test_partial_download_can_be_removed(hub: FakeHub, cache: Path) -> None:
     threshold = len(repo.files["config.json"]) + 1_000_000 + 50_000
     with pytest.raises(DownloadCancelled):
         download_model(
-            QWEN, progress=lambda e: cancel.set() if e.downloaded_bytes >= threshold else None,
-            cancel=cancel, cache_dir=cache, endpoint=hub.url, max_workers=1,
+            QWEN,
+            progress=lambda e: cancel.set() if e.downloaded_bytes >= threshold else None,
+            cancel=cancel,
+            cache_dir=cache,
+            endpoint=hub.url,
+            max_workers=1,
         )
     plan = plan_removal([QWEN.key], cache_dir=cache)
     assert plan.keys == (QWEN.key,) and not plan.items[0].complete
@@ -251,8 +256,13 @@ def test_apply_model_diff_removes_first_then_installs_with_warnings(
 
     lines: list[str] = []
     result = apply_model_diff(
-        [QWEN.key], [VOXTRAL.key], paths=data_paths, stop_server_hosting=stop_server_hosting,
-        log=lines.append, cache_dir=cache, endpoint=hub.url,
+        [QWEN.key],
+        [VOXTRAL.key],
+        paths=data_paths,
+        stop_server_hosting=stop_server_hosting,
+        log=lines.append,
+        cache_dir=cache,
+        endpoint=hub.url,
         which=lambda name: None if name == "sox" else f"/usr/bin/{name}",
     )
 
@@ -264,7 +274,11 @@ def test_apply_model_diff_removes_first_then_installs_with_warnings(
     warnings = " ".join(installed.warnings)
     # No backend venv here: companions are skipped with a warning; sox is missing: install lines.
     assert "companion packages" in warnings and "python -m omni_web setup" in warnings
-    assert "sudo apt install sox" in warnings and "sudo pacman -S sox" in warnings and "sudo dnf install sox" in warnings
+    assert (
+        "sudo apt install sox" in warnings
+        and "sudo pacman -S sox" in warnings
+        and "sudo dnf install sox" in warnings
+    )
     assert installed_keys(cache_dir=cache) == {QWEN.key}
     assert any(line.startswith("Remove 1 model") for line in lines)
 
@@ -275,7 +289,12 @@ def test_apply_model_diff_reports_a_failed_model_and_installs_the_others(
     hub.add_repo(_repo(VOXTRAL, gated=True))
     hub.add_repo(_repo(HIGGS))
     result = apply_model_diff(
-        [VOXTRAL.key, HIGGS.key], [], paths=data_paths, cache_dir=cache, endpoint=hub.url, token=False,
+        [VOXTRAL.key, HIGGS.key],
+        [],
+        paths=data_paths,
+        cache_dir=cache,
+        endpoint=hub.url,
+        token=False,
     )
     assert not result.ok
     assert [key for key, _ in result.failed] == [VOXTRAL.key]
@@ -290,13 +309,17 @@ def test_apply_model_diff_checks_keys_before_changing_anything(
     hub.add_repo(_repo(VOXTRAL))
     download_model(VOXTRAL, cache_dir=cache, endpoint=hub.url)
     with pytest.raises(UnknownModel):
-        apply_model_diff(["no_such_model"], [VOXTRAL.key], paths=data_paths, cache_dir=cache, endpoint=hub.url)
+        apply_model_diff(
+            ["no_such_model"], [VOXTRAL.key], paths=data_paths, cache_dir=cache, endpoint=hub.url
+        )
     with pytest.raises(ModelError, match="both installed and removed"):
         apply_model_diff([VOXTRAL.key], [VOXTRAL.key], paths=data_paths, cache_dir=cache, endpoint=hub.url)
     assert installed_keys(cache_dir=cache) == {VOXTRAL.key}
 
 
-def test_cache_scan_ignores_repos_outside_the_catalog_and_dry_run_leftovers(hub: FakeHub, cache: Path) -> None:
+def test_cache_scan_ignores_repos_outside_the_catalog_and_dry_run_leftovers(
+    hub: FakeHub, cache: Path
+) -> None:
     hub.add_repo(FakeRepo("someone/other-model", {"config.json": b"{}"}))
     hub.add_repo(_repo(HIGGS))
     from huggingface_hub import snapshot_download

@@ -43,7 +43,9 @@ def _targets(module: str, node: ast.Import | ast.ImportFrom, is_package: bool) -
             package = module.split(".") if is_package else module.split(".")[:-1]
             package = package[: len(package) - (node.level - 1)]
             base = ".".join([*package, base] if base else package)
-        names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
+        names = [
+            f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names
+        ]
     found = []
     for name in names:
         while name and name not in MODULES:  # "omni_web.x.Thing" -> "omni_web.x"
@@ -135,8 +137,24 @@ def test_the_cycle_finder_sees_deferred_and_type_checking_imports() -> None:
 #   the media floor holds render, assemble, qa, master, readalong and cast together;
 # - ``settings`` reads a book's options and ``server`` talks to its ``client``: one serving floor.
 FLOORS: tuple[tuple[str, ...], ...] = (
-    ("errors", "files", "records", "retry", "timefmt", "languages", "runstate", "tasks", "lan", "paths",
-     "systools", "catalog", "gpu", "gpuwatch", "auth", "delivery_cues"),
+    (
+        "errors",
+        "files",
+        "records",
+        "retry",
+        "timefmt",
+        "languages",
+        "runstate",
+        "tasks",
+        "lan",
+        "paths",
+        "systools",
+        "catalog",
+        "gpu",
+        "gpuwatch",
+        "auth",
+        "delivery_cues",
+    ),
     ("book", "backend", "bookshelf"),
     ("settings", "client", "server", "models", "readiness", "setup_report", "llm"),
     ("voices", "text"),
@@ -158,8 +176,12 @@ def floor_of(module: str) -> int:
 
 def upward_imports(graph: dict[str, set[str]]) -> list[str]:
     """Each import of a module on a higher floor than the importer's, as 'a imports b'."""
-    return sorted(f"{a} imports {b}" for a, targets in graph.items() for b in targets
-                  if a.count(".") and b.count(".") and floor_of(b) > floor_of(a))
+    return sorted(
+        f"{a} imports {b}"
+        for a, targets in graph.items()
+        for b in targets
+        if a.count(".") and b.count(".") and floor_of(b) > floor_of(a)
+    )
 
 
 def test_every_top_level_module_has_a_floor() -> None:
@@ -216,19 +238,28 @@ def face_bypasses(module: str, source: str) -> list[str]:
 
 
 def all_face_bypasses() -> list[str]:
-    return sorted(f"{module} imports {target}" for module, path in MODULES.items()
-                  for target in face_bypasses(module, path.read_text()))
+    return sorted(
+        f"{module} imports {target}"
+        for module, path in MODULES.items()
+        for target in face_bypasses(module, path.read_text())
+    )
 
 
 def test_imports_past_a_packages_face_do_not_grow() -> None:
     found = all_face_bypasses()
     assert len(found) <= FACE_BYPASSES_AT_MOST, (
         f"{len(found)} imports past a package's __init__ (at most {FACE_BYPASSES_AT_MOST}): import the name "
-        "from the package, or make the module private (_name). All of them:\n" + "\n".join(found))
+        "from the package, or make the module private (_name). All of them:\n" + "\n".join(found)
+    )
 
 
 def test_the_face_check_sees_a_bypass_and_lets_private_and_inside_imports_pass() -> None:
-    source = ("from omni_web.jobs.store import JobStore\nfrom omni_web.jobs import Job\n"
-              "from omni_web.master._private import x\nimport omni_web.assemble.ffmpeg\n")
-    assert face_bypasses("omni_web.storage.survey", source) == ["omni_web.jobs.store", "omni_web.assemble.ffmpeg"]
+    source = (
+        "from omni_web.jobs.store import JobStore\nfrom omni_web.jobs import Job\n"
+        "from omni_web.master._private import x\nimport omni_web.assemble.ffmpeg\n"
+    )
+    assert face_bypasses("omni_web.storage.survey", source) == [
+        "omni_web.jobs.store",
+        "omni_web.assemble.ffmpeg",
+    ]
     assert face_bypasses("omni_web.jobs.worker", "from omni_web.jobs.store import Job\n") == []

@@ -30,13 +30,19 @@ class FakeClock:
 def services(data_paths) -> AppServices:
     data_paths.settings_file.write_text(yaml.safe_dump({"inbox_preset": "Inbox"}), encoding="utf-8")
     services = AppServices.create(data_paths)
-    services.library.presets.save(Preset(name="Inbox", model_key=MODEL, voice={"kind": "speaker", "name": "Aiden"}))
+    services.library.presets.save(
+        Preset(name="Inbox", model_key=MODEL, voice={"kind": "speaker", "name": "Aiden"})
+    )
     return services
 
 
 def _watcher(services, clock, **kwargs) -> InboxWatcher:
-    return InboxWatcher(lambda: services.settings.inbox_path(services.paths), services.library.take_from_inbox,
-                        clock=clock, **kwargs)
+    return InboxWatcher(
+        lambda: services.settings.inbox_path(services.paths),
+        services.library.take_from_inbox,
+        clock=clock,
+        **kwargs,
+    )
 
 
 def test_twenty_dropped_books_become_twenty_jobs_with_the_inbox_preset(services, tmp_path) -> None:
@@ -44,8 +50,11 @@ def test_twenty_dropped_books_become_twenty_jobs_with_the_inbox_preset(services,
     assert inbox == services.paths.root / "inbox"
     inbox.mkdir(parents=True)
     for n in range(20):
-        make_epub(inbox / f"book-{n:02}.epub", ((f"c{n}.xhtml", xhtml(f"<h1>Part {n}</h1><p>Words of book {n}.</p>")),),
-                  title=f"Dropped {n}")
+        make_epub(
+            inbox / f"book-{n:02}.epub",
+            ((f"c{n}.xhtml", xhtml(f"<h1>Part {n}</h1><p>Words of book {n}.</p>")),),
+            title=f"Dropped {n}",
+        )
     (inbox / "corrupt.epub").write_bytes(b"this is not a zip archive at all")
     (inbox / "copying.epub.part").write_bytes(b"partial")
     clock = FakeClock()
@@ -77,7 +86,7 @@ def test_a_file_growing_for_15_s_is_not_taken_until_it_settles(services) -> None
     watcher = _watcher(services, clock)
     for second in range(16):  # a slow copy: a new piece every simulated second for 15 s
         with target.open("ab") as handle:
-            handle.write(source[second * len(source) // 16:(second + 1) * len(source) // 16])
+            handle.write(source[second * len(source) // 16 : (second + 1) * len(source) // 16])
         assert watcher.scan() == [], f"taken while still growing at {second} s"
         clock.now += 1.0
     assert target.stat().st_size == len(source)
@@ -100,7 +109,7 @@ def test_real_time_a_copy_in_progress_waits(services) -> None:
     def slow_copy() -> None:
         with target.open("wb") as handle:
             for i in range(6):
-                handle.write(source[i * len(source) // 6:(i + 1) * len(source) // 6])
+                handle.write(source[i * len(source) // 6 : (i + 1) * len(source) // 6])
                 handle.flush()
                 time.sleep(0.5)
         done_writing.set()
@@ -126,8 +135,14 @@ def test_real_time_a_copy_in_progress_waits(services) -> None:
 
 def test_twenty_books_uploaded_at_once_give_twenty_jobs(services, tmp_path) -> None:
     """Multi-upload (the Queue tab's 'Queue many books'): one job per file, a bad one reported, not fatal."""
-    files = [make_epub(tmp_path / f"up-{n:02}.epub", ((f"c{n}.xhtml", xhtml(f"<h1>Up {n}</h1><p>Text {n}.</p>")),),
-                       title=f"Uploaded {n}") for n in range(20)]
+    files = [
+        make_epub(
+            tmp_path / f"up-{n:02}.epub",
+            ((f"c{n}.xhtml", xhtml(f"<h1>Up {n}</h1><p>Text {n}.</p>")),),
+            title=f"Uploaded {n}",
+        )
+        for n in range(20)
+    ]
     (tmp_path / "broken.epub").write_bytes(b"PK\x03\x04 truncated")
     outcomes = services.library.submit_many([*files, tmp_path / "broken.epub"], preset="Inbox")
     jobs = [got for _, got in outcomes if not isinstance(got, str)]

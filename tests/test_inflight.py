@@ -111,7 +111,8 @@ def test_fills_the_width_from_the_catalog_start(width: int, start: int) -> None:
     assert run.reached_at is not None and run.reached_at <= chunks * 0.1
     state = run.controller.state()
     assert state.phase is Phase.HOLDING
-    assert state.full_at is not None and abs(state.full_at - width) <= max(2, width // 8), run.controller.history
+    assert state.full_at is not None and abs(state.full_at - width) <= max(2,
+                                                                           width // 8), run.controller.history
     assert width <= state.limit <= width + 3 * margin_for(width)
 
 
@@ -123,7 +124,9 @@ def test_chunks_of_uneven_length_still_fill_the_width(width: int) -> None:
     run = render(server, chunks, InFlightController(16, clock=server.clock))
     assert math.ceil(chunks / width) * 2.0 / run.wall_s >= 0.85
     state = run.controller.state()
-    assert state.full_at is not None and abs(state.full_at - width) <= max(2, width // 4), run.controller.history
+    assert state.full_at is not None and abs(state.full_at - width) <= max(2, width // 4), (
+        run.controller.history
+    )
 
 
 def test_a_start_above_the_width_comes_down_to_it() -> None:

@@ -69,14 +69,23 @@ def items(count: int, salt: str) -> list[RenderItem]:
 def render_with(base_url: str, controller: InFlightController, chunks: list[RenderItem], cache: Path) -> None:
     with SpeechClient(base_url, speech_retry=NO_RETRY) as client, client.metered(controller):
         def synthesize(item: RenderItem) -> bytes:
-            return client.speech(MODEL, SpeechRequest(text=item.text, voice=VoiceChoice.speaker("Vivian"))).audio
+            return client.speech(
+                MODEL, SpeechRequest(text=item.text, voice=VoiceChoice.speaker("Vivian"))
+            ).audio
 
         render_chunks(chunks, synthesize, cache_dir=cache, concurrency=controller)
 
 
 def test_a_foreign_server_is_filled_to_its_width_found_while_rendering(fake_server, tmp_path: Path) -> None:
-    server = fake_server(MODEL.key, env={"FAKE_SGL_SLOTS": "32", "FAKE_SGL_QUEUE_LIMIT": "32",
-                                         "FAKE_SGL_LATENCY_S": "0.5", "FAKE_SGL_SECONDS_PER_WORD": "0.05"})
+    server = fake_server(
+        MODEL.key,
+        env={
+            "FAKE_SGL_SLOTS": "32",
+            "FAKE_SGL_QUEUE_LIMIT": "32",
+            "FAKE_SGL_LATENCY_S": "0.5",
+            "FAKE_SGL_SECONDS_PER_WORD": "0.05",
+        },
+    )
     endpoint = Endpoint(base_url=server.base_url, model_key=MODEL.key, model_id=MODEL.repo_id, owned=False)
     controller = ForeignServing(endpoint, patience_s=30, batch=16).in_flight(MODEL.default_concurrency)
     assert controller() == MODEL.default_concurrency  # the catalog's number is only the start
@@ -91,8 +100,15 @@ def test_a_foreign_server_is_filled_to_its_width_found_while_rendering(fake_serv
 
 
 def test_a_queue_bound_caps_the_number_with_a_handful_of_refusals(fake_server, tmp_path: Path) -> None:
-    server = fake_server(MODEL.key, env={"FAKE_SGL_SLOTS": "8", "FAKE_SGL_QUEUE_LIMIT": "4",
-                                         "FAKE_SGL_LATENCY_S": "0.3", "FAKE_SGL_SECONDS_PER_WORD": "0.05"})
+    server = fake_server(
+        MODEL.key,
+        env={
+            "FAKE_SGL_SLOTS": "8",
+            "FAKE_SGL_QUEUE_LIMIT": "4",
+            "FAKE_SGL_LATENCY_S": "0.3",
+            "FAKE_SGL_SECONDS_PER_WORD": "0.05",
+        },
+    )
     controller = InFlightController(16)  # the catalog's start, above what this server takes
     with RunningWatch(server.base_url) as watch:
         render_with(server.base_url, controller, items(160, "refused"), tmp_path / "cache")
@@ -106,7 +122,8 @@ def test_a_queue_bound_caps_the_number_with_a_handful_of_refusals(fake_server, t
 
 
 def test_a_managed_server_started_with_the_throughput_profile_is_filled_to_its_width(
-        data_paths: DataPaths, tmp_path: Path) -> None:  # fmt: skip
+    data_paths: DataPaths, tmp_path: Path
+) -> None:
     install_fake_sgl_omni(data_paths.backend_venv)
     settings = Settings(server_port=free_port(), start_timeout_s=60)
     manager = manager_module.ServerManager(data_paths, settings, gpu_probe=lambda: H100, poll_interval_s=0.1)
@@ -120,12 +137,18 @@ def test_a_managed_server_started_with_the_throughput_profile_is_filled_to_its_w
             assert manager.status().model_label.endswith("(throughput profile)")
             from omni_web.ui.server import status_html  # noqa: PLC0415 - the Server tab's line, Gradio loaded late
 
-            assert "throughput profile" in status_html(manager.status())  # the Server tab says which profile runs
+            assert "throughput profile" in status_html(
+                manager.status()
+            )  # the Server tab says which profile runs
             controller = serving.in_flight(MODEL.default_concurrency)
             assert controller() >= 64 and controller.state().full_at == 64
             with RunningWatch(serving.endpoint.base_url) as watch:
-                render_with(serving.endpoint.base_url, controller, items(64 * 4, "managed"), tmp_path / "cache")
-            assert watch.peak == 64  # the configured width, filled; the fake runs no more than its config says
+                render_with(
+                    serving.endpoint.base_url, controller, items(64 * 4, "managed"), tmp_path / "cache"
+                )
+            assert (
+                watch.peak == 64
+            )  # the configured width, filled; the fake runs no more than its config says
             assert controller.state().peak_in_flight >= 64
         finally:
             manager.stop()
@@ -136,9 +159,15 @@ def test_the_progress_document_says_how_many_are_in_flight(data_paths: DataPaths
     endpoint = Endpoint(base_url=server.base_url, model_key=MODEL.key, model_id=MODEL.repo_id, owned=False)
     serving = ForeignServing(endpoint, patience_s=30, batch=16)
     docs = []
-    request = ConvertRequest(book_path=DATA_DIR / "hefty-water.epub", model_key=MODEL.key,
-                             voice=VoiceChoice.speaker("Vivian"), chapters=(1,))
-    convert_served(request, serving, paths=data_paths, settings=Settings(qa_level="off"), progress=docs.append)
+    request = ConvertRequest(
+        book_path=DATA_DIR / "hefty-water.epub",
+        model_key=MODEL.key,
+        voice=VoiceChoice.speaker("Vivian"),
+        chapters=(1,),
+    )
+    convert_served(
+        request, serving, paths=data_paths, settings=Settings(qa_level="off"), progress=docs.append
+    )
     rendering = [d for d in docs if d.phase == "rendering" and d.in_flight_line]
     assert rendering, [d.phase for d in docs]
     assert rendering[-1].peak_in_flight >= 1

@@ -42,8 +42,14 @@ def test_names_carry_the_narrator_and_number_collisions(tmp_path: Path, layout: 
     book = load_book(BOOK)
     entry = get_entry(MODEL)
     first = claim_output_name(tmp_path, book, entry, _voice("Vivian"), layout=layout)
-    narrator = "{Vivian - Qwen3-TTS 0.6B CustomVoice}" if layout is OutputLayout.LIBRARY else "Qwen3-TTS 0.6B CustomVoice (Vivian)"
-    assert first == f"Hefty Water {narrator}" if layout is OutputLayout.LIBRARY else f"Hefty Water - {narrator}"
+    narrator = (
+        "{Vivian - Qwen3-TTS 0.6B CustomVoice}"
+        if layout is OutputLayout.LIBRARY
+        else "Qwen3-TTS 0.6B CustomVoice (Vivian)"
+    )
+    assert (
+        first == f"Hefty Water {narrator}" if layout is OutputLayout.LIBRARY else f"Hefty Water - {narrator}"
+    )
     other_voice = claim_output_name(tmp_path, book, entry, _voice("Ryan"), layout=layout, claimed={first})
     assert other_voice != first and "Ryan" in other_voice
     # Another job with the same narrator (e.g. other chapters): a numbered copy, never the same name.
@@ -79,23 +85,34 @@ def test_deleting_a_job_removes_only_its_own_files(services: AppServices, data_p
     shared = outputs / ".parts" / "book" / "001.flac"
     own_chapter = outputs / ".parts" / "book" / "002.flac"
     m4b = outputs / "A" / "B" / "mine.m4b"
-    reports = [m4b.with_name("mine.qa.json"), m4b.with_name("mine.levels.json"), m4b.with_name("mine.readalong.epub"),
-               m4b.with_name("mine - 01 - One.vtt"), m4b.with_name("mine - ACX") / "01.mp3"]  # fmt: skip
+    reports = [
+        m4b.with_name("mine.qa.json"),
+        m4b.with_name("mine.levels.json"),
+        m4b.with_name("mine.readalong.epub"),
+        m4b.with_name("mine - 01 - One.vtt"),
+        m4b.with_name("mine - ACX") / "01.mp3",
+    ]
     their_subtitle = m4b.with_name("theirs - 01 - One.vtt")
     for path in (shared, own_chapter, m4b, *reports, their_subtitle):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"x" * 1000)
     outside = data_paths.root / "precious.txt"
     outside.write_text("not ours")
-    mine_result = {"m4b": str(m4b), "qa_report": str(reports[0]), "levels_path": str(reports[1]),
-                   "readalong_epub": str(reports[2]), "acx_dir": str(reports[4].parent),
-                   "chapters": [{"path": str(shared)}, {"path": str(own_chapter)}, {"path": str(outside)}]}  # fmt: skip
-    for job, result in ((mine, mine_result),
-                        (theirs, {"m4b": None, "chapters": [{"path": str(shared)}]})):
+    mine_result = {
+        "m4b": str(m4b),
+        "qa_report": str(reports[0]),
+        "levels_path": str(reports[1]),
+        "readalong_epub": str(reports[2]),
+        "acx_dir": str(reports[4].parent),
+        "chapters": [{"path": str(shared)}, {"path": str(own_chapter)}, {"path": str(outside)}],
+    }
+    for job, result in ((mine, mine_result), (theirs, {"m4b": None, "chapters": [{"path": str(shared)}]})):
         services.library.jobs.claim_next()
         services.library.jobs.finish(job.id, JobState.DONE, result=result)
     with pytest.raises(JobError):
-        services.library.plan_job_deletion(services.library.submit_conversion(_request("Aiden")).id)  # still queued
+        services.library.plan_job_deletion(
+            services.library.submit_conversion(_request("Aiden")).id
+        )  # still queued
     plan = services.library.plan_job_deletion(mine.id)
     assert set(plan.files.files) == {m4b.resolve(), own_chapter.resolve(), *(p.resolve() for p in reports)}
     assert plan.files.size_bytes == 7000 and "7 files" in plan.summary and "7.0 KB" in plan.summary
@@ -129,7 +146,9 @@ def test_a_finished_job_can_run_again(services: AppServices) -> None:
     assert again.state is JobState.QUEUED and dict(again.result) == {} and again.params == job.params
 
 
-def test_two_mp3_only_jobs_of_one_book_keep_their_own_files_and_reports(data_paths: DataPaths, fake_server) -> None:
+def test_two_mp3_only_jobs_of_one_book_keep_their_own_files_and_reports(
+    data_paths: DataPaths, fake_server
+) -> None:
     from omni_web.client import SpeechClient
     from omni_web.pipeline import run_conversion
     from omni_web.settings import Settings
@@ -138,12 +157,21 @@ def test_two_mp3_only_jobs_of_one_book_keep_their_own_files_and_reports(data_pat
     server = fake_server("qwen3_tts_0_6b_customvoice", env=FAST)
     results = []
     for voice in ("Vivian", "Ryan"):
-        request = _request(voice, chapters=(2,), output_format="mp3", output_layout="flat",
-                           output_name=f"Hefty Water - Qwen3-TTS 0.6B CustomVoice ({voice})")  # fmt: skip
+        request = _request(
+            voice,
+            chapters=(2,),
+            output_format="mp3",
+            output_layout="flat",
+            output_name=f"Hefty Water - Qwen3-TTS 0.6B CustomVoice ({voice})",
+        )
         with SpeechClient(server.base_url) as client:
-            results.append(run_conversion(request, paths=data_paths, settings=Settings(qa_level="off"), client=client))
+            results.append(
+                run_conversion(request, paths=data_paths, settings=Settings(qa_level="off"), client=client)
+            )
     vivian, ryan = results
     assert vivian.mp3_dir != ryan.mp3_dir and vivian.mp3_dir.name.endswith("(Vivian)")
-    assert vivian.levels_path != ryan.levels_path and vivian.levels_path.is_file() and ryan.levels_path.is_file()
+    assert (
+        vivian.levels_path != ryan.levels_path and vivian.levels_path.is_file() and ryan.levels_path.is_file()
+    )
     assert vivian.levels_path.name == "Hefty Water - Qwen3-TTS 0.6B CustomVoice (Vivian).levels.json"
     assert list(vivian.mp3_dir.glob("*.mp3")) and list(ryan.mp3_dir.glob("*.mp3"))

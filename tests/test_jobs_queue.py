@@ -80,7 +80,9 @@ def test_worker_obeys_reorder_and_pauses(store: JobStore) -> None:
         queue.pause_job(jobs["a"].id)
         assert store.get(jobs["a"].id).paused
         queue.resume()
-        wait_for(lambda: all(store.get(jobs[n].id).state is JobState.DONE for n in "bcd"), what="b, c, d done")
+        wait_for(
+            lambda: all(store.get(jobs[n].id).state is JobState.DONE for n in "bcd"), what="b, c, d done"
+        )
         assert [title for title, _ in ran] == ["c", "b", "d"]
         assert store.get(jobs["a"].id).state is JobState.QUEUED  # held in its place
         queue.resume_job(jobs["a"].id)
@@ -102,7 +104,14 @@ def test_samples_first_makes_every_sample_before_any_full_book(store: JobStore) 
         wait_for(lambda: all(store.get(j.id).state is JobState.DONE for j in jobs), what="all done")
     finally:
         worker.stop()
-    assert ran == [("a", "sample"), ("b", "sample"), ("c", "sample"), ("a", "full"), ("b", "full"), ("c", "full")]
+    assert ran == [
+        ("a", "sample"),
+        ("b", "sample"),
+        ("c", "sample"),
+        ("a", "full"),
+        ("b", "full"),
+        ("c", "full"),
+    ]
     assert store.get(jobs[1].id).sample == {"title": "b"} and store.get(jobs[1].id).result == {"title": "b"}
 
 
@@ -120,8 +129,12 @@ def test_hand_off_starts_the_next_job_beside_the_finishing_one(store: JobStore) 
     first = store.enqueue("convert", {"model_key": "m"}, title="first")
     second = store.enqueue("convert", {"model_key": "m"}, title="second")
     other = store.enqueue("convert", {"model_key": "other"}, title="other")
-    worker = JobWorker(store, {"convert": runner}, idle_poll_s=0.05,
-                       overlap=lambda a, b: a.params["model_key"] == b.params["model_key"])
+    worker = JobWorker(
+        store,
+        {"convert": runner},
+        idle_poll_s=0.05,
+        overlap=lambda a, b: a.params["model_key"] == b.params["model_key"],
+    )
     worker.start()
     try:
         wait_for(lambda: store.get(second.id).state is JobState.DONE, what="second done beside first")
@@ -145,8 +158,12 @@ def test_a_sample_run_renders_the_first_chapter_of_the_default_selection() -> No
     book_path = DATA_DIR / "pg11-alice.epub"
     book = load_book(book_path)
     first_text = next(i for i, c in enumerate(book.chapters, start=1) if c.selected_by_default and c.has_text)
-    full = ConvertRequest(book_path=book_path, model_key="qwen3_tts_0_6b_customvoice", output_name="Alice - Vivian",
-                          readalong=True)
+    full = ConvertRequest(
+        book_path=book_path,
+        model_key="qwen3_tts_0_6b_customvoice",
+        output_name="Alice - Vivian",
+        readalong=True,
+    )
     sample = sample_request(full)
     assert sample.chapters == (first_text,) and first_text > 1  # the front matter is passed over
     assert sample.output_name == "Alice - Vivian (sample)" and not sample.readalong
@@ -173,7 +190,9 @@ def test_a_sample_of_n_minutes_takes_whole_chapters_from_the_start(store: JobSto
     assert queue.sample_minutes == 30.0
 
 
-def test_a_fix_starts_beside_a_long_job_of_its_model_and_waits_first_in_line_for_another(store: JobStore) -> None:
+def test_a_fix_starts_beside_a_long_job_of_its_model_and_waits_first_in_line_for_another(
+    store: JobStore,
+) -> None:
     release = {name: threading.Event() for name in ("long", "fix-other")}
     started: list[str] = []
 
@@ -185,9 +204,13 @@ def test_a_fix_starts_beside_a_long_job_of_its_model_and_waits_first_in_line_for
 
     long = store.enqueue("convert", {"model_key": "m"}, title="long")
     book = store.enqueue("convert", {"model_key": "m"}, title="book")
-    worker = JobWorker(store, {"convert": runner}, idle_poll_s=0.05,
-                       overlap=lambda a, b: a.params["model_key"] == b.params["model_key"],
-                       urgent=lambda job: bool(job.params.get("fix")))
+    worker = JobWorker(
+        store,
+        {"convert": runner},
+        idle_poll_s=0.05,
+        overlap=lambda a, b: a.params["model_key"] == b.params["model_key"],
+        urgent=lambda job: bool(job.params.get("fix")),
+    )
     worker.start()
     try:
         wait_for(lambda: store.get(long.id).state is JobState.RUNNING, what="the long job running")

@@ -102,7 +102,10 @@ def test_a_cancel_racing_finish_leaves_one_consistent_end(store: JobStore) -> No
     for _ in range(ITERATIONS):
         job = store.enqueue("convert", {})
         store.claim_next()
-        race(partial(store.finish, job.id, JobState.DONE, result={"ok": 1}), partial(store.request_cancel, job.id))
+        race(
+            partial(store.finish, job.id, JobState.DONE, result={"ok": 1}),
+            partial(store.request_cancel, job.id),
+        )
         now = store.get(job.id)
         assert now.state is JobState.DONE and now.result == {"ok": 1}  # a late cancel changes nothing
 

@@ -25,5 +25,7 @@ def test_every_layer_reads_the_one_table() -> None:
     assert whisper_language("Japanese") == "ja" and whisper_language("Auto") is None
     assert book_language("Esperanto") == "eo" and book_language("en-GB") == "en-GB"
     package = Path(__file__).resolve().parent.parent / "omni_web"
-    copies = [p for p in package.rglob("*.py") if '"english": "en"' in p.read_text() and p.name != "languages.py"]
+    copies = [
+        p for p in package.rglob("*.py") if '"english": "en"' in p.read_text() and p.name != "languages.py"
+    ]
     assert not copies, f"a second language table: {copies}"

@@ -30,7 +30,9 @@ def counted(data_paths, monkeypatch):
     (the reader under the shared book cache) and job-table scans (JobStore.list)."""
     data_paths.settings_file.write_text(yaml.safe_dump({"inbox_preset": "Inbox"}), encoding="utf-8")
     services = AppServices.create(data_paths)
-    services.library.presets.save(Preset(name="Inbox", model_key=MODEL, voice={"kind": "speaker", "name": "Aiden"}))
+    services.library.presets.save(
+        Preset(name="Inbox", model_key=MODEL, voice={"kind": "speaker", "name": "Aiden"})
+    )
     for name in BOOKS[1:]:
         services.library.submit_book(DATA_DIR / name, preset="Inbox")
     counts: Counter[str] = Counter()
@@ -50,8 +52,13 @@ def counted(data_paths, monkeypatch):
 
 
 def _request(services: AppServices, **changes) -> ConvertRequest:
-    return ConvertRequest(book_path=DATA_DIR / BOOKS[0], model_key=MODEL, voice=VoiceChoice.speaker("Vivian"),
-                          chapters=(1,), **changes)
+    return ConvertRequest(
+        book_path=DATA_DIR / BOOKS[0],
+        model_key=MODEL,
+        voice=VoiceChoice.speaker("Vivian"),
+        chapters=(1,),
+        **changes,
+    )
 
 
 def test_a_ui_submit_reads_the_book_once_and_scans_the_jobs_once(counted) -> None:
@@ -73,8 +80,12 @@ def test_an_api_job_create_reads_the_book_once_and_scans_the_jobs_once(counted) 
     _, secret = token_store(services.paths).create("tests")
     settings = json.dumps({"model_key": MODEL, "voice": {"kind": "speaker", "name": "Vivian"}})
     with TestClient(build_api(services.library)) as client, (DATA_DIR / BOOKS[0]).open("rb") as handle:
-        created = client.post("/jobs", headers={"Authorization": f"Bearer {secret}", "Idempotency-Key": "one"},
-                              files={"file": (BOOKS[0], handle)}, data={"settings": settings})
+        created = client.post(
+            "/jobs",
+            headers={"Authorization": f"Bearer {secret}", "Idempotency-Key": "one"},
+            files={"file": (BOOKS[0], handle)},
+            data={"settings": settings},
+        )
     assert created.status_code == 201, created.text
     assert counts == {"parse": 1, "scan": 1}
 

@@ -39,12 +39,14 @@ def convert(data_paths: DataPaths, server, book: str, **kwargs):
     )
     with SpeechClient(server.base_url) as client:
         result = run_conversion(request, paths=data_paths, settings=settings, client=client,
-                                progress=lambda d: docs.append(d.to_dict()))  # fmt: skip
+                                progress=lambda d: docs.append(d.to_dict()))
     return result, docs
 
 
 def write_wav(path: Path, samples: np.ndarray, rate: int = 24000) -> Path:
-    path.write_bytes(wav_bytes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes(), rate=rate, channels=1))
+    path.write_bytes(
+        wav_bytes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes(), rate=rate, channels=1)
+    )
     return path
 
 
@@ -99,13 +101,31 @@ def test_loudnorm_falls_back_to_dynamic_exactly_when_the_rule_says_and_we_predic
     signal[120000:120010] = 0.9
     source = write_wav(tmp_path / "peaky.wav", signal)
     graph = "loudnorm=I=-20:TP=-3.5:LRA=20:print_format=json"
-    measure = subprocess.run(["ffmpeg", "-hide_banner", "-nostats", "-i", str(source), "-af", graph, "-f", "null", "-"],
-                             capture_output=True, text=True, check=True)  # fmt: skip
+    measure = subprocess.run(
+        ["ffmpeg", "-hide_banner", "-nostats", "-i", str(source), "-af", graph, "-f", "null", "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     measured = parse_loudnorm_json(measure.stderr)
     assert not linear_gain_fits(measured, target_i=-20, target_tp=-3.5)
-    apply = subprocess.run(["ffmpeg", "-hide_banner", "-nostats", "-i", str(source), "-af",
-                            normalize_filter(measured, target_i=-20, target_tp=-3.5), "-f", "null", "-"],
-                           capture_output=True, text=True, check=True)  # fmt: skip
+    apply = subprocess.run(
+        [
+            "ffmpeg",
+            "-hide_banner",
+            "-nostats",
+            "-i",
+            str(source),
+            "-af",
+            normalize_filter(measured, target_i=-20, target_tp=-3.5),
+            "-f",
+            "null",
+            "-",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert parse_loudnorm_json(apply.stderr).normalization_type == "dynamic"
 
 
@@ -121,8 +141,9 @@ def test_a_chapter_that_would_fall_back_is_limited_first_and_normalised_linearly
     spec = ChapterSpec(1, "Peaky", tuple(keys), (400,) * 5 + (0,), "001-peaky")
     options = MasterOptions(get_preset("audiobook"), AudioFormat(24000, 1))
     # Leveled 12 dB under the target, so loudnorm's linear gain cannot fit under the peak limit.
-    record = master_chapter(spec, tmp_path / "out", options, wait_chunk=lambda k: chunks / f"{k}.wav",
-                            reference_db=-32.0)  # fmt: skip
+    record = master_chapter(
+        spec, tmp_path / "out", options, wait_chunk=lambda k: chunks / f"{k}.wav", reference_db=-32.0
+    )
     assert record.limited_again
     levels = ebur128(record.m4a)
     assert abs(levels.integrated_lufs + 20) <= 1.0, levels
@@ -139,23 +160,52 @@ def test_the_streamed_measurement_is_what_loudnorm_measures_on_real_speech(tmp_p
     # final lossless master, and the final files sit on the target.
     from tests.voice_clips import espeak, ffmpeg
 
-    sentences = ("It was a bright cold day in April.", "The clocks were striking thirteen.",
-                 "Winston Smith slipped quickly through the glass doors.", "A gritty wind followed him in.")  # fmt: skip
+    sentences = (
+        "It was a bright cold day in April.",
+        "The clocks were striking thirteen.",
+        "Winston Smith slipped quickly through the glass doors.",
+        "A gritty wind followed him in.",
+    )
     keys = []
     for number, (text, gain) in enumerate(zip(sentences, (0, -8, 4, -4), strict=True)):
         raw = espeak(text, tmp_path / f"raw{number}.wav")
-        ffmpeg("-i", raw, "-af", f"volume={gain}dB", "-ar", "24000", "-c:a", "pcm_s16le", tmp_path / f"k{number}.wav")
+        ffmpeg(
+            "-i",
+            raw,
+            "-af",
+            f"volume={gain}dB",
+            "-ar",
+            "24000",
+            "-c:a",
+            "pcm_s16le",
+            tmp_path / f"k{number}.wav",
+        )
         keys.append(f"k{number}")
     spec = ChapterSpec(1, "Speech", tuple(keys), (500,) * 3 + (0,), "001-speech")
     options = MasterOptions(get_preset("audiobook"), AudioFormat(24000, 1), lossless=True)
     # Leveled a little above the target: pass 2's gain is negative, so it is one linear gain.
-    record = master_chapter(spec, tmp_path / "out", options, wait_chunk=lambda k: tmp_path / f"{k}.wav",
-                            reference_db=-16.0)  # fmt: skip
+    record = master_chapter(
+        spec, tmp_path / "out", options, wait_chunk=lambda k: tmp_path / f"{k}.wav", reference_db=-16.0
+    )
     assert record.second_pass and not record.limited_again and record.flac is not None
     assert record.gain_db < -1.0, record
-    done = subprocess.run(["ffmpeg", "-hide_banner", "-nostats", "-i", str(record.flac), "-af",
-                           "aresample=192000,loudnorm=I=-20:TP=-3.8:LRA=20:print_format=json", "-f", "null", "-"],
-                          capture_output=True, text=True, check=True)  # fmt: skip
+    done = subprocess.run(
+        [
+            "ffmpeg",
+            "-hide_banner",
+            "-nostats",
+            "-i",
+            str(record.flac),
+            "-af",
+            "aresample=192000,loudnorm=I=-20:TP=-3.8:LRA=20:print_format=json",
+            "-f",
+            "null",
+            "-",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     final = parse_loudnorm_json(done.stderr)
     assert abs(record.measured["input_i"] + record.gain_db - final.input_i) <= 0.2, (record.measured, final)
     assert abs(record.measured["input_tp"] + record.gain_db - final.input_tp) <= 0.5, (record.measured, final)
@@ -179,8 +229,9 @@ def test_a_chapter_on_target_in_pass_1_keeps_its_first_pass_aac_mp3_and_flac(tmp
     probe = master_chapter(spec, tmp_path / "probe", options, wait_chunk=lambda k: chunks / f"{k}.wav")
     # Aimed where the first run says this voice lands, as the book's calibration does.
     reference = (probe.reference_db or -20.0) + (-20.0 - probe.measured["input_i"])
-    record = master_chapter(spec, tmp_path / "out", options, wait_chunk=lambda k: chunks / f"{k}.wav",
-                            reference_db=reference)  # fmt: skip
+    record = master_chapter(
+        spec, tmp_path / "out", options, wait_chunk=lambda k: chunks / f"{k}.wav", reference_db=reference
+    )
     assert not record.second_pass and record.gain_db == 0.0, record
     assert record.mp3 is not None and record.flac is not None
     for path in (record.m4a, record.mp3, record.flac):
@@ -197,8 +248,9 @@ def test_acx_split_points_fall_in_pauses_and_keep_every_part_under_the_limit() -
 
     starts = tuple(i * 10_000.0 for i in range(40))  # 40 chunks of 9.4 s + 0.6 s pause = 400 s
     spec = ChapterSpec(1, "Long", tuple(f"k{i}" for i in range(40)), (600,) * 39 + (0,), "001-long")
-    record = MasteredChapter(1, "Long", True, Path("a"), Path("b"), None, Path("c"), 24000, 1, 400 * 24000, 0,
-                             starts, (0.0,) * 40)  # fmt: skip
+    record = MasteredChapter(
+        1, "Long", True, Path("a"), Path("b"), None, Path("c"), 24000, 1, 400 * 24000, 0, starts, (0.0,) * 40
+    )
     cuts = _split_points(spec, record, 150.0)
     bounds = [0.0, *cuts, 400.0]
     assert len(cuts) == 2 and all(b - a <= 150 for a, b in zip(bounds, bounds[1:], strict=False))
@@ -253,8 +305,21 @@ def test_acx_delivery_files_pass_every_rule(data_paths: DataPaths, fake_server) 
     for path in files:
         (audio,) = [s for s in probe_streams(path) if s.codec_type == "audio"]
         channels.add(audio.channels)
-        info = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=bit_rate,sample_rate",
-                               "-of", "json", str(path)], capture_output=True, text=True, check=True)  # fmt: skip
+        info = subprocess.run(
+            [
+                "ffprobe",
+                "-v",
+                "error",
+                "-show_entries",
+                "stream=bit_rate,sample_rate",
+                "-of",
+                "json",
+                str(path),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         stream = json.loads(info.stdout)["streams"][0]
         assert (audio.codec_name, stream["sample_rate"], stream["bit_rate"]) == ("mp3", "44100", "192000"), (
             path
@@ -298,17 +363,26 @@ def test_a_replaced_chunk_rebuilds_only_its_chapter_and_the_join(
     from omni_web.catalog import get_entry
     from omni_web.pipeline import plan_conversion
 
-    plan = plan_conversion(load_book(DATA_DIR / "wasteland.epub"),
-                           ConvertRequest(DATA_DIR / "wasteland.epub", MODEL, VoiceChoice.speaker("Vivian"),
-                                          chapters=(2, 3)), get_entry(MODEL), Settings())  # fmt: skip
+    plan = plan_conversion(
+        load_book(DATA_DIR / "wasteland.epub"),
+        ConvertRequest(DATA_DIR / "wasteland.epub", MODEL, VoiceChoice.speaker("Vivian"), chapters=(2, 3)),
+        get_entry(MODEL),
+        Settings(),
+    )
     chunk = data_paths.chunk_cache_dir / f"{plan.chapters[1].items[0].key}.wav"
     with wave.open(str(chunk), "rb") as old:
         frames = old.getnframes()
     write_wav(chunk, speechy(frames / 24000 + 3.0, peak=0.2))
     with SpeechClient(server.base_url) as client:
-        rebuilt = rebuild_chapters(ConvertRequest(DATA_DIR / "wasteland.epub", MODEL, VoiceChoice.speaker("Vivian"),
-                                                  chapters=(2, 3)), [3],
-                                   paths=data_paths, settings=Settings(), client=client)  # fmt: skip
+        rebuilt = rebuild_chapters(
+            ConvertRequest(
+                DATA_DIR / "wasteland.epub", MODEL, VoiceChoice.speaker("Vivian"), chapters=(2, 3)
+            ),
+            [3],
+            paths=data_paths,
+            settings=Settings(),
+            client=client,
+        )
     assert len(log.read_text().splitlines()) == requests  # nothing was rendered again
     after = {c.index: (c.path.stat().st_mtime_ns, probe_duration_ms(c.path)) for c in rebuilt.chapters}
     assert after[2] == before[2]  # chapter 2 untouched
@@ -343,27 +417,49 @@ def test_a_live_join_that_goes_wrong_is_replaced_by_the_join_after_the_fact(
     server = fake_server(MODEL, env={"FAKE_SGL_SECONDS_PER_WORD": "0.02"})
     with caplog.at_level("WARNING"):
         result, _ = convert(data_paths, server, "wasteland.epub", chapters=(2, 3))
-    assert any("did not work out" in r.message and "laid out differently" in r.message for r in caplog.records)
+    assert any(
+        "did not work out" in r.message and "laid out differently" in r.message for r in caplog.records
+    )
     marks = probe_chapters(result.m4b)
     assert len(marks) == 2 and marks[0].start_ms == 0
     for mark, chapter in zip(marks, result.chapters, strict=True):
         assert abs(mark.duration_ms - probe_duration_ms(chapter.path)) <= 50
-    assert not list(result.m4b.parent.glob(".*.tmp")) and not list(Settings().output_path(data_paths).rglob(".live-join.*"))
+    assert not list(result.m4b.parent.glob(".*.tmp")) and not list(
+        Settings().output_path(data_paths).rglob(".live-join.*")
+    )
 
 
 def test_jobs_tab_levels_table_shows_every_file_and_why_it_fails() -> None:
     from omni_web.ui.levels import levels_html, mastering_fact
 
     report = {
-        "preset": "audiobook", "preset_label": "Audiobook", "passed": False, "targets": {"integrated_lufs": -20.0},
+        "preset": "audiobook",
+        "preset_label": "Audiobook",
+        "passed": False,
+        "targets": {"integrated_lufs": -20.0},
         "chapters": [
-            {"file": "001.m4a", "integrated_lufs": -20.1, "true_peak_db": -3.6, "rms_db": -21.0,
-             "noise_floor_db": -68.2, "lra_lu": 3.1, "passed": True, "problems": []},
-            {"file": "002.m4a", "integrated_lufs": -17.2, "true_peak_db": -2.1, "rms_db": -17.5,
-             "noise_floor_db": None, "lra_lu": 9.0, "passed": False,
-             "problems": ["true peak -2.1 dBTP is above -3 dBTP"]},
+            {
+                "file": "001.m4a",
+                "integrated_lufs": -20.1,
+                "true_peak_db": -3.6,
+                "rms_db": -21.0,
+                "noise_floor_db": -68.2,
+                "lra_lu": 3.1,
+                "passed": True,
+                "problems": [],
+            },
+            {
+                "file": "002.m4a",
+                "integrated_lufs": -17.2,
+                "true_peak_db": -2.1,
+                "rms_db": -17.5,
+                "noise_floor_db": None,
+                "lra_lu": 9.0,
+                "passed": False,
+                "problems": ["true peak -2.1 dBTP is above -3 dBTP"],
+            },
         ],
-    }  # fmt: skip
+    }
     html = levels_html(report)
     assert "001.m4a" in html and "-20.1 LUFS" in html and "−∞" in html and "above -3 dBTP" in html
     assert html.count('ow-bad"') == 2 and levels_html(None) == ""

@@ -78,9 +78,14 @@ def test_webhooks_and_apprise_on_done_and_failed_and_a_failing_target_never_fail
             raise BookError("This EPUB is not a zip file.")
         return {"m4b": str(output / "Book.m4b")}
 
-    notifier = Notifier(lambda: notify_targets(services.settings), lambda: services.settings.output_path(data_paths),
-                        backoff_s=(0.1, 0.1, 0.1))
-    worker = JobWorker(services.library.jobs, {"convert": runner}, idle_poll_s=0.05, on_finished=notifier.job_finished)
+    notifier = Notifier(
+        lambda: notify_targets(services.settings),
+        lambda: services.settings.output_path(data_paths),
+        backoff_s=(0.1, 0.1, 0.1),
+    )
+    worker = JobWorker(
+        services.library.jobs, {"convert": runner}, idle_poll_s=0.05, on_finished=notifier.job_finished
+    )
     good = services.library.jobs.enqueue("convert", {}, title="good")
     bad = services.library.jobs.enqueue("convert", {}, title="bad")
     worker.start()
@@ -90,11 +95,16 @@ def test_webhooks_and_apprise_on_done_and_failed_and_a_failing_target_never_fail
         _wait(lambda: len(receiver.bodies.get("/apprise", [])) == 2, what="both Apprise messages")
     finally:
         worker.stop()
-    assert services.library.jobs.get(good.id).state is JobState.DONE and services.library.jobs.get(bad.id).state is JobState.FAILED
+    assert (
+        services.library.jobs.get(good.id).state is JobState.DONE
+        and services.library.jobs.get(bad.id).state is JobState.FAILED
+    )
     by_state = {body["state"]: body for body in receiver.bodies["/hook"]}
     assert by_state["done"]["job_id"] == good.id and by_state["done"]["event"] == "done"
     (book,) = by_state["done"]["files"]
-    assert book["kind"] == "book" and book["url"].endswith(f"/api/v1/jobs/{good.id}/files/Author/Book/Book.m4b")
+    assert book["kind"] == "book" and book["url"].endswith(
+        f"/api/v1/jobs/{good.id}/files/Author/Book/Book.m4b"
+    )
     assert by_state["failed"]["title"] == "bad" and "zip" in by_state["failed"]["error"]
     assert receiver.attempts["/flaky"] == 4  # 2 refused, then one delivery per job
     apprise_titles = sorted(body["title"] for body in receiver.bodies["/apprise"])

@@ -33,12 +33,28 @@ NEW = """<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom" xmlns:dc
 </feed>"""
 SEARCH_XML = """<?xml version="1.0"?><OpenSearchDescription xmlns="http://a9.com/-/spec/opensearch/1.1/">
 <Url type="application/atom+xml" template="/opds/find?q={searchTerms}"/></OpenSearchDescription>"""
-OPDS2 = {"metadata": {"title": "Kavita"}, "links": [{"rel": "search", "href": "/v2/search{?query}", "templated": True}],
-         "publications": [{"metadata": {"title": "Hefty Water", "author": [{"name": "J. Rivers"}],
-                                        "belongsTo": {"series": [{"name": "Tides", "position": 3}]},
-                                        "description": "JSON description", "language": "en"},
-                           "links": [{"rel": "http://opds-spec.org/acquisition", "type": "application/epub+zip",
-                                      "href": "/get/hefty.epub"}]}]}
+OPDS2 = {
+    "metadata": {"title": "Kavita"},
+    "links": [{"rel": "search", "href": "/v2/search{?query}", "templated": True}],
+    "publications": [
+        {
+            "metadata": {
+                "title": "Hefty Water",
+                "author": [{"name": "J. Rivers"}],
+                "belongsTo": {"series": [{"name": "Tides", "position": 3}]},
+                "description": "JSON description",
+                "language": "en",
+            },
+            "links": [
+                {
+                    "rel": "http://opds-spec.org/acquisition",
+                    "type": "application/epub+zip",
+                    "href": "/get/hefty.epub",
+                }
+            ],
+        }
+    ],
+}
 
 
 @pytest.fixture
@@ -55,8 +71,12 @@ def catalog():
             path = self.path
             if path.startswith("/opds/find"):
                 searched.append(path)
-            body, kind = {"/opds": (ROOT, ATOM), "/opds/new": (NEW, ATOM), "/opds/search.xml": (SEARCH_XML, "application/xml"),
-                          "/v2": (json.dumps(OPDS2), "application/opds+json")}.get(path.split("?")[0], (None, ""))
+            body, kind = {
+                "/opds": (ROOT, ATOM),
+                "/opds/new": (NEW, ATOM),
+                "/opds/search.xml": (SEARCH_XML, "application/xml"),
+                "/v2": (json.dumps(OPDS2), "application/opds+json"),
+            }.get(path.split("?")[0], (None, ""))
             if path.startswith("/opds/find"):
                 body, kind = NEW, ATOM
             if path == "/get/hefty.epub":
@@ -90,10 +110,17 @@ def test_browse_search_and_queue_with_the_catalogs_metadata(catalog, data_paths)
     client = OpdsClient(f"{url}/opds", username="reader", password="shelf")
     root = client.feed()
     (section,) = root.entries
-    assert section.title == "New books" and section.navigation == f"{url}/opds/new" and not section.acquisition
+    assert (
+        section.title == "New books" and section.navigation == f"{url}/opds/new" and not section.acquisition
+    )
     new = client.feed(section.navigation)
     (book,) = new.entries
-    assert (book.title, book.authors, book.series, book.series_index) == ("Hefty Water", ("Jane Rivers",), "Tides", "2")
+    assert (book.title, book.authors, book.series, book.series_index) == (
+        "Hefty Water",
+        ("Jane Rivers",),
+        "Tides",
+        "2",
+    )
     assert book.acquisition == f"{url}/get/hefty.epub" and new.next == f"{url}/opds/new?page=2"
     assert "A short book about water" in book.description and book.subjects == ("Nature",)
     found = client.search("hefty water", root)
@@ -113,5 +140,13 @@ def test_opds2_json_feed(catalog):
     url, _ = catalog
     feed = OpdsClient(f"{url}/v2", username="reader", password="shelf").feed()
     (book,) = feed.entries
-    assert (book.title, book.authors, book.series, book.series_index) == ("Hefty Water", ("J. Rivers",), "Tides", "3")
-    assert book.acquisition == f"{url}/get/hefty.epub" and feed.search == f"{url}/v2/search?query={{searchTerms}}"
+    assert (book.title, book.authors, book.series, book.series_index) == (
+        "Hefty Water",
+        ("J. Rivers",),
+        "Tides",
+        "3",
+    )
+    assert (
+        book.acquisition == f"{url}/get/hefty.epub"
+        and feed.search == f"{url}/v2/search?query={{searchTerms}}"
+    )

@@ -39,16 +39,25 @@ def convert(data_paths: DataPaths, server, book: str, **kwargs):
     client_kwargs = kwargs.pop("client_kwargs", {})
     retry = kwargs.pop("retry", RetryPolicy())
     docs: list[dict] = []
-    request = ConvertRequest(book_path=DATA_DIR / book, model_key=kwargs.pop("model", "qwen3_tts_0_6b_customvoice"),
-                             **kwargs)
+    request = ConvertRequest(
+        book_path=DATA_DIR / book, model_key=kwargs.pop("model", "qwen3_tts_0_6b_customvoice"), **kwargs
+    )
     with SpeechClient(server.base_url, **client_kwargs) as client:
-        result = run_conversion(request, paths=data_paths, settings=settings, client=client, retry=retry,
-                                progress=lambda d: docs.append(json.loads(json.dumps(d.to_dict()))))
+        result = run_conversion(
+            request,
+            paths=data_paths,
+            settings=settings,
+            client=client,
+            retry=retry,
+            progress=lambda d: docs.append(json.loads(json.dumps(d.to_dict()))),
+        )
     return result, docs
 
 
 @pytest.mark.parametrize("book", FIXTURES)
-def test_every_fixture_becomes_an_m4b_with_real_chapters(data_paths: DataPaths, fake_server, book: str) -> None:
+def test_every_fixture_becomes_an_m4b_with_real_chapters(
+    data_paths: DataPaths, fake_server, book: str
+) -> None:
     server = fake_server("qwen3_tts_0_6b_customvoice", env=FAST)
     settings = Settings(pause_between_chapters_ms=1000, qa_level="off")
     result, docs = convert(data_paths, server, book, voice=VoiceChoice.speaker("Vivian"), settings=settings)
@@ -78,28 +87,39 @@ def test_every_fixture_becomes_an_m4b_with_real_chapters(data_paths: DataPaths, 
     assert all(Path(c["audio_path"]).is_file() for c in docs[-1]["chapters"])
 
 
-def test_mp3_chapters_and_a_rerun_reuses_everything(data_paths: DataPaths, fake_server, tmp_path: Path) -> None:
+def test_mp3_chapters_and_a_rerun_reuses_everything(
+    data_paths: DataPaths, fake_server, tmp_path: Path
+) -> None:
     log = tmp_path / "requests.jsonl"
     server = fake_server("voxtral_tts", env={**FAST, "FAKE_SGL_REQUEST_LOG": str(log)})
-    kwargs = dict(model="voxtral_tts", voice=VoiceChoice.preset("Casual_Male"), chapters=(2, 3),
-                  also_mp3_chapters=True)
+    kwargs = dict(
+        model="voxtral_tts", voice=VoiceChoice.preset("Casual_Male"), chapters=(2, 3), also_mp3_chapters=True
+    )
     result, _ = convert(data_paths, server, "wasteland.epub", **kwargs)
     requests = [json.loads(line) for line in log.read_text().splitlines()]
-    assert {tuple(sorted(r)) for r in requests} <= {("input", "response_format", "voice"),
-                                                   ("input", "max_new_tokens", "response_format", "voice")}
+    assert {tuple(sorted(r)) for r in requests} <= {
+        ("input", "response_format", "voice"),
+        ("input", "max_new_tokens", "response_format", "voice"),
+    }
     assert all(r["voice"] == "casual_male" for r in requests)
     mp3s = sorted(result.mp3_dir.glob("*.mp3"))
     assert len(mp3s) == 2 and mp3s[0].name.startswith("01 - ")
     # The library layout: the MP3 set in its own tree, the same relative path as the book's folder.
     root = Settings().output_path(data_paths)
     assert result.mp3_dir.relative_to(root / "mp3") == result.m4b.parent.relative_to(root)
-    assert result.mp3_dir.relative_to(root).parts == ("mp3", "T.S. Eliot", "The Waste Land {casual male - Voxtral TTS 4B}")
+    assert result.mp3_dir.relative_to(root).parts == (
+        "mp3",
+        "T.S. Eliot",
+        "The Waste Land {casual male - Voxtral TTS 4B}",
+    )
     again, _ = convert(data_paths, server, "wasteland.epub", **kwargs)
     assert len(log.read_text().splitlines()) == len(requests)  # not one request more
     assert again.chunks_cached == again.chunks_total and again.m4b == result.m4b
 
 
-def test_unknown_voice_is_refused_before_any_speech(data_paths: DataPaths, fake_server, tmp_path: Path) -> None:
+def test_unknown_voice_is_refused_before_any_speech(
+    data_paths: DataPaths, fake_server, tmp_path: Path
+) -> None:
     log = tmp_path / "requests.jsonl"
     server = fake_server("qwen3_tts_0_6b_customvoice", env={"FAKE_SGL_REQUEST_LOG": str(log)})
     with pytest.raises(UnknownVoice, match="Vivian"):
@@ -110,24 +130,41 @@ def test_unknown_voice_is_refused_before_any_speech(data_paths: DataPaths, fake_
 def test_failing_chunk_stops_the_job_naming_it(data_paths: DataPaths, fake_server) -> None:
     server = fake_server("qwen3_tts_0_6b_customvoice", env={**FAST, "FAKE_SGL_CRASH_AFTER_REQUESTS": "3"})
     with pytest.raises(ChunkFailed) as info:
-        convert(data_paths, server, "hefty-water.epub", voice=VoiceChoice.speaker("Vivian"), concurrency=1,
-                client_kwargs={"backoff_s": 0.01, "connect_retries": 2}, retry=RetryPolicy(attempts=2, backoff_s=0.01))
+        convert(
+            data_paths,
+            server,
+            "hefty-water.epub",
+            voice=VoiceChoice.speaker("Vivian"),
+            concurrency=1,
+            client_kwargs={"backoff_s": 0.01, "connect_retries": 2},
+            retry=RetryPolicy(attempts=2, backoff_s=0.01),
+        )
     assert "Chunk" in str(info.value) and "chapter" in str(info.value)
     assert len(list(data_paths.chunk_cache_dir.glob("*.wav"))) == 3  # kept for a resume
 
 
 def test_cancel_keeps_finished_chunks(data_paths: DataPaths, fake_server) -> None:
     server = fake_server("qwen3_tts_0_6b_customvoice", env={**FAST, "FAKE_SGL_LATENCY_S": "0.05"})
-    request = ConvertRequest(book_path=DATA_DIR / "wasteland.epub", model_key="qwen3_tts_0_6b_customvoice",
-                             voice=VoiceChoice.speaker("Vivian"), concurrency=2)
+    request = ConvertRequest(
+        book_path=DATA_DIR / "wasteland.epub",
+        model_key="qwen3_tts_0_6b_customvoice",
+        voice=VoiceChoice.speaker("Vivian"),
+        concurrency=2,
+    )
     seen = {"n": 0}
 
     def progress(doc) -> None:
         seen["n"] = doc.chunks_done
 
     with SpeechClient(server.base_url) as client, pytest.raises(JobCancelled):
-        run_conversion(request, paths=data_paths, settings=Settings(), client=client, progress=progress,
-                       cancelled=lambda: seen["n"] >= 4)
+        run_conversion(
+            request,
+            paths=data_paths,
+            settings=Settings(),
+            client=client,
+            progress=progress,
+            cancelled=lambda: seen["n"] >= 4,
+        )
     assert len(list(data_paths.chunk_cache_dir.glob("*.wav"))) >= 4
 
 
@@ -139,8 +176,9 @@ def test_clone_reference_changes_every_chunk_key(data_paths: DataPaths, tmp_path
     clip_b.write_bytes(b"RIFF-b")
 
     def keys(clip: Path, text: str | None) -> set[str]:
-        request = ConvertRequest(book_path=DATA_DIR / "hefty-water.epub", model_key=entry.key,
-                                 voice=VoiceChoice.clone(clip, text))
+        request = ConvertRequest(
+            book_path=DATA_DIR / "hefty-water.epub", model_key=entry.key, voice=VoiceChoice.clone(clip, text)
+        )
         return {i.key for i in plan_conversion(book, request, entry, Settings()).items}
 
     assert keys(clip_a, "hello").isdisjoint(keys(clip_b, "hello"))
@@ -153,7 +191,10 @@ def test_higgs_window() -> None:
     assert chunk_size_conflict(higgs, 120) == 80 and chunk_size_conflict(higgs, 80) is None
     assert chunk_size_conflict(get_entry("qwen3_tts_0_6b_base"), 500) is None
     out = io.StringIO()
-    assert ask_higgs_window(higgs, 120, stdin=io.StringIO(""), stdout=out) == (80, False)  # not a console: clamp
+    assert ask_higgs_window(higgs, 120, stdin=io.StringIO(""), stdout=out) == (
+        80,
+        False,
+    )  # not a console: clamp
     assert "No console" in out.getvalue()
 
     class Console(io.StringIO):
@@ -177,8 +218,13 @@ def test_keeping_a_chunk_size_over_the_cap_is_honoured() -> None:
     book = load_book(DATA_DIR / "pg11-alice.epub")
 
     def longest(keep: bool) -> int:
-        request = ConvertRequest(book_path=DATA_DIR / "pg11-alice.epub", model_key=higgs.key, chunk_words=120,
-                                 keep_over_cap=keep, chapters=(6,))
+        request = ConvertRequest(
+            book_path=DATA_DIR / "pg11-alice.epub",
+            model_key=higgs.key,
+            chunk_words=120,
+            keep_over_cap=keep,
+            chapters=(6,),
+        )
         return max(len(i.text.split()) for i in plan_conversion(book, request, higgs, Settings()).items)
 
     assert longest(False) <= 80 < longest(True) <= 120 + 10

@@ -23,14 +23,19 @@ def _mastered(parts: Path, request: ConvertRequest, settings: Settings, *numbers
         (parts / f"{Path(FILES[str(number)]).stem}.{key}.json").write_text("{}", encoding="utf-8")
 
 
-def test_a_fix_rebuilds_its_chapter_with_the_kept_mastering_though_the_settings_changed(tmp_path: Path) -> None:
+def test_a_fix_rebuilds_its_chapter_with_the_kept_mastering_though_the_settings_changed(
+    tmp_path: Path,
+) -> None:
     made_with = Settings()
     request = ConvertRequest(book_path=tmp_path / "b.epub", model_key=MODEL).with_mastering(made_with)
     _mastered(tmp_path, request, made_with, 1, 2, 3)
     changed = Settings(aac_bitrate_kbps=96, loudness="r128")
     plan = plan_fix(request, FILES, tmp_path, (2,), changed)
     assert plan == FixPlan(chapters=(2,), reused=(1, 3))
-    assert plan.message == "Only chapter 2 is rebuilt; the other 2 chapters are reused as they are, then the book files."
+    assert (
+        plan.message
+        == "Only chapter 2 is rebuilt; the other 2 chapters are reused as they are, then the book files."
+    )
     assert request.mastering_settings(changed).aac_bitrate_kbps == 64
     assert ConvertRequest.from_dict(request.to_dict()) == request  # kept through the job's params
     # A chapter whose mastered files are gone is rebuilt too, and named.
@@ -53,12 +58,16 @@ def test_a_waiting_fix_says_why_on_its_job_page(data_paths: DataPaths) -> None:
     params = ConvertRequest(book_path=Path("b.epub"), model_key=MODEL).to_dict()
     long = store.enqueue("convert", {**params, "model_key": "other_model"}, title="Long Book")
     store.claim_next()
-    fix = store.enqueue("convert", {**params, FIX_KEY: FixPlan((4,), (1, 2, 3)).to_dict()}, title="Fix", priority=100)
+    fix = store.enqueue(
+        "convert", {**params, FIX_KEY: FixPlan((4,), (1, 2, 3)).to_dict()}, title="Fix", priority=100
+    )
     running = [store.get(long.id)]
     assert store.get(long.id).state is JobState.RUNNING
     why = fix_wait_reason(fix, running, queue_paused=False, shares_server=same_server_work)
     assert "once 'Long Book' is done: that job uses another model or server" in why
     assert fix_wait_reason(fix, [], queue_paused=False, shares_server=same_server_work) == ""
-    assert "queue is paused" in fix_wait_reason(fix, running, queue_paused=True, shares_server=same_server_work)
+    assert "queue is paused" in fix_wait_reason(
+        fix, running, queue_paused=True, shares_server=same_server_work
+    )
     page = job_detail_html(fix, 1, running=running)
     assert "Only chapter 4 is rebuilt; the other 3 chapters are reused" in page and "Long Book" in page

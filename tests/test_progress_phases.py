@@ -43,8 +43,12 @@ def test_each_phase_has_its_own_progress(data_paths: DataPaths, fake_server) -> 
 
 def test_a_resumed_run_starts_from_what_is_done(data_paths: DataPaths, fake_server) -> None:
     server = fake_server("qwen3_tts_0_6b_customvoice", env=FAST)
-    first, _ = convert(data_paths, server, "hefty-water.epub", voice=VoiceChoice.speaker("Vivian"), chapters=(2, 3))
-    _, docs = convert(data_paths, server, "hefty-water.epub", voice=VoiceChoice.speaker("Vivian"), chapters=(2, 3))
+    first, _ = convert(
+        data_paths, server, "hefty-water.epub", voice=VoiceChoice.speaker("Vivian"), chapters=(2, 3)
+    )
+    _, docs = convert(
+        data_paths, server, "hefty-water.epub", voice=VoiceChoice.speaker("Vivian"), chapters=(2, 3)
+    )
     opening = docs[0]
     assert opening["chunks_done"] == opening["chunks_total"] == opening["chunks_cached"] > 0
     # The first snapshot already shows the finished chapters ready, with their files and lengths,
@@ -72,14 +76,25 @@ def test_a_chunk_given_up_settles_rendering_and_is_named_in_the_jobs_tab() -> No
     """One poison chunk of 88: rendering reads done with 1 failed, not a stopped 87/88."""
     model = "qwen3_tts_0_6b_customvoice"
     book = load_book(DATA_DIR / "hefty-water.epub")
-    request = ConvertRequest(book_path=DATA_DIR / "hefty-water.epub", model_key=model, voice=VoiceChoice.speaker("Vivian"))
+    request = ConvertRequest(
+        book_path=DATA_DIR / "hefty-water.epub", model_key=model, voice=VoiceChoice.speaker("Vivian")
+    )
     docs: list = []
     tracker = ProgressTracker(plan_conversion(book, request, get_entry(model), Settings()), docs.append)
     total = tracker.doc.chunks_total
     named = "chunk 3 of chapter 2 ('Water'): \"The bucket\""
     tracker.gave_up([named])
-    tracker.render(RenderProgress(chunks_done=total - 1, chunks_total=total, chunks_cached=0, audio_s=60.0,
-                                  rendered_audio_s=60.0, elapsed_s=30.0, chunks_failed=1))  # fmt: skip
+    tracker.render(
+        RenderProgress(
+            chunks_done=total - 1,
+            chunks_total=total,
+            chunks_cached=0,
+            audio_s=60.0,
+            rendered_audio_s=60.0,
+            elapsed_s=30.0,
+            chunks_failed=1,
+        )
+    )
     doc = docs[-1]
     rendering = doc.phase_named("rendering")
     assert rendering.state is PhaseState.DONE and rendering.eta_s is None
@@ -87,7 +102,9 @@ def test_a_chunk_given_up_settles_rendering_and_is_named_in_the_jobs_tab() -> No
     assert doc.fraction == 1.0 and doc.chunk_counts == f"{total - 1}/{total} chunks, 1 failed"
     stored = ConvertProgress.from_dict(doc.to_dict())
     assert (stored.chunks_failed, stored.failed_chunks) == (1, (named,))
-    job = Job(id="j", kind="convert", title="Hefty Water", state=JobState.DONE, params={}, progress=doc.to_dict())
+    job = Job(
+        id="j", kind="convert", title="Hefty Water", state=JobState.DONE, params={}, progress=doc.to_dict()
+    )
     page = job_detail_html(job, 0)
     assert f"{total - 1}/{total} chunks, 1 failed · done" in page
     assert "Not in the book" in page and html.escape(named) in page

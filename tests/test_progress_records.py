@@ -77,8 +77,10 @@ def test_a_new_field_is_one_line() -> None:
 
 
 def test_chapter_and_phase_states_are_enums_in_the_record_and_words_in_its_json() -> None:
-    progress = ConvertProgress(chapters=(ChapterProgress(1, "One", state=ChapterState.READY, audio_path=Path("a.m4a")),),
-                               phases=(PhaseProgress(name="rendering", state=PhaseState.ACTIVE),))
+    progress = ConvertProgress(
+        chapters=(ChapterProgress(1, "One", state=ChapterState.READY, audio_path=Path("a.m4a")),),
+        phases=(PhaseProgress(name="rendering", state=PhaseState.ACTIVE),),
+    )
     doc = json.loads(json.dumps(progress.to_dict()))
     assert doc["chapters"][0]["state"] == "ready" and doc["phases"][0]["state"] == "active"
     again = ConvertProgress.from_dict(doc)
@@ -91,7 +93,10 @@ def test_a_server_away_and_back_is_shown_while_it_lasts_and_logged() -> None:
 
     doc = ConvertProgress(message="Rendering")
     away = doc.server_said("The server died; restarting it.", at=100.0)
-    assert away.server_status == away.message == "The server died; restarting it." and away.server_down_since == 100.0
+    assert (
+        away.server_status == away.message == "The server died; restarting it."
+        and away.server_down_since == 100.0
+    )
     still = away.server_said("Waiting for http://gpu:8100, down since 10:00.", at=105.0)
     assert still.server_down_since == 100.0  # down since the first line, not the latest
     back = ConvertProgress.from_dict(still.server_said("", at=112.0).to_dict())  # stored and read back
@@ -109,8 +114,17 @@ def test_an_estimate_comes_from_the_books_finished_here() -> None:
     from omni_web.library import estimate_book
 
     def done(model: str, words: int, took_s: float, at: float) -> Job:
-        return Job(id=f"j{at}", kind="convert", title="B", state=JobState.DONE, params={"model_key": model},
-                   progress={"words": words}, created_at=at, started_at=at, finished_at=at + took_s)
+        return Job(
+            id=f"j{at}",
+            kind="convert",
+            title="B",
+            state=JobState.DONE,
+            params={"model_key": model},
+            progress={"words": words},
+            created_at=at,
+            started_at=at,
+            finished_at=at + took_s,
+        )
 
     assert "No book has finished" in estimate_book(5000, []).line
     jobs = [done("a", 10_000, 500.0, 1.0), done("b", 10_000, 100.0, 2.0), done("a", 50, 1.0, 3.0)]
@@ -126,9 +140,11 @@ def test_the_jobs_list_eta_is_the_longest_phase_still_going() -> None:
     from omni_web.pipeline.progress import ConvertProgress, PhaseProgress, PhaseState
     from omni_web.ui.jobview import job_eta_s
 
-    phases = (PhaseProgress(name="rendering", state=PhaseState.DONE, eta_s=0.0),
-              PhaseProgress(name="chapters", state=PhaseState.ACTIVE, eta_s=900.0),
-              PhaseProgress(name="book", state=PhaseState.ACTIVE, eta_s=None))
+    phases = (
+        PhaseProgress(name="rendering", state=PhaseState.DONE, eta_s=0.0),
+        PhaseProgress(name="chapters", state=PhaseState.ACTIVE, eta_s=900.0),
+        PhaseProgress(name="book", state=PhaseState.ACTIVE, eta_s=None),
+    )
     doc = ConvertProgress(eta_s=0.0, phases=phases).to_dict()
     job = Job(id="j", kind="convert", title="B", state=JobState.RUNNING, params={}, progress=doc)
     assert job_eta_s(job) == 900.0  # not the renderer's 0:00 while chapters are mastered
@@ -150,32 +166,60 @@ def test_a_job_stored_by_an_older_version_still_loads_through_its_records(tmp_pa
     out.mkdir(parents=True)
     (out / "Old Book.m4b").write_bytes(b"m4b")
     (out / "001.m4a").write_bytes(b"m4a")
-    params = {"book_path": "/books/old.epub", "model_key": "qwen3_tts_0_6b_customvoice",
-              "voice": {"kind": "speaker", "name": "Vivian"}, "chapters": [1, 2], "chunk_words": 90,
-              "output_format": "m4b", "qa_level": "basic", "output_name": "Old Book"}  # fmt: skip
-    progress = {"phase": "done", "message": "2 chapters", "chunks_done": 8, "chunks_total": 8, "eta_s": None,
-                "chapters": [{"number": 1, "title": "One", "state": "ready", "audio_path": str(out / "001.m4a")}]}
-    result = {"output_dir": str(out), "m4b": str(out / "Old Book.m4b"), "chunks_total": 8, "duration_s": 61.5,
-              "chapters": [{"number": 1, "title": "One", "path": str(out / "001.m4a"), "duration_s": 30.25}]}
+    params = {
+        "book_path": "/books/old.epub",
+        "model_key": "qwen3_tts_0_6b_customvoice",
+        "voice": {"kind": "speaker", "name": "Vivian"},
+        "chapters": [1, 2],
+        "chunk_words": 90,
+        "output_format": "m4b",
+        "qa_level": "basic",
+        "output_name": "Old Book",
+    }
+    progress = {
+        "phase": "done",
+        "message": "2 chapters",
+        "chunks_done": 8,
+        "chunks_total": 8,
+        "eta_s": None,
+        "chapters": [{"number": 1, "title": "One", "state": "ready", "audio_path": str(out / "001.m4a")}],
+    }
+    result = {
+        "output_dir": str(out),
+        "m4b": str(out / "Old Book.m4b"),
+        "chunks_total": 8,
+        "duration_s": 61.5,
+        "chapters": [{"number": 1, "title": "One", "path": str(out / "001.m4a"), "duration_s": 30.25}],
+    }
     db = tmp_path / "jobs.sqlite"
     with sqlite3.connect(db) as conn:  # the first release's table, before the steering columns
-        conn.execute("CREATE TABLE jobs (id TEXT PRIMARY KEY, kind TEXT NOT NULL, title TEXT NOT NULL, state TEXT "
-                     "NOT NULL, params TEXT NOT NULL, progress TEXT NOT NULL DEFAULT '{}', result TEXT NOT NULL "
-                     "DEFAULT '{}', error TEXT NOT NULL DEFAULT '', cancel_requested INTEGER NOT NULL DEFAULT 0, "
-                     "created_at REAL NOT NULL, started_at REAL, finished_at REAL, updated_at REAL NOT NULL, "
-                     "seq INTEGER NOT NULL)")  # fmt: skip
-        conn.execute("INSERT INTO jobs VALUES ('old', 'convert', 'Old Book', 'done', ?, ?, ?, '', 0, 1, 2, 3, 3, 1)",
-                     (json.dumps(params), json.dumps(progress), json.dumps(result)))  # fmt: skip
+        conn.execute(
+            "CREATE TABLE jobs (id TEXT PRIMARY KEY, kind TEXT NOT NULL, title TEXT NOT NULL, state TEXT "
+            "NOT NULL, params TEXT NOT NULL, progress TEXT NOT NULL DEFAULT '{}', result TEXT NOT NULL "
+            "DEFAULT '{}', error TEXT NOT NULL DEFAULT '', cancel_requested INTEGER NOT NULL DEFAULT 0, "
+            "created_at REAL NOT NULL, started_at REAL, finished_at REAL, updated_at REAL NOT NULL, "
+            "seq INTEGER NOT NULL)"
+        )
+        conn.execute(
+            "INSERT INTO jobs VALUES ('old', 'convert', 'Old Book', 'done', ?, ?, ?, '', 0, 1, 2, 3, 3, 1)",
+            (json.dumps(params), json.dumps(progress), json.dumps(result)),
+        )
     (job,) = JobStore(db).list()
     assert job.state is JobState.DONE and job.priority == 0 and not job.paused
     request = ConvertRequest.from_dict(job.params)
-    assert request.output_layout is OutputLayout.FLAT and request.qa_level is QaLevel.BASIC  # closed sets: enums
+    assert (
+        request.output_layout is OutputLayout.FLAT and request.qa_level is QaLevel.BASIC
+    )  # closed sets: enums
     assert request.footnotes is None and request.mastering == ()
     assert request.voice.name == "Vivian" and request.chapters == (1, 2) and request.metadata == ()
     assert ConvertRequest.from_dict(request.to_dict()) == request
     stored = request.to_dict()  # the plain words, in the shape old versions read
-    assert (stored["output_layout"], stored["qa_level"], stored["voice"]["name"], stored["mastering"]) == \
-        ("flat", "basic", "Vivian", {})
+    assert (stored["output_layout"], stored["qa_level"], stored["voice"]["name"], stored["mastering"]) == (
+        "flat",
+        "basic",
+        "Vivian",
+        {},
+    )
     assert json.loads(json.dumps(stored)) == stored
     doc = ConvertProgress.from_dict(job.progress)
     assert (doc.chunks_done, doc.chunks_failed, doc.failed_chunks, doc.phases) == (8, 0, (), ())
@@ -196,16 +240,39 @@ def test_params_that_lack_fields_read_tolerantly_for_the_jobs_tab() -> None:
     from omni_web.ui.jobview import voice_of
 
     assert ConvertRequest.read({}).model_key == "" and ConvertRequest.read(None).output_dir is None
-    bare = ConvertRequest.read({"book_path": "/b.epub", "voice": {"kind": "speaker", "name": "vivian"},
-                                "output_dir": "/out", "qa_level": "loud"})  # an unknown word: book and model only
-    assert (bare.book_path, bare.model_key, bare.voice.kind, bare.output_dir) == \
-        (Path("/b.epub"), "", VoiceKind.DEFAULT, None)
-    job = Job(id="j", kind="convert", title="B", state=JobState.DONE, params={
-        "book_path": "/b.epub", "model_key": "qwen3_tts_0_6b_customvoice",
-        "voice": {"kind": "clone", "reference": "/v/narrator.wav"}})
+    bare = ConvertRequest.read(
+        {
+            "book_path": "/b.epub",
+            "voice": {"kind": "speaker", "name": "vivian"},
+            "output_dir": "/out",
+            "qa_level": "loud",
+        }
+    )  # an unknown word: book and model only
+    assert (bare.book_path, bare.model_key, bare.voice.kind, bare.output_dir) == (
+        Path("/b.epub"),
+        "",
+        VoiceKind.DEFAULT,
+        None,
+    )
+    job = Job(
+        id="j",
+        kind="convert",
+        title="B",
+        state=JobState.DONE,
+        params={
+            "book_path": "/b.epub",
+            "model_key": "qwen3_tts_0_6b_customvoice",
+            "voice": {"kind": "clone", "reference": "/v/narrator.wav"},
+        },
+    )
     assert voice_of(job) == "clone of narrator.wav"
-    speaker = Job(id="k", kind="convert", title="B", state=JobState.DONE,
-                  params={"voice": {"kind": "speaker", "name": "vivian"}})  # no model: the name as stored
+    speaker = Job(
+        id="k",
+        kind="convert",
+        title="B",
+        state=JobState.DONE,
+        params={"voice": {"kind": "speaker", "name": "vivian"}},
+    )  # no model: the name as stored
     assert voice_of(speaker) == "vivian"
 
 
@@ -218,21 +285,42 @@ def test_a_fix_plan_keeps_its_stored_shape_and_reads_from_the_params() -> None:
     assert json.dumps(plan.to_dict()) == '{"chapters": [4], "reused": [1, 2, 3], "whole_book": ""}'
     params = {"book_path": "/b.epub", "model_key": "m", FIX_KEY: plan.to_dict()}
     fix = Job(id="f", kind="convert", title="B", state=JobState.QUEUED, params=params)
-    book = Job(id="b", kind="convert", title="B", state=JobState.RUNNING, params={"book_path": "/b.epub", "model_key": "m"})
+    book = Job(
+        id="b",
+        kind="convert",
+        title="B",
+        state=JobState.RUNNING,
+        params={"book_path": "/b.epub", "model_key": "m"},
+    )
     assert fix_of(fix) == plan and fix_of(book) is None
-    assert same_server_work(book, fix) and not same_server_work(book, Job(
-        id="o", kind="convert", title="B", state=JobState.QUEUED, params={**params, "api_url": "http://gpu:8000"}))
+    assert same_server_work(book, fix) and not same_server_work(
+        book,
+        Job(
+            id="o",
+            kind="convert",
+            title="B",
+            state=JobState.QUEUED,
+            params={**params, "api_url": "http://gpu:8000"},
+        ),
+    )
 
 
 def test_the_finished_line_says_the_absolute_figures() -> None:
     from omni_web.cli.convert import throughput_line
 
-    doc = ConvertProgress(realtime_factor=62.14, peak_in_flight=72, server_full_at=64, refusals=2,
-                          gpu_line="GPU 87% busy (mean), memory up to 61.2 of 80.0 GiB", audio_per_gpu_s=71.4)
+    doc = ConvertProgress(
+        realtime_factor=62.14,
+        peak_in_flight=72,
+        server_full_at=64,
+        refusals=2,
+        gpu_line="GPU 87% busy (mean), memory up to 61.2 of 80.0 GiB",
+        audio_per_gpu_s=71.4,
+    )
     assert throughput_line(doc) == (
         "Throughput: 62.1 s of audio per wall second; up to 72 requests in flight (server full at ~64); "
         "2 refused by the server's full queue; GPU 87% busy (mean), memory up to 61.2 of 80.0 GiB, "
-        "71 s of audio per GPU-second")
+        "71 s of audio per GPU-second"
+    )
     assert throughput_line(ConvertProgress()) == ""
     # Stored and read back, an older document without the fields still reads.
     assert ConvertProgress.from_dict(doc.to_dict()).in_flight_line == ""

@@ -136,7 +136,8 @@ def test_basic_checks_catch_cut_loop_silence_and_length_finish() -> None:
 
 def test_best_take_prefers_passing_then_the_nearest_duration() -> None:
     full = _expected_s()
-    cut, near, far = _take(1, _speechlike(full / 3)), _take(2, _speechlike(full)), _take(3, _speechlike(full * 1.4))
+    cut, near, far = _take(1, _speechlike(full / 3)), _take(2, _speechlike(full)), _take(3,
+                                                                                         _speechlike(full * 1.4))
     assert best_take([cut, far, near]).number == 2
     assert best_take([cut, _take(4, _speechlike(full * 3))]).number in (1, 4)
 
@@ -149,6 +150,7 @@ def test_parse_level() -> None:
 
 
 # --- the take loop ------------------------------------------------------------------------------
+
 
 class _Item:
     def __init__(self, key: str, text: str = TEXT) -> None:
@@ -167,14 +169,26 @@ class _Server:
         self.seeds.append(seed)
         fault = self.faults.pop(0) if self.faults else "clean"
         full = _expected_s(text)
-        audio = {"clean": _speechlike(full), "cut": _speechlike(full / 3), "loop": _speechlike(full * 3),
-                 "silent": np.zeros(int(full * RATE))}[fault]
+        audio = {
+            "clean": _speechlike(full),
+            "cut": _speechlike(full / 3),
+            "loop": _speechlike(full * 3),
+            "silent": np.zeros(int(full * RATE)),
+        }[fault]
         return TakeAudio(_wav(audio), "length" if fault == "length" else "stop")
 
 
 def _qa(tmp_path: Path, server: _Server, *, accepts_seed: bool = True, takes: int = 3) -> ChunkQa:
-    return ChunkQa(QaOptions(level=QaLevel.BASIC, takes=takes), store=QaStore(tmp_path), request_take=server,
-                   model_key="m", voice_label="v", language="English", accepts_seed=accepts_seed, request_slots=2)
+    return ChunkQa(
+        QaOptions(level=QaLevel.BASIC, takes=takes),
+        store=QaStore(tmp_path),
+        request_take=server,
+        model_key="m",
+        voice_label="v",
+        language="English",
+        accepts_seed=accepts_seed,
+        request_slots=2,
+    )
 
 
 def test_a_failed_take_is_retaken_with_a_new_seed_and_recorded(tmp_path: Path) -> None:
@@ -253,15 +267,32 @@ def test_asr_skips_a_language_the_model_does_not_cover_with_a_note(tmp_path: Pat
 
     recogniser = _EnglishOnly()
     pool = AsrPool(lambda: recogniser)
-    qa = ChunkQa(QaOptions(level=QaLevel.ASR), store=QaStore(tmp_path), request_take=_Server([]), model_key="m",
-                 voice_label="v", language="French", accepts_seed=True, request_slots=1, asr_pool=pool)
+    qa = ChunkQa(
+        QaOptions(level=QaLevel.ASR),
+        store=QaStore(tmp_path),
+        request_take=_Server([]),
+        model_key="m",
+        voice_label="v",
+        language="French",
+        accepts_seed=True,
+        request_slots=1,
+        asr_pool=pool,
+    )
     qa.take(_Item("fr"))
     record = QaStore(tmp_path).load("fr")
     assert record.verdict is Verdict.PASSED and recogniser.calls == 0
     assert "does not cover language 'fr'" in record.takes[0].asr_note
-    english = ChunkQa(QaOptions(level=QaLevel.ASR), store=QaStore(tmp_path), request_take=_Server([]),
-                      model_key="m", voice_label="v", language="English", accepts_seed=True, request_slots=1,
-                      asr_pool=pool)
+    english = ChunkQa(
+        QaOptions(level=QaLevel.ASR),
+        store=QaStore(tmp_path),
+        request_take=_Server([]),
+        model_key="m",
+        voice_label="v",
+        language="English",
+        accepts_seed=True,
+        request_slots=1,
+        asr_pool=pool,
+    )
     english.take(_Item("en"))
     take = QaStore(tmp_path).load("en").takes[0]
     assert recogniser.calls == 1 and take.wer == 0 and take.transcript == TEXT
@@ -279,8 +310,18 @@ class _Failing(_EnglishOnly):
 
 @pytest.mark.parametrize(
     ("error", "note", "logged_as_bug"),
-    [(ValueError("Invalid data found when processing input"), "speech recognition failed on this take", False),
-     (TypeError("'NoneType' object is not subscriptable"), "speech recognition skipped: Internal error", True)],
+    [
+        (
+            ValueError("Invalid data found when processing input"),
+            "speech recognition failed on this take",
+            False,
+        ),
+        (
+            TypeError("'NoneType' object is not subscriptable"),
+            "speech recognition skipped: Internal error",
+            True,
+        ),
+    ],
 )
 def test_a_bug_in_recognition_is_logged_as_one_not_called_a_recognition_failure(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, error: Exception, note: str, logged_as_bug: bool
@@ -288,8 +329,17 @@ def test_a_bug_in_recognition_is_logged_as_one_not_called_a_recognition_failure(
     from omni_web.qa import AsrPool
 
     pool = AsrPool(lambda: _Failing(error))
-    qa = ChunkQa(QaOptions(level=QaLevel.ASR), store=QaStore(tmp_path), request_take=_Server([]), model_key="m",
-                 voice_label="v", language="English", accepts_seed=True, request_slots=1, asr_pool=pool)
+    qa = ChunkQa(
+        QaOptions(level=QaLevel.ASR),
+        store=QaStore(tmp_path),
+        request_take=_Server([]),
+        model_key="m",
+        voice_label="v",
+        language="English",
+        accepts_seed=True,
+        request_slots=1,
+        asr_pool=pool,
+    )
     with caplog.at_level("ERROR", logger="omni_web.qa.takes"):
         qa.take(_Item("en"))
     pool.close()
@@ -303,7 +353,12 @@ def test_wer_limit_allows_more_misheard_words_on_short_texts_but_not_shuffles() 
     from omni_web.qa import asr_failures
 
     thresholds = Thresholds()
-    assert thresholds.wer_limit(4) > thresholds.wer_limit(10) > thresholds.wer_limit(40) > thresholds.wer_limit(200)
+    assert (
+        thresholds.wer_limit(4)
+        > thresholds.wer_limit(10)
+        > thresholds.wer_limit(40)
+        > thresholds.wer_limit(200)
+    )
     assert 0.6 < thresholds.wer_limit(200) < thresholds.wer_limit(40) < 0.7
     # Real tiny.en transcripts of espeak-ng reading a 10-word line of Alice: misheard, then shuffled.
     text = 'The Hatter shook his head mournfully. "Not I!" he replied.'
@@ -315,8 +370,10 @@ def test_wer_limit_allows_more_misheard_words_on_short_texts_but_not_shuffles() 
 
 
 def test_english_contractions_score_as_written_out() -> None:
-    score = score_transcript("They're fond of it; I won't, can't and we've tried.",
-                             "They are fond of it. I will not, cannot, and we have tried.")
+    score = score_transcript(
+        "They're fond of it; I won't, can't and we've tried.",
+        "They are fond of it. I will not, cannot, and we have tried.",
+    )
     assert score.wer == 0.0 and score.recall == 1.0
     assert score_transcript("They're here.", "There here.").wer > 0  # the expansion is not a free pass
 
@@ -324,7 +381,9 @@ def test_english_contractions_score_as_written_out() -> None:
 def test_reference_and_transcript_meet_in_the_spoken_form() -> None:
     # A model reads "CHAPTER II." as "chapter two"; the recogniser writes "Chapter 2"; "Mr." is "Mister".
     assert score_transcript("CHAPTER II. The Pool of Tears", "Chapter 2. The pool of tears.").wer == 0.0
-    assert score_transcript("Mr. Smith paid $5 in 1851.", "Mister Smith paid five dollars in 1851.").wer == 0.0
+    assert (
+        score_transcript("Mr. Smith paid $5 in 1851.", "Mister Smith paid five dollars in 1851.").wer == 0.0
+    )
     assert score_transcript("Louis XIV slept.", "Louis the 14th slept.").wer == 0.0
 
 
@@ -348,7 +407,10 @@ def test_asr_pool_size_is_half_the_cores_and_its_workers_run_at_once() -> None:
 
     pool = AsrPool(lambda: _Concurrent(), workers=2)
     try:
-        assert [f.result(timeout=90) for f in (pool.submit(b"", "en"), pool.submit(b"", "en"))] == ["ok", "ok"]
+        assert [f.result(timeout=90) for f in (pool.submit(b"", "en"), pool.submit(b"", "en"))] == [
+            "ok",
+            "ok",
+        ]
     finally:
         pool.close()
 

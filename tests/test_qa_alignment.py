@@ -44,7 +44,9 @@ def test_eight_words_said_twice_are_a_repeat() -> None:
 
 def test_babble_after_the_text_is_extra_tail() -> None:
     found = _findings(TAKES["babble"])
-    assert found.failures == ("8 words heard after the text ends (babble): 'and then the little voice went on about'",)
+    assert found.failures == (
+        "8 words heard after the text ends (babble): 'and then the little voice went on about'",
+    )
 
 
 def test_words_before_the_text_are_extra_head() -> None:
@@ -53,7 +55,9 @@ def test_words_before_the_text_are_extra_head() -> None:
 
 
 def test_words_not_in_the_text_inside_it_are_reported() -> None:
-    inserted = TAKES["clean"].replace("Alice started", "and the price of bread in the market town rose again Alice started")
+    inserted = TAKES["clean"].replace(
+        "Alice started", "and the price of bread in the market town rose again Alice started"
+    )
     found = _findings(inserted)
     assert len(found.failures) == 1 and "the text does not have" in found.failures[0], found.failures
 
@@ -61,7 +65,9 @@ def test_words_not_in_the_text_inside_it_are_reported() -> None:
 def test_a_gap_at_the_end_says_so() -> None:
     cut = TAKES["clean"].rsplit(" ", 9)[0]  # the last 9 words unheard
     found = _findings(cut)
-    assert len(found.failures) == 1 and found.failures[0].startswith("9 words not heard at the end: 'pop down a large")
+    assert len(found.failures) == 1 and found.failures[0].startswith(
+        "9 words not heard at the end: 'pop down a large"
+    )
 
 
 def test_short_texts_skip_the_gap_and_repeat_checks_with_a_note_but_keep_babble() -> None:
@@ -75,10 +81,15 @@ def test_short_texts_skip_the_gap_and_repeat_checks_with_a_note_but_keep_babble(
 
 def test_a_misheard_name_is_a_notice_not_a_failure() -> None:
     text = "Alice thought that Dinah would miss her very much tonight, and she said so to the White Rabbit."
-    found = _findings("Alice thought that Diana would miss her very much tonight, and she said so to the White Rabbit.",
-                      text, names={"dinah", "alice"})
+    found = _findings(
+        "Alice thought that Diana would miss her very much tonight, and she said so to the White Rabbit.",
+        text,
+        names={"dinah", "alice"},
+    )
     assert found.failures == ()
-    assert found.notices == ("the name 'dinah' was heard as 'diana': check it (a lexicon entry fixes a misread name)",)
+    assert found.notices == (
+        "the name 'dinah' was heard as 'diana': check it (a lexicon entry fixes a misread name)",
+    )
     assert _findings(text, text, names={"dinah"}).notices == ()
 
 
@@ -91,11 +102,21 @@ def test_text_words_keep_the_token_each_word_came_from() -> None:
 
 @pytest.mark.parametrize("fault", ["gap", "repeat", "babble"])
 def test_findings_join_the_takes_failures(fault: str) -> None:
-    take = TakeRecord(number=1, seed=None, finish_reason="stop", duration_s=40.0, expected_s=40.0, duration_ratio=1.0,
-                      silence_share=0.2, longest_internal_silence_s=0.5, clipped_share=0.0)
+    take = TakeRecord(
+        number=1,
+        seed=None,
+        finish_reason="stop",
+        duration_s=40.0,
+        expected_s=40.0,
+        duration_ratio=1.0,
+        silence_share=0.2,
+        longest_internal_silence_s=0.5,
+        clipped_share=0.0,
+    )
     transcript = TAKES[fault]
-    judged = with_transcript(take, transcript, score_transcript(TEXT, transcript), DEFAULT_THRESHOLDS,
-                             _findings(transcript))
+    judged = with_transcript(
+        take, transcript, score_transcript(TEXT, transcript), DEFAULT_THRESHOLDS, _findings(transcript)
+    )
     assert not judged.passed and judged.transcript == transcript
     assert TakeRecord.from_dict(judged.to_dict()).to_dict() == judged.to_dict()
 
@@ -111,8 +132,12 @@ def test_the_review_marks_the_missing_repeated_and_extra_words_in_the_text() -> 
     assert "and then [-hurried on, Alice started to her feet, for-] it flashed" in marks_plain(gap)
     assert "<del" in marks_html(gap) and "hurried on, Alice started to her feet, for</del>" in marks_html(gap)
     repeat = mark_text(TEXT, TAKES["repeat"])
-    assert [m.kind for m in repeat if m.kind] == ["repeated"] and "Alice started" in next(m.text for m in repeat if m.kind)
+    assert [m.kind for m in repeat if m.kind] == ["repeated"] and "Alice started" in next(
+        m.text for m in repeat if m.kind
+    )
     babble = mark_text(TEXT, TAKES["babble"])
     assert babble[-1].kind == "extra" and babble[-1].text == "and then the little voice went on about"
-    assert marks_html(mark_text("Tom & <Jerry> ran off to the big old town on the hill by the sea today.", None)) == \
-        "Tom &amp; &lt;Jerry&gt; ran off to the big old town on the hill by the sea today."
+    assert (
+        marks_html(mark_text("Tom & <Jerry> ran off to the big old town on the hill by the sea today.", None))
+        == "Tom &amp; &lt;Jerry&gt; ran off to the big old town on the hill by the sea today."
+    )

@@ -50,7 +50,9 @@ def test_no_gpu_and_a_cpu_setting_mean_the_cpu() -> None:
         return _probe(20000)
 
     assert choose_asr_device("small.en", requested="cpu", probe=probe).device == "cpu" and not called
-    none = choose_asr_device("small.en", requested=None, probe=lambda: GpuProbe(None, (), "NVML is not installed"))
+    none = choose_asr_device(
+        "small.en", requested=None, probe=lambda: GpuProbe(None, (), "NVML is not installed")
+    )
     assert none.device == "cpu" and "NVML is not installed" in none.note
 
 
@@ -71,7 +73,11 @@ def test_a_qa_model_downloads_into_the_hf_cache_shows_its_size_and_is_removed(tm
         folder = download_asr_model("base.en", cache_dir=cache, endpoint=hub.url)
     assert (folder / "model.bin").stat().st_size == 200_000
     rows = {m.size: c for m, c in asr_model_rows(cache_dir=cache)}
-    assert rows["base.en"] is not None and rows["base.en"].complete and rows["base.en"].size_on_disk_bytes >= 200_000
+    assert (
+        rows["base.en"] is not None
+        and rows["base.en"].complete
+        and rows["base.en"].size_on_disk_bytes >= 200_000
+    )
     assert rows["tiny.en"] is None
     plan = plan_asr_removal(["base.en"], cache_dir=cache)
     assert plan.keys == ("whisper-base.en",) and "faster-whisper base.en" in plan.summary

@@ -36,7 +36,11 @@ def test_a_voice_heard_well_gets_tight_limits_and_one_heard_badly_loose_ones() -
     # no clean flite take (max 0.20) fails it.
     assert T.wer_limit(110) > 0.5 and 0.2 < tight.wer_limit(110) < 0.45
     figures = well.figures().to_dict()
-    assert figures["calibrated"] and figures["samples"] == 40 and figures["max_wer"] == pytest.approx(tight.max_wer, abs=1e-3)
+    assert (
+        figures["calibrated"]
+        and figures["samples"] == 40
+        and figures["max_wer"] == pytest.approx(tight.max_wer, abs=1e-3)
+    )
 
 
 def test_calibrated_limits_stay_within_their_sanity_bounds() -> None:
@@ -55,7 +59,10 @@ def test_duration_bounds_follow_the_jobs_spread() -> None:
     for _ in range(30):
         calibration.learn(wer=None, recall=None, duration_ratio=rng.uniform(0.95, 1.05), words=100, units=500)
     low, high = calibration.thresholds().ratio_long
-    assert T.ratio_long[0] < low <= T.calibrated_ratio_low[1] and T.calibrated_ratio_high[0] <= high < T.ratio_long[1]
+    assert (
+        T.ratio_long[0] < low <= T.calibrated_ratio_low[1]
+        and T.calibrated_ratio_high[0] <= high < T.ratio_long[1]
+    )
     assert calibration.thresholds().ratio_short == T.ratio_short  # one-liners keep their wide bounds
 
 
@@ -68,7 +75,9 @@ def test_short_texts_do_not_calibrate() -> None:
 
 def test_initials_count_the_letters_of_their_spoken_names() -> None:
     # "George W.B. Towns" is said "George double-you bee Towns".
-    assert text_units("George W.B. Towns").count == len("George") + len("doubleyou") + len("bee") + len("Towns")
+    assert text_units("George W.B. Towns").count == len("George") + len("doubleyou") + len("bee") + len(
+        "Towns"
+    )
     assert text_units("the BBC said").count == len("the") + len("beebeesee") + len("said")
     assert text_units("Alice was tired.").count == 13
 
@@ -79,12 +88,17 @@ def test_a_short_line_with_initials_is_not_called_a_loop() -> None:
 
     tracker = DurationRateTracker(T)
     for _ in range(T.rate_min_samples):
-        tracker.learn("Alice was beginning to get very tired of sitting by her sister.", 3.835, model="m", voice="v")
+        tracker.learn(
+            "Alice was beginning to get very tired of sitting by her sister.", 3.835, model="m", voice="v"
+        )
     expectation = tracker.expect("George W.B. Towns", model="m", voice="v")
     # flite slt says the line above in 3.835 s and "George W.B. Towns" in 2.14 s: 1.9 times what
     # its 15 letters would take, 1.24 times its spoken letters.
     assert 2.14 / expectation.seconds == pytest.approx(1.24, abs=0.02)
-    figures = AudioFigures(duration_s=2.14, silence_share=0.2, longest_internal_silence_s=0.0, clipped_share=0.0,
-                           peak_dbfs=-3.0)
-    take = basic_take(number=1, seed=None, finish_reason="stop", figures=figures, expectation=expectation, thresholds=T)
+    figures = AudioFigures(
+        duration_s=2.14, silence_share=0.2, longest_internal_silence_s=0.0, clipped_share=0.0, peak_dbfs=-3.0
+    )
+    take = basic_take(
+        number=1, seed=None, finish_reason="stop", figures=figures, expectation=expectation, thresholds=T
+    )
     assert take.passed and take.duration_ratio < 1.3, take

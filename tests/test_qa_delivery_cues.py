@@ -43,9 +43,17 @@ def test_a_cue_read_aloud_is_retaken_and_the_clean_take_kept(tmp_path: Path, hea
     takes = [_wav(flite_pcm(leaked, rate=RATE, channels=1)), _wav(flite_pcm(LINE, rate=RATE, channels=1))]
     pool = AsrPool(lambda: heard)
     store = QaStore(tmp_path)
-    qa = ChunkQa(QaOptions(level=QaLevel.ASR), store=store, request_take=lambda item, seed: TakeAudio(takes.pop(0), "stop"),
-                 model_key=model, voice_label="v", language="English", accepts_seed=True, request_slots=1,
-                 asr_pool=pool)
+    qa = ChunkQa(
+        QaOptions(level=QaLevel.ASR),
+        store=store,
+        request_take=lambda item, seed: TakeAudio(takes.pop(0), "stop"),
+        model_key=model,
+        voice_label="v",
+        language="English",
+        accepts_seed=True,
+        request_slots=1,
+        asr_pool=pool,
+    )
     try:
         qa.take(_Item("k1", LINE, delivery))
     finally:
@@ -58,8 +66,14 @@ def test_a_cue_read_aloud_is_retaken_and_the_clean_take_kept(tmp_path: Path, hea
 
 def test_the_books_own_word_is_no_fault_and_a_plain_line_has_no_cue() -> None:
     text = "“I am whispering,” she whispered."
-    assert cue_failures("fish_s2_pro", "whispered", text=text, transcript="I am whispering, she whispered.") == []
+    assert (
+        cue_failures("fish_s2_pro", "whispered", text=text, transcript="I am whispering, she whispered.")
+        == []
+    )
     assert cue_failures("fish_s2_pro", None, text="Go.", transcript="whispering go") == []
-    assert cue_failures("voxtral_tts", "whispered", text="Go.", transcript="whispering go") == []  # no control
+    assert (
+        cue_failures("voxtral_tts", "whispered", text="Go.", transcript="whispering go") == []
+    )  # no control
     assert cue_failures("fish_s2_pro", "whispered", text="Go.", transcript="Whispering, go.") == [
-        "the delivery cue was read aloud (whispering)"]
+        "the delivery cue was read aloud (whispering)"
+    ]

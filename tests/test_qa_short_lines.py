@@ -87,8 +87,17 @@ def _run(tmp_path: Path, heard: _Heard, answers: dict[str, list[bytes]]) -> tupl
 
     pool = AsrPool(lambda: heard)
     store = QaStore(tmp_path)
-    qa = ChunkQa(QaOptions(level=QaLevel.ASR), store=store, request_take=request, model_key="m", voice_label="v",
-                 language="English", accepts_seed=True, request_slots=1, asr_pool=pool)
+    qa = ChunkQa(
+        QaOptions(level=QaLevel.ASR),
+        store=store,
+        request_take=request,
+        model_key="m",
+        voice_label="v",
+        language="English",
+        accepts_seed=True,
+        request_slots=1,
+        asr_pool=pool,
+    )
 
     class Item:
         def __init__(self, text: str) -> None:
@@ -105,16 +114,20 @@ def _run(tmp_path: Path, heard: _Heard, answers: dict[str, list[bytes]]) -> tupl
 def test_clean_one_word_lines_pass_first_time(tmp_path: Path, clips, heard: _Heard) -> None:
     store, qa = _run(tmp_path, heard, {line: [clips[line, "clean"]] for line in LINES})
     records = {line: store.load(f"k{i}") for i, line in enumerate(LINES)}
-    failed = {line: (r.takes[0].failures, r.takes[0].transcript) for line, r in records.items()
-              if r.verdict is not Verdict.PASSED}
+    failed = {
+        line: (r.takes[0].failures, r.takes[0].transcript)
+        for line, r in records.items()
+        if r.verdict is not Verdict.PASSED
+    }
     assert not failed, failed
     assert qa.counts().requests == len(LINES) and qa.counts().retaken == 0 and qa.counts().flagged == 0
     assert all(r.takes[0].transcript is not None for r in records.values())  # heard, and not judged by WER
 
 
 @pytest.mark.parametrize("fault", FAULTS)
-def test_a_silent_cut_or_looped_one_word_take_is_caught_and_retaken(tmp_path: Path, clips, heard: _Heard,
-                                                                     fault: str) -> None:
+def test_a_silent_cut_or_looped_one_word_take_is_caught_and_retaken(
+    tmp_path: Path, clips, heard: _Heard, fault: str
+) -> None:
     store, qa = _run(tmp_path, heard, {line: [clips[line, fault], clips[line, "clean"]] for line in LINES})
     expected = {"silent": "silent or cut off", "cut": "silent or cut off", "loop": "a loop or babble"}[fault]
     for i, line in enumerate(LINES):
@@ -131,5 +144,8 @@ def test_short_line_limits_sit_between_a_clean_word_and_its_faults(clips) -> Non
     for line in LINES:
         least, most = t.short_speech_bounds(text_units(line).count)
         speech = {k: measure_audio(clips[line, k], t).speech_s for k in ("clean", *FAULTS)}
-        assert speech["silent"] < least and speech["cut"] < least < speech["clean"] < most / 1.5, (line, speech)
+        assert speech["silent"] < least and speech["cut"] < least < speech["clean"] < most / 1.5, (
+            line,
+            speech,
+        )
         assert speech["loop"] > most, (line, speech)

@@ -130,7 +130,8 @@ def test_dead_server_is_recovered_and_the_job_goes_on(tmp_path: Path) -> None:
         state["alive"] = True
         return True
 
-    summary = render_chunks(items(4), synth, cache_dir=tmp_path, concurrency=1, recover=recover, sleep=lambda s: None)
+    summary = render_chunks(items(4), synth, cache_dir=tmp_path, concurrency=1, recover=recover,
+                            sleep=lambda s: None)
     assert state["recoveries"] == 1 and summary.progress.chunks_done == 4
 
 
@@ -143,7 +144,9 @@ def test_cancel_stops_submitting(tmp_path: Path) -> None:
             flag.set()
 
     with pytest.raises(JobCancelled):
-        render_chunks(items(50), synth, cache_dir=tmp_path, concurrency=2, cancelled=flag.is_set, progress=progress)
+        render_chunks(
+            items(50), synth, cache_dir=tmp_path, concurrency=2, cancelled=flag.is_set, progress=progress
+        )
     assert len(synth.calls) < 10
 
 

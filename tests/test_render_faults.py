@@ -77,7 +77,9 @@ NO_WAIT = {"sleep": lambda _s: None}
 def test_a_server_that_crashes_every_few_requests_still_finishes_the_book(tmp_path: Path) -> None:
     server = CrashingServer(crash_after=3)
     chunks = items(60)
-    summary = render_chunks(chunks, server, cache_dir=tmp_path, concurrency=8, recover=server.recover, **NO_WAIT)
+    summary = render_chunks(
+        chunks, server, cache_dir=tmp_path, concurrency=8, recover=server.recover, **NO_WAIT
+    )
     assert summary.progress.chunks_done == 60
     assert all(path.is_file() for path in summary.paths.values())
     assert server.restarts >= 10  # far more than any fixed restart budget
@@ -136,8 +138,15 @@ def test_a_poison_chunk_fails_alone_and_the_rest_of_the_book_is_rendered(tmp_pat
     poison = chunks[12]
     server = CrashingServer(crash_after=10**6, poison=poison.text)
     given_up: list[tuple[str, PoisonChunk]] = []
-    summary = render_chunks(chunks, server, cache_dir=tmp_path, concurrency=4, recover=server.recover,
-                            on_failed=lambda item, exc: given_up.append((item.key, exc)), **NO_WAIT)  # fmt: skip
+    summary = render_chunks(
+        chunks,
+        server,
+        cache_dir=tmp_path,
+        concurrency=4,
+        recover=server.recover,
+        on_failed=lambda item, exc: given_up.append((item.key, exc)),
+        **NO_WAIT,
+    )
     (failed,) = summary.failed
     assert given_up == [(poison.key, failed)]
     assert failed.text == poison.text and failed.chunk_number == 13
@@ -155,7 +164,9 @@ def test_a_poison_chunk_fails_alone_and_the_rest_of_the_book_is_rendered(tmp_pat
 def test_a_worker_that_dies_every_few_requests_never_frames_a_chunk(tmp_path: Path) -> None:
     """Crashes that follow the request count (not the text) leave no chunk given up."""
     server = CrashingServer(crash_after=2)
-    summary = render_chunks(items(40), server, cache_dir=tmp_path, concurrency=3, recover=server.recover, **NO_WAIT)
+    summary = render_chunks(
+        items(40), server, cache_dir=tmp_path, concurrency=3, recover=server.recover, **NO_WAIT
+    )
     assert not summary.failed and summary.progress.chunks_done == 40
 
 
@@ -181,8 +192,15 @@ def test_a_timed_out_request_is_never_resent_at_once(tmp_path: Path) -> None:
         recover_calls.append(exc)
         return Recovery.ALIVE  # our own server, alive: the old code resent at once
 
-    render_chunks(items(1), synth, cache_dir=tmp_path, concurrency=1, recover=recover, sleep=sleeps.append,
-                  retry=RetryPolicy(timeout_backoff_s=30.0))
+    render_chunks(
+        items(1),
+        synth,
+        cache_dir=tmp_path,
+        concurrency=1,
+        recover=recover,
+        sleep=sleeps.append,
+        retry=RetryPolicy(timeout_backoff_s=30.0),
+    )
     assert sleeps == [30.0] and len(sent) == 2
     assert not recover_calls  # a timeout is not a crash
 
@@ -197,8 +215,15 @@ def test_an_unreachable_live_server_is_retried_with_back_off(tmp_path: Path) -> 
             raise ServerUnreachable("connection reset")
         return make_wav(0.1)
 
-    render_chunks(items(1), synth, cache_dir=tmp_path, concurrency=1, recover=lambda exc: Recovery.ALIVE,
-                  sleep=sleeps.append, retry=RetryPolicy(backoff_s=2.0))
+    render_chunks(
+        items(1),
+        synth,
+        cache_dir=tmp_path,
+        concurrency=1,
+        recover=lambda exc: Recovery.ALIVE,
+        sleep=sleeps.append,
+        retry=RetryPolicy(backoff_s=2.0),
+    )
     assert sleeps == [2.0, 4.0, 8.0]
 
 

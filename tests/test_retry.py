@@ -55,5 +55,7 @@ def test_an_unreachable_server_gets_more_patience_than_a_failing_request() -> No
     assert policy.delay_s_for(ServerUnreachable("restarting"), 5) is not None
     assert policy.delay_s_for(ServerUnreachable("restarting"), 6) is None
     client_like = RetryPolicy(attempts=3, unreachable_attempts=None, retry_server_errors=False)
-    assert client_like.delay_s_for(SpeechError("oom", status_code=500), 1) is None  # the client never retries a 500
+    assert (
+        client_like.delay_s_for(SpeechError("oom", status_code=500), 1) is None
+    )  # the client never retries a 500
     assert client_like.delay_s_for(ServerBusy("full", status_code=503), 1) is not None

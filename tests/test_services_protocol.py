@@ -21,12 +21,16 @@ def _declared() -> set[str]:
 
 
 def test_the_ui_uses_only_what_the_services_protocol_declares() -> None:
-    used = {m.group(1) for p in UI.rglob("*.py") for m in re.finditer(r"\bservices\.([a-z_]+)", p.read_text())}
+    used = {
+        m.group(1) for p in UI.rglob("*.py") for m in re.finditer(r"\bservices\.([a-z_]+)", p.read_text())
+    }
     assert used, "the scan found no use at all"
     assert used <= _declared(), f"the UI calls services it does not declare: {sorted(used - _declared())}"
 
 
 def test_app_services_provide_everything_the_protocol_declares() -> None:
-    fields = {f.name for f in dataclasses.fields(AppServices)} if dataclasses.is_dataclass(AppServices) else set()
+    fields = (
+        {f.name for f in dataclasses.fields(AppServices)} if dataclasses.is_dataclass(AppServices) else set()
+    )
     missing = [name for name in _declared() if name not in fields and not hasattr(AppServices, name)]
     assert not missing, f"AppServices lacks {missing}"

@@ -69,7 +69,9 @@ def test_a_poison_chunk_on_one_managed_server_fails_alone_and_the_book_is_delive
     for name, value in {"FAKE_SGL_SECONDS_PER_WORD": "0.01", "FAKE_SGL_LATENCY_S": "0.05"}.items():
         monkeypatch.setenv(name, value)
     settings = load_settings(paths)
-    request = ConvertRequest(book_path=BOOK, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), concurrency=3)
+    request = ConvertRequest(
+        book_path=BOOK, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), concurrency=3
+    )
     item, phrase = poison_phrase(request, settings, index=12)
     monkeypatch.setenv("FAKE_SGL_CRASH_ON_TEXT", phrase)  # the managed server inherits it
     manager = ServerManager(paths, settings)
@@ -87,9 +89,15 @@ def test_a_poison_chunk_on_one_managed_server_fails_alone_and_the_book_is_delive
         assert [item.text[:40] in line for line in docs[-1].failed_chunks] == [True]
         # Editing the chunk's text and regenerating it (the review path) rebuilds the book with it.
         target = open_review(result.qa_report)
-        assert [(r.chapter, r.chunk) for r in review_rows(target)] == [(item.chapter_number, item.chunk_number)]
-        again = prepare_regenerate(target, item.chapter_number, item.chunk_number,
-                                   text="The water was heavy, and the bucket was full.")  # fmt: skip
+        assert [(r.chapter, r.chunk) for r in review_rows(target)] == [
+            (item.chapter_number, item.chunk_number)
+        ]
+        again = prepare_regenerate(
+            target,
+            item.chapter_number,
+            item.chunk_number,
+            text="The water was heavy, and the bucket was full.",
+        )
         # Straight from the report: the same library folder and files are rebuilt, nothing beside them.
         rebuilt = convert_served(again, serving, paths=paths, settings=settings)
         assert not rebuilt.missing_chunks and rebuilt.m4b == result.m4b
@@ -102,8 +110,12 @@ def test_a_poison_chunk_on_one_managed_server_fails_alone_and_the_book_is_delive
 
 
 def _foreign(paths: DataPaths, port: int, tmp_path: Path, name: str):
-    return start_fake_server(MODEL, port=port, log_path=tmp_path / f"{name}.log",
-                             env={"FAKE_SGL_SECONDS_PER_WORD": "0.01", "FAKE_SGL_LATENCY_S": "0.05"})
+    return start_fake_server(
+        MODEL,
+        port=port,
+        log_path=tmp_path / f"{name}.log",
+        env={"FAKE_SGL_SECONDS_PER_WORD": "0.01", "FAKE_SGL_LATENCY_S": "0.05"},
+    )
 
 
 def test_a_foreign_server_that_goes_away_is_waited_for_and_the_job_goes_on(
@@ -115,7 +127,9 @@ def test_a_foreign_server_that_goes_away_is_waited_for_and_the_job_goes_on(
     manager = ServerManager(data_paths, settings)
     serving = serving_for(manager, get_entry(MODEL))
     assert not serving.endpoint.owned
-    request = ConvertRequest(book_path=BOOK, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), concurrency=2)
+    request = ConvertRequest(
+        book_path=BOOK, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), concurrency=2
+    )
     docs, back, restarts = [], [], []
     down = threading.Event()
 
@@ -126,7 +140,9 @@ def test_a_foreign_server_that_goes_away_is_waited_for_and_the_job_goes_on(
             server.kill()  # the remote GPU box goes away mid-book ...
 
         if doc.message.startswith("Waiting for") and not restarts:
-            restarts.append(threading.Thread(target=lambda: back.append(_foreign(data_paths, port, tmp_path, "second"))))
+            restarts.append(
+                threading.Thread(target=lambda: back.append(_foreign(data_paths, port, tmp_path, "second")))
+            )
             restarts[0].start()  # ... and comes back a moment later
 
     try:
@@ -152,7 +168,9 @@ def test_a_foreign_server_down_past_its_patience_fails_clearly_and_keeps_the_chu
     server = _foreign(data_paths, port, tmp_path, "only")
     settings = Settings(remote_url=f"http://127.0.0.1:{port}", qa_level="off", remote_patience_s=3)
     serving = serving_for(ServerManager(data_paths, settings), get_entry(MODEL))
-    request = ConvertRequest(book_path=BOOK, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), concurrency=2)
+    request = ConvertRequest(
+        book_path=BOOK, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), concurrency=2
+    )
     done: list[int] = []
 
     def progress(doc) -> None:
@@ -161,7 +179,9 @@ def test_a_foreign_server_down_past_its_patience_fails_clearly_and_keeps_the_chu
             server.kill()
 
     try:
-        with pytest.raises(ServerNotRunning, match=r"down since \d\d:\d\d .*patience set in Settings.*resume"):
+        with pytest.raises(
+            ServerNotRunning, match=r"down since \d\d:\d\d .*patience set in Settings.*resume"
+        ):
             convert_served(request, serving, paths=data_paths, settings=settings, progress=progress)
     finally:
         server.stop()

@@ -14,7 +14,9 @@ def test_defaults_when_no_file(data_paths: DataPaths) -> None:
 
 
 def test_round_trip(data_paths: DataPaths) -> None:
-    changed = dataclasses.replace(Settings(), server_port=9123, remote_url="http://gpu:8000", mem_fraction_static=0.6)
+    changed = dataclasses.replace(
+        Settings(), server_port=9123, remote_url="http://gpu:8000", mem_fraction_static=0.6
+    )
     save_settings(data_paths, changed)
     assert load_settings(data_paths) == changed
 

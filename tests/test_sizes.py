@@ -35,7 +35,11 @@ def _is_argparse_table(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     calls = 0
     for stmt in func.body:
         value = getattr(stmt, "value", None)
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _ARGPARSE_CALLS:
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr in _ARGPARSE_CALLS
+        ):
             calls += 1
     return calls * 2 > len(func.body)
 
@@ -63,8 +67,12 @@ def test_no_file_over_500_lines() -> None:
 
 
 def test_no_function_over_80_lines() -> None:
-    over = [f"{_rel(p)}:{name} ({n} lines)" for p in _files() for name, n in long_functions(p)
-            if f"{_rel(p)}:{name}" not in PENDING_FUNCTIONS]
+    over = [
+        f"{_rel(p)}:{name} ({n} lines)"
+        for p in _files()
+        for name, n in long_functions(p)
+        if f"{_rel(p)}:{name}" not in PENDING_FUNCTIONS
+    ]
     assert not over, f"functions over {MAX_FUNCTION_LINES} lines: {over}"
 
 
@@ -83,4 +91,3 @@ def test_an_argparse_table_is_told_from_a_long_function() -> None:
     logic = "def work(p):\n" + "    p = p + 1\n" * 90
     assert long_functions_of(table) == []
     assert long_functions_of(logic) == [("work", 91)]
-

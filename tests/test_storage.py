@@ -37,8 +37,11 @@ def test_superseded_versions_of_the_rebuilt_chapters_go_others_stay(tmp_path: Pa
     other_book = _version(tmp_path, f"002-bbbbbbbbbbbbbbbb.{KEY_A}", 500, mtime=an_hour_ago)  # chapter 2
     beside = _version(tmp_path, f"{OLD[:4]}cccccccccccccccc.{KEY_A}", 300)  # written by a job running now
     (tmp_path / "cover.jpg").write_bytes(b"c" * 50)
-    (tmp_path / "Book.book.json").write_text(json.dumps({"book": "/b/Book.m4b", "versions": [f"{OLD}.{KEY_B}"],
-                                                         "chunks": ["k1"], "finished_at": 1.0}))
+    (tmp_path / "Book.book.json").write_text(
+        json.dumps(
+            {"book": "/b/Book.m4b", "versions": [f"{OLD}.{KEY_B}"], "chunks": ["k1"], "finished_at": 1.0}
+        )
+    )
     assert {v.base: v.size_bytes for v in chapter_versions(tmp_path)}[f"{OLD}.{KEY_A}"] == 4000
     freed = remove_superseded(tmp_path, [_Record(1)], older_than=time.time() - 60)
     assert freed == 4000
@@ -59,8 +62,9 @@ def test_a_new_mastering_version_replaces_the_old_after_the_book_is_rebuilt(data
     first, _ = convert(data_paths, server, "hefty-water.epub", **kwargs)
     parts = first.chapters[0].path.parent
     before = {v.base for v in chapter_versions(parts)}
-    second, _ = convert(data_paths, server, "hefty-water.epub", settings=Settings(qa_level="off", loudness="r128"),
-                        **kwargs)
+    second, _ = convert(
+        data_paths, server, "hefty-water.epub", settings=Settings(qa_level="off", loudness="r128"), **kwargs
+    )
     after = {v.base for v in chapter_versions(parts)}
     assert len(before) == 2 and len(after) == 2 and not before & after
     assert {c.path.name.rpartition(".")[0] for c in second.chapters} == after
@@ -84,8 +88,16 @@ def test_a_new_mastering_version_replaces_the_old_after_the_book_is_rebuilt(data
     assert not list(data_paths.chunk_cache_dir.glob("*.wav")) and second.m4b.is_file()
 
 
-def _book(root: Path, name: str, *, versions: dict[str, int], chunks: dict[str, int], cache: Path,
-          current: list[str], source: Path | None = None) -> dict:
+def _book(
+    root: Path,
+    name: str,
+    *,
+    versions: dict[str, int],
+    chunks: dict[str, int],
+    cache: Path,
+    current: list[str],
+    source: Path | None = None,
+) -> dict:
     """A finished book on disk: its m4b, its work folder's versions, its chunks, its manifest."""
     parts = root / "outputs" / ".parts" / f"{name}-0123456789ab"
     parts.mkdir(parents=True)
@@ -98,14 +110,20 @@ def _book(root: Path, name: str, *, versions: dict[str, int], chunks: dict[str, 
     m4b = root / "outputs" / name / f"{name}.m4b"
     m4b.parent.mkdir(parents=True)
     m4b.write_bytes(b"m" * 2000)
-    (parts / f"{name}.book.json").write_text(json.dumps({"book": str(m4b), "versions": current,
-                                                         "chunks": sorted(chunks), "finished_at": 1.0}))
+    (parts / f"{name}.book.json").write_text(
+        json.dumps({"book": str(m4b), "versions": current, "chunks": sorted(chunks), "finished_at": 1.0})
+    )
     if source is None:  # a Kindle book's stand-in: its converted EPUB is named by this content's hash
         source = root / "books" / f"{name}.azw3"
         source.parent.mkdir(parents=True, exist_ok=True)
         source.write_bytes(name.encode())
-    return {"book_path": str(source), "m4b": str(m4b), "parts": parts, "source": source,
-            "chapters": [{"number": 1, "path": str(parts / f"{current[0]}.m4a")}]}
+    return {
+        "book_path": str(source),
+        "m4b": str(m4b),
+        "parts": parts,
+        "source": source,
+        "chapters": [{"number": 1, "path": str(parts / f"{current[0]}.m4a")}],
+    }
 
 
 @pytest.fixture()
@@ -113,17 +131,38 @@ def library(data_paths):
     from omni_web.jobs.store import JobState, JobStore
 
     cache, store = data_paths.chunk_cache_dir, JobStore(data_paths.jobs_db)
-    done = _book(data_paths.root, "Done", versions={f"{OLD}.{KEY_A}": 1000, f"{OLD}.{KEY_B}": 700},
-                 chunks={"d1": 3000, "d2": 5000, "flag": 100}, cache=cache, current=[f"{OLD}.{KEY_B}"])
-    busy = _book(data_paths.root, "Busy", versions={f"{OLD}.{KEY_A}": 900, f"{OLD}.{KEY_B}": 800},
-                 chunks={"b1": 4000}, cache=cache, current=[f"{OLD}.{KEY_B}"])
+    done = _book(
+        data_paths.root,
+        "Done",
+        versions={f"{OLD}.{KEY_A}": 1000, f"{OLD}.{KEY_B}": 700},
+        chunks={"d1": 3000, "d2": 5000, "flag": 100},
+        cache=cache,
+        current=[f"{OLD}.{KEY_B}"],
+    )
+    busy = _book(
+        data_paths.root,
+        "Busy",
+        versions={f"{OLD}.{KEY_A}": 900, f"{OLD}.{KEY_B}": 800},
+        chunks={"b1": 4000},
+        cache=cache,
+        current=[f"{OLD}.{KEY_B}"],
+    )
     report = data_paths.root / "outputs" / "Done" / "Done.qa.json"
-    report.write_text(json.dumps({"chunks": [{"key": "d1", "verdict": "passed"}, {"key": "flag", "verdict": "flagged"}]}))
+    report.write_text(
+        json.dumps({"chunks": [{"key": "d1", "verdict": "passed"}, {"key": "flag", "verdict": "flagged"}]})
+    )
     for book, state in ((done, JobState.DONE), (busy, JobState.DONE)):
         job = store.enqueue("convert", {"book_path": book["book_path"]}, title=book["parts"].name)
         store.claim_next()
-        store.finish(job.id, state, result={"m4b": book["m4b"], "chapters": book["chapters"],
-                                            "qa_report": str(report) if book is done else None})
+        store.finish(
+            job.id,
+            state,
+            result={
+                "m4b": book["m4b"],
+                "chapters": book["chapters"],
+                "qa_report": str(report) if book is done else None,
+            },
+        )
     store.enqueue("convert", {"book_path": busy["book_path"]}, title="Busy again")  # queued: its book is busy
     converted = data_paths.state_dir / "converted"
     converted.mkdir(parents=True)

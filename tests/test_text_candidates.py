@@ -49,7 +49,12 @@ def test_unusual_letters_and_lexicon_marks(tmp_path: Path) -> None:
         "<p>Then Zoë met Þórr in the café. They saw R2D2 and the 3rd moon. Zoë left.</p>"
         "<p>Zoë was late; the zoë was not a word.</p>")),))
     book = load_book(path)
-    found = {c.word: c for c in find_candidates(book, pronouncer=Pronouncer(Lexicon().with_entry(LexiconEntry("Þórr", "Thor"))))}
+    found = {
+        c.word: c
+        for c in find_candidates(
+            book, pronouncer=Pronouncer(Lexicon().with_entry(LexiconEntry("Þórr", "Thor")))
+        )
+    }
     assert CandidateKind.UNUSUAL_LETTERS in found["Zoë"].kinds and found["Zoë"].count == 3
     assert found["Þórr"].in_lexicon and not found["Zoë"].in_lexicon
     assert CandidateKind.DIGITS in found["R2D2"].kinds
@@ -84,4 +89,6 @@ def test_lexicon_cli(data_paths: DataPaths, tmp_path: Path, capsys: pytest.Captu
     assert "not a valid regular expression" in capsys.readouterr().err
     assert main(["lexicon", "candidates", alice, "--limit", "10"]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"^Gryphon\s*\*", out, re.MULTILINE) and "already in the lexicon" in out and "Alice" in out
+    assert (
+        re.search(r"^Gryphon\s*\*", out, re.MULTILINE) and "already in the lexicon" in out and "Alice" in out
+    )

@@ -45,11 +45,17 @@ def _book(path: Path) -> Path:
 
 
 def _inputs(log: Path) -> list[str]:
-    return [json.loads(line)["input"] for line in log.read_text(encoding="utf-8").splitlines()] if log.exists() else []
+    return (
+        [json.loads(line)["input"] for line in log.read_text(encoding="utf-8").splitlines()]
+        if log.exists()
+        else []
+    )
 
 
 def _convert(paths: DataPaths, server, book: Path) -> None:
-    request = ConvertRequest(book_path=book, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), chapters=(1, 2, 3))
+    request = ConvertRequest(
+        book_path=book, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"), chapters=(1, 2, 3)
+    )
     with SpeechClient(server.base_url) as client:
         # 0.004 s a word is no speech: QA would retake every chunk (tested in test_qa_pipeline.py).
         run_conversion(request, paths=paths, settings=Settings(qa_level="off"), client=client)
@@ -64,11 +70,14 @@ def test_spoken_forms_are_sent_and_a_lexicon_edit_rerenders_only_its_chunks(
     _convert(data_paths, server, book_path)
     sent = _inputs(log)
     assert "CHAPTER fourteen" in sent and "CHAPTER sixteen" in sent
-    assert ("In eighteen fifty-one Doctor Watson paid three pounds ten shillings for the third edition."
-            in sent)
+    assert (
+        "In eighteen fifty-one Doctor Watson paid three pounds ten shillings for the third edition." in sent
+    )
     assert "Hermione waited until ten thirty PM on the twelfth of March." in sent
-    assert ("Henry the Eighth and World War two, pages twelve to fourteen, for example the nineteenth-century "
-            "maps, et cetera.") in sent
+    assert (
+        "Henry the Eighth and World War two, pages twelve to fourteen, for example the nineteenth-century "
+        "maps, et cetera."
+    ) in sent
     assert "I think I shall see Hermione again, said Missus Hudson." in sent
     assert not any(ch.isdigit() for text in sent for ch in text)
 
@@ -80,10 +89,12 @@ def test_spoken_forms_are_sent_and_a_lexicon_edit_rerenders_only_its_chunks(
     first_count = len(sent)
     _convert(data_paths, server, book_path)
     again = _inputs(log)[first_count:]
-    assert sorted(again) == sorted([
-        "her-MY-oh-nee waited until ten thirty PM on the twelfth of March.",
-        "I think I shall see her-MY-oh-nee again, said Missus Hudson.",
-    ])
+    assert sorted(again) == sorted(
+        [
+            "her-MY-oh-nee waited until ten thirty PM on the twelfth of March.",
+            "I think I shall see her-MY-oh-nee again, said Missus Hudson.",
+        ]
+    )
 
 
 def test_plan_items_carry_the_spoken_text_and_impact_matches_keys(tmp_path: Path) -> None:
@@ -108,11 +119,13 @@ def test_plan_items_carry_the_spoken_text_and_impact_matches_keys(tmp_path: Path
     assert not plain.normalized and plain.chapters[0].items[0].text == "CHAPTER XIV"
 
 
-def test_chapters_text_prints_what_is_sent(data_paths: DataPaths, tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_chapters_text_prints_what_is_sent(
+    data_paths: DataPaths, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     book_path = _book(tmp_path / "numbers.epub")
-    LexiconStore(data_paths).save(Lexicon().with_entry(LexiconEntry("Watson", "WOT-sun")),
-                                  book_identity(load_book(book_path)))
+    LexiconStore(data_paths).save(
+        Lexicon().with_entry(LexiconEntry("Watson", "WOT-sun")), book_identity(load_book(book_path))
+    )
     assert main(["chapters", str(book_path), "--text", "1"]) == 0
     out = capsys.readouterr().out
     assert "[1] CHAPTER fourteen" in out

@@ -58,27 +58,39 @@ def test_svg_lines_are_read_in_visual_order_whatever_the_document_order() -> Non
         '<text transform="matrix(1 0 0 1 50 400)" font-size="20">Le lendemain, il plut.</text>'
         "<defs><text>hidden template</text></defs>"
     )
-    assert svg_paragraphs(svg) == ["Il était une fois un loup qui marchait au bord du soir.", "Le lendemain, il plut."]
+    assert svg_paragraphs(svg) == [
+        "Il était une fois un loup qui marchait au bord du soir.",
+        "Le lendemain, il plut.",
+    ]
 
 
 def test_svg_tspans_rtl_and_vertical() -> None:
-    spans = _svg('<text x="10" y="50" font-size="10"><tspan x="10" y="60">second</tspan>'
-                 '<tspan x="10" y="50">first</tspan></text>')
+    spans = _svg(
+        '<text x="10" y="50" font-size="10"><tspan x="10" y="60">second</tspan>'
+        '<tspan x="10" y="50">first</tspan></text>'
+    )
     assert svg_paragraphs(spans) == ["first second"]
-    rtl = _svg('<text x="100" y="10" direction="rtl">مرحبا</text><text x="200" y="10" direction="rtl">قال</text>')
+    rtl = _svg(
+        '<text x="100" y="10" direction="rtl">مرحبا</text><text x="200" y="10" direction="rtl">قال</text>'
+    )
     assert svg_paragraphs(rtl) == ["قال مرحبا"]
-    vertical = _svg('<g writing-mode="tb"><text x="100" y="10">二列目</text><text x="120" y="10">一列目</text></g>')
+    vertical = _svg(
+        '<g writing-mode="tb"><text x="100" y="10">二列目</text><text x="120" y="10">一列目</text></g>'
+    )
     assert svg_paragraphs(vertical) == ["一列目二列目"]
     assert svg_paragraphs(_svg('<rect width="5" height="5"/>')) == []
 
 
 def _fixed_layout(path: Path, pages: list[tuple[str, str]], media: str = "application/xhtml+xml") -> Path:
-    manifest = "".join(f'<item id="p{i}" href="{name}" media-type="{media}"/>' for i, (name, _) in enumerate(pages))
+    manifest = "".join(
+        f'<item id="p{i}" href="{name}" media-type="{media}"/>' for i, (name, _) in enumerate(pages)
+    )
     spine = "".join(f'<itemref idref="p{i}"/>' for i in range(len(pages)))
     opf = (
         '<?xml version="1.0" encoding="utf-8"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" '
         'unique-identifier="uid"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
-        '<dc:identifier id="uid">urn:test:fxl</dc:identifier><dc:title>Le Loup</dc:title><dc:language>fr</dc:language>'
+        '<dc:identifier id="uid">urn:test:fxl</dc:identifier><dc:title>Le '
+        'Loup</dc:title><dc:language>fr</dc:language>'
         '<meta property="rendition:layout">pre-paginated</meta></metadata>'
         f"<manifest>{manifest}</manifest><spine>{spine}</spine></package>"
     )
@@ -92,17 +104,23 @@ def test_french_fixed_layout_book_is_read_not_refused(tmp_path: Path) -> None:
         '<text x="40" y="120" font-size="24">en 1851 chez M. Dupont.</text>'
         '<text x="40" y="90" font-size="24">Il arriva le 1er mai</text></svg>'
     )
-    svg_page = (f'<svg xmlns="{SVG}" viewBox="0 0 600 800"><text x="40" y="200" font-size="24">tard.</text>'
-                '<text x="40" y="170" font-size="24">Le loup revint</text></svg>')
+    svg_page = (
+        f'<svg xmlns="{SVG}" viewBox="0 0 600 800"><text x="40" y="200" font-size="24">tard.</text>'
+        '<text x="40" y="170" font-size="24">Le loup revint</text></svg>'
+    )
     path = _fixed_layout(tmp_path / "fxl.epub", [("p1.xhtml", page)])
     book = load_book(path)
     texts = [b.text for c in book.chapters for b in c.blocks]
     assert texts == ["Il arriva le 1er mai en 1851 chez M. Dupont."]
-    svg_book = load_book(_fixed_layout(tmp_path / "svgpages.epub", [("p1.svg", svg_page)], media="image/svg+xml"))
+    svg_book = load_book(
+        _fixed_layout(tmp_path / "svgpages.epub", [("p1.svg", svg_page)], media="image/svg+xml")
+    )
     assert [b.text for c in svg_book.chapters for b in c.blocks] == ["Le loup revint tard."]
 
 
 def test_picture_only_fixed_layout_is_refused_clearly(tmp_path: Path) -> None:
-    page = xhtml(f'<svg xmlns="{SVG}" xmlns:xlink="http://www.w3.org/1999/xlink"><image xlink:href="p.jpg"/></svg>')
+    page = xhtml(
+        f'<svg xmlns="{SVG}" xmlns:xlink="http://www.w3.org/1999/xlink"><image xlink:href="p.jpg"/></svg>'
+    )
     with pytest.raises(EmptyBook, match="fixed-layout book whose 1 pages are pictures with no text layer"):
         load_book(_fixed_layout(tmp_path / "pictures.epub", [("p1.xhtml", page)]))

@@ -44,7 +44,9 @@ def padded_mp3(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[FakeServer]:
     with start_fake_server(
-        "moss_tts", env={"FAKE_SGL_REQUEST_LOG": str(tmp_path / "requests.jsonl")}, log_path=tmp_path / "fake.log"
+        "moss_tts",
+        env={"FAKE_SGL_REQUEST_LOG": str(tmp_path / "requests.jsonl")},
+        log_path=tmp_path / "fake.log",
     ) as fake:
         yield fake
 
@@ -54,7 +56,9 @@ def _requests(tmp_path: Path) -> list[dict]:
     return [json.loads(line) for line in lines]
 
 
-def test_add_list_transcript_rename_remove(data_paths: DataPaths, padded_mp3: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_add_list_transcript_rename_remove(
+    data_paths: DataPaths, padded_mp3: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["voices", "add", str(padded_mp3)]) == 0
     out = capsys.readouterr().out
     assert "Tip: 10-20 s of clean speech works best." in out
@@ -80,12 +84,17 @@ def test_add_list_transcript_rename_remove(data_paths: DataPaths, padded_mp3: Pa
 
 
 def test_add_with_transcribe_uses_the_wrapper_and_its_cache(
-    data_paths: DataPaths, padded_mp3: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    data_paths: DataPaths,
+    padded_mp3: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     model = FakeWhisper([" The quick brown fox", " jumps over the lazy dog."])
     monkeypatch.setattr(transcribe, "whisper_local_dir", lambda size, **_: data_paths.root)
     monkeypatch.setattr(transcribe, "load_whisper_model", lambda size, **_: model)
-    assert main(["voices", "add", str(padded_mp3), "--name", "narrator", "--transcribe", "--size", "tiny"]) == 0
+    assert (
+        main(["voices", "add", str(padded_mp3), "--name", "narrator", "--transcribe", "--size", "tiny"]) == 0
+    )
     assert f"Transcript: {TRANSCRIPT}" in capsys.readouterr().out
     assert VoiceLibrary(data_paths).get("narrator").transcript == TRANSCRIPT
     # Clear it and transcribe again: the cache answers, the model is not run a second time.
@@ -96,7 +105,10 @@ def test_add_with_transcribe_uses_the_wrapper_and_its_cache(
 
 
 def test_transcribe_without_weights_keeps_the_clip_and_says_how_to_install(
-    data_paths: DataPaths, padded_mp3: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    data_paths: DataPaths,
+    padded_mp3: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     from omni_web.errors import DownloadError
@@ -114,7 +126,11 @@ def test_transcribe_without_weights_keeps_the_clip_and_says_how_to_install(
 
 
 def test_clone_by_path_by_base64_upload_and_list_back(
-    data_paths: DataPaths, padded_mp3: Path, server: FakeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    data_paths: DataPaths,
+    padded_mp3: Path,
+    server: FakeServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     url = server.base_url
     assert main(["voices", "add", str(padded_mp3), "--name", "narrator", "--transcript", TRANSCRIPT]) == 0
@@ -130,32 +146,50 @@ def test_clone_by_path_by_base64_upload_and_list_back(
 
     # A remote server (here: the same fake, reached as if remote) gets the clip inline.
     out = tmp_path / "by-base64.wav"
-    assert main(["voices", "preview", "clone:narrator", "--api-url", url, "--inline-reference", "--out", str(out)]) == 0
+    assert (
+        main(
+            ["voices", "preview", "clone:narrator", "--api-url", url, "--inline-reference", "--out", str(out)]
+        )
+        == 0
+    )
     body = _requests(tmp_path)[-1]
     prefix = "data:audio/wav;base64,"
     assert body["ref_audio"].startswith(prefix)
-    assert base64.b64decode(body["ref_audio"][len(prefix):]) == voice.wav_path.read_bytes()
+    assert base64.b64decode(body["ref_audio"][len(prefix) :]) == voice.wav_path.read_bytes()
     assert body["ref_text"] == TRANSCRIPT
     with SpeechClient(url, local_server=False) as remote:
-        result = remote.speech(get_entry("moss_tts"), SpeechRequest(text="Hello.", voice=clone_choice(voice, paths=data_paths)))
+        result = remote.speech(
+            get_entry("moss_tts"), SpeechRequest(text="Hello.", voice=clone_choice(voice, paths=data_paths))
+        )
     assert result.duration_s and _requests(tmp_path)[-1]["ref_audio"].startswith(prefix)
 
     # Upload with consent and the transcript, then list it back from the server.
     capsys.readouterr()
-    assert main(["voices", "upload", "narrator", "--consent", "I recorded this myself.", "--api-url", url]) == 0
+    assert (
+        main(["voices", "upload", "narrator", "--consent", "I recorded this myself.", "--api-url", url]) == 0
+    )
     assert "Uploaded 'narrator'" in capsys.readouterr().out
     assert main(["voices", "list", "--server", "--api-url", url]) == 0
     listed = capsys.readouterr().out
     assert "narrator" in listed and "transcript" in listed
     with SpeechClient(url) as client:
         (uploaded,) = client.voices().uploaded
-    assert (uploaded.name, uploaded.consent, uploaded.ref_text) == ("narrator", "I recorded this myself.", TRANSCRIPT)
+    assert (uploaded.name, uploaded.consent, uploaded.ref_text) == (
+        "narrator",
+        "I recorded this myself.",
+        TRANSCRIPT,
+    )
     assert uploaded.file_size == voice.size_bytes
-    assert uploaded.size_str == voice.size_str and uploaded.size_str in listed  # sized like the Generate tab's list
+    assert (
+        uploaded.size_str == voice.size_str and uploaded.size_str in listed
+    )  # sized like the Generate tab's list
     assert uploaded.created_str != "-" and uploaded.created_str in listed
 
     # The uploaded voice is used by name; then it is deleted from the server.
-    assert main(["voices", "preview", "uploaded:narrator", "--api-url", url, "--out", str(tmp_path / "up.wav")]) == 0
+    assert (
+        main(["voices", "preview", "uploaded:narrator", "--api-url", url, "--out", str(tmp_path / "up.wav")])
+        == 0
+    )
     body = _requests(tmp_path)[-1]
     assert body["voice"] == "narrator" and "ref_audio" not in body
     assert main(["voices", "remove", "narrator", "--server", "--api-url", url]) == 0
@@ -164,13 +198,20 @@ def test_clone_by_path_by_base64_upload_and_list_back(
 
 
 def test_a_clip_without_transcript_goes_without_ref_text(
-    data_paths: DataPaths, padded_mp3: Path, server: FakeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    data_paths: DataPaths,
+    padded_mp3: Path,
+    server: FakeServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     save_settings(data_paths, Settings(server_port=server.port))  # the server `server status` finds
     assert main(["voices", "add", str(padded_mp3), "--name", "bare"]) == 0
     capsys.readouterr()
     assert main(["voices", "preview", "bare", "--out", str(tmp_path / "bare.wav")]) == 0
-    assert "has no transcript, so requests go without ref_text and cloning quality may drop" in capsys.readouterr().out
+    assert (
+        "has no transcript, so requests go without ref_text and cloning quality may drop"
+        in capsys.readouterr().out
+    )
     body = _requests(tmp_path)[-1]
     assert "ref_text" not in body
     assert body["ref_audio"] == str((data_paths.voices_dir / "bare.wav").resolve())
@@ -198,7 +239,8 @@ def test_done_when_a_cli_voice_clones_a_book_by_path_and_by_base64(
     log = tmp_path / "requests.jsonl"
     book = DATA_DIR / "hefty-water.epub"
     with start_fake_server(
-        "moss_tts", env={"FAKE_SGL_REQUEST_LOG": str(log), "FAKE_SGL_SECONDS_PER_WORD": "0.01"},
+        "moss_tts",
+        env={"FAKE_SGL_REQUEST_LOG": str(log), "FAKE_SGL_SECONDS_PER_WORD": "0.01"},
         log_path=tmp_path / "fake.log",
     ) as server:
         assert main(["voices", "add", str(padded_mp3), "--name", "narrator", "--transcript", TRANSCRIPT]) == 0
@@ -206,8 +248,25 @@ def test_done_when_a_cli_voice_clones_a_book_by_path_and_by_base64(
 
         # CLI conversion against a loopback server: the clip goes as its local path.
         out = tmp_path / "by-path"
-        assert main(["convert", str(book), "--model", "moss_tts", "--clone", "narrator", "--chapters", "1",
-                     "--api-url", server.base_url, "--out", str(out)]) == 0
+        assert (
+            main(
+                [
+                    "convert",
+                    str(book),
+                    "--model",
+                    "moss_tts",
+                    "--clone",
+                    "narrator",
+                    "--chapters",
+                    "1",
+                    "--api-url",
+                    server.base_url,
+                    "--out",
+                    str(out),
+                ]
+            )
+            == 0
+        )
         bodies = _requests(tmp_path)
         assert bodies and all(b["ref_audio"] == str(voice.wav_path.resolve()) for b in bodies)
         assert all(b["ref_text"] == TRANSCRIPT for b in bodies)
@@ -215,9 +274,13 @@ def test_done_when_a_cli_voice_clones_a_book_by_path_and_by_base64(
 
         # The same conversion as a remote server gets it: the clip inlined as base64.
         log.write_text("")
-        request = ConvertRequest(book_path=book, model_key="moss_tts", chapters=(1,),
-                                 voice=VoiceChoice.clone(voice.wav_path, voice.transcript),
-                                 output_dir=tmp_path / "by-base64")
+        request = ConvertRequest(
+            book_path=book,
+            model_key="moss_tts",
+            chapters=(1,),
+            voice=VoiceChoice.clone(voice.wav_path, voice.transcript),
+            output_dir=tmp_path / "by-base64",
+        )
         fresh = DataPaths(tmp_path / "other-home").ensure()  # no chunks cached from the first run
         with SpeechClient(server.base_url, local_server=False) as remote:
             result = run_conversion(request, paths=fresh, settings=Settings(), client=remote)

@@ -32,11 +32,39 @@ def clips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     espeak("Hi there.", d / "short_raw.wav")
     sox(d / "short_raw.wav", d / "short.wav", "pad", "0.5", "0.5")  # ~1 s of speech in 2 s
     espeak(LONG_TEXT, d / "long.wav")
-    sox("-n", "-r", "22050", "-c", "1", "-b", "16", d / "noise45.wav", "synth", "45", "pinknoise", "vol", "0.3")
+    sox(
+        "-n",
+        "-r",
+        "22050",
+        "-c",
+        "1",
+        "-b",
+        "16",
+        d / "noise45.wav",
+        "synth",
+        "45",
+        "pinknoise",
+        "vol",
+        "0.3",
+    )
     sox("-n", "-r", "22050", "-c", "1", "-b", "16", d / "silence.wav", "trim", "0", "5")
     # Quiet speech (-26 dB) between stretches of faint noise: the threshold must follow the clip.
     sox(speech, d / "quiet_speech.wav", "vol", "0.05")
-    sox("-n", "-r", "22050", "-c", "1", "-b", "16", d / "hiss.wav", "synth", "1.5", "whitenoise", "vol", "0.0005")
+    sox(
+        "-n",
+        "-r",
+        "22050",
+        "-c",
+        "1",
+        "-b",
+        "16",
+        d / "hiss.wav",
+        "synth",
+        "1.5",
+        "whitenoise",
+        "vol",
+        "0.0005",
+    )
     sox(d / "hiss.wav", d / "quiet_speech.wav", d / "hiss.wav", d / "quiet_padded.wav")
     (d / "notes.txt").write_text("not audio at all\n")
     (d / "renamed.wav").write_text("RIFF? no, just a text file renamed to .wav\n" * 20)
@@ -83,7 +111,9 @@ def test_threshold_follows_the_clip_loudness(clips: dict[str, Path], tmp_path: P
     assert quiet.duration_s == pytest.approx(reference.duration_s, abs=0.2)
 
 
-def test_under_three_seconds_of_speech_is_refused_with_the_advice(clips: dict[str, Path], tmp_path: Path) -> None:
+def test_under_three_seconds_of_speech_is_refused_with_the_advice(
+    clips: dict[str, Path], tmp_path: Path
+) -> None:
     with pytest.raises(VoiceError) as caught:
         prepare_clip(clips["short.wav"], tmp_path / "out.wav")
     message = str(caught.value)

@@ -72,7 +72,9 @@ def test_list_get_and_find_are_case_insensitive(library: VoiceLibrary, sources: 
         library.get("nobody")
 
 
-def test_adding_over_an_existing_name_needs_overwrite(library: VoiceLibrary, sources: dict[str, Path]) -> None:
+def test_adding_over_an_existing_name_needs_overwrite(
+    library: VoiceLibrary, sources: dict[str, Path]
+) -> None:
     first = library.add(sources["speech.wav"], name="narrator", transcript="first")
     with pytest.raises(VoiceError, match="already exists.*--overwrite"):
         library.add(sources["other.wav"], name="narrator")
@@ -85,7 +87,9 @@ def test_adding_over_an_existing_name_needs_overwrite(library: VoiceLibrary, sou
     assert replaced.transcript is None
 
 
-@pytest.mark.parametrize("bad", ["../x", "a/b", "..", ".hidden", "default", "DEFAULT", "", "a b", "x" * 65, "é"])
+@pytest.mark.parametrize(
+    "bad", ["../x", "a/b", "..", ".hidden", "default", "DEFAULT", "", "a b", "x" * 65, "é"]
+)
 def test_invalid_names_are_refused_and_nothing_escapes(
     bad: str, library: VoiceLibrary, sources: dict[str, Path], data_paths: DataPaths
 ) -> None:
@@ -128,7 +132,9 @@ def test_rename_moves_clip_and_transcript(library: VoiceLibrary, sources: dict[s
     assert _files(library) == ["Storyteller.txt", "Storyteller.wav"]
 
 
-def test_rename_onto_an_existing_voice_needs_overwrite(library: VoiceLibrary, sources: dict[str, Path]) -> None:
+def test_rename_onto_an_existing_voice_needs_overwrite(
+    library: VoiceLibrary, sources: dict[str, Path]
+) -> None:
     library.add(sources["speech.wav"], name="a", transcript="voice a")
     other = library.add(sources["other.wav"], name="b")
     with pytest.raises(VoiceError, match="'b' already exists"):
@@ -161,7 +167,9 @@ def test_a_refused_clip_leaves_nothing_behind(library: VoiceLibrary, sources: di
     assert _files(library) == []
 
 
-def test_a_long_clip_is_cut_unless_a_transcript_was_typed(library: VoiceLibrary, sources: dict[str, Path]) -> None:
+def test_a_long_clip_is_cut_unless_a_transcript_was_typed(
+    library: VoiceLibrary, sources: dict[str, Path]
+) -> None:
     with pytest.raises(VoiceError, match="transcript you typed would no longer match"):
         library.add(sources["long.wav"], name="long", transcript=LONG_TEXT)
     assert _files(library) == []
@@ -170,7 +178,9 @@ def test_a_long_clip_is_cut_unless_a_transcript_was_typed(library: VoiceLibrary,
     assert any("cut at a pause" in note for note in voice.notes)
 
 
-def test_hand_dropped_files_list_and_bad_ones_are_skipped(library: VoiceLibrary, sources: dict[str, Path]) -> None:
+def test_hand_dropped_files_list_and_bad_ones_are_skipped(
+    library: VoiceLibrary, sources: dict[str, Path]
+) -> None:
     library.directory.mkdir(parents=True, exist_ok=True)
     sox(sources["speech.wav"], "-c", "2", "-r", "44100", library.directory / "dropped.wav")
     (library.directory / "not audio.wav").write_text("x")  # invalid name: skipped

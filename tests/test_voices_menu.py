@@ -128,14 +128,17 @@ def test_a_speaker_is_one_key_whichever_list_spelled_it() -> None:
 
     entry = get_entry("qwen3_tts_0_6b_customvoice")
     from_catalog = {o.key: o for o in voice_menu(entry, None)}
-    from_server = {o.key: o for o in voice_menu(entry, VoiceCatalog(voices=("default", "vivian", "uncle_fu")))}
+    from_server = {o.key: o for o in voice_menu(entry, VoiceCatalog(voices=("default", "vivian",
+                                                                            "uncle_fu")))}
     assert "speaker:Vivian" in from_catalog and set(from_server) == {"speaker:Vivian", "speaker:Uncle_Fu"}
     assert from_server["speaker:Vivian"].name == "vivian"  # requests keep the server's spelling
     assert from_server["speaker:Uncle_Fu"].label == "Uncle Fu"
     # A key from before the server answered finds the server's voice, either spelling.
     assert option_for_key(list(from_server.values()), "speaker:vivian").name == "vivian"
-    names = {narrator_label(entry, o.to_choice(paths=None)) for o in (from_catalog["speaker:Vivian"],
-                                                                      from_server["speaker:Vivian"])}
+    names = {
+        narrator_label(entry, o.to_choice(paths=None))
+        for o in (from_catalog["speaker:Vivian"], from_server["speaker:Vivian"])
+    }
     assert names == {"Vivian - Qwen3-TTS 0.6B CustomVoice"}
 
 

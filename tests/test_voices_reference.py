@@ -86,7 +86,9 @@ def test_missing_and_non_audio_files_are_refused(tmp_path: Path) -> None:
 
 def test_clone_choice_carries_the_clip_and_its_transcript(data_paths: DataPaths, tmp_path: Path) -> None:
     library = VoiceLibrary(data_paths)
-    voice = library.add(espeak(EIGHT_SECONDS_TEXT, tmp_path / "speech.wav"), name="narrator", transcript="Hello.")
+    voice = library.add(
+        espeak(EIGHT_SECONDS_TEXT, tmp_path / "speech.wav"), name="narrator", transcript="Hello."
+    )
     choice = clone_choice(voice, paths=data_paths)
     assert choice.kind is VoiceKind.CLONE
     assert choice.reference == voice.wav_path

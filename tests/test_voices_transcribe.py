@@ -57,12 +57,19 @@ class FakeWhisper:
         self.error = error
         self.calls: list[inspect.BoundArguments] = []
 
-    def transcribe(self, audio: Any, *args: Any, **kwargs: Any) -> tuple[Iterator[Segment], TranscriptionInfo]:
+    def transcribe(
+        self, audio: Any, *args: Any, **kwargs: Any
+    ) -> tuple[Iterator[Segment], TranscriptionInfo]:
         bound = _REAL_TRANSCRIBE.bind(self, audio, *args, **kwargs)  # TypeError on a wrong call
         self.calls.append(bound)
         info = TranscriptionInfo(
-            language="en", language_probability=0.99, duration=8.0, duration_after_vad=8.0,
-            all_language_probs=None, transcription_options=_options(), vad_options=VadOptions(),
+            language="en",
+            language_probability=0.99,
+            duration=8.0,
+            duration_after_vad=8.0,
+            all_language_probs=None,
+            transcription_options=_options(),
+            vad_options=VadOptions(),
         )
         return self._segments(), info
 
@@ -72,8 +79,17 @@ class FakeWhisper:
             raise self.error
         for index, text in enumerate(self.texts):
             yield Segment(
-                id=index, seek=0, start=index * 2.0, end=index * 2.0 + 2.0, text=text, tokens=[1, 2],
-                avg_logprob=-0.2, compression_ratio=1.3, no_speech_prob=0.01, words=None, temperature=0.0,
+                id=index,
+                seek=0,
+                start=index * 2.0,
+                end=index * 2.0 + 2.0,
+                text=text,
+                tokens=[1, 2],
+                avg_logprob=-0.2,
+                compression_ratio=1.3,
+                no_speech_prob=0.01,
+                words=None,
+                temperature=0.0,
             )
 
 
@@ -92,7 +108,9 @@ def test_segments_are_joined_and_the_real_api_is_called(speech: Path) -> None:
     assert call.arguments["beam_size"] == 5
 
 
-def test_cache_hit_runs_the_model_once_per_content_hash(speech: Path, data_paths: DataPaths, tmp_path: Path) -> None:
+def test_cache_hit_runs_the_model_once_per_content_hash(
+    speech: Path, data_paths: DataPaths, tmp_path: Path
+) -> None:
     cache = transcript_cache_dir(data_paths)
     model = FakeWhisper(["Hello world."])
     assert transcribe_clip(speech, model_size="small", model=model, cache_dir=cache) == "Hello world."
@@ -116,7 +134,9 @@ def test_no_speech_and_model_failures_become_voice_errors(speech: Path) -> None:
     with pytest.raises(VoiceError, match="No speech was recognised"):
         transcribe_clip(speech, model_size="small", model=FakeWhisper([]))
     with pytest.raises(VoiceError, match=r"Transcribing speech.wav failed \(CUDA out of memory\)"):
-        transcribe_clip(speech, model_size="small", model=FakeWhisper([], error=RuntimeError("CUDA out of memory")))
+        transcribe_clip(
+            speech, model_size="small", model=FakeWhisper([], error=RuntimeError("CUDA out of memory"))
+        )
 
 
 def test_repo_ids_and_device_choice() -> None:
@@ -159,13 +179,17 @@ def test_missing_weights_say_how_to_install(tmp_path: Path) -> None:
 
 def test_broken_weights_fail_to_load_with_a_clear_message(tmp_path: Path) -> None:
     config = json.dumps({"alignment_heads": [], "lang_ids": [], "suppress_ids": []}).encode()
-    snapshot = _fake_snapshot(tmp_path, "Systran/faster-whisper-tiny", {"config.json": config, "model.bin": b"junk"})
+    snapshot = _fake_snapshot(
+        tmp_path, "Systran/faster-whisper-tiny", {"config.json": config, "model.bin": b"junk"}
+    )
     assert whisper_local_dir("tiny", cache_dir=tmp_path) == snapshot
     with pytest.raises(VoiceError, match="did not load on cpu"):
         load_whisper_model("tiny", device="cpu", cache_dir=tmp_path)
 
 
-def test_a_gpu_that_cannot_load_falls_back_to_the_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_gpu_that_cannot_load_falls_back_to_the_cpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import omni_web.voices.transcribe as module
 
     config = json.dumps({"alignment_heads": [], "lang_ids": [], "suppress_ids": []}).encode()
@@ -186,7 +210,11 @@ def test_a_gpu_that_cannot_load_falls_back_to_the_cpu(tmp_path: Path, monkeypatc
 
 
 def test_install_downloads_through_the_model_layer_into_the_hf_cache(tmp_path: Path) -> None:
-    files = {"config.json": b'{"lang_ids": []}', "model.bin": bytes(range(256)) * 64, "vocabulary.txt": b"a\nb\n"}
+    files = {
+        "config.json": b'{"lang_ids": []}',
+        "model.bin": bytes(range(256)) * 64,
+        "vocabulary.txt": b"a\nb\n",
+    }
     events: list[Any] = []
     with FakeHub([FakeRepo("Systran/faster-whisper-tiny", files)]) as hub:
         folder = install_whisper_model("tiny", cache_dir=tmp_path, endpoint=hub.url, progress=events.append)

@@ -47,14 +47,25 @@ def build_api(library: Library) -> FastAPI:
 
     def require_token(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> None:
         if credentials is None or tokens.verify(credentials.credentials) is None:
-            raise HTTPException(status_code=401, detail={"message": "An API token is required: send "
-                                "'Authorization: Bearer <token>' with a token made in Settings → API tokens."},
-                                headers={"WWW-Authenticate": "Bearer"})
+            raise HTTPException(
+                status_code=401,
+                detail={
+                    "message": "An API token is required: send "
+                    "'Authorization: Bearer <token>' with a token made in Settings → API tokens."
+                },
+                headers={"WWW-Authenticate": "Bearer"},
+            )
 
-    api = FastAPI(title="omni-web API", version="1", openapi_url=None, docs_url=None, redoc_url=None,
-                  dependencies=[Depends(require_token)],
-                  servers=[{"url": API_PREFIX}],
-                  description="Queue books, follow their progress, download the audiobooks.")
+    api = FastAPI(
+        title="omni-web API",
+        version="1",
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,
+        dependencies=[Depends(require_token)],
+        servers=[{"url": API_PREFIX}],
+        description="Queue books, follow their progress, download the audiobooks.",
+    )
 
     @api.exception_handler(OmniWebError)
     async def _omni_error(_request: Request, exc: OmniWebError) -> JSONResponse:
@@ -79,22 +90,40 @@ def build_api(library: Library) -> FastAPI:
 
 def _job_routes(api: FastAPI, library: Library, out: Callable[[Job], JobOut]) -> None:
     """List, create and read jobs."""
+
     @api.get("/jobs", response_model=list[JobOut], summary="List jobs, newest first")
     def list_jobs(limit: int = 200) -> list[JobOut]:
         places = library.jobs.queue_positions()
-        return [job_out(job, position=places.get(job.id, 0), base=API_PREFIX) for job in library.jobs.list(limit=limit)]
+        return [
+            job_out(job, position=places.get(job.id, 0), base=API_PREFIX)
+            for job in library.jobs.list(limit=limit)
+        ]
 
-    @api.post("/jobs", response_model=JobOut, status_code=201, summary="Queue a book (an upload or a link)",
-              responses={200: {"description": "A retried POST: the job its Idempotency-Key made"}})
+    @api.post(
+        "/jobs",
+        response_model=JobOut,
+        status_code=201,
+        summary="Queue a book (an upload or a link)",
+        responses={200: {"description": "A retried POST: the job its Idempotency-Key made"}},
+    )
     async def create_job(
         response: Response,
-        file: Annotated[UploadFile | None, File(description="the book (EPUB or another format the app reads)")] = None,
-        url: Annotated[str | None, Form(description="or: a link to the book, e.g. an OPDS acquisition link")] = None,
+        file: Annotated[
+            UploadFile | None, File(description="the book (EPUB or another format the app reads)")
+        ] = None,
+        url: Annotated[
+            str | None, Form(description="or: a link to the book, e.g. an OPDS acquisition link")
+        ] = None,
         url_username: Annotated[str | None, Form()] = None,
         url_password: Annotated[str | None, Form()] = None,
         preset: Annotated[str | None, Form(description="a saved preset's name")] = None,
-        settings: Annotated[str | None, Form(description="or explicit settings: preset JSON, e.g. "
-                                             '{"model_key": "...", "voice": {"kind": "speaker", "name": "Vivian"}}')] = None,
+        settings: Annotated[
+            str | None,
+            Form(
+                description="or explicit settings: preset JSON, e.g. "
+                '{"model_key": "...", "voice": {"kind": "speaker", "name": "Vivian"}}'
+            ),
+        ] = None,
         priority: Annotated[int, Form()] = 0,
         idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
     ) -> JobOut:
@@ -112,7 +141,8 @@ def _job_routes(api: FastAPI, library: Library, out: Callable[[Job], JobOut]) ->
         # Keeping, fetching and parsing the book take seconds to minutes: never on the event loop,
         # which also serves the web page and every other call.
         submitted = await run_in_threadpool(
-            lambda: library.intake(source, preset=chosen, priority=priority, idempotency_key=idempotency_key))
+            lambda: library.intake(source, preset=chosen, priority=priority, idempotency_key=idempotency_key)
+        )
         if not submitted.created:
             response.status_code = 200
         return out(submitted.job)
@@ -124,14 +154,23 @@ def _job_routes(api: FastAPI, library: Library, out: Callable[[Job], JobOut]) ->
 
 def _file_routes(api: FastAPI, library: Library) -> None:
     """A job's files: listed, and downloaded only when the job reports them under its output folder."""
+
     def files_of(job: Job) -> list[JobFile]:
         return job_files(job, library.settings.output_path(library.paths))
 
     @api.get("/jobs/{job_id}/files", response_model=list[FileOut], summary="The files a job wrote")
     def list_files(job_id: str) -> list[FileOut]:
         job = library.jobs.get(job_id)
-        return [FileOut(name=f.path.name, path=f.rel, size=f.path.stat().st_size, kind=f.kind,
-                        url=f"{API_PREFIX}/jobs/{job_id}/files/{quote(f.rel)}") for f in files_of(job)]
+        return [
+            FileOut(
+                name=f.path.name,
+                path=f.rel,
+                size=f.path.stat().st_size,
+                kind=f.kind,
+                url=f"{API_PREFIX}/jobs/{job_id}/files/{quote(f.rel)}",
+            )
+            for f in files_of(job)
+        ]
 
     @api.get("/jobs/{job_id}/book", summary="Download the finished m4b", response_class=FileResponse)
     def download_book(job_id: str) -> FileResponse:
@@ -139,21 +178,34 @@ def _file_routes(api: FastAPI, library: Library) -> None:
         for f in files_of(job):
             if f.kind == "book":
                 return FileResponse(f.path, filename=f.path.name, media_type="audio/mp4")
-        raise _refuse(404, f"'{job.title}' has no m4b ({job.state.value}); its files are at "
-                           f"{API_PREFIX}/jobs/{job_id}/files.")
+        raise _refuse(
+            404,
+            f"'{job.title}' has no m4b ({job.state.value}); its files are at "
+            f"{API_PREFIX}/jobs/{job_id}/files.",
+        )
 
-    @api.get("/jobs/{job_id}/files/{rel:path}", summary="Download one of a job's files",
-             response_class=FileResponse)
+    @api.get(
+        "/jobs/{job_id}/files/{rel:path}",
+        summary="Download one of a job's files",
+        response_class=FileResponse,
+    )
     def download(job_id: str, rel: str) -> FileResponse:
         for f in files_of(library.jobs.get(job_id)):
             if f.rel == rel:
                 return FileResponse(f.path, filename=f.path.name)
-        raise _refuse(404, f"Job '{job_id}' has no file '{rel}'; list them at {API_PREFIX}/jobs/{job_id}/files.")
+        raise _refuse(
+            404, f"Job '{job_id}' has no file '{rel}'; list them at {API_PREFIX}/jobs/{job_id}/files."
+        )
 
 
 def _steer_routes(api: FastAPI, library: Library, out: Callable[[Job], JobOut]) -> None:
     """Cancel, pause, resume, reorder; the queue's own switches; presets."""
-    @api.post("/jobs/{job_id}/cancel", response_model=JobOut, summary="Cancel (a running job stops at its next chunk)")
+
+    @api.post(
+        "/jobs/{job_id}/cancel",
+        response_model=JobOut,
+        summary="Cancel (a running job stops at its next chunk)",
+    )
     def cancel(job_id: str) -> JobOut:
         return out(library.jobs.request_cancel(job_id))
 
@@ -161,7 +213,11 @@ def _steer_routes(api: FastAPI, library: Library, out: Callable[[Job], JobOut]) 
     def pause(job_id: str) -> JobOut:
         return out(library.queue.pause_job(job_id))
 
-    @api.post("/jobs/{job_id}/resume", response_model=JobOut, summary="Release a paused job; requeue a failed or cancelled one")
+    @api.post(
+        "/jobs/{job_id}/resume",
+        response_model=JobOut,
+        summary="Release a paused job; requeue a failed or cancelled one",
+    )
     def resume(job_id: str) -> JobOut:
         job = library.queue.resume_job(job_id)
         return out(job)
@@ -176,9 +232,12 @@ def _steer_routes(api: FastAPI, library: Library, out: Callable[[Job], JobOut]) 
 
     def queue_out() -> QueueOut:
         status = library.queue.status()
-        return QueueOut(paused=status.paused, samples_first=status.samples_first,
-                        sample_minutes=library.queue.sample_minutes,
-                        queued=[job_out(j, position=i, base=API_PREFIX) for i, j in enumerate(status.queued, start=1)])
+        return QueueOut(
+            paused=status.paused,
+            samples_first=status.samples_first,
+            sample_minutes=library.queue.sample_minutes,
+            queued=[job_out(j, position=i, base=API_PREFIX) for i, j in enumerate(status.queued, start=1)],
+        )
 
     @api.get("/queue", response_model=QueueOut, summary="The queue in run order")
     def get_queue() -> QueueOut:
@@ -194,7 +253,9 @@ def _steer_routes(api: FastAPI, library: Library, out: Callable[[Job], JobOut]) 
         library.queue.resume()
         return queue_out()
 
-    @api.post("/queue/samples", response_model=QueueOut, summary="Samples first on or off, and the samples' length")
+    @api.post(
+        "/queue/samples", response_model=QueueOut, summary="Samples first on or off, and the samples' length"
+    )
     def samples(body: SamplesIn) -> QueueOut:
         library.queue.set_samples_first(body.on)
         if body.minutes is not None:
@@ -204,7 +265,6 @@ def _steer_routes(api: FastAPI, library: Library, out: Callable[[Job], JobOut]) 
     @api.get("/presets", response_model=list[PresetOut], summary="Saved presets")
     def presets() -> list[PresetOut]:
         return [PresetOut(name=p.name, settings=p.to_dict()) for p in library.presets.presets()]
-
 
 
 def settings_preset(text: str) -> Preset:

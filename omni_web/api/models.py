@@ -9,7 +9,17 @@ from pydantic import BaseModel, Field
 from omni_web.jobs import Job
 from omni_web.pipeline import ConvertProgress
 
-__all__ = ["FileOut", "JobOut", "MoveIn", "PresetOut", "PriorityIn", "ProgressOut", "QueueOut", "SamplesIn", "job_out"]
+__all__ = [
+    "FileOut",
+    "JobOut",
+    "MoveIn",
+    "PresetOut",
+    "PriorityIn",
+    "ProgressOut",
+    "QueueOut",
+    "SamplesIn",
+    "job_out",
+]
 
 
 class ProgressOut(BaseModel):
@@ -57,7 +67,9 @@ class QueueOut(BaseModel):
 
     paused: bool
     samples_first: bool
-    sample_minutes: float = Field(0.0, description="0: a sample is the first chapter; else whole chapters of at least this long")
+    sample_minutes: float = Field(
+        0.0, description="0: a sample is the first chapter; else whole chapters of at least this long"
+    )
     queued: list[JobOut]
 
 
@@ -78,7 +90,9 @@ class SamplesIn(BaseModel):
     """Samples first: every queued book's sample before any full book."""
 
     on: bool
-    minutes: float | None = Field(None, ge=0, description="at least this long (whole chapters); 0: the first chapter")
+    minutes: float | None = Field(
+        None, ge=0, description="at least this long (whole chapters); 0: the first chapter"
+    )
 
 
 class PriorityIn(BaseModel):
@@ -90,10 +104,27 @@ class PriorityIn(BaseModel):
 def job_out(job: Job, *, position: int = 0, base: str = "/api/v1") -> JobOut:
     """The API's view of a job."""
     doc = ConvertProgress.from_dict(job.progress)  # a queued job has no progress yet: its state is the phase
-    progress = ProgressOut(phase=doc.phase if job.progress else job.state.value, message=doc.message,
-                           chunks_done=doc.chunks_done, chunks_total=doc.chunks_total, chunks_failed=doc.chunks_failed,
-                           fraction=doc.fraction, eta_s=doc.eta_s)  # fmt: skip
-    return JobOut(id=job.id, title=job.title, state=job.state.value, queue_position=position, priority=job.priority,
-                  paused=job.paused, sample_done=job.sample_done, error=job.error, progress=progress,
-                  created_at=job.created_at, started_at=job.started_at, finished_at=job.finished_at,
-                  files_url=f"{base}/jobs/{job.id}/files")
+    progress = ProgressOut(
+        phase=doc.phase if job.progress else job.state.value,
+        message=doc.message,
+        chunks_done=doc.chunks_done,
+        chunks_total=doc.chunks_total,
+        chunks_failed=doc.chunks_failed,
+        fraction=doc.fraction,
+        eta_s=doc.eta_s,
+    )
+    return JobOut(
+        id=job.id,
+        title=job.title,
+        state=job.state.value,
+        queue_position=position,
+        priority=job.priority,
+        paused=job.paused,
+        sample_done=job.sample_done,
+        error=job.error,
+        progress=progress,
+        created_at=job.created_at,
+        started_at=job.started_at,
+        finished_at=job.finished_at,
+        files_url=f"{base}/jobs/{job.id}/files",
+    )

@@ -50,7 +50,9 @@ class TokenStore:
         try:
             return [ApiToken(**item) for item in json.loads(self.path.read_text(encoding="utf-8"))]
         except (ValueError, TypeError) as exc:
-            raise SettingsError(f"{self.path} is damaged ({exc}); delete it and create new API tokens.") from exc
+            raise SettingsError(
+                f"{self.path} is damaged ({exc}); delete it and create new API tokens."
+            ) from exc
 
     def _write(self, tokens: list[ApiToken]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,13 @@ from omni_web.assemble.ffmpeg import path_arg, run_ffmpeg
 from omni_web.assemble.workspace import publish, work_dir
 from omni_web.errors import DiskFullError, FfmpegError
 
-__all__ = ["COVER_BACKGROUND", "COVER_MAX_PX", "flattened_cover_image", "prepare_cover", "prepare_cover_or_none"]
+__all__ = [
+    "COVER_BACKGROUND",
+    "COVER_MAX_PX",
+    "flattened_cover_image",
+    "prepare_cover",
+    "prepare_cover_or_none",
+]
 
 # Players show covers at a few hundred pixels; 1000 px keeps them sharp on retina screens while a
 # 4000 px EPUB cover (several MB) would bloat every MP3 file that embeds it.
@@ -67,7 +73,7 @@ def prepare_cover(source: Path, out_path: Path, *, max_px: int = COVER_MAX_PX) -
                 "-f",
                 "image2",
                 path_arg(tmp),
-            ],  # fmt: skip
+            ],
             action=f"Preparing the cover image {source}",
             output_dir=out_path.parent,
         )

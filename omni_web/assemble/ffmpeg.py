@@ -237,7 +237,7 @@ def probe(path: Path | str) -> dict[str, Any]:
     argv = [
         find_tool("ffprobe"), "-v", "error", "-print_format", "json",
         "-show_chapters", "-show_format", "-show_streams", path_arg(path),
-    ]  # fmt: skip
+    ]
     try:
         done = subprocess.run(  # noqa: S603 - argv list, no shell
             argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=_PROBE_TIMEOUT_S, check=False

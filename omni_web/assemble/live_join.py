@@ -93,7 +93,7 @@ class LiveJoin:
 
     def _start(self, tags: AudiobookTags, cover: Path | None) -> FfmpegPipe:
         args = join_args(["-f", "aac", "-i", "pipe:0"], self._scratch, tags=tags, cover=cover,
-                         marks=self._placeholders)  # fmt: skip
+                         marks=self._placeholders)
         args += ["-f", "ipod", path_arg(self._joined)]  # the index at the end: see the module's note
         return FfmpegPipe(args, action="Joining the audiobook", output_dir=self._scratch, cwd=self._scratch)
 
@@ -170,7 +170,7 @@ class LiveJoin:
             patched = time.perf_counter()
             self._verify(marks)
             log.info("Live join: index written in %.2f s, marks set in %.2f s, checked in %.2f s",
-                     written - started, patched - written, time.perf_counter() - patched)  # fmt: skip
+                     written - started, patched - written, time.perf_counter() - patched)
             return _move(self._joined, Path(out_path))
         finally:
             self.abort()

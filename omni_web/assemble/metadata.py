@@ -43,7 +43,7 @@ _ISO639_1_TO_2 = {
     "pl": "pol", "pt": "por", "ro": "rum", "ru": "rus", "sk": "slo", "sl": "slv", "sr": "srp",
     "sv": "swe", "sw": "swa", "th": "tha", "tr": "tur", "uk": "ukr", "ur": "urd", "vi": "vie",
     "zh": "chi",
-}  # fmt: skip
+}
 
 
 @dataclass(frozen=True, slots=True)

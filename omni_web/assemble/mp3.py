@@ -173,12 +173,21 @@ def _mp3_args(
     args = ["-i", path_arg(chapter.path)]
     if cover_jpg is not None:
         args += ["-i", path_arg(cover_jpg)]
-    args += ["-map", "0:a:0", "-map_metadata", "-1", "-map_chapters", "-1", "-c:a", "libmp3lame", "-b:a", f"{kbps}k"]
+    args += ["-map", "0:a:0", "-map_metadata", "-1", "-map_chapters", "-1", "-c:a", "libmp3lame", "-b:a",
+             f"{kbps}k"]
     if cover_jpg is not None:
         args += [
-            "-map", "1:v:0", "-c:v", "copy", "-disposition:v:0", "attached_pic",
-            "-metadata:s:v:0", "title=Album cover", "-metadata:s:v:0", "comment=Cover (front)",
-        ]  # fmt: skip
+            "-map",
+            "1:v:0",
+            "-c:v",
+            "copy",
+            "-disposition:v:0",
+            "attached_pic",
+            "-metadata:s:v:0",
+            "title=Album cover",
+            "-metadata:s:v:0",
+            "comment=Cover (front)",
+        ]
     for key, value in _id3_tags(chapter, number, total, tags):
         args += ["-metadata", f"{key}={value}"]
     args += ["-id3v2_version", "3", "-write_id3v1", "0", "-f", "mp3", path_arg(encoded)]

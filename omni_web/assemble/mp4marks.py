@@ -207,12 +207,17 @@ def _patch_chapter_track(
         if _read(f, elst.body + 4, 4) != 1:
             raise MarksNotPatchable("the chapter track's edit list has more than one entry")
         width = 8 if version else 4
-        writes.put(f, elst.body + 8, width, ticks(new_total, movie_scale), expect=ticks(old_total, movie_scale))
+        writes.put(f, elst.body + 8, width, ticks(new_total, movie_scale), expect=ticks(old_total,
+                                                                                        movie_scale))
     return ticks(new_total, movie_scale)
 
 
 def _patch_chpl(
-    f: BinaryIO, writes: _Writes, moov: _Box, placeholders: Sequence[ChapterMark], marks: Sequence[ChapterMark]
+    f: BinaryIO,
+    writes: _Writes,
+    moov: _Box,
+    placeholders: Sequence[ChapterMark],
+    marks: Sequence[ChapterMark],
 ) -> None:
     """Plan the Nero chapter list's writes (absent: nothing to do)."""
     udta = next((b for b in _boxes(f, moov.body, moov.end) if b.kind == b"udta"), None)

@@ -71,4 +71,4 @@ def set_identifier_tags(path: Path, tags: AudiobookTags) -> None:
         mp4.save(padding=lambda info: info.padding if info.padding >= 0 else 1024)
     except MutagenError as exc:
         raise FfmpegError(f"Could not write the ISBN/ASIN tags into {Path(path).name}: {exc}. "
-                          "Build the audiobook again.") from exc  # fmt: skip
+                          "Build the audiobook again.") from exc

@@ -59,7 +59,8 @@ def check_free_space(folder: Path, needed_bytes: int) -> None:
         return
     if free < needed_bytes:
         raise DiskFullError(
-            f"Not enough space in {folder} for the audiobook: it needs about {needed_bytes // 1_000_000 + 1} MB "
+            f"Not enough space in {folder} for the audiobook: it needs about {needed_bytes // 1_000_000 + 1} "
+            "MB "
             f"and {free // 1_000_000} MB are free. Free some space or choose another output folder; "
             "chapter files already rendered are kept."
         )
@@ -140,10 +141,22 @@ def conform_audio(
         for number, _source in enumerate(batch):
             target = dest_dir / f"conformed-{start + number:06d}{suffix}"
             args += [
-                "-map", f"{number}:a:0", "-map_metadata", "-1",
-                "-ar", str(fmt.sample_rate_hz), "-ac", str(fmt.channels),
-                "-c:a", codec, "-sample_fmt", "s16", "-f", muxer, path_arg(target),
-            ]  # fmt: skip
+                "-map",
+                f"{number}:a:0",
+                "-map_metadata",
+                "-1",
+                "-ar",
+                str(fmt.sample_rate_hz),
+                "-ac",
+                str(fmt.channels),
+                "-c:a",
+                codec,
+                "-sample_fmt",
+                "s16",
+                "-f",
+                muxer,
+                path_arg(target),
+            ]
             outputs.append(target)
         run_ffmpeg(args, action=action, output_dir=output_dir)
     return outputs

@@ -78,7 +78,9 @@ def _same_version(installed: str, pinned: str) -> bool:
 def _parse(spec: str) -> tuple[str, str | None]:
     match = _SPEC.match(spec)
     if match is None:
-        raise BackendError(f"Companion requirement {spec!r} is not 'name' or 'name==version'; fix the catalog entry.")
+        raise BackendError(
+            f"Companion requirement {spec!r} is not 'name' or 'name==version'; fix the catalog entry."
+        )
     return match.group(1), match.group(2)
 
 
@@ -105,14 +107,20 @@ def companion_status(paths: DataPaths, entry: CatalogEntry) -> list[CompanionSta
     try:
         done = subprocess.run(  # noqa: S603 - argv list, no shell
             [str(python), "-c", _QUERY, *[name for _, name, _ in parsed]],
-            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=_QUERY_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=_QUERY_TIMEOUT_S,
         )
         found = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:
-        raise BackendError(f"The backend venv's Python ({python}) did not answer: {exc}. Run setup to repair it.") from exc
+        raise BackendError(
+            f"The backend venv's Python ({python}) did not answer: {exc}. Run setup to repair it."
+        ) from exc
     if not isinstance(found, dict):
         raise BackendError(
-            f"The backend venv's Python ({python}) failed ({done.stderr.strip()[-200:]}). Run setup to repair it."
+            f"The backend venv's Python ({python}) failed ({done.stderr.strip()[-200:]}). Run setup to "
+            "repair it."
         )
     return [CompanionStatus(spec, name, pin, found.get(name)) for spec, name, pin in parsed]
 
@@ -145,10 +153,20 @@ def ensure_companion_packages(
         return []
     log_path = new_log_path(paths.logs_dir, f"companions-{entry.key}")
     argv = [
-        str(_venv_python(paths)), "-m", "pip", "install", "--no-deps", "--progress-bar", "off",
-        "--disable-pip-version-check", *index_args, *missing,
+        str(_venv_python(paths)),
+        "-m",
+        "pip",
+        "install",
+        "--no-deps",
+        "--progress-bar",
+        "off",
+        "--disable-pip-version-check",
+        *index_args,
+        *missing,
     ]
-    step = run_step(argv, log_path=log_path, log=log, cancel=cancel, what=f"companion packages for {entry.key}")
+    step = run_step(
+        argv, log_path=log_path, log=log, cancel=cancel, what=f"companion packages for {entry.key}"
+    )
     if not step.ok:
         raise InstallError(
             f"pip could not install the companion packages of {entry.label} ({', '.join(missing)}), "
@@ -158,7 +176,8 @@ def ensure_companion_packages(
     still = missing_companion_packages(paths, entry)
     if still:
         raise InstallError(
-            f"pip finished but {', '.join(still)} are still missing from {paths.backend_venv}. See {log_path}.",
+            f"pip finished but {', '.join(still)} are still missing from {paths.backend_venv}. See "
+            f"{log_path}.",
             log_path=log_path,
         )
     return missing

@@ -238,13 +238,17 @@ def provision_with_uv(
     if uv is None:
         step = run_step(
             [str(app), "-m", "pip", "install", "--progress-bar", "off", *index_args, "uv"],
-            log_path=log_path, log=log, cancel=cancel, what="pip install uv",
+            log_path=log_path,
+            log=log,
+            cancel=cancel,
+            what="pip install uv",
         )
         uv = _uv_next_to(app)
         if not step.ok or uv is None:
             raise InstallError(
                 f"Installing uv into the app's venv failed (exit code {step.returncode}). "
-                f"See {log_path}; or install Python {'.'.join(map(str, PROVISIONED_VERSION))} yourself and run setup again.",
+                f"See {log_path}; or install Python {'.'.join(map(str, PROVISIONED_VERSION))} yourself and "
+                "run setup again.",
                 log_path=log_path,
             )
     wanted = ".".join(map(str, PROVISIONED_VERSION))
@@ -254,8 +258,12 @@ def provision_with_uv(
         "UV_PYTHON_BIN_DIR": str(paths.pythons_dir / "bin"),
     }
     step = run_step(
-        [str(uv), "python", "install", wanted], log_path=log_path, log=log, cancel=cancel,
-        env=env, what=f"uv python install {wanted}",
+        [str(uv), "python", "install", wanted],
+        log_path=log_path,
+        log=log,
+        cancel=cancel,
+        env=env,
+        what=f"uv python install {wanted}",
     )
     if not step.ok:
         raise InstallError(

@@ -139,7 +139,8 @@ def run_step(
         except OSError as exc:
             handle.write(f"could not start: {exc}\n")
             raise InstallError(
-                f"Could not run {what} ({argv[0]}): {exc.strerror or exc}. Check that it exists and is executable.",
+                f"Could not run {what} ({argv[0]}): {exc.strerror or exc}. Check that it exists and is "
+                "executable.",
                 log_path=log_path,
             ) from exc
         reader = threading.Thread(target=_pump, args=(proc, handle, log, tail), daemon=True)

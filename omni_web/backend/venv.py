@@ -157,10 +157,18 @@ def probe_backend(
     if installed is None:
         return status(BackendState.INCOMPLETE, f"{package} is not installed; run setup", py)
     if marker.get("state") == "installing":
-        return status(BackendState.INCOMPLETE, "an install was interrupted; run setup to repair it", py, installed)
+        return status(BackendState.INCOMPLETE, "an install was interrupted; run setup to repair it", py,
+                      installed)
     if installed != version:
-        return status(BackendState.OUTDATED, f"{package} {installed} installed, {version} pinned; run setup", py, installed)
-    return status(BackendState.READY, f"{package} {installed}, Python {'.'.join(map(str, py))}", py, installed)
+        return status(
+            BackendState.OUTDATED,
+            f"{package} {installed} installed, {version} pinned; run setup",
+            py,
+            installed,
+        )
+    return status(
+        BackendState.READY, f"{package} {installed}, Python {'.'.join(map(str, py))}", py, installed
+    )
 
 
 def check_backend_disk(paths: DataPaths) -> DiskCheck:
@@ -169,8 +177,13 @@ def check_backend_disk(paths: DataPaths) -> DiskCheck:
 
 
 def _create_venv(
-    interpreter: InterpreterChoice, venv: Path, *, clear: bool, log_path: Path,
-    log: LogCallback | None, cancel: threading.Event | None,
+    interpreter: InterpreterChoice,
+    venv: Path,
+    *,
+    clear: bool,
+    log_path: Path,
+    log: LogCallback | None,
+    cancel: threading.Event | None,
 ) -> None:
     argv = [str(interpreter.path), "-m", "venv", *(["--clear"] if clear else []), str(venv)]
     step = run_step(argv, log_path=log_path, log=log, cancel=cancel, what="creating the backend venv")
@@ -238,7 +251,8 @@ def install_backend(
         "--disable-pip-version-check", *index_args, f"{package}=={version}",
     ]
     step_log = PipProgressLog(log) if log is not None else None
-    step = run_step(argv, log_path=log_path, log=step_log, cancel=cancel, what=f"pip install {package}=={version}")
+    step = run_step(argv, log_path=log_path, log=step_log, cancel=cancel,
+                    what=f"pip install {package}=={version}")
     if not step.ok:
         raise InstallError(
             f"pip could not install {package}=={version} into {paths.backend_venv} (exit code "
@@ -249,7 +263,8 @@ def install_backend(
     after = probe_backend(paths, version=version, package=package)
     if after.installed_version != version:
         raise InstallError(
-            f"pip finished but {package} {version} is not in {paths.backend_venv} ({after.detail}). See {log_path}.",
+            f"pip finished but {package} {version} is not in {paths.backend_venv} ({after.detail}). See "
+            f"{log_path}.",
             log_path=log_path,
         )
     _write_marker(paths.backend_venv, "complete", version)

@@ -22,10 +22,29 @@ _GENERIC_TITLE_KEYS = frozenset(
 )
 # "Chapter" in the book's language, for chapters nothing names (the title is spoken in that language).
 _CHAPTER_WORDS = {
-    "fr": "Chapitre", "de": "Kapitel", "nl": "Hoofdstuk", "es": "Capítulo", "pt": "Capítulo", "it": "Capitolo",
-    "ca": "Capítol", "sv": "Kapitel", "da": "Kapitel", "no": "Kapittel", "nb": "Kapittel", "pl": "Rozdział",
-    "cs": "Kapitola", "ru": "Глава", "uk": "Розділ", "el": "Κεφάλαιο", "tr": "Bölüm", "fi": "Luku",
-    "hu": "Fejezet", "ja": "第", "zh": "第", "ar": "الفصل", "he": "פרק",
+    "fr": "Chapitre",
+    "de": "Kapitel",
+    "nl": "Hoofdstuk",
+    "es": "Capítulo",
+    "pt": "Capítulo",
+    "it": "Capitolo",
+    "ca": "Capítol",
+    "sv": "Kapitel",
+    "da": "Kapitel",
+    "no": "Kapittel",
+    "nb": "Kapittel",
+    "pl": "Rozdział",
+    "cs": "Kapitola",
+    "ru": "Глава",
+    "uk": "Розділ",
+    "el": "Κεφάλαιο",
+    "tr": "Bölüm",
+    "fi": "Luku",
+    "hu": "Fejezet",
+    "ja": "第",
+    "zh": "第",
+    "ar": "الفصل",
+    "he": "פרק",
 }
 _BODY_START_KINDS = frozenset({"bodymatter", "text", "start"})
 _MAX_TITLE_CHARS = 150

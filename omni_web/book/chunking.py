@@ -27,7 +27,9 @@ from omni_web.catalog import CatalogEntry
 __all__ = ["chunk_chapter", "effective_chunk_limits", "title_is_spoken"]
 
 # Text that ends a sentence: final punctuation, then any closing quotes or brackets.
-_ENDS_SENTENCE_RE = re.compile("[.!?\u2026\u061f\u06d4\u0964\u3002\uff01\uff1f][\"'\u00bb\u201d\u2019\u300d\u300f)\\]]*$")
+_ENDS_SENTENCE_RE = re.compile(
+    "[.!?\u2026\u061f\u06d4\u0964\u3002\uff01\uff1f][\"'\u00bb\u201d\u2019\u300d\u300f)\\]]*$"
+)
 
 
 def effective_chunk_limits(

@@ -44,9 +44,17 @@ def load_docx(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
                         unreadable=(etree.XMLSyntaxError,)) as archive:
         notes = _notes(archive) if options.notes_at_paragraph_end else {}
         root = parse_xml(archive.read(_main_part(archive)))
-        styles = style_map(parse_xml(archive.read("word/styles.xml")) if "word/styles.xml" in archive.namelist() else None)
-        core = parse_xml(archive.read("docProps/core.xml")) if "docProps/core.xml" in archive.namelist() else None
-    body = next((e for e in root.iter() if isinstance(e.tag, str) and etree.QName(e).localname == "body"), root)
+        styles = style_map(
+            parse_xml(archive.read("word/styles.xml")) if "word/styles.xml" in archive.namelist() else None
+        )
+        core = (
+            parse_xml(archive.read("docProps/core.xml"))
+            if "docProps/core.xml" in archive.namelist()
+            else None
+        )
+    body = next(
+        (e for e in root.iter() if isinstance(e.tag, str) and etree.QName(e).localname == "body"), root
+    )
     items: list[tuple[int | None, str]] = []  # (heading level or None, text)
     for item in body_items(body, styles, tables=options.tables):
         items.append((item.level, item.text))
@@ -59,11 +67,15 @@ def load_docx(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
         description=fields.get("subject", "") or fields.get("description", ""),
         date=fields.get("created", "")[:10],
         identifier=fields.get("identifier", ""),
-        subjects=tuple(k.strip() for k in re.split(r"[;,]", f"{fields.get('keywords', '')},{fields.get('category', '')}")
-                       if k.strip()),
+        subjects=tuple(
+            k.strip()
+            for k in re.split(r"[;,]", f"{fields.get('keywords', '')},{fields.get('category', '')}")
+            if k.strip()
+        ),
     )
-    return book_from_parts(split_by_level(items), path=path, metadata=metadata, cover=_cover(path, items),
-                           source_format="docx")
+    return book_from_parts(
+        split_by_level(items), path=path, metadata=metadata, cover=_cover(path, items), source_format="docx"
+    )
 
 
 def _main_part(archive: zipfile.ZipFile) -> str:
@@ -82,7 +94,9 @@ def _core_fields(core: etree._Element | None) -> dict[str, str]:
     """The core properties (title, creator, language, ...) by local name; "" where absent."""
     if core is None:
         return {}
-    return {etree.QName(e).localname: " ".join((e.text or "").split()) for e in core if isinstance(e.tag, str)}
+    return {
+        etree.QName(e).localname: " ".join((e.text or "").split()) for e in core if isinstance(e.tag, str)
+    }
 
 
 def _usable_title(title: str) -> str:

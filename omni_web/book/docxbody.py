@@ -57,8 +57,13 @@ def style_map(styles: etree._Element | None) -> StyleMap:
         based_on = next((_attr(child, "val") for child in style if _local(child) == "basedOn"), "")
         outline = next((_attr(e, "val") for e in style.iter() if _local(e) == "outlineLvl"), "")
         match = _HEADING_RE.match(name) or _HEADING_RE.match(style_id)
-        own[style_id] = 0 if name.lower() == "title" else int(match.group(1)) if match else (
-            int(outline) + 1 if outline.isdigit() and int(outline) < 9 else None)
+        own[style_id] = (
+            0
+            if name.lower() == "title"
+            else int(match.group(1))
+            if match
+            else (int(outline) + 1 if outline.isdigit() and int(outline) < 9 else None)
+        )
         if based_on:
             based[style_id] = based_on
     levels = {}
@@ -83,8 +88,11 @@ def _walk(element: etree._Element, styles: StyleMap, tables: str) -> Iterator[Bo
         if tag == "p":
             yield from _paragraph(child, styles, tables)
         elif tag == "tbl":
-            rows = [[_cell_text(cell) for cell in row if _local(cell) in ("tc", "sdt")]
-                    for row in child if _local(row) == "tr"]
+            rows = [
+                [_cell_text(cell) for cell in row if _local(cell) in ("tc", "sdt")]
+                for row in child
+                if _local(row) == "tr"
+            ]
             yield from (BodyItem(None, line) for line in table_lines(rows, mode=tables))
         elif tag in ("sdt", "sdtContent", "customXml", "smartTag", "ins", "body"):
             yield from _walk(child, styles, tables)
@@ -139,8 +147,13 @@ def _paragraph_level(p: etree._Element, styles: StyleMap) -> int | None:
 
 
 def _cell_text(cell: etree._Element) -> str:
-    return " ".join("".join(node.text or "" for node in cell.iter() if _local(node) == "t"
-                            and not any(_local(a) in ("del", "Fallback") for a in node.iterancestors())).split())
+    return " ".join(
+        "".join(
+            node.text or ""
+            for node in cell.iter()
+            if _local(node) == "t" and not any(_local(a) in ("del", "Fallback") for a in node.iterancestors())
+        ).split()
+    )
 
 
 def _local(element: etree._Element) -> str:

@@ -117,7 +117,9 @@ def load_book(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
     except FileNotFoundError as exc:
         raise BookNotFound(path, remedy="Check the path and try again.") from exc
     except OSError as exc:
-        raise BookError(f"'{name}' cannot be read ({exc.strerror or exc}). Check the file and its permissions.") from exc
+        raise BookError(
+            f"'{name}' cannot be read ({exc.strerror or exc}). Check the file and its permissions."
+        ) from exc
     return _build_book(ebook, path, check, options)
 
 
@@ -177,19 +179,30 @@ def _build_book(ebook: epub.EpubBook, path: Path, check: ArchiveCheck, options: 
         try:
             documents[doc.path] = extract_document(content, split_ids=ids.get(doc.path, ()), options=options)
         except etree.LxmlError as exc:  # an unreadable page reads as empty; the rest of the book still loads
-            _log.warning("%s: the page %s cannot be parsed (%s); it is read as empty", path.name, doc.path, exc)
+            _log.warning(
+                "%s: the page %s cannot be parsed (%s); it is read as empty", path.name, doc.path, exc
+            )
             documents[doc.path] = DocumentText(segments=(_EMPTY_SEGMENT,), title="")
     sections = assemble_sections(
-        spine, entries, documents, landmark_paths=frozenset(landmark.path for landmark in landmarks),
+        spine,
+        entries,
+        documents,
+        landmark_paths=frozenset(landmark.path for landmark in landmarks),
         fixed_layout=_is_fixed_layout(ebook),
     )
-    chapters = build_chapters(sections, book_title=metadata.title, landmarks=landmarks, language=metadata.language)
+    chapters = build_chapters(
+        sections, book_title=metadata.title, landmarks=landmarks, language=metadata.language
+    )
     if not any(chapter.word_count for chapter in chapters):
         images = sum(1 for chapter in chapters if chapter.matter_reason in ("image-only page", "cover"))
-        detail = f"its {len(chapters)} pages hold only pictures or nothing" if images else "its pages are empty"
+        detail = (
+            f"its {len(chapters)} pages hold only pictures or nothing" if images else "its pages are empty"
+        )
         if _is_fixed_layout(ebook):
-            detail = (f"it is a fixed-layout book whose {len(chapters)} pages are pictures with no text layer "
-                      "(no HTML text and no SVG <text>)")
+            detail = (
+                f"it is a fixed-layout book whose {len(chapters)} pages are pictures with no text layer "
+                "(no HTML text and no SVG <text>)"
+            )
         raise EmptyBook(
             f"'{path.name}' has no text to read aloud: {detail} (a scanned or picture book?). omni-web "
             "reads text; use an EPUB with real text, e.g. an OCR'd edition."
@@ -197,8 +210,10 @@ def _build_book(ebook: epub.EpubBook, path: Path, check: ArchiveCheck, options: 
     texts = [chapter for chapter in chapters if chapter.word_count]
     if len(texts) == 1 and not texts[0].selected_by_default:
         # The book's only text (a page that repeats its title) is the book, not its title page.
-        chapters = tuple(dataclasses.replace(c, selected_by_default=True, matter_reason="") if c is texts[0] else c
-                         for c in chapters)
+        chapters = tuple(
+            dataclasses.replace(c, selected_by_default=True, matter_reason="") if c is texts[0] else c
+            for c in chapters
+        )
     cover = _cover(ebook, check)
     return Book(metadata=metadata, cover=cover, chapters=chapters, source_path=path)
 
@@ -224,7 +239,9 @@ def _spine(ebook: epub.EpubBook) -> list[tuple[SpineDoc, bytes]]:
         if item.media_type not in _XHTML_TYPES | {"image/svg+xml"} and not isinstance(item, epub.EpubHtml):
             continue
         seen.add(item.file_name)
-        doc = SpineDoc(path=item.file_name, linear=str(linear).lower() != "no", is_nav=isinstance(item, epub.EpubNav))
+        doc = SpineDoc(
+            path=item.file_name, linear=str(linear).lower() != "no", is_nav=isinstance(item, epub.EpubNav)
+        )
         docs.append((doc, bytes(item.content or b"")))
     return docs
 
@@ -264,7 +281,9 @@ def _metadata(ebook: epub.EpubBook, *, fallback_title: str) -> BookMetadata:
     """Dublin Core fields; authors are creators whose role is author (or all, if none says)."""
 
     def values(field: str) -> list[tuple[str, dict[str, str]]]:
-        return [(str(v).strip(), dict(a or {})) for v, a in ebook.get_metadata(_DC, field) if v and str(v).strip()]
+        return [
+            (str(v).strip(), dict(a or {})) for v, a in ebook.get_metadata(_DC, field) if v and str(v).strip()
+        ]
 
     metas = [(value, dict(attrs or {})) for value, attrs in ebook.get_metadata("OPF", "meta")]
     refinements = package_refinements(metas)

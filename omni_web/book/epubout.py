@@ -50,36 +50,48 @@ def write_book_epub(book: Book, out_path: Path) -> Path:
     meta = book.metadata
     language = meta.language or "und"
     title = meta.title or Path(book.source_path).stem
-    identifier = meta.identifier or f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'omni-web:{title}:{book.source_path}')}"
+    identifier = (
+        meta.identifier
+        or f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'omni-web:{title}:{book.source_path}')}"
+    )
     files: dict[str, bytes] = {}
     manifest = ['<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>']
     spine = []
     for chapter in book.chapters:
         name = page_name(chapter.number)
         files[f"OEBPS/{name}"] = _page(chapter, language).encode("utf-8")
-        manifest.append(f'<item id="c{chapter.number:03d}" href="{name}" media-type="application/xhtml+xml"/>')
+        manifest.append(
+            f'<item id="c{chapter.number:03d}" href="{name}" media-type="application/xhtml+xml"/>'
+        )
         spine.append(f'<itemref idref="c{chapter.number:03d}"/>')
     if book.cover is not None:
         cover_name = f"cover.{book.cover.extension}"
         files[f"OEBPS/{cover_name}"] = book.cover.data
-        manifest.append(f'<item id="cover" href="{cover_name}" media-type="{escape(book.cover.media_type)}" '
-                        'properties="cover-image"/>')
+        manifest.append(
+            f'<item id="cover" href="{cover_name}" media-type="{escape(book.cover.media_type)}" '
+            'properties="cover-image"/>'
+        )
     creators = "".join(f"<dc:creator>{escape(a)}</dc:creator>" for a in meta.authors)
-    extra = "".join(f"<dc:{tag}>{escape(value)}</dc:{tag}>" for tag, value in
-                    (("description", meta.description), ("publisher", meta.publisher)) if value)
+    extra = "".join(
+        f"<dc:{tag}>{escape(value)}</dc:{tag}>"
+        for tag, value in (("description", meta.description), ("publisher", meta.publisher))
+        if value
+    )
     modified = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     files["OEBPS/content.opf"] = (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid">\n'
         '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
         f'<dc:identifier id="uid">{escape(identifier)}</dc:identifier><dc:title>{escape(title)}</dc:title>'
-        f'<dc:language>{escape(language)}</dc:language>{creators}{extra}'
+        f"<dc:language>{escape(language)}</dc:language>{creators}{extra}"
         f'<meta property="dcterms:modified">{modified}</meta></metadata>\n'
-        f'<manifest>{"".join(manifest)}</manifest>\n<spine>{"".join(spine)}</spine>\n</package>\n'
+        f"<manifest>{''.join(manifest)}</manifest>\n<spine>{''.join(spine)}</spine>\n</package>\n"
     ).encode()
     files["OEBPS/nav.xhtml"] = _nav(book, title, language).encode("utf-8")
     with atomic_path(Path(out_path), suffix=".epub") as staged, zipfile.ZipFile(staged, "w") as archive:
-        archive.writestr(zipfile.ZipInfo("mimetype"), b"application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        archive.writestr(
+            zipfile.ZipInfo("mimetype"), b"application/epub+zip", compress_type=zipfile.ZIP_STORED
+        )
         archive.writestr("META-INF/container.xml", _CONTAINER, compress_type=zipfile.ZIP_DEFLATED)
         for name, data in files.items():
             archive.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED)
@@ -107,10 +119,14 @@ def _page(chapter: Chapter, language: str) -> str:
         lines.append(f"<{tag}>{escape(block.text)}</{tag}>")
     if not lines:
         lines.append(f"<h1>{escape(chapter.title)}</h1>")
-    return _document(chapter.title, language, '<section epub:type="chapter">\n' + "\n".join(lines) + "\n</section>")
+    return _document(
+        chapter.title, language, '<section epub:type="chapter">\n' + "\n".join(lines) + "\n</section>"
+    )
 
 
 def _nav(book: Book, title: str, language: str) -> str:
-    items = "\n".join(f'<li><a href="{page_name(c.number)}">{escape(c.title)}</a></li>' for c in book.chapters)
+    items = "\n".join(
+        f'<li><a href="{page_name(c.number)}">{escape(c.title)}</a></li>' for c in book.chapters
+    )
     body = f'<nav epub:type="toc" id="toc"><h1>{escape(title)}</h1>\n<ol>\n{items}\n</ol>\n</nav>'
     return _document(title, language, body)

@@ -55,14 +55,33 @@ _SKIP_TAGS = frozenset(
 _NOTEREF_TYPES = frozenset({"noteref", "doc-noteref", "annoref"})
 _PAGEBREAK_TYPES = frozenset({"pagebreak", "doc-pagebreak"})
 _NOTES_SECTION_TYPES = frozenset({"footnotes", "endnotes", "rearnotes", "doc-endnotes"})
-_NOTE_TYPES = _NOTES_SECTION_TYPES | {"footnote", "endnote", "rearnote", "note", "doc-footnote", "doc-endnote"}
+_NOTE_TYPES = _NOTES_SECTION_TYPES | {
+    "footnote",
+    "endnote",
+    "rearnote",
+    "note",
+    "doc-footnote",
+    "doc-endnote",
+}
 # Publisher classes for printed page and line numbers ("pagenum" is Project Gutenberg's).
 _NUMBER_CLASSES = frozenset(
     {"pagenum", "pageno", "page-number", "pagenumber", "lnum", "linenum", "linenumber", "line-number"}
 )
 # Web-help navigation kept in book pages (DITA, Sphinx, DocBook): "Previous topic: ... Next topic: ...".
-_NAV_CLASSES = frozenset({"related-links", "familylinks", "navheader", "navfooter", "breadcrumbs", "breadcrumb",
-                          "prev-next", "nav-links", "relbar", "related"})
+_NAV_CLASSES = frozenset(
+    {
+        "related-links",
+        "familylinks",
+        "navheader",
+        "navfooter",
+        "breadcrumbs",
+        "breadcrumb",
+        "prev-next",
+        "nav-links",
+        "relbar",
+        "related",
+    }
+)
 _NOTE_ID_RE = re.compile(r"foot-?note|end-?note", re.IGNORECASE)
 _LETTER_RE = re.compile(r"[^\W\d_]")
 _SPACE_RE = re.compile(r"\s+")
@@ -130,9 +149,7 @@ def localname(element: etree._Element) -> str:
 def element_types(element: etree._Element) -> frozenset[str]:
     """``epub:type`` and ARIA ``role`` tokens of an element, lowercased, prefixes dropped."""
     raw = " ".join(
-        value
-        for value in (element.get(_EPUB_TYPE), element.get("epub:type"), element.get("role"))
-        if value
+        value for value in (element.get(_EPUB_TYPE), element.get("epub:type"), element.get("role")) if value
     )
     return frozenset(token.rsplit(":", 1)[-1].lower() for token in raw.split())
 
@@ -142,7 +159,9 @@ def element_text(element: etree._Element) -> str:
     return _SPACE_RE.sub(" ", "".join(element.itertext())).strip()
 
 
-def extract_document(data: bytes, *, split_ids: Iterable[str] = (), options: ReadOptions = DEFAULT_OPTIONS) -> DocumentText:
+def extract_document(
+    data: bytes, *, split_ids: Iterable[str] = (), options: ReadOptions = DEFAULT_OPTIONS
+) -> DocumentText:
     """Blocks of one XHTML document, cut into segments at the given element ids.
 
     Args:
@@ -205,7 +224,9 @@ class _SegmentBuilder:
         note_words = sum(raw.words for raw in self.blocks if raw.in_note)
         main_words = sum(raw.words for raw in self.blocks if not raw.in_note)
         prose_words = sum(raw.words for raw in self.blocks if not raw.in_note and not raw.block.is_heading)
-        return self.keep_notes or (note_words > 0 and (prose_words == 0 or main_words * _NOTES_PAGE_RATIO < note_words))
+        return self.keep_notes or (
+            note_words > 0 and (prose_words == 0 or main_words * _NOTES_PAGE_RATIO < note_words)
+        )
 
     def build(self, moved_notes: dict[str, list[str]]) -> Segment:
         """Drop note bodies unless this segment is a notes page; ``moved_notes`` (note id -> its
@@ -219,8 +240,14 @@ class _SegmentBuilder:
                 # Each note once, after the first paragraph that points to it.
                 for text in moved_notes.pop(ref, ()):
                     moved = note_paragraph(text)
-                    kept.append(_RawBlock(TextBlock(kind=BlockKind.PARAGRAPH, text=moved), count_words(moved),
-                                          raw.context, in_note=False))
+                    kept.append(
+                        _RawBlock(
+                            TextBlock(kind=BlockKind.PARAGRAPH, text=moved),
+                            count_words(moved),
+                            raw.context,
+                            in_note=False,
+                        )
+                    )
         words = sum(raw.words for raw in kept)
         if words:
             type_words: Counter[str] = Counter()
@@ -274,8 +301,14 @@ class _Walker:
         if not text:
             return
         block = TextBlock(kind=self.kinds[-1], text=text)
-        raw = _RawBlock(block=block, words=count_words(text), context=context, in_note=self.note_depth > 0,
-                        refs=refs, note_id=self.note_id if self.note_depth > 0 else None)
+        raw = _RawBlock(
+            block=block,
+            words=count_words(text),
+            context=context,
+            in_note=self.note_depth > 0,
+            refs=refs,
+            note_id=self.note_id if self.note_depth > 0 else None,
+        )
         self.current.blocks.append(raw)
         self.current.types_seen.update(context)
 
@@ -359,8 +392,11 @@ class _Walker:
 
     def _read_table(self, table: etree._Element, context: frozenset[str]) -> None:
         """A table as the table setting says: one sentence per row, or a "Table: ..." note."""
-        rows = [[element_text(cell) for cell in row if localname(cell) in ("td", "th")]
-                for row in table.iter() if localname(row) == "tr"]
+        rows = [
+            [element_text(cell) for cell in row if localname(cell) in ("td", "th")]
+            for row in table.iter()
+            if localname(row) == "tr"
+        ]
         caption = next((element_text(e) for e in table.iter() if localname(e) == "caption"), "")
         self.flush(context)
         self.kinds.append(BlockKind.PARAGRAPH)
@@ -368,8 +404,9 @@ class _Walker:
             self.buffer.append(line)
             self.flush(context)
         self.kinds.pop()
-        self.current.link_words += sum(count_words(element_text(a)) for a in table.iter()
-                                       if localname(a) == "a" and a.get("href"))
+        self.current.link_words += sum(
+            count_words(element_text(a)) for a in table.iter() if localname(a) == "a" and a.get("href")
+        )
 
     @staticmethod
     def _skipped(element: etree._Element, tag: str, types: frozenset[str]) -> bool:
@@ -424,8 +461,11 @@ def _letter_gap(text: str, following: etree._Element | None) -> str:
 
 def _fragments(element: etree._Element) -> list[str]:
     """The ``#id`` targets of a note marker's links (the element itself or links inside it)."""
-    hrefs = [a.get("href") or a.get("{http://www.w3.org/1999/xlink}href") or "" for a in element.iter()
-             if localname(a) == "a"]
+    hrefs = [
+        a.get("href") or a.get("{http://www.w3.org/1999/xlink}href") or ""
+        for a in element.iter()
+        if localname(a) == "a"
+    ]
     return [href.split("#", 1)[1] for href in hrefs if "#" in href and href.split("#", 1)[1]]
 
 

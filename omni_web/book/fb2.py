@@ -59,22 +59,35 @@ def load_fb2(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
         root = parse_xml(data, recover=True)
     except etree.XMLSyntaxError as exc:
         raise NotAnEpub(f"'{path.name}' is not a readable FictionBook (its XML is broken: {exc}).") from exc
-    bodies = [b for b in root if localname(b) == "body" and (b.get("name") or "").lower() not in ("notes", "comments")]
+    bodies = [
+        b
+        for b in root
+        if localname(b) == "body" and (b.get("name") or "").lower() not in ("notes", "comments")
+    ]
     html = etree.Element(f"{{{_XHTML}}}html")
     body = etree.SubElement(html, f"{{{_XHTML}}}body")
     split_ids: list[str] = []
     for fb_body in bodies:
         sections = [s for s in fb_body if localname(s) == "section"]
         if len(sections) == 1 and sum(1 for s in sections[0] if localname(s) == "section") >= 2:
-            sections = [s for s in sections[0] if localname(s) == "section"]  # one wrapper section: its children
+            sections = [
+                s for s in sections[0] if localname(s) == "section"
+            ]  # one wrapper section: its children
         for child in fb_body:
-            _convert(child, body, depth=1, chapters=set(map(id, sections)), split_ids=split_ids, options=options)
+            _convert(
+                child, body, depth=1, chapters=set(map(id, sections)), split_ids=split_ids, options=options
+            )
     if options.notes_at_paragraph_end:
         _append_notes(root, body)
     xml = etree.tostring(html, encoding="utf-8")
     metadata, cover_id = _metadata(root, path)
-    return book_from_parts(parts_from_markup(xml, split_ids, options), path=path, metadata=metadata,
-                           cover=_cover(root, cover_id), source_format="fb2")
+    return book_from_parts(
+        parts_from_markup(xml, split_ids, options),
+        path=path,
+        metadata=metadata,
+        cover=_cover(root, cover_id),
+        source_format="fb2",
+    )
 
 
 def _fb2_bytes(path: Path, limits: ArchiveLimits) -> bytes:
@@ -88,23 +101,37 @@ def _fb2_bytes(path: Path, limits: ArchiveLimits) -> bytes:
             check_office_zip(archive, name=path.name, limits=limits)
             (member,) = archive.infolist()
             if member.file_size > limits.max_text_file_bytes:
-                raise UnsafeBook(f"'{path.name}' unpacks to a FictionBook over the "
-                                 f"{limits.max_text_file_bytes // 2**20} MiB limit; it was not opened.")
+                raise UnsafeBook(
+                    f"'{path.name}' unpacks to a FictionBook over the "
+                    f"{limits.max_text_file_bytes // 2**20} MiB limit; it was not opened."
+                )
             return archive.read(member)
     except (zipfile.BadZipFile, ValueError) as exc:
-        raise NotAnEpub(f"'{path.name}' is a damaged .fb2.zip ({exc}). Use another copy of the book.") from exc
+        raise NotAnEpub(
+            f"'{path.name}' is a damaged .fb2.zip ({exc}). Use another copy of the book."
+        ) from exc
 
 
-def _convert(node: etree._Element, parent: etree._Element, *, depth: int, chapters: set[int], split_ids: list[str],
-             options: ReadOptions) -> None:
+def _convert(
+    node: etree._Element,
+    parent: etree._Element,
+    *,
+    depth: int,
+    chapters: set[int],
+    split_ids: list[str],
+    options: ReadOptions,
+) -> None:
     tag = localname(node)
     if not tag or tag in ("image", "binary", "description"):
         return
     if tag == "a" and (node.get("type") == "note" or (node.get(_XLINK_HREF) or "").startswith("#")):
         if options.notes_at_paragraph_end:
             # An EPUB note reference: the extractor drops it and reads the note after the paragraph.
-            ref = etree.SubElement(parent, f"{{{_XHTML}}}a", {"href": node.get(_XLINK_HREF) or "",
-                                                              f"{{{_EPUB_NS}}}type": "noteref"})
+            ref = etree.SubElement(
+                parent,
+                f"{{{_XHTML}}}a",
+                {"href": node.get(_XLINK_HREF) or "", f"{{{_EPUB_NS}}}type": "noteref"},
+            )
             ref.tail = node.tail
             return
         _tail(node, parent)  # a note reference: never read mid-sentence
@@ -142,8 +169,9 @@ def _append_notes(root: etree._Element, body: etree._Element) -> None:
                 continue
             text = " ".join(element_text(p) for p in section if localname(p) in ("p", "v", "poem", "cite"))
             if text:
-                aside = etree.SubElement(body, f"{{{_XHTML}}}aside", {"id": section.get("id"),
-                                                                      f"{{{_EPUB_NS}}}type": "footnote"})
+                aside = etree.SubElement(
+                    body, f"{{{_XHTML}}}aside", {"id": section.get("id"), f"{{{_EPUB_NS}}}type": "footnote"}
+                )
                 etree.SubElement(aside, f"{{{_XHTML}}}p").text = text
 
 
@@ -175,7 +203,9 @@ def _metadata(root: etree._Element, path: Path) -> tuple[BookMetadata, str]:
         return BookMetadata(title=path.stem), ""
     authors = []
     for author in (a for a in info if localname(a) == "author"):
-        parts = [element_text(p) for p in author if localname(p) in ("first-name", "middle-name", "last-name")]
+        parts = [
+            element_text(p) for p in author if localname(p) in ("first-name", "middle-name", "last-name")
+        ]
         name = " ".join(p for p in parts if p) or element_text(_find(author, "nickname") or author)
         if name:
             authors.append(name)
@@ -211,5 +241,9 @@ def _cover(root: etree._Element, cover_id: str) -> CoverImage | None:
             except (binascii.Error, ValueError):
                 return None
             media_type = binary.get("content-type") or "image/jpeg"
-            return CoverImage(data=data, media_type=media_type) if data and media_type.startswith("image/") else None
+            return (
+                CoverImage(data=data, media_type=media_type)
+                if data and media_type.startswith("image/")
+                else None
+            )
     return None

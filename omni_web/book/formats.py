@@ -20,14 +20,35 @@ __all__ = ["BOOK_SUFFIXES", "FORMAT_NAMES", "detect_format", "load_book"]
 
 # What each reader is called in messages, and the file names people give such books.
 FORMAT_NAMES = {
-    "epub": "an EPUB", "pdf": "a PDF", "txt": "a plain text file", "markdown": "a Markdown file",
-    "html": "a web page", "fb2": "a FictionBook", "docx": "a Word document", "odt": "an OpenDocument text",
+    "epub": "an EPUB",
+    "pdf": "a PDF",
+    "txt": "a plain text file",
+    "markdown": "a Markdown file",
+    "html": "a web page",
+    "fb2": "a FictionBook",
+    "docx": "a Word document",
+    "odt": "an OpenDocument text",
     "mobi": "a Kindle book",
 }
 _SUFFIX_FORMATS = {
-    ".epub": "epub", ".pdf": "pdf", ".txt": "txt", ".text": "txt", ".md": "markdown", ".markdown": "markdown",
-    ".html": "html", ".htm": "html", ".xhtml": "html", ".fb2": "fb2", ".zip": "fb2", ".docx": "docx", ".odt": "odt",
-    ".mobi": "mobi", ".azw": "mobi", ".azw3": "mobi", ".prc": "mobi", ".kf8": "mobi",
+    ".epub": "epub",
+    ".pdf": "pdf",
+    ".txt": "txt",
+    ".text": "txt",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".fb2": "fb2",
+    ".zip": "fb2",
+    ".docx": "docx",
+    ".odt": "odt",
+    ".mobi": "mobi",
+    ".azw": "mobi",
+    ".azw3": "mobi",
+    ".prc": "mobi",
+    ".kf8": "mobi",
 }
 BOOK_SUFFIXES = tuple(_SUFFIX_FORMATS)
 _SNIFF_BYTES = 4096
@@ -70,7 +91,8 @@ def _refuse_a_scrap(path: Path, head: bytes) -> None:
     words = len(head.decode("utf-8", errors="ignore").split())
     if len(head) < _SNIFF_BYTES and words < _SCRAP_WORDS:
         raise UnsupportedFormat(
-            f"'{path.name}' is not a book: it has no book extension and holds {words} word{'s' if words != 1 else ''} "
+            f"'{path.name}' is not a book: it has no book extension and holds {words} "
+            f"word{'s' if words != 1 else ''} "
             f"of text ({len(head)} bytes). Choose the book file itself, or name a text book .txt."
         )
 
@@ -92,7 +114,8 @@ def _zip_format(path: Path, suffix_format: str) -> str:
         return "odt"
     if mimetype.startswith(b"application/vnd.oasis.opendocument"):
         raise UnsupportedFormat(
-            f"'{path.name}' is an OpenDocument file but not a text document ({mimetype.decode(errors='replace')}). "
+            f"'{path.name}' is an OpenDocument file but not a text document "
+            f"({mimetype.decode(errors='replace')}). "
             "Save it as an .odt text document, or export it to PDF."
         )
     return "epub"  # a ZIP of something else: the EPUB reader names what is missing
@@ -105,7 +128,9 @@ def _text_format(head: bytes, suffix_format: str) -> str:
     start = lowered.lstrip()
     if b"<fictionbook" in lowered:
         return "fb2"
-    if start.startswith((b"<!doctype html", b"<html")) or (start.startswith(b"<?xml") and b"<html" in lowered):
+    if start.startswith((b"<!doctype html", b"<html")) or (
+        start.startswith(b"<?xml") and b"<html" in lowered
+    ):
         return "html"
     if suffix_format == "txt" and _looks_like_markdown(lowered.decode("utf-8", errors="ignore")):
         return "markdown"
@@ -117,8 +142,12 @@ def _text_format(head: bytes, suffix_format: str) -> str:
 
 
 _MD_FRONT_RE = re.compile(r"\A\s*(?:---\n(?:[\w-]+:.*\n)+(?:---|\.\.\.)\n|%[^\n]+\n)")
-_MD_SIGNS = (re.compile(r"^#{1,6} \S", re.MULTILINE), re.compile(r"^```", re.MULTILINE),
-             re.compile(r"\]\((?:https?://|#|\.{0,2}/|[\w.-]+\.(?:md|html|png|jpg))"), re.compile(r"^\[[^\]]+\]: \S", re.MULTILINE))
+_MD_SIGNS = (
+    re.compile(r"^#{1,6} \S", re.MULTILINE),
+    re.compile(r"^```", re.MULTILINE),
+    re.compile(r"\]\((?:https?://|#|\.{0,2}/|[\w.-]+\.(?:md|html|png|jpg))"),
+    re.compile(r"^\[[^\]]+\]: \S", re.MULTILINE),
+)
 
 
 def _looks_like_markdown(head: str) -> bool:
@@ -130,8 +159,9 @@ def _looks_like_markdown(head: str) -> bool:
     return sum(len(sign.findall(head)) for sign in _MD_SIGNS) >= 3
 
 
-def load_book(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
-              options: ReadOptions = DEFAULT_OPTIONS) -> Book:
+def load_book(
+    path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, options: ReadOptions = DEFAULT_OPTIONS
+) -> Book:
     """Read any supported book into chapters of speakable text, with metadata and cover.
 
     Args:
@@ -152,13 +182,17 @@ def load_book(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
     except FileNotFoundError as exc:
         raise BookNotFound(path, remedy="Check the path and try again.") from exc
     except OSError as exc:
-        raise BookError(f"'{path.name}' cannot be read ({exc.strerror or exc}). Check the file and its permissions.") from exc
+        raise BookError(
+            f"'{path.name}' cannot be read ({exc.strerror or exc}). Check the file and its permissions."
+        ) from exc
     try:
         return _reader(kind)(path, limits=limits, options=options)
     except FileNotFoundError as exc:
         raise BookNotFound(path, remedy="Check the path and try again.") from exc
     except OSError as exc:
-        raise BookError(f"'{path.name}' cannot be read ({exc.strerror or exc}). Check the file and its permissions.") from exc
+        raise BookError(
+            f"'{path.name}' cannot be read ({exc.strerror or exc}). Check the file and its permissions."
+        ) from exc
 
 
 def _reader(kind: str):  # noqa: ANN202 - one of the readers' load functions

@@ -18,12 +18,14 @@ START_RE = re.compile(r"^\s*\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG E-?(
 # ones put it at the end, so this line only starts the book in a text's first half.
 _SMALL_PRINT_END_RE = re.compile(r"^\s*\*?END\*?\s*THE SMALL PRINT!.*$", re.IGNORECASE | re.MULTILINE)
 END_RE = re.compile(
-    r"^\s*(?:\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG E-?(?:BOOK|TEXT)|End of (?:the |this )?Project Gutenberg).*$",
+    r"^\s*(?:\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG E-?(?:BOOK|TEXT)|End of (?:the |this )?Project "
+    r"Gutenberg).*$",
     re.IGNORECASE | re.MULTILINE,
 )
 # Who made the e-text: said once at the top (and again after the end), never part of the book.
 _PRODUCER_RE = re.compile(
-    r"^\s*(?:Produced by|E-?text (?:was )?prepared by|This e-?(?:text|book) was (?:produced|prepared)|Transcribed from"
+    r"^\s*(?:Produced by|E-?text (?:was )?prepared by|This e-?(?:text|book) was "
+    r"(?:produced|prepared)|Transcribed from"
     r"|Updated editions will replace|The Project Gutenberg E-?(?:text|book) of)|Distributed\s+Proofread|pgdp\.net|\(?https?://\S*gutenberg",
     re.IGNORECASE,
 )
@@ -33,6 +35,8 @@ _HEAD_CHARS = 4000  # producer lines sit in the first few paragraphs after the S
 def is_producer_line(text: str) -> bool:
     """Whether a paragraph is a producer/transcriber credit ("Produced by ... www.pgdp.net")."""
     return bool(_PRODUCER_RE.search(text))
+
+
 _FIELD_RE = re.compile(r"^(Title|Author|Language|Release [Dd]ate|Translator|Editor):\s*(.+)$", re.MULTILINE)
 _EBOOK_NUMBER_RE = re.compile(r"\[E(?:Book|text) #(\d+)\]", re.IGNORECASE)
 
@@ -61,7 +65,7 @@ def strip_gutenberg(text: str) -> GutenbergText:
     if start is None:
         return GutenbergText(body=text)
     header = text[: start.start()]
-    rest = text[start.end():]
+    rest = text[start.end() :]
     end = END_RE.search(rest)
     body = _without_producer(rest[: end.start()] if end else rest)
     fields: dict[str, str] = {}

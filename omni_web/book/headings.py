@@ -17,7 +17,11 @@ _NUMBER_WORDS = (
     "third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth last"
 ).split()
 _NUMBER = (
-    r"(?:\d{1,4}|[ivxlcdm]{1,8}|(?:" + "|".join(_NUMBER_WORDS) + r")(?:[- ](?:" + "|".join(_NUMBER_WORDS) + r"))?)"
+    r"(?:\d{1,4}|[ivxlcdm]{1,8}|(?:"
+    + "|".join(_NUMBER_WORDS)
+    + r")(?:[- ](?:"
+    + "|".join(_NUMBER_WORDS)
+    + r"))?)"
 )
 _KEYWORDS = r"(?:chapter|chap\.|part|book|volume|vol\.|section|canto|letter|act|scene|stave|fytte|kapitel|chapitre|cap[íi]tulo)"
 _NUMBERED_RE = re.compile(rf"^{_KEYWORDS}\s+{_NUMBER}\b\s*[.:—–-]?\s*(?P<rest>.*)$", re.IGNORECASE)
@@ -53,4 +57,6 @@ def is_chapter_heading(line: str, *, allow_bare_roman: bool = False) -> bool:
 def looks_like_title_line(line: str) -> bool:
     """A short line without sentence punctuation at its end: a chapter's subtitle ("Down the Rabbit-Hole")."""
     text = " ".join(line.split())
-    return 0 < len(text.split()) <= _MAX_TITLE_WORDS and not text.endswith((",", ";", ":")) and len(text) <= 80
+    return (
+        0 < len(text.split()) <= _MAX_TITLE_WORDS and not text.endswith((",", ";", ":")) and len(text) <= 80
+    )

@@ -34,31 +34,66 @@ _TYPE_REASONS: tuple[tuple[str, frozenset[str]], ...] = (
 
 # reason -> title keys (letters/digits only, casefolded) that mean it, in several languages.
 _TITLE_REASONS: tuple[tuple[str, frozenset[str]], ...] = (
-    ("cover", frozenset({"cover", "coverpage", "couverture", "umschlag", "portada", "copertina", "capa", "غلاف"})),
+    (
+        "cover",
+        frozenset({"cover", "coverpage", "couverture", "umschlag", "portada", "copertina", "capa", "غلاف"}),
+    ),
     (
         "table of contents",
         frozenset(
             {
-                "contents", "tableofcontents", "toc", "thecontents", "sommaire", "tabledesmatières",
-                "inhalt", "inhaltsverzeichnis", "índice", "indice", "contenido", "contenidos",
-                "sumário", "目次", "目录", "المحتويات", "فهرسالمحتويات",
+                "contents",
+                "tableofcontents",
+                "toc",
+                "thecontents",
+                "sommaire",
+                "tabledesmatières",
+                "inhalt",
+                "inhaltsverzeichnis",
+                "índice",
+                "indice",
+                "contenido",
+                "contenidos",
+                "sumário",
+                "目次",
+                "目录",
+                "المحتويات",
+                "فهرسالمحتويات",
             }
         ),
     ),
     ("title page", frozenset({"titlepage", "halftitle", "halftitlepage", "pagedetitre", "titelseite"})),
-    ("copyright page", frozenset({"copyright", "copyrightpage", "rights", "legalnotice", "impressum", "mentionslégales"})),
+    (
+        "copyright page",
+        frozenset({"copyright", "copyrightpage", "rights", "legalnotice", "impressum", "mentionslégales"}),
+    ),
     ("index", frozenset({"index", "generalindex", "subjectindex", "register", "stichwortverzeichnis"})),
-    ("bibliography", frozenset({"bibliography", "references", "workscited", "bibliographie", "literaturverzeichnis"})),
+    (
+        "bibliography",
+        frozenset({"bibliography", "references", "workscited", "bibliographie", "literaturverzeichnis"}),
+    ),
     ("notes", frozenset({"notes", "endnotes", "footnotes", "anmerkungen", "remarques"})),
     ("colophon", frozenset({"colophon"})),
-    ("list of illustrations", frozenset({"listofillustrations", "illustrations", "listoffigures", "listoftables"})),
+    (
+        "list of illustrations",
+        frozenset({"listofillustrations", "illustrations", "listoffigures", "listoftables"}),
+    ),
 )
 _TITLE_PREFIXES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("notes", ("noteson", "notesto", "endnotes")),
     ("other books by the author", ("alsoby", "otherbooksby", "bythesameauthor", "otherworksby")),
     ("errata", ("errata", "erratum", "corrigenda", "druckfehler")),
-    ("transcriber's notes", ("transcribersnote", "transcribernote", "notedutranscripteur", "notesdutranscripteur",
-                             "anmerkungdestranskribierers", "anmerkungendestranskribierers")),
+    (
+        "transcriber's notes",
+        (
+            "transcribersnote",
+            "transcribernote",
+            "notedutranscripteur",
+            "notesdutranscripteur",
+            "anmerkungdestranskribierers",
+            "anmerkungendestranskribierers",
+        ),
+    ),
 )
 _PG_PER_1000_WORDS = 5.0  # "Gutenberg" this often is boilerplate, not a book that mentions it
 _COPYRIGHT_MAX_WORDS = 400
@@ -118,7 +153,10 @@ def _reason_from_title(signals: MatterSignals) -> str:
             return reason
     if "gutenberg" in key and ("licen" in key or "project" in key):
         return _gutenberg_reason(" ".join(block.text for block in signals.blocks).casefold())
-    if key == text_key(signals.book_title) and _paragraph_words(signals.blocks) < _TITLE_PAGE_MAX_PARAGRAPH_WORDS:
+    if (
+        key == text_key(signals.book_title)
+        and _paragraph_words(signals.blocks) < _TITLE_PAGE_MAX_PARAGRAPH_WORDS
+    ):
         return "title page"
     return ""
 
@@ -138,7 +176,9 @@ def _reason_from_content(signals: MatterSignals) -> str:
 
 def _gutenberg_reason(folded_text: str) -> str:
     """The header (before the book) or the licence (after it)."""
-    header = "start of the project gutenberg" in folded_text or "start of this project gutenberg" in folded_text
+    header = (
+        "start of the project gutenberg" in folded_text or "start of this project gutenberg" in folded_text
+    )
     footer = "end of the project gutenberg" in folded_text or "full project gutenberg license" in folded_text
     return "Project Gutenberg header" if header and not footer else "Project Gutenberg licence"
 

@@ -27,7 +27,9 @@ from omni_web.files import atomic_path, file_sha256
 __all__ = ["CALIBRE_INSTALL_HINT", "EBOOK_CONVERT", "convert_to_epub", "is_drm_locked", "load_mobi"]
 
 EBOOK_CONVERT = "ebook-convert"
-CALIBRE_INSTALL_HINT = "install calibre (Debian/Ubuntu: sudo apt install calibre), which provides ebook-convert"
+CALIBRE_INSTALL_HINT = (
+    "install calibre (Debian/Ubuntu: sudo apt install calibre), which provides ebook-convert"
+)
 CONVERT_TIMEOUT_S = 300.0
 _DRM_MESSAGES = ("drm", "encrypted", "locked")
 
@@ -39,12 +41,13 @@ def is_drm_locked(header: bytes) -> bool:
     (first_record,) = struct.unpack(">I", header[78:82])
     if first_record + 14 > len(header):
         return False
-    (encryption,) = struct.unpack(">H", header[first_record + 12:first_record + 14])
+    (encryption,) = struct.unpack(">H", header[first_record + 12 : first_record + 14])
     return encryption != 0
 
 
-def convert_to_epub(source: Path, out_dir: Path, *, timeout_s: float = CONVERT_TIMEOUT_S,
-                    which=shutil.which) -> Path:  # noqa: ANN001 - the PATH lookup (tests inject one)
+def convert_to_epub(
+    source: Path, out_dir: Path, *, timeout_s: float = CONVERT_TIMEOUT_S, which=shutil.which
+) -> Path:  # noqa: ANN001 - the PATH lookup (tests inject one)
     """Run ``ebook-convert SOURCE OUT.epub`` and return the EPUB.
 
     Raises:
@@ -54,29 +57,39 @@ def convert_to_epub(source: Path, out_dir: Path, *, timeout_s: float = CONVERT_T
     """
     program = which(EBOOK_CONVERT)
     if program is None:
-        raise UnsupportedFormat(f"'{source.name}' is a Kindle book; reading it needs calibre's {EBOOK_CONVERT}, which "
-                                f"is not installed: {CALIBRE_INSTALL_HINT}. Or convert it to EPUB elsewhere.")
+        raise UnsupportedFormat(
+            f"'{source.name}' is a Kindle book; reading it needs calibre's {EBOOK_CONVERT}, which "
+            f"is not installed: {CALIBRE_INSTALL_HINT}. Or convert it to EPUB elsewhere."
+        )
     target = out_dir / "book.epub"
     argv = [program, str(source), str(target)]
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=timeout_s, check=False, stdin=subprocess.DEVNULL
+        )
     except subprocess.TimeoutExpired as exc:
-        raise UnsafeBook(f"Converting '{source.name}' with {EBOOK_CONVERT} took more than {timeout_s:.0f} s; it was "
-                         "stopped. Convert it to EPUB with calibre yourself and use the EPUB.") from exc
+        raise UnsafeBook(
+            f"Converting '{source.name}' with {EBOOK_CONVERT} took more than {timeout_s:.0f} s; it was "
+            "stopped. Convert it to EPUB with calibre yourself and use the EPUB."
+        ) from exc
     output = f"{done.stdout}\n{done.stderr}"
     if done.returncode != 0 or not target.is_file():
         last = next((line for line in reversed(output.strip().splitlines()) if line.strip()), "no output")
         if any(word in output.lower() for word in _DRM_MESSAGES) and "drm" in output.lower():
-            raise DrmProtected(f"'{source.name}' is protected by DRM; omni-web reads DRM-free books only. Use a "
-                               "DRM-free copy of the book.")
-        raise BookError(f"{EBOOK_CONVERT} could not convert '{source.name}' ({last.strip()[:200]}). Is it a "
-                        "complete MOBI/AZW3 file?")
+            raise DrmProtected(
+                f"'{source.name}' is protected by DRM; omni-web reads DRM-free books only. Use a "
+                "DRM-free copy of the book."
+            )
+        raise BookError(
+            f"{EBOOK_CONVERT} could not convert '{source.name}' ({last.strip()[:200]}). Is it a "
+            "complete MOBI/AZW3 file?"
+        )
     return target
 
 
-def load_mobi(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
-              options: ReadOptions = DEFAULT_OPTIONS) -> Book:
+def load_mobi(
+    path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, options: ReadOptions = DEFAULT_OPTIONS
+) -> Book:
     """Read a DRM-free MOBI/AZW3/AZW through calibre.
 
     Raises:
@@ -88,13 +101,17 @@ def load_mobi(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
 
     size = path.stat().st_size
     if size > limits.max_file_bytes:
-        raise UnsafeBook(f"'{path.name}' is {size / 2**20:.1f} MiB, over the {limits.max_file_bytes / 2**20:.0f} MiB "
-                         "limit for one book file; it was not opened.")
+        raise UnsafeBook(
+            f"'{path.name}' is {size / 2**20:.1f} MiB, over the {limits.max_file_bytes / 2**20:.0f} MiB "
+            "limit for one book file; it was not opened."
+        )
     with path.open("rb") as handle:
         header = handle.read(64 * 1024)
     if is_drm_locked(header):
-        raise DrmProtected(f"'{path.name}' is a Kindle book locked with DRM; omni-web reads DRM-free books only. "
-                           "Use a DRM-free copy of the book.")
+        raise DrmProtected(
+            f"'{path.name}' is a Kindle book locked with DRM; omni-web reads DRM-free books only. "
+            "Use a DRM-free copy of the book."
+        )
     with tempfile.TemporaryDirectory(prefix="omni-mobi-") as scratch:
         epub = _converted(path, Path(scratch), options.cache_dir)
         book = load_epub(epub, limits=limits, options=options)

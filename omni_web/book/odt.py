@@ -28,15 +28,24 @@ _OFFICE_NS = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
 _DRAW_NS = "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"
 _TABLE_NS = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
 _XLINK_NS = "http://www.w3.org/1999/xlink"
-_SKIP = {(_TEXT_NS, "note"), (_OFFICE_NS, "annotation"), (_OFFICE_NS, "annotation-end"), (_TEXT_NS, "tracked-changes"),
-         (_TEXT_NS, "table-of-content"), (_TEXT_NS, "alphabetical-index"), (_TEXT_NS, "bibliography"),
-         (_TEXT_NS, "illustration-index"), (_TEXT_NS, "sequence-decls")}
+_SKIP = {
+    (_TEXT_NS, "note"),
+    (_OFFICE_NS, "annotation"),
+    (_OFFICE_NS, "annotation-end"),
+    (_TEXT_NS, "tracked-changes"),
+    (_TEXT_NS, "table-of-content"),
+    (_TEXT_NS, "alphabetical-index"),
+    (_TEXT_NS, "bibliography"),
+    (_TEXT_NS, "illustration-index"),
+    (_TEXT_NS, "sequence-decls"),
+}
 _SKIP_IN_TEXT = {(_DRAW_NS, "frame")}  # a picture's caption box inside a paragraph is not the sentence
 _MEDIA = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".gif": "image/gif"}
 
 
-def load_odt(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
-             options: ReadOptions = DEFAULT_OPTIONS) -> Book:
+def load_odt(
+    path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, options: ReadOptions = DEFAULT_OPTIONS
+) -> Book:
     """Read an OpenDocument text.
 
     Raises:
@@ -47,17 +56,21 @@ def load_odt(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
     from odf.opendocument import load
 
     # odfpy raises AttributeError on some malformed content.xml files.
-    with office_archive(path, kind="OpenDocument text", app="LibreOffice", limits=limits,
-                        unreadable=(AttributeError,)) as archive:  # fmt: skip
+    with office_archive(
+        path, kind="OpenDocument text", app="LibreOffice", limits=limits, unreadable=(AttributeError,)
+    ) as archive:
         document = load(str(path))
         items: list[tuple[int | None, str]] = []
         # odfpy's ``document.text`` is the body's first child, a whitespace node in an indented file.
-        text = next((c for c in document.body.childNodes if getattr(c, "qname", None) == (_OFFICE_NS, "text")),
-                    document.text)
+        text = next(
+            (c for c in document.body.childNodes if getattr(c, "qname", None) == (_OFFICE_NS, "text")),
+            document.text,
+        )
         cover_href = _walk(text, items, [], options)
         cover = _cover(archive, cover_href)
-    return book_from_parts(split_by_level(items), path=path, metadata=_metadata(document, path), cover=cover,
-                           source_format="odt")
+    return book_from_parts(
+        split_by_level(items), path=path, metadata=_metadata(document, path), cover=cover, source_format="odt"
+    )
 
 
 def _walk(node: Any, items: list[tuple[int | None, str]], covers: list[str], options: ReadOptions) -> str:
@@ -95,9 +108,18 @@ def _rows(table: Any) -> list[list[str]]:
     for child in table.childNodes:
         qname = getattr(child, "qname", None)
         if qname == (_TABLE_NS, "table-row"):
-            rows.append([" ".join(_text(cell).split()) for cell in child.childNodes
-                         if getattr(cell, "qname", None) == (_TABLE_NS, "table-cell")])
-        elif qname in ((_TABLE_NS, "table-header-rows"), (_TABLE_NS, "table-rows"), (_TABLE_NS, "table-row-group")):
+            rows.append(
+                [
+                    " ".join(_text(cell).split())
+                    for cell in child.childNodes
+                    if getattr(cell, "qname", None) == (_TABLE_NS, "table-cell")
+                ]
+            )
+        elif qname in (
+            (_TABLE_NS, "table-header-rows"),
+            (_TABLE_NS, "table-rows"),
+            (_TABLE_NS, "table-row-group"),
+        ):
             rows.extend(_rows(child))
     return rows
 

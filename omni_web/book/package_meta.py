@@ -14,7 +14,14 @@ from collections.abc import Iterable, Mapping
 
 from omni_web.book.model import Identifier
 
-__all__ = ["MetaPairs", "parse_identifiers", "parse_series", "parse_subjects", "parse_subtitle", "refinements"]
+__all__ = [
+    "MetaPairs",
+    "parse_identifiers",
+    "parse_series",
+    "parse_subjects",
+    "parse_subtitle",
+    "refinements",
+]
 
 MetaPairs = Iterable[tuple[str | None, Mapping[str, str]]]
 
@@ -34,7 +41,9 @@ def refinements(metas: MetaPairs) -> dict[str, dict[str, str]]:
     return found
 
 
-def parse_subtitle(titles: Iterable[tuple[str, Mapping[str, str]]], refined: Mapping[str, Mapping[str, str]]) -> str:
+def parse_subtitle(
+    titles: Iterable[tuple[str, Mapping[str, str]]], refined: Mapping[str, Mapping[str, str]]
+) -> str:
     """The EPUB 3 title refined as ``title-type`` subtitle, "" when none is."""
     for value, attrs in titles:
         if refined.get(attrs.get("id", ""), {}).get("title-type", "").lower() == "subtitle":
@@ -63,7 +72,9 @@ def parse_series(metas: MetaPairs) -> tuple[str, str]:
         details = refined.get(attrs.get("id", ""), {})
         if details.get("collection-type", "series").lower() == "series":
             return str(value).strip(), _index(details.get("group-position", ""))
-    named = {attrs.get("name", ""): attrs.get("content", "").strip() for _, attrs in pairs if attrs.get("name")}
+    named = {
+        attrs.get("name", ""): attrs.get("content", "").strip() for _, attrs in pairs if attrs.get("name")
+    }
     series = named.get("calibre:series", "")
     return (series, _index(named.get("calibre:series_index", ""))) if series else ("", "")
 

@@ -82,17 +82,22 @@ def book_from_parts(
         words = sum(count_words(block.text) for block in part.blocks)
         segment = Segment(anchor=None, blocks=part.blocks, image_count=0, link_words=0, types=part.types,
                           word_count=words)
-        sections.append(Section(toc_title=part.title, path=page_name(number), fragment="", segments=(segment,)))
+        sections.append(
+            Section(toc_title=part.title, path=page_name(number), fragment="", segments=(segment,))
+        )
     chapters = build_chapters(sections, book_title=metadata.title, language=metadata.language)
     if len(chapters) == 1 and chapters[0].word_count and not chapters[0].selected_by_default:
         # The whole book is one chapter named after the book: that is the text, not a title page.
         chapters = (dataclasses.replace(chapters[0], selected_by_default=True, matter_reason=""),)
     if not any(chapter.word_count for chapter in chapters):
         raise EmptyBook(
-            f"'{path.name}' has no text to read aloud{': ' + empty_hint if empty_hint else ''}. Check that it "
+            f"'{path.name}' has no text to read aloud{': ' + empty_hint if empty_hint else ''}. Check that "
+            "it "
             "is the right file."
         )
-    return Book(metadata=metadata, cover=cover, chapters=chapters, source_path=path, source_format=source_format)
+    return Book(
+        metadata=metadata, cover=cover, chapters=chapters, source_path=path, source_format=source_format
+    )
 
 
 def _without_gutenberg(parts: list[Part]) -> list[Part]:
@@ -102,7 +107,9 @@ def _without_gutenberg(parts: list[Part]) -> list[Part]:
     spots = [(i, j) for i, part in enumerate(parts) for j in range(len(part.blocks))]
     texts = {spot: parts[spot[0]].blocks[spot[1]].text for spot in spots}
     start = next((spot for spot in spots if START_RE.search(texts[spot])), None)
-    end = next((spot for spot in spots if END_RE.search(texts[spot]) and (start is None or spot > start)), None)
+    end = next(
+        (spot for spot in spots if END_RE.search(texts[spot]) and (start is None or spot > start)), None
+    )
     if start is None and end is None:
         return parts
     first, last = (-1, -1) if start is None else start, (len(parts), 0) if end is None else end
@@ -128,11 +135,16 @@ def _mark_front(parts: list[Part]) -> list[Part]:
         # Title pages, lists of the author's books and contents are short lines, not prose.
         short_lines = words < _FRONT_LINE_WORDS * len(parts[0].blocks)
         if short_lines or (words < _FRONT_MAX_WORDS and not (has_heading and words > _FRONT_MAX_WORDS // 3)):
-            return [Part(title="Title page", blocks=parts[0].blocks, types=frozenset({"titlepage"})), *parts[1:]]
+            return [
+                Part(title="Title page", blocks=parts[0].blocks, types=frozenset({"titlepage"})),
+                *parts[1:],
+            ]
     return parts
 
 
-def parts_from_markup(xml: bytes, split_ids: Sequence[str], options: ReadOptions = DEFAULT_OPTIONS) -> list[Part]:
+def parts_from_markup(
+    xml: bytes, split_ids: Sequence[str], options: ReadOptions = DEFAULT_OPTIONS
+) -> list[Part]:
     """Parts of an (X)HTML document cut at the elements with ``split_ids`` (chapter headings).
 
     The EPUB reader's extractor does the reading, so notes, note references, page numbers, hidden

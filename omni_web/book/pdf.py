@@ -31,13 +31,20 @@ __all__ = ["MAX_PDF_PAGES", "MAX_PDF_SECONDS", "load_pdf", "read_pdf_pages"]
 
 _STYLE_HEADING_WORDS = 15
 _TITLE_PAGE_WORDS = 60  # a headed part on page one shorter than this, before the chapters: the title page
-_LEADERS_RE = re.compile(r"(?:\.\s?){4,}\s*(?:\d+|[ivxlc]+)\b", re.IGNORECASE)  # dots leading to a page number
+_LEADERS_RE = re.compile(
+    r"(?:\.\s?){4,}\s*(?:\d+|[ivxlc]+)\b", re.IGNORECASE
+)  # dots leading to a page number
 _SCANNED_SHARE = 0.8  # this share of pages pictures with a few stray words: a scan
 _UNMAPPED_SHARE = 0.5  # more letters than this share unreadable: the text layer is no use
 
 
-def load_pdf(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, options: ReadOptions = DEFAULT_OPTIONS,
-             max_seconds: float = MAX_PDF_SECONDS) -> Book:
+def load_pdf(
+    path: Path,
+    *,
+    limits: ArchiveLimits = DEFAULT_LIMITS,
+    options: ReadOptions = DEFAULT_OPTIONS,
+    max_seconds: float = MAX_PDF_SECONDS,
+) -> Book:
     """Read a text PDF.
 
     Raises:
@@ -52,8 +59,10 @@ def load_pdf(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, options: Rea
     name = path.name
     size = path.stat().st_size
     if size > limits.max_file_bytes:
-        raise UnsafeBook(f"'{name}' is {size / 2**20:.1f} MiB, over the {limits.max_file_bytes / 2**20:.0f} MiB "
-                         "limit for one book file; it was not opened.")
+        raise UnsafeBook(
+            f"'{name}' is {size / 2**20:.1f} MiB, over the {limits.max_file_bytes / 2**20:.0f} MiB "
+            "limit for one book file; it was not opened."
+        )
     with path.open("rb") as handle:
         try:
             document = PDFDocument(PDFParser(handle), password="")
@@ -71,8 +80,14 @@ def load_pdf(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, options: Rea
     if refusal is not None:
         raise refusal
     parts = _parts(list(read.pages), outline, read.page_of, notes=options.notes_at_paragraph_end)
-    book = book_from_parts(parts, path=path, metadata=metadata, cover=read.cover, source_format="pdf",
-                           empty_hint="its pages hold no readable text")
+    book = book_from_parts(
+        parts,
+        path=path,
+        metadata=metadata,
+        cover=read.cover,
+        source_format="pdf",
+        empty_hint="its pages hold no readable text",
+    )
     return dataclasses.replace(book, warnings=_warnings(read)) if read.dropped_glyphs else book
 
 
@@ -81,28 +96,38 @@ def _refusal(path: Path, read: PdfPages) -> BookError | None:
     name, count = path.name, len(read.pages)
     if not any(page.lines for page in read.pages):
         if _cut_short(path):
-            return NotAnEpub(f"'{name}' is a damaged PDF: the file is cut short (an interrupted download or copy) "
-                             "and no page text could be read from what is there. Download or copy it again.")
+            return NotAnEpub(
+                f"'{name}' is a damaged PDF: the file is cut short (an interrupted download or copy) "
+                "and no page text could be read from what is there. Download or copy it again."
+            )
         return _no_text(name, read.images, count)
     if read.scanned_pages and read.scanned_pages >= count * _SCANNED_SHARE:
         return ScannedBook(
             f"'{name}' is a scanned PDF: "
-            + (f"{read.scanned_pages} of its {count} pages are pictures" if count > 1 else "its page is a picture")
+            + (
+                f"{read.scanned_pages} of its {count} pages are pictures"
+                if count > 1
+                else "its page is a picture"
+            )
             + " with only a few stray words of text (a watermark or a label), so it needs OCR first "
             "(e.g. ocrmypdf), then upload the OCR'd PDF."
         )
     if read.dropped_glyphs > read.glyphs * _UNMAPPED_SHARE:
         return ScannedBook(
-            f"'{name}' has a text layer that cannot be read: {read.dropped_glyphs:,} of its {read.glyphs:,} letters "
-            "are in fonts that carry no map to real letters. Run OCR on it first (e.g. ocrmypdf --force-ocr), "
+            f"'{name}' has a text layer that cannot be read: {read.dropped_glyphs:,} of its {read.glyphs:,} "
+            "letters "
+            "are in fonts that carry no map to real letters. Run OCR on it first (e.g. ocrmypdf "
+            "--force-ocr), "
             "or use another copy of the book."
         )
     return None
 
 
 def _warnings(read: PdfPages) -> tuple[str, ...]:
-    return (f"{read.dropped_glyphs:,} letters or symbols in fonts without a map to real letters were left out "
-            "(the book may read with gaps where they stood, most often in formulas).",)
+    return (
+        f"{read.dropped_glyphs:,} letters or symbols in fonts without a map to real letters were left out "
+        "(the book may read with gaps where they stood, most often in formulas).",
+    )
 
 
 def _cut_short(path: Path) -> bool:
@@ -120,8 +145,10 @@ def _open_error(path: Path, exc: Exception) -> BookError:
             "Remove the protection with the program that made it, or use an unprotected copy."
         )
     if _cut_short(path):
-        return NotAnEpub(f"'{name}' is a damaged PDF: the file is cut short (an interrupted download or copy), so "
-                         "its pages cannot be found. Download or copy it again.")
+        return NotAnEpub(
+            f"'{name}' is a damaged PDF: the file is cut short (an interrupted download or copy), so "
+            "its pages cannot be found. Download or copy it again."
+        )
     return NotAnEpub(f"'{name}' is a damaged PDF and cannot be read ({kind}). Use another copy of the book.")
 
 
@@ -131,8 +158,10 @@ def _no_text(name: str, images: int, page_count: int) -> BookError:
             f"'{name}' is a scanned PDF: its {page_count} page{'s' if page_count != 1 else ''} are pictures "
             "with no text layer, so it needs OCR first (e.g. ocrmypdf), then upload the OCR'd PDF."
         )
-    return ScannedBook(f"'{name}' has no text layer at all (empty or drawn pages); it needs OCR first if it "
-                       "shows text, or use another copy of the book.")
+    return ScannedBook(
+        f"'{name}' has no text layer at all (empty or drawn pages); it needs OCR first if it "
+        "shows text, or use another copy of the book."
+    )
 
 
 def _decode(value: Any) -> str:
@@ -196,8 +225,9 @@ def _outline(document: Any) -> list[tuple[int, str, Any]]:
             if isinstance(target, dict):
                 target = resolve1(target.get("D"))
             if isinstance(target, list) and target:
-                entries.append((level, _decode(title) if not isinstance(title, str) else " ".join(title.split()),
-                                target))
+                entries.append(
+                    (level, _decode(title) if not isinstance(title, str) else " ".join(title.split()), target)
+                )
     except PDFNoOutlines:
         return []
     except Exception:  # noqa: BLE001 - a broken outline costs the outline, not the book
@@ -205,8 +235,13 @@ def _outline(document: Any) -> list[tuple[int, str, Any]]:
     return entries
 
 
-def _parts(pages: list[PageLines], outline: list[tuple[int, str, Any]], page_of: dict[int, int], *,
-           notes: bool = False) -> list[Part]:
+def _parts(
+    pages: list[PageLines],
+    outline: list[tuple[int, str, Any]],
+    page_of: dict[int, int],
+    *,
+    notes: bool = False,
+) -> list[Part]:
     body = body_size(pages)
     paras = paragraphs(pages, body=body, min_heading=_chapter_heading_min(pages, body), notes=notes)
     starts = _outline_starts(outline, paras, page_of)
@@ -220,8 +255,9 @@ def _chapter_heading_min(pages: list[PageLines], body: float) -> float:
     return sizes[-1] - 0.3 if sizes else body * 1.18  # sizes are rounded to 0.5 pt
 
 
-def _outline_starts(outline: list[tuple[int, str, Any]], paras: list[TextPara],
-                    page_of: dict[int, int]) -> list[tuple[int, str]]:
+def _outline_starts(
+    outline: list[tuple[int, str, Any]], paras: list[TextPara], page_of: dict[int, int]
+) -> list[tuple[int, str]]:
     """(paragraph index, title) where each chapter of the outline starts."""
     if not outline:
         return []
@@ -240,7 +276,11 @@ def _outline_starts(outline: list[tuple[int, str, Any]], paras: list[TextPara],
         after = starts[-1][0] if starts else -1
         found = _title_on_page(paras, page, title, after=after)
         agreed += found is not None
-        start = found if found is not None else _find_start(paras, page, top_y if isinstance(top_y, int | float) else None)
+        start = (
+            found
+            if found is not None
+            else _find_start(paras, page, top_y if isinstance(top_y, int | float) else None)
+        )
         starts.append((start, title))
     # An outline whose titles are not the headings its entries point at (a generator's "First",
     # "Second", or links named for their targets) is not the book's table of contents.
@@ -253,14 +293,19 @@ def _title_on_page(paras: list[TextPara], page: int, title: str, *, after: int =
     """The paragraph on ``page`` that sets the outline entry's title (a heading first, after the
     paragraph ``after`` if it can), if any."""
     key = text_key(title)
-    on_page = sorted(((i, p) for i, p in enumerate(paras) if p.page == page), key=lambda item: item[0] <= after)
+    on_page = sorted(
+        ((i, p) for i, p in enumerate(paras) if p.page == page), key=lambda item: item[0] <= after
+    )
     for prefer_headings in (True, False):
         for index, para in on_page:
             para_key = text_key(para.text)
             if prefer_headings and not para.is_heading:
                 continue
-            if para_key and key and (para_key.startswith(key) or key.startswith(para_key)
-                                     or key in para_key[: len(key) + 4]):
+            if (
+                para_key
+                and key
+                and (para_key.startswith(key) or key.startswith(para_key) or key in para_key[: len(key) + 4])
+            ):
                 return index
     return None
 
@@ -281,10 +326,14 @@ def _find_start(paras: list[TextPara], page: int, top: float | None) -> int:
 def _cut_at(paras: list[TextPara], starts: list[tuple[int, str]]) -> list[Part]:
     parts = []
     first = starts[0][0]
-    contents = next((i for i in range(first) if paras[i].is_heading and _is_contents_title(paras[i].text)), first)
+    contents = next(
+        (i for i in range(first) if paras[i].is_heading and _is_contents_title(paras[i].text)), first
+    )
     if contents > 0:
         parts.append(Part(title="", blocks=_blocks(paras[:contents])))
-    if contents < first:  # the contents page before the first chapter: a chapter of its own, not read by default
+    if (
+        contents < first
+    ):  # the contents page before the first chapter: a chapter of its own, not read by default
         parts.append(Part(title=paras[contents].text, blocks=_blocks(paras[contents:first])))
     for n, (start, title) in enumerate(starts):
         end = starts[n + 1][0] if n + 1 < len(starts) else len(paras)
@@ -324,7 +373,7 @@ def _title_page_first(paras: list[TextPara], starts: list[tuple[int, str]]) -> l
     authors set as large as a section) are its title page, not chapters."""
     starts = list(starts)
     while len(starts) > 2 and paras[starts[0][0]].page == 0 and not _is_contents_title(starts[0][1]):
-        words = sum(len(p.text.split()) for p in paras[starts[0][0]:starts[1][0]])
+        words = sum(len(p.text.split()) for p in paras[starts[0][0] : starts[1][0]])
         if words >= _TITLE_PAGE_WORDS:
             break
         starts.pop(0)
@@ -338,16 +387,26 @@ def _style_headings(paras: list[TextPara]) -> tuple[list[TextPara], list[tuple[i
     size) used at least twice: the book's top level (a report's "INTRODUCTION" and "TITLE I: ..."
     set in small bold capitals above its larger mixed-case section titles).
     """
+
     def alone(para: TextPara) -> bool:
-        return (para.bold and not para.is_heading and para.lines <= 2 and len(para.text.split()) <= _STYLE_HEADING_WORDS
-                and not para.text.endswith((".", ",", ";")) and any(ch.isalpha() for ch in para.text))
+        return (
+            para.bold
+            and not para.is_heading
+            and para.lines <= 2
+            and len(para.text.split()) <= _STYLE_HEADING_WORDS
+            and not para.text.endswith((".", ",", ";"))
+            and any(ch.isalpha() for ch in para.text)
+        )
 
     def body(i: int) -> bool:
         return i < len(paras) and not paras[i].bold and not paras[i].is_heading
 
     # Followed by body text, or by a subheading that is (a part title, then its first section's).
-    found = [i for i, para in enumerate(paras) if alone(para)
-             and (body(i + 1) or (i + 1 < len(paras) and alone(paras[i + 1]) and body(i + 2)))]
+    found = [
+        i
+        for i, para in enumerate(paras)
+        if alone(para) and (body(i + 1) or (i + 1 < len(paras) and alone(paras[i + 1]) and body(i + 2)))
+    ]
     if not found:
         return paras, []
 
@@ -357,7 +416,9 @@ def _style_headings(paras: list[TextPara]) -> tuple[list[TextPara], list[tuple[i
     counts = Counter(style(paras[i]) for i in found)
     # The most prominent style used twice: capitals before mixed case, upright before italic,
     # then the larger size (a title set small in capitals outranks a larger mixed-case section).
-    top = max((key for key, n in counts.items() if n >= 2), key=lambda k: (k[1], not k[2], k[0]), default=None)
+    top = max(
+        (key for key, n in counts.items() if n >= 2), key=lambda k: (k[1], not k[2], k[0]), default=None
+    )
     if top is None:
         return paras, []
     marked = list(paras)
@@ -372,5 +433,8 @@ def _is_contents_title(text: str) -> bool:
 
 def _blocks(paras: list[TextPara]) -> tuple[TextBlock, ...]:
     """The paragraphs as blocks, without lines of a table of contents ("1.2 Räume . . . . . 6")."""
-    return tuple(heading(p.text) if p.is_heading else paragraph(p.text) for p in paras
-                 if not (leaders := len(_LEADERS_RE.findall(p.text))) or (leaders < 2 and len(p.text.split()) > 15))
+    return tuple(
+        heading(p.text) if p.is_heading else paragraph(p.text)
+        for p in paras
+        if not (leaders := len(_LEADERS_RE.findall(p.text))) or (leaders < 2 and len(p.text.split()) > 15)
+    )

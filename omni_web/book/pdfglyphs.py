@@ -80,7 +80,10 @@ def _truetype_names(descriptor: Mapping[str, Any]) -> dict[int, str]:
         elif (table.platformID, table.platEncID) in ((3, 0), (1, 0)):
             codes.update({point & 0xFF: name for point, name in table.cmap.items()})
     # A name the font itself maps to Unicode is spelled that way ("uni2286" for a renamed glyph).
-    return {code: (f"uni{unicode_names[name]:04X}" if name in unicode_names else name) for code, name in codes.items()}
+    return {
+        code: (f"uni{unicode_names[name]:04X}" if name in unicode_names else name)
+        for code, name in codes.items()
+    }
 
 
 def _text_of(name: str) -> str:

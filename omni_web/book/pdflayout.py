@@ -32,7 +32,8 @@ _MIN_ROWS = 3  # a head, some text, a foot
 _EDGE_ZONE = 0.2  # ... and only within the top or bottom fifth of the page
 _SIDE_SHARE = 0.1  # a column beside the text (an infobox, a sidebar) holds at least this share of it
 _PAGE_NUMBER_RE = re.compile(
-    r"^(?:[-–—(\[]\s*)?(?:page\s+)?(?:\d{1,5}|[ivxlcdm]{1,7})(?:\s+of\s+\d{1,4})?(?:\s*[-–—)\]])?$", re.IGNORECASE
+    r"^(?:[-–—(\[]\s*)?(?:page\s+)?(?:\d{1,5}|[ivxlcdm]{1,7})(?:\s+of\s+\d{1,4})?(?:\s*[-–—)\]])?$",
+    re.IGNORECASE,
 )
 _DIGITS_RE = re.compile(r"\d+")
 _SENTENCE_END = (".", "!", "?", ":", "\u201d", '"', "\u2019", "'", ")", "…")
@@ -96,8 +97,12 @@ def body_size(pages: Sequence[PageLines]) -> float:
 
 def heading_sizes(pages: Sequence[PageLines], body: float) -> list[float]:
     """Heading font sizes, largest first (rounded to 0.5 pt)."""
-    found = {round(line.size * 2) / 2 for page in pages for line in page.lines
-             if line.size >= body * _HEADING_RATIO and len(line.text.split()) <= 15}
+    found = {
+        round(line.size * 2) / 2
+        for page in pages
+        for line in page.lines
+        if line.size >= body * _HEADING_RATIO and len(line.text.split()) <= 15
+    }
     return sorted(found, reverse=True)
 
 
@@ -124,7 +129,9 @@ def _edge_lines(page: PageLines) -> dict[int, str]:
     # One row at the head (a running head), two at the foot (a footer line and a folio under it).
     for zone, chosen in (("top", rows[:1]), ("bottom", rows[-2:])):
         for top, indexes in chosen:
-            inside = top >= page.height * (1 - _EDGE_ZONE) if zone == "top" else top <= page.height * _EDGE_ZONE
+            inside = (
+                top >= page.height * (1 - _EDGE_ZONE) if zone == "top" else top <= page.height * _EDGE_ZONE
+            )
             if inside:
                 edge.update({i: zone for i in indexes})
     return edge
@@ -166,7 +173,9 @@ def running_lines(pages: Sequence[PageLines], body: float = 10.0) -> set[tuple[s
                 row = [i for i, z in edge.items() if z == zone]
                 # Set no larger than the text: a chapter heading at the top of each page is no running head.
                 if row and _set_apart(page, row, zone, body):
-                    shapes.update({(_shape(page.lines[i]), zone) for i in row if page.lines[i].size <= body * 1.05})
+                    shapes.update(
+                        {(_shape(page.lines[i]), zone) for i in row if page.lines[i].size <= body * 1.05}
+                    )
     threshold = max(2, int(len(pages) * 0.25))
     found = {item for item, count in counts.items() if count >= threshold and item[0].strip("# ")}
     return found | {item for item, count in shapes.items() if count >= max(3, threshold)}
@@ -203,7 +212,11 @@ def _gutter(lines: list[Line], left_x: float, right_x: float) -> float | None:
             continue
         lesser = min(sum(len(x.text) for x in left), sum(len(x.text) for x in right))
         crossing = len(lines) - len(left) - len(right)
-        if lesser > _SIDE_SHARE * total and crossing <= len(lines) * 0.25 and (best is None or (crossing, -lesser) < best[:2]):
+        if (
+            lesser > _SIDE_SHARE * total
+            and crossing <= len(lines) * 0.25
+            and (best is None or (crossing, -lesser) < best[:2])
+        ):
             best = (crossing, -lesser, gap)
     return best[2] if best else None
 
@@ -215,6 +228,7 @@ def _columns(page: PageLines, lines: list[Line], depth: int = 0) -> list[Line]:
     them after; one between two stretches of columns ends the stretch above it. Each side is
     split again, so three columns (a journal, a gazette) read one after the other.
     """
+
     def down(group: list[Line]) -> list[Line]:
         return sorted(group, key=lambda x: (-round(x.y1), x.x0))
 
@@ -247,13 +261,16 @@ def _drop_notes(lines: list[Line], body: float) -> tuple[list[Line], list[str]]:
     if not body_lines:
         return lines, []
     floor = min(x.y0 for x in body_lines)
-    below = sorted((x for x in lines if x.y1 <= floor + 1 and x.size < body * _NOTE_RATIO), key=lambda x: -x.y1)
+    below = sorted(
+        (x for x in lines if x.y1 <= floor + 1 and x.size < body * _NOTE_RATIO), key=lambda x: -x.y1
+    )
     if not below:
         return lines, []
     first = next((x for x in below if not _MARKER_LINE_RE.match(x.text.strip())), below[0])
     marked = _NOTE_START_RE.match(first.text.strip()) or any(
         _MARKER_LINE_RE.match(x.text.strip()) and x.x0 < first.x0 and x.y0 <= first.y1 and x.y1 >= first.y0
-        for x in below)
+        for x in below
+    )
     if not marked:
         return lines, []
     dropped = [x for x in below if x.y1 <= first.y1 + 1]
@@ -272,7 +289,7 @@ def _note_texts(lines: list[Line]) -> list[str]:
         if starts or not notes:
             if not (notes and not notes[-1]):
                 notes.append("")
-            text = text[starts.end():] if starts else text
+            text = text[starts.end() :] if starts else text
         notes[-1] = _join(notes[-1], text) if notes[-1] else text
     return [n for n in notes if n]
 
@@ -366,7 +383,8 @@ def paragraphs(pages: Sequence[PageLines], *, body: float | None = None, min_hea
     cleaned = [(page, clean_page(page, running, size)) for page in pages]
     # The usual gap between lines of the book (not a blank line's), measured over all pages: a
     # page with two lines says nothing about it.
-    gaps = sorted(a.y1 - b.y1 - b.size for _, (lines, _notes) in cleaned for a, b in zip(lines, lines[1:], strict=False)
+    gaps = sorted(a.y1 - b.y1 - b.size for _, (lines, _notes) in cleaned for a, b in zip(lines, lines[1:],
+                                                                                         strict=False)
                   if 0 < a.y0 - b.y1 < size * 3 and abs(a.size - size) < 1 and abs(b.size - size) < 1)
     leading = gaps[len(gaps) // 4] if gaps else size * 0.3
     for page, (lines, page_notes) in cleaned:
@@ -377,38 +395,65 @@ def paragraphs(pages: Sequence[PageLines], *, body: float | None = None, min_hea
             text = " ".join(line.text.split())
             if line.size >= heading_min and len(text.split()) <= 15:
                 same_row = previous is not None and abs(previous.y1 - line.y1) < 2 and line.x0 >= previous.x1
-                if open_para and open_para["heading"] and previous is not None and abs(previous.size - line.size) < 0.6 \
-                        and (0 <= previous.y0 - line.y1 < size * 2 or same_row):
+                if (
+                    open_para
+                    and open_para["heading"]
+                    and previous is not None
+                    and abs(previous.size - line.size) < 0.6
+                    and (0 <= previous.y0 - line.y1 < size * 2 or same_row)
+                ):
                     # "1." and "Introduction" set apart on one row are one heading
                     sep = " " if same_row or open_para["text"][-1:] in ".:;!?" else ": "
                     open_para["text"] += sep + text
                 else:
                     _close(open_para, out)
-                    open_para = {"text": text, "page": page.number, "heading": True, "size": line.size,
-                                 "top": line.y1}
+                    open_para = {
+                        "text": text,
+                        "page": page.number,
+                        "heading": True,
+                        "size": line.size,
+                        "top": line.y1,
+                    }
                 previous = line
                 continue
-            if open_para is None or open_para["heading"] or _starts_paragraph(line, previous, open_para, leading,
-                                                                               left_edge, size):
+            if (
+                open_para is None
+                or open_para["heading"]
+                or _starts_paragraph(line, previous, open_para, leading, left_edge, size)
+            ):
                 _close(open_para, out)
-                open_para = {"text": text, "page": page.number, "heading": False, "size": line.size,
-                             "top": line.y1, "bold": line.bold, "italic": line.italic, "lines": 1}
+                open_para = {
+                    "text": text,
+                    "page": page.number,
+                    "heading": False,
+                    "size": line.size,
+                    "top": line.y1,
+                    "bold": line.bold,
+                    "italic": line.italic,
+                    "lines": 1,
+                }
             else:
                 open_para["text"] = _join(open_para["text"], text)
-                open_para.update(bold=open_para.get("bold") and line.bold, italic=open_para.get("italic") and line.italic,
-                                 lines=open_para.get("lines", 1) + 1)
+                open_para.update(
+                    bold=open_para.get("bold") and line.bold,
+                    italic=open_para.get("italic") and line.italic,
+                    lines=open_para.get("lines", 1) + 1,
+                )
             open_para["right"] = max(open_para.get("right", 0.0), line.x1)
-            open_para.setdefault("notes", []).extend(queue[:line.marks])
-            del queue[:line.marks]
+            open_para.setdefault("notes", []).extend(queue[: line.marks])
+            del queue[: line.marks]
             previous = line
         if queue and open_para is not None:
-            open_para.setdefault("notes", []).extend(queue)  # no marker found: after the page's last paragraph
+            open_para.setdefault("notes", []).extend(
+                queue
+            )  # no marker found: after the page's last paragraph
     _close(open_para, out)
     return out
 
 
-def _starts_paragraph(line: Line, previous: Line | None, para: dict, leading: float, left_edge: float,
-                      size: float) -> bool:
+def _starts_paragraph(
+    line: Line, previous: Line | None, para: dict, leading: float, left_edge: float, size: float
+) -> bool:
     if line.opens:
         return True
     ended = para["text"].rstrip().endswith(_SENTENCE_END)
@@ -427,9 +472,25 @@ def _starts_paragraph(line: Line, previous: Line | None, para: dict, leading: fl
 
 def _close(para: dict | None, out: list[TextPara]) -> None:
     if para and para["text"].strip():
-        out.append(TextPara(text=para["text"].strip(), page=para["page"], is_heading=para["heading"],
-                            size=para["size"], top=para.get("top", 0.0), bold=bool(para.get("bold")),
-                            italic=bool(para.get("italic")), lines=para.get("lines", 1)))
+        out.append(
+            TextPara(
+                text=para["text"].strip(),
+                page=para["page"],
+                is_heading=para["heading"],
+                size=para["size"],
+                top=para.get("top", 0.0),
+                bold=bool(para.get("bold")),
+                italic=bool(para.get("italic")),
+                lines=para.get("lines", 1),
+            )
+        )
     for note in para.get("notes", ()) if para else ():
-        out.append(TextPara(text=note_paragraph(note), page=para["page"], is_heading=False, size=para["size"],
-                            top=para.get("top", 0.0)))
+        out.append(
+            TextPara(
+                text=note_paragraph(note),
+                page=para["page"],
+                is_heading=False,
+                size=para["size"],
+                top=para.get("top", 0.0),
+            )
+        )

@@ -65,10 +65,14 @@ def read_pdf_pages(document: Any, *, name: str, max_seconds: float = MAX_PDF_SEC
     page_ids: dict[int, int] = {}
     for index, page in enumerate(PDFPage.create_pages(document)):
         if index >= MAX_PDF_PAGES:
-            raise UnsafeBook(f"'{name}' has more than {MAX_PDF_PAGES} pages; it was not read. Split it first.")
+            raise UnsafeBook(
+                f"'{name}' has more than {MAX_PDF_PAGES} pages; it was not read. Split it first."
+            )
         if time.monotonic() > deadline:
-            raise UnsafeBook(f"'{name}' took more than {max_seconds:.0f} s to lay out; it was not read. Use another "
-                             "copy of the book (or split it).")
+            raise UnsafeBook(
+                f"'{name}' took more than {max_seconds:.0f} s to lay out; it was not read. Use another "
+                "copy of the book (or split it)."
+            )
         interpreter.process_page(page)
         layout = device.get_result()
         lines, page_images = _page_lines(layout)
@@ -78,12 +82,23 @@ def read_pdf_pages(document: Any, *, name: str, max_seconds: float = MAX_PDF_SEC
             cover = _cover(page_images, layout)
         pages.append(PageLines(number=index, lines=tuple(lines), width=layout.width, height=layout.height))
         page_ids[page.pageid] = index
-        if index + 1 == _SCAN_PROBE_PAGES and images and not any(p.lines for p in pages) \
-                and not _middle_has_text(document, interpreter, device):
+        if (
+            index + 1 == _SCAN_PROBE_PAGES
+            and images
+            and not any(p.lines for p in pages)
+            and not _middle_has_text(document, interpreter, device)
+        ):
             break  # a scan: refuse in seconds, not after laying out a 400-page book of pictures
     laid_out = sum(len(line.text) for page in pages for line in page.lines)
-    return PdfPages(pages=tuple(pages), images=images, cover=cover, page_of=page_ids, glyphs=laid_out + device.dropped,
-                    scanned_pages=scanned, dropped_glyphs=device.dropped)
+    return PdfPages(
+        pages=tuple(pages),
+        images=images,
+        cover=cover,
+        page_of=page_ids,
+        glyphs=laid_out + device.dropped,
+        scanned_pages=scanned,
+        dropped_glyphs=device.dropped,
+    )
 
 
 def _is_scanned_page(lines: list[Line], images: list[Any], layout: Any) -> bool:
@@ -154,12 +169,20 @@ def _page_lines(layout: Any) -> tuple[list[Line], list[Any]]:
         if isinstance(item, LTTextLine):
             line = _line(item, LTChar)
             # a line drawn twice over itself (overprinted bold, a shadow) is read once
-            if line is not None and not any(x.text == line.text and abs(x.x0 - line.x0) < 2 and abs(x.y0 - line.y0) < 2
-                                             for x in lines[-8:]):
+            if line is not None and not any(
+                x.text == line.text and abs(x.x0 - line.x0) < 2 and abs(x.y0 - line.y0) < 2
+                for x in lines[-8:]
+            ):
                 lines.append(line)
         elif isinstance(item, LTFigure) and (item.width * item.height) < page_area * _BODY_FIGURE_SHARE:
-            images.extend(child for child in item if isinstance(child, LTImage))  # a drawing's labels are not read
-        elif isinstance(item, LTTextBox | LTFigure) or hasattr(item, "__iter__") and not isinstance(item, LTImage):
+            images.extend(
+                child for child in item if isinstance(child, LTImage)
+            )  # a drawing's labels are not read
+        elif (
+            isinstance(item, LTTextBox | LTFigure)
+            or hasattr(item, "__iter__")
+            and not isinstance(item, LTImage)
+        ):
             for child in item:
                 visit(child)
         if isinstance(item, LTImage):
@@ -188,7 +211,11 @@ def _line(item: Any, char_type: type) -> Line | None:
                 continue  # bold faked by printing each letter (or word) twice, a hair apart: "DDaattaa"
             drawn.setdefault(piece, []).append(c)
         # A note marker: a digit or symbol set small and raised ("word¹"), never read mid-sentence.
-        if isinstance(c, char_type) and c.size < size * _SUPERSCRIPT_RATIO and (piece.isdigit() or piece in "*†‡§"):
+        if (
+            isinstance(c, char_type)
+            and c.size < size * _SUPERSCRIPT_RATIO
+            and (piece.isdigit() or piece in "*†‡§")
+        ):
             marks += not in_mark
             in_mark = True
             continue
@@ -199,8 +226,17 @@ def _line(item: Any, char_type: type) -> Line | None:
         return None
     bold = sum(1 for c in chars if _BOLD_RE.search(c.fontname)) * 2 > len(chars)
     italic = sum(1 for c in chars if _ITALIC_RE.search(c.fontname)) * 2 > len(chars)
-    return Line(text=joined, size=size, x0=item.x0, x1=item.x1, y0=item.y0, y1=item.y1, marks=marks, bold=bold,
-                italic=italic)
+    return Line(
+        text=joined,
+        size=size,
+        x0=item.x0,
+        x1=item.x1,
+        y0=item.y0,
+        y1=item.y1,
+        marks=marks,
+        bold=bold,
+        italic=italic,
+    )
 
 
 def _overprinted(char: Any, same: Any) -> bool:

@@ -135,7 +135,8 @@ def has_entity_declaration(data: bytes) -> bool:
     return any(marker in data for marker in _ENTITY_MARKERS)
 
 
-def check_archive(archive: zipfile.ZipFile, *, name: str, limits: ArchiveLimits = DEFAULT_LIMITS) -> ArchiveCheck:
+def check_archive(archive: zipfile.ZipFile, *, name: str,
+                  limits: ArchiveLimits = DEFAULT_LIMITS) -> ArchiveCheck:
     """Check sizes, structure, markup and encryption of an open EPUB archive.
 
     Args:
@@ -215,8 +216,14 @@ def check_office_zip(archive: zipfile.ZipFile, *, name: str, limits: ArchiveLimi
 
 
 @contextlib.contextmanager
-def office_archive(path: Path, *, kind: str, app: str, limits: ArchiveLimits = DEFAULT_LIMITS,
-                   unreadable: tuple[type[Exception], ...] = ()) -> Iterator[zipfile.ZipFile]:  # fmt: skip
+def office_archive(
+    path: Path,
+    *,
+    kind: str,
+    app: str,
+    limits: ArchiveLimits = DEFAULT_LIMITS,
+    unreadable: tuple[type[Exception], ...] = (),
+) -> Iterator[zipfile.ZipFile]:
     """The DOCX or ODT archive at ``path``, checked by :func:`check_office_zip`, open for the block.
 
     A broken archive, or ``unreadable`` raised while the block reads it, is told as a document of
@@ -231,7 +238,9 @@ def office_archive(path: Path, *, kind: str, app: str, limits: ArchiveLimits = D
             check_office_zip(archive, name=path.name, limits=limits)
             yield archive
     except (zipfile.BadZipFile, KeyError, ValueError, *unreadable) as exc:
-        raise NotAnEpub(f"'{path.name}' is not a readable {kind} ({exc}). Open and save it again in {app}.") from exc
+        raise NotAnEpub(
+            f"'{path.name}' is not a readable {kind} ({exc}). Open and save it again in {app}."
+        ) from exc
 
 
 def read_limited(path: str | Path, *, name: str, limit: int) -> bytes:
@@ -317,7 +326,9 @@ def _check_package(archive: zipfile.ZipFile, opf_path: str, *, name: str) -> fro
     return frozenset(markup)
 
 
-def _check_markup(archive: zipfile.ZipFile, info: zipfile.ZipInfo, *, name: str, limits: ArchiveLimits) -> None:
+def _check_markup(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, *, name: str, limits: ArchiveLimits
+) -> None:
     """Size and entity check of one XML/XHTML member."""
     if info.file_size > limits.max_markup_bytes:
         raise UnsafeBook(
@@ -369,7 +380,7 @@ def _check_encryption(
 def _entities(name: str, member: str) -> UnsafeBook:
     return UnsafeBook(
         f"'{name}' was not opened: {member} declares XML entities, which EPUBs do not need and "
-        "which can be used to exhaust memory (\"billion laughs\"). Use another copy of the book."
+        'which can be used to exhaust memory ("billion laughs"). Use another copy of the book.'
     )
 
 

@@ -85,11 +85,18 @@ def _is_sentence(text: str) -> bool:
         return False  # "IV. Marie couche le petit blessé.": a numbered title, whatever its case
     words = [w for w in text.split() if len(w) >= 4 and w[0].isalpha()]
     lower = sum(w[0].islower() for w in words)
-    return text.rstrip("\"'\u201d\u2019").endswith((".", "!", "?")) and len(text.split()) > 3 and 2 * lower > len(words)
+    return (
+        text.rstrip("\"'\u201d\u2019").endswith((".", "!", "?"))
+        and len(text.split()) > 3
+        and 2 * lower > len(words)
+    )
 
 
 def _chapters(paragraphs: list[Paragraph], heads: list[int]) -> int:
     """How many of the parts the heads cut out are chapter-long."""
     bounds = [*heads, len(paragraphs)]
-    lengths = (sum(p.words for p in paragraphs[start + 1:end]) for start, end in zip(bounds, bounds[1:], strict=False))
+    lengths = (
+        sum(p.words for p in paragraphs[start + 1 : end])
+        for start, end in zip(bounds, bounds[1:], strict=False)
+    )
     return sum(words >= CHAPTER_WORDS for words in lengths)

@@ -40,7 +40,14 @@ def _local(element: etree._Element) -> str:
 def _multiply(m: Matrix, n: Matrix) -> Matrix:
     a, b, c, d, e, f = m
     a2, b2, c2, d2, e2, f2 = n
-    return (a * a2 + c * b2, b * a2 + d * b2, a * c2 + c * d2, b * c2 + d * d2, a * e2 + c * f2 + e, b * e2 + d * f2 + f)
+    return (
+        a * a2 + c * b2,
+        b * a2 + d * b2,
+        a * c2 + c * d2,
+        b * c2 + d * d2,
+        a * e2 + c * f2 + e,
+        b * e2 + d * f2 + f,
+    )
 
 
 def _parse_transform(value: str) -> Matrix:
@@ -93,7 +100,9 @@ class _Style:
 
 def _style(element: etree._Element, parent: _Style) -> _Style:
     style = element.get("style", "")
-    size = _first(element.get("font-size")) or (float(m.group(1)) if (m := _FONT_SIZE_RE.search(style)) else None)
+    size = _first(element.get("font-size")) or (
+        float(m.group(1)) if (m := _FONT_SIZE_RE.search(style)) else None
+    )
     mode = element.get("writing-mode") or (m.group(1) if (m := _WRITING_MODE_RE.search(style)) else "")
     direction = element.get("direction") or ("rtl" if "direction:rtl" in style.replace(" ", "") else "")
     return _Style(

@@ -234,8 +234,11 @@ def _join_page_turns(section: Section) -> Section:
     for segment in section.segments:
         previous = next((s for s in reversed(segments) if s.blocks), None)
         if previous is not None and segment.blocks and _continues(previous.blocks[-1], segment.blocks[0]):
-            joined = TextBlock(kind=previous.blocks[-1].kind, text=f"{previous.blocks[-1].text} {segment.blocks[0].text}")
-            segments[segments.index(previous)] = dataclasses.replace(previous, blocks=(*previous.blocks[:-1], joined))
+            joined = TextBlock(kind=previous.blocks[-1].kind,
+                               text=f"{previous.blocks[-1].text} {segment.blocks[0].text}")
+            segments[segments.index(previous)] = dataclasses.replace(
+                previous, blocks=(*previous.blocks[:-1], joined)
+            )
             segment = dataclasses.replace(segment, blocks=segment.blocks[1:])
         segments.append(segment)
     return dataclasses.replace(section, segments=tuple(segments))

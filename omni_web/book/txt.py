@@ -109,7 +109,11 @@ def parts_from_text(body: str) -> list[Part]:
         if not spaced and len(lines) >= 2 and sum(is_chapter_heading(line) for line in lines) >= 2:
             if title or blocks:
                 parts.append(Part(title=title, blocks=tuple(blocks)))
-            parts.append(Part(title="Contents", blocks=tuple(heading(line) for line in lines), types=frozenset({"toc"})))
+            parts.append(
+                Part(
+                    title="Contents", blocks=tuple(heading(line) for line in lines), types=frozenset({"toc"})
+                )
+            )
             title, blocks, pending_subtitle = "", [], False
             continue
         if index in spaced or (not spaced and _is_heading(lines)):
@@ -119,7 +123,12 @@ def parts_from_text(body: str) -> list[Part]:
             blocks = [heading(title)]
             pending_subtitle = len(lines) == 1 and not spaced
             continue
-        if pending_subtitle and len(lines) == 1 and looks_like_title_line(lines[0]) and not _ends_sentence(lines[0]):
+        if (
+            pending_subtitle
+            and len(lines) == 1
+            and looks_like_title_line(lines[0])
+            and not _ends_sentence(lines[0])
+        ):
             title = _join_title([title, lines[0]])
             blocks = [heading(title)]
             pending_subtitle = False
@@ -135,7 +144,9 @@ def parts_from_text(body: str) -> list[Part]:
 
 
 def _is_heading(lines: list[str]) -> bool:
-    return is_chapter_heading(lines[0]) and len(lines) <= 3 and all(looks_like_title_line(x) for x in lines[1:])
+    return (
+        is_chapter_heading(lines[0]) and len(lines) <= 3 and all(looks_like_title_line(x) for x in lines[1:])
+    )
 
 
 def _front_joined(parts: list[Part]) -> list[Part]:

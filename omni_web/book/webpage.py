@@ -27,13 +27,16 @@ __all__ = ["book_from_html", "load_html", "parse_html"]
 
 _CHARSET_RE = re.compile(rb"<meta[^>]+charset\s*=", re.IGNORECASE)
 _XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*\?>")
-_PG_BOILERPLATE_RE = re.compile(r"pg-(?:header|footer|boilerplate|machine-header|start-separator|end-separator)")
+_PG_BOILERPLATE_RE = re.compile(
+    r"pg-(?:header|footer|boilerplate|machine-header|start-separator|end-separator)"
+)
 _HEADINGS = ("h1", "h2", "h3")
 _CHAPTER_WORDS = 150  # a heading followed by less text is a title-page line, not a chapter
 
 
-def load_html(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
-              options: ReadOptions = DEFAULT_OPTIONS) -> Book:
+def load_html(
+    path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, options: ReadOptions = DEFAULT_OPTIONS
+) -> Book:
     """Read an HTML book.
 
     Raises:
@@ -42,8 +45,10 @@ def load_html(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
     """
     data = read_limited(path, name=path.name, limit=limits.max_text_file_bytes)
     if has_entity_declaration(data):
-        raise UnsafeBook(f"'{path.name}' declares XML entities, which web pages do not need and which can exhaust "
-                         "memory; it was not opened.")
+        raise UnsafeBook(
+            f"'{path.name}' declares XML entities, which web pages do not need and which can exhaust "
+            "memory; it was not opened."
+        )
     return book_from_html(parse_html(data), path=path, source_format="html", options=options)
 
 
@@ -60,12 +65,23 @@ def parse_html(data: bytes | str) -> etree._Element:
     return root
 
 
-def book_from_html(root: etree._Element, *, path: Path, source_format: str, title: str = "",
-                   authors: tuple[str, ...] = (), options: ReadOptions = DEFAULT_OPTIONS) -> Book:
+def book_from_html(
+    root: etree._Element,
+    *,
+    path: Path,
+    source_format: str,
+    title: str = "",
+    authors: tuple[str, ...] = (),
+    options: ReadOptions = DEFAULT_OPTIONS,
+) -> Book:
     """The Book of a parsed HTML document (Markdown comes here too, rendered to HTML)."""
     for element in list(root.iter()):
         label = f"{element.get('id', '')} {element.get('class', '')}"
-        if isinstance(element.tag, str) and _PG_BOILERPLATE_RE.search(label) and element.getparent() is not None:
+        if (
+            isinstance(element.tag, str)
+            and _PG_BOILERPLATE_RE.search(label)
+            and element.getparent() is not None
+        ):
             element.getparent().remove(element)
     _cut_gutenberg(root)
     h1s = [e for e in root.iter() if localname(e) == "h1" and element_text(e)]
@@ -90,7 +106,11 @@ def _cut_gutenberg(root: etree._Element) -> None:
     if start is not None:
         _remove_around(start, body, before=True)
         for element in list(body.iter())[1:40]:
-            if element.getparent() is not None and len(element) == 0 and is_producer_line(element_text(element)):
+            if (
+                element.getparent() is not None
+                and len(element) == 0
+                and is_producer_line(element_text(element))
+            ):
                 element.getparent().remove(element)
     end = _deepest(body, END_RE)
     if end is not None:
@@ -101,7 +121,11 @@ def _deepest(body: etree._Element, pattern: re.Pattern[str]) -> etree._Element |
     """The innermost element whose text has a line matching ``pattern`` (None when there is none)."""
     found = None
     for element in body.iter():
-        if isinstance(element.tag, str) and element is not body and pattern.search("".join(element.itertext())):
+        if (
+            isinstance(element.tag, str)
+            and element is not body
+            and pattern.search("".join(element.itertext()))
+        ):
             found = element  # descendants come after their ancestors: the last match is the deepest
         elif found is not None and not _is_inside(element, found):
             break
@@ -139,7 +163,9 @@ def _split_headings(root: etree._Element) -> list[str]:
     """
     by_level = {tag: [e for e in root.iter() if localname(e) == tag and element_text(e)] for tag in _HEADINGS}
     usable = [tag for tag in _HEADINGS if len(by_level[tag]) >= 2]
-    level = next((tag for tag in usable if _opens_chapters(root, by_level[tag])), usable[0] if usable else None)
+    level = next(
+        (tag for tag in usable if _opens_chapters(root, by_level[tag])), usable[0] if usable else None
+    )
     if level is None:
         return []
     ids = []
@@ -176,7 +202,11 @@ def _metadata(root: etree._Element, path: Path, title: str, authors: tuple[str, 
             metas.setdefault(key, " ".join(element.get("content", "").split()))
         elif tag == "title" and not page_title:
             page_title = element_text(element)
-    language = root.get("lang") or root.get("{http://www.w3.org/XML/1998/namespace}lang") or metas.get("dc.language", "")
+    language = (
+        root.get("lang")
+        or root.get("{http://www.w3.org/XML/1998/namespace}lang")
+        or metas.get("dc.language", "")
+    )
     author = metas.get("author") or metas.get("dc.creator") or metas.get("dcterms.creator") or ""
     return BookMetadata(
         title=metas.get("dc.title") or metas.get("dcterms.title") or page_title or title or path.stem,

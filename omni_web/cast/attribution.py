@@ -39,7 +39,14 @@ from omni_web.cast.tags import (
     tag_before,
 )
 
-__all__ = ["CONFIDENCE", "Attribution", "SPEECH_VERBS", "attribute_speakers", "canonical_name", "speaker_after"]
+__all__ = [
+    "CONFIDENCE",
+    "Attribution",
+    "SPEECH_VERBS",
+    "attribute_speakers",
+    "canonical_name",
+    "speaker_after",
+]
 
 # How often each rule names the right speaker (tuning novels; see the module's docstring).
 CONFIDENCE = {
@@ -118,9 +125,15 @@ class _Scene:
         self.resolve = roster.resolve if roster is not None else canonical_name
         forms = set(roster.canonical) if roster is not None and roster.canonical else set(known)
         forms = {f for f in forms if f and f[0].isupper() and len(f) > 1}
-        self.forms_re = re.compile(
-            r"(?<![\w’'])(" + "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)) + r")(?![\w’'])"
-        ) if forms else None
+        self.forms_re = (
+            re.compile(
+                r"(?<![\w’'])("
+                + "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+                + r")(?![\w’'])"
+            )
+            if forms
+            else None
+        )
         self.known = known
         self.recent: list[str] = []
         self.exchange: list[str] = []
@@ -192,21 +205,30 @@ def _tag_attribution(
         roster = scene.roster
         if roster is None or not roster.first_person:
             return None
-        return Attribution(roster.narrator, CONFIDENCE["narrator"], f"{tag.words} {tag.verb}", rule="narrator")
+        return Attribution(
+            roster.narrator, CONFIDENCE["narrator"], f"{tag.words} {tag.verb}", rule="narrator"
+        )
     if tag.kind is TagKind.NOUN:
         relative = _relative(tag, scene, local + (quoted or []))
         if relative is not None:
-            return Attribution(relative, CONFIDENCE["relative"], f"{tag.verb} {tag.words} -> {relative}",
-                               rule="relative")
+            return Attribution(
+                relative, CONFIDENCE["relative"], f"{tag.verb} {tag.words} -> {relative}", rule="relative"
+            )
     rule = rule + "-pronoun" if rule else ("pronoun" if tag.kind is TagKind.PRONOUN else "noun")
     name = scene.pronoun(tag.gender, local)
-    return Attribution(name, CONFIDENCE[rule], f"{tag.words} {tag.verb} -> {name}", rule=rule) if name else None
+    return (
+        Attribution(name, CONFIDENCE[rule], f"{tag.words} {tag.verb} -> {name}", rule=rule) if name else None
+    )
 
 
 # "his wife" is Mrs. Bennet when "his" is Mr. Bennet: the role, the title it goes with, its gender.
 _RELATIVES = {
-    "wife": ("mrs", Gender.FEMALE), "lady": ("mrs", Gender.FEMALE), "husband": ("mr", Gender.MALE),
-    "mother": ("mrs", Gender.FEMALE), "father": ("mr", Gender.MALE), "aunt": ("mrs", Gender.FEMALE),
+    "wife": ("mrs", Gender.FEMALE),
+    "lady": ("mrs", Gender.FEMALE),
+    "husband": ("mr", Gender.MALE),
+    "mother": ("mrs", Gender.FEMALE),
+    "father": ("mr", Gender.MALE),
+    "aunt": ("mrs", Gender.FEMALE),
     "uncle": ("mr", Gender.MALE),
 }
 
@@ -223,10 +245,14 @@ def _relative(tag: Tag, scene: _Scene, around: list[str]) -> str | None:
     owner = owners[0] if owners else scene.pronoun(owner_gender, [])
     if owner is None:
         return None
-    surnames = {words[-1] for form in (owner, *scene.roster.aliases(owner)) if len(words := name_words(form)) >= 1
-                and (len(words) > 1 or title_of(form.split()[0]) is not None)}
+    surnames = {
+        words[-1]
+        for form in (owner, *scene.roster.aliases(owner))
+        if len(words := name_words(form)) >= 1 and (len(words) > 1 or title_of(form.split()[0]) is not None)
+    }
     found = {
-        scene.roster.canonical[form] for form in scene.roster.canonical
+        scene.roster.canonical[form]
+        for form in scene.roster.canonical
         if name_words(form)[-1:] and name_words(form)[-1] in surnames and title_of(form.split()[0]) == title
     } - {owner}
     found = {n for n in found if scene.gender(n) in (gender, Gender.UNKNOWN)}
@@ -259,7 +285,9 @@ def _quote_tags(paragraph: ParagraphSpans, scene: _Scene) -> list[Attribution | 
     return found
 
 
-def _paragraph_speaker(paragraph: ParagraphSpans, row: list[Attribution | None], scene: _Scene) -> Attribution:
+def _paragraph_speaker(
+    paragraph: ParagraphSpans, row: list[Attribution | None], scene: _Scene
+) -> Attribution:
     """One speaker for the paragraph's quotes that have no tag of their own."""
     spans = paragraph.spans
     first = next(span for span in spans if span.is_dialogue)
@@ -267,11 +295,19 @@ def _paragraph_speaker(paragraph: ParagraphSpans, row: list[Attribution | None],
     named = [a for a in row if a is not None and a.speaker is not None]
     if named:
         best = named[0]  # the quotes before the first tag are the first tagged speaker's
-        return Attribution(best.speaker, min(best.confidence, CONFIDENCE["paragraph"]),
-                           f"same paragraph as {best.evidence}", rule="paragraph")
+        return Attribution(
+            best.speaker,
+            min(best.confidence, CONFIDENCE["paragraph"]),
+            f"same paragraph as {best.evidence}",
+            rule="paragraph",
+        )
     if first.continued and previous is not None and previous.speaker is not None:
-        return Attribution(previous.speaker, min(previous.confidence, CONFIDENCE["continued"]),
-                           "continued quote", rule="continued")
+        return Attribution(
+            previous.speaker,
+            min(previous.confidence, CONFIDENCE["continued"]),
+            "continued quote",
+            rule="continued",
+        )
     lead = spans[: spans.index(first)]
     actor = last_sentence_subject(lead[-1].text, scene.resolve) if lead else None
     if actor is not None and (scene.roster is None or actor in scene.roster.names or actor in scene.known):
@@ -288,8 +324,9 @@ def _turn(scene: _Scene) -> Attribution:
     """The one spoken to, else the speaker before the last one of a two-person exchange."""
     last = scene.last_speaker
     if scene.addressee is not None and scene.addressee != last:
-        return Attribution(scene.addressee, CONFIDENCE["addressee"], f"spoken to: {scene.addressee}",
-                           rule="addressee")
+        return Attribution(
+            scene.addressee, CONFIDENCE["addressee"], f"spoken to: {scene.addressee}", rule="addressee"
+        )
     if len(scene.exchange) < 2:
         return Attribution.unknown()
     if scene.narration_words:
@@ -303,7 +340,9 @@ def _turn(scene: _Scene) -> Attribution:
     other = scene.exchange[-2]
     if scene.roster is not None and scene.roster.first_person and other == scene.roster.narrator:
         # The narrator's turn: a first-person book's conversations are mostly the narrator's.
-        return Attribution(other, max(confidence, CONFIDENCE["narrator-turn"]), "turn-taking", rule="narrator-turn")
+        return Attribution(
+            other, max(confidence, CONFIDENCE["narrator-turn"]), "turn-taking", rule="narrator-turn"
+        )
     return Attribution(other, confidence, "turn-taking", rule="turn")
 
 
@@ -331,14 +370,17 @@ def _called(quote: str, name: str, scene: _Scene) -> bool:
         if scene.resolve(match.group(1)) != name:
             continue
         before = quote[: match.start()].rstrip(" ")
-        after = quote[match.end():]
-        if re.match(r"\s*[,!?.;—\-_]", after) and (before == "" or before[-1] in ",“\"‘'(—-_" or
-                                                    re.search(r"\b(?:dear|my|oh|O)\s*$", before, re.I)):
+        after = quote[match.end() :]
+        if re.match(r"\s*[,!?.;—\-_]", after) and (
+            before == "" or before[-1] in ",“\"‘'(—-_" or re.search(r"\b(?:dear|my|oh|O)\s*$", before, re.I)
+        ):
             return True
     return False
 
 
-def _fill(paragraph: ParagraphSpans, row: list[Attribution | None], speaker: Attribution) -> list[Attribution | None]:
+def _fill(
+    paragraph: ParagraphSpans, row: list[Attribution | None], speaker: Attribution
+) -> list[Attribution | None]:
     """Each quote's attribution: its own tag's, else the nearest tagged quote's before it in the
     paragraph (a speaker goes on until another is named), else the paragraph's speaker."""
     out: list[Attribution | None] = []
@@ -350,8 +392,14 @@ def _fill(paragraph: ParagraphSpans, row: list[Attribution | None], speaker: Att
             current = guess
             out.append(guess)
         elif current is not None:
-            out.append(Attribution(current.speaker, min(current.confidence, CONFIDENCE["paragraph"]),
-                                   f"same paragraph as {current.evidence}", rule="paragraph"))
+            out.append(
+                Attribution(
+                    current.speaker,
+                    min(current.confidence, CONFIDENCE["paragraph"]),
+                    f"same paragraph as {current.evidence}",
+                    rule="paragraph",
+                )
+            )
         else:
             out.append(speaker)
     return out

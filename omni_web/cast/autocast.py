@@ -42,20 +42,34 @@ def auto_picked(cast: CastFile, book: Book, entry: CatalogEntry, library: VoiceL
     have = cast.voices_for(entry)
     missing = [p for p in people if p.name not in have][: max(0, MAIN_CHARACTERS - len(have))]
     if not missing:
-        return cast if cast.picked_for == entry.key or not cast.picked else replace(cast, picked_for=entry.key)
+        return (
+            cast if cast.picked_for == entry.key or not cast.picked else replace(cast, picked_for=entry.key)
+        )
     taken = [spec.name or spec.clone or "" for spec in (*have.values(), cast.dialogue) if spec is not None]
     narrator = cast.narrator.name if cast.narrator is not None and cast.narrator.name else None
     if narrator is None and entry.voice_mode in (VoiceMode.BUILTIN_SPEAKERS, VoiceMode.PRESET_VOICES):
         narrator = entry.default_voice  # the voice a job narrates with unless told otherwise
     personas = describe(book, missing) if describe is not None else guess_personas(book, missing)
-    new = pick_voices([personas[p.name] for p in missing], entry, library, book_key=book_identity(book).key[:8],
-                      taken=taken, narrator=narrator)
+    new = pick_voices(
+        [personas[p.name] for p in missing],
+        entry,
+        library,
+        book_key=book_identity(book).key[:8],
+        taken=taken,
+        narrator=narrator,
+    )
     kept = cast.picked if cast.picked_for == entry.key else {}
     return replace(cast, picked=dict(sorted({**kept, **new}.items())), picked_for=entry.key)
 
 
-def ready_cast_file(paths: DataPaths, book: Book, entry: CatalogEntry, library: VoiceLibrary, *,
-                    describe: Describe | None = None) -> CastFile:
+def ready_cast_file(
+    paths: DataPaths,
+    book: Book,
+    entry: CatalogEntry,
+    library: VoiceLibrary,
+    *,
+    describe: Describe | None = None,
+) -> CastFile:
     """The book's cast file for ``entry``'s model: its own, else its series' (saved as its own), with
     the main characters' voices picked when ``auto`` is on."""
     path = saved_cast_path(paths, book)
@@ -75,12 +89,20 @@ def ready_cast_file(paths: DataPaths, book: Book, entry: CatalogEntry, library: 
     return ready
 
 
-def render_cast(paths: DataPaths, book: Book, entry: CatalogEntry, library: VoiceLibrary, *,
-                describe: Describe | None = None) -> Cast | None:
+def render_cast(
+    paths: DataPaths,
+    book: Book,
+    entry: CatalogEntry,
+    library: VoiceLibrary,
+    *,
+    describe: Describe | None = None,
+) -> Cast | None:
     """The cast Generate renders with: the ready cast file resolved for the model, with the book's
     labels; None when it is off or gives no quote another voice."""
     cast_file = ready_cast_file(paths, book, entry, library, describe=describe)
     if not cast_file.enabled:
         return None
-    cast = replace(cast_file.to_cast(entry, library), labels=load_labels(labels_path(saved_cast_path(paths, book))))
+    cast = replace(
+        cast_file.to_cast(entry, library), labels=load_labels(labels_path(saved_cast_path(paths, book)))
+    )
     return cast if cast.active else None

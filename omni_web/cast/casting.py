@@ -28,8 +28,12 @@ __all__ = ["DESIGNED_PREFIX", "REFERENCE_LINE", "Persona", "guess_personas", "pi
 REFERENCE_LINE = ("I remember the morning we set out: the road was long, the air was cold, "
                   "and nobody said a word until the river came into sight.")
 DESIGNED_PREFIX = "cast-"
-_MALE = frozenset("mr sir lord king uncle father brother captain capt master prince duke count monsieur herr".split())
-_FEMALE = frozenset("mrs ms miss lady queen aunt mother sister madam mme mlle madame princess duchess".split())
+_MALE = frozenset(
+    "mr sir lord king uncle father brother captain capt master prince duke count monsieur herr".split()
+)
+_FEMALE = frozenset(
+    "mrs ms miss lady queen aunt mother sister madam mme mlle madame princess duchess".split()
+)
 _OLD = frozenset("old uncle aunt grandfather grandmother granny grandpa father mother".split())
 _YOUNG = frozenset("little young boy girl child master kid".split())
 _TIMBRES = ("warm", "bright", "husky", "deep", "crisp", "soft", "gravelly", "clear", "breathy", "rich")
@@ -47,8 +51,14 @@ class Persona:
 
 
 def _describe(gender: str, age: str, index: int) -> str:
-    person = {("female", "young"): "young woman", ("female", "old"): "old woman", ("male", "young"): "young man",
-              ("male", "old"): "old man", ("female", "adult"): "woman", ("male", "adult"): "man"}
+    person = {
+        ("female", "young"): "young woman",
+        ("female", "old"): "old woman",
+        ("male", "young"): "young man",
+        ("male", "old"): "old man",
+        ("female", "adult"): "woman",
+        ("male", "adult"): "man",
+    }
     who = person.get((gender, age), "person")
     timbre, pace = _TIMBRES[index % len(_TIMBRES)], _PACES[(index // len(_TIMBRES)) % len(_PACES)]
     article = "An" if who[0] in "aeiou" else "A"
@@ -56,7 +66,7 @@ def _describe(gender: str, age: str, index: int) -> str:
 
 
 def _pronoun_gender(text: str, name: str) -> str:
-    """"female"/"male" from the pronouns in the few words after the name's mentions."""
+    """ "female"/"male" from the pronouns in the few words after the name's mentions."""
     he = she = 0
     for match in re.finditer(rf"\b{re.escape(name)}\b(.{{0,80}})", text):
         words = re.findall(r"[a-z]+", match.group(1).casefold())
@@ -76,10 +86,24 @@ def guess_personas(book: Book, people: Sequence[Character]) -> dict[str, Persona
     for index, person in enumerate(people):
         words = {w.rstrip(".").casefold() for w in person.name.split()}
         # The character record's own guesses first (pronouns and titles across the book).
-        gender = person.gender.value if person.gender is not Gender.UNKNOWN else (
-            "male" if words & _MALE else "female" if words & _FEMALE else _pronoun_gender(text, person.name))
-        age = "old" if words & _OLD else "young" if words & _YOUNG else (
-            {Age.CHILD: "young", Age.OLD: "old"}.get(person.age) or "adult")
+        gender = (
+            person.gender.value
+            if person.gender is not Gender.UNKNOWN
+            else (
+                "male"
+                if words & _MALE
+                else "female"
+                if words & _FEMALE
+                else _pronoun_gender(text, person.name)
+            )
+        )
+        age = (
+            "old"
+            if words & _OLD
+            else "young"
+            if words & _YOUNG
+            else ({Age.CHILD: "young", Age.OLD: "old"}.get(person.age) or "adult")
+        )
         found[person.name] = Persona(person.name, gender, age, _describe(gender, age, index))
     return found
 
@@ -93,8 +117,14 @@ def _slug(text: str) -> str:
 
 
 def pick_voices(
-    personas: Iterable[Persona], entry: CatalogEntry, library: VoiceLibrary, *, book_key: str,
-    taken: Iterable[str] = (), narrator: str | None = None, limit: int | None = None,
+    personas: Iterable[Persona],
+    entry: CatalogEntry,
+    library: VoiceLibrary,
+    *,
+    book_key: str,
+    taken: Iterable[str] = (),
+    narrator: str | None = None,
+    limit: int | None = None,
 ) -> dict[str, VoiceSpec]:
     """A distinct voice for each persona, in the order given (main characters first).
 
@@ -113,8 +143,13 @@ def pick_voices(
         pool = [trait for trait in entry.speaker_traits if trait[0].casefold() not in used]
         cast = people[: len(pool)]  # the main characters, as many as there are voices
         # Best fits first across the whole cast, so a late "Uncle" still finds the old voice.
-        pairs = sorted(((-_score(p, t[1], t[2]), rank, order, p.name, t[0]) for rank, p in enumerate(cast)
-                        for order, t in enumerate(pool)))
+        pairs = sorted(
+            (
+                (-_score(p, t[1], t[2]), rank, order, p.name, t[0])
+                for rank, p in enumerate(cast)
+                for order, t in enumerate(pool)
+            )
+        )
         given: set[str] = set()
         for _, _, _, person, voice in pairs:
             if person not in picked and voice not in given:
@@ -127,7 +162,9 @@ def pick_voices(
             if clip.casefold() in used:
                 continue
             saved = library.find(clip)
-            picked[persona.name] = VoiceSpec(clone=clip, transcript=saved.transcript if saved else REFERENCE_LINE,
-                                             design=persona.description)
+            picked[persona.name] = VoiceSpec(
+                clone=clip,
+                transcript=saved.transcript if saved else REFERENCE_LINE,
+                design=persona.description,
+            )
     return picked
-

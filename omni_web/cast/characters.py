@@ -180,9 +180,15 @@ def find_characters(
                 samples[name] = text
     people = [
         Character(
-            name, counts[name], words[name], samples.get(name, ""), first[name],
-            aliases=roster.aliases(name), gender=roster.gender(name),
-            age=age_guess(roster.aliases(name) + (name,)), narrator=name == roster.narrator and roster.first_person,
+            name,
+            counts[name],
+            words[name],
+            samples.get(name, ""),
+            first[name],
+            aliases=roster.aliases(name),
+            gender=roster.gender(name),
+            age=age_guess(roster.aliases(name) + (name,)),
+            narrator=name == roster.narrator and roster.first_person,
         )
         for name in counts
         if counts[name] >= min_quotes

@@ -21,7 +21,8 @@ DELIVERY_MARK = "~"
 _BY_WORD: dict[str, str] = {}
 for _label, _words in {
     "whispered": "whispered whispers whispering murmured murmurs breathed",
-    "shouted": "shouted shouts shouting yelled yells screamed screams bellowed roared shrieked hollered thundered",
+    "shouted": "shouted shouts shouting yelled yells screamed screams bellowed roared shrieked hollered "
+               "thundered",
     "laughing": "laughed laughs laughing chuckled giggled",
     "sad": "sobbed sobs wept moaned wailed sadly mournfully tearfully",
     "angry": "snapped snarled growled angrily furiously fiercely",

@@ -65,7 +65,9 @@ def design_voices(
     with open_client(entry) as client, tempfile.TemporaryDirectory(prefix="omni-design-") as tmp:
         for done, design in enumerate(designs, 1):
             out = Path(tmp) / f"{design.clip.stem}.wav"
-            preview_voice(client, entry, VoiceChoice.design(design.description), text=design.transcript, out_path=out)
+            preview_voice(
+                client, entry, VoiceChoice.design(design.description), text=design.transcript, out_path=out
+            )
             voice = library.add(out, name=design.clip.stem, transcript=design.transcript, overwrite=True)
             written.append(voice.wav_path)
             if progress is not None:

@@ -110,7 +110,9 @@ def book_quote_style(book: Book, chapters: Iterable[Chapter] | None = None) -> Q
     chosen = list(chapters) if chapters is not None else [c for c in book.chapters if c.selected_by_default]
     if not chosen:
         chosen = list(book.chapters)
-    return detect_quote_style(block.text for chapter in chosen for block in chapter.blocks if not block.is_heading)
+    return detect_quote_style(
+        block.text for chapter in chosen for block in chapter.blocks if not block.is_heading
+    )
 
 
 def chapter_dialogue(chapter: Chapter, style: QuoteStyle, *, roster: Roster | None = None) -> ChapterDialogue:
@@ -141,4 +143,3 @@ def chapter_dialogue(chapter: Chapter, style: QuoteStyle, *, roster: Roster | No
             run.append(index)
     flush()
     return ChapterDialogue(chapter, tuple(paragraphs), tuple(attributions))
-

@@ -74,7 +74,9 @@ class CastEdits:
         by_fold = {form.casefold(): form for form in canonical}
         for form in self.splits:
             key = by_fold.get(form.casefold(), form)
-            rest = sorted((f for f, c in canonical.items() if c == key and f != key), key=lambda f: (-len(f), f))
+            rest = sorted(
+                (f for f, c in canonical.items() if c == key and f != key), key=lambda f: (-len(f), f)
+            )
             for other in rest:  # the split form named the group: the others keep its fullest other form
                 canonical[other] = rest[0]
             canonical[key] = key
@@ -88,7 +90,9 @@ class CastEdits:
                     canonical[other] = new
             canonical[form] = new
         # A rename names the character any of its forms stands for ("Mr. Darcy" renames "Darcy").
-        renames = {canonical.get(by_fold.get(k.casefold(), k), k).casefold(): v for k, v in self.renames.items()}
+        renames = {
+            canonical.get(by_fold.get(k.casefold(), k), k).casefold(): v for k, v in self.renames.items()
+        }
         for form, character in list(canonical.items()):
             new_name = renames.get(character.casefold())
             if new_name is not None:
@@ -123,13 +127,17 @@ class CastEdits:
             raise CastError(f"In {source}, 'edits' should hold merge, rename, split and hide.")
         unknown = set(value) - {"merge", "rename", "split", "hide"}
         if unknown:
-            raise CastError(f"In {source}, edits: unknown key(s) {', '.join(sorted(map(str, unknown)))}; "
-                            "use merge, rename, split or hide.")
+            raise CastError(
+                f"In {source}, edits: unknown key(s) {', '.join(sorted(map(str, unknown)))}; "
+                "use merge, rename, split or hide."
+            )
 
         def pairs(key: str) -> dict[str, str]:
             found = value.get(key) or {}
             if not isinstance(found, Mapping):
-                raise CastError(f"In {source}, edits: {key} should map names to names (e.g. 'Lizzy: Elizabeth').")
+                raise CastError(
+                    f"In {source}, edits: {key} should map names to names (e.g. 'Lizzy: Elizabeth')."
+                )
             return {str(k): str(v) for k, v in found.items()}
 
         def names(key: str) -> tuple[str, ...]:

@@ -25,7 +25,15 @@ from omni_web.delivery_cues import DELIVERIES
 from omni_web.errors import LlmError, LlmUnusableAnswer
 from omni_web.llm import ChatClient, LlmUsage
 
-__all__ = ["LabelRun", "Window", "book_windows", "chapter_windows", "label_book", "parse_labels", "window_prompt"]
+__all__ = [
+    "LabelRun",
+    "Window",
+    "book_windows",
+    "chapter_windows",
+    "label_book",
+    "parse_labels",
+    "window_prompt",
+]
 
 WINDOW_CHARS = 6000  # a window's text: room for context around the unsure quotes, well under any context size
 NARRATOR_ID = "NARRATOR"
@@ -86,8 +94,9 @@ def _paragraph_text(dialogue: ChapterDialogue, index: int, first: int) -> str:
     return "".join(parts).strip()
 
 
-def chapter_windows(dialogue: ChapterDialogue, chapter: int, *, min_confidence: float,
-                    max_chars: int = WINDOW_CHARS) -> list[Window]:
+def chapter_windows(
+    dialogue: ChapterDialogue, chapter: int, *, min_confidence: float, max_chars: int = WINDOW_CHARS
+) -> list[Window]:
     """The chapter's windows that hold at least one unsure quote."""
     quotes = _unsure(dialogue, min_confidence)
     first_of: dict[int, int] = {}
@@ -123,8 +132,13 @@ def chapter_windows(dialogue: ChapterDialogue, chapter: int, *, min_confidence: 
     return windows
 
 
-def book_windows(book: Book, *, min_confidence: float = DEFAULT_MIN_CONFIDENCE,
-                 labels: BookLabels | None = None, edits: CastEdits | None = None) -> list[Window]:
+def book_windows(
+    book: Book,
+    *,
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+    labels: BookLabels | None = None,
+    edits: CastEdits | None = None,
+) -> list[Window]:
     """Every window of the book's selected chapters with a quote still unsure after ``labels``,
     attributed as the render attributes them (the book's roster, with the cast's ``edits``)."""
     chapters = [c for c in book.chapters if c.selected_by_default] or list(book.chapters)
@@ -155,7 +169,7 @@ def _json_object(text: str) -> object:
         if start < 0 or end <= start:
             raise LlmUnusableAnswer("The LLM's answer holds no JSON object.") from None
         try:
-            return json.loads(body[start:end + 1])
+            return json.loads(body[start : end + 1])
         except ValueError as exc:
             raise LlmUnusableAnswer(f"The LLM's answer is not valid JSON ({exc}).") from exc
 
@@ -198,14 +212,23 @@ def parse_labels(answer: str, window: Window, characters: Sequence[str]) -> list
         if number not in window.asked or speaker is None:
             continue
         delivery = str(item.get("delivery") or "").strip().casefold()
-        found[number] = QuoteLabel(window.chapter, number, window.hashes[number], speaker, confidence,
-                                   delivery if delivery in DELIVERIES else None, LLM)
+        found[number] = QuoteLabel(
+            window.chapter,
+            number,
+            window.hashes[number],
+            speaker,
+            confidence,
+            delivery if delivery in DELIVERIES else None,
+            LLM,
+        )
     if window.asked and not found and "UNKNOWN" not in answer.upper():
         raise LlmUnusableAnswer("The LLM's answer labels none of the quotes asked about.")
     return list(found.values())
 
 
-def _one(client: ChatClient, window: Window, characters: Sequence[str]) -> tuple[list[QuoteLabel], LlmUsage, str]:
+def _one(
+    client: ChatClient, window: Window, characters: Sequence[str]
+) -> tuple[list[QuoteLabel], LlmUsage, str]:
     system, user = window_prompt(window, characters)
     try:
         answer = client.complete(system, user)
@@ -218,8 +241,14 @@ def _one(client: ChatClient, window: Window, characters: Sequence[str]) -> tuple
 
 
 def label_book(
-    book: Book, client: ChatClient, characters: Sequence[str], *, labels: BookLabels | None = None,
-    min_confidence: float = DEFAULT_MIN_CONFIDENCE, concurrency: int = 2, edits: CastEdits | None = None,
+    book: Book,
+    client: ChatClient,
+    characters: Sequence[str],
+    *,
+    labels: BookLabels | None = None,
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+    concurrency: int = 2,
+    edits: CastEdits | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> LabelRun:
     """Ask the endpoint about every quote the rules (and ``labels``) leave below ``min_confidence``.
@@ -232,7 +261,9 @@ def label_book(
     new: list[QuoteLabel] = []
     errors: list[str] = []
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="llm-label") as pool:
-        for done, (found, cost, error) in enumerate(pool.map(lambda w: _one(client, w, characters), windows), 1):
+        for done, (found, cost, error) in enumerate(
+            pool.map(lambda w: _one(client, w, characters), windows), 1
+        ):
             new += found
             usage = usage.plus(cost)
             errors += [error] if error else []

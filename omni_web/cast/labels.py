@@ -21,8 +21,17 @@ from omni_web.cast.dialogue import ChapterDialogue
 from omni_web.errors import CastError
 from omni_web.files import write_atomic
 
-__all__ = ["LLM", "USER", "BookLabels", "QuoteLabel", "labels_path", "load_labels", "quote_hash", "relabelled",
-           "verbatim_runs"]
+__all__ = [
+    "LLM",
+    "USER",
+    "BookLabels",
+    "QuoteLabel",
+    "labels_path",
+    "load_labels",
+    "quote_hash",
+    "relabelled",
+    "verbatim_runs",
+]
 
 LLM = "llm"
 USER = "user"
@@ -50,15 +59,28 @@ class QuoteLabel:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON."""
-        data = {"chapter": self.chapter, "quote": self.quote, "hash": self.text_hash, "speaker": self.speaker,
-                "confidence": self.confidence, "source": self.source}
+        data = {
+            "chapter": self.chapter,
+            "quote": self.quote,
+            "hash": self.text_hash,
+            "speaker": self.speaker,
+            "confidence": self.confidence,
+            "source": self.source,
+        }
         return data | ({"delivery": self.delivery} if self.delivery else {})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> QuoteLabel:
         """Inverse of :meth:`to_dict`."""
-        return cls(int(data["chapter"]), int(data["quote"]), str(data["hash"]), str(data["speaker"]),
-                   float(data["confidence"]), data.get("delivery") or None, str(data.get("source") or LLM))
+        return cls(
+            int(data["chapter"]),
+            int(data["quote"]),
+            str(data["hash"]),
+            str(data["speaker"]),
+            float(data["confidence"]),
+            data.get("delivery") or None,
+            str(data.get("source") or LLM),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +105,9 @@ class BookLabels:
 
     def to_json(self) -> str:
         """The file's text."""
-        return json.dumps({"labels": [label.to_dict() for label in self.labels]}, ensure_ascii=False, indent=1)
+        return json.dumps(
+            {"labels": [label.to_dict() for label in self.labels]}, ensure_ascii=False, indent=1
+        )
 
     @classmethod
     def from_json(cls, text: str, *, source: str) -> BookLabels:
@@ -91,8 +115,10 @@ class BookLabels:
         try:
             return cls(tuple(QuoteLabel.from_dict(item) for item in json.loads(text).get("labels") or ()))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise CastError(f"The labels file {source} is damaged ({exc}). Delete it; the rules' labels "
-                            "are used and the LLM pass can be run again.") from exc
+            raise CastError(
+                f"The labels file {source} is damaged ({exc}). Delete it; the rules' labels "
+                "are used and the LLM pass can be run again."
+            ) from exc
 
     def save(self, path: Path) -> Path:
         """Write atomically; returns ``path``."""
@@ -134,8 +160,14 @@ def relabelled(dialogue: ChapterDialogue, labels: Mapping[int, QuoteLabel]) -> C
             if label is None or label.text_hash != quote_hash(span.text):
                 out.append(attribution)
                 continue
-            out.append(Attribution(label.speaker, label.confidence, f"labelled by {label.source}",
-                                   attribution.delivery or label.delivery))
+            out.append(
+                Attribution(
+                    label.speaker,
+                    label.confidence,
+                    f"labelled by {label.source}",
+                    attribution.delivery or label.delivery,
+                )
+            )
         rows.append(tuple(out))
     return replace(dialogue, attributions=tuple(rows))
 
@@ -150,5 +182,7 @@ def verbatim_runs(chapter: Chapter, runs_by_block: Mapping[int, list[tuple[str, 
         joined = "".join(text for _, text in runs)
         if joined != chapter.blocks[index].text:
             raise CastError(
-                f"Chapter {chapter.number}, paragraph {index + 1}: the cast's speaker runs do not give back the "
-                "book's text. This is a bug; render without the cast meanwhile.")
+                f"Chapter {chapter.number}, paragraph {index + 1}: the cast's speaker runs do not give back "
+                "the "
+                "book's text. This is a bug; render without the cast meanwhile."
+            )

@@ -64,7 +64,9 @@ _NEUTRAL_TITLES = frozenset("dr doctor professor prof judge old young little cou
 # Titles written before a given name as well as a surname ("Sir Walter", "Miss Elizabeth").
 _GIVEN_NAME_TITLES = frozenset("sir lady miss master don donna dame".split())
 # Titles that never stand for a person alone.
-_ADDRESS_ONLY = frozenset("mr mrs ms m mme mlle mister miss master herr frau señor señora signor signora".split())
+_ADDRESS_ONLY = frozenset(
+    "mr mrs ms m mme mlle mister miss master herr frau señor señora signor signora".split()
+)
 TITLES = _MALE_TITLES | _FEMALE_TITLES | _NEUTRAL_TITLES
 # Words that open a sentence or a tag and are never a name by themselves, whatever the book.
 _OPENERS = frozenset(
@@ -178,8 +180,12 @@ def clean_name(raw: str, vocabulary: Vocabulary | None = None) -> str | None:
         # "the Queen", "the Captain" name someone; "Mr." or "Old" alone do not.
         bare = len(words) == 1 and title_of(words[0]) not in _NEUTRAL_TITLES | _ADDRESS_ONLY
         return " ".join(words) if bare else None
-    if any(w[:1].islower() and title_of(w) is None and w not in ("de", "van", "von", "la", "le", "du", "di", "the")
-           for w in words):
+    if any(
+        w[:1].islower()
+        and title_of(w) is None
+        and w not in ("de", "van", "von", "la", "le", "du", "di", "the")
+        for w in words
+    ):
         return None
     return " ".join(words)
 
@@ -262,7 +268,7 @@ class _Groups:
         self.parent[self.find(a)] = self.find(b)
 
     def join_same_words(self, forms: list[str]) -> None:
-        """"Darcy" and "Mr. Darcy" are one; "Mr. Bennet" and "Mrs. Bennet" are two, and a bare
+        """ "Darcy" and "Mr. Darcy" are one; "Mr. Bennet" and "Mrs. Bennet" are two, and a bare
         "Darcy" beside "Mr./Miss/Mrs. Darcy" joins the one its gender, else its dominance, picks."""
         titled: dict[tuple[str, ...], list[str]] = {}
         bare = [f for f in forms if not _title_key(f)]
@@ -281,12 +287,16 @@ class _Groups:
             self.union(bare[0], people[0])
         elif len(people) > 1:
             mine = self.gender(bare[0])
-            fitting = [p for p in people if mine is Gender.UNKNOWN or self.gender(p) in (mine, Gender.UNKNOWN)]
+            fitting = [
+                p for p in people if mine is Gender.UNKNOWN or self.gender(p) in (mine, Gender.UNKNOWN)
+            ]
             fitting.sort(key=lambda p: -sum(self.counts[f] for f in titled[_title_key(p)]))
             # Its gender, else a title used five times as often, picks ("Willoughby": Mr., not Mrs.).
             ratio = 3 if mine is not Gender.UNKNOWN else 5
-            if len(fitting) == 1 or (len(fitting) > 1 and self._dominates(
-                    titled[_title_key(fitting[0])], titled[_title_key(fitting[1])], ratio)):
+            if len(fitting) == 1 or (
+                len(fitting) > 1
+                and self._dominates(titled[_title_key(fitting[0])], titled[_title_key(fitting[1])], ratio)
+            ):
                 self.union(bare[0], fitting[0])
 
     def _dominates(self, first: list[str], second: list[str], ratio: int = 3) -> bool:
@@ -319,7 +329,9 @@ class _Groups:
                 return
         # No title on the longer name ("Fitzwilliam Darcy"): its gender, else the most used, picks.
         fitting = sorted((r for r in roots if self._compatible(r, target)), key=lambda r: -self._weight(r))
-        if len(fitting) == 1 or (len(fitting) > 1 and self._weight(fitting[0]) >= 3 * self._weight(fitting[1])):
+        if len(fitting) == 1 or (
+            len(fitting) > 1 and self._weight(fitting[0]) >= 3 * self._weight(fitting[1])
+        ):
             self.union(fitting[0], target)
 
     def join_dominant(self, forms: list[str], targets: list[str]) -> None:
@@ -328,8 +340,10 @@ class _Groups:
         roots = {self.find(f) for f in forms}
         if len(roots) != 1 or not any(_title_key(f) for f in forms):
             return
-        fitting = sorted((t for t in set(targets) if self._compatible(forms[0], t) and self.group_gender(t)),
-                         key=lambda t: -self._weight(t))
+        fitting = sorted(
+            (t for t in set(targets) if self._compatible(forms[0], t) and self.group_gender(t)),
+            key=lambda t: -self._weight(t),
+        )
         rest = sum(self._weight(t) for t in set(targets)) - (self._weight(fitting[0]) if fitting else 0)
         if fitting and self._weight(fitting[0]) >= 3 * rest:
             self.union(forms[0], fitting[0])
@@ -345,8 +359,10 @@ class _Groups:
         for forms in members.values():
             # The most used form, or a fuller one used nearly as often ("Fir Tree" over "Tree").
             top = max(self.counts[f] for f in forms)
-            best = max((f for f in forms if 3 * self.counts[f] >= top),
-                       key=lambda f: (len(name_words(f)), self.counts[f], len(f), f))
+            best = max(
+                (f for f in forms if 3 * self.counts[f] >= top),
+                key=lambda f: (len(name_words(f)), self.counts[f], len(f), f),
+            )
             for form in forms:
                 result[form] = best
         return result

@@ -35,14 +35,16 @@ _AGES = {"young", "adult", "old"}
 def _prompt(book: Book, people: Sequence[Character]) -> str:
     authors = ", ".join(book.metadata.authors) or "unknown"
     lines = [f"C{n}: {p.name}: “{p.sample[:160]}”" for n, p in enumerate(people, start=1)]
-    return f"Book: {book.metadata.title} by {authors}\n\nCharacters (with one of their lines):\n" + "\n".join(lines)
+    return f"Book: {book.metadata.title} by {authors}\n\nCharacters (with one of their lines):\n" + "\n".join(
+        lines
+    )
 
 
 def _parsed(text: str) -> list[dict]:
     body = re.sub(r"^\s*```(?:json)?\s*|\s*```\s*$", "", text.strip())
     start, end = body.find("{"), body.rfind("}")
     try:
-        data = json.loads(body[start:end + 1]) if start >= 0 and end > start else {}
+        data = json.loads(body[start : end + 1]) if start >= 0 and end > start else {}
     except ValueError:
         return []
     items = data.get("characters") if isinstance(data, dict) else None
@@ -68,8 +70,12 @@ def llm_personas(book: Book, people: Sequence[Character], client: ChatClient) ->
         gender = str(item.get("gender") or "").casefold()
         age = str(item.get("age") or "").casefold()
         voice = " ".join(str(item.get("voice") or "").split())[:300]
-        found[name] = Persona(name, gender if gender in _GENDERS else old.gender, age if age in _AGES else old.age,
-                              voice or old.description)
+        found[name] = Persona(
+            name,
+            gender if gender in _GENDERS else old.gender,
+            age if age in _AGES else old.age,
+            voice or old.description,
+        )
     return found
 
 

@@ -38,7 +38,8 @@ class Cast:
     def __post_init__(self) -> None:
         if not 0.0 <= self.min_confidence <= 1.0:
             raise CastError(
-                f"The cast's min_confidence is {self.min_confidence}; use a number from 0 to 1 (0.6 is the default)."
+                f"The cast's min_confidence is {self.min_confidence}; use a number from 0 to 1 (0.6 is the "
+                "default)."
             )
         names = [name.casefold() for name, _ in self.characters]
         if len(set(names)) != len(names):
@@ -117,5 +118,11 @@ class Cast:
         edits: CastEdits | None = None,
     ) -> Cast:
         """Build from a mapping of character names to voices."""
-        return cls(dialogue, tuple(sorted((characters or {}).items())), min_confidence, delivery,
-                   labels or BookLabels(), edits or CastEdits())
+        return cls(
+            dialogue,
+            tuple(sorted((characters or {}).items())),
+            min_confidence,
+            delivery,
+            labels or BookLabels(),
+            edits or CastEdits(),
+        )

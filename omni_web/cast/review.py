@@ -65,8 +65,14 @@ def cast_names(paths: DataPaths, book: Book) -> list[str]:
     return names + [name for name in cast.characters if name not in names]
 
 
-def run_llm_pass(paths: DataPaths, book: Book, settings: Settings, *,
-                 client: ChatClient | None = None, progress: Callable[[int, int], None] | None = None) -> LabelRun:
+def run_llm_pass(
+    paths: DataPaths,
+    book: Book,
+    settings: Settings,
+    *,
+    client: ChatClient | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> LabelRun:
     """Label the book's unsure quotes with the LLM set in Settings and save the labels.
 
     Raises:
@@ -75,8 +81,16 @@ def run_llm_pass(paths: DataPaths, book: Book, settings: Settings, *,
     chat = client or ChatClient.from_settings(settings)
     path = labels_path(saved_cast_path(paths, book))
     cast = load_cast_file(saved_cast_path(paths, book))
-    run = label_book(book, chat, cast_names(paths, book), labels=load_labels(path), edits=cast.edits,
-                     min_confidence=cast.min_confidence, concurrency=settings.llm_concurrency, progress=progress)
+    run = label_book(
+        book,
+        chat,
+        cast_names(paths, book),
+        labels=load_labels(path),
+        edits=cast.edits,
+        min_confidence=cast.min_confidence,
+        concurrency=settings.llm_concurrency,
+        progress=progress,
+    )
     run.labels.save(path)
     return run
 
@@ -90,15 +104,26 @@ def review_list(paths: DataPaths, book: Book, *, limit: int = 200) -> list[Revie
     roster = book_roster(book, chapters, style=style, edits=cast.edits)  # as the render attributes them
     found: list[ReviewQuote] = []
     for chapter in chapters:
-        dialogue = relabelled(chapter_dialogue(chapter, style, roster=roster), labels.for_chapter(chapter.index))
+        dialogue = relabelled(
+            chapter_dialogue(chapter, style, roster=roster), labels.for_chapter(chapter.index)
+        )
         for number, quote in enumerate(dialogue.quotes()):
             attribution = quote.attribution
             if attribution.speaker is not None and attribution.confidence >= cast.min_confidence:
                 continue
             block = chapter.blocks[quote.block_index].text
             before = block[: block.find(quote.text)].strip()[-_CONTEXT_CHARS:]
-            found.append(ReviewQuote(chapter.index, chapter.number, number, quote.text, before,
-                                     attribution.speaker, attribution.confidence))
+            found.append(
+                ReviewQuote(
+                    chapter.index,
+                    chapter.number,
+                    number,
+                    quote.text,
+                    before,
+                    attribution.speaker,
+                    attribution.confidence,
+                )
+            )
             if len(found) >= limit:
                 return found
     return found

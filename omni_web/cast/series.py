@@ -32,7 +32,9 @@ def _shared(cast: CastFile, names: set[str]) -> int:
     return len({n.casefold() for n in (*cast.characters, *cast.picked)} & names)
 
 
-def earlier_cast(paths: DataPaths, book: Book, names: Iterable[str], *, own: Path) -> tuple[CastFile, Path] | None:
+def earlier_cast(
+    paths: DataPaths, book: Book, names: Iterable[str], *, own: Path
+) -> tuple[CastFile, Path] | None:
     """The cast of an earlier book of ``book``'s series (its newest when several), and its file."""
     series, author = series_fields(book)
     wanted = {n.casefold() for n in names}
@@ -58,5 +60,9 @@ def earlier_cast(paths: DataPaths, book: Book, names: Iterable[str], *, own: Pat
 def seeded(earlier: CastFile, book: Book) -> CastFile:
     """A new book's cast made from the earlier one's."""
     series, author = series_fields(book)
-    return replace(earlier, book=book.metadata.title or book.source_path.stem, series=series or earlier.series,
-                   author=author or earlier.author)
+    return replace(
+        earlier,
+        book=book.metadata.title or book.source_path.stem,
+        series=series or earlier.series,
+        author=author or earlier.author,
+    )

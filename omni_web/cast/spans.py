@@ -354,7 +354,9 @@ def _split_incises(text: str, start: int, end: int, *, closed: bool, continued: 
         rest = text[match.end() : end].strip(_SPACES + "\u00bb")
         if not rest:
             break  # an incise at the very end ("…, dit-il. »") is rare; keep the line whole
-        spans.append(Span(SpanKind.DIALOGUE, position, cut, text[position:cut], continued and not spans, True))
+        spans.append(
+            Span(SpanKind.DIALOGUE, position, cut, text[position:cut], continued and not spans, True)
+        )
         spans.append(Span(SpanKind.NARRATION, cut, match.end(), text[cut : match.end()]))
         position = match.end()
     spans.append(Span(SpanKind.DIALOGUE, position, end, text[position:end], continued and not spans, closed))

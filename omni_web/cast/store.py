@@ -142,7 +142,9 @@ class CastFile:
             data["auto"] = self.auto
             data["picked_for"] = self.picked_for
             data["picked"] = {name: spec.to_yaml() for name, spec in self.picked.items()}
-        data.update({key: value for key, value in (("series", self.series), ("author", self.author)) if value})
+        data.update(
+            {key: value for key, value in (("series", self.series), ("author", self.author)) if value}
+        )
         return "# omni-web cast: voices for narration, dialogue and characters\n" + yaml.safe_dump(
             data, sort_keys=False, allow_unicode=True
         )
@@ -153,9 +155,13 @@ class CastFile:
         try:
             data = yaml.safe_load(text) or {}
         except yaml.YAMLError as exc:
-            raise CastError(f"The cast file {source} is not valid YAML ({exc}). Fix it or delete it.") from exc
+            raise CastError(
+                f"The cast file {source} is not valid YAML ({exc}). Fix it or delete it."
+            ) from exc
         if not isinstance(data, dict):
-            raise CastError(f"The cast file {source} should hold a mapping (book, narrator, dialogue, characters).")
+            raise CastError(
+                f"The cast file {source} should hold a mapping (book, narrator, dialogue, characters)."
+            )
         characters = data.get("characters") or {}
         picked = data.get("picked") or {}
         if not isinstance(characters, dict) or not isinstance(picked, dict):
@@ -183,8 +189,10 @@ class CastFile:
             enabled=bool(data.get("enabled", True)),
             edits=CastEdits.from_yaml(data.get("edits"), source=source),
             auto=bool(data.get("auto", False)),
-            picked={str(name): VoiceSpec.from_yaml(value, where=f"{source}: picked: {name}")
-                    for name, value in sorted(picked.items(), key=lambda kv: str(kv[0]))},
+            picked={
+                str(name): VoiceSpec.from_yaml(value, where=f"{source}: picked: {name}")
+                for name, value in sorted(picked.items(), key=lambda kv: str(kv[0]))
+            },
             picked_for=str(data.get("picked_for") or ""),
             series=str(data.get("series") or ""),
             author=str(data.get("author") or ""),
@@ -264,5 +272,7 @@ def saved_cast(paths: DataPaths, book: Book, entry: CatalogEntry, library: Voice
     cast_file = load_cast_file(saved_cast_path(paths, book))
     if not cast_file.enabled:
         return None
-    cast = replace(cast_file.to_cast(entry, library), labels=load_labels(labels_path(saved_cast_path(paths, book))))
+    cast = replace(
+        cast_file.to_cast(entry, library), labels=load_labels(labels_path(saved_cast_path(paths, book)))
+    )
     return cast if cast.active else None

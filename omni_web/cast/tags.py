@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from omni_web.cast.names import Gender
 
 __all__ = [
-    "SPEECH_VERBS", "Tag", "TagKind", "is_speech_verb", "last_sentence_subject", "lead_in", "sentence_subjects", "tag_after",
+    "SPEECH_VERBS",
+    "Tag",
+    "TagKind",
+    "is_speech_verb",
+    "last_sentence_subject",
+    "lead_in",
+    "sentence_subjects",
+    "tag_after",
     "tag_before",
 ]
 
@@ -43,8 +50,15 @@ SPEECH_VERBS = frozenset(
 )
 _MULTIWORD_VERBS = ("went on", "put in", "broke in", "cut in", "called out", "cried out")
 _PRONOUN_GENDER = {
-    "he": Gender.MALE, "she": Gender.FEMALE, "il": Gender.MALE, "elle": Gender.FEMALE, "él": Gender.MALE,
-    "ella": Gender.FEMALE, "er": Gender.MALE, "lui": Gender.MALE, "lei": Gender.FEMALE,
+    "he": Gender.MALE,
+    "she": Gender.FEMALE,
+    "il": Gender.MALE,
+    "elle": Gender.FEMALE,
+    "él": Gender.MALE,
+    "ella": Gender.FEMALE,
+    "er": Gender.MALE,
+    "lui": Gender.MALE,
+    "lei": Gender.FEMALE,
 }
 _OTHER_PRONOUNS = frozenset("they it ils elles on sie es we".split())
 _FIRST_PERSON = frozenset("i je yo ich io".split())
@@ -155,8 +169,10 @@ def tag_after(narration: str, resolve: Resolve) -> Tag | None:
             return Tag(TagKind.NAME, match.group(1), match.group(2), name=name)
     match = _PRONOUN_AFTER.match(head)
     if match:
-        word, verb = (match.group(1), match.group(2)) if match.group(1) else (
-            (match.group(4), match.group(3)) if match.group(3) else (match.group(6), match.group(5))
+        word, verb = (
+            (match.group(1), match.group(2))
+            if match.group(1)
+            else ((match.group(4), match.group(3)) if match.group(3) else (match.group(6), match.group(5)))
         )
         found = _pronoun_tag(word, verb) if word and verb else None
         if found is not None:
@@ -203,7 +219,9 @@ def tag_before(narration: str, resolve: Resolve) -> Tag | None:
 
 _LEAD_IN_END = re.compile(r"[,:\u2014\u2013\-]\s*_?\s*$")
 _BY_NAME = re.compile(rf"\b(?:by|from)\s+({_NAME})\s*[,:\u2014\-]?\s*_?\s*$")
-_SUBJECT = re.compile(rf"^\W*(?:(?:and|but|then|so|when|while|as|at\s+last|at\s+length)\s+)?({_NAME}|[A-Za-z]+)\b")
+_SUBJECT = re.compile(
+    rf"^\W*(?:(?:and|but|then|so|when|while|as|at\s+last|at\s+length)\s+)?({_NAME}|[A-Za-z]+)\b"
+)
 _SPEECH_WORD = re.compile(r"\b([a-z]+)\b")
 
 

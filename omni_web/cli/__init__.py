@@ -20,26 +20,44 @@ from omni_web.errors import OmniWebError
 __all__ = ["COMMANDS", "COMMAND_MODULES", "build_parser", "main"]
 
 # One module per top-level command; each defines register(subparsers).
-COMMAND_MODULES: tuple[str, ...] = ("convert", "chapters", "cast", "voices", "server", "models", "setup", "lexicon",
-                                    "review", "queue", "token", "outputs", "storage")
+COMMAND_MODULES: tuple[str, ...] = (
+    "convert",
+    "chapters",
+    "cast",
+    "voices",
+    "server",
+    "models",
+    "setup",
+    "lexicon",
+    "review",
+    "queue",
+    "token",
+    "outputs",
+    "storage",
+)
 # Command → (its module, its one-line help), in the help's order; a test keeps it equal to what
 # the modules register.
-COMMANDS = MappingProxyType({
-    "convert": ("convert", "turn a book (EPUB, PDF, DOCX, ...) into an m4b (or MP3 chapters)"),
-    "chapters": ("chapters", "list a book's chapters, word counts and the default selection"),
-    "cast": ("cast", "list a book's characters and map them to voices"),
-    "voices": ("voices", "manage reference clips (voices/), transcripts and voices uploaded to the server"),
-    "server": ("server", "start, stop or inspect the sgl-omni server"),
-    "models": ("models", "list, install or remove TTS models (Hugging Face cache)"),
-    "setup": ("setup", "create or repair the sglang-omni backend venv (--check: report only)"),
-    "lexicon": ("lexicon", "the pronunciation lexicon: how names and symbols are said"),
-    "review": ("review", "list the chunks QA flagged in a book"),
-    "regenerate": ("review", "redo one chunk and rebuild its chapter and the book"),
-    "queue": ("queue", "queue books for the web app's worker and steer the queue"),
-    "token": ("token", "create, list and revoke API tokens"),
-    "outputs": ("outputs", "manage the finished books in the output folder"),
-    "storage": ("storage", "show what the data root holds; prune the cache of finished books"),
-})
+COMMANDS = MappingProxyType(
+    {
+        "convert": ("convert", "turn a book (EPUB, PDF, DOCX, ...) into an m4b (or MP3 chapters)"),
+        "chapters": ("chapters", "list a book's chapters, word counts and the default selection"),
+        "cast": ("cast", "list a book's characters and map them to voices"),
+        "voices": (
+            "voices",
+            "manage reference clips (voices/), transcripts and voices uploaded to the server",
+        ),
+        "server": ("server", "start, stop or inspect the sgl-omni server"),
+        "models": ("models", "list, install or remove TTS models (Hugging Face cache)"),
+        "setup": ("setup", "create or repair the sglang-omni backend venv (--check: report only)"),
+        "lexicon": ("lexicon", "the pronunciation lexicon: how names and symbols are said"),
+        "review": ("review", "list the chunks QA flagged in a book"),
+        "regenerate": ("review", "redo one chunk and rebuild its chapter and the book"),
+        "queue": ("queue", "queue books for the web app's worker and steer the queue"),
+        "token": ("token", "create, list and revoke API tokens"),
+        "outputs": ("outputs", "manage the finished books in the output folder"),
+        "storage": ("storage", "show what the data root holds; prune the cache of finished books"),
+    }
+)
 
 
 def build_parser(*, only: str | None = None) -> argparse.ArgumentParser:
@@ -51,7 +69,8 @@ def build_parser(*, only: str | None = None) -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(
         prog="python -m omni_web",
-        description="Turn books (EPUB, PDF, DOCX, ODT, FB2, MOBI/AZW3, HTML, Markdown, TXT) into audiobooks with the TTS models SGLang-Omni serves.",
+        description="Turn books (EPUB, PDF, DOCX, ODT, FB2, MOBI/AZW3, HTML, Markdown, TXT) into audiobooks "
+                    "with the TTS models SGLang-Omni serves.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     if only is None:

@@ -43,12 +43,21 @@ SAVED = "saved"
 def add_cast_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``convert`` flags of a cast: the dialogue voice and a cast file."""
     dialogue = parser.add_mutually_exclusive_group()
-    dialogue.add_argument("--dialogue-voice", metavar="NAME", help="read quoted speech in this voice (as --voice)")
+    dialogue.add_argument(
+        "--dialogue-voice", metavar="NAME", help="read quoted speech in this voice (as --voice)"
+    )
     dialogue.add_argument("--dialogue-clone", metavar="CLIP", help="read quoted speech cloning this clip")
-    dialogue.add_argument("--dialogue-instructions", metavar="TEXT", help="read quoted speech in a designed voice")
-    parser.add_argument("--dialogue-transcription", metavar="TEXT", help="what the --dialogue-clone clip says")
-    parser.add_argument("--cast", metavar="FILE|saved",
-                        help="character voices: a cast YAML file, or 'saved' for the book's cast (see: cast BOOK.epub)")
+    dialogue.add_argument(
+        "--dialogue-instructions", metavar="TEXT", help="read quoted speech in a designed voice"
+    )
+    parser.add_argument(
+        "--dialogue-transcription", metavar="TEXT", help="what the --dialogue-clone clip says"
+    )
+    parser.add_argument(
+        "--cast",
+        metavar="FILE|saved",
+        help="character voices: a cast YAML file, or 'saved' for the book's cast (see: cast BOOK.epub)",
+    )
 
 
 def cast_from_args(
@@ -65,12 +74,18 @@ def cast_from_args(
     if cast_file is not None and not (args.voice or args.clone or args.instructions):
         narrator = cast_file.narrator_voice(entry, library)
     if narrator is None:
-        narrator = _voice(VoiceAsk(args.voice, args.clone, args.instructions, args.transcription), entry, paths, settings)
+        narrator = _voice(
+            VoiceAsk(args.voice, args.clone, args.instructions, args.transcription), entry, paths, settings
+        )
     cast = cast_file.to_cast(entry, library) if cast_file is not None else Cast()
-    if args.cast and args.cast.strip().lower() == SAVED:  # the book's labels (the LLM's, a person's) go with it
+    if (
+        args.cast and args.cast.strip().lower() == SAVED
+    ):  # the book's labels (the LLM's, a person's) go with it
         cast = replace(cast, labels=book_labels(paths, book))
     if args.dialogue_voice or args.dialogue_clone or args.dialogue_instructions:
-        ask = VoiceAsk(args.dialogue_voice, args.dialogue_clone, args.dialogue_instructions, args.dialogue_transcription)
+        ask = VoiceAsk(
+            args.dialogue_voice, args.dialogue_clone, args.dialogue_instructions, args.dialogue_transcription
+        )
         cast = replace(cast, dialogue=_voice(ask, entry, paths, settings))
     return narrator, (cast if cast.active else None)
 
@@ -89,7 +104,8 @@ def _cast_file(value: str, book: Book, paths: DataPaths, entry: CatalogEntry) ->
         ready = ready_cast_file(paths, book, entry, VoiceLibrary(paths))
         if not saved_cast_path(paths, book).is_file():
             raise CastError(
-                f"{book.metadata.title or book.source_path.name} has no saved cast. Map its characters first: "
+                f"{book.metadata.title or book.source_path.name} has no saved cast. Map its characters "
+                "first: "
                 f"python -m omni_web cast {book.source_path} --set 'NAME=VOICE' (or --auto)"
             )
         return ready
@@ -109,31 +125,75 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("book", type=Path, metavar="BOOK")
     parser.add_argument("--chapters", metavar="SPEC", help="where to look, e.g. 1-3,5 (default: the body)")
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VOICE",
-                        help="map a character to a voice (repeatable), e.g. --set 'Ahab=ryan'")
-    parser.add_argument("--unset", action="append", default=[], metavar="NAME", help="remove a character's voice")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VOICE",
+        help="map a character to a voice (repeatable), e.g. --set 'Ahab=ryan'",
+    )
+    parser.add_argument(
+        "--unset", action="append", default=[], metavar="NAME", help="remove a character's voice"
+    )
     parser.add_argument("--narrator", metavar="VOICE", help="save the narrator's voice")
-    parser.add_argument("--dialogue", metavar="VOICE", help="save the voice of quotes no character is mapped for")
-    parser.add_argument("--min-confidence", type=float, metavar="X",
-                        help="quotes attributed less surely than X (0-1, default 0.6) use the dialogue voice")
-    parser.add_argument("--from", dest="source", metavar="BOOK_OR_FILE",
-                        help="import the cast of another book (its EPUB) or a cast YAML file")
+    parser.add_argument(
+        "--dialogue", metavar="VOICE", help="save the voice of quotes no character is mapped for"
+    )
+    parser.add_argument(
+        "--min-confidence",
+        type=float,
+        metavar="X",
+        help="quotes attributed less surely than X (0-1, default 0.6) use the dialogue voice",
+    )
+    parser.add_argument(
+        "--from",
+        dest="source",
+        metavar="BOOK_OR_FILE",
+        help="import the cast of another book (its EPUB) or a cast YAML file",
+    )
     parser.add_argument("--export", type=Path, metavar="FILE", help="also write the cast to FILE")
     parser.add_argument("--all", action="store_true", help="list speakers with a single quote too")
-    parser.add_argument("--merge", action="append", default=[], metavar="NAME[,NAME]=CHARACTER",
-                        help="these names are one character, e.g. --merge 'Lizzy,Eliza=Elizabeth' (repeatable)")
-    parser.add_argument("--split", action="append", default=[], metavar="NAME",
-                        help="a name that was merged is a character of its own again")
-    parser.add_argument("--rename", action="append", default=[], metavar="NAME=NEW",
-                        help="show and map a character under another name, e.g. --rename 'Narrator=Watson'")
-    parser.add_argument("--hide", action="append", default=[], metavar="NAME",
-                        help="not a character (its quotes go to the dialogue voice)")
+    parser.add_argument(
+        "--merge",
+        action="append",
+        default=[],
+        metavar="NAME[,NAME]=CHARACTER",
+        help="these names are one character, e.g. --merge 'Lizzy,Eliza=Elizabeth' (repeatable)",
+    )
+    parser.add_argument(
+        "--split",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name that was merged is a character of its own again",
+    )
+    parser.add_argument(
+        "--rename",
+        action="append",
+        default=[],
+        metavar="NAME=NEW",
+        help="show and map a character under another name, e.g. --rename 'Narrator=Watson'",
+    )
+    parser.add_argument(
+        "--hide",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="not a character (its quotes go to the dialogue voice)",
+    )
     parser.add_argument("--unhide", action="append", default=[], metavar="NAME", help="undo --hide")
-    parser.add_argument("--auto", action=argparse.BooleanOptionalAction, default=None,
-                        help="let the app pick a voice for every main character (for the model convert uses; "
-                             "your --set choices win)")
-    parser.add_argument("--llm", action="store_true",
-                        help="label the quotes the rules are unsure of with the LLM set in Settings, and save the labels")
+    parser.add_argument(
+        "--auto",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="let the app pick a voice for every main character (for the model convert uses; "
+        "your --set choices win)",
+    )
+    parser.add_argument(
+        "--llm",
+        action="store_true",
+        help="label the quotes the rules are unsure of with the LLM set in Settings, and save the labels",
+    )
     parser.set_defaults(handler=_cast)
 
 
@@ -191,7 +251,9 @@ def _character_edits(cast: CastFile, args: argparse.Namespace) -> CastFile:
     for name in args.split:
         cast = edit_characters(cast, split=name.strip())
     for item in args.rename:
-        cast = edit_characters(cast, rename=_pair(item, "--rename", "NAME=NEW, e.g. --rename 'Narrator=Watson'"))
+        cast = edit_characters(
+            cast, rename=_pair(item, "--rename", "NAME=NEW, e.g. --rename 'Narrator=Watson'")
+        )
     for name in args.hide:
         cast = edit_characters(cast, hide=name.strip())
     for name in args.unhide:
@@ -206,7 +268,9 @@ def _other_cast(source: str, paths: DataPaths) -> CastFile:
     if path.suffix.lower() in BOOK_SUFFIXES:
         other = saved_cast_path(paths, load_book(path))
         if not other.is_file():
-            raise CastError(f"{path.name} has no saved cast yet. Map it first: python -m omni_web cast {path}")
+            raise CastError(
+                f"{path.name} has no saved cast yet. Map it first: python -m omni_web cast {path}"
+            )
         return load_cast_file(other)
     return load_cast_file(path)
 
@@ -214,14 +278,20 @@ def _other_cast(source: str, paths: DataPaths) -> CastFile:
 def _listing(book: Book, cast: CastFile, args: argparse.Namespace, path: Path) -> str:
     chapters = select_chapters(book, parse_chapter_spec(args.chapters) if args.chapters else None)
     style = book_quote_style(book, chapters)
-    people = find_characters(book, chapters=chapters, min_confidence=cast.min_confidence,
-                             min_quotes=1 if args.all else 2, edits=cast.edits)
+    people = find_characters(
+        book,
+        chapters=chapters,
+        min_confidence=cast.min_confidence,
+        min_quotes=1 if args.all else 2,
+        edits=cast.edits,
+    )
     lines = [
         f"{book.metadata.title or book.source_path.stem}: quote style {style.name}, "
         f"{len(people)} speakers (quotes attributed with confidence >= {cast.min_confidence:g})",
         f"cast file: {path}" + ("" if path.is_file() else " (not saved yet)"),
         f"narrator: {cast.narrator.label if cast.narrator else '(the --voice of convert)'}",
-        f"dialogue: {cast.dialogue.label if cast.dialogue else '(the narrator, unless convert --dialogue-voice)'}",
+        "dialogue: "
+        f"{cast.dialogue.label if cast.dialogue else '(the narrator, unless convert --dialogue-voice)'}",
         "",
         f"{'character':<24} {'quotes':>6}  {'who':<14} {'voice':<20} sample line",
     ]
@@ -236,14 +306,16 @@ def _listing(book: Book, cast: CastFile, args: argparse.Namespace, path: Path) -
             lines.append(f"{'':<24} {'':>6}  also: {', '.join(person.aliases)}")
     for name, spec in cast.characters.items():
         if name.casefold() not in listed:
-            lines.append(f"{name:<24} {0:>6}  {'':<14} {spec.label:<20} (mapped, not found in these chapters)")
+            lines.append(
+                f"{name:<24} {0:>6}  {'':<14} {spec.label:<20} (mapped, not found in these chapters)"
+            )
     if cast.edits.hidden:
         lines.append(f"hidden (not characters): {', '.join(cast.edits.hidden)}")
     return "\n".join(lines)
 
 
 def _who(person: Character) -> str:
-    """"narrator", or the gender and age guesses ("female, adult"); "?" where unknown."""
+    """ "narrator", or the gender and age guesses ("female, adult"); "?" where unknown."""
     if person.narrator:
         return "narrator"
     parts = [v.value for v in (person.gender, person.age) if v.value != "unknown"]
@@ -269,8 +341,10 @@ def _cast(args: argparse.Namespace) -> int:
         print(f"Exported the cast to {args.export}")
     if args.llm:
         run = run_llm_pass(paths, book, load_settings(paths))
-        print(f"LLM labels: {len(run.labels.labels)} saved ({run.usage.summary}); "
-              f"{run.fell_back} of {run.windows} windows kept the rules' labels")
+        print(
+            f"LLM labels: {len(run.labels.labels)} saved ({run.usage.summary}); "
+            f"{run.fell_back} of {run.windows} windows kept the rules' labels"
+        )
         print(f"Quotes still below the floor (to review): {len(review_list(paths, book, limit=100_000))}")
     print(_listing(book, cast, args, path))
     return 0

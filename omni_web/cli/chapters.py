@@ -34,14 +34,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="List a book's chapters with word counts; front and back matter is not "
         "preselected, and the reason is shown.",
     )
-    parser.add_argument("book", type=Path, metavar="BOOK", help="the book file (EPUB, PDF, DOCX, ODT, FB2, MOBI/AZW3, HTML, Markdown or TXT)")
+    parser.add_argument(
+        "book",
+        type=Path,
+        metavar="BOOK",
+        help="the book file (EPUB, PDF, DOCX, ODT, FB2, MOBI/AZW3, HTML, Markdown or TXT)",
+    )
     parser.add_argument("--all", action="store_true", help="show every chapter as selected")
-    parser.add_argument("--text", type=int, metavar="N",
-                        help="print chapter N's chunks as they are sent (spoken form: lexicon and normalisation)")
-    parser.add_argument("--footnotes", choices=("skip", "end-of-paragraph"),
-                        help="footnotes inside chapters: not read, or read after their paragraph (default: setting, skip)")
-    parser.add_argument("--model", choices=keys(), default="qwen3_tts_0_6b_customvoice", metavar="MODEL",
-                        help="with --text: chunk and normalise as this model's jobs do")
+    parser.add_argument(
+        "--text",
+        type=int,
+        metavar="N",
+        help="print chapter N's chunks as they are sent (spoken form: lexicon and normalisation)",
+    )
+    parser.add_argument(
+        "--footnotes",
+        choices=("skip", "end-of-paragraph"),
+        help="footnotes inside chapters: not read, or read after their paragraph (default: setting, skip)",
+    )
+    parser.add_argument(
+        "--model",
+        choices=keys(),
+        default="qwen3_tts_0_6b_customvoice",
+        metavar="MODEL",
+        help="with --text: chunk and normalise as this model's jobs do",
+    )
     parser.add_argument("--language", metavar="LANG", help="with --text: the language the job will use")
     parser.set_defaults(handler=_chapters)
 
@@ -82,11 +99,14 @@ def _print_spoken(book: Book, args: argparse.Namespace) -> int:
     pronouncer = LexiconStore(paths).pronouncer(book_identity(book))
     speech = spoken_form(book, entry=entry, settings=settings, language=args.language, pronouncer=pronouncer)
     chapter = book.chapters[args.text - 1]
-    chunks = spoken_chunks(book, speech, entry=entry, chunk_words=settings.chunk_size_words,
-                           chapters=(chapter.index,))
+    chunks = spoken_chunks(
+        book, speech, entry=entry, chunk_words=settings.chunk_size_words, chapters=(chapter.index,)
+    )
     rules = f"{speech.rules.name} rules" if speech.rules is not None else "no number rules"
-    print(f"Chapter {chapter.number}: {chapter.title}  ({len(chunks)} chunks for {entry.label}; "
-          f"{rules}; {len(pronouncer.entries)} lexicon entries)")
+    print(
+        f"Chapter {chapter.number}: {chapter.title}  ({len(chunks)} chunks for {entry.label}; "
+        f"{rules}; {len(pronouncer.entries)} lexicon entries)"
+    )
     for chunk in chunks:
         print(f"[{chunk.chunk_number}] {chunk.text}")
     return 0

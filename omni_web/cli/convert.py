@@ -47,40 +47,70 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "convert",
         help="turn a book (EPUB, PDF, DOCX, ...) into an m4b (or MP3 chapters)",
-        description="Turn a book (EPUB, PDF, TXT, Markdown, HTML, FB2, DOCX, ODT, MOBI/AZW3) into an audiobook with one model of the catalog.",
+        description="Turn a book (EPUB, PDF, TXT, Markdown, HTML, FB2, DOCX, ODT, MOBI/AZW3) into an "
+                    "audiobook with one model of the catalog.",
     )
     parser.add_argument("book", type=Path, metavar="BOOK")
-    parser.add_argument("--model", required=True, choices=keys(), metavar="KEY", help="catalog key (models list)")
+    parser.add_argument(
+        "--model", required=True, choices=keys(), metavar="KEY", help="catalog key (models list)"
+    )
     voice = parser.add_mutually_exclusive_group()
-    voice.add_argument("--voice", metavar="NAME", help="built-in speaker, preset, library voice or uploaded voice")
+    voice.add_argument(
+        "--voice", metavar="NAME", help="built-in speaker, preset, library voice or uploaded voice"
+    )
     voice.add_argument("--clone", metavar="CLIP", help="reference clip: a file, or a library voice name")
     voice.add_argument("--instructions", metavar="TEXT", help="voice design description (VoiceDesign)")
-    parser.add_argument("--transcription", metavar="TEXT", help="what the --clone clip says (else transcribed)")
+    parser.add_argument(
+        "--transcription", metavar="TEXT", help="what the --clone clip says (else transcribed)"
+    )
     add_cast_arguments(parser)
-    parser.add_argument("--footnotes", choices=("skip", "end-of-paragraph"),
-                        help="footnotes inside chapters: not read, or read after their paragraph (default: setting, skip)")
-    parser.add_argument("--chunk-size", type=int, metavar="N", help="words per request (default: setting, 120)")
+    parser.add_argument(
+        "--footnotes",
+        choices=("skip", "end-of-paragraph"),
+        help="footnotes inside chapters: not read, or read after their paragraph (default: setting, skip)",
+    )
+    parser.add_argument(
+        "--chunk-size", type=int, metavar="N", help="words per request (default: setting, 120)"
+    )
     parser.add_argument("--chapters", metavar="SPEC", help="e.g. 1-3,5 (default: all but front/back matter)")
     parser.add_argument("--format", choices=("m4b", "mp3"), help="output format (default: setting, m4b)")
     parser.add_argument("--mp3-chapters", action="store_true", help="also write per-chapter MP3s")
-    parser.add_argument("--readalong", action="store_true",
-                        help="also write <Title>.readalong.epub (EPUB 3 Media Overlays) and VTT/SRT subtitles")
-    parser.add_argument("--loudness", choices=PRESET_NAMES, type=str.lower,
-                        help="mastering preset (default: setting, audiobook = -20 LUFS, -3 dBTP; "
-                             "acx also writes the ACX MP3 folder)")  # fmt: skip
-    parser.add_argument("--concurrency", type=int, metavar="N", help="requests in flight (default: the model's)")
+    parser.add_argument(
+        "--readalong",
+        action="store_true",
+        help="also write <Title>.readalong.epub (EPUB 3 Media Overlays) and VTT/SRT subtitles",
+    )
+    parser.add_argument(
+        "--loudness",
+        choices=PRESET_NAMES,
+        type=str.lower,
+        help="mastering preset (default: setting, audiobook = -20 LUFS, -3 dBTP; "
+        "acx also writes the ACX MP3 folder)",
+    )
+    parser.add_argument(
+        "--concurrency", type=int, metavar="N", help="requests in flight (default: the model's)"
+    )
     parser.add_argument("--language", metavar="LANG", help="e.g. English (default: the model decides)")
     parser.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: setting)")
-    parser.add_argument("--qa", choices=("off", "basic", "asr"), help="audio QA of every chunk (default: setting, basic)")
-    parser.add_argument("--qa-model", metavar="SIZE_OR_DIR",
-                        help="recogniser for --qa asr: tiny.en, base.en, small.en, distil-large-v3, large-v3-turbo "
-                             "(download in the Models tab) or a model folder; GPU when it fits beside the server")
-    parser.add_argument("--qa-takes", type=int, metavar="N", help="takes per chunk before it is flagged (default: 3)")
+    parser.add_argument(
+        "--qa", choices=("off", "basic", "asr"), help="audio QA of every chunk (default: setting, basic)"
+    )
+    parser.add_argument(
+        "--qa-model",
+        metavar="SIZE_OR_DIR",
+        help="recogniser for --qa asr: tiny.en, base.en, small.en, distil-large-v3, large-v3-turbo "
+        "(download in the Models tab) or a model folder; GPU when it fits beside the server",
+    )
+    parser.add_argument(
+        "--qa-takes", type=int, metavar="N", help="takes per chunk before it is flagged (default: 3)"
+    )
     add_endpoint_options(parser)
     parser.set_defaults(handler=_convert)
 
 
-def ask_higgs_window(entry: CatalogEntry, chunk_words: int, *, stdin: TextIO, stdout: TextIO) -> tuple[int, bool]:
+def ask_higgs_window(
+    entry: CatalogEntry, chunk_words: int, *, stdin: TextIO, stdout: TextIO
+) -> tuple[int, bool]:
     """Resolve a chunk size above the model's per-request cap: ``[S/t/c]`` on a console.
 
     S (the default) sets the chunk size to the cap for this run, t keeps it (audio may cut off),
@@ -148,7 +178,10 @@ def _convert(args: argparse.Namespace) -> int:
     serving = serving_for(manager, entry, api_url=args.api_url, on_log=_print_boot_line)
     endpoint = serving.endpoint
     started_here = endpoint.owned and not was_ours
-    print(f"Using {endpoint.model_label} at {endpoint.base_url}" + (" (started for this run)" if started_here else ""))
+    print(
+        f"Using {endpoint.model_label} at {endpoint.base_url}"
+        + (" (started for this run)" if started_here else "")
+    )
     try:
         return render_request(request, book, serving, paths, settings)
     finally:
@@ -157,13 +190,16 @@ def _convert(args: argparse.Namespace) -> int:
             manager.stop()
 
 
-def claim_cli_output_name(request: ConvertRequest, book: Book, entry: CatalogEntry, paths: DataPaths,
-                          settings) -> ConvertRequest:
+def claim_cli_output_name(
+    request: ConvertRequest, book: Book, entry: CatalogEntry, paths: DataPaths, settings
+) -> ConvertRequest:
     """The request with this run's own output name: the one the same convert claimed before, else
     a new one no book file, web UI job or other convert holds (a second voice never overwrites)."""
     output_root = request.output_dir or settings.output_path(paths)
     request = dataclasses.replace(request, output_layout=settings.output_layout)
-    ui_names = {ConvertRequest.read(job.params).output_name for job in JobStore(paths.jobs_db).list(limit=100_000)}
+    ui_names = {
+        ConvertRequest.read(job.params).output_name for job in JobStore(paths.jobs_db).list(limit=100_000)
+    }
     name = OutputClaims(paths.output_claims_file).name_for(
         request, output_root, book, entry, claimed={n for n in ui_names if isinstance(n, str)}
     )
@@ -202,13 +238,17 @@ def render_request(request: ConvertRequest, book: Book, serving: Serving, paths:
                 bar.write(f"chapter {chapter.number} ready: {chapter.title} -> {chapter.audio_path}")
 
     try:
-        result = convert_served(request, serving, paths=paths, settings=settings, progress=progress, book=book)
+        result = convert_served(
+            request, serving, paths=paths, settings=settings, progress=progress, book=book
+        )
     except OmniWebError:
         bar.close()
         raise
     bar.close()
-    print(f"Done: {len(result.chapters)} chapters, {result.duration_s / 60:.1f} minutes of audio "
-          f"({result.chunks_total - result.chunks_cached} chunks rendered, {result.chunks_cached} reused).")
+    print(
+        f"Done: {len(result.chapters)} chapters, {result.duration_s / 60:.1f} minutes of audio "
+        f"({result.chunks_total - result.chunks_cached} chunks rendered, {result.chunks_cached} reused)."
+    )
     if last and (figures := throughput_line(last[0])):
         print(figures)
     for missing in result.missing_chunks:
@@ -226,8 +266,13 @@ def render_request(request: ConvertRequest, book: Book, serving: Serving, paths:
         print("\n".join(summary_lines(result.levels)))
         print(f"Levels report: {result.levels_path}")
     # A step after the book (omni_web/deliver): a failure is said, the book and the exit code stand.
-    delivered = deliver_after_job(paths, load_abs_config(paths), "", result.output_dir,
-                                  output_root=request.output_dir or settings.output_path(paths))  # fmt: skip
+    delivered = deliver_after_job(
+        paths,
+        load_abs_config(paths),
+        "",
+        result.output_dir,
+        output_root=request.output_dir or settings.output_path(paths),
+    )
     if delivered is not None:
         print(delivery_text(delivered).replace("**", ""))
     return 0
@@ -238,10 +283,12 @@ def print_qa_summary(report: Path | None) -> None:
     if report is None or not report.is_file():
         return
     counts = read_report(report)["counts"]
-    print(f"QA: {counts.get('passed', 0)} passed, {counts.get('retaken', 0)} retaken, "
-          f"{counts.get('flagged', 0)} flagged. Report: {report}")
+    print(
+        f"QA: {counts.get('passed', 0)} passed, {counts.get('retaken', 0)} retaken, "
+        f"{counts.get('flagged', 0)} flagged. Report: {report}"
+    )
     if counts.get("flagged"):
-        print(f"Review the flagged chunks with: python -m omni_web review \"{report}\"")
+        print(f'Review the flagged chunks with: python -m omni_web review "{report}"')
 
 
 def _print_boot_line(line: str) -> None:
@@ -257,6 +304,8 @@ def throughput_line(doc: ConvertProgress) -> str:
     if doc.refusals:
         parts.append(f"{doc.refusals} refused by the server's full queue")
     if doc.gpu_line:
-        parts.append(doc.gpu_line + (f", {doc.audio_per_gpu_s:.0f} s of audio per GPU-second" if doc.audio_per_gpu_s
-                                     else ""))
+        parts.append(
+            doc.gpu_line
+            + (f", {doc.audio_per_gpu_s:.0f} s of audio per GPU-second" if doc.audio_per_gpu_s else "")
+        )
     return "Throughput: " + "; ".join(parts) if parts else ""

@@ -19,9 +19,17 @@ __all__ = ["add_endpoint_options", "apply_endpoint_options"]
 def add_endpoint_options(parser: argparse.ArgumentParser) -> None:
     """Add ``--host``, ``--port`` and ``--api-url`` to ``parser``."""
     group = parser.add_argument_group("server endpoint")
-    group.add_argument("--host", metavar="HOST", help="address the managed server listens on (default: the server_host setting)")
-    group.add_argument("--port", type=int, metavar="P", help="port of the managed server (default: the server_port setting)")
-    group.add_argument("--api-url", metavar="URL", help="use an external sgl-omni server at URL instead of the managed one")
+    group.add_argument(
+        "--host",
+        metavar="HOST",
+        help="address the managed server listens on (default: the server_host setting)",
+    )
+    group.add_argument(
+        "--port", type=int, metavar="P", help="port of the managed server (default: the server_port setting)"
+    )
+    group.add_argument(
+        "--api-url", metavar="URL", help="use an external sgl-omni server at URL instead of the managed one"
+    )
 
 
 def apply_endpoint_options(settings: Settings, args: argparse.Namespace) -> Settings:

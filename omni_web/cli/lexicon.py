@@ -43,7 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     actions = parser.add_subparsers(dest="lexicon_action", metavar="ACTION")
 
     def add_book(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--book", type=Path, metavar="BOOK", help="the book's own lexicon (wins over the global one)")
+        p.add_argument(
+            "--book", type=Path, metavar="BOOK", help="the book's own lexicon (wins over the global one)"
+        )
 
     listing = actions.add_parser("list", help="list the entries")
     add_book(listing)
@@ -52,10 +54,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     adding = actions.add_parser("add", help="add or replace an entry")
     adding.add_argument("written", help="the word as the book writes it, e.g. Hermione")
     adding.add_argument("spoken", help="what to send instead, e.g. her-MY-oh-nee")
-    adding.add_argument("--regex", action="store_true", help="WRITTEN is a regular expression (SPOKEN may use \\1)")
-    adding.add_argument("--case", choices=[c.value for c in CaseRule], default="auto",
-                        help="auto (default): a capitalised entry matches that spelling and ALL CAPS, a "
-                        "lower-case one any case; exact; ignore")
+    adding.add_argument(
+        "--regex", action="store_true", help="WRITTEN is a regular expression (SPOKEN may use \\1)"
+    )
+    adding.add_argument(
+        "--case",
+        choices=[c.value for c in CaseRule],
+        default="auto",
+        help="auto (default): a capitalised entry matches that spelling and ALL CAPS, a "
+        "lower-case one any case; exact; ignore",
+    )
     adding.add_argument("--inside-words", action="store_true", help="also match inside longer words")
     adding.add_argument("--note", default="", help="a note for yourself")
     _impact_options(adding)
@@ -69,7 +77,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     removing.set_defaults(handler=_remove)
 
     importing = actions.add_parser("import", help="merge entries from a YAML file")
-    importing.add_argument("file", type=Path, help="YAML: entries: [{written, spoken, ...}] or written: spoken")
+    importing.add_argument(
+        "file", type=Path, help="YAML: entries: [{written, spoken, ...}] or written: spoken"
+    )
     add_book(importing)
     importing.set_defaults(handler=_import)
 
@@ -80,17 +90,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     candidates = actions.add_parser("candidates", help="words in a book a model may misread")
     candidates.add_argument("book", type=Path, metavar="BOOK")
-    candidates.add_argument("--limit", type=int, default=60, help="show at most this many (default 60; 0 = all)")
+    candidates.add_argument(
+        "--limit", type=int, default=60, help="show at most this many (default 60; 0 = all)"
+    )
     candidates.add_argument("--language", metavar="LANG", help="the book's language if its metadata is wrong")
     candidates.set_defaults(handler=_candidates)
     parser.set_defaults(handler=lambda _args: parser.print_help() or 2)
 
 
 def _impact_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--count-in", type=Path, metavar="BOOK",
-                        help="say how many of this book's chunks a global edit changes (--book does it for its own)")
-    parser.add_argument("--model", choices=keys(), default=_DEFAULT_MODEL, metavar="MODEL",
-                        help="count chunks as this model's jobs cut them")
+    parser.add_argument(
+        "--count-in",
+        type=Path,
+        metavar="BOOK",
+        help="say how many of this book's chunks a global edit changes (--book does it for its own)",
+    )
+    parser.add_argument(
+        "--model",
+        choices=keys(),
+        default=_DEFAULT_MODEL,
+        metavar="MODEL",
+        help="count chunks as this model's jobs cut them",
+    )
     parser.add_argument("--language", metavar="LANG", help="the language the job will use")
 
 
@@ -142,12 +163,20 @@ def _counted_book(args: argparse.Namespace) -> tuple[Book | None, BookIdentity |
     return book, book_identity(book)
 
 
-def _report_impact(args: argparse.Namespace, book: Book | None, before: Pronouncer, after: Pronouncer) -> None:
+def _report_impact(
+    args: argparse.Namespace, book: Book | None, before: Pronouncer, after: Pronouncer
+) -> None:
     if book is None:
         return
     settings = load_settings(data_root_from_env())
-    impact = edit_impact(book, before=before, after=after, entry=get_entry(args.model),
-                         settings=settings, language=args.language)
+    impact = edit_impact(
+        book,
+        before=before,
+        after=after,
+        entry=get_entry(args.model),
+        settings=settings,
+        language=args.language,
+    )
     print(impact.summary)
     for example in impact.examples:
         print(f"  chapter {example.chapter_number}, chunk {example.chunk_number}: {example.text[:160]}")
@@ -157,8 +186,14 @@ def _add(args: argparse.Namespace) -> int:
     store = _store()
     identity = _identity(args.book)
     counted, counted_identity = _counted_book(args)
-    entry = LexiconEntry(args.written, args.spoken, regex=args.regex, whole_word=not args.inside_words,
-                         case=CaseRule(args.case), note=args.note).validated()
+    entry = LexiconEntry(
+        args.written,
+        args.spoken,
+        regex=args.regex,
+        whole_word=not args.inside_words,
+        case=CaseRule(args.case),
+        note=args.note,
+    ).validated()
     before = store.pronouncer(counted_identity)
     lexicon = store.load(identity)
     old = lexicon.find(entry.written)

@@ -84,7 +84,9 @@ class _Bars:
         with self._lock:
             bar = self._bars.get(event.key)
             if bar is None:
-                bar = tqdm(total=event.total_bytes, unit="B", unit_scale=True, unit_divisor=1000, desc=event.key)
+                bar = tqdm(
+                    total=event.total_bytes, unit="B", unit_scale=True, unit_divisor=1000, desc=event.key
+                )
                 self._bars[event.key] = bar
             bar.total = event.total_bytes
             bar.n = event.downloaded_bytes
@@ -136,13 +138,22 @@ def _install(args: argparse.Namespace) -> int:
     try:
         result = _cancelable(
             lambda cancel: apply_model_diff(
-                args.keys, (), paths=paths, progress=bars, cancel=cancel, log=lambda line: tqdm.write(line),
+                args.keys,
+                (),
+                paths=paths,
+                progress=bars,
+                cancel=cancel,
+                log=lambda line: tqdm.write(line),
             )
         )
     finally:
         bars.close()
     for installed in result.installed:
-        extra = f" (companions: {', '.join(installed.companions_installed)})" if installed.companions_installed else ""
+        extra = (
+            f" (companions: {', '.join(installed.companions_installed)})"
+            if installed.companions_installed
+            else ""
+        )
         print(f"installed {installed.key}{extra}: {installed.snapshot_path}")
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)

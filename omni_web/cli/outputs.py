@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "migrate", help="move flat-layout books into the library layout",
         description="Move books of the flat layout (every narrator version in one folder) into one folder "
                     "per book and narrator version, MP3 and ACX sets into their own trees.",
-    )  # fmt: skip
+    )
     migrate.add_argument("--yes", action="store_true", help="move without asking")
     migrate.set_defaults(handler=_migrate)
     outputs.set_defaults(handler=lambda _args: outputs.print_help() or 2)

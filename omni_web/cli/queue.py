@@ -57,10 +57,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     opds.add_argument("--take", metavar="N,M", help="queue these entries (numbers as listed)")
     opds.add_argument("--preset", metavar="NAME", help="settings for the queued books (else the rules)")
     opds.set_defaults(handler=_opds)
-    samples = actions.add_parser("samples", help="samples first: every book's first chapter before any full book")
+    samples = actions.add_parser(
+        "samples", help="samples first: every book's first chapter before any full book"
+    )
     samples.add_argument("switch", choices=("on", "off"))
-    samples.add_argument("--minutes", type=float, metavar="N",
-                         help="samples of at least N minutes (whole chapters from the start; default: chapter 1)")
+    samples.add_argument(
+        "--minutes",
+        type=float,
+        metavar="N",
+        help="samples of at least N minutes (whole chapters from the start; default: chapter 1)",
+    )
     samples.set_defaults(handler=_samples)
 
 
@@ -70,8 +76,13 @@ def _control() -> tuple[DataPaths, QueueControl]:
 
 
 def _line(job: Job, place: int | None = None) -> str:
-    marks = "".join((" [paused]" if job.paused else "", f" [priority {job.priority}]" if job.priority else "",
-                     " [sample made]" if job.sample_done else ""))
+    marks = "".join(
+        (
+            " [paused]" if job.paused else "",
+            f" [priority {job.priority}]" if job.priority else "",
+            " [sample made]" if job.sample_done else "",
+        )
+    )
     where = f"{place:>3}." if place else f"{job.state.value:>9}"
     return f"{where} {job.id}  {job.title}{marks}"
 
@@ -83,8 +94,13 @@ def _add(args: argparse.Namespace) -> int:
     services = AppServices.create(paths)
     voice = VoiceChoice.speaker(args.voice) if args.voice else None
     for book in args.books:
-        job = services.library.submit_book(book.expanduser().resolve(), model_key=args.model and get_entry(args.model).key,
-                                   voice=voice, preset=args.preset, priority=args.priority)
+        job = services.library.submit_book(
+            book.expanduser().resolve(),
+            model_key=args.model and get_entry(args.model).key,
+            voice=voice,
+            preset=args.preset,
+            priority=args.priority,
+        )
         print(f"queued {job.id}  {job.title}")
     return 0
 
@@ -92,7 +108,10 @@ def _add(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     _, control = _control()
     status = control.status()
-    print(f"queue: {'PAUSED' if status.paused else 'running'}; samples first: {'on' if status.samples_first else 'off'}")
+    print(
+        f"queue: {'PAUSED' if status.paused else 'running'}; samples first: "
+        f"{'on' if status.samples_first else 'off'}"
+    )
     for place, job in enumerate(status.queued, start=1):
         print(_line(job, place))
     for job in control.store.list():
@@ -140,7 +159,11 @@ def _opds(args: argparse.Namespace) -> int:
     client = OpdsClient(args.url, username=args.user, password=args.password)
     feed = client.search(args.search) if args.search else client.feed()
     for number, entry in enumerate(feed.entries, start=1):
-        what = f"book by {', '.join(entry.authors) or 'unknown'}" if entry.acquisition else f"section: {entry.navigation}"
+        what = (
+            f"book by {', '.join(entry.authors) or 'unknown'}"
+            if entry.acquisition
+            else f"section: {entry.navigation}"
+        )
         series = f" [{' '.join(filter(None, (entry.series, entry.series_index)))}]" if entry.series else ""
         print(f"{number:>3}. {entry.title}{series} ({what})")
     if feed.next:

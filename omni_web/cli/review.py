@@ -47,12 +47,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     review.add_argument("--accept", metavar="CHAPTER:CHUNK", help="accept a flagged chunk as it is")
     review.set_defaults(handler=_review)
     regen = subparsers.add_parser(
-        "regenerate", help="redo one chunk and rebuild its chapter and the book",
-        description="Request one chunk again (optionally with edited text); rebuild only its chapter and the book.",
+        "regenerate",
+        help="redo one chunk and rebuild its chapter and the book",
+        description="Request one chunk again (optionally with edited text); rebuild only its chapter and the "
+                    "book.",
     )
     regen.add_argument("target", metavar="OUTPUT_OR_JOB", help="book folder, m4b, .qa.json or job id")
-    regen.add_argument("--chapter", type=int, required=True, metavar="N", help="chapter number (as review lists it)")
-    regen.add_argument("--chunk", type=int, required=True, metavar="M", help="chunk number within the chapter")
+    regen.add_argument(
+        "--chapter", type=int, required=True, metavar="N", help="chapter number (as review lists it)"
+    )
+    regen.add_argument(
+        "--chunk", type=int, required=True, metavar="M", help="chunk number within the chapter"
+    )
     regen.add_argument("--text", metavar="TEXT", help="speak this instead (a misread name or number)")
     regen.add_argument("--api-url", metavar="URL", help="use this sgl-omni server instead of the managed one")
     regen.set_defaults(handler=_regenerate)
@@ -90,13 +96,18 @@ def _review(args: argparse.Namespace) -> int:
         print(f"Accepted chunk {chunk} of chapter {chapter} as it is.")
     rows = review_rows(target, only_flagged=not args.all)
     counts = target.report["counts"]
-    print(f"{target.title}: {counts.get('passed', 0)} passed, {counts.get('retaken', 0)} retaken, "
-          f"{len(review_rows(target))} flagged  ({target.report_path})")
+    print(
+        f"{target.title}: {counts.get('passed', 0)} passed, {counts.get('retaken', 0)} retaken, "
+        f"{len(review_rows(target))} flagged  ({target.report_path})"
+    )
     if not rows:
         print("No chunk is waiting for review." if not args.all else "The report has no chunks.")
         return 0
     for row in rows:
-        print(f"\nchapter {row.chapter} chunk {row.chunk} [{row.verdict.value}, {row.takes} takes] {row.chapter_title}")
+        print(
+            f"\nchapter {row.chapter} chunk {row.chunk} [{row.verdict.value}, {row.takes} takes] "
+            f"{row.chapter_title}"
+        )
         print(f"  text: {row.text}")
         marked = marks_plain(row.marks)
         if any(mark.kind for mark in row.marks):
@@ -111,7 +122,9 @@ def _review(args: argparse.Namespace) -> int:
         if row.transcript:
             print(f"  heard: {row.transcript}")
         print(f"  audio: {row.audio_path}")
-    print(f"\nRedo one with: python -m omni_web regenerate \"{args.target}\" --chapter N --chunk M [--text \"...\"]")
+    print(
+        f'\nRedo one with: python -m omni_web regenerate "{args.target}" --chapter N --chunk M [--text "..."]'
+    )
     return 0
 
 
@@ -120,7 +133,9 @@ def _regenerate(args: argparse.Namespace) -> int:
     settings = load_settings(paths)
     target = resolve_target(args.target, paths)
     request = prepare_regenerate(target, args.chapter, args.chunk, text=args.text)
-    fix = plan_fix(request, target.report.get("chapter_files") or {}, target.parts_dir, (args.chapter,), settings)
+    fix = plan_fix(
+        request, target.report.get("chapter_files") or {}, target.parts_dir, (args.chapter,), settings
+    )
     entry = get_entry(request.model_key)
     book = load_book(request.book_path, options=settings.read_options(paths, footnotes=request.footnotes))
     manager = build_server_manager(paths, settings)
@@ -128,8 +143,10 @@ def _regenerate(args: argparse.Namespace) -> int:
     serving = serving_for(manager, entry, api_url=args.api_url or request.api_url)
     endpoint = serving.endpoint
     started_here = endpoint.owned and not was_ours
-    print(f"Regenerating chunk {args.chunk} of chapter {args.chapter} with {endpoint.model_label} at "
-          f"{endpoint.base_url}. {fix.message}")
+    print(
+        f"Regenerating chunk {args.chunk} of chapter {args.chapter} with {endpoint.model_label} at "
+        f"{endpoint.base_url}. {fix.message}"
+    )
     try:
         code = render_request(request, book, serving, paths, settings)
     finally:

@@ -47,7 +47,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _add_model(start, required=False)
     _add_endpoint(start)
-    start.add_argument("--timeout", type=float, metavar="S", help="seconds to wait for /health (default: setting, 1200)")
+    start.add_argument(
+        "--timeout", type=float, metavar="S", help="seconds to wait for /health (default: setting, 1200)"
+    )
     start.add_argument("--quiet", action="store_true", help="do not print the server's boot log")
     start.add_argument(
         "--gpus",
@@ -66,7 +68,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     stop = commands.add_parser("stop", help="stop the server omni-web started (never a foreign one)")
     _add_endpoint(stop)
-    stop.add_argument("--grace", type=float, default=10.0, metavar="S", help="seconds between SIGTERM and SIGKILL")
+    stop.add_argument(
+        "--grace", type=float, default=10.0, metavar="S", help="seconds between SIGTERM and SIGKILL"
+    )
     stop.set_defaults(handler=_stop)
 
     status = commands.add_parser(
@@ -113,8 +117,6 @@ def _settings(args: argparse.Namespace) -> tuple[ServerManager, Settings]:
     return ServerManager(paths, settings), settings
 
 
-
-
 def _print_status(manager: ServerManager) -> ServerState:
     status = manager.status()
     for line in status.lines():
@@ -129,12 +131,17 @@ def _start(args: argparse.Namespace) -> int:
         if state is ServerState.HEALTHY:
             return 0
         raise OmniWebError(
-            f"Choose the model to serve: python -m omni_web server start --model KEY (one of: {', '.join(keys())})."
+            "Choose the model to serve: python -m omni_web server start --model KEY (one of: "
+            f"{', '.join(keys())})."
         )
     entry = get_entry(args.model)
     on_log = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
     endpoint = manager.ensure_serving(
-        entry, compute_capability=first_gpu_compute_capability(), port=args.port, timeout_s=args.timeout, on_log=on_log
+        entry,
+        compute_capability=first_gpu_compute_capability(),
+        port=args.port,
+        timeout_s=args.timeout,
+        on_log=on_log,
     ).endpoint
     if not endpoint.owned:
         where = "remote server" if settings.remote_url else "server not started by omni-web"
@@ -152,7 +159,10 @@ def _stop(args: argparse.Namespace) -> int:
     if group is not None:  # the router and every managed worker (remote workers are left running)
         pids = ", ".join(str(pid) for pid in group_pids(group)) or "none alive"
         manager.stop(grace_s=args.grace)
-        print(f"Stopped the server group for {group.model_key}: router + {len(group.workers)} workers (pids {pids}).")
+        print(
+            f"Stopped the server group for {group.model_key}: router + {len(group.workers)} workers (pids "
+            f"{pids})."
+        )
         return 0
     record = manager.owned_record()
     if record is not None and manager.stop(grace_s=args.grace):
@@ -177,10 +187,13 @@ def _command(args: argparse.Namespace) -> int:
     manager, settings = _settings(args)
     if settings.remote_url:
         raise OmniWebError(
-            f"--api-url names an external server ({settings.remote_url}); there is no command line to print for it. "
+            f"--api-url names an external server ({settings.remote_url}); there is no command line to print "
+            "for it. "
             "Drop --api-url to see the command a managed start runs."
         )
-    spec = manager.build_spec(get_entry(args.model), compute_capability=first_gpu_compute_capability(), port=args.port)
+    spec = manager.build_spec(
+        get_entry(args.model), compute_capability=first_gpu_compute_capability(), port=args.port
+    )
     for note in spec.notes:
         print(f"# {note}", file=sys.stderr)
     print(manager.command_line(spec))

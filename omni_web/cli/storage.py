@@ -20,11 +20,13 @@ __all__ = ["register"]
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``storage``."""
     parser = subparsers.add_parser(
-        "storage", help="show what the data root holds; prune the cache of finished books",
-        description="Sizes by kind (chunk cache, chapter versions, books, extras, converted books, logs) and by "
-                    "book. --prune removes the chunk cache of finished books, superseded chapter versions and "
-                    "converted books no job refers to; books a queued or running job works on are skipped.",
-    )  # fmt: skip
+        "storage",
+        help="show what the data root holds; prune the cache of finished books",
+        description="Sizes by kind (chunk cache, chapter versions, books, extras, converted books, logs) and "
+                    "by "
+        "book. --prune removes the chunk cache of finished books, superseded chapter versions and "
+        "converted books no job refers to; books a queued or running job works on are skipped.",
+    )
     parser.add_argument("--prune", action="store_true", help="remove what finished books no longer need")
     parser.add_argument("--dry-run", action="store_true", help="with --prune: only say what would be freed")
     parser.set_defaults(handler=_storage)
@@ -50,6 +52,8 @@ def _storage(args: argparse.Namespace) -> int:
     print(f"  {'Total':<{width}}  {format_bytes(report.total_bytes):>9}")
     for book in report.books:
         state = "in work" if book.busy else ("finished" if book.finished else "not finished")
-        print(f"  {book.title} ({state}): chunks {format_bytes(book.chunk_bytes)}, chapter versions "
-              f"{format_bytes(book.current_bytes)} in use, {format_bytes(book.superseded_bytes)} superseded")
+        print(
+            f"  {book.title} ({state}): chunks {format_bytes(book.chunk_bytes)}, chapter versions "
+            f"{format_bytes(book.current_bytes)} in use, {format_bytes(book.superseded_bytes)} superseded"
+        )
     return 0

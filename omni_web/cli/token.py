@@ -24,7 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     create = actions.add_parser("create", help="make a token and print it (once)")
     create.add_argument("name", help="what it is for, e.g. 'calibre-hook'")
     create.set_defaults(handler=_create)
-    actions.add_parser("list", help="the tokens (ids and names, never the secrets)").set_defaults(handler=_list)
+    actions.add_parser("list", help="the tokens (ids and names, never the secrets)").set_defaults(
+        handler=_list
+    )
     revoke = actions.add_parser("revoke", help="refuse a token from now on")
     revoke.add_argument("id")
     revoke.set_defaults(handler=_revoke)
@@ -37,14 +39,20 @@ def _store() -> TokenStore:
 def _create(args: argparse.Namespace) -> int:
     token, secret = _store().create(args.name)
     print(secret)
-    print(f"(token {token.id} '{token.name}': shown once, stored hashed; revoke with: python -m omni_web token "
-          f"revoke {token.id})", flush=True)
+    print(
+        f"(token {token.id} '{token.name}': shown once, stored hashed; revoke with: python -m omni_web token "
+        f"revoke {token.id})",
+        flush=True,
+    )
     return 0
 
 
 def _list(args: argparse.Namespace) -> int:
     for token in _store().tokens():
-        print(f"{token.id}  {token.name}  created {time.strftime('%Y-%m-%d %H:%M', time.localtime(token.created_at))}")
+        print(
+            f"{token.id}  {token.name}  created "
+            f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(token.created_at))}"
+        )
     return 0
 
 

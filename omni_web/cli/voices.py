@@ -47,8 +47,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     commands = parser.add_subparsers(dest="voices_command", metavar="SUBCOMMAND", required=True)
 
-    listing = commands.add_parser("list", help="list the library (or, with --server, the server's uploaded voices)")
-    listing.add_argument("--server", action="store_true", help="list the voices uploaded to the server instead")
+    listing = commands.add_parser(
+        "list", help="list the library (or, with --server, the server's uploaded voices)"
+    )
+    listing.add_argument(
+        "--server", action="store_true", help="list the voices uploaded to the server instead"
+    )
     _add_endpoint(listing)
     listing.set_defaults(handler=_list)
 
@@ -62,7 +66,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     add.add_argument("file", type=Path, metavar="FILE", help=f"the recording ({_KINDS})")
-    add.add_argument("--name", metavar="N", help="voice name (default: the file name); letters, digits, . _ -")
+    add.add_argument(
+        "--name", metavar="N", help="voice name (default: the file name); letters, digits, . _ -"
+    )
     said = add.add_mutually_exclusive_group()
     said.add_argument("--transcript", metavar="TEXT", help="what the clip says")
     said.add_argument("--transcribe", action="store_true", help="transcribe it locally with faster-whisper")
@@ -74,7 +80,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     text.add_argument("name", metavar="NAME")
     how = text.add_mutually_exclusive_group()
     how.add_argument("text", nargs="?", metavar="TEXT", help="the new transcript")
-    how.add_argument("--transcribe", action="store_true", help="transcribe the clip locally with faster-whisper")
+    how.add_argument(
+        "--transcribe", action="store_true", help="transcribe the clip locally with faster-whisper"
+    )
     how.add_argument("--clear", action="store_true", help="remove the transcript")
     _add_model_size(text)
     text.set_defaults(handler=_transcript)
@@ -85,9 +93,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rename.add_argument("--overwrite", action="store_true", help="replace a voice already called NEW")
     rename.set_defaults(handler=_rename)
 
-    remove = commands.add_parser("remove", help="delete a library voice (or, with --server, an uploaded voice)")
+    remove = commands.add_parser(
+        "remove", help="delete a library voice (or, with --server, an uploaded voice)"
+    )
     remove.add_argument("name", metavar="NAME")
-    remove.add_argument("--server", action="store_true", help="delete the voice uploaded to the server instead")
+    remove.add_argument(
+        "--server", action="store_true", help="delete the voice uploaded to the server instead"
+    )
     _add_endpoint(remove)
     remove.set_defaults(handler=_remove)
 
@@ -101,8 +113,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     upload.add_argument("name", metavar="NAME")
     upload.add_argument("--as", dest="server_name", metavar="N", help="name on the server (default: NAME)")
-    upload.add_argument("--consent", required=True, metavar="TEXT",
-                        help="the speaker's consent statement (the server requires one)")
+    upload.add_argument(
+        "--consent",
+        required=True,
+        metavar="TEXT",
+        help="the speaker's consent statement (the server requires one)",
+    )
     _add_endpoint(upload)
     upload.set_defaults(handler=_upload)
 
@@ -116,14 +132,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     preview.add_argument("voice", metavar="VOICE")
-    preview.add_argument("--out", type=Path, metavar="FILE", help="where to write the WAV (default: preview.wav)")
+    preview.add_argument(
+        "--out", type=Path, metavar="FILE", help="where to write the WAV (default: preview.wav)"
+    )
     preview.add_argument("--text", default=SAMPLE_SENTENCE, help="the sentence to speak")
     preview.add_argument("--instructions", metavar="TEXT", help="the voice description (voice design models)")
     preview.add_argument("--model", metavar="KEY", help="catalog key of the hosted model (default: detected)")
     _add_endpoint(preview)
     preview.set_defaults(handler=_preview)
 
-    whisper = commands.add_parser("transcriber", help="install or inspect the faster-whisper model for transcripts")
+    whisper = commands.add_parser(
+        "transcriber", help="install or inspect the faster-whisper model for transcripts"
+    )
     whisper_commands = whisper.add_subparsers(dest="transcriber_command", metavar="ACTION", required=True)
     install = whisper_commands.add_parser("install", help="download the model into the Hugging Face cache")
     _add_model_size(install)
@@ -135,15 +155,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _add_model_size(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--size", "--model-size", dest="model_size", metavar="SIZE",
-        help=f"faster-whisper size (default: the transcription_model setting); one of {', '.join(transcribe.WHISPER_MODELS)}",
+        "--size",
+        "--model-size",
+        dest="model_size",
+        metavar="SIZE",
+        help="faster-whisper size (default: the transcription_model setting); one of "
+             f"{', '.join(transcribe.WHISPER_MODELS)}",
     )
 
 
 def _add_endpoint(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--api-url", metavar="URL", help="the sgl-omni server to use (default: the one `server status` shows)")
     parser.add_argument(
-        "--inline-reference", action="store_true",
+        "--api-url", metavar="URL", help="the sgl-omni server to use (default: the one `server status` shows)"
+    )
+    parser.add_argument(
+        "--inline-reference",
+        action="store_true",
         help="send clips as base64 data URLs even to a loopback URL (e.g. an SSH tunnel to a remote server)",
     )
 
@@ -161,7 +188,9 @@ def _model_size(args: argparse.Namespace, settings: Settings) -> str:
     return (getattr(args, "model_size", None) or settings.transcription_model).strip()
 
 
-def _connect(args: argparse.Namespace, paths: DataPaths, settings: Settings) -> tuple[SpeechClient, str | None]:
+def _connect(
+    args: argparse.Namespace, paths: DataPaths, settings: Settings
+) -> tuple[SpeechClient, str | None]:
     """A client for the server to use, and the catalog key of the model it hosts (if known)."""
     from omni_web.server.discovery import catalog_key_for, probe_endpoint
     from omni_web.server.manager import ServerManager
@@ -180,7 +209,8 @@ def _connect(args: argparse.Namespace, paths: DataPaths, settings: Settings) -> 
     status = ServerManager(paths, settings).status()
     if not status.healthy:
         raise ServerNotRunning(
-            f"No healthy sgl-omni server at {status.endpoint or 'the configured port'} ({status.state.value}). "
+            f"No healthy sgl-omni server at {status.endpoint or 'the configured port'} "
+            f"({status.state.value}). "
             "Start one (python -m omni_web server start --model KEY) or pass --api-url URL."
         )
     local = False if inline else (True if status.owned else None)
@@ -205,11 +235,15 @@ def _list(args: argparse.Namespace) -> int:
         return 0
     voices = library.list()
     if not voices:
-        print(f"No voices in {library.directory}. Add one: python -m omni_web voices add FILE ({CLIP_ADVICE})")
+        print(
+            f"No voices in {library.directory}. Add one: python -m omni_web voices add FILE ({CLIP_ADVICE})"
+        )
         return 0
     for voice in voices:
         said = _short(voice.transcript) if voice.transcript else "(no transcript)"
-        print(f"{voice.name:<24} {voice.duration_str:>7} {voice.sample_rate:>6} Hz {voice.size_str:>8}  {said}")
+        print(
+            f"{voice.name:<24} {voice.duration_str:>7} {voice.sample_rate:>6} Hz {voice.size_str:>8}  {said}"
+        )
     return 0
 
 
@@ -241,7 +275,7 @@ def _say_transcript(voice: Voice) -> None:
     else:
         print(
             "No transcript: clone requests go without ref_text, and quality may drop. Add one with "
-            f"python -m omni_web voices transcript {voice.name} \"TEXT\" (or --transcribe)."
+            f'python -m omni_web voices transcript {voice.name} "TEXT" (or --transcribe).'
         )
 
 
@@ -250,7 +284,10 @@ def _transcribe_voice(library: VoiceLibrary, voice: Voice, *, paths: DataPaths, 
     text = transcribe.cached_transcript(voice.wav_path, model_size=size, cache_dir=cache)
     if text is None:
         if transcribe.whisper_local_dir(size) is None:
-            print(f"Downloading faster-whisper '{size}' ({transcribe.whisper_repo_id(size)}) into the Hugging Face cache...")
+            print(
+                f"Downloading faster-whisper '{size}' ({transcribe.whisper_repo_id(size)}) into the Hugging "
+                "Face cache..."
+            )
             transcribe.install_whisper_model(size, progress=_print_progress)
             print()
         device, compute_type = transcribe.choose_device()
@@ -306,7 +343,9 @@ def _upload(args: argparse.Namespace) -> int:
     voice = library.get(args.name)
     client, key = _connect(args, paths, settings)
     with client:
-        uploaded = upload_library_voice(client, voice, consent=args.consent, paths=paths, name=args.server_name)
+        uploaded = upload_library_voice(
+            client, voice, consent=args.consent, paths=paths, name=args.server_name
+        )
     print(f"Uploaded '{voice.name}' to {client.base_url} as '{uploaded.name}'.")
     if uploaded.warning:
         print(uploaded.warning)
@@ -363,7 +402,10 @@ def _pick(menu: list[VoiceOption], wanted: str, entry: CatalogEntry) -> VoiceOpt
 def _transcriber_install(args: argparse.Namespace) -> int:
     _, settings, _ = _context()
     size = _model_size(args, settings)
-    print(f"Downloading faster-whisper '{size}' ({transcribe.whisper_repo_id(size)}) into the Hugging Face cache...")
+    print(
+        f"Downloading faster-whisper '{size}' ({transcribe.whisper_repo_id(size)}) into the Hugging Face "
+        "cache..."
+    )
     folder = transcribe.install_whisper_model(size, progress=_print_progress)
     print(f"\nInstalled: {folder}")
     return 0

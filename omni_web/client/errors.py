@@ -60,7 +60,10 @@ _KV_CAPACITY_RE = re.compile(
 SERVER_TEXTS: tuple[tuple[ServerText, re.Pattern[str]], ...] = (
     (ServerText.KV_CAPACITY, _KV_CAPACITY_RE),
     (ServerText.QUEUE_FULL, re.compile(r"The request queue is full")),
-    (ServerText.ENCODER_MISSING, re.compile(r"\b(?:soundfile|PyAV or pydub) is required for response_format=")),
+    (
+        ServerText.ENCODER_MISSING,
+        re.compile(r"\b(?:soundfile|PyAV or pydub) is required for response_format="),
+    ),
     (ServerText.ROUTER_UPSTREAM_FAILED, re.compile(r"^upstream (?:request|response) failed$")),
     (ServerText.ROUTER_NO_UPSTREAM, re.compile(r"^no (?:eligible|routable) upstream$")),
 )
@@ -172,7 +175,9 @@ _KV_REMEDY = (
 )
 
 
-def kv_capacity_error(report: KVCapacityReport, *, refitted: bool, status_code: int | None) -> KVCapacityError:
+def kv_capacity_error(
+    report: KVCapacityReport, *, refitted: bool, status_code: int | None
+) -> KVCapacityError:
     """The user-facing KV-capacity error, with the numbers the server reported."""
     if refitted:
         what = (

@@ -208,7 +208,8 @@ class SpeechClient:
             self._voices_cache = catalog
         return catalog
 
-    def upload_voice(self, name: str, clip: Path, *, consent: str, ref_text: str | None = None) -> UploadedVoice:
+    def upload_voice(self, name: str, clip: Path, *, consent: str,
+                     ref_text: str | None = None) -> UploadedVoice:
         """Store ``clip`` on the server as voice ``name`` (``POST /v1/audio/voices``, multipart).
 
         The server keeps 1-30 s clips, decodes them to 24 kHz mono and overwrites a voice of the
@@ -242,7 +243,9 @@ class SpeechClient:
     def delete_voice(self, name: str) -> None:
         """Remove an uploaded voice; raise :class:`VoiceError` when the server has no such voice."""
         try:
-            response = self._send("DELETE", f"/v1/audio/voices/{quote(name.strip(), safe='')}", ok_statuses=(404,))
+            response = self._send(
+                "DELETE", f"/v1/audio/voices/{quote(name.strip(), safe='')}", ok_statuses=(404,)
+            )
         finally:
             self._forget_voices()
         if response.status_code == 404:

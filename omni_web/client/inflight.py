@@ -38,8 +38,16 @@ from typing import Protocol, TypeVar
 
 from omni_web.errors import ServerBusy
 
-__all__ = ["MAX_IN_FLIGHT", "InFlightController", "InFlightState", "Phase", "SpeechMeter", "Ticket", "margin_for",
-           "metered_call"]
+__all__ = [
+    "MAX_IN_FLIGHT",
+    "InFlightController",
+    "InFlightState",
+    "Phase",
+    "SpeechMeter",
+    "Ticket",
+    "margin_for",
+    "metered_call",
+]
 
 # Most requests a job keeps in flight: the renderer's thread cap and the client's connection pool.
 MAX_IN_FLIGHT = 256
@@ -162,7 +170,9 @@ class InFlightController:
         clock: seconds, monotonic (tests pass a fake).
     """
 
-    def __init__(self, start: int, *, ceiling: int = MAX_IN_FLIGHT, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, start: int, *, ceiling: int = MAX_IN_FLIGHT, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._lock = threading.Lock()
         self._clock = clock
         self._ceiling = max(1, ceiling)
@@ -185,7 +195,9 @@ class InFlightController:
         self.history: list[int] = [self._limit]  # every number set, in order (logs, tests, bench)
 
     @classmethod
-    def fixed(cls, width: int, *, margin: bool = True, clock: Callable[[], float] = time.monotonic) -> InFlightController:
+    def fixed(
+        cls, width: int, *, margin: bool = True, clock: Callable[[], float] = time.monotonic
+    ) -> InFlightController:
         """A controller that keeps the server's configured ``width`` (plus the margin) and only counts."""
         controller = cls(width + (margin_for(width) if margin else 0), ceiling=1 << 16, clock=clock)
         controller._phase = Phase.FIXED
@@ -193,7 +205,9 @@ class InFlightController:
         return controller
 
     @classmethod
-    def following(cls, number: Callable[[], int], *, clock: Callable[[], float] = time.monotonic) -> InFlightController:
+    def following(
+        cls, number: Callable[[], int], *, clock: Callable[[], float] = time.monotonic
+    ) -> InFlightController:
         """A controller that keeps what ``number()`` says now (a router's routable workers) and only counts."""
         controller = cls.fixed(number(), margin=False, clock=clock)
         controller._follow = number
@@ -211,7 +225,9 @@ class InFlightController:
     def state(self) -> InFlightState:
         """What the controller knows now."""
         with self._lock:
-            return InFlightState(self._limit, self._in_flight, self._peak, self._full_at, self._phase, self._refusals)
+            return InFlightState(
+                self._limit, self._in_flight, self._peak, self._full_at, self._phase, self._refusals
+            )
 
     # --- the client's side (SpeechMeter) ---------------------------------------------------------
 

@@ -103,7 +103,8 @@ class VoiceChoice:
             raise VoiceError("A cloned voice needs a reference clip; choose an audio file.")
         if self.kind is VoiceKind.DESIGN and not (self.instructions or "").strip():
             raise VoiceError(
-                "Voice design needs a description of the voice, e.g. 'A warm, low female voice, speaking slowly.'"
+                "Voice design needs a description of the voice, e.g. 'A warm, low female voice, speaking "
+                "slowly.'"
             )
 
     @classmethod
@@ -197,7 +198,9 @@ def check_voice_choice(entry: CatalogEntry, voice: VoiceChoice) -> None:
         )
 
 
-def build_speech_payload(entry: CatalogEntry, request: SpeechRequest, *, inline_reference: bool) -> dict[str, Any]:
+def build_speech_payload(
+    entry: CatalogEntry, request: SpeechRequest, *, inline_reference: bool
+) -> dict[str, Any]:
     """The JSON body of ``POST /v1/audio/speech`` for ``request`` on ``entry``'s model.
 
     Args:
@@ -226,7 +229,9 @@ def build_speech_payload(entry: CatalogEntry, request: SpeechRequest, *, inline_
         payload["instructions"] = (voice.instructions or "").strip()
     _add_delivery(entry, voice, payload)
     payload["response_format"] = request.response_format
-    max_new_tokens = request.max_new_tokens if request.max_new_tokens is not None else entry.request_max_new_tokens
+    max_new_tokens = (
+        request.max_new_tokens if request.max_new_tokens is not None else entry.request_max_new_tokens
+    )
     if max_new_tokens is not None:
         payload["max_new_tokens"] = max_new_tokens
     # Voxtral answers HTTP 500 to language, seed, sampling fields, task_type, instructions and

@@ -49,7 +49,7 @@ class AbsConfig:
             raise SettingsError("The Audiobookshelf URL must start with http:// or https://.")
         if self.enabled and self.mode == "folder" and not self.folder_path.strip():
             raise SettingsError("Folder mode needs the library folder's path on this machine "
-                                "(where Audiobookshelf's library folder is mounted).")  # fmt: skip
+                                "(where Audiobookshelf's library folder is mounted).")
         return self
 
 
@@ -70,7 +70,9 @@ def load_abs_config(paths: DataPaths) -> AbsConfig:
         return AbsConfig()
     if path.stat().st_mode & 0o077:
         path.chmod(0o600)  # someone loosened it; the token must stay the owner's
-    known = {k: v for k, v in doc.items() if k in AbsConfig.__dataclass_fields__} if isinstance(doc, dict) else {}
+    known = (
+        {k: v for k, v in doc.items() if k in AbsConfig.__dataclass_fields__} if isinstance(doc, dict) else {}
+    )
     return replace(AbsConfig(), **known)
 
 

@@ -118,7 +118,8 @@ def book_files(folder: Path) -> list[Path]:
     the read-along EPUB (the item's ebook) and the sidecars; reports and subtitles stay home."""
     folder = Path(folder)
     audio = sorted(folder.glob("*.m4b")) or sorted(folder.glob("*.mp3"))
-    extra = [*sorted(folder.glob("cover.*")), *sorted(folder.glob("*.readalong.epub")), *sorted(folder.glob("*.opf"))]
+    extra = [*sorted(folder.glob("cover.*")), *sorted(folder.glob("*.readalong.epub")),
+             *sorted(folder.glob("*.opf"))]
     sidecars = [folder / name for name in (METADATA_JSON, DESC_TXT, READER_TXT)]
     return [p for p in [*audio, *extra, *sidecars] if p.is_file() and not p.name.startswith(".")]
 
@@ -152,12 +153,21 @@ def _parts(rel_path: str) -> tuple[str, str, str]:
         return parts[0], "", parts[1]
     if len(parts) == 1:
         return "", "", parts[0]
-    raise DeliveryError(f"The book folder '{rel_path}' is not in the library layout ([Author/[Series/]]Title), "
-                        "so it cannot become one Audiobookshelf item. Move it with: python -m omni_web outputs migrate")
+    raise DeliveryError(
+        f"The book folder '{rel_path}' is not in the library layout ([Author/[Series/]]Title), "
+        "so it cannot become one Audiobookshelf item. Move it with: python -m omni_web outputs migrate"
+    )
 
 
-def deliver_book(config: AbsConfig, folder: Path, output_root: Path, *, store: DeliveryStore, job_id: str = "",
-                 client_factory: ClientFactory | None = None) -> DeliveryRecord:  # fmt: skip
+def deliver_book(
+    config: AbsConfig,
+    folder: Path,
+    output_root: Path,
+    *,
+    store: DeliveryStore,
+    job_id: str = "",
+    client_factory: ClientFactory | None = None,
+) -> DeliveryRecord:
     """Deliver one book folder now; returns the stored record (``failed`` with the message on error).
 
     Raises nothing for delivery problems: they are recorded.
@@ -169,13 +179,17 @@ def deliver_book(config: AbsConfig, folder: Path, output_root: Path, *, store: D
     except ValueError:
         rel_path = folder.name
     base = previous or DeliveryRecord(folder=str(folder), rel_path=rel_path, state="failed")
-    base = replace(base, rel_path=rel_path, mode=config.mode, job_id=job_id or base.job_id, updated_at=time.time())
+    base = replace(
+        base, rel_path=rel_path, mode=config.mode, job_id=job_id or base.job_id, updated_at=time.time()
+    )
     try:
         author, series, title = _parts(rel_path)
         if not (folder / METADATA_JSON).is_file():
             # Only a library-layout folder is one book: a flat folder holds every narrator version.
-            raise DeliveryError(f"The book folder {folder} is not in the library layout (no {METADATA_JSON}), so it "
-                                "cannot become one Audiobookshelf item. Move it with: python -m omni_web outputs migrate")
+            raise DeliveryError(
+                f"The book folder {folder} is not in the library layout (no {METADATA_JSON}), so it "
+                "cannot become one Audiobookshelf item. Move it with: python -m omni_web outputs migrate"
+            )
         files = book_files(folder)
         if not any(p.suffix in (".m4b", ".mp3") for p in files):
             raise DeliveryError(f"The book folder {folder} holds no m4b or MP3 to deliver.")
@@ -185,7 +199,14 @@ def deliver_book(config: AbsConfig, folder: Path, output_root: Path, *, store: D
             library = client.library(config.library)
             rebuilt = previous is not None and previous.deliveries > 0
             if config.mode == "upload":
-                client.upload(library, title=title, author=author, series=series, files=files, folder_id=config.folder_id)
+                client.upload(
+                    library,
+                    title=title,
+                    author=author,
+                    series=series,
+                    files=files,
+                    folder_id=config.folder_id,
+                )
             else:
                 rebuilt = not publish_folder(files, Path(config.folder_path) / rel_path) or rebuilt
             item_id = base.item_id if base.library_id == library.id else ""
@@ -197,12 +218,20 @@ def deliver_book(config: AbsConfig, folder: Path, output_root: Path, *, store: D
                     client.scan_library(library.id)  # the item is not known yet: let a scan find it
             else:
                 note = _scan_new(client, library.id, config.mode)
-        record = replace(base, state="delivered", library_id=library.id, item_id=item_id, error=note,
-                         deliveries=base.deliveries + 1)  # fmt: skip
+        record = replace(
+            base,
+            state="delivered",
+            library_id=library.id,
+            item_id=item_id,
+            error=note,
+            deliveries=base.deliveries + 1,
+        )
     except OmniWebError as exc:
         record = replace(base, state="failed", error=str(exc))
     except OSError as exc:
-        record = replace(base, state="failed", error=f"Copying the book into the library folder failed: {exc}")
+        record = replace(
+            base, state="failed", error=f"Copying the book into the library folder failed: {exc}"
+        )
     return store.put(record)
 
 
@@ -215,25 +244,42 @@ def _scan_new(client: AbsClient, library_id: str, mode: str) -> str:
     except DeliveryError as exc:
         if mode != "upload" or exc.status not in (401, 403):
             raise
-        return ("The upload is done, but this token may not start a library scan (admins only): the book shows once "
-                "Audiobookshelf's folder watcher or a scan finds it.")
+        return (
+            "The upload is done, but this token may not start a library scan (admins only): the book shows "
+            "once "
+            "Audiobookshelf's folder watcher or a scan finds it."
+        )
     return ""
 
 
-def deliver_after_job(paths: DataPaths, config: AbsConfig, job_id: str, folder: Path | None, *,
-                      output_root: Path, client_factory: ClientFactory | None = None) -> DeliveryRecord | None:  # fmt: skip
+def deliver_after_job(
+    paths: DataPaths,
+    config: AbsConfig,
+    job_id: str,
+    folder: Path | None,
+    *,
+    output_root: Path,
+    client_factory: ClientFactory | None = None,
+) -> DeliveryRecord | None:
     """Deliver a finished job's book (``folder``: its result's ``output_dir``) when Audiobookshelf is
     set up; never raises (a bug is logged)."""
     if not config.active or folder is None or not folder.parts:
         return None
     store = DeliveryStore.for_paths(paths)
     try:
-        return deliver_book(config, folder, output_root, store=store, job_id=job_id,
-                            client_factory=client_factory)  # fmt: skip
+        return deliver_book(
+            config, folder, output_root, store=store, job_id=job_id, client_factory=client_factory
+        )
     except Exception as exc:  # a bug must not fail a finished book
         log.exception("Delivering job %s failed with an internal error", job_id)
-        record = DeliveryRecord(folder=str(folder), rel_path="", state="failed", job_id=job_id,
-                                error=internal_error_message(exc), updated_at=time.time())  # fmt: skip
+        record = DeliveryRecord(
+            folder=str(folder),
+            rel_path="",
+            state="failed",
+            job_id=job_id,
+            error=internal_error_message(exc),
+            updated_at=time.time(),
+        )
         try:
             return store.put(record)
         except OSError:

@@ -96,7 +96,9 @@ def _own_subtitles(folder: Path, stem: str) -> list[Path]:
     return sorted(found, key=lambda p: (p.suffix != ".vtt", p.name))
 
 
-def book_downloads(book: Path, *, readalong: Path | None = None, mp3_dir: Path | None = None) -> BookDownloads:
+def book_downloads(
+    book: Path, *, readalong: Path | None = None, mp3_dir: Path | None = None
+) -> BookDownloads:
     """The downloads of the book file ``book`` (its m4b): the read-along EPUB, the subtitles named
     after the book beside it, the MP3s a job exported into ``mp3_dir``, the folder's cover."""
     book = Path(book)
@@ -104,8 +106,13 @@ def book_downloads(book: Path, *, readalong: Path | None = None, mp3_dir: Path |
     epub = Path(readalong) if readalong is not None else folder / f"{book.stem}.readalong.epub"
     cover = next((p for p in sorted(folder.glob("cover.*")) if p.suffix.lower() in _COVERS), None)
     mp3s = Path(mp3_dir) if mp3_dir is not None and Path(mp3_dir).is_dir() else None
-    return BookDownloads(book=book, readalong=epub if epub.is_file() else None,
-                         subtitles=tuple(_own_subtitles(epub.parent, book.stem)), mp3_dir=mp3s, cover=cover)
+    return BookDownloads(
+        book=book,
+        readalong=epub if epub.is_file() else None,
+        subtitles=tuple(_own_subtitles(epub.parent, book.stem)),
+        mp3_dir=mp3s,
+        cover=cover,
+    )
 
 
 def cached_downloads(book: Path) -> list[Path]:
@@ -168,7 +175,9 @@ def _build_mp3_zip(downloads: BookDownloads, target: Path) -> None:
             members = [(p.name, p) for p in exported]
             cover = downloads.mp3_dir / "cover.jpg" if downloads.mp3_dir is not None else None
         else:
-            files = split_book_to_mp3(downloads.book, scratch, tags=book_tags(downloads.book), cover=downloads.cover)
+            files = split_book_to_mp3(
+                downloads.book, scratch, tags=book_tags(downloads.book), cover=downloads.cover
+            )
             members = [(p.name, p) for p in files]
             cover = scratch / "cover.jpg"
         if cover is not None and cover.is_file():
@@ -182,10 +191,12 @@ def _cache_error(exc: OSError, folder: Path) -> OmniWebError:
     return write_error(
         exc,
         full=f"The disk holding {folder} is full, so the MP3 zip could not be made. Free some space "
-             "(the Storage screen shows what can go), then click again.",
-        other=lambda reason: OutputNotWritable(f"Cannot write the MP3 zip into {folder}: {reason}. "
-                                               "Check the output folder's permissions in Settings."),
-    )  # fmt: skip
+        "(the Storage screen shows what can go), then click again.",
+        other=lambda reason: OutputNotWritable(
+            f"Cannot write the MP3 zip into {folder}: {reason}. "
+            "Check the output folder's permissions in Settings."
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +215,9 @@ def everything_members(downloads: BookDownloads) -> list[ZipMember]:
     members = [ZipMember(downloads.book.name, downloads.book)]
     mp3s = mp3_zip(downloads)
     with zipfile.ZipFile(mp3s) as archive:
-        members += [ZipMember(f"MP3/{name}", mp3s, name) for name in archive.namelist() if name.endswith(".mp3")]
+        members += [
+            ZipMember(f"MP3/{name}", mp3s, name) for name in archive.namelist() if name.endswith(".mp3")
+        ]
     if downloads.readalong is not None:
         members.append(ZipMember(downloads.readalong.name, downloads.readalong))
     members += [ZipMember(f"Subtitles/{downloads.subtitle_name(p)}", p) for p in downloads.subtitles]

@@ -147,7 +147,8 @@ def default_name(tags: AudiobookTags, entry: CatalogEntry, voice: VoiceChoice, l
     """
     title = safe_filename(tags.title, fallback="audiobook", max_bytes=80)
     if layout is OutputLayout.FLAT:
-        narrator = safe_filename(_flat_label(entry, voice), fallback=entry.key, max_bytes=_NAME_MAX_BYTES - 85)
+        narrator = safe_filename(_flat_label(entry, voice), fallback=entry.key,
+                                 max_bytes=_NAME_MAX_BYTES - 85)
         return f"{title} - {narrator}"
     detail, model = narrator_parts(entry, voice)
     return library_name(tags, detail, model)
@@ -164,18 +165,29 @@ def library_name(tags: AudiobookTags, voice: str, model: str, *, copy: int = 1) 
     return f"{volume}{title}{number} {{{narrator}}}"
 
 
-def book_place(root: Path, tags: AudiobookTags, name: str, *, layout: OutputLayout, mp3_only: bool = False) -> BookPlace:
+def book_place(
+    root: Path, tags: AudiobookTags, name: str, *, layout: OutputLayout, mp3_only: bool = False
+) -> BookPlace:
     """The paths of the book a job claimed ``name`` for (``mp3_only``: MP3 is the book's format)."""
     root = Path(root)
     if layout is OutputLayout.FLAT:
         folder = root / _author(tags) / _title(tags)
         mp3_root = root if mp3_only else root / _FLAT_MP3_TREE
-        return BookPlace(layout, root, folder, name, folder / f"{name}.m4b",
-                         mp3_root / _author(tags) / name, folder / f"{name} - ACX")  # fmt: skip
+        return BookPlace(
+            layout,
+            root,
+            folder,
+            name,
+            folder / f"{name}.m4b",
+            mp3_root / _author(tags) / name,
+            folder / f"{name} - ACX",
+        )
     relative = _series_path(tags) / name
     folder = root / relative
     mp3_dir = folder if mp3_only else root / _MP3_TREE / relative
-    return BookPlace(layout, root, folder, name, folder / f"{_title(tags)}.m4b", mp3_dir, root / _ACX_TREE / relative)
+    return BookPlace(
+        layout, root, folder, name, folder / f"{_title(tags)}.m4b", mp3_dir, root / _ACX_TREE / relative
+    )
 
 
 def taken_names(root: Path, tags: AudiobookTags, layout: OutputLayout) -> set[str]:
@@ -219,7 +231,9 @@ def claim_name(
             copy += 1
         return name
     # Compared with an extension: narrator names hold dots ("0.6B") that are not one.
-    return unique_name(default_name(tags, entry, voice, layout) + ".m4b", {name + ".m4b" for name in taken})[:-4]
+    return unique_name(default_name(tags, entry, voice, layout) + ".m4b", {name + ".m4b" for name in taken})[
+        :-4
+    ]
 
 
 def is_library_folder(folder: Path) -> bool:

@@ -16,7 +16,14 @@ from omni_web.assemble.records import AudiobookTags
 from omni_web.book import Book, BookMetadata
 from omni_web.errors import BookError
 
-__all__ = ["EDITABLE_FIELDS", "audiobook_tags", "editable_values", "effective_metadata", "metadata_overrides", "tags_for_paths"]
+__all__ = [
+    "EDITABLE_FIELDS",
+    "audiobook_tags",
+    "editable_values",
+    "effective_metadata",
+    "metadata_overrides",
+    "tags_for_paths",
+]
 
 # Field → what the Generate tab calls it. Authors are one line, separated by ";" or " and ".
 EDITABLE_FIELDS: Mapping[str, str] = {
@@ -33,7 +40,10 @@ _INDEX = re.compile(r"^\d{1,4}(\.\d{1,2})?$")
 
 def editable_values(meta: BookMetadata) -> dict[str, str]:
     """The book's own value of every :data:`EDITABLE_FIELDS` field, as the form shows it."""
-    return {field: "; ".join(meta.authors) if field == "authors" else str(getattr(meta, field)) for field in EDITABLE_FIELDS}
+    return {
+        field: "; ".join(meta.authors) if field == "authors" else str(getattr(meta, field))
+        for field in EDITABLE_FIELDS
+    }
 
 
 def metadata_overrides(values: Mapping[str, str], own: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
@@ -49,7 +59,9 @@ def metadata_overrides(values: Mapping[str, str], own: Mapping[str, str]) -> tup
             continue
         value = " ".join(str(value).split()) if field != "description" else str(value).strip()
         if field == "series_index" and value and not _INDEX.match(value):
-            raise BookError(f"The number in series '{value}' is not a number. Write it like 2 or 2.5, or leave it empty.")
+            raise BookError(
+                f"The number in series '{value}' is not a number. Write it like 2 or 2.5, or leave it empty."
+            )
         if value != own.get(field, ""):
             pairs.append((field, value))
     return tuple(pairs)
@@ -73,11 +85,17 @@ def effective_metadata(meta: BookMetadata, overrides: Iterable[tuple[str, str]])
 def tags_for_paths(book: Book, overrides: Iterable[tuple[str, str]] = ()) -> AudiobookTags:
     """The tags that place a book's folder (title, author, series and number), as the plan sets them."""
     meta = effective_metadata(book.metadata, overrides)
-    return AudiobookTags(title=meta.title or Path(book.source_path).stem, author=meta.authors_str,
-                         series=meta.series, series_part=meta.series_index if meta.series else "")  # fmt: skip
+    return AudiobookTags(
+        title=meta.title or Path(book.source_path).stem,
+        author=meta.authors_str,
+        series=meta.series,
+        series_part=meta.series_index if meta.series else "",
+    )
 
 
-def audiobook_tags(book: Book, overrides: Iterable[tuple[str, str]], *, narrator: str, comment: str) -> AudiobookTags:
+def audiobook_tags(
+    book: Book, overrides: Iterable[tuple[str, str]], *, narrator: str, comment: str
+) -> AudiobookTags:
     """Every tag of the m4b and the MP3s, from the book's metadata and the user's corrections."""
     meta = effective_metadata(book.metadata, overrides)
     return AudiobookTags(

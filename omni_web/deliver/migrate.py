@@ -100,7 +100,7 @@ def _tags(m4b: Path) -> tuple[AudiobookTags, str, str] | None:
     series = found.get("show", "")
     placing = AudiobookTags(title=found.get("title") or found.get("album") or m4b.parent.name,
                             author=found.get("artist", ""), series=series,
-                            series_part=found.get("episode_id", "") if series else "")  # fmt: skip
+                            series_part=found.get("episode_id", "") if series else "")
     return placing, voice, model
 
 

@@ -21,7 +21,7 @@ _EDGE_MARKS = "()[]{}\"'‘’“”"
 _BRACKETS = re.compile(r"[()\[\]{}]")
 # The short lists parseFullName.js drops words from (compared lower case, without a final '.').
 _TITLES = frozenset("dr miss mr mrs ms prof sir frau herr hr monsieur captain doctor judge officer professor "
-                    "ind misc mx".split())  # fmt: skip
+                    "ind misc mx".split())
 _SUFFIXES = frozenset("esq esquire jr jnr sr snr 2 ii iii iv md phd j.d ll.m m.d d.o d.c p.c ph.d".split())
 
 

@@ -34,10 +34,10 @@ def build_opds(output_root: Callable[[], Path], credentials: tuple[str, str] | N
         if credentials is None:
             return
         ok = given is not None and secrets.compare_digest(given.username.encode(), credentials[0].encode()) \
-            and secrets.compare_digest(given.password.encode(), credentials[1].encode())  # fmt: skip
+            and secrets.compare_digest(given.password.encode(), credentials[1].encode())
         if not ok:
             raise HTTPException(401, "Sign in with the web UI's user name and password.",
-                                headers={"WWW-Authenticate": 'Basic realm="omni-web"'})  # fmt: skip
+                                headers={"WWW-Authenticate": 'Basic realm="omni-web"'})
 
     @app.get("/", dependencies=[Depends(login)])
     def feed(request: Request) -> Response:

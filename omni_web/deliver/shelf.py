@@ -29,7 +29,7 @@ _ATOM = "http://www.w3.org/2005/Atom"
 _DC = "http://purl.org/dc/terms/"
 _OPDS = "http://opds-spec.org/2010/catalog"
 _MEDIA = {".m4b": "audio/mp4", ".mp3": "audio/mpeg", ".epub": "application/epub+zip", ".jpg": "image/jpeg",
-          ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}  # fmt: skip
+          ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,7 @@ def _book(folder: Path, root: Path) -> ShelfBook | None:
     cover = next((p for p in sorted(folder.glob("cover.*")) if p.suffix.lower() in _MEDIA), None)
     rel = folder.relative_to(root).as_posix()
     return ShelfBook(id=hashlib.sha256(rel.encode()).hexdigest()[:16], folder=folder, metadata=metadata,
-                     audio=audio, readalong=readalong, cover=cover, updated=audio.stat().st_mtime)  # fmt: skip
+                     audio=audio, readalong=readalong, cover=cover, updated=audio.stat().st_mtime)
 
 
 def shelf_books(root: Path) -> list[ShelfBook]:
@@ -130,7 +130,7 @@ def _entry(feed: etree._Element, book: ShelfBook, base: str) -> None:
         _sub(entry, f"{{{_ATOM}}}category", term=str(genre), label=str(genre))
     for series in meta.get("series") or []:
         _sub(entry, f"{{{_ATOM}}}category", term=str(series), label=f"Series: {series}",
-             scheme="urn:omni-web:series")  # fmt: skip
+             scheme="urn:omni-web:series")
     if meta.get("description"):
         _sub(entry, f"{{{_ATOM}}}summary", str(meta["description"]), type="text")
     # RFC 4287 4.1.1: an entry with no alternate link must have content (a Schematron rule of
@@ -144,7 +144,8 @@ def _entry(feed: etree._Element, book: ShelfBook, base: str) -> None:
     for path, title in ((book.audio, "Audiobook"), (book.readalong, "Read-along EPUB")):
         if path is not None:
             _sub(entry, f"{{{_ATOM}}}link", rel="http://opds-spec.org/acquisition", title=title,
-                 type=_MEDIA.get(path.suffix.lower(), "application/octet-stream"), href=f"{href}/{quote(path.name)}")  # fmt: skip
+                 type=_MEDIA.get(path.suffix.lower(), "application/octet-stream"),
+                 href=f"{href}/{quote(path.name)}")
 
 
 def opds_feed(books: list[ShelfBook], *, base: str) -> bytes:

@@ -87,12 +87,16 @@ def abs_metadata(meta: BookMetadata, narration: Narration, marks: Sequence[Chapt
 def opf_document(meta: BookMetadata, narration: Narration) -> bytes:
     """A package-document sidecar (EPUB 2 form, as calibre writes it) for the audiobook."""
     nsmap = {None: _OPF, "opf": _OPF, "dc": _DC}
-    package = etree.Element(f"{{{_OPF}}}package", nsmap=nsmap, version="2.0", attrib={"unique-identifier": "id"})
+    package = etree.Element(
+        f"{{{_OPF}}}package", nsmap=nsmap, version="2.0", attrib={"unique-identifier": "id"}
+    )
     metadata = etree.SubElement(package, f"{{{_OPF}}}metadata")
 
     def dc(name: str, text: str, **attrs: str) -> None:
         if text:
-            element = etree.SubElement(metadata, f"{{{_DC}}}{name}", {f"{{{_OPF}}}{k}": v for k, v in attrs.items()})
+            element = etree.SubElement(
+                metadata, f"{{{_DC}}}{name}", {f"{{{_OPF}}}{k}": v for k, v in attrs.items()}
+            )
             element.text = text
 
     dc("title", meta.title)
@@ -114,14 +118,19 @@ def opf_document(meta: BookMetadata, narration: Narration) -> bytes:
     if meta.series.strip():
         etree.SubElement(metadata, f"{{{_OPF}}}meta", name="calibre:series", content=meta.series.strip())
         if meta.series_index:
-            etree.SubElement(metadata, f"{{{_OPF}}}meta", name="calibre:series_index", content=meta.series_index)
+            etree.SubElement(
+                metadata, f"{{{_OPF}}}meta", name="calibre:series_index", content=meta.series_index
+            )
     return etree.tostring(package, xml_declaration=True, encoding="utf-8", pretty_print=True)
 
 
-def sidecar_files(meta: BookMetadata, narration: Narration, marks: Sequence[ChapterMark], *, stem: str) -> dict[str, bytes]:
+def sidecar_files(
+    meta: BookMetadata, narration: Narration, marks: Sequence[ChapterMark], *, stem: str
+) -> dict[str, bytes]:
     """File name → bytes of every sidecar for one book folder (``stem`` names the OPF)."""
     files = {
-        METADATA_JSON: json.dumps(abs_metadata(meta, narration, marks), indent=2, ensure_ascii=False).encode() + b"\n",
+        METADATA_JSON: json.dumps(abs_metadata(meta, narration, marks), indent=2, ensure_ascii=False).encode()
+        + b"\n",
         f"{stem}.opf": opf_document(meta, narration),
         READER_TXT: (narration.narrator + "\n").encode(),
     }

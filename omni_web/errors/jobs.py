@@ -20,7 +20,9 @@ __all__ = [
 class ChunkFailed(OmniWebError):
     """A chunk still failed after its retries; the job stops instead of leaving a silent gap."""
 
-    def __init__(self, *, chapter_title: str, chapter_number: int, chunk_number: int, text: str, cause: str) -> None:
+    def __init__(
+        self, *, chapter_title: str, chapter_number: int, chunk_number: int, text: str, cause: str
+    ) -> None:
         self.chapter_title = chapter_title
         self.chapter_number = chapter_number
         self.chunk_number = chunk_number
@@ -29,7 +31,7 @@ class ChunkFailed(OmniWebError):
         excerpt = text if len(text) <= 160 else text[:157] + "..."
         super().__init__(
             f"Chunk {chunk_number} of chapter {chapter_number} ('{chapter_title}') failed: {cause}\n"
-            f"Text: \"{excerpt}\"\nFinished chunks are kept; fix the cause and resume the job."
+            f'Text: "{excerpt}"\nFinished chunks are kept; fix the cause and resume the job.'
         )
 
 
@@ -37,13 +39,22 @@ class PoisonChunk(ChunkFailed):
     """A chunk that was in flight at two server crashes in a row killed the server again when it
     was rendered alone; it is failed by itself and every other chunk of the book is rendered."""
 
-    def __init__(self, *, chapter_title: str, chapter_number: int, chunk_number: int, text: str, cause: str) -> None:
-        super().__init__(chapter_title=chapter_title, chapter_number=chapter_number, chunk_number=chunk_number,
-                         text=text, cause=cause)
+    def __init__(
+        self, *, chapter_title: str, chapter_number: int, chunk_number: int, text: str, cause: str
+    ) -> None:
+        super().__init__(
+            chapter_title=chapter_title,
+            chapter_number=chapter_number,
+            chunk_number=chunk_number,
+            text=text,
+            cause=cause,
+        )
         excerpt = text if len(text) <= 160 else text[:157] + "..."
         # Not "resume the job": the book is finished without it (see omni_web/pipeline/missing.py).
-        self.args = (f"Chunk {chunk_number} of chapter {chapter_number} ('{chapter_title}') failed: {cause}\n"
-                     f"Text: \"{excerpt}\"",)
+        self.args = (
+            f"Chunk {chunk_number} of chapter {chapter_number} ('{chapter_title}') failed: {cause}\n"
+            f'Text: "{excerpt}"',
+        )
 
 
 class JobError(OmniWebError):

@@ -52,7 +52,9 @@ class ModelNotInstalled(ModelError, FileNotFoundError):
         name = label or f"Model '{key}'"
         # The command names the catalog key the CLI takes; a page (cli_hint=False) says it in words.
         hint = f" (CLI: python -m omni_web models install {key})" if cli_hint else ""
-        super().__init__(f"{name} ({repo_id}) is not downloaded. Download it in the Models tab, then try again{hint}.")
+        super().__init__(
+            f"{name} ({repo_id}) is not downloaded. Download it in the Models tab, then try again{hint}."
+        )
 
     def __str__(self) -> str:  # FileNotFoundError would format errno/filename
         return str(self.args[0])

@@ -126,7 +126,8 @@ class QueueControl:
     def _set_queued(self, job_id: str, verb: str, **values: object) -> Job:
         if not self.store._transition(job_id, (JobState.QUEUED,), **values):  # noqa: SLF001 - same package
             job = self.store.get(job_id)
-            raise JobError(f"Cannot {verb} '{job.title}': it is {job.state.value}, and only a queued job can be.")
+            raise JobError(f"Cannot {verb} '{job.title}': it is {job.state.value}, and only a queued job can "
+                           "be.")
         return self.store.get(job_id)
 
 

@@ -219,22 +219,41 @@ class JobStore:
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             if idempotency_key:
-                row = conn.execute("SELECT job_id FROM idempotency WHERE key = ?", (idempotency_key,)).fetchone()
-                if row is not None and conn.execute("SELECT 1 FROM jobs WHERE id = ?", (row["job_id"],)).fetchone():
+                row = conn.execute("SELECT job_id FROM idempotency WHERE key = ?", (idempotency_key,
+                                                                                    )).fetchone()
+                if (
+                    row is not None
+                    and conn.execute("SELECT 1 FROM jobs WHERE id = ?", (row["job_id"],)).fetchone()
+                ):
                     conn.execute("COMMIT")
                     return self.get(row["job_id"])
             now = self._clock()  # read under the write lock, so created_at follows queue order
             (seq,) = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").fetchone()
-            (position,) = conn.execute("SELECT COALESCE(MAX(COALESCE(position, seq)), 0) + 1 FROM jobs").fetchone()
+            (position,) = conn.execute(
+                "SELECT COALESCE(MAX(COALESCE(position, seq)), 0) + 1 FROM jobs"
+            ).fetchone()
             conn.execute(
-                "INSERT INTO jobs (id, kind, title, state, params, created_at, updated_at, seq, position, priority)"
+                "INSERT INTO jobs (id, kind, title, state, params, created_at, updated_at, seq, position, "
+                "priority)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (job_id, kind, title or kind, JobState.QUEUED.value, json.dumps(dict(params)), now, now, seq,
-                 position, int(priority)),
+                (
+                    job_id,
+                    kind,
+                    title or kind,
+                    JobState.QUEUED.value,
+                    json.dumps(dict(params)),
+                    now,
+                    now,
+                    seq,
+                    position,
+                    int(priority),
+                ),
             )
             if idempotency_key:
-                conn.execute("INSERT OR REPLACE INTO idempotency (key, job_id, created_at) VALUES (?, ?, ?)",
-                             (idempotency_key, job_id, now))
+                conn.execute(
+                    "INSERT OR REPLACE INTO idempotency (key, job_id, created_at) VALUES (?, ?, ?)",
+                    (idempotency_key, job_id, now),
+                )
             conn.execute("COMMIT")
         self._changed()
         return self.get(job_id)
@@ -248,7 +267,9 @@ class JobStore:
         except JobNotFound:
             return None
 
-    def claim_next(self, *, samples_first: bool = False, accept: Callable[[Job], bool] | None = None) -> Job | None:
+    def claim_next(
+        self, *, samples_first: bool = False, accept: Callable[[Job], bool] | None = None
+    ) -> Job | None:
         """Atomically move the next queued job to RUNNING and return it.
 
         The next job is the first in queue order that is not paused (none while the whole queue
@@ -261,10 +282,14 @@ class JobStore:
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             paused = conn.execute("SELECT value FROM queue_flags WHERE name = 'paused'").fetchone()
-            rows = [] if paused is not None and paused["value"] == "1" else conn.execute(
-                f"SELECT * FROM jobs WHERE state = ? AND paused = 0 ORDER BY {order}",  # noqa: S608 - our columns
-                (JobState.QUEUED.value,),
-            ).fetchall()
+            rows = (
+                []
+                if paused is not None and paused["value"] == "1"
+                else conn.execute(
+                    f"SELECT * FROM jobs WHERE state = ? AND paused = 0 ORDER BY {order}",  # noqa: S608 - our columns
+                    (JobState.QUEUED.value,),
+                ).fetchall()
+            )
             job = Job.from_row(rows[0]) if rows else None
             if job is None or (accept is not None and not accept(job)):
                 conn.execute("COMMIT")
@@ -284,8 +309,14 @@ class JobStore:
         Raises:
             JobError: the job is not running a sample (cancelled meanwhile, or finished).
         """
-        if not self._transition(job_id, (JobState.RUNNING,), state=JobState.QUEUED.value, sample_done=1,
-                                run_kind="full", sample=json.dumps(dict(sample))):
+        if not self._transition(
+            job_id,
+            (JobState.RUNNING,),
+            state=JobState.QUEUED.value,
+            sample_done=1,
+            run_kind="full",
+            sample=json.dumps(dict(sample)),
+        ):
             raise JobError(f"Job '{job_id}' is {self.get(job_id).state.value}; its sample was not kept.")
         return self.get(job_id)
 
@@ -313,7 +344,9 @@ class JobStore:
             fields_["result"] = json.dumps(dict(result))
         if not self._transition(job_id, (JobState.RUNNING,), **fields_):
             current = self.get(job_id)
-            raise JobError(f"Job '{job_id}' is {current.state.value}, not running; it cannot be marked {state.value}.")
+            raise JobError(
+                f"Job '{job_id}' is {current.state.value}, not running; it cannot be marked {state.value}."
+            )
         return self.get(job_id)
 
     def request_cancel(self, job_id: str) -> Job:
@@ -322,8 +355,13 @@ class JobStore:
         A finished job is left as it is. Whichever the worker's claim and this call do first, a
         job the worker holds is never marked cancelled under it.
         """
-        if not self._transition(job_id, (JobState.QUEUED,), state=JobState.CANCELLED.value,
-                                finished_at=self._clock(), cancel_requested=1):
+        if not self._transition(
+            job_id,
+            (JobState.QUEUED,),
+            state=JobState.CANCELLED.value,
+            finished_at=self._clock(),
+            cancel_requested=1,
+        ):
             self._transition(job_id, (JobState.RUNNING,), cancel_requested=1)
         return self.get(job_id)
 
@@ -341,7 +379,14 @@ class JobStore:
             cursor = conn.execute(
                 "UPDATE jobs SET state = ?, cancel_requested = 0, error = '', finished_at = NULL,"
                 " position = NULL, updated_at = ?, seq = ? WHERE id = ? AND state IN (?, ?)",
-                (JobState.QUEUED.value, self._clock(), seq, job_id, JobState.FAILED.value, JobState.CANCELLED.value),
+                (
+                    JobState.QUEUED.value,
+                    self._clock(),
+                    seq,
+                    job_id,
+                    JobState.FAILED.value,
+                    JobState.CANCELLED.value,
+                ),
             )
             conn.execute("COMMIT")
         self._changed()
@@ -367,15 +412,19 @@ class JobStore:
             conn.execute("BEGIN IMMEDIATE")
             (seq,) = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").fetchone()
             cursor = conn.execute(
-                "UPDATE jobs SET state = ?, cancel_requested = 0, error = '', finished_at = NULL, result = '{}',"
-                f" position = NULL, updated_at = ?, seq = ? WHERE id = ? AND state IN ({', '.join('?' * len(finished))})",  # noqa: S608
+                "UPDATE jobs SET state = ?, cancel_requested = 0, error = '', finished_at = NULL, result = "
+                "'{}',"
+                " position = NULL, updated_at = ?, seq = ? WHERE id = ? AND state IN "
+                f"({', '.join('?' * len(finished))})",  # noqa: S608
                 (JobState.QUEUED.value, self._clock(), seq, job_id, *finished),
             )
             conn.execute("COMMIT")
         self._changed()
         job = self.get(job_id)  # JobNotFound when it is gone
         if cursor.rowcount == 0:
-            raise JobError(f"Job '{job_id}' is {job.state.value}; it is not finished, so it cannot run again yet.")
+            raise JobError(
+                f"Job '{job_id}' is {job.state.value}; it is not finished, so it cannot run again yet."
+            )
         return job
 
     def requeue_interrupted(self) -> list[str]:
@@ -428,7 +477,10 @@ class JobStore:
                 f"UPDATE jobs SET {assignments} WHERE id = ? AND state IN ({states})",  # noqa: S608 - our columns
                 (*values.values(), job_id, *(s.value for s in from_states)),
             )
-            if cursor.rowcount == 0 and conn.execute("SELECT 1 FROM jobs WHERE id = ?", (job_id,)).fetchone() is None:
+            if (
+                cursor.rowcount == 0
+                and conn.execute("SELECT 1 FROM jobs WHERE id = ?", (job_id,)).fetchone() is None
+            ):
                 raise JobNotFound(job_id)
         if cursor.rowcount > 0:
             self._changed()

@@ -172,8 +172,9 @@ class JobWorker:
                 self._wake.clear()
                 continue
             context = JobContext(self.store, job, on_hand_off=self.wake)
-            thread = threading.Thread(target=self._run_one, args=(job, context), name=f"omni-web-job-{job.id}",
-                                      daemon=True)
+            thread = threading.Thread(
+                target=self._run_one, args=(job, context), name=f"omni-web-job-{job.id}", daemon=True
+            )
             with self._lock:
                 self._running[job.id] = (context, thread)
             thread.start()

@@ -43,8 +43,11 @@ class Estimate:
                     "the speed, then every book gets an estimate here.")
         which = "this model's" if self.model_matched else "the"
         noun = "book" if self.books == 1 else "books"
-        return (f"About {duration_words(self.seconds)} for {self.words:,} words, rendering and mastering included "
-                f"(measured here: {self.words_per_s:.0f} words/s over {which} last {self.books} {noun}).")
+        return (
+            f"About {duration_words(self.seconds)} for {self.words:,} words, rendering and mastering "
+            "included "
+            f"(measured here: {self.words_per_s:.0f} words/s over {which} last {self.books} {noun})."
+        )
 
 
 def measured_rate(jobs: Iterable[Job], *, model_key: str | None = None) -> tuple[float | None, int, bool]:

@@ -38,8 +38,10 @@ def fetch_book(paths: DataPaths, url: str, *, username: str | None = None, passw
     try:
         with httpx.stream("GET", url, auth=auth, follow_redirects=True, timeout=timeout_s) as response:
             if response.status_code >= 400:
-                raise BookError(f"Downloading {url} failed: HTTP {response.status_code}"
-                                + (" (check the catalog's user and password)." if response.status_code == 401 else "."))
+                raise BookError(
+                    f"Downloading {url} failed: HTTP {response.status_code}"
+                    + (" (check the catalog's user and password)." if response.status_code == 401 else ".")
+                )
             chunks, size = [], 0
             for chunk in response.iter_bytes():
                 size += len(chunk)
@@ -48,5 +50,7 @@ def fetch_book(paths: DataPaths, url: str, *, username: str | None = None, passw
                 chunks.append(chunk)
             name = _name(response, url)
     except httpx.HTTPError as exc:
-        raise BookError(f"Downloading {url} failed: {exc}. Check the link and that the catalog is reachable.") from exc
+        raise BookError(
+            f"Downloading {url} failed: {exc}. Check the link and that the catalog is reachable."
+        ) from exc
     return keep_book_bytes(paths, b"".join(chunks), name)

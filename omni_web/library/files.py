@@ -28,8 +28,13 @@ def file_kind(path: Path, book: str | None) -> str:
         return "book"
     if path.name.endswith((".qa.json", ".levels.json")):
         return "report"
-    return {".m4a": "chapter", ".mp3": "mp3", ".epub": "readalong", ".vtt": "subtitles", ".srt": "subtitles"}.get(
-        path.suffix.lower(), "other")
+    return {
+        ".m4a": "chapter",
+        ".mp3": "mp3",
+        ".epub": "readalong",
+        ".vtt": "subtitles",
+        ".srt": "subtitles",
+    }.get(path.suffix.lower(), "other")
 
 
 def reported_files(job: Job) -> list[Path]:

@@ -56,8 +56,15 @@ class InboxWatcher:
     is re-read on every scan (None: the inbox is off), so a change in Settings needs no restart.
     """
 
-    def __init__(self, folder: Callable[[], Path | None], take: Callable[[Path], str], *, settle_s: float = 10.0,
-                 poll_s: float = 2.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        folder: Callable[[], Path | None],
+        take: Callable[[Path], str],
+        *,
+        settle_s: float = 10.0,
+        poll_s: float = 2.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._folder = folder
         self._take = take
         self._settle_s = settle_s
@@ -75,7 +82,11 @@ class InboxWatcher:
         folder.mkdir(parents=True, exist_ok=True)
         now, outcomes, present = self._clock(), [], set()
         for path in sorted(folder.iterdir()):
-            if not path.is_file() or path.name.startswith(".") or path.name.lower().endswith(_SKIPPED_SUFFIXES):
+            if (
+                not path.is_file()
+                or path.name.startswith(".")
+                or path.name.lower().endswith(_SKIPPED_SUFFIXES)
+            ):
                 continue
             present.add(path)
             stat = path.stat()
@@ -109,7 +120,9 @@ class InboxWatcher:
         target = _unique(folder / FAILED, path.name)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(path, target)
-        target.with_name(target.name + ".txt").write_text(f"{path.name} was not queued.\n\n{reason}\n", encoding="utf-8")
+        target.with_name(target.name + ".txt").write_text(
+            f"{path.name} was not queued.\n\n{reason}\n", encoding="utf-8"
+        )
         log.warning("Inbox: refused %s: %s", path.name, reason)
         return Outcome(path.name, target, error=reason)
 

@@ -22,7 +22,11 @@ def books_dir(paths: DataPaths) -> Path:
 
 def _target(paths: DataPaths, digest: str, name: str) -> Path:
     stem, dot, ext = Path(name).name.rpartition(".")
-    clean = f"{safe_filename(stem, fallback='book', max_bytes=120)}{dot}{ext}" if dot else safe_filename(name, fallback="book")
+    clean = (
+        f"{safe_filename(stem, fallback='book', max_bytes=120)}{dot}{ext}"
+        if dot
+        else safe_filename(name, fallback="book")
+    )
     return books_dir(paths) / digest[:16] / clean
 
 

@@ -14,8 +14,18 @@ from omni_web.pipeline.fix import FixParams, FixPlan
 from omni_web.records import JsonRecord
 from omni_web.text.store import lexicon_dir
 
-__all__ = ["CATALOG_KEY", "CONVERT_JOB", "TEXT_FINGERPRINT_KEY", "ConvertExtras", "fingerprint_or", "fix_of",
-           "fix_wait_reason", "is_fix", "same_server_work", "text_fingerprint"]
+__all__ = [
+    "CATALOG_KEY",
+    "CONVERT_JOB",
+    "TEXT_FINGERPRINT_KEY",
+    "ConvertExtras",
+    "fingerprint_or",
+    "fix_of",
+    "fix_wait_reason",
+    "is_fix",
+    "same_server_work",
+    "text_fingerprint",
+]
 
 CONVERT_JOB = "convert"
 # Stored beside a conversion's request in the job's params (see Library.find_twin).
@@ -65,8 +75,13 @@ def is_fix(job: Job) -> bool:
     return fix_of(job) is not None
 
 
-def fix_wait_reason(job: Job, running: Sequence[Job], *, queue_paused: bool,
-                    shares_server: Callable[[Job, Job], bool] = same_server_work) -> str:
+def fix_wait_reason(
+    job: Job,
+    running: Sequence[Job],
+    *,
+    queue_paused: bool,
+    shares_server: Callable[[Job, Job], bool] = same_server_work,
+) -> str:
     """Why a queued fix has not started (empty when it is about to): a pause, or a running job
     on another server or model, whose end it waits for (it runs before the books in line)."""
     if queue_paused:
@@ -77,5 +92,7 @@ def fix_wait_reason(job: Job, running: Sequence[Job], *, queue_paused: bool,
     if not others:
         return ""
     titles = ", ".join(f"'{other.title}'" for other in others)
-    return (f"It runs next, before the books waiting in line, once {titles} is done: that job uses another "
-            "model or server, and only a job on the same server and model can share its batch.")
+    return (
+        f"It runs next, before the books waiting in line, once {titles} is done: that job uses another "
+        "model or server, and only a job on the same server and model can share its batch."
+    )

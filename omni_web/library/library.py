@@ -113,12 +113,20 @@ class Library:
         twin = prepared.twin
         if twin is not None and not allow_twin:
             raise JobExists(twin.id, twin.title, twin.state.value)
-        params = {**prepared.request.to_dict(), TEXT_FINGERPRINT_KEY: prepared.text_fingerprint, **(extra or {})}
-        return self.jobs.enqueue(CONVERT_JOB, params, title=prepared.title, priority=priority,
-                                 idempotency_key=idempotency_key)
+        params = {**prepared.request.to_dict(), TEXT_FINGERPRINT_KEY: prepared.text_fingerprint,
+                  **(extra or {})}
+        return self.jobs.enqueue(
+            CONVERT_JOB, params, title=prepared.title, priority=priority, idempotency_key=idempotency_key
+        )
 
-    def submit_conversion(self, request: ConvertRequest, *, allow_twin: bool = False, priority: int = 0,
-                          idempotency_key: str | None = None) -> Job:
+    def submit_conversion(
+        self,
+        request: ConvertRequest,
+        *,
+        allow_twin: bool = False,
+        priority: int = 0,
+        idempotency_key: str | None = None,
+    ) -> Job:
         """Check the request, give it its own output name and queue it.
 
         A second call with the same ``idempotency_key`` returns the first call's job.
@@ -129,8 +137,9 @@ class Library:
         """
         if idempotency_key and (earlier := self.jobs.job_for_key(idempotency_key)) is not None:
             return earlier
-        return self.enqueue(self.prepare(request), allow_twin=allow_twin, priority=priority,
-                            idempotency_key=idempotency_key)
+        return self.enqueue(
+            self.prepare(request), allow_twin=allow_twin, priority=priority, idempotency_key=idempotency_key
+        )
 
     def submit_fix(self, request: ConvertRequest, fix: FixPlan, *, title: str) -> Job:
         """Queue a regenerate (see :mod:`omni_web.pipeline.fix`) of the book ``title`` first in line;
@@ -139,13 +148,25 @@ class Library:
         read again here (a click stays quick while a long job loads the machine)."""
         if not request.book_path.is_file():
             raise BookNotFound(request.book_path, remedy="Upload it again.")
-        params = {**request.to_dict(), TEXT_FINGERPRINT_KEY: text_fingerprint(self.paths), FIX_KEY: fix.to_dict()}
+        params = {
+            **request.to_dict(),
+            TEXT_FINGERPRINT_KEY: text_fingerprint(self.paths),
+            FIX_KEY: fix.to_dict(),
+        }
         return self.jobs.enqueue(CONVERT_JOB, params, title=title, priority=REGENERATE_PRIORITY)
 
-    def intake(self, source: BookSource, *, preset: Preset | str | None = None,
-               fallback: Preset | str | None = None, voice: VoiceChoice | None = None,
-               model_key: str | None = None, priority: int = 0, idempotency_key: str | None = None,
-               catalog: Mapping[str, Any] | None = None) -> Submitted:
+    def intake(
+        self,
+        source: BookSource,
+        *,
+        preset: Preset | str | None = None,
+        fallback: Preset | str | None = None,
+        voice: VoiceChoice | None = None,
+        model_key: str | None = None,
+        priority: int = 0,
+        idempotency_key: str | None = None,
+        catalog: Mapping[str, Any] | None = None,
+    ) -> Submitted:
         """Queue one book with the settings of a preset, as the CLI, the API, the inbox and multi-upload do.
 
         An upload or a link is kept in the data root first, after the key is checked (a retried
@@ -161,39 +182,68 @@ class Library:
             return Submitted(earlier, created=False)
         book_path = self._keep(source)
         # A bad book is refused before anything is queued; a library's metadata counts for the rules.
-        book = apply_catalog_metadata(self.books.load(book_path, options=self.settings.read_options(self.paths)),
-                                      catalog)
+        book = apply_catalog_metadata(
+            self.books.load(book_path, options=self.settings.read_options(self.paths)), catalog
+        )
         chosen = self._named(preset) or self._named(fallback)
         if preset is None and model_key:
             chosen = Preset(name="", model_key=model_key, voice=voice_to_dict(voice or VoiceChoice.default()))
         elif preset is None:
             chosen = self.presets.pick(book.metadata) or chosen
         if chosen is None:
-            raise PresetError(f"No settings for '{book.metadata.title or book_path.name}': pick a preset or a "
-                              "model, or add a rule in Settings that matches this book.")
+            raise PresetError(
+                f"No settings for '{book.metadata.title or book_path.name}': pick a preset or a "
+                "model, or add a rule in Settings that matches this book."
+            )
         request = chosen.request_for(book_path, book)
         if voice is not None and preset is None:
             request = dataclasses.replace(request, voice=voice)
-        job = self.enqueue(self.prepare(request, book=book), priority=priority, idempotency_key=idempotency_key,
-                           extra={CATALOG_KEY: dict(catalog)} if catalog else None)
+        job = self.enqueue(
+            self.prepare(request, book=book),
+            priority=priority,
+            idempotency_key=idempotency_key,
+            extra={CATALOG_KEY: dict(catalog)} if catalog else None,
+        )
         return Submitted(job, created=True)
 
-    def submit_book(self, book_path: Path, *, preset: Preset | str | None = None,
-                    fallback: Preset | str | None = None, voice: VoiceChoice | None = None,
-                    model_key: str | None = None, priority: int = 0, idempotency_key: str | None = None,
-                    catalog: Mapping[str, Any] | None = None) -> Job:
+    def submit_book(
+        self,
+        book_path: Path,
+        *,
+        preset: Preset | str | None = None,
+        fallback: Preset | str | None = None,
+        voice: VoiceChoice | None = None,
+        model_key: str | None = None,
+        priority: int = 0,
+        idempotency_key: str | None = None,
+        catalog: Mapping[str, Any] | None = None,
+    ) -> Job:
         """:meth:`intake` of a book file used where it is; returns the job."""
-        return self.intake(Path(book_path), preset=preset, fallback=fallback, voice=voice, model_key=model_key,
-                           priority=priority, idempotency_key=idempotency_key, catalog=catalog).job
+        return self.intake(
+            Path(book_path),
+            preset=preset,
+            fallback=fallback,
+            voice=voice,
+            model_key=model_key,
+            priority=priority,
+            idempotency_key=idempotency_key,
+            catalog=catalog,
+        ).job
 
-    def submit_from_catalog(self, entry: OpdsEntry, client: OpdsClient, *, preset: Preset | str | None = None) -> Job:
+    def submit_from_catalog(
+        self, entry: OpdsEntry, client: OpdsClient, *, preset: Preset | str | None = None
+    ) -> Job:
         """Download a catalog entry's book and queue it with the catalog's authors, series and description."""
         if not entry.acquisition:
-            raise BookError(f"'{entry.title}' is a section of the catalog, not a book; open it to see its books.")
+            raise BookError(
+                f"'{entry.title}' is a section of the catalog, not a book; open it to see its books."
+            )
         link = Link(entry.acquisition, username=client.username or None, password=client.password)
         return self.intake(link, preset=preset, catalog=entry.catalog_metadata()).job
 
-    def submit_many(self, files: list[Path], *, preset: Preset | str | None = None) -> list[tuple[str, Job | str]]:
+    def submit_many(
+        self, files: list[Path], *, preset: Preset | str | None = None
+    ) -> list[tuple[str, Job | str]]:
         """Queue one job per file (a multi-upload), each from its own copy in the data root.
 
         Returns (file name, job or the reason it was refused) per file: one bad book never stops the others.
@@ -201,7 +251,9 @@ class Library:
         outcomes: list[tuple[str, Job | str]] = []
         for path in files:
             try:
-                outcomes.append((Path(path).name, self.submit_book(keep_book(self.paths, Path(path)), preset=preset)))
+                outcomes.append(
+                    (Path(path).name, self.submit_book(keep_book(self.paths, Path(path)), preset=preset))
+                )
             except OmniWebError as exc:
                 outcomes.append((Path(path).name, str(exc)))
         return outcomes
@@ -239,8 +291,14 @@ class Library:
         A job queued before a lexicon edit is not a twin: the same request now speaks other words.
         """
         text = text_fingerprint(self.paths)
-        return next((job for job, other in self._conversion_jobs()
-                     if other.same_work_as(request) and fingerprint_or(job, text) == text), None)
+        return next(
+            (
+                job
+                for job, other in self._conversion_jobs()
+                if other.same_work_as(request) and fingerprint_or(job, text) == text
+            ),
+            None,
+        )
 
     def run_again(self, job_id: str) -> Job:
         """Queue a finished job's conversion again as a new job (its own row and queue time).
@@ -254,7 +312,9 @@ class Library:
             raise JobError(f"'{job.title}' is {job.state.value}; it can run again once it is finished.")
         if job.kind != CONVERT_JOB:
             return self.jobs.rerun(job_id)
-        return self.submit_conversion(ConvertRequest.from_dict(job.params), allow_twin=True, priority=job.priority)
+        return self.submit_conversion(
+            ConvertRequest.from_dict(job.params), allow_twin=True, priority=job.priority
+        )
 
     def plan_job_deletion(self, job_id: str) -> JobDeletion:
         """What deleting a finished job removes: its row and the files it wrote (not yet done).
@@ -266,8 +326,16 @@ class Library:
         if not job.state.finished:
             raise JobError(f"'{job.title}' is {job.state.value}; cancel it before deleting it.")
         request = ConvertRequest.from_dict(job.params) if job.kind == CONVERT_JOB else None
-        root = Path(request.output_dir) if request and request.output_dir else self.settings.output_path(self.paths)
-        others = [path for other in self.jobs.list(limit=100_000) if other.id != job_id
-                  for path in reported_files(other)]
+        root = (
+            Path(request.output_dir)
+            if request and request.output_dir
+            else self.settings.output_path(self.paths)
+        )
+        others = [
+            path
+            for other in self.jobs.list(limit=100_000)
+            if other.id != job_id
+            for path in reported_files(other)
+        ]
         removal = plan_output_removal(root, reported_files(job), kept=others)
         return JobDeletion(job=job, files=removal, store=self.jobs)

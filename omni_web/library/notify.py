@@ -66,10 +66,20 @@ def event_for(job: Job) -> str | None:
 
 def job_payload(job: Job, event: str, *, base_url: str, output_root) -> dict[str, Any]:
     """The webhook's JSON body; file links are the API's download URLs (they need a token)."""
-    files = [{"name": f.path.name, "kind": f.kind,
-              "url": f"{base_url}/api/v1/jobs/{job.id}/files/{quote(f.rel)}"} for f in job_files(job, output_root)]
-    return {"event": event, "job_id": job.id, "title": job.title, "state": job.state.value, "error": job.error,
-            "finished_at": job.finished_at, "job_url": f"{base_url}/api/v1/jobs/{job.id}", "files": files}
+    files = [
+        {"name": f.path.name, "kind": f.kind, "url": f"{base_url}/api/v1/jobs/{job.id}/files/{quote(f.rel)}"}
+        for f in job_files(job, output_root)
+    ]
+    return {
+        "event": event,
+        "job_id": job.id,
+        "title": job.title,
+        "state": job.state.value,
+        "error": job.error,
+        "finished_at": job.finished_at,
+        "job_url": f"{base_url}/api/v1/jobs/{job.id}",
+        "files": files,
+    }
 
 
 def _apprise_send(url: str, title: str, body: str) -> None:
@@ -85,9 +95,15 @@ def _apprise_send(url: str, title: str, body: str) -> None:
 class Notifier:
     """Sends job events to the current targets in a background thread, with retries."""
 
-    def __init__(self, targets: Callable[[], Targets], output_root: Callable[[], Any], *,
-                 backoff_s: Sequence[float] = _BACKOFF_S, timeout_s: float = 15.0,
-                 apprise_send: Callable[[str, str, str], None] = _apprise_send) -> None:
+    def __init__(
+        self,
+        targets: Callable[[], Targets],
+        output_root: Callable[[], Any],
+        *,
+        backoff_s: Sequence[float] = _BACKOFF_S,
+        timeout_s: float = 15.0,
+        apprise_send: Callable[[str, str, str], None] = _apprise_send,
+    ) -> None:
         self._targets = targets
         self._output_root = output_root
         self._backoff = tuple(backoff_s)
@@ -114,8 +130,15 @@ class Notifier:
     def test(self) -> list[Delivery]:
         """Send a test event to every target now (one attempt each) and report each outcome."""
         targets = self._targets()
-        payload = {"event": "test", "job_id": "", "title": "omni-web test notification", "state": "test",
-                   "error": "", "files": [], "job_url": f"{targets.base_url}/api/v1/jobs"}
+        payload = {
+            "event": "test",
+            "job_id": "",
+            "title": "omni-web test notification",
+            "state": "test",
+            "error": "",
+            "files": [],
+            "job_url": f"{targets.base_url}/api/v1/jobs",
+        }
         results = []
         for kind, urls in (("webhook", targets.webhooks), ("apprise", targets.apprise)):
             for url in urls:
@@ -142,9 +165,14 @@ class Notifier:
             response.raise_for_status()
             return
         files = "\n".join(f"{f['name']}: {f['url']}" for f in payload.get("files", []) if f["kind"] == "book")
-        body = f"{payload['title']}: {payload['state']}" + (f"\n{payload['error']}" if payload.get("error") else "")
-        self._apprise_send(url, f"omni-web: {payload['title']} {payload['event'].replace('_', ' ')}",
-                           body + (f"\n{files}" if files else ""))
+        body = f"{payload['title']}: {payload['state']}" + (
+            f"\n{payload['error']}" if payload.get("error") else ""
+        )
+        self._apprise_send(
+            url,
+            f"omni-web: {payload['title']} {payload['event'].replace('_', ' ')}",
+            body + (f"\n{files}" if files else ""),
+        )
 
     def _run(self) -> None:
         while True:
@@ -159,9 +187,15 @@ class Notifier:
                 log.info("Notified %s of job %s (%s)", url, payload.get("job_id"), payload.get("event"))
             except Exception as exc:
                 if attempt < len(self._backoff):
-                    log.warning("Notifying %s failed (%s); retrying in %.0f s", url, exc, self._backoff[attempt])
-                    self._pending.put((time.monotonic() + self._backoff[attempt], kind, url, payload, attempt + 1))
+                    log.warning(
+                        "Notifying %s failed (%s); retrying in %.0f s", url, exc, self._backoff[attempt]
+                    )
+                    self._pending.put(
+                        (time.monotonic() + self._backoff[attempt], kind, url, payload, attempt + 1)
+                    )
                 else:
-                    log.error("Notifying %s failed %d times; giving up (%s)", url, attempt + 1, exc, exc_info=True)
+                    log.error(
+                        "Notifying %s failed %d times; giving up (%s)", url, attempt + 1, exc, exc_info=True
+                    )
             finally:
                 self._pending.task_done()

@@ -22,8 +22,14 @@ __all__ = ["OpdsClient", "OpdsEntry", "OpdsFeed", "apply_catalog_metadata", "par
 
 _NS = {"a": "http://www.w3.org/2005/Atom", "dc": "http://purl.org/dc/terms/", "os": "http://a9.com/-/spec/opensearch/1.1/"}
 _ACQUISITION = "http://opds-spec.org/acquisition"
-_BOOK_TYPES = ("application/epub+zip", "application/pdf", "application/x-mobipocket-ebook", "application/x-fictionbook+xml",
-               "text/plain", "application/vnd.openxmlformats-officedocument.wordprocessingml.document")
+_BOOK_TYPES = (
+    "application/epub+zip",
+    "application/pdf",
+    "application/x-mobipocket-ebook",
+    "application/x-fictionbook+xml",
+    "text/plain",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+)
 _SERIES_TEXT = re.compile(r"SERIES:\s*(.+?)\s*\[(\d+(?:\.\d+)?)\]", re.IGNORECASE)  # Calibre's entry content
 
 
@@ -44,8 +50,13 @@ class OpdsEntry:
 
     def catalog_metadata(self) -> dict[str, Any]:
         """What the catalog knows beyond the file, to carry into the book's metadata (empty fields left out)."""
-        found = {"authors": list(self.authors), "series": self.series, "series_index": self.series_index,
-                 "description": self.description, "subjects": list(self.subjects)}
+        found = {
+            "authors": list(self.authors),
+            "series": self.series,
+            "series_index": self.series_index,
+            "description": self.description,
+            "subjects": list(self.subjects),
+        }
         return {key: value for key, value in found.items() if value}
 
 
@@ -80,10 +91,15 @@ def _atom_entry(node, base: str) -> OpdsEntry:
     return OpdsEntry(
         title=_text(node, "a:title"),
         authors=tuple(_text(a, "a:name") for a in node.findall("a:author", _NS) if _text(a, "a:name")),
-        series=series.group(1) if series else "", series_index=series.group(2) if series else "",
-        description=content, subjects=tuple(c.get("label") or c.get("term", "") for c in node.findall("a:category", _NS)),
-        language=_text(node, "dc:language"), acquisition=acquisition, media_type=media,
-        navigation="" if acquisition else navigation)
+        series=series.group(1) if series else "",
+        series_index=series.group(2) if series else "",
+        description=content,
+        subjects=tuple(c.get("label") or c.get("term", "") for c in node.findall("a:category", _NS)),
+        language=_text(node, "dc:language"),
+        acquisition=acquisition,
+        media_type=media,
+        navigation="" if acquisition else navigation,
+    )
 
 
 def _parse_atom(data: bytes, base: str) -> OpdsFeed:
@@ -94,10 +110,13 @@ def _parse_atom(data: bytes, base: str) -> OpdsFeed:
     links = {link.get("rel", ""): link for link in root.findall("a:link", _NS)}
     search = links.get("search")
     template = urljoin(base, search.get("href", "")) if search is not None else ""
-    return OpdsFeed(title=_text(root, "a:title"), entries=tuple(_atom_entry(e, base) for e in root.findall("a:entry", _NS)),
-                    next=urljoin(base, links["next"].get("href", "")) if "next" in links else "",
-                    search=template, search_is_description=bool(search is not None and "opensearchdescription"
-                                                                  in search.get("type", "")))
+    return OpdsFeed(
+        title=_text(root, "a:title"),
+        entries=tuple(_atom_entry(e, base) for e in root.findall("a:entry", _NS)),
+        next=urljoin(base, links["next"].get("href", "")) if "next" in links else "",
+        search=template,
+        search_is_description=bool(search is not None and "opensearchdescription" in search.get("type", "")),
+    )
 
 
 def _json_entry(item: Mapping[str, Any], base: str) -> OpdsEntry:
@@ -105,33 +124,50 @@ def _json_entry(item: Mapping[str, Any], base: str) -> OpdsEntry:
     authors = meta.get("author") or []
     authors = [authors] if isinstance(authors, (str, dict)) else authors
     names = tuple(a if isinstance(a, str) else str(a.get("name", "")) for a in authors)
-    series = ((meta.get("belongsTo") or {}).get("series") or [{}])
+    series = (meta.get("belongsTo") or {}).get("series") or [{}]
     series = series[0] if isinstance(series, list) else series
     series = {"name": series} if isinstance(series, str) else series
     links = item.get("links") or []
-    acquisition = next((link for link in links if str(link.get("rel", "")).startswith(_ACQUISITION)
-                        or link.get("type") in _BOOK_TYPES), None)
+    acquisition = next(
+        (
+            link
+            for link in links
+            if str(link.get("rel", "")).startswith(_ACQUISITION) or link.get("type") in _BOOK_TYPES
+        ),
+        None,
+    )
     subjects = [s if isinstance(s, str) else str(s.get("name", "")) for s in meta.get("subject") or []]
     language = meta.get("language") or ""
-    return OpdsEntry(title=str(meta.get("title", "")), authors=names, series=str(series.get("name", "")),
-                     series_index=str(series.get("position", "") or ""), description=str(meta.get("description", "")),
-                     subjects=tuple(subjects), language=language[0] if isinstance(language, list) else str(language),
-                     acquisition=urljoin(base, acquisition["href"]) if acquisition else "",
-                     media_type=acquisition.get("type", "") if acquisition else "",
-                     navigation="" if acquisition else urljoin(base, item.get("href", "")) if item.get("href") else "")
+    return OpdsEntry(
+        title=str(meta.get("title", "")),
+        authors=names,
+        series=str(series.get("name", "")),
+        series_index=str(series.get("position", "") or ""),
+        description=str(meta.get("description", "")),
+        subjects=tuple(subjects),
+        language=language[0] if isinstance(language, list) else str(language),
+        acquisition=urljoin(base, acquisition["href"]) if acquisition else "",
+        media_type=acquisition.get("type", "") if acquisition else "",
+        navigation="" if acquisition else urljoin(base, item.get("href", "")) if item.get("href") else "",
+    )
 
 
 def _parse_json(doc: Mapping[str, Any], base: str) -> OpdsFeed:
     links = {link.get("rel"): link for link in doc.get("links") or [] if isinstance(link.get("rel"), str)}
     entries = [_json_entry(p, base) for p in doc.get("publications") or []]
-    entries += [_json_entry({"metadata": {"title": n.get("title", "")}, "href": n.get("href", "")}, base)
-                for n in doc.get("navigation") or []]
+    entries += [
+        _json_entry({"metadata": {"title": n.get("title", "")}, "href": n.get("href", "")}, base)
+        for n in doc.get("navigation") or []
+    ]
     for group in doc.get("groups") or []:
         entries += [_json_entry(p, base) for p in group.get("publications") or []]
     search = links.get("search", {}).get("href", "")
-    return OpdsFeed(title=str((doc.get("metadata") or {}).get("title", "")), entries=tuple(entries),
-                    next=urljoin(base, links["next"]["href"]) if "next" in links else "",
-                    search=urljoin(base, search.replace("{?query}", "?query={searchTerms}")) if search else "")
+    return OpdsFeed(
+        title=str((doc.get("metadata") or {}).get("title", "")),
+        entries=tuple(entries),
+        next=urljoin(base, links["next"]["href"]) if "next" in links else "",
+        search=urljoin(base, search.replace("{?query}", "?query={searchTerms}")) if search else "",
+    )
 
 
 def parse_feed(data: bytes, content_type: str, base: str) -> OpdsFeed:
@@ -171,9 +207,13 @@ class OpdsClient:
         root = root or self.feed()
         template = root.search
         if root.search_is_description:
-            description = etree.fromstring(self._get(template).content, parser=etree.XMLParser(resolve_entities=False))
+            description = etree.fromstring(
+                self._get(template).content, parser=etree.XMLParser(resolve_entities=False)
+            )
             urls = description.findall("os:Url", _NS)
-            chosen = next((u for u in urls if "atom" in u.get("type", "") or "opds" in u.get("type", "")), None)
+            chosen = next(
+                (u for u in urls if "atom" in u.get("type", "") or "opds" in u.get("type", "")), None
+            )
             template = urljoin(template, chosen.get("template", "")) if chosen is not None else ""
         if not template:
             raise BookError(f"The catalog at {self.url} offers no search; browse it instead.")

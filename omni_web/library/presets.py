@@ -58,9 +58,13 @@ class Preset:
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(data) - known)
         if unknown:
-            raise PresetError(f"Unknown preset field(s): {', '.join(unknown)}. Known: {', '.join(sorted(known))}.")
+            raise PresetError(
+                f"Unknown preset field(s): {', '.join(unknown)}. Known: {', '.join(sorted(known))}."
+            )
         if not str(data.get("name", "")).strip() or not data.get("model_key"):
-            raise PresetError("A preset needs a name and a model_key (a catalog key, see: python -m omni_web models list).")
+            raise PresetError(
+                "A preset needs a name and a model_key (a catalog key, see: python -m omni_web models list)."
+            )
         preset = cls(**{**data, "name": str(data["name"]).strip()})
         try:
             preset.chapter_numbers(None)  # a bad selection is refused when saved, not when a book arrives
@@ -74,10 +78,18 @@ class Preset:
         chapters = "default" if request.chapters is None else ",".join(map(str, request.chapters))
         # A book's labels name its own quotes: a preset for other books keeps the voices only.
         cast = replace(request.cast, labels=BookLabels()) if request.cast is not None else None
-        return cls(name=name.strip(), model_key=request.model_key, voice=voice_to_dict(request.voice),
-                   cast=cast_to_dict(cast), qa_level=request.qa_level, loudness=request.loudness,
-                   output_format=request.output_format, also_mp3_chapters=request.also_mp3_chapters,
-                   readalong=request.readalong, chapters=chapters)
+        return cls(
+            name=name.strip(),
+            model_key=request.model_key,
+            voice=voice_to_dict(request.voice),
+            cast=cast_to_dict(cast),
+            qa_level=request.qa_level,
+            loudness=request.loudness,
+            output_format=request.output_format,
+            also_mp3_chapters=request.also_mp3_chapters,
+            readalong=request.readalong,
+            chapters=chapters,
+        )
 
     def chapter_numbers(self, book: Book | None) -> tuple[int, ...] | None:
         """The chapter selection for ``book`` (None: the book's default selection)."""
@@ -89,11 +101,18 @@ class Preset:
 
     def request_for(self, book_path: Path, book: Book | None = None) -> ConvertRequest:
         """The conversion of ``book_path`` with these settings."""
-        return ConvertRequest(book_path=Path(book_path), model_key=self.model_key,
-                              voice=voice_from_dict(self.voice), cast=cast_from_dict(self.cast),
-                              chapters=self.chapter_numbers(book), qa_level=self.qa_level, loudness=self.loudness,
-                              output_format=self.output_format, also_mp3_chapters=self.also_mp3_chapters,
-                              readalong=self.readalong)
+        return ConvertRequest(
+            book_path=Path(book_path),
+            model_key=self.model_key,
+            voice=voice_from_dict(self.voice),
+            cast=cast_from_dict(self.cast),
+            chapters=self.chapter_numbers(book),
+            qa_level=self.qa_level,
+            loudness=self.loudness,
+            output_format=self.output_format,
+            also_mp3_chapters=self.also_mp3_chapters,
+            readalong=self.readalong,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,8 +130,12 @@ class Rule:
             return False
         if self.field == "language":
             return meta.language.casefold().startswith(wanted)
-        haystack = {"author": meta.authors, "series": (meta.series,), "subject": meta.subjects,
-                    "title": (meta.title,)}[self.field]
+        haystack = {
+            "author": meta.authors,
+            "series": (meta.series,),
+            "subject": meta.subjects,
+            "title": (meta.title,),
+        }[self.field]
         return any(wanted in item.casefold() for item in haystack if item)
 
 
@@ -128,7 +151,9 @@ class PresetBook:
         try:
             return json.loads(self.path.read_text(encoding="utf-8"))
         except ValueError as exc:
-            raise PresetError(f"{self.path} is not valid JSON ({exc}); fix it or delete it to start over.") from exc
+            raise PresetError(
+                f"{self.path} is not valid JSON ({exc}); fix it or delete it to start over."
+            ) from exc
 
     def _write(self, presets: Iterable[Preset], rules: Iterable[Rule]) -> None:
         doc = {"presets": [p.to_dict() for p in presets], "rules": [asdict(r) for r in rules]}
@@ -156,7 +181,9 @@ class PresetBook:
     def delete(self, name: str) -> None:
         """Remove a preset and the rules that pick it."""
         gone = self.get(name).name
-        self._write([p for p in self.presets() if p.name != gone], [r for r in self.rules() if r.preset != gone])
+        self._write(
+            [p for p in self.presets() if p.name != gone], [r for r in self.rules() if r.preset != gone]
+        )
 
     def rules(self) -> list[Rule]:
         """The rules in the order they are tried."""
@@ -164,11 +191,16 @@ class PresetBook:
 
     def set_rules(self, rules: Iterable[Rule]) -> list[Rule]:
         """Replace the rules; each must use a known field and name a saved preset."""
-        rules = [replace(r, field=r.field.strip().lower(), value=r.value.strip(), preset=self.get(r.preset).name)
-                 for r in rules if r.value.strip()]
+        rules = [
+            replace(r, field=r.field.strip().lower(), value=r.value.strip(), preset=self.get(r.preset).name)
+            for r in rules
+            if r.value.strip()
+        ]
         for rule in rules:
             if rule.field not in RULE_FIELDS:
-                raise PresetError(f"A rule's field must be one of {', '.join(RULE_FIELDS)}, not '{rule.field}'.")
+                raise PresetError(
+                    f"A rule's field must be one of {', '.join(RULE_FIELDS)}, not '{rule.field}'."
+                )
         self._write(self.presets(), rules)
         return rules
 

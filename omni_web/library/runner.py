@@ -67,7 +67,9 @@ def _hand_off_when_draining(ctx: JobContext, in_flight: int,
     return sink
 
 
-def _design_cast_voices(request: ConvertRequest, server: ServerManager, paths: DataPaths, ctx: JobContext) -> None:
+def _design_cast_voices(
+    request: ConvertRequest, server: ServerManager, paths: DataPaths, ctx: JobContext
+) -> None:
     """Designed character voices the cast still lacks, made on VoiceDesign before the book's model
     is served (one server switch for all of them)."""
     designs = pending_designs(request.cast)
@@ -75,13 +77,24 @@ def _design_cast_voices(request: ConvertRequest, server: ServerManager, paths: D
         return
 
     def told(done: int, total: int, who: str) -> None:
-        ctx.report(ConvertProgress(phase="starting server",
-                                   message=f"Designed {done}/{total} character voices ({who})").to_dict())
+        ctx.report(
+            ConvertProgress(
+                phase="starting server", message=f"Designed {done}/{total} character voices ({who})"
+            ).to_dict()
+        )
 
-    ctx.report(ConvertProgress(phase="starting server",
-                               message=f"Designing {len(designs)} character voices with Qwen3-TTS VoiceDesign").to_dict())
-    design_voices(designs, VoiceLibrary(paths), progress=told,
-                  open_client=lambda entry: serving_for(server, entry, api_url=request.api_url).open_client())
+    ctx.report(
+        ConvertProgress(
+            phase="starting server",
+            message=f"Designing {len(designs)} character voices with Qwen3-TTS VoiceDesign",
+        ).to_dict()
+    )
+    design_voices(
+        designs,
+        VoiceLibrary(paths),
+        progress=told,
+        open_client=lambda entry: serving_for(server, entry, api_url=request.api_url).open_client(),
+    )
     ctx.raise_if_cancelled()
 
 
@@ -97,8 +110,11 @@ def make_convert_runner(paths: DataPaths, server: ServerManager) -> JobRunner:
         entry = get_entry(request.model_key)
         # Keep what an earlier run reported (a resume shows its cached chunks, not 0/0).
         before = ConvertProgress.from_dict(job.progress)
-        ctx.report(dataclasses.replace(before, phase="starting server",
-                                       message=f"Getting a server for {entry.label}").to_dict())
+        ctx.report(
+            dataclasses.replace(
+                before, phase="starting server", message=f"Getting a server for {entry.label}"
+            ).to_dict()
+        )
         _design_cast_voices(request, server, paths, ctx)
         serving = serving_for(server, entry, api_url=request.api_url)
         ctx.raise_if_cancelled()
@@ -109,8 +125,13 @@ def make_convert_runner(paths: DataPaths, server: ServerManager) -> JobRunner:
             book = apply_catalog_metadata(load_book(request.book_path, options=options), catalog)
         in_flight = request.concurrency or settings.concurrency or entry.default_concurrency
         result = convert_served(
-            request, serving, paths=paths, settings=settings, book=book,
-            progress=_hand_off_when_draining(ctx, in_flight), cancelled=ctx.cancelled,
+            request,
+            serving,
+            paths=paths,
+            settings=settings,
+            book=book,
+            progress=_hand_off_when_draining(ctx, in_flight),
+            cancelled=ctx.cancelled,
         )
         # A step after the book: a failed delivery is recorded for the job's Retry, never raised.
         output_root = Path(request.output_dir) if request.output_dir else settings.output_path(paths)

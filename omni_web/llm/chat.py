@@ -99,9 +99,11 @@ class ChatClient:
         answer = self.complete('Answer with the JSON object {"ok": true} and nothing else.', "Are you there?")
         if '"ok"' not in answer.text.replace(" ", ""):
             raise LlmUnusableAnswer(
-                f"The model at {chat_url(self.url)} answered, but not with the JSON asked for ({answer.text[:80]!r}). "
+                f"The model at {chat_url(self.url)} answered, but not with the JSON asked for "
+                f"({answer.text[:80]!r}). "
                 "Labels need a model that follows JSON instructions (an instruct model, 7B or larger).",
-                url=chat_url(self.url))
+                url=chat_url(self.url),
+            )
         return f"{answer.model or 'The model'} answered in {answer.usage.seconds:.1f} s ({answer.usage.summary})."
 
     def complete(self, system: str, user: str, *, json_answer: bool = True) -> ChatAnswer:
@@ -142,16 +144,23 @@ class ChatClient:
         except httpx.TimeoutException as exc:
             raise LlmUnreachable(
                 f"The chat endpoint {url} did not answer within {self.timeout_s:.0f} s. Check that the "
-                "model is loaded, or raise the timeout.", url=url) from exc
+                "model is loaded, or raise the timeout.",
+                url=url,
+            ) from exc
         except httpx.HTTPError as exc:
             raise LlmUnreachable(
                 f"Cannot reach the chat endpoint {url} ({exception_detail(exc)}). Check the URL in Settings "
-                "and that the server is running.", url=url) from exc
+                "and that the server is running.",
+                url=url,
+            ) from exc
 
     def _refusal(self, response: httpx.Response) -> str:
         detail = _error_message(response) or response.text.strip()[:300]
-        hint = {401: "Check the API key in Settings.", 403: "Check the API key in Settings.",
-                404: "Check the URL and the model name in Settings."}.get(response.status_code, "")
+        hint = {
+            401: "Check the API key in Settings.",
+            403: "Check the API key in Settings.",
+            404: "Check the URL and the model name in Settings.",
+        }.get(response.status_code, "")
         return f"The chat endpoint answered HTTP {response.status_code}: {detail}. {hint}".strip()
 
     def _answer(self, response: httpx.Response, seconds: float) -> ChatAnswer:
@@ -162,12 +171,15 @@ class ChatClient:
             raise LlmUnusableAnswer(
                 f"The chat endpoint {chat_url(self.url)} answered, but not with a chat completion "
                 f"({exception_detail(exc)}). Is it an OpenAI-compatible /v1/chat/completions?",
-                url=chat_url(self.url)) from exc
+                url=chat_url(self.url),
+            ) from exc
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         return ChatAnswer(
             text=str(text or ""),
             model=str(data.get("model") or self.model),
-            usage=LlmUsage(1, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0), seconds),
+            usage=LlmUsage(
+                1, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0), seconds
+            ),
         )
 
 

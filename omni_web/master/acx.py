@@ -101,10 +101,27 @@ def _cut_args(
         parts.append("[t]")
     graph += "".join(parts) + f"concat=n={len(parts)}:v=0:a=1[o]"
     return [
-        *args, "-filter_complex", graph, "-map", "[o]", "-ar", str(ACX_SAMPLE_RATE_HZ),
-        "-c:a", "libmp3lame", "-b:a", f"{ACX_MP3_KBPS}k", "-write_xing", "1", "-map_metadata", "-1",
-        "-id3v2_version", "3", "-f", "mp3", path_arg(out),
-    ]  # fmt: skip
+        *args,
+        "-filter_complex",
+        graph,
+        "-map",
+        "[o]",
+        "-ar",
+        str(ACX_SAMPLE_RATE_HZ),
+        "-c:a",
+        "libmp3lame",
+        "-b:a",
+        f"{ACX_MP3_KBPS}k",
+        "-write_xing",
+        "1",
+        "-map_metadata",
+        "-1",
+        "-id3v2_version",
+        "3",
+        "-f",
+        "mp3",
+        path_arg(out),
+    ]
 
 
 def _split_points(spec: ChapterSpec, record: MasteredChapter, max_s: float) -> list[float]:
@@ -163,12 +180,12 @@ def export_acx(
                  "-metadata", f"artist={tags.author}", "-metadata", f"track={number}",
                  "-id3v2_version", "3", "-write_id3v1", "0", "-f", "mp3", path_arg(tagged)],
                 action=f"Writing {name}", output_dir=folder,
-            )  # fmt: skip
+            )
             publish(tagged, final)
         files.append(AcxFile(final, number, label, kind))
 
     def cut(sources: Sequence[Path], name: str, number: int, label: str, kind: str, *, start_s: float,
-            end_s: float, head_s: float, tail_s: float, rate: int, channels: int) -> None:  # fmt: skip
+            end_s: float, head_s: float, tail_s: float, rate: int, channels: int) -> None:
         final = folder / name
         with work_dir(final) as scratch:
             encoded = scratch / "file.mp3"
@@ -176,7 +193,7 @@ def export_acx(
                 _cut_args(sources, start_s=start_s, end_s=end_s, head_s=head_s, tail_s=tail_s, preset=preset,
                           rate=rate, channels=channels, out=encoded),
                 action=f"Encoding {name}", output_dir=folder,
-            )  # fmt: skip
+            )
             publish(encoded, final)
         files.append(AcxFile(final, number, label, kind))
 
@@ -197,9 +214,9 @@ def export_acx(
             cut([record.flac], f"{stem} (part {part} of {len(bounds) - 1}).mp3", position,
                 f"{label} (part {part} of {len(bounds) - 1})", "part", start_s=start, end_s=end,
                 head_s=head_s if part > 1 else 0.0, tail_s=tail_s if part < len(bounds) - 1 else 0.0,
-                rate=record.sample_rate_hz, channels=record.channels)  # fmt: skip
+                rate=record.sample_rate_hz, channels=record.channels)
     copy_mp3(closing.mp3, f"{len(chapters) + 1:0{width}d} - Closing Credits.mp3", len(chapters) + 1,
-             "Closing Credits", "credits")  # fmt: skip
+             "Closing Credits", "credits")
     _retail_sample(chapters, folder / f"{title} - Retail Sample.mp3", cut, tail_s)
     return files
 
@@ -225,8 +242,19 @@ def _retail_sample(chapters, final: Path, cut, tail_s: float) -> None:  # noqa: 
     low, high = ACX_SAMPLE_S
     fitting = [b for b in boundaries if low + 1 <= b + tail_s <= high - 5]
     end = min(fitting, key=lambda b: abs(b - _SAMPLE_TARGET_S)) if fitting else min(total, high - 5 - tail_s)
-    cut(sources, final.name, 0, "Retail Sample", "sample", start_s=0.0, end_s=end, head_s=0.0, tail_s=tail_s,
-        rate=rate, channels=channels)  # fmt: skip
+    cut(
+        sources,
+        final.name,
+        0,
+        "Retail Sample",
+        "sample",
+        start_s=0.0,
+        end_s=end,
+        head_s=0.0,
+        tail_s=tail_s,
+        rate=rate,
+        channels=channels,
+    )
 
 
 def probe_acx_rules(files: Sequence[AcxFile], *, max_file_s: float = ACX_MAX_FILE_S) -> list[str]:

@@ -101,7 +101,8 @@ def _pass1_args(options: MasterOptions, leveled: Path, speculative: dict[str, Pa
     chapter's AAC (and MP3 when it has a path there) as it stands, kept when the measurement
     shows it already on target."""
     preset = options.preset
-    labels = ["m", "o"] + (["s"] if speculative else []) + (["b"] if speculative and "mp3" in speculative else [])
+    labels = ["m",
+              "o"] + (["s"] if speculative else []) + (["b"] if speculative and "mp3" in speculative else [])
     graph = (
         f"[0:a]{limiter_filter(preset.limiter_ceiling_db)},asplit={len(labels)}" + "".join(f"[{x}]" for x in labels)
         + f";[m]{measure_filter()}[n]"
@@ -110,11 +111,11 @@ def _pass1_args(options: MasterOptions, leveled: Path, speculative: dict[str, Pa
         "-filter_complex", graph,
         "-map", "[n]", "-f", "null", "-",
         "-map", "[o]", "-c:a", "flac", "-sample_fmt", "s16", "-f", "flac", path_arg(leveled),
-    ]  # fmt: skip
+    ]
     if speculative:
         tee = f"[f=ipod:movflags=+faststart]{_tee_path(speculative['m4a'])}|[f=adts]{_tee_path(speculative['adts'])}"
         args += ["-map", "[s]", "-c:a", "aac", "-aac_coder", "fast", "-b:a", f"{options.aac_kbps}k",
-                 "-map_metadata", "-1", "-f", "tee", tee]  # fmt: skip
+                 "-map_metadata", "-1", "-f", "tee", tee]
         if "mp3" in speculative:
             args += _mp3_args(options, "b", speculative["mp3"])
     return args
@@ -123,22 +124,54 @@ def _pass1_args(options: MasterOptions, leveled: Path, speculative: dict[str, Pa
 def _mp3_args(options: MasterOptions, label: str, path: Path) -> list[str]:
     """The MP3 output of a run (CBR, at the preset's rate; the LAME header says CBR)."""
     kbps = options.mp3_kbps or ACX_MP3_KBPS
-    return ["-map", f"[{label}]", "-ar", str(options.mp3_rate_hz), "-c:a", "libmp3lame", "-b:a", f"{kbps}k",
-            "-map_metadata", "-1", "-write_xing", "1", "-f", "mp3", path_arg(path)]  # fmt: skip
+    return [
+        "-map",
+        f"[{label}]",
+        "-ar",
+        str(options.mp3_rate_hz),
+        "-c:a",
+        "libmp3lame",
+        "-b:a",
+        f"{kbps}k",
+        "-map_metadata",
+        "-1",
+        "-write_xing",
+        "1",
+        "-f",
+        "mp3",
+        path_arg(path),
+    ]
 
 
 def _remeasure(
     options: MasterOptions, source: Path, limited: Path, ceiling_db: float, *, pre_gain_db: float
 ) -> Loudness:
     """Gain, limit and measure again (the fallback when linear mode would break the peak limit)."""
-    graph = (
-        f"[0:a]volume={pre_gain_db:.3f}dB,{limiter_filter(ceiling_db)},asplit=2[m][o];[m]{measure_filter()}[n]"
-    )
+    graph = f"[0:a]volume={pre_gain_db:.3f}dB,{limiter_filter(ceiling_db)},asplit=2[m][o];[m]{measure_filter()}[n]"
     log_text = run_ffmpeg_logged(
-        ["-i", path_arg(source), "-filter_complex", graph, "-map", "[n]", "-f", "null", "-",
-         "-map", "[o]", "-c:a", "flac", "-sample_fmt", "s16", "-f", "flac", path_arg(limited)],
-        action="Limiting a chapter before normalising it", output_dir=limited.parent,
-    )  # fmt: skip
+        [
+            "-i",
+            path_arg(source),
+            "-filter_complex",
+            graph,
+            "-map",
+            "[n]",
+            "-f",
+            "null",
+            "-",
+            "-map",
+            "[o]",
+            "-c:a",
+            "flac",
+            "-sample_fmt",
+            "s16",
+            "-f",
+            "flac",
+            path_arg(limited),
+        ],
+        action="Limiting a chapter before normalising it",
+        output_dir=limited.parent,
+    )
     return parse_ebur128_loudness(log_text)
 
 
@@ -153,8 +186,21 @@ def _encode_args(options: MasterOptions, level_filter: str, outputs: dict[str, P
     graph = f"{head},asplit={len(branches)}" + "".join(f"[{b}]" for b in branches)
     args = ["-filter_complex", graph]
     tee = f"[f=ipod:movflags=+faststart]{_tee_path(outputs['m4a'])}|[f=adts]{_tee_path(outputs['adts'])}"
-    args += ["-map", "[a]", "-c:a", "aac", "-aac_coder", "fast", "-b:a", f"{options.aac_kbps}k",
-             "-map_metadata", "-1", "-f", "tee", tee]  # fmt: skip
+    args += [
+        "-map",
+        "[a]",
+        "-c:a",
+        "aac",
+        "-aac_coder",
+        "fast",
+        "-b:a",
+        f"{options.aac_kbps}k",
+        "-map_metadata",
+        "-1",
+        "-f",
+        "tee",
+        tee,
+    ]
     if mp3:
         args += _mp3_args(options, "b", outputs["mp3"])
     if options.lossless:
@@ -288,7 +334,7 @@ def master_chapter(
         else:
             sink_args = _encode_args(options, "", outs, mp3)
         sink = PcmSink(sink_args, rate=rate, channels=channels, action=f"Mastering chapter {spec.number}",
-                       output_dir=folder)  # fmt: skip
+                       output_dir=folder)
         try:
             feed = _feed_chapter(spec, options, sink, wait_chunk, scratch, reference)
         except BaseException:
@@ -312,7 +358,7 @@ def master_chapter(
             chunk_starts_ms=tuple(s * 1000 / rate for s in feed.starts), chunk_gains_db=tuple(feed.gains),
             measured=measured, gain_db=round(gain_db, 2), limited_again=limited_again, preset=preset.name,
             second_pass=second_pass, reference_db=round(reference, 3), chunks_stamp=stamp() if stamp else "",
-        )  # fmt: skip
+        )
         _publish(record, outs, final)
     return record
 
@@ -335,7 +381,9 @@ def _second_pass(
         if options.lossless:
             leveled.replace(outs["flac"])
         return _measurement(first), 0.0, False, False
-    gain_db, limited_again, measured = _normalise(options, spec, leveled, outs, first, options.mp3_kbps is not None)
+    gain_db, limited_again, measured = _normalise(
+        options, spec, leveled, outs, first, options.mp3_kbps is not None
+    )
     return measured, gain_db, limited_again, True
 
 
@@ -363,8 +411,11 @@ def _normalise(
     action = f"Normalising chapter {spec.number}"
     if measured.silent:
         # Nothing above the meter's gates (a chapter of room tone): there is no loudness to set.
-        run_ffmpeg_logged(["-i", path_arg(leveled), *_encode_args(options, "", outs, mp3)], action=action,
-                          output_dir=outs["m4a"].parent)  # fmt: skip
+        run_ffmpeg_logged(
+            ["-i", path_arg(leveled), *_encode_args(options, "", outs, mp3)],
+            action=action,
+            output_dir=outs["m4a"].parent,
+        )
         return 0.0, False, _measurement(measured)
     source, limited_again, pre_gain = leveled, False, 0.0
     for attempt in range(6):
@@ -376,9 +427,15 @@ def _normalise(
             ceiling = target_tp - 0.6
             limited = leveled.with_name(f"limited-{attempt}.flac")
             log.info(
-                "Chapter %s: peak %.2f dBTP + gain %.2f dB breaks %.1f dBTP; gain %.2f dB and limit at %.2f dBFS",
-                spec.number, measured.input_tp, target_i - measured.input_i, target_tp, pre_gain, ceiling,
-            )  # fmt: skip
+                "Chapter %s: peak %.2f dBTP + gain %.2f dB breaks %.1f dBTP; gain %.2f dB and limit at %.2f "
+                "dBFS",
+                spec.number,
+                measured.input_tp,
+                target_i - measured.input_i,
+                target_tp,
+                pre_gain,
+                ceiling,
+            )
             previous = measured
             measured = _remeasure(options, leveled, limited, ceiling, pre_gain_db=pre_gain)
             source, limited_again = limited, True
@@ -386,8 +443,11 @@ def _normalise(
                 break  # the limiter takes back all the gain: the waveform cannot get louder
             continue
         level_filter = normalize_filter(measured, target_i=target_i, target_tp=target_tp)
-        log_text = run_ffmpeg_logged(["-i", path_arg(source), *_encode_args(options, level_filter, outs, mp3)],
-                                     action=action, output_dir=outs["m4a"].parent)  # fmt: skip
+        log_text = run_ffmpeg_logged(
+            ["-i", path_arg(source), *_encode_args(options, level_filter, outs, mp3)],
+            action=action,
+            output_dir=outs["m4a"].parent,
+        )
         applied = parse_loudnorm_json(log_text)
         if applied.linear:
             return pre_gain + target_i - measured.input_i, limited_again, _measurement(measured)
@@ -399,11 +459,18 @@ def _normalise(
     # Still no room for loudnorm's linear mode: apply the remaining gain ourselves (constant, so it
     # cannot pump) with the limiter after it. The report shows what the file measures.
     residual = target_i - measured.input_i
-    log.warning("Chapter %s: applying the last %.2f dB without loudnorm, limited at %.2f dBTP",
-                spec.number, residual, target_tp - 0.6)  # fmt: skip
+    log.warning(
+        "Chapter %s: applying the last %.2f dB without loudnorm, limited at %.2f dBTP",
+        spec.number,
+        residual,
+        target_tp - 0.6,
+    )
     level_filter = f"volume={residual:.3f}dB,{limiter_filter(target_tp - 0.6)}"
-    run_ffmpeg_logged(["-i", path_arg(source), *_encode_args(options, level_filter, outs, mp3)],
-                      action=action, output_dir=outs["m4a"].parent)  # fmt: skip
+    run_ffmpeg_logged(
+        ["-i", path_arg(source), *_encode_args(options, level_filter, outs, mp3)],
+        action=action,
+        output_dir=outs["m4a"].parent,
+    )
     return pre_gain + residual, True, _measurement(measured)
 
 

@@ -94,7 +94,7 @@ class FileLevels:
     def to_json(self) -> dict[str, object]:
         """JSON-safe values (-inf written as null)."""
         return {k: (round(v, 2) if math.isfinite(v) else None) if isinstance(v, float) else v
-                for k, v in asdict(self).items()}  # fmt: skip
+                for k, v in asdict(self).items()}
 
 
 def measure_file(path: Path) -> FileLevels:
@@ -114,7 +114,7 @@ def measure_file(path: Path) -> FileLevels:
 "-i", path_arg(path), "-map", "0:a:0",
         # framelog 40 (verbose): per-frame lines stay out of the info-level log.
         "-af", "ebur128=peak=true:framelog=40", "-f", "f32le", "-acodec", "pcm_f32le", "pipe:1",
-    ]  # fmt: skip
+    ]
     sums: list[float] = []
     total_power, total_frames, peak = 0.0, 0, 0.0
     with tempfile.TemporaryFile() as err:

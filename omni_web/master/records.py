@@ -125,7 +125,9 @@ class MasteredChapter:
         path = self.mp3 if mp3 else self.m4a
         if path is None:
             raise ValueError(f"Chapter {self.number} has no MP3 file; it was mastered without one.")
-        return ChapterAudio(index=self.number, title=self.title, path=path, duration_ms=round(self.duration_ms))
+        return ChapterAudio(
+            index=self.number, title=self.title, path=path, duration_ms=round(self.duration_ms)
+        )
 
     @property
     def book_span_samples(self) -> int:

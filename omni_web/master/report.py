@@ -178,7 +178,8 @@ class LevelsDoc(JsonRecord):
 def summary_lines(report: Mapping[str, Any]) -> list[str]:
     """Short human lines for a report's JSON (CLI output and the Jobs tab's text)."""
     doc = LevelsDoc.from_dict(report)
-    lines = [f"Loudness: {doc.preset_label or doc.preset} - {'all files pass' if doc.passed else 'SOME FILES FAIL'}"]
+    lines = [f"Loudness: {doc.preset_label or doc.preset} - "
+             f"{'all files pass' if doc.passed else 'SOME FILES FAIL'}"]
 
     def show(value: float | None, unit: str) -> str:
         return f"{value:.1f} {unit}" if isinstance(value, (int, float)) else "-inf"

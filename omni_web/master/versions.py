@@ -90,7 +90,7 @@ def chapter_versions(folder: Path) -> list[ChapterVersion]:
         stats = [p.stat() for p in files]
         chapter = _VERSION_FILE.match(files[0].name)["chapter"]  # type: ignore[index]
         versions.append(ChapterVersion(base, chapter, tuple(sorted(files)), sum(s.st_size for s in stats),
-                                       max(s.st_mtime for s in stats)))  # fmt: skip
+                                       max(s.st_mtime for s in stats)))
     return versions
 
 
@@ -101,7 +101,7 @@ def read_manifests(folder: Path) -> list[BookManifest]:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             found.append(BookManifest(path, str(data["book"]), frozenset(data["versions"]),
-                                      frozenset(data.get("chunks") or ()), float(data.get("finished_at", 0))))  # fmt: skip
+                                      frozenset(data.get("chunks") or ()), float(data.get("finished_at", 0))))
         except (OSError, ValueError, KeyError, TypeError):
             log.warning("Unreadable book manifest %s", path)
     return found

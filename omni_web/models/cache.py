@@ -76,7 +76,9 @@ def _cached_tree(repo: CachedRepoInfo, commit: str, cache_dir: Path) -> set[str]
     except ImportError:  # hub clients before the tree cache existed
         return None
     try:
-        return {item.path for item in get_cached_repo_tree(repo.repo_id, revision=commit, cache_dir=cache_dir)}
+        return {
+            item.path for item in get_cached_repo_tree(repo.repo_id, revision=commit, cache_dir=cache_dir)
+        }
     except (CachedRepoTreeNotFoundError, OSError, ValueError):
         return None
 
@@ -89,7 +91,9 @@ def _incomplete_bytes(repo_path: Path) -> int:
     return sum(path.stat().st_size for path in (repo_path / "blobs").glob("*.incomplete") if path.is_file())
 
 
-def _revision_complete(repo: CachedRepoInfo, revision: CachedRevisionInfo, cache_dir: Path) -> tuple[bool, str]:
+def _revision_complete(
+    repo: CachedRepoInfo, revision: CachedRevisionInfo, cache_dir: Path
+) -> tuple[bool, str]:
     expected = _cached_tree(repo, revision.commit_hash, cache_dir)
     present = {file.file_path.relative_to(revision.snapshot_path).as_posix() for file in revision.files}
     if expected is not None:
@@ -158,7 +162,7 @@ def _repo_folders(cache_dir: Path) -> dict[str, Path]:
     folders = {}
     for path in cache_dir.iterdir():
         if path.is_dir() and path.name.startswith("models--"):
-            folders[path.name[len("models--"):].replace("--", "/").lower()] = path
+            folders[path.name[len("models--") :].replace("--", "/").lower()] = path
     return folders
 
 

@@ -89,9 +89,7 @@ class DownloadProgress:
     @property
     def summary(self) -> str:
         """``Qwen3-TTS 0.6B Base: 1.2 GB / 2.5 GB, 3/9 files`` (the model by name, not by key)."""
-        return (
-            f"{model_label(self.key)}: {self.downloaded_str} / {self.total_str}, {self.files_done}/{self.files_total} files"
-        )
+        return f"{model_label(self.key)}: {self.downloaded_str} / {self.total_str}, {self.files_done}/{self.files_total} files"
 
 
 ProgressCallback = Callable[[DownloadProgress], None]
@@ -161,7 +159,9 @@ def _translate(exc: BaseException, entry: CatalogEntry, endpoint: str | None) ->
             "(and HF_ENDPOINT / HF_HUB_OFFLINE); a new attempt keeps the files already downloaded."
         )
     if is_disk_full(exc):
-        return DiskFullError(f"The disk filled up while downloading {name}: free some space and install again.")
+        return DiskFullError(
+            f"The disk filled up while downloading {name}: free some space and install again."
+        )
     if type(exc).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore"):
         return DownloadError(
             f"{name}: could not reach the hub at {where} ({exception_detail(exc)}). Check the network, "
@@ -169,7 +169,8 @@ def _translate(exc: BaseException, entry: CatalogEntry, endpoint: str | None) ->
         )
     if isinstance(exc, OSError):
         return DownloadError(
-            f"Downloading {name} from {where} failed: {exc}. Install again to resume; finished files are kept."
+            f"Downloading {name} from {where} failed: {exc}. Install again to resume; finished files are "
+            "kept."
         )
     return None
 
@@ -178,7 +179,10 @@ class _Tracker:
     """Turns updates from snapshot_download's progress bars into events; raises on cancel."""
 
     def __init__(
-        self, entry: CatalogEntry, plan: DownloadPlan, progress: ProgressCallback | None,
+        self,
+        entry: CatalogEntry,
+        plan: DownloadPlan,
+        progress: ProgressCallback | None,
         cancel: threading.Event | None,
     ) -> None:
         self.entry, self.plan, self.progress, self.cancel = entry, plan, progress, cancel
@@ -191,11 +195,19 @@ class _Tracker:
     def snapshot(self, *, finished: bool = False) -> DownloadProgress:
         fetched = max((bar.n for bar in self.byte_bars), default=0)
         files = max((bar.n for bar in self.file_bars), default=self.plan.files_cached)
-        done = self.plan.total_bytes if finished else min(self.plan.total_bytes, self.plan.cached_bytes + int(fetched))
+        done = (
+            self.plan.total_bytes
+            if finished
+            else min(self.plan.total_bytes, self.plan.cached_bytes + int(fetched))
+        )
         return DownloadProgress(
-            key=self.entry.key, repo_id=self.entry.repo_id, downloaded_bytes=done,
-            total_bytes=self.plan.total_bytes, files_done=self.plan.files_total if finished else int(files),
-            files_total=self.plan.files_total, finished=finished,
+            key=self.entry.key,
+            repo_id=self.entry.repo_id,
+            downloaded_bytes=done,
+            total_bytes=self.plan.total_bytes,
+            files_done=self.plan.files_total if finished else int(files),
+            files_total=self.plan.files_total,
+            finished=finished,
         )
 
     def check_cancel(self) -> None:
@@ -264,8 +276,12 @@ def plan_download(
     """
     try:
         files = snapshot_download(
-            entry.repo_id, cache_dir=str(hub_cache_dir(cache_dir)), endpoint=endpoint, token=token,
-            dry_run=True, tqdm_class=_silent_tqdm(),
+            entry.repo_id,
+            cache_dir=str(hub_cache_dir(cache_dir)),
+            endpoint=endpoint,
+            token=token,
+            dry_run=True,
+            tqdm_class=_silent_tqdm(),
         )
     except Exception as exc:
         translated = _translate(exc, entry, endpoint)
@@ -325,8 +341,12 @@ def download_model(
     tracker.changed()
     try:
         folder = snapshot_download(
-            entry.repo_id, cache_dir=str(cache), endpoint=endpoint, token=token,
-            tqdm_class=tracker.tqdm_class(), max_workers=max_workers,
+            entry.repo_id,
+            cache_dir=str(cache),
+            endpoint=endpoint,
+            token=token,
+            tqdm_class=tracker.tqdm_class(),
+            max_workers=max_workers,
         )
     except OmniWebError:
         raise

@@ -108,8 +108,12 @@ def _folder_size(folder: Path) -> int:
     return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file() and not path.is_symlink())
 
 
-def plan_removal(keys: Iterable[str], *, cache_dir: Path | str | None = None,
-                 lookup: Callable[[str], CatalogEntry] = get_entry) -> RemovalPlan:
+def plan_removal(
+    keys: Iterable[str],
+    *,
+    cache_dir: Path | str | None = None,
+    lookup: Callable[[str], CatalogEntry] = get_entry,
+) -> RemovalPlan:
     """Plan removing every cached revision of each model in ``keys`` (complete or partial).
 
     ``lookup`` finds a key's entry (key, repo_id, label): the catalog's by default; the QA
@@ -145,8 +149,12 @@ def plan_removal(keys: Iterable[str], *, cache_dir: Path | str | None = None,
     whole = tuple(item.repo_path for item in items if item.repo_path.resolve() not in scanned)
     sized = tuple(
         RemovalItem(
-            item.key, item.repo_id, item.label, item.repo_path,
-            scanned.get(item.repo_path.resolve()) or _folder_size(item.repo_path), item.complete,
+            item.key,
+            item.repo_id,
+            item.label,
+            item.repo_path,
+            scanned.get(item.repo_path.resolve()) or _folder_size(item.repo_path),
+            item.complete,
         )
         for item in items
     )

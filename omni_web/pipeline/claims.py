@@ -66,7 +66,7 @@ class OutputClaims:
                     return str(claim["name"])
             here = {str(c["name"]) for c in claims if c.get("name") and c.get("output_root") == root}
             name = claim_output_name(output_root, book, entry, request.voice, layout=request.output_layout,
-                                     metadata=request.metadata, claimed={*claimed, *here})  # fmt: skip
+                                     metadata=request.metadata, claimed={*claimed, *here})
             claims.append({"key": key, "name": name, "book": str(request.book_path), "output_root": root})
             self._write(claims)
         return name

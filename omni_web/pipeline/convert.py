@@ -119,15 +119,21 @@ class ConvertResult(JsonRecord):
         data.setdefault("output_dir", "")
         base = JsonRecord.from_dict.__func__(cls, data)  # type: ignore[attr-defined]
         chapters = tuple(
-            ChapterAudio(index=int(row.get("number", 0)), title=str(row.get("title", "")), path=Path(row["path"]),
-                         duration_ms=round(float(row.get("duration_s") or 0) * 1000))
+            ChapterAudio(
+                index=int(row.get("number", 0)),
+                title=str(row.get("title", "")),
+                path=Path(row["path"]),
+                duration_ms=round(float(row.get("duration_s") or 0) * 1000),
+            )
             for row in rows
             if isinstance(row, Mapping) and row.get("path")
         )
         return replace(base, chapters=chapters)
 
 
-def prepare_voice(entry: CatalogEntry, voice: VoiceChoice, *, client: SpeechClient, paths: DataPaths) -> VoiceChoice:
+def prepare_voice(
+    entry: CatalogEntry, voice: VoiceChoice, *, client: SpeechClient, paths: DataPaths
+) -> VoiceChoice:
     """Check the voice against the server and the clip limit before any speech request.
 
     Named voices are matched case-insensitively to the server's spelling (an unknown one raises
@@ -142,7 +148,9 @@ def prepare_voice(entry: CatalogEntry, voice: VoiceChoice, *, client: SpeechClie
     return voice
 
 
-def prepare_cast(entry: CatalogEntry, cast: Cast | None, *, client: SpeechClient, paths: DataPaths) -> Cast | None:
+def prepare_cast(
+    entry: CatalogEntry, cast: Cast | None, *, client: SpeechClient, paths: DataPaths
+) -> Cast | None:
     """Check every voice of a cast like the narrator's, before any speech request.
 
     Each voice must be a kind the model can use (a speaker name on CustomVoice, a clip on a clone
@@ -190,16 +198,23 @@ class _Job:
     parts_dir: Path
 
 
-def _resolve(request: ConvertRequest, *, paths: DataPaths, settings: Settings, client: SpeechClient,
-             book: Book | None) -> _Job:  # fmt: skip
+def _resolve(
+    request: ConvertRequest, *, paths: DataPaths, settings: Settings, client: SpeechClient, book: Book | None
+) -> _Job:
     """Read the book, check its voices against the server and plan its chunks (reviewer's edits in)."""
     entry = get_entry(request.model_key)
     preset = get_preset(request.loudness or settings.loudness)
-    book = book if book is not None else load_book(request.book_path, options=settings.read_options(paths, footnotes=request.footnotes))
+    book = (
+        book
+        if book is not None
+        else load_book(request.book_path, options=settings.read_options(paths, footnotes=request.footnotes))
+    )
     voice = prepare_voice(entry, request.voice, client=client, paths=paths)
     cast = prepare_cast(entry, request.cast, client=client, paths=paths)
     pronouncer = LexiconStore(paths).pronouncer(book_identity(book))
-    plan = plan_conversion(book, replace(request, voice=voice, cast=cast), entry, settings, pronouncer=pronouncer)
+    plan = plan_conversion(
+        book, replace(request, voice=voice, cast=cast), entry, settings, pronouncer=pronouncer
+    )
     out_root = Path(request.output_dir) if request.output_dir else settings.output_path(paths)
     parts_dir = out_root / ".parts" / plan.folder_name
     return _Job(
@@ -211,7 +226,9 @@ def _resolve(request: ConvertRequest, *, paths: DataPaths, settings: Settings, c
         pronouncer=pronouncer,
         plan=apply_text_edits(plan, load_text_edits(parts_dir)),
         output_format=request.output_format or settings.output_format,
-        also_mp3=settings.also_mp3_chapters if request.also_mp3_chapters is None else request.also_mp3_chapters,
+        also_mp3=settings.also_mp3_chapters
+        if request.also_mp3_chapters is None
+        else request.also_mp3_chapters,
         out_root=out_root,
         parts_dir=parts_dir,
     )
@@ -243,8 +260,10 @@ def _cached_chunk(cache_dir: Path, key: str) -> Path | None:
     return path if path.is_file() else None
 
 
-def _start_finisher(job: _Job, specs: list[ChapterSpec], *, settings: Settings, paths: DataPaths, tracker: ProgressTracker,
-                    readalong: ConversionReadalong | None, remaster: Iterable[int]) -> tuple[ChapterFinisher, Path | None]:  # fmt: skip
+def _start_finisher(job: _Job, specs: list[ChapterSpec], *, settings: Settings, paths: DataPaths,
+                    tracker: ProgressTracker,
+                    readalong: ConversionReadalong | None, remaster: Iterable[int]) -> tuple[ChapterFinisher,
+                                                                                             Path | None]:
     """The chapter finisher (with the book's cover), told what a resumed run already finished."""
     options = request_master_options(job.request, settings)
     works = {work.number: work for work in job.plan.chapters}
@@ -263,20 +282,32 @@ def _start_finisher(job: _Job, specs: list[ChapterSpec], *, settings: Settings, 
     cover = _write_cover(job.plan.book, job.parts_dir)
     finisher = ChapterFinisher(specs, job.parts_dir, options, on_state=tracker.chapter_state, on_ready=ready,
                                remaster=remaster,
-                               cached_chunk=cached_chunk, m4b_tags=job.plan.tags if job.output_format == "m4b" else None,
-                               cover=cover)  # fmt: skip
+                               cached_chunk=cached_chunk,
+                               m4b_tags=job.plan.tags if job.output_format == "m4b" else None,
+                               cover=cover)
     # A resumed job's first progress already shows what is made: cached chunks, finished chapters.
     tracker.found_done(sum(1 for key in {item.key for item in job.plan.items} if cached_chunk(key)),
-                       finisher.finished_at_start)  # fmt: skip
+                       finisher.finished_at_start)
     for record in finisher.finished_at_start:
         aligned(record)
     return finisher, cover
 
 
-def _render(job: _Job, items: list[RenderItem], *, client: SpeechClient, serving: Serving | None, qa: JobQa,
-            tracker: ProgressTracker, finisher: ChapterFinisher, missing: MissingChunks, paths: DataPaths,
-            cancelled: Callable[[], bool], retry: RetryPolicy,
-            flow: InFlightController | None) -> RenderSummary:  # fmt: skip
+def _render(
+    job: _Job,
+    items: list[RenderItem],
+    *,
+    client: SpeechClient,
+    serving: Serving | None,
+    qa: JobQa,
+    tracker: ProgressTracker,
+    finisher: ChapterFinisher,
+    missing: MissingChunks,
+    paths: DataPaths,
+    cancelled: Callable[[], bool],
+    retry: RetryPolicy,
+    flow: InFlightController | None,
+) -> RenderSummary:
     """Render every missing chunk while the serving handle watches the server; QA is closed after.
 
     With ``flow``, every speech request of the job (QA retakes too) is told to it through the client."""
@@ -289,8 +320,11 @@ def _render(job: _Job, items: list[RenderItem], *, client: SpeechClient, serving
         missing.failed(item, error)
         tracker.gave_up(chunk.line for chunk in missing.chunks)
 
-    watch = (serving.watch(on_status=tracker.server_status, cancelled=cancelled) if serving is not None
-             else contextlib.nullcontext())  # fmt: skip
+    watch = (
+        serving.watch(on_status=tracker.server_status, cancelled=cancelled)
+        if serving is not None
+        else contextlib.nullcontext()
+    )
     metered = client.metered(flow) if flow is not None else contextlib.nullcontext()
     # Only a server we started runs on this machine's GPU: its utilisation and memory over the job.
     sampler = GpuSampler() if serving is not None and serving.endpoint.owned else None
@@ -304,8 +338,9 @@ def _render(job: _Job, items: list[RenderItem], *, client: SpeechClient, serving
                 cache_dir=paths.chunk_cache_dir,
                 concurrency=qa.render_concurrency,
                 cancelled=cancelled,
-                progress=lambda p: tracker.render(p, {**progress_fields(qa), **flow_fields(flow),
-                                                      **gpu_fields(sampler, p.realtime_factor)}),
+                progress=lambda p: tracker.render(
+                    p, {**progress_fields(qa), **flow_fields(flow), **gpu_fields(sampler, p.realtime_factor)}
+                ),
                 on_done=finisher.chunk_done,
                 recover=serving.recover if serving is not None else None,
                 retry=retry,
@@ -322,9 +357,11 @@ def _place(job: _Job) -> tuple[str, BookPlace]:
     """The book's file name and folder; a job's own name (claimed when it was queued) keeps two jobs of one book apart."""
     layout = OutputLayout(job.request.output_layout)
     plan = job.plan
-    name = job.request.output_name or (default_name(plan.tags, plan.entry, plan.voice, layout)
-                                       if layout is OutputLayout.LIBRARY
-                                       else safe_filename(plan.tags.title, fallback="audiobook"))  # fmt: skip
+    name = job.request.output_name or (
+        default_name(plan.tags, plan.entry, plan.voice, layout)
+        if layout is OutputLayout.LIBRARY
+        else safe_filename(plan.tags.title, fallback="audiobook")
+    )
     return name, book_place(job.out_root, plan.tags, name, layout=layout, mp3_only=job.output_format == "mp3")
 
 
@@ -364,32 +401,37 @@ def run_conversion(
     settings = request.mastering_settings(settings)
     job = _resolve(request, paths=paths, settings=settings, client=client, book=book)
     plan = job.plan
-    tracker = ProgressTracker(plan, progress, finish_phases=finish_phases(job.output_format, job.also_mp3, len(plan.chapters)))
+    tracker = ProgressTracker(plan, progress, finish_phases=finish_phases(job.output_format, job.also_mp3,
+                                                                          len(plan.chapters)))
     job.parts_dir.mkdir(parents=True, exist_ok=True)
     concurrency = _concurrency(job, settings, serving)
     qa = JobQa.for_job(request, settings, entry=job.entry, voice=job.voice, client=client, paths=paths,
                        concurrency=concurrency, language=request.language or job.book.metadata.language,
-                       book=job.book, pronouncer=job.pronouncer)  # fmt: skip
+                       book=job.book, pronouncer=job.pronouncer)
     readalong = start_readalong(request, plan, settings, paths)
     items, specs = _chapter_work(job)
     finisher, cover = _start_finisher(job, specs, settings=settings, paths=paths, tracker=tracker,
-                                      readalong=readalong, remaster=remaster)  # fmt: skip
+                                      readalong=readalong, remaster=remaster)
     shown = concurrency() if callable(concurrency) else concurrency
-    tracker.phase("rendering", f"{len(plan.chapters)} chapters, {tracker.doc.words:,} words, {shown} requests in flight")
+    tracker.phase("rendering",
+                  f"{len(plan.chapters)} chapters, {tracker.doc.words:,} words, {shown} requests in flight")
     missing = MissingChunks(job.parts_dir, AudioFormat(job.entry.sample_rate_hz, job.entry.channels),
                             QaStore(paths.chunk_cache_dir), qa_level=qa.options.level.value,
-                            chunk_done=finisher.chunk_done)  # fmt: skip
+                            chunk_done=finisher.chunk_done)
     try:
-        summary = _render(job, items, client=client, serving=serving, qa=qa, tracker=tracker, finisher=finisher,
+        summary = _render(job, items, client=client, serving=serving, qa=qa, tracker=tracker,
+                          finisher=finisher,
                           missing=missing, paths=paths, cancelled=cancelled, retry=retry,
-                          flow=concurrency if isinstance(concurrency, InFlightController) else None)  # fmt: skip
+                          flow=concurrency if isinstance(concurrency, InFlightController) else None)
         tracker.phase("mastering", "Mastering and encoding the last chapters")
         name, place = _place(job)
-        files = finish_book(finisher, place=place, tags=plan.tags, cover=cover, output_format=job.output_format,
+        files = finish_book(finisher, place=place, tags=plan.tags, cover=cover,
+                            output_format=job.output_format,
                             also_mp3=job.also_mp3, phase=tracker.phase, step=tracker.step)
         epub = None
         if readalong is not None:
-            epub = readalong.finish(list(files.chapters), place=place, mp3_dir=files.mp3_dir, settings=settings,
+            epub = readalong.finish(list(files.chapters), place=place, mp3_dir=files.mp3_dir,
+                                    settings=settings,
                                     phase=tracker.phase)
     finally:
         finisher.close()
@@ -397,33 +439,47 @@ def run_conversion(
             readalong.close()
     _complete_folder(place, plan, request, files, cover, settings)
     result = replace(_result(files, summary.progress, tracker, missing.summary()), readalong_epub=epub,
-                     missing_chunks=missing.chunks)  # fmt: skip
-    report = qa.write_report(result.output_dir, plan, replace(request, output_name=name), job.parts_dir, paths,
-                             stem=place.stem, always=bool(missing.chunks))  # fmt: skip
+                     missing_chunks=missing.chunks)
+    report = qa.write_report(result.output_dir, plan, replace(request, output_name=name), job.parts_dir,
+                             paths,
+                             stem=place.stem, always=bool(missing.chunks))
     return replace(result, qa_report=report)
 
 
-def _complete_folder(place: BookPlace, plan: ConversionPlan, request: ConvertRequest, files: BookFiles,
-                     cover: Path | None, settings: Settings) -> None:  # fmt: skip
+def _complete_folder(
+    place: BookPlace,
+    plan: ConversionPlan,
+    request: ConvertRequest,
+    files: BookFiles,
+    cover: Path | None,
+    settings: Settings,
+) -> None:
     """The sidecars and cover a library reads beside the audio (library layout only)."""
     if files.m4b is not None:
         marks = [ChapterMark(m.title, m.start_ms, m.end_ms) for m in probe_chapters(files.m4b)]
     else:
-        marks = list(plan_chapter_marks([(c.index, c.title, c.duration_ms * 1000) for c in files.chapters],
-                                        pause_between_ms=settings.pause_between_chapters_ms))  # fmt: skip
+        marks = list(
+            plan_chapter_marks(
+                [(c.index, c.title, c.duration_ms * 1000) for c in files.chapters],
+                pause_between_ms=settings.pause_between_chapters_ms,
+            )
+        )
     voice, model = narrator_parts(plan.entry, plan.voice)
     meta = effective_metadata(plan.book.metadata, request.metadata)
     meta = replace(meta, title=plan.tags.title)
     complete_book_folder(place, meta, Narration(plan.tags.narrator, voice, model), marks, cover=cover)
 
 
-
-
-def _result(files: BookFiles, rendered: RenderProgress, tracker: ProgressTracker, missing: str) -> ConvertResult:
+def _result(
+    files: BookFiles, rendered: RenderProgress, tracker: ProgressTracker, missing: str
+) -> ConvertResult:
     duration_s = sum(c.duration_ms for c in files.chapters) / 1000
     tracker.levels(files.levels)
-    tracker.phase("done", f"{len(files.chapters)} chapters, {duration_words(duration_s)} of audio"
-                          + (f". {missing}" if missing else ""))
+    tracker.phase(
+        "done",
+        f"{len(files.chapters)} chapters, {duration_words(duration_s)} of audio"
+        + (f". {missing}" if missing else ""),
+    )
     return ConvertResult(
         output_dir=files.folder,
         m4b=files.m4b,

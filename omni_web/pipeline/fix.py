@@ -45,7 +45,9 @@ class FixPlan(JsonRecord):
         count = len(self.reused)
         reused = ("" if not count else "; the other chapter is reused as it is" if count == 1
                   else f"; the other {count} chapters are reused as they are")
-        return f"Only {named} {'is' if len(self.chapters) == 1 else 'are'} rebuilt{reused}, then the book files."
+        return (
+            f"Only {named} {'is' if len(self.chapters) == 1 else 'are'} rebuilt{reused}, then the book files."
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,17 +63,27 @@ def _chapters(numbers: Sequence[int]) -> str:
     return "chapters " + ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
 
 
-def plan_fix(request: ConvertRequest, chapter_files: Mapping[str, str], parts_dir: Path, changed: Iterable[int],
-             settings: Settings) -> FixPlan:
+def plan_fix(
+    request: ConvertRequest,
+    chapter_files: Mapping[str, str],
+    parts_dir: Path,
+    changed: Iterable[int],
+    settings: Settings,
+) -> FixPlan:
     """What a fix of ``changed`` chapters rebuilds, from the book's chapter files (its QA report's
     ``chapter_files``: number -> file name) and the mastered records in ``parts_dir``."""
     key = request_master_options(request, settings).key
     changed = set(changed)
     others = {int(number): name for number, name in chapter_files.items() if int(number) not in changed}
-    kept = {number for number, name in others.items() if (parts_dir / f"{Path(name).stem}.{key}.json").is_file()}
+    kept = {
+        number for number, name in others.items() if (parts_dir / f"{Path(name).stem}.{key}.json").is_file()
+    }
     rebuilt = tuple(sorted(changed | (others.keys() - kept)))
     if others and not kept:
-        why = ("it was made before omni-web kept a book's mastering settings, and they changed since"
-               if not request.mastering else "its mastered chapter files are gone")
+        why = (
+            "it was made before omni-web kept a book's mastering settings, and they changed since"
+            if not request.mastering
+            else "its mastered chapter files are gone"
+        )
         return FixPlan(rebuilt, (), why)
     return FixPlan(rebuilt, tuple(sorted(kept)))

@@ -59,8 +59,16 @@ from omni_web.pipeline.request import ConvertRequest
 from omni_web.render import RenderItem, chunk_key, shaping_fingerprint
 from omni_web.settings import Settings
 
-__all__ = ["BookFiles", "ChapterFinisher", "chapter_specs", "credit_specs", "finish_book", "finished_chapters",
-           "master_options", "request_master_options"]
+__all__ = [
+    "BookFiles",
+    "ChapterFinisher",
+    "chapter_specs",
+    "credit_specs",
+    "finish_book",
+    "finished_chapters",
+    "master_options",
+    "request_master_options",
+]
 
 log = logging.getLogger(__name__)
 
@@ -93,10 +101,13 @@ def request_master_options(request: ConvertRequest, settings: Settings) -> Maste
     entry = get_entry(request.model_key)
     output_format = request.output_format or settings.output_format
     also_mp3 = settings.also_mp3_chapters if request.also_mp3_chapters is None else request.also_mp3_chapters
-    return master_options(get_preset(request.loudness or settings.loudness),
-                          AudioFormat(entry.sample_rate_hz, entry.channels), aac_kbps=settings.aac_bitrate_kbps,
-                          mp3=output_format == "mp3" or also_mp3,
-                          pause_between_chapters_ms=settings.pause_between_chapters_ms)
+    return master_options(
+        get_preset(request.loudness or settings.loudness),
+        AudioFormat(entry.sample_rate_hz, entry.channels),
+        aac_kbps=settings.aac_bitrate_kbps,
+        mp3=output_format == "mp3" or also_mp3,
+        pause_between_chapters_ms=settings.pause_between_chapters_ms,
+    )
 
 
 def chapter_specs(plan: ConversionPlan) -> list[ChapterSpec]:
@@ -122,8 +133,16 @@ def credit_specs(plan: ConversionPlan) -> tuple[list[RenderItem], list[ChapterSp
         (CLOSING_CREDITS, "Closing Credits", closing_credits_text(plan.tags)),
     ):
         key = chunk_key(text, plan.fingerprint)
-        items.append(RenderItem(key=key, text=text, chapter_index=-1, chapter_number=last if number else 0,
-                                chapter_title=title, chunk_number=1))  # fmt: skip
+        items.append(
+            RenderItem(
+                key=key,
+                text=text,
+                chapter_index=-1,
+                chapter_number=last if number else 0,
+                chapter_title=title,
+                chunk_number=1,
+            )
+        )
         stem = (
             f"credits-{'opening' if number == OPENING_CREDITS else 'closing'}-"
             + shaping_fingerprint({"k": key})[:12]
@@ -179,8 +198,9 @@ class ChapterFinisher:
             for record in self.finished_at_start:
                 if record.in_book:
                     self._live.add(_encoded(record))
-        self._master = BookMaster(specs, folder, options, on_state=on_state, on_ready=self._ready,
-                                  remaster=remaster)
+        self._master = BookMaster(
+            specs, folder, options, on_state=on_state, on_ready=self._ready, remaster=remaster
+        )
 
     def chunk_done(self, item: RenderItem, path: Path) -> None:
         """Called for every finished chunk (from the render loop's thread)."""
@@ -270,7 +290,9 @@ def finished_chapters(
         chunks = [cached_chunk(key) for key in spec.keys]
         if any(path is None for path in chunks):
             continue
-        record = load_mastered(folder, spec, options, stamp=chunks_stamp([p for p in chunks if p is not None]))
+        record = load_mastered(
+            folder, spec, options, stamp=chunks_stamp([p for p in chunks if p is not None])
+        )
         if record is not None:
             found.append(record)
     return found
@@ -340,8 +362,15 @@ def finish_book(
     if output_format == "mp3" or also_mp3:
         phase("joining", "Tagging the MP3 chapters")
         mp3_chapters = [r.audio(mp3=True) for r in book if r.mp3 is not None]
-        files = export_mp3_chapters(mp3_chapters, place.root, tags=tags, cover=cover, copy_audio=True,
-                                    folder=place.mp3_dir, progress=lambda fraction: report("mp3", fraction))
+        files = export_mp3_chapters(
+            mp3_chapters,
+            place.root,
+            tags=tags,
+            cover=cover,
+            copy_audio=True,
+            folder=place.mp3_dir,
+            progress=lambda fraction: report("mp3", fraction),
+        )
         mp3_dir = files[0].parent if files else None
     phase("joining", "Checking levels")
     reports = []
@@ -356,11 +385,18 @@ def finish_book(
         phase("joining", "Writing the ACX files")
         acx_dir = place.acx_dir  # each job of the book its own ACX set
         acx_reports, acx_problems = _write_acx(finisher, book, credits, acx_dir, tags=tags)
-    levels_report = LevelsReport(title=tags.title, preset=preset, chapters=tuple(reports), acx_files=tuple(acx_reports),
-                          acx_problems=tuple(acx_problems))  # fmt: skip
+    levels_report = LevelsReport(
+        title=tags.title,
+        preset=preset,
+        chapters=tuple(reports),
+        acx_files=tuple(acx_reports),
+        acx_problems=tuple(acx_problems),
+    )
     levels_path = write_levels_report(levels_report, place.report(REPORT_SUFFIX, mp3_only=m4b is None))
     _settle_versions(finisher, m4b or mp3_dir, records)
-    return BookFiles(folder, m4b, mp3_dir, acx_dir, levels_path, levels_report.to_json(), chapters, tuple(book))
+    return BookFiles(
+        folder, m4b, mp3_dir, acx_dir, levels_path, levels_report.to_json(), chapters, tuple(book)
+    )
 
 
 def _settle_versions(finisher: ChapterFinisher, book: Path | None, records: list[MasteredChapter]) -> None:

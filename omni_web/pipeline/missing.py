@@ -90,13 +90,21 @@ class MissingChunks:
         missing = MissingChunk(chapter=item.chapter_number, chapter_title=item.chapter_title,
                                chunk=item.chunk_number, key=item.key, text=item.text, cause=error.cause)
         earlier = self._store.load(item.key)
-        self._store.save(ChunkRecord(
-            key=item.key, text=item.text, level=self._level, verdict=Verdict.FLAGGED,
-            chosen=0, takes=earlier.takes if earlier is not None else (),
-            note=f"Not in the book: the server crashed on this text every time ({error.cause}). "
-            f"{MISSING_SILENCE_MS / 1000:g} s of silence stands in its place; edit the text and regenerate it.",
-            chapter=item.chapter_number, chunk=item.chunk_number,
-        ))  # fmt: skip
+        self._store.save(
+            ChunkRecord(
+                key=item.key,
+                text=item.text,
+                level=self._level,
+                verdict=Verdict.FLAGGED,
+                chosen=0,
+                takes=earlier.takes if earlier is not None else (),
+                note=f"Not in the book: the server crashed on this text every time ({error.cause}). "
+                f"{MISSING_SILENCE_MS / 1000:g} s of silence stands in its place; edit the text and "
+                "regenerate it.",
+                chapter=item.chapter_number,
+                chunk=item.chunk_number,
+            )
+        )
         log.error("The book goes on without %s; it is flagged for review", missing.line)
         with self._lock:
             self._found.append(missing)
@@ -113,6 +121,8 @@ class MissingChunks:
         found = self.chunks
         if not found:
             return ""
-        head = f"{len(found)} chunk{'s' if len(found) > 1 else ''} could not be rendered (silence in the book, " \
-               "flagged for review): "
+        head = (
+            f"{len(found)} chunk{'s' if len(found) > 1 else ''} could not be rendered (silence in the book, "
+            "flagged for review): "
+        )
         return head + "; ".join(chunk.line for chunk in found[:3]) + ("; ..." if len(found) > 3 else "")

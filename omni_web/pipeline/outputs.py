@@ -53,20 +53,31 @@ def claim_output_name(
     ``metadata`` are the user's corrections (a corrected title or series places the book).
     """
     return claim_name(output_root, tags_for_paths(book, metadata), entry, voice,
-                      layout=OutputLayout(layout), claimed=claimed)  # fmt: skip
+                      layout=OutputLayout(layout), claimed=claimed)
 
 
-def job_place(output_root: Path, book: Book, name: str, *, layout: str, metadata: Iterable[tuple[str, str]] = (),
-              mp3_only: bool = False) -> BookPlace:  # fmt: skip
+def job_place(
+    output_root: Path,
+    book: Book,
+    name: str,
+    *,
+    layout: str,
+    metadata: Iterable[tuple[str, str]] = (),
+    mp3_only: bool = False,
+) -> BookPlace:
     """Every path of the job that claimed ``name`` (see :func:`omni_web.deliver.layout.book_place`)."""
-    return book_place(output_root, tags_for_paths(book, metadata), name, layout=OutputLayout(layout), mp3_only=mp3_only)
+    return book_place(
+        output_root, tags_for_paths(book, metadata), name, layout=OutputLayout(layout), mp3_only=mp3_only
+    )
 
 
 def job_outputs(result: ConvertResult, progress: ConvertProgress) -> list[Path]:
     """Every file a job reports having written: the m4b (and its cached MP3 zip), its MP3s (and their subtitles), its QA and
     levels reports, its read-along EPUB and the subtitles named after it, its ACX folder, its
     chapter files, and in the library layout its folder's sidecars and cover."""
-    files: list[Path] = [p for p in (result.m4b, result.qa_report, result.levels_path, result.readalong_epub) if p]
+    files: list[Path] = [
+        p for p in (result.m4b, result.qa_report, result.levels_path, result.readalong_epub) if p
+    ]
     if result.m4b:
         files.extend(cached_downloads(result.m4b))  # its MP3 zip, made on a download
     for folder in (result.mp3_dir, result.acx_dir):
@@ -75,13 +86,28 @@ def job_outputs(result: ConvertResult, progress: ConvertProgress) -> list[Path]:
     if result.readalong_epub and result.m4b:
         # Subtitles beside the book carry the job's name ("<name> - 01 - Chapter.vtt").
         own = result.m4b.stem
-        files.extend(sorted(p for ext in (".vtt", ".srt")
-                            for p in result.readalong_epub.parent.glob(f"{glob.escape(own)} - *{ext}")))
+        files.extend(
+            sorted(
+                p
+                for ext in (".vtt", ".srt")
+                for p in result.readalong_epub.parent.glob(f"{glob.escape(own)} - *{ext}")
+            )
+        )
     folder = result.output_dir if result.output_dir.parts else None  # a result without one reads as Path("")
     if folder is not None and is_library_folder(folder) and folder.is_dir():
         # A library-layout folder is the job's own: its sidecars and cover go with the book.
-        files.extend(sorted(p for p in folder.iterdir() if p.is_file() and (
-            p.name in ("metadata.json", "desc.txt", "reader.txt") or p.suffix == ".opf" or p.stem == "cover")))
+        files.extend(
+            sorted(
+                p
+                for p in folder.iterdir()
+                if p.is_file()
+                and (
+                    p.name in ("metadata.json", "desc.txt", "reader.txt")
+                    or p.suffix == ".opf"
+                    or p.stem == "cover"
+                )
+            )
+        )
     files.extend(chapter.path for chapter in result.chapters)
     files.extend(chapter.audio_path for chapter in progress.chapters if chapter.audio_path)
     return list(dict.fromkeys(files))

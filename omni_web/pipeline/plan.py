@@ -174,11 +174,20 @@ def _chunks(
 ) -> tuple[Chunk, ...]:
     """The chapter's spoken chunks; with a cast, cut by speaker (a chunk never mixes narration and speech)."""
     if cast is None or style is None:
-        return chunk_chapter(speech.chapter(chapter), chunk_words=words, max_words=max_words, max_chars=max_chars)
-    voiced, speakers = voiced_chapter(chapter, speech, style, min_confidence=cast.min_confidence,
-                                       label_of=cast.voice_label, labels=cast.labels.for_chapter(chapter.index),
-                                       roster=roster)
-    return chunk_chapter(voiced, chunk_words=words, max_words=max_words, max_chars=max_chars, speakers=speakers)
+        return chunk_chapter(speech.chapter(chapter), chunk_words=words, max_words=max_words,
+                             max_chars=max_chars)
+    voiced, speakers = voiced_chapter(
+        chapter,
+        speech,
+        style,
+        min_confidence=cast.min_confidence,
+        label_of=cast.voice_label,
+        labels=cast.labels.for_chapter(chapter.index),
+        roster=roster,
+    )
+    return chunk_chapter(
+        voiced, chunk_words=words, max_words=max_words, max_chars=max_chars, speakers=speakers
+    )
 
 
 def plan_conversion(
@@ -195,7 +204,8 @@ def plan_conversion(
     chunk key hashes the text as sent and an edit re-renders only the chunks it changes.
     """
     chunk_words = request.chunk_words or settings.chunk_size_words
-    words, max_words, max_chars = effective_chunk_limits(entry, chunk_words, keep_over_cap=request.keep_over_cap)
+    words, max_words, max_chars = effective_chunk_limits(entry, chunk_words,
+                                                         keep_over_cap=request.keep_over_cap)
     shaping = {
         "model": entry.key,
         "repo": entry.repo_id,
@@ -204,7 +214,8 @@ def plan_conversion(
         "max_new_tokens": entry.request_max_new_tokens,
     }
     fingerprint = shaping_fingerprint(shaping)
-    speech = spoken_form(book, entry=entry, settings=settings, language=request.language, pronouncer=pronouncer)
+    speech = spoken_form(book, entry=entry, settings=settings, language=request.language,
+                         pronouncer=pronouncer)
     cast = request.cast if request.cast is not None and request.cast.active else None
     selected = select_chapters(book, request.chapters)
     style = book_quote_style(book, selected) if cast is not None else None
@@ -224,7 +235,8 @@ def plan_conversion(
 
     chapters: list[ChapterWork] = []
     for chapter in selected:
-        chunks = _chunks(chapter, speech, cast, style, roster=roster, words=words, max_words=max_words, max_chars=max_chars)
+        chunks = _chunks(chapter, speech, cast, style, roster=roster, words=words, max_words=max_words,
+                         max_chars=max_chars)
         items = tuple(
             RenderItem(
                 key=chunk_key(chunk.text, voiced(chunk.speaker)[1]),
@@ -243,7 +255,7 @@ def plan_conversion(
         chapters.append(ChapterWork(chapter, chunks, items, pauses, name))
     tags = audiobook_tags(book, request.metadata,
                           narrator=narrator_label(entry, request.voice) + _cast_note(cast, request.voice),
-                          comment=_credit(book, request, entry))  # fmt: skip
+                          comment=_credit(book, request, entry))
     book_id = shaping_fingerprint({"book": file_sha256(Path(book.source_path)), "voice": fingerprint})[:12]
     folder = f"{safe_filename(tags.title, fallback='book', max_bytes=60)}-{book_id}"
     return ConversionPlan(

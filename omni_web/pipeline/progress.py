@@ -16,7 +16,15 @@ from typing import Any
 from omni_web.master.records import ChapterState
 from omni_web.records import JsonRecord
 
-__all__ = ["MAX_EVENTS", "ChapterProgress", "ConvertProgress", "JobEvent", "PhaseProgress", "PhaseState", "QaProgress"]
+__all__ = [
+    "MAX_EVENTS",
+    "ChapterProgress",
+    "ConvertProgress",
+    "JobEvent",
+    "PhaseProgress",
+    "PhaseState",
+    "QaProgress",
+]
 
 MAX_EVENTS = 50  # the newest events a job keeps (a flapping server must not grow the document)
 
@@ -84,8 +92,16 @@ class PhaseProgress(JsonRecord):
         made = f"{self.done - self.failed:,}/{self.total:,} {self.unit}"
         return made + (f", {self.failed:,} failed" if self.failed else "")
 
-    def advanced(self, done: int, *, now: float, total: int | None = None, eta_s: float | None = None,
-                 baseline: int = 0, failed: int | None = None) -> PhaseProgress:
+    def advanced(
+        self,
+        done: int,
+        *,
+        now: float,
+        total: int | None = None,
+        eta_s: float | None = None,
+        baseline: int = 0,
+        failed: int | None = None,
+    ) -> PhaseProgress:
         """A copy at ``done`` (of ``total``, ``failed`` of them given up); the ETA is measured from
         ``baseline`` (work found done)."""
         total = self.total if total is None else total
@@ -94,8 +110,15 @@ class PhaseProgress(JsonRecord):
         finished = total > 0 and done >= total
         if eta_s is None and not finished and done > baseline and now > started:
             eta_s = (total - done) * (now - started) / (done - baseline)
-        return replace(self, done=done, total=total, started_at=started, eta_s=None if finished else eta_s,
-                       state=PhaseState.DONE if finished else PhaseState.ACTIVE, failed=failed)
+        return replace(
+            self,
+            done=done,
+            total=total,
+            started_at=started,
+            eta_s=None if finished else eta_s,
+            state=PhaseState.DONE if finished else PhaseState.ACTIVE,
+            failed=failed,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +193,9 @@ class ConvertProgress(JsonRecord):
         server is away (logged, with since when), "" once it answers again (logged with how long)."""
         if line:
             since = self.server_down_since or at
-            return replace(self, message=line, server_status=line, server_down_since=since).with_event(line, at=at)
+            return replace(self, message=line, server_status=line, server_down_since=since).with_event(
+                line, at=at
+            )
         if self.server_down_since is None:
             return self
         away = max(0.0, at - self.server_down_since)

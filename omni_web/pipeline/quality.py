@@ -157,7 +157,8 @@ class JobQa:
     options: QaOptions
     check: ChunkQa | None
     asr: AsrPool | None
-    render_concurrency: int | Callable[[], int]  # threads the renderer may run (requests stay at the job's concurrency)
+    # threads the renderer may run (requests stay at the job's concurrency)
+    render_concurrency: int | Callable[[], int]
     device_note: str = ""  # where the QA recogniser runs and why (CUDA beside the server, or the CPU)
 
     @classmethod
@@ -183,24 +184,32 @@ class JobQa:
 
         def request_take(item: Any, seed: int | None) -> TakeAudio:
             chunk_voice = getattr(item, "voice", None) or voice  # a cast job's voice for this chunk
-            result = client.speech(entry, SpeechRequest(text=item.text, voice=chunk_voice,
-                                                        language=request.language, seed=seed))
+            result = client.speech(
+                entry, SpeechRequest(text=item.text, voice=chunk_voice, language=request.language, seed=seed)
+            )
             return TakeAudio(result.audio, result.finish_reason)
 
         asr = None
         device_note = ""
         if options.level is QaLevel.ASR:
-            choice = choose_asr_device(options.asr_model, requested=options.asr_device, probe=gpu_probe or probe_gpus)
+            choice = choose_asr_device(
+                options.asr_model, requested=options.asr_device, probe=gpu_probe or probe_gpus
+            )
             device_note = choice.note
             _log.info("%s", choice.note)
             # On a CUDA device one worker suffices; on the CPU half the cores transcribe at once.
             workers = asr_workers() if choice.device == "cpu" else 1
             asr = AsrPool(lambda: _load_on(options.asr_model, choice.device, workers), workers=workers)
         check = ChunkQa(
-            options, store=QaStore(paths.chunk_cache_dir), request_take=request_take, model_key=entry.key,
-            voice_label=lambda item: _voice_label(getattr(item, "voice", None) or voice), language=language,
+            options,
+            store=QaStore(paths.chunk_cache_dir),
+            request_take=request_take,
+            model_key=entry.key,
+            voice_label=lambda item: _voice_label(getattr(item, "voice", None) or voice),
+            language=language,
             accepts_seed=entry.accepts_seed,
-            request_slots=concurrency, asr_pool=asr,
+            request_slots=concurrency,
+            asr_pool=asr,
             names=qa_names(book, pronouncer, language) if asr is not None and book is not None else (),
         )
         # With ASR, threads waiting for their transcript must not leave the server idle: run twice
@@ -214,8 +223,17 @@ class JobQa:
         """Verdicts so far (None with QA off)."""
         return self.check.counts() if self.check is not None else None
 
-    def write_report(self, book_folder: Path, plan: ConversionPlan, request: ConvertRequest,
-                     parts_dir: Path, paths: DataPaths, *, always: bool = False, stem: str | None = None) -> Path | None:
+    def write_report(
+        self,
+        book_folder: Path,
+        plan: ConversionPlan,
+        request: ConvertRequest,
+        parts_dir: Path,
+        paths: DataPaths,
+        *,
+        always: bool = False,
+        stem: str | None = None,
+    ) -> Path | None:
         """Write ``<stem>.qa.json`` (default: the request's output name); returns its path. With QA off
         only when ``always`` (a chunk is flagged anyway: one the server could not say) or to bring an
         earlier report up to date. The report keeps the request as claimed, so a regenerate from it
@@ -223,8 +241,13 @@ class JobQa:
         path = qa_report_path(book_folder, plan, stem or request.output_name)
         if self.check is None and not always and not path.is_file():
             return None
-        document = build_report(chunk_places(plan), QaStore(paths.chunk_cache_dir), title=plan.tags.title,
-                                request=request.to_dict(), options=self.options.to_dict())
+        document = build_report(
+            chunk_places(plan),
+            QaStore(paths.chunk_cache_dir),
+            title=plan.tags.title,
+            request=request.to_dict(),
+            options=self.options.to_dict(),
+        )
         # The limits this job calibrated from its accepted takes (WER, recall, duration ratio).
         if self.check is not None:
             document["qa"]["calibration"] = self.check.calibration.figures().to_dict()

@@ -66,9 +66,14 @@ class ConversionReadalong:
             for item, pause in zip(work.items, work.pauses_ms, strict=True)
         )
         self._session.chapter_ready(
-            ChapterSource(number=work.number, title=work.chapter.title, audio_path=Path(audio.path),
-                          duration_s=audio.duration_ms / 1000, chunks=chunks,
-                          chunk_starts_s=tuple(ms / 1000 for ms in chunk_starts_ms) if chunk_starts_ms else None)
+            ChapterSource(
+                number=work.number,
+                title=work.chapter.title,
+                audio_path=Path(audio.path),
+                duration_s=audio.duration_ms / 1000,
+                chunks=chunks,
+                chunk_starts_s=tuple(ms / 1000 for ms in chunk_starts_ms) if chunk_starts_ms else None,
+            )
         )
 
     def finish(
@@ -113,8 +118,10 @@ class ConversionReadalong:
         for note in outputs.notes:
             _log.info("Read-along: %s", note)
         if self._qa_words is not None and self._qa_words.reused:
-            _log.info("Read-along: word times of %d chunks reused from the QA pass (not transcribed again)",
-                      self._qa_words.reused)
+            _log.info(
+                "Read-along: word times of %d chunks reused from the QA pass (not transcribed again)",
+                self._qa_words.reused,
+            )
         return outputs.epub
 
     def close(self) -> None:
@@ -129,9 +136,16 @@ def start_readalong(
     if not getattr(request, "readalong", False):
         return None
     device = str(getattr(settings, "qa_device", "cpu") or "cpu")
-    recogniser, note = choose_recogniser(_asr_candidates(request, settings), device="cpu" if device == "auto" else device)
+    recogniser, note = choose_recogniser(
+        _asr_candidates(request, settings), device="cpu" if device == "auto" else device
+    )
     _log.info("Read-along: %s", note)
     qa_words = QaWords()  # the QA pass's words, when it heard the chunks with word times
-    session = ReadalongPass(recogniser=recogniser, cache_dir=paths.chunk_cache_dir / "readalong-words",
-                            language=_language(request, plan), reuse=qa_words, note=note)
+    session = ReadalongPass(
+        recogniser=recogniser,
+        cache_dir=paths.chunk_cache_dir / "readalong-words",
+        language=_language(request, plan),
+        reuse=qa_words,
+        note=note,
+    )
     return ConversionReadalong(plan, session, qa_words)

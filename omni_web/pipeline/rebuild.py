@@ -42,4 +42,4 @@ def rebuild_chapters(
     return run_conversion(
         request, paths=paths, settings=settings, client=client, progress=progress, book=book,
         remaster=tuple(chapters),
-    )  # fmt: skip
+    )

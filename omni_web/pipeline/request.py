@@ -17,7 +17,15 @@ from omni_web.records import JsonRecord
 if TYPE_CHECKING:
     from omni_web.settings import Settings
 
-__all__ = ["MASTERING_SETTINGS", "ConvertRequest", "cast_from_dict", "cast_to_dict", "parse_chapter_spec", "voice_from_dict", "voice_to_dict"]
+__all__ = [
+    "MASTERING_SETTINGS",
+    "ConvertRequest",
+    "cast_from_dict",
+    "cast_to_dict",
+    "parse_chapter_spec",
+    "voice_from_dict",
+    "voice_to_dict",
+]
 
 
 def voice_to_dict(voice: VoiceChoice) -> dict[str, Any]:
@@ -82,8 +90,13 @@ def cast_from_dict(data: Mapping[str, Any] | None) -> Cast | None:
 
 # The settings that shape a book's mastered chapter files and its join (omni_web.pipeline.mastering):
 # a run keeps the values it used with its request, so a regenerated chunk is mastered like the rest.
-MASTERING_SETTINGS = ("loudness", "aac_bitrate_kbps", "pause_between_chapters_ms", "output_format",
-                      "also_mp3_chapters")
+MASTERING_SETTINGS = (
+    "loudness",
+    "aac_bitrate_kbps",
+    "pause_between_chapters_ms",
+    "output_format",
+    "also_mp3_chapters",
+)
 
 
 def parse_chapter_spec(spec: str) -> tuple[int, ...]:
@@ -156,10 +169,15 @@ class ConvertRequest(JsonRecord):
         """This request with its mastering settings kept: its own choices, else ``settings``' values."""
         if self.mastering:
             return self
-        own = {"loudness": self.loudness, "output_format": self.output_format,
-               "also_mp3_chapters": self.also_mp3_chapters}
-        kept = tuple((name, own[name] if own.get(name) not in (None, "") else getattr(settings, name))
-                     for name in MASTERING_SETTINGS)
+        own = {
+            "loudness": self.loudness,
+            "output_format": self.output_format,
+            "also_mp3_chapters": self.also_mp3_chapters,
+        }
+        kept = tuple(
+            (name, own[name] if own.get(name) not in (None, "") else getattr(settings, name))
+            for name in MASTERING_SETTINGS
+        )
         return replace(self, mastering=kept)
 
     def mastering_settings(self, settings: Settings) -> Settings:
@@ -173,7 +191,9 @@ class ConvertRequest(JsonRecord):
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON for the job store (the voice and the cast in their own shapes, mastering as an object)."""
         doc = JsonRecord.to_dict(self)
-        doc.update(voice=voice_to_dict(self.voice), cast=cast_to_dict(self.cast), mastering=dict(self.mastering))
+        doc.update(
+            voice=voice_to_dict(self.voice), cast=cast_to_dict(self.cast), mastering=dict(self.mastering)
+        )
         return doc
 
     def same_work_as(self, other: ConvertRequest) -> bool:

@@ -34,7 +34,20 @@ from omni_web.qa import (
     write_report,
 )
 
-__all__ = ["REGENERATE_PRIORITY", "ReviewRow", "finished_qa_line", "qa_counts_line", "ReviewTarget", "accept_chunk", "accept_chunks", "job_review_target", "open_review", "prepare_regenerate", "review_rows", "rows_for_keys"]
+__all__ = [
+    "REGENERATE_PRIORITY",
+    "ReviewRow",
+    "finished_qa_line",
+    "qa_counts_line",
+    "ReviewTarget",
+    "accept_chunk",
+    "accept_chunks",
+    "job_review_target",
+    "open_review",
+    "prepare_regenerate",
+    "review_rows",
+    "rows_for_keys",
+]
 
 # A regenerate's job priority: above any book's (the queue takes higher priorities first), so a
 # one-chunk fix runs next instead of behind a long book.
@@ -59,7 +72,9 @@ class ReviewTarget:
         """
         request = ConvertRequest.from_dict(self.report["request"])
         layout = OutputLayout(request.output_layout)
-        found = name_of_files(self.report_path.parent, self.report_path.name.removesuffix(QA_REPORT_SUFFIX), layout)
+        found = name_of_files(
+            self.report_path.parent, self.report_path.name.removesuffix(QA_REPORT_SUFFIX), layout
+        )
         if found and (layout is OutputLayout.LIBRARY or request.output_name is None):
             return replace(request, output_name=found)
         return request
@@ -144,8 +159,10 @@ def open_review(target: Path) -> ReviewTarget:
     several = sorted(candidate.glob(f"*{QA_REPORT_SUFFIX}")) if candidate.is_dir() else []
     if report_path is None and len(several) > 1:
         names = ", ".join(path.name for path in several)
-        raise ReviewError(f"{candidate} holds the reports of {len(several)} books ({names}): pass the m4b or "
-                          "the .qa.json of the one to review.")
+        raise ReviewError(
+            f"{candidate} holds the reports of {len(several)} books ({names}): pass the m4b or "
+            "the .qa.json of the one to review."
+        )
     if report_path is None:
         raise ReviewError(
             f"No QA report (<Title>.qa.json) at {candidate}. Pass the book's output folder; a book made "
@@ -174,8 +191,15 @@ def review_rows(target: ReviewTarget, *, only_flagged: bool = True) -> list[Revi
     language = language_code(target.report.get("request", {}).get("language")) or "en"
     for chunk in target.report["chunks"]:
         record = target.store.load(chunk["key"])
-        row = ReviewRow(int(chunk["chapter"]), str(chunk["chapter_title"]), int(chunk["chunk"]), str(chunk["text"]),
-                        target.store.audio_path(chunk["key"]), record, language)
+        row = ReviewRow(
+            int(chunk["chapter"]),
+            str(chunk["chapter_title"]),
+            int(chunk["chunk"]),
+            str(chunk["text"]),
+            target.store.audio_path(chunk["key"]),
+            record,
+            language,
+        )
         if not only_flagged or row.verdict.needs_review:
             rows.append(row)
     return rows
@@ -237,7 +261,9 @@ def _write_counts(target: ReviewTarget) -> None:
     write_report(target.report, target.report_path)
 
 
-def prepare_regenerate(target: ReviewTarget, chapter: int, chunk: int, *, text: str | None = None) -> ConvertRequest:
+def prepare_regenerate(
+    target: ReviewTarget, chapter: int, chunk: int, *, text: str | None = None
+) -> ConvertRequest:
     """Make the next run of the book redo one chunk (with ``text`` instead, when given) and its chapter.
 
     Returns the conversion to run; it sends one request for the chunk (more if its takes fail) and
@@ -263,7 +289,9 @@ def rows_for_keys(store: QaStore, keys: tuple[str, ...] | list[str]) -> list[Rev
     for key in dict.fromkeys(keys):
         record = store.load(key)
         if record is not None and record.verdict.needs_review:
-            rows.append(ReviewRow(record.chapter, "", record.chunk, record.text, store.audio_path(key), record))
+            rows.append(
+                ReviewRow(record.chapter, "", record.chunk, record.text, store.audio_path(key), record)
+            )
     return sorted(rows, key=lambda r: (r.chapter, r.chunk))
 
 
@@ -272,8 +300,10 @@ def qa_counts_line(target: ReviewTarget) -> str:
     records (fresher than the report's counts), so the job line and the review list say the same."""
     counts = Counter(row.verdict.value for row in review_rows(target, only_flagged=False))
     level = (target.report.get("qa") or {}).get("level", "")
-    return (f"QA ({level}): {counts[Verdict.PASSED.value]} passed, {counts[Verdict.RETAKEN.value]} retaken, "
-            f"{counts[Verdict.FLAGGED.value]} flagged, {counts[Verdict.ACCEPTED.value]} accepted.")
+    return (
+        f"QA ({level}): {counts[Verdict.PASSED.value]} passed, {counts[Verdict.RETAKEN.value]} retaken, "
+        f"{counts[Verdict.FLAGGED.value]} flagged, {counts[Verdict.ACCEPTED.value]} accepted."
+    )
 
 
 def finished_qa_line(job_result: dict[str, Any] | Any, job_id: str) -> str | None:

@@ -51,20 +51,39 @@ class InboxPage:
     @property
     def line(self) -> str:
         """``120 of 560 flagged chunks match · page 2 of 3``."""
-        shown = f"{len(self.matching):,} of {self.total:,} flagged chunks match" if len(self.matching) != self.total \
+        shown = (
+            f"{len(self.matching):,} of {self.total:,} flagged chunks match"
+            if len(self.matching) != self.total
             else f"{self.total:,} flagged chunks"
+        )
         return shown + (f" · page {self.page} of {self.pages}" if self.pages > 1 else "")
 
 
-def inbox_page(rows: Sequence[ReviewRow], *, chapter: int | None = None, reason: str | None = None,
-               page: int = 1, size: int = PAGE_SIZE) -> InboxPage:
+def inbox_page(
+    rows: Sequence[ReviewRow],
+    *,
+    chapter: int | None = None,
+    reason: str | None = None,
+    page: int = 1,
+    size: int = PAGE_SIZE,
+) -> InboxPage:
     """Filter ``rows`` (flagged, in reading order) by chapter and reason kind, and cut out ``page``."""
     chapters = Counter(row.chapter for row in rows)
     reasons = Counter(kind for row in rows for kind in set(row_kinds(row)))
-    matching = tuple(row for row in rows if (chapter is None or row.chapter == chapter)
-                     and (not reason or reason in row_kinds(row)))
+    matching = tuple(
+        row
+        for row in rows
+        if (chapter is None or row.chapter == chapter) and (not reason or reason in row_kinds(row))
+    )
     pages = max(1, -(-len(matching) // size))
     page = min(max(1, page), pages)
     start = (page - 1) * size
-    return InboxPage(rows=matching[start:start + size], matching=matching, total=len(rows), page=page, pages=pages,
-                     chapters=tuple(sorted(chapters.items())), reasons=tuple(reasons.most_common()))
+    return InboxPage(
+        rows=matching[start : start + size],
+        matching=matching,
+        total=len(rows),
+        page=page,
+        pages=pages,
+        chapters=tuple(sorted(chapters.items())),
+        reasons=tuple(reasons.most_common()),
+    )

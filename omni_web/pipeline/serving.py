@@ -88,7 +88,7 @@ def convert_served(
 
         # The narrator and every cast voice: each request body must stay under the router's 1 MiB.
         request = replace(request, voice=fit(request.voice),
-                          cast=request.cast.map_voices(fit) if request.cast else None)  # fmt: skip
+                          cast=request.cast.map_voices(fit) if request.cast else None)
     with serving.open_client() as client:
         return run_conversion(request, paths=paths, settings=settings, client=client, serving=serving,
-                              progress=progress, cancelled=cancelled, book=book)  # fmt: skip
+                              progress=progress, cancelled=cancelled, book=book)

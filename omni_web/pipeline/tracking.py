@@ -32,8 +32,14 @@ class ProgressTracker:
     chapters, the book file, MP3s), each with its own count and ETA.
     """
 
-    def __init__(self, plan: ConversionPlan, sink: ProgressCallback | None, *,
-                 finish_phases: tuple[PhaseProgress, ...] = (), clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        plan: ConversionPlan,
+        sink: ProgressCallback | None,
+        *,
+        finish_phases: tuple[PhaseProgress, ...] = (),
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self._sink = sink
         self._lock = threading.Lock()
         self._last_emit = 0.0
@@ -48,7 +54,9 @@ class ProgressTracker:
             chapters=tuple(ChapterProgress(number=w.number, title=w.chapter.title) for w in plan.chapters),
             phases=(
                 PhaseProgress(name="rendering", label="Rendering", total=chunks_total, unit="chunks"),
-                PhaseProgress(name="chapters", label="Finishing chapters", total=len(plan.chapters), unit="chapters"),
+                PhaseProgress(
+                    name="chapters", label="Finishing chapters", total=len(plan.chapters), unit="chapters"
+                ),
                 *finish_phases,
             ),
             words=sum(work.chapter.word_count for work in plan.chapters),
@@ -75,7 +83,12 @@ class ProgressTracker:
     def _follow_rendering(self) -> None:
         """While chunks render, chapters finish right behind them: their ETA is the renderer's."""
         rendering, chapters = self.doc.phase_named("rendering"), self.doc.phase_named("chapters")
-        if rendering and chapters and rendering.state == PhaseState.ACTIVE and chapters.state == PhaseState.ACTIVE:
+        if (
+            rendering
+            and chapters
+            and rendering.state == PhaseState.ACTIVE
+            and chapters.state == PhaseState.ACTIVE
+        ):
             self.doc = self.doc.with_phase(replace(chapters, eta_s=rendering.eta_s))
 
     def phase(self, phase: str, message: str = "") -> None:
@@ -107,8 +120,9 @@ class ProgressTracker:
     def render(self, progress: RenderProgress, extra: Mapping[str, Any] | None = None) -> None:
         with self._lock:
             self.doc = replace(self.doc, **progress.to_dict(), **(extra or {}))
-            ended = self._advance("rendering", progress.chunks_settled, eta_s=progress.eta_s,
-                                  failed=progress.chunks_failed)  # fmt: skip
+            ended = self._advance(
+                "rendering", progress.chunks_settled, eta_s=progress.eta_s, failed=progress.chunks_failed
+            )
             self._follow_rendering()
             self._emit(force=ended or progress.chunks_settled == progress.chunks_total)
 
@@ -145,8 +159,12 @@ class ProgressTracker:
         self.doc = replace(self.doc, chapters_mastered=done, loudness_preset=record.preset)
         if record.in_book:
             audio = record.audio()
-            self.doc = self.doc.with_chapter(record.number, state=ChapterState.READY, audio_path=audio.path,
-                                             duration_s=audio.duration_ms / 1000)
+            self.doc = self.doc.with_chapter(
+                record.number,
+                state=ChapterState.READY,
+                audio_path=audio.path,
+                duration_s=audio.duration_ms / 1000,
+            )
 
     def levels(self, report: Mapping[str, Any]) -> None:
         """The finished delivery report (the Jobs tab shows it)."""
@@ -176,18 +194,27 @@ def flow_fields(flow: InFlightController | None) -> dict[str, Any]:
     if flow is None:
         return {}
     state = flow.state()
-    return {"in_flight": state.in_flight, "in_flight_line": state.line, "peak_in_flight": state.peak_in_flight,
-            "server_full_at": state.full_at, "refusals": state.refusals}
+    return {
+        "in_flight": state.in_flight,
+        "in_flight_line": state.line,
+        "peak_in_flight": state.peak_in_flight,
+        "server_full_at": state.full_at,
+        "refusals": state.refusals,
+    }
 
 
-def gpu_fields(sampler: GpuSampler | None, audio_per_wall_s: float | None, *,
-               final: GpuUsage | None = None) -> dict[str, Any]:
+def gpu_fields(
+    sampler: GpuSampler | None, audio_per_wall_s: float | None, *, final: GpuUsage | None = None
+) -> dict[str, Any]:
     """GPU 0's utilisation and memory so far (or ``final``), and audio seconds per GPU-busy second."""
     usage = final if final is not None else (sampler.snapshot() if sampler is not None else None)
     if usage is None:
         return {}
-    fields: dict[str, Any] = {"gpu_line": usage.line, "gpu_util_pct": round(usage.util_mean_pct, 1),
-                              "gpu_memory_peak_gib": round(usage.memory_peak_bytes / 1024**3, 2)}
+    fields: dict[str, Any] = {
+        "gpu_line": usage.line,
+        "gpu_util_pct": round(usage.util_mean_pct, 1),
+        "gpu_memory_peak_gib": round(usage.memory_peak_bytes / 1024**3, 2),
+    }
     if audio_per_wall_s:
         per_gpu_s = usage.audio_per_gpu_s(audio_per_wall_s)
         fields["audio_per_gpu_s"] = round(per_gpu_s, 2) if per_gpu_s is not None else None

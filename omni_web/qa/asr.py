@@ -143,8 +143,16 @@ class WhisperRecogniser:
         if not word_times:
             return Heard(text)
         lead = LEAD_IN_SAMPLES / 16000
-        words = tuple((w.word.strip(), round(max(0.0, float(w.start) - lead), 3), round(max(0.0, float(w.end) - lead), 3))
-                      for segment in segments for w in (segment.words or ()) if w.word.strip())
+        words = tuple(
+            (
+                w.word.strip(),
+                round(max(0.0, float(w.start) - lead), 3),
+                round(max(0.0, float(w.end) - lead), 3),
+            )
+            for segment in segments
+            for w in (segment.words or ())
+            if w.word.strip()
+        )
         return Heard(text, words)
 
 
@@ -206,8 +214,13 @@ def load_recogniser(
     device_name, compute_type = choose_device(device)
     try:
         # num_workers lets that many threads transcribe at once (one CTranslate2 replica each).
-        model = WhisperModel(str(folder), device=device_name, compute_type=compute_type, cpu_threads=cpu_threads,
-                             num_workers=max(1, workers))
+        model = WhisperModel(
+            str(folder),
+            device=device_name,
+            compute_type=compute_type,
+            cpu_threads=cpu_threads,
+            num_workers=max(1, workers),
+        )
     except (RuntimeError, ValueError, OSError) as exc:
         raise VoiceError(
             f"The QA speech-recognition model '{size_or_dir}' at {folder} did not load on {device_name} "

@@ -109,12 +109,23 @@ def choose_asr_device(size: str, *, requested: str | None, probe: Callable[[], G
     best = max(found.gpus, key=lambda g: g.free_memory_bytes)
     free_mb = best.free_memory_bytes // (1024 * 1024)
     if free_mb >= need_mb:
-        return AsrDevice("cuda", "float16", f"QA speech recognition runs on GPU {best.index} ({best.name}, float16): "
-                                            f"{free_mb} MB free, {size} needs ~{need_mb - _GPU_MARGIN_MB} MB.")
-    return AsrDevice("cpu", "int8", (
-        f"QA speech recognition runs on the CPU (int8): GPU {best.index} has {free_mb} MB free beside the TTS "
-        f"server and {size} needs ~{need_mb - _GPU_MARGIN_MB} MB plus {_GPU_MARGIN_MB} MB of headroom. Pick a "
-        "smaller QA model in Settings to run it on the GPU."))
+        return AsrDevice(
+            "cuda",
+            "float16",
+            f"QA speech recognition runs on GPU {best.index} ({best.name}, float16): "
+            f"{free_mb} MB free, {size} needs ~{need_mb - _GPU_MARGIN_MB} MB.",
+        )
+    return AsrDevice(
+        "cpu",
+        "int8",
+        (
+            f"QA speech recognition runs on the CPU (int8): GPU {best.index} has {free_mb} MB free beside "
+            "the TTS "
+            f"server and {size} needs ~{need_mb - _GPU_MARGIN_MB} MB plus {_GPU_MARGIN_MB} MB of headroom. "
+            "Pick a "
+            "smaller QA model in Settings to run it on the GPU."
+        ),
+    )
 
 
 def asr_model_rows(*, cache_dir: Path | str | None = None) -> list[tuple[AsrModel, CachedModel | None]]:
@@ -135,19 +146,28 @@ def _known(size_or_key: str) -> AsrModel:
     return model
 
 
-def download_asr_model(size: str, *, progress: Callable[[Any], None] | None = None,
-                       cancel: threading.Event | None = None, cache_dir: Path | None = None,
-                       endpoint: str | None = None) -> Path:
+def download_asr_model(
+    size: str,
+    *,
+    progress: Callable[[Any], None] | None = None,
+    cancel: threading.Event | None = None,
+    cache_dir: Path | None = None,
+    endpoint: str | None = None,
+) -> Path:
     """Download an offered QA model into the HF cache through the models layer (resumes, cancels)."""
     from omni_web.models.download import download_model
 
-    return download_model(_known(size), progress=progress, cancel=cancel,  # type: ignore[arg-type]
-                          cache_dir=cache_dir, endpoint=endpoint)
+    return download_model(
+        _known(size),
+        progress=progress,
+        cancel=cancel,  # type: ignore[arg-type]
+        cache_dir=cache_dir,
+        endpoint=endpoint,
+    )
 
 
 def plan_asr_removal(sizes: list[str], *, cache_dir: Path | str | None = None) -> RemovalPlan:
     """The plan that removes offered QA models from the HF cache (nothing is deleted until ``execute``)."""
     from omni_web.models import plan_removal
 
-    return plan_removal([_known(size).key for size in sizes], cache_dir=cache_dir,
-                        lookup=_known)  # type: ignore[arg-type]
+    return plan_removal([_known(size).key for size in sizes], cache_dir=cache_dir, lookup=_known)  # type: ignore[arg-type]

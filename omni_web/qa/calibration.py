@@ -51,10 +51,17 @@ class CalibrationFigures:
         def r(value: float | None) -> float | None:
             return None if value is None else round(value, 3)
 
-        return {"samples": self.samples, "calibrated": self.calibrated, "wer_median": r(self.wer_median),
-                "wer_sigma": r(self.wer_sigma), "max_wer": r(self.max_wer), "recall_median": r(self.recall_median),
-                "min_word_recall": r(self.min_word_recall), "ratio_samples": self.ratio_samples,
-                "ratio_bounds": [r(b) for b in self.ratio_bounds] if self.ratio_bounds else None}
+        return {
+            "samples": self.samples,
+            "calibrated": self.calibrated,
+            "wer_median": r(self.wer_median),
+            "wer_sigma": r(self.wer_sigma),
+            "max_wer": r(self.max_wer),
+            "recall_median": r(self.recall_median),
+            "min_word_recall": r(self.min_word_recall),
+            "ratio_samples": self.ratio_samples,
+            "ratio_bounds": [r(b) for b in self.ratio_bounds] if self.ratio_bounds else None,
+        }
 
 
 class Calibration:
@@ -68,8 +75,9 @@ class Calibration:
         self._recall: deque[float] = deque(maxlen=window)
         self._log_ratio: deque[float] = deque(maxlen=window)
 
-    def learn(self, *, wer: float | None, recall: float | None, duration_ratio: float | None, words: int,
-              units: int) -> None:
+    def learn(
+        self, *, wer: float | None, recall: float | None, duration_ratio: float | None, words: int, units: int
+    ) -> None:
         """Record an accepted take (texts too short to say anything are skipped)."""
         t = self._base
         with self._lock:
@@ -96,13 +104,21 @@ class Calibration:
             min_recall = min(high, max(low, recall[0] - k * recall[1]))
         if ratio is not None:
             (low_min, low_max), (high_min, high_max) = t.calibrated_ratio_low, t.calibrated_ratio_high
-            bounds = (min(low_max, max(low_min, math.exp(ratio[0] - k * ratio[1]))),
-                      min(high_max, max(high_min, math.exp(ratio[0] + k * ratio[1]))))
+            bounds = (
+                min(low_max, max(low_min, math.exp(ratio[0] - k * ratio[1]))),
+                min(high_max, max(high_min, math.exp(ratio[0] + k * ratio[1]))),
+            )
         return CalibrationFigures(
-            samples=samples, calibrated=max_wer is not None or bounds is not None,
-            wer_median=wer[0] if wer else None, wer_sigma=wer[1] if wer else None, max_wer=max_wer,
-            recall_median=recall[0] if recall else None, min_word_recall=min_recall,
-            ratio_samples=ratio_samples, ratio_bounds=bounds)
+            samples=samples,
+            calibrated=max_wer is not None or bounds is not None,
+            wer_median=wer[0] if wer else None,
+            wer_sigma=wer[1] if wer else None,
+            max_wer=max_wer,
+            recall_median=recall[0] if recall else None,
+            min_word_recall=min_recall,
+            ratio_samples=ratio_samples,
+            ratio_bounds=bounds,
+        )
 
     def thresholds(self) -> Thresholds:
         """The fixed thresholds with this job's calibrated limits in place (where known yet)."""

@@ -56,15 +56,22 @@ def find_faults(alignment: Alignment, thresholds: Thresholds, *, names: Collecti
         if inside and region.missing >= t.gap_words:
             failures.append(_gap(alignment, region))
         elif region.extra >= t.extra_words and region.at_start:
-            failures.append(f"{region.extra} words heard before the text starts: {quote(alignment.heard_of(region))}")
+            failures.append(
+                f"{region.extra} words heard before the text starts: {quote(alignment.heard_of(region))}"
+            )
         elif region.extra >= t.extra_words and region.at_end:
-            failures.append(f"{region.extra} words heard after the text ends (babble): "
-                            f"{quote(alignment.heard_of(region))}")
+            failures.append(
+                f"{region.extra} words heard after the text ends (babble): "
+                f"{quote(alignment.heard_of(region))}"
+            )
         elif inside and region.extra >= t.repeat_words and alignment.repeats_text(region):
             failures.append(f"{region.extra} words said twice: {quote(alignment.heard_of(region))}")
         elif inside and region.extra >= t.inserted_words:
-            failures.append(f"{region.extra} words heard that the text does not have: "
-                            f"{quote(alignment.heard_of(region))}")
-    notices = [f"the name '{name}' was heard as {quote(heard, 4)}: check it (a lexicon entry fixes a misread name)"
-               for name, heard in alignment.substitutions(names)]
+            failures.append(
+                f"{region.extra} words heard that the text does not have: {quote(alignment.heard_of(region))}"
+            )
+    notices = [
+        f"the name '{name}' was heard as {quote(heard, 4)}: check it (a lexicon entry fixes a misread name)"
+        for name, heard in alignment.substitutions(names)
+    ]
     return Findings(tuple(failures), tuple(dict.fromkeys(notices)), tuple(notes))

@@ -92,7 +92,9 @@ def _length_failures(figures: AudioFigures, ratio: float | None, expectation: Ex
     return failures
 
 
-def asr_failures(score: TranscriptScore, thresholds: Thresholds, duration_ratio: float | None = None) -> list[str]:
+def asr_failures(
+    score: TranscriptScore, thresholds: Thresholds, duration_ratio: float | None = None
+) -> list[str]:
     """Why a transcript does not match its text (empty when it does).
 
     ``duration_ratio`` (measured / expected audio length) separates skipped words (short audio)
@@ -106,8 +108,12 @@ def asr_failures(score: TranscriptScore, thresholds: Thresholds, duration_ratio:
     if score.wer > thresholds.wer_limit(score.reference_words):
         failures.append(f"the transcript differs from the text (word error rate {score.wer:.0%})")
     elif score.recall >= thresholds.out_of_order_recall and score.wer >= thresholds.out_of_order_wer:
-        failures.append(f"the words are spoken out of order ({score.recall:.0%} heard, word error rate {score.wer:.0%})")
-    if score.recall < thresholds.min_word_recall_any or (score.recall < thresholds.min_word_recall and short_audio):
+        failures.append(
+            f"the words are spoken out of order ({score.recall:.0%} heard, word error rate {score.wer:.0%})"
+        )
+    if score.recall < thresholds.min_word_recall_any or (
+        score.recall < thresholds.min_word_recall and short_audio
+    ):
         failures.append(f"only {score.recall:.0%} of the words were heard")
     if share < thresholds.min_word_share and short_audio:
         failures.append(
@@ -119,8 +125,13 @@ def asr_failures(score: TranscriptScore, thresholds: Thresholds, duration_ratio:
     return failures
 
 
-def with_transcript(take: TakeRecord, transcript: str, score: TranscriptScore, thresholds: Thresholds,
-                    findings: Findings | None = None) -> TakeRecord:
+def with_transcript(
+    take: TakeRecord,
+    transcript: str,
+    score: TranscriptScore,
+    thresholds: Thresholds,
+    findings: Findings | None = None,
+) -> TakeRecord:
     """The take with its transcript, scores and any speech-recognition failures added.
 
     ``findings`` (the alignment checks: gaps, repeats, babble, misheard names) add their failures
@@ -141,7 +152,9 @@ def with_transcript(take: TakeRecord, transcript: str, score: TranscriptScore, t
 
 
 def _rank(take: TakeRecord) -> tuple[int, float, int, float]:
-    distance = abs(math.log(take.duration_ratio)) if take.duration_ratio and take.duration_ratio > 0 else math.inf
+    distance = (
+        abs(math.log(take.duration_ratio)) if take.duration_ratio and take.duration_ratio > 0 else math.inf
+    )
     return (0 if take.passed else 1, take.wer if take.wer is not None else 0.0, len(take.failures), distance)
 
 

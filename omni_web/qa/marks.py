@@ -33,7 +33,9 @@ def _repeated_span(alignment: Alignment, region: Region) -> range:
     extra = "".join(alignment.heard[region.heard_start:region.heard_end])
     before = range(max(0, region.text_start - count), region.text_start)
     after = range(region.text_end, min(len(alignment.text.words), region.text_end + count))
-    score = {span: fuzz.ratio(extra, "".join(alignment.text.words[i] for i in span)) for span in (before, after)}
+    score = {
+        span: fuzz.ratio(extra, "".join(alignment.text.words[i] for i in span)) for span in (before, after)
+    }
     return max(score, key=lambda span: score[span])
 
 
@@ -64,8 +66,9 @@ def _kinds(alignment: Alignment, t: Thresholds) -> tuple[list[str], dict[int, li
     return kinds, extras
 
 
-def mark_text(text: str, transcript: str | None, *, lang: str = "en",
-              thresholds: Thresholds = DEFAULT_THRESHOLDS) -> tuple[Mark, ...]:
+def mark_text(
+    text: str, transcript: str | None, *, lang: str = "en", thresholds: Thresholds = DEFAULT_THRESHOLDS
+) -> tuple[Mark, ...]:
     """``text`` (in its spoken form) as runs of marked and unmarked words; one plain run without a transcript."""
     if not transcript:
         return (Mark(text),)

@@ -46,11 +46,14 @@ class TextUnits:
 # Counted by the length of its English name: "George W.B. Towns" was expected at 15 characters'
 # worth of speech and measured at 2.46 times that (three takes, then flagged as a loop); spelled
 # as "George double-you bee Towns" it is 22, a ratio of ~1.6.
-_LETTER_NAMES = dict(zip(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
-    "ay bee see dee ee ef gee aitch eye jay kay el em en oh pee cue ar ess tee you vee doubleyou ex why zed".split(),
-    strict=True,
-))
+_LETTER_NAMES = dict(
+    zip(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        "ay bee see dee ee ef gee aitch eye jay kay el em en oh pee cue ar ess tee you vee doubleyou ex why "
+        "zed".split(),
+        strict=True,
+    )
+)
 # Single capitals with a full stop ("W.", "W.B.") and all-capital words of 2-4 letters ("BBC").
 _SPELLED = re.compile(r"\b(?:[A-Z]\.)+(?=\s|$|[^\w])|\b[A-Z]{2,4}\b")
 

@@ -207,9 +207,14 @@ class ChunkQa:
         # Word times belong to the audio in the book: only the chosen take keeps them.
         kept = tuple(t if t.number == best.number else t.without_words() for t in (*history, *takes))
         record = ChunkRecord(
-            key=item.key, text=item.text, level=self.options.level.value, verdict=verdict,
-            chosen=best.number, takes=kept,
-            chapter=int(getattr(item, "chapter_number", 0) or 0), chunk=int(getattr(item, "chunk_number", 0) or 0),
+            key=item.key,
+            text=item.text,
+            level=self.options.level.value,
+            verdict=verdict,
+            chosen=best.number,
+            takes=kept,
+            chapter=int(getattr(item, "chapter_number", 0) or 0),
+            chunk=int(getattr(item, "chunk_number", 0) or 0),
         )
         self.store.save(record)
         self._count(verdict, item.key)
@@ -220,21 +225,35 @@ class ChunkQa:
     def _calibrate(self, text: str, take: TakeRecord, *, measured: bool) -> None:
         # Ratios against the prior say how far the prior is off, not how takes spread: only
         # ratios against the job's own rate calibrate the duration limits.
-        self.calibration.learn(wer=take.wer, recall=take.word_recall,
-                               duration_ratio=take.duration_ratio if measured else None,
-                               words=len(text.split()), units=text_units(text).count)
+        self.calibration.learn(
+            wer=take.wer,
+            recall=take.word_recall,
+            duration_ratio=take.duration_ratio if measured else None,
+            words=len(text.split()),
+            units=text_units(text).count,
+        )
 
-    def _judge(self, item: QaItem, number: int, seed: int | None, result: TakeAudio,
-               measured: dict[int, bool]) -> TakeRecord:
+    def _judge(
+        self, item: QaItem, number: int, seed: int | None, result: TakeAudio, measured: dict[int, bool]
+    ) -> TakeRecord:
         thresholds = self.calibration.thresholds()
         figures = measure_audio(result.audio, thresholds)
         voice = self._voice_of(item)
         expectation = self.tracker.expect(item.text, model=self._model, voice=voice)
         measured[number] = expectation.measured
-        take = basic_take(number=number, seed=seed, finish_reason=result.finish_reason, figures=figures,
-                          expectation=expectation, thresholds=thresholds)
-        signal_ok = (result.finish_reason != "length" and figures.duration_s > 0.05
-                     and figures.silence_share <= thresholds.max_silence_share)
+        take = basic_take(
+            number=number,
+            seed=seed,
+            finish_reason=result.finish_reason,
+            figures=figures,
+            expectation=expectation,
+            thresholds=thresholds,
+        )
+        signal_ok = (
+            result.finish_reason != "length"
+            and figures.duration_s > 0.05
+            and figures.silence_share <= thresholds.max_silence_share
+        )
         if take.passed and self._asr is not None:
             take = self._transcribe(item, take, result.audio, thresholds)
         if signal_ok and not any(w in f for f in take.failures for w in ("transcript", "heard", "twice")):
@@ -254,8 +273,13 @@ class ChunkQa:
         except Exception as exc:  # noqa: BLE001 - a bug, logged where the load failed; the book goes on
             return replace(take, asr_note=f"speech recognition skipped: {internal_error_message(exc)}")
         if not recogniser.covers(self._language):
-            return replace(take, asr_note=(
-                f"speech recognition skipped: {recogniser.name} does not cover language '{self._language}'"))
+            return replace(
+                take,
+                asr_note=(
+                    f"speech recognition skipped: {recogniser.name} does not cover language "
+                    f"'{self._language}'"
+                ),
+            )
         try:
             if self.options.word_times:
                 heard = self._asr.submit_words(audio, self._language).result()
@@ -268,10 +292,14 @@ class ChunkQa:
             return replace(take, asr_note=f"speech recognition skipped: {internal_error_message(exc)}")
         lang = self._language or "en"
         score = score_transcript(item.text, heard.text, lang=lang)
-        findings = find_faults(align_transcript(item.text, heard.text, lang=lang), thresholds, names=self._names)
+        findings = find_faults(
+            align_transcript(item.text, heard.text, lang=lang), thresholds, names=self._names
+        )
         take = with_transcript(take, heard.text, score, thresholds, findings)
         voice = getattr(item, "voice", None)
-        leaked = cue_failures(self._model, getattr(voice, "delivery", None), text=item.text, transcript=heard.text)
+        leaked = cue_failures(
+            self._model, getattr(voice, "delivery", None), text=item.text, transcript=heard.text
+        )
         if leaked:
             take = replace(take, failures=(*take.failures, *leaked))
         if heard.words is not None:
@@ -296,5 +324,13 @@ class ChunkQa:
             c = dict(self._counts)
             flagged = tuple(self._flagged)
         behind = self._asr.pending if self._asr is not None else 0
-        return QaCounts(passed=c["passed"], retaken=c["retaken"], flagged=c["flagged"], accepted=c["accepted"],
-                        unchecked=c["unchecked"], requests=c["requests"], flagged_keys=flagged, behind=behind)
+        return QaCounts(
+            passed=c["passed"],
+            retaken=c["retaken"],
+            flagged=c["flagged"],
+            accepted=c["accepted"],
+            unchecked=c["unchecked"],
+            requests=c["requests"],
+            flagged_keys=flagged,
+            behind=behind,
+        )

@@ -58,7 +58,9 @@ class WhisperWords:
         return [AsrWord(text, start, end) for text, start, end in heard.words or ()]
 
 
-def load_word_recogniser(size_or_dir: str, *, device: str | None = "cpu", cpu_threads: int = 1) -> WhisperWords:
+def load_word_recogniser(
+    size_or_dir: str, *, device: str | None = "cpu", cpu_threads: int = 1
+) -> WhisperWords:
     """A recogniser for a faster-whisper size (from the HF cache) or a model folder, loaded lazily.
 
     Raises:
@@ -66,7 +68,9 @@ def load_word_recogniser(size_or_dir: str, *, device: str | None = "cpu", cpu_th
             caller can fall back to estimated times and say why).
     """
     folder = model_folder(size_or_dir)
-    return WhisperWords(size_or_dir, lambda: load_recogniser(str(folder), device=device, cpu_threads=cpu_threads))
+    return WhisperWords(
+        size_or_dir, lambda: load_recogniser(str(folder), device=device, cpu_threads=cpu_threads)
+    )
 
 
 class WordCache:

@@ -232,9 +232,11 @@ def write_readalong_epub(
         raise BookError(f"Cannot read the book {source} to make its read-along EPUB ({exc}).") from exc
     with archive, tempfile.TemporaryDirectory(prefix="readalong-", dir=out_path.parent) as scratch:
         package = read_package(archive)
-        ncx_item = next((i for i in package.items.values() if i.media_type == "application/x-dtbncx+xml"), None)
+        ncx_item = next((i for i in package.items.values() if i.media_type == "application/x-dtbncx+xml"),
+                        None)
         folder = posixpath.join(package.opf_dir, _FOLDER) if package.opf_dir else _FOLDER
-        nav = package.upgrade_to_epub3(archive.read(ncx_item.path) if ncx_item else None, f"{folder}/nav.xhtml")
+        nav = package.upgrade_to_epub3(archive.read(ncx_item.path) if ncx_item else None,
+                                       f"{folder}/nav.xhtml")
         windows = [_window(package, chapter) for chapter in chapters]
         pages = _load_pages(archive, [p for w in windows for p in w])
         ranges, chapter_places, written = _place_chapters(package, chapters, windows, pages)
@@ -274,7 +276,10 @@ _Places = list[dict[int, tuple[str, str]]]  # per chapter: sentence index -> (pa
 
 
 def _place_chapters(
-    package: Package, chapters: Sequence[OverlayChapter], windows: list[list[str]], pages: dict[str, DocumentText]
+    package: Package,
+    chapters: Sequence[OverlayChapter],
+    windows: list[list[str]],
+    pages: dict[str, DocumentText],
 ) -> tuple[_Ranges, _Places, dict[int, dict[int, str]]]:
     """Find each chapter's sentences in its pages; returns the ranges to wrap, where each sentence
     went, and the printed text each placed sentence matched (per chapter number)."""
@@ -296,7 +301,7 @@ def _place_chapters(
             ids_taken[page].add(span_id)
             ranges.setdefault(page, []).append((placement.start, placement.end, span_id))
             places[chapter.timings.sentences[placement.sentence].index] = (page, span_id)
-            printed = " ".join(pages[page].stream[placement.start:placement.end].split())
+            printed = " ".join(pages[page].stream[placement.start : placement.end].split())
             written.setdefault(chapter.timings.number, {})[placement.sentence] = printed
         chapter_places.append(places)
     return ranges, chapter_places, written
@@ -425,8 +430,11 @@ def _write_zip(archive: zipfile.ZipFile, files: dict[str, bytes | Path], out_pat
             if isinstance(data, Path):
                 out.write(data, info.filename, compress_type=zipfile.ZIP_STORED)
             else:
-                out.writestr(info.filename, data if data is not None else archive.read(info.filename),
-                             compress_type=zipfile.ZIP_DEFLATED)
+                out.writestr(
+                    info.filename,
+                    data if data is not None else archive.read(info.filename),
+                    compress_type=zipfile.ZIP_DEFLATED,
+                )
         for name, data in files.items():
             if isinstance(data, Path):
                 out.write(data, name, compress_type=zipfile.ZIP_STORED)  # AAC does not compress

@@ -17,11 +17,21 @@ from lxml import etree
 
 from omni_web.errors import NotAnEpub
 
-__all__ = ["OPF_NS", "HTML5_DOCTYPE", "ManifestItem", "Package", "lift_xhtml", "parse_document", "read_package"]
+__all__ = [
+    "OPF_NS",
+    "HTML5_DOCTYPE",
+    "ManifestItem",
+    "Package",
+    "lift_xhtml",
+    "parse_document",
+    "read_package",
+]
 
 HTML5_DOCTYPE = "<!DOCTYPE html>"
 # The http-equiv values HTML5 allows; XHTML 1.1 pages also carry Content-Style-Type and the like.
-_HTTP_EQUIV = frozenset({"content-type", "default-style", "refresh", "x-ua-compatible", "content-security-policy"})
+_HTTP_EQUIV = frozenset(
+    {"content-type", "default-style", "refresh", "x-ua-compatible", "content-security-policy"}
+)
 
 OPF_NS = "http://www.idpf.org/2007/opf"
 _CONTAINER_NS = "urn:oasis:names:tc:opendocument:xmlns:container"
@@ -111,9 +121,11 @@ class Package:
     def add_item(self, wanted_id: str, path: str, media_type: str, **attributes: str) -> str:
         """Add a manifest entry for a new ZIP entry; returns its id."""
         item_id = self.new_id(wanted_id)
-        element = etree.SubElement(self._section("manifest"), f"{{{OPF_NS}}}item",
-                                   {"id": item_id, "href": self.href_of(path), "media-type": media_type,
-                                    **attributes})
+        element = etree.SubElement(
+            self._section("manifest"),
+            f"{{{OPF_NS}}}item",
+            {"id": item_id, "href": self.href_of(path), "media-type": media_type, **attributes},
+        )
         self.items[item_id] = ManifestItem(item_id, element.get("href"), path, media_type, element)
         return item_id
 
@@ -191,8 +203,11 @@ def _nav_document(ncx: bytes | None, title: str, nav_path: str, package: Package
 
     def walk(points: list[etree._Element], parent: etree._Element) -> None:
         for point in points:
-            label = " ".join("".join(point.find(f"{{{_NCX_NS}}}navLabel").itertext()).split()) \
-                if point.find(f"{{{_NCX_NS}}}navLabel") is not None else ""
+            label = (
+                " ".join("".join(point.find(f"{{{_NCX_NS}}}navLabel").itertext()).split())
+                if point.find(f"{{{_NCX_NS}}}navLabel") is not None
+                else ""
+            )
             content = point.find(f"{{{_NCX_NS}}}content")
             if content is None or not content.get("src"):
                 continue

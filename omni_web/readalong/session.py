@@ -158,8 +158,10 @@ class ReadalongPass:
                                           narrator=narrator, codec=codec)
             epub = result.path
             if result.placed < result.sentences:
-                self._notes.append(f"{result.sentences - result.placed} of {result.sentences} spoken sentences "
-                                   "were not found in the book's text; their audio plays with the sentence before")
+                self._notes.append(
+                    f"{result.sentences - result.placed} of {result.sentences} spoken sentences "
+                    "were not found in the book's text; their audio plays with the sentence before"
+                )
             # Subtitles and the player show the sentence as printed, not its spoken form ("Dr." and
             # "1865", not "Doctor" and "eighteen sixty-five"; a lexicon respelling never shows).
             timings = [with_written_text(t, result.written.get(t.number, {})) for t in timings]

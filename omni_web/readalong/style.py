@@ -29,7 +29,9 @@ def highlight_rule(active_class: str) -> str:
             f".{active_class} {{ background-color: #fde68a; color: #1a1a1a; }}\n")
 
 
-def _linked_stylesheets(root: etree._Element, page: str, package: Package, archive: zipfile.ZipFile) -> list[str]:
+def _linked_stylesheets(
+    root: etree._Element, page: str, package: Package, archive: zipfile.ZipFile
+) -> list[str]:
     """ZIP entry names of the book stylesheets ``page`` links, in document order."""
     names = set(archive.namelist())
     sheets: list[str] = []
@@ -77,4 +79,6 @@ def add_highlight_rule(
             head = etree.Element(f"{{{_XHTML_NS}}}head")
             root.insert(0, head)
         href = posixpath.relpath(own_css_path, posixpath.dirname(page))
-        etree.SubElement(head, f"{{{_XHTML_NS}}}link", {"rel": "stylesheet", "type": "text/css", "href": href})
+        etree.SubElement(
+            head, f"{{{_XHTML_NS}}}link", {"rel": "stylesheet", "type": "text/css", "href": href}
+        )

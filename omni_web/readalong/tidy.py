@@ -42,7 +42,7 @@ def add_accessibility(package: Package, *, narrator: str) -> None:
         meta = etree.SubElement(metadata, f"{{{OPF_NS}}}meta", {"property": "schema:accessibilitySummary"})
         who = f" by {narrator}" if narrator else ""
         meta.text = (f"The text is read aloud{who} (synthetic speech); EPUB 3 Media Overlays highlight each "
-                     "sentence as it is spoken.")  # fmt: skip
+                     "sentence as it is spoken.")
 
 
 def unwrap_switches(root: etree._Element) -> bool:

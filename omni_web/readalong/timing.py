@@ -113,7 +113,8 @@ def chunk_sentences(
     for n, (sentence, (s_start, s_end)) in enumerate(zip(sentences, bounds, strict=True)):
         members = [i for i, t in enumerate(tokens) if s_start <= t.start < s_end]
         word_list = [
-            WordTiming(text[tokens[i].start:tokens[i].end], times[i][0], times[i][1], i in anchors) for i in members
+            WordTiming(text[tokens[i].start : tokens[i].end], times[i][0], times[i][1], i in anchors)
+            for i in members
         ]
         if n == 0:
             start_s = 0.0  # the chunk's start is known exactly
@@ -154,7 +155,8 @@ def chapter_timings(
         sources.add("estimate" if estimated else "asr")
         for text, start, end, word_list in pieces:
             shifted = tuple(
-                WordTiming(w.text, span.start_s + w.start_s, span.start_s + w.end_s, w.matched) for w in word_list
+                WordTiming(w.text, span.start_s + w.start_s, span.start_s + w.end_s, w.matched)
+                for w in word_list
             )
             sentences.append(
                 SentenceTiming(

@@ -20,7 +20,9 @@ __all__ = ["Token", "align_tokens", "align_tokens_exact", "tokenize"]
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # Soft hyphens and zero-width marks may sit inside a printed word; they join, never split.
 _JOINERS = "\u00ad\u200b\u200c\u200d\u2060"
-_TOKEN_RE = re.compile(f"[{_CJK}]|(?:(?![{_CJK}])[^\\W_])(?:(?![{_CJK}])[^\\W_]|[{_JOINERS}\u0300-\u036f\u064b-\u065f\u0670])*")
+_TOKEN_RE = re.compile(
+    f"[{_CJK}]|(?:(?![{_CJK}])[^\\W_])(?:(?![{_CJK}])[^\\W_]|[{_JOINERS}\u0300-\u036f\u064b-\u065f\u0670])*"
+)
 _DROP = str.maketrans("", "", _JOINERS)
 
 
@@ -67,9 +69,12 @@ def align_tokens_exact(reference: Sequence[str], other: Sequence[str]) -> tuple[
     # Equal runs anchor the pairing; each stretch between two anchors (substitutions, insertions
     # and deletions together) pairs by position, so a number read out as three words pairs its
     # first word, not its last.
-    pairs = [(op.src_start + k, op.dest_start + k)
-             for op in Levenshtein.opcodes(list(reference), list(other)) if op.tag == "equal"
-             for k in range(op.src_end - op.src_start)]
+    pairs = [
+        (op.src_start + k, op.dest_start + k)
+        for op in Levenshtein.opcodes(list(reference), list(other))
+        if op.tag == "equal"
+        for k in range(op.src_end - op.src_start)
+    ]
     pairs = _joined_runs(pairs, reference, other)
     anchors = [(0, 0)]
     for n, (i, j) in enumerate(pairs):
@@ -93,7 +98,9 @@ def align_tokens_exact(reference: Sequence[str], other: Sequence[str]) -> tuple[
     return mapping, equal
 
 
-def _joined_runs(pairs: list[tuple[int, int]], reference: Sequence[str], other: Sequence[str]) -> list[tuple[int, int]]:
+def _joined_runs(
+    pairs: list[tuple[int, int]], reference: Sequence[str], other: Sequence[str]
+) -> list[tuple[int, int]]:
     """Equal pairs with each tie broken towards the run that follows.
 
     An edit script may pair a word with an equal one just before a gap when the same word right

@@ -26,7 +26,9 @@ __all__ = ["DocumentText", "Placement", "document_text", "place_sentences", "wra
 _XHTML = "http://www.w3.org/1999/xhtml"
 _EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
 # Never read aloud, never searched.
-_SKIP = frozenset("head script style noscript template svg math rt rp title audio video object iframe".split())
+_SKIP = frozenset(
+    "head script style noscript template svg math rt rp title audio video object iframe".split()
+)
 _SKIP_TYPES = frozenset({"pagebreak", "doc-pagebreak", "noteref", "doc-noteref"})
 # Elements a sentence span may enclose (phrasing content), and the ones that may be split in two.
 _SPLITTABLE = frozenset(
@@ -34,7 +36,8 @@ _SPLITTABLE = frozenset(
     "time tt u var".split()
 )
 _PHRASING = _SPLITTABLE | frozenset(
-    "br wbr img data label output meter progress ruby rt rp input button select textarea svg math audio video "
+    "br wbr img data label output meter progress ruby rt rp input button select textarea svg math audio "
+    "video "
     "canvas embed object iframe noscript template".split()
 )
 _MARK = f"{{{_XHTML}}}omni-readalong-mark"
@@ -149,8 +152,12 @@ def place_sentences(
             ref_keys.append(token.key)
             ref_sentence.append(n)
     bounds = list(ranges) if ranges is not None else [(0, None)] * len(documents)
-    doc_tokens = [(d, token) for d, doc in enumerate(documents) for token in doc.tokens
-                  if token.start >= bounds[d][0] and (bounds[d][1] is None or token.end <= bounds[d][1])]
+    doc_tokens = [
+        (d, token)
+        for d, doc in enumerate(documents)
+        for token in doc.tokens
+        if token.start >= bounds[d][0] and (bounds[d][1] is None or token.end <= bounds[d][1])
+    ]
     mapping, equal = align_tokens_exact(ref_keys, [token.key for _, token in doc_tokens])
     paired: dict[int, int] = {}  # doc token index -> sentence
     exact: dict[int, list[int]] = {}  # sentence -> doc token indexes matched word for word
@@ -187,8 +194,11 @@ def _widen(placements: list[Placement], documents: Sequence[DocumentText]) -> li
     for k, p in enumerate(placements):
         stream = documents[p.document].stream
         floor = out[-1].end if out and out[-1].document == p.document else 0
-        ceiling = placements[k + 1].start if k + 1 < len(placements) and placements[k + 1].document == p.document \
+        ceiling = (
+            placements[k + 1].start
+            if k + 1 < len(placements) and placements[k + 1].document == p.document
             else len(stream)
+        )
         start, end = p.start, p.end
         while start > floor and not stream[start - 1].isspace() and not stream[start - 1].isalnum():
             start -= 1
@@ -251,10 +261,11 @@ def _lift(mark: etree._Element, level: etree._Element) -> bool:
             parent.tail = None
             parent.addnext(mark)
         else:
-            twin = etree.Element(parent.tag, {k: v for k, v in parent.attrib.items() if k != "id"},
-                                 nsmap=None)
+            twin = etree.Element(
+                parent.tag, {k: v for k, v in parent.attrib.items() if k != "id"}, nsmap=None
+            )
             twin.text = mark.tail
-            for child in list(parent)[index + 1:]:
+            for child in list(parent)[index + 1 :]:
                 twin.append(child)  # moves it with its tail
             parent.remove(mark)
             twin.tail = parent.tail

@@ -31,7 +31,14 @@ from omni_web.errors import ChunkFailed, PoisonChunk
 from omni_web.render.item import RenderItem
 from omni_web.server.serving import Recovery
 
-__all__ = ["MAX_CRASHES_IN_A_ROW", "SOLO_CRASHES_TO_FAIL", "CrashVerdict", "CrashWatch", "Recover", "Recovery"]
+__all__ = [
+    "MAX_CRASHES_IN_A_ROW",
+    "SOLO_CRASHES_TO_FAIL",
+    "CrashVerdict",
+    "CrashWatch",
+    "Recover",
+    "Recovery",
+]
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +112,9 @@ class CrashWatch:
             if self._cap >= requested:
                 self._cap = None
 
-    def unreachable(self, item: RenderItem, exc: Exception, ticket: tuple[int, int], *, solo: bool) -> CrashVerdict:
+    def unreachable(
+        self, item: RenderItem, exc: Exception, ticket: tuple[int, int], *, solo: bool
+    ) -> CrashVerdict:
         """Decide about a request of ``item`` (``ticket`` from :meth:`sending`) that reached no server.
 
         Restarts the server through ``recover`` once per crash (other threads wait for it).
@@ -133,8 +142,11 @@ class CrashWatch:
                         raise _poison(item, exc)
                 return CrashVerdict.SET_ASIDE  # alone again, the first chunk after the restart
             if started_epoch - 1 in epochs:
-                log.warning("Chunk %d of chapter %d was in flight at two crashes in a row; rendering it alone",
-                            item.chunk_number, item.chapter_number)
+                log.warning(
+                    "Chunk %d of chapter %d was in flight at two crashes in a row; rendering it alone",
+                    item.chunk_number,
+                    item.chapter_number,
+                )
                 return CrashVerdict.SET_ASIDE
             return CrashVerdict.REQUEUE
 
@@ -143,15 +155,23 @@ class CrashWatch:
         self._sent_in_epoch = set()
         self.crashes += 1
         if solo:  # finding the cause, not a server that cannot finish anything
-            log.warning("The server crashed with chunk %d of chapter %d alone in flight (%s)",
-                        item.chunk_number, item.chapter_number, exc)
+            log.warning(
+                "The server crashed with chunk %d of chapter %d alone in flight (%s)",
+                item.chunk_number,
+                item.chapter_number,
+                exc,
+            )
             return
         self._crashes_in_a_row += 1
         requested = max(1, self._requested())
         self._cap = max(1, min(self._cap or requested, requested) // 2)
         self._successes_at_limit = 0
-        log.warning("The server crashed (%s); restarted it, %d requests in flight from now on (crash %d in a row)",
-                    exc, self._cap, self._crashes_in_a_row)
+        log.warning(
+            "The server crashed (%s); restarted it, %d requests in flight from now on (crash %d in a row)",
+            exc,
+            self._cap,
+            self._crashes_in_a_row,
+        )
         if self._crashes_in_a_row > self._max_crashes:
             raise ChunkFailed(
                 chapter_title=item.chapter_title,

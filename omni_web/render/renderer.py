@@ -366,7 +366,7 @@ class _Queue:
         self.in_flight[pool.submit(worker.render, item, self.paths[item.key], solo)] = (item, solo)
 
     def settle(self, finished: set[Future[float]], landed: Callable[[RenderItem, float], None],
-               gave_up: Callable[[RenderItem, PoisonChunk], None]) -> None:  # fmt: skip
+               gave_up: Callable[[RenderItem, PoisonChunk], None]) -> None:
         """Take the finished requests in reading order; crashed ones go first again, in reading order."""
         resend: dict[CrashVerdict, list[RenderItem]] = {CrashVerdict.SET_ASIDE: [], CrashVerdict.REQUEUE: []}
         for future in sorted(finished, key=lambda f: self.order[self.in_flight[f][0].key]):
@@ -448,7 +448,8 @@ def render_chunks(
     current = concurrency if callable(concurrency) else (lambda: concurrency)
     max_threads = MAX_CONCURRENCY if callable(concurrency) else max(1, concurrency)
     watch = CrashWatch(lambda: min(max_threads, max(1, current())), recover)
-    worker = _Worker(synthesize, retry, watch, lambda: stop.is_set() or cancelled(), sleep or stop.wait, check)
+    worker = _Worker(synthesize, retry, watch, lambda: stop.is_set() or cancelled(), sleep or stop.wait,
+                     check)
     queue = _Queue(scan.todo, paths)
     pool = ThreadPoolExecutor(max_workers=max_threads, thread_name_prefix="omni-render")
     try:

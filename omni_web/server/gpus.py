@@ -76,7 +76,9 @@ def select_gpus(spec: str | None, entry: CatalogEntry, probe: GpuProbe) -> GpuSe
         if probe.gpus:
             return GpuSelection(
                 ids=(probe.gpus[0].index,),
-                warnings=(f"No GPU has the {entry.min_vram_gb:g} GB {entry.label} needs; trying GPU 0 alone.",),
+                warnings=(
+                    f"No GPU has the {entry.min_vram_gb:g} GB {entry.label} needs; trying GPU 0 alone.",
+                ),
             )
         return GpuSelection(ids=(0,), warnings=(probe.warning,) if probe.warning else ())
     warnings = []
@@ -88,7 +90,9 @@ def select_gpus(spec: str | None, entry: CatalogEntry, probe: GpuProbe) -> GpuSe
     for index in wanted:
         gpu = known.get(index)
         if probe.gpus and gpu is None:
-            warnings.append(f"NVML does not list GPU {index}; using it as given (CUDA_VISIBLE_DEVICES={index}).")
+            warnings.append(
+                f"NVML does not list GPU {index}; using it as given (CUDA_VISIBLE_DEVICES={index})."
+            )
         elif gpu is not None and not _has_room(entry, gpu.total_memory_gib):
             warnings.append(
                 f"GPU {index} has {gpu.total_memory_str}; {entry.label} needs about {entry.min_vram_gb:g} GB."

@@ -151,7 +151,9 @@ class ServerGroup:
             self._launch.before_start(spec.entry)
         deadline = self._launch.clock() + timeout_s
         ports = free_ports(_WORKER_HOST, spec.port + 1, len(gpus), avoid={spec.port})
-        record = GroupRecord(model_key=spec.model_key, tag=spec.tag, router=None, workers=(), remote_urls=tuple(remotes))
+        record = GroupRecord(
+            model_key=spec.model_key, tag=spec.tag, router=None, workers=(), remote_urls=tuple(remotes)
+        )
         try:
             for note in spec.notes:
                 on_log(note)
@@ -170,7 +172,9 @@ class ServerGroup:
                 self._wait_worker(spec, worker, max(1.0, deadline - self._launch.clock()), on_log)
                 on_log(f"Worker on GPU {worker.gpu} healthy at {worker.url} (pid {worker.record.pid}).")
             self._wait_routable(router, len(urls), deadline, on_log)
-            state = warm_voice_registry(router.base_url, timeout_s=max(1.0, min(30.0, deadline - self._launch.clock())))
+            state = warm_voice_registry(
+                router.base_url, timeout_s=max(1.0, min(30.0, deadline - self._launch.clock()))
+            )
             on_log(f"Router voice registry: {state}.")
         except BaseException:
             self._stop_record(record, grace_s=10.0)
@@ -182,11 +186,14 @@ class ServerGroup:
         for exe in (self.sgl_omni, self.router_exe):
             if not exe.exists():
                 raise BackendError(
-                    f"The SGLang-Omni backend has no {exe.name} ({exe}). Install or repair the backend in the "
+                    f"The SGLang-Omni backend has no {exe.name} ({exe}). Install or repair the backend in "
+                    "the "
                     "Setup tab (CLI: python -m omni_web setup)."
                 )
         if spec.config_path is not None and not spec.config_path.is_file():
-            raise ServerStartError(f"The serve config {spec.config_path} is missing. Restore it (git checkout configs/).")
+            raise ServerStartError(
+                f"The serve config {spec.config_path} is missing. Restore it (git checkout configs/)."
+            )
         if port_accepts(client_host(spec.host).strip("[]"), spec.port):
             raise PortTaken(spec.port, host=spec.host)
 
@@ -208,23 +215,33 @@ class ServerGroup:
     def _launch_router(self, spec: ServeSpec, urls: Sequence[str], on_log: LogCallback) -> ServerRecord:
         state_dir = self._paths.state_dir / "router-state"
         state_dir.mkdir(parents=True, exist_ok=True)
-        argv = router_argv(self.router_exe, host=spec.host, port=spec.port, worker_urls=urls, state_dir=state_dir)
+        argv = router_argv(
+            self.router_exe, host=spec.host, port=spec.port, worker_urls=urls, state_dir=state_dir
+        )
         log_path = new_log_path(self._paths.logs_dir, f"{spec.model_key}-router")
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        log_path.write_text(f"# omni-web: router for {spec.model_label}\n# omni-web: command: {shell_command(argv)}\n")
+        log_path.write_text(
+            f"# omni-web: router for {spec.model_label}\n# omni-web: command: {shell_command(argv)}\n"
+        )
         on_log(f"Starting the router: {shell_command(argv)}")
         on_log(f"Log: {log_path}")
         popen = launch(argv, log_path=log_path, env_extra={"PYTHONUNBUFFERED": "1"}, cwd=self._paths.root)
         return self._record_for(popen, spec, argv, log_path)
 
-    def _record_for(self, popen: subprocess.Popen[bytes], spec: ServeSpec, argv: list[str], log_path: Path) -> ServerRecord:
+    def _record_for(
+        self, popen: subprocess.Popen[bytes], spec: ServeSpec, argv: list[str], log_path: Path
+    ) -> ServerRecord:
         with self._lock:
             self._popens[popen.pid] = popen
         return record_for_launch(popen, spec, argv, log_path)
 
-    def _wait_worker(self, spec: ServeSpec, worker: WorkerRecord, timeout_s: float, on_log: LogCallback) -> None:
+    def _wait_worker(
+        self, spec: ServeSpec, worker: WorkerRecord, timeout_s: float, on_log: LogCallback
+    ) -> None:
         worker_spec = dataclasses.replace(spec, host=_WORKER_HOST, port=worker.record.port)
-        client = self._launch.client_factory(worker.url, timeout_s=self._launch.probe_timeout_s, connect_retries=0)
+        client = self._launch.client_factory(
+            worker.url, timeout_s=self._launch.probe_timeout_s, connect_retries=0
+        )
         try:
             wait_until_healthy(
                 worker_spec,
@@ -243,7 +260,9 @@ class ServerGroup:
         finally:
             client.close()
 
-    def _wait_routable(self, router: ServerRecord, expected: int, deadline: float, on_log: LogCallback) -> None:
+    def _wait_routable(
+        self, router: ServerRecord, expected: int, deadline: float, on_log: LogCallback
+    ) -> None:
         """Wait for the router's ``/health``: every worker routable (``/ready`` is 200 with just one)."""
         popen = self._popens.get(router.pid)
         last = ""
@@ -254,7 +273,8 @@ class ServerGroup:
             if exited:
                 tail = log_tail(router.log_path)
                 raise ServerStartError(
-                    f"The router exited during the start. Last log lines:\n{tail}\nFull log: {router.log_path}",
+                    f"The router exited during the start. Last log lines:\n{tail}\nFull log: "
+                    f"{router.log_path}",
                     log_path=router.log_path,
                     log_tail=tail,
                 )
@@ -360,7 +380,10 @@ class ServerGroup:
                 except Exception as exc:  # noqa: BLE001 - reported; the group serves on with the others
                     on_log(f"Worker on GPU {worker.gpu} did not come back: {exc}")
                     continue
-                on_log(f"Worker on GPU {worker.gpu} healthy again (pid {fresh.record.pid}); the router re-admits it.")
+                on_log(
+                    f"Worker on GPU {worker.gpu} healthy again (pid {fresh.record.pid}); the router "
+                    "re-admits it."
+                )
                 revived.append(url)
             finally:
                 with self._lock:
@@ -368,7 +391,11 @@ class ServerGroup:
         return revived
 
     def _relaunch(
-        self, spec: ServeSpec, index: int, worker: WorkerRecord, on_log: LogCallback,
+        self,
+        spec: ServeSpec,
+        index: int,
+        worker: WorkerRecord,
+        on_log: LogCallback,
         guard: Callable[[], AbstractContextManager[bool]],
     ) -> WorkerRecord | None:
         """Launch a dead worker again and put it in the record, under ``guard``; None when refused."""
@@ -378,7 +405,10 @@ class ServerGroup:
             old = self._popens.pop(worker.record.pid, None)
             if old is not None:
                 old.poll()  # reap the zombie; never signal it
-            on_log(f"Worker on GPU {worker.gpu} ({worker.url}, pid {worker.record.pid}) is gone; starting it again.")
+            on_log(
+                f"Worker on GPU {worker.gpu} ({worker.url}, pid {worker.record.pid}) is gone; starting it "
+                "again."
+            )
             fresh = self._launch_worker(spec, worker.gpu, worker.record.port, on_log)
             with self._lock:
                 current = self.record()
@@ -399,7 +429,9 @@ class ServerGroup:
         """
         record = self.running_record()
         if record is None or record.router is None:
-            raise ServerError("No server group of omni-web is running; start one first (server start --gpus ...).")
+            raise ServerError(
+                "No server group of omni-web is running; start one first (server start --gpus ...)."
+            )
         expected = len(record.workers) + len(record.remote_urls)
         self._wait_routable(record.router, expected, self._launch.clock() + timeout_s, on_log)
 
@@ -411,13 +443,17 @@ class ServerGroup:
         """
         record = self.running_record()
         if record is None or record.router is None:
-            raise ServerError("No server group of omni-web is running; start one first (server start --gpus ...).")
+            raise ServerError(
+                "No server group of omni-web is running; start one first (server start --gpus ...)."
+            )
         base = check_remote_worker(url, entry)
         add_worker(record.router.base_url, base)
         with self._lock:
             current = self.record() or record
             if base not in current.remote_urls:
-                save_group_record(self._paths, dataclasses.replace(current, remote_urls=(*current.remote_urls, base)))
+                save_group_record(
+                    self._paths, dataclasses.replace(current, remote_urls=(*current.remote_urls, base))
+                )
         return base
 
     def remove_remote(self, url: str) -> bool:
@@ -429,7 +465,10 @@ class ServerGroup:
         removed = remove_worker(record.router.base_url, base)
         with self._lock:
             current = self.record() or record
-            save_group_record(self._paths, dataclasses.replace(current, remote_urls=tuple(u for u in current.remote_urls if u != base)))
+            save_group_record(
+                self._paths,
+                dataclasses.replace(current, remote_urls=tuple(u for u in current.remote_urls if u != base)),
+            )
         return removed
 
     # --- status ---------------------------------------------------------------------------------

@@ -75,7 +75,8 @@ class GroupRecord:
             tag=str(data.get("tag", "")),
             router=ServerRecord.from_dict(router) if router else None,
             workers=tuple(
-                WorkerRecord(gpu=str(w["gpu"]), record=ServerRecord.from_dict(w["record"])) for w in data["workers"]
+                WorkerRecord(gpu=str(w["gpu"]), record=ServerRecord.from_dict(w["record"]))
+                for w in data["workers"]
             ),
             remote_urls=tuple(str(u) for u in data.get("remote_urls", ())),
         )

@@ -10,7 +10,9 @@ from omni_web.server.status import GroupMember, MemberState
 __all__ = ["member_rows"]
 
 
-def member_rows(record: GroupRecord, health: RouterHealth | None, reviving: set[str]) -> tuple[GroupMember, ...]:
+def member_rows(
+    record: GroupRecord, health: RouterHealth | None, reviving: set[str]
+) -> tuple[GroupMember, ...]:
     """The router and each worker as status rows: GPU, URL, state, requests routed, failures, log.
 
     ``reviving`` are the worker URLs being started again now.
@@ -32,7 +34,9 @@ def member_rows(record: GroupRecord, health: RouterHealth | None, reviving: set[
             state=router_state,
             pid=router.pid if router_alive and router is not None else None,
             log_path=router.log_path if router is not None else None,
-            note=f"{health.routable_workers} of {health.total_workers} routable" if health is not None else "",
+            note=f"{health.routable_workers} of {health.total_workers} routable"
+            if health is not None
+            else "",
         )
     ]
     for worker in record.workers:
@@ -68,7 +72,8 @@ def member_rows(record: GroupRecord, health: RouterHealth | None, reviving: set[
             GroupMember(
                 role="remote",
                 url=url,
-                state=_remote_state(seen.routable, seen.health_state) if seen is not None
+                state=_remote_state(seen.routable, seen.health_state)
+                if seen is not None
                 else MemberState.NOT_IN_ROUTER,
                 routed=seen.routed_requests if seen is not None else None,
                 failed=seen.failed_requests if seen is not None else None,

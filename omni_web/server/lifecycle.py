@@ -86,7 +86,9 @@ class ServerLifecycle:
         with self.lock:
             return self._stop_requested
 
-    def transition(self, to: ServerState, *, message: str = "", only_from: frozenset[ServerState] | None = None) -> bool:
+    def transition(
+        self, to: ServerState, *, message: str = "", only_from: frozenset[ServerState] | None = None
+    ) -> bool:
         """Move to ``to`` (with ``message``) if the table allows it from the state now; True when moved.
 
         ``only_from`` narrows it further (e.g. only a HEALTHY server can be noticed dead).
@@ -96,7 +98,9 @@ class ServerLifecycle:
             if only_from is not None and now not in only_from:
                 return False
             if to not in ALLOWED[now]:
-                log.error("Refused server state change %s -> %s (%s)", now.value, to.value, message or "no message")
+                log.error(
+                    "Refused server state change %s -> %s (%s)", now.value, to.value, message or "no message"
+                )
                 return False
             self._state, self._message = to, message
             return True
@@ -146,8 +150,10 @@ class ServerLifecycle:
             yield
         except BaseException as exc:
             cancelled = self.cancel.is_set()
-            self.transition(ServerState.STOPPED if cancelled else ServerState.FAILED,
-                            message="" if cancelled else failure_message(exc))  # fmt: skip
+            self.transition(
+                ServerState.STOPPED if cancelled else ServerState.FAILED,
+                message="" if cancelled else failure_message(exc),
+            )
             raise
         finally:
             with self.lock:

@@ -85,10 +85,12 @@ class ServerManager:
         self._probe_timeout_s = probe_timeout_s
         self._life = ServerLifecycle()
         self._op_lock = threading.Lock()  # one start / ensure_serving at a time
-        self._last_look: tuple[float, tuple[object, ...], ServerStatus] | None = None  # for status(max_age_s=)
-        options = LaunchOptions(client_factory=client_factory, before_start=before_start, strict_port=strict_port,
+        self._last_look: tuple[float, tuple[object, ...],
+                               ServerStatus] | None = None  # for status(max_age_s=)
+        options = LaunchOptions(client_factory=client_factory, before_start=before_start,
+                                strict_port=strict_port,
                                poll_interval_s=poll_interval_s, probe_timeout_s=probe_timeout_s, clock=clock,
-                               sleep=sleep)  # fmt: skip
+                               sleep=sleep)
         self._single = SingleProcess(paths, self._life, options)
         # Two or more GPUs (or remote workers) are served by a group behind the router.
         self._group = ServerGroup(paths, options)
@@ -127,7 +129,11 @@ class ServerManager:
         """
         line = shell_command(build_argv(spec, sgl_omni=self.sgl_omni))
         if with_env and self._single.strict_port:
-            line = " ".join(f"{name}={shlex.quote(value)}" for name, value in STRICT_PORT_ENV.items()) + " " + line
+            line = (
+                " ".join(f"{name}={shlex.quote(value)}" for name, value in STRICT_PORT_ENV.items())
+                + " "
+                + line
+            )
         return line
 
     # --- queries --------------------------------------------------------------------------------
@@ -197,8 +203,9 @@ class ServerManager:
             return own_status(record, state, self._probe(record.base_url))
         if state is ServerState.STARTING and pending is not None:
             # Preparing (companion packages) or launching: no process to probe yet.
-            return ServerStatus(state=ServerState.STARTING, endpoint=pending.base_url, model_key=pending.model_key,
-                                tag=pending.tag, owned=True, message="Preparing the server start.")  # fmt: skip
+            return ServerStatus(state=ServerState.STARTING, endpoint=pending.base_url,
+                                model_key=pending.model_key,
+                                tag=pending.tag, owned=True, message="Preparing the server start.")
         if record is not None:
             clear_record(self._paths)  # the process is gone; the record proves nothing any more
         base_url = f"http://{client_host(settings.server_host)}:{settings.server_port}"
@@ -259,7 +266,8 @@ class ServerManager:
             with self._op_lock:
                 self._start_group_locked(spec, selection, timeout_s=timeout_s, on_log=on_log or _ignore)
             endpoint = Endpoint(
-                base_url=spec.base_url, model_key=entry.key, model_id=entry.repo_id, owned=True, tag=spec.tag, group=True
+                base_url=spec.base_url, model_key=entry.key, model_id=entry.repo_id, owned=True, tag=spec.tag,
+                group=True
             )
             # Each worker batches what its config says (a throughput profile), else the setting or the catalog.
             batch = settings.concurrency or spec.width or worker_batch(entry, settings)
@@ -273,12 +281,15 @@ class ServerManager:
                     return self._foreign(entry, self._use_foreign(entry, probe, remote=False))
             status = self._start_single(spec, timeout_s=timeout_s, on_log=on_log or _ignore)
         model_id = hosted_model_id(entry, status.model_ids) or entry.repo_id
-        endpoint = Endpoint(base_url=status.endpoint, model_key=entry.key, model_id=model_id, owned=True, tag=status.tag)
+        endpoint = Endpoint(base_url=status.endpoint, model_key=entry.key, model_id=model_id, owned=True,
+                            tag=status.tag)
         return SingleServing(self, endpoint, width=spec.width)
 
     def _foreign(self, entry: CatalogEntry, endpoint: Endpoint) -> ForeignServing:
         settings = self.settings
-        return ForeignServing(endpoint, patience_s=settings.remote_patience_s, batch=worker_batch(entry, settings))
+        return ForeignServing(
+            endpoint, patience_s=settings.remote_patience_s, batch=worker_batch(entry, settings)
+        )
 
     @staticmethod
     def _use_foreign(entry: CatalogEntry, probe: EndpointProbe, *, remote: bool) -> Endpoint:
@@ -335,7 +346,9 @@ class ServerManager:
         selection = self.gpu_selection(entry, gpus)
         with self._op_lock:
             if selection.is_group or self.settings.worker_url_list:
-                return self._start_group_locked(spec, selection, timeout_s=timeout_s, on_log=on_log or _ignore)
+                return self._start_group_locked(
+                    spec, selection, timeout_s=timeout_s, on_log=on_log or _ignore
+                )
             if self._group.record() is not None:
                 self._stop_group(grace_s=10.0)
             return self._start_single(spec, timeout_s=timeout_s, on_log=on_log or _ignore)
@@ -369,7 +382,8 @@ class ServerManager:
                 and running.router.port == spec.port
                 and running.gpus == wanted_gpus
             ):
-                on_log(f"Using the running server group for {spec.model_label} (router pid {running.router.pid}).")
+                on_log(f"Using the running server group for {spec.model_label} (router pid "
+                       f"{running.router.pid}).")
                 with self._life.lock:
                     self._life.group_spec = spec
                 self._group.revive(spec, timeout_s=timeout, on_log=on_log, guard=self._life.unless_stopped)
@@ -386,7 +400,8 @@ class ServerManager:
                     self._group.stop(grace_s=10.0)
                 single = self._single.owned_record()
                 if single is not None:
-                    on_log(f"Stopping the server for {single.model_label} (pid {single.pid}) to start a group.")
+                    on_log(f"Stopping the server for {single.model_label} (pid {single.pid}) to start a "
+                           "group.")
                     self._single.terminate(single, grace_s=10.0, final_state=ServerState.STARTING)
                 self._group.start(spec, selection.ids, remote_urls=remotes, timeout_s=timeout, on_log=on_log)
                 with self._life.lock:
@@ -404,7 +419,7 @@ class ServerManager:
         if spec is None:
             return []
         return self._group.revive(spec, timeout_s=self.settings.start_timeout_s, on_log=on_log or _ignore,
-                                  guard=self._life.unless_stopped)  # fmt: skip
+                                  guard=self._life.unless_stopped)
 
     def dead_group_workers(self) -> list[int]:
         """Pids of our group's managed workers whose process is gone (not yet started again)."""
@@ -421,7 +436,8 @@ class ServerManager:
             self._life.transition(ServerState.STOPPED)
 
     def restart(
-        self, *, timeout_s: float | None = None, on_log: LogCallback | None = None, unless_stopped: bool = False
+        self, *, timeout_s: float | None = None, on_log: LogCallback | None = None,
+        unless_stopped: bool = False
     ) -> ServerStatus:
         """Stop our server and start the last spec again (same model, config, port).
 
@@ -433,7 +449,8 @@ class ServerManager:
         with self._life.lock:
             spec = self._life.last_spec
         if spec is None:
-            raise ServerError("Cannot restart the server: this app has not started one. Start it with a model first.")
+            raise ServerError("Cannot restart the server: this app has not started one. Start it with a "
+                              "model first.")
         with self._op_lock:
             if unless_stopped:
                 self.refuse_if_stopped()
@@ -450,7 +467,7 @@ class ServerManager:
                 self._single.terminate(record, grace_s=10.0)
             self._single.wait_port_released(spec)
             return self._start_single(spec, timeout_s=timeout_s, on_log=on_log or _ignore,
-                                      unless_stopped=unless_stopped)  # fmt: skip
+                                      unless_stopped=unless_stopped)
 
     # --- stop -----------------------------------------------------------------------------------
 
@@ -476,5 +493,7 @@ class ServerManager:
         record = self.owned_record()
         if record is None or record.model_key != model_key:
             return False
-        (log or _ignore)(f"Stopping the managed server hosting {model_key} (pid {record.pid}) before removing it.")
+        (log or _ignore)(
+            f"Stopping the managed server hosting {model_key} (pid {record.pid}) before removing it."
+        )
         return self.stop()

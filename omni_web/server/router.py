@@ -143,7 +143,8 @@ def add_worker(router_url: str, worker_url: str, *, timeout_s: float = _TIMEOUT_
         ServerError: the router refused it (its own message is quoted).
     """
     try:
-        response = httpx.post(f"{router_url.rstrip('/')}/workers", json={"url": worker_url}, timeout=timeout_s)
+        response = httpx.post(f"{router_url.rstrip('/')}/workers", json={"url": worker_url},
+                              timeout=timeout_s)
     except httpx.HTTPError as exc:
         raise ServerError(f"Cannot reach the router at {router_url} to add {worker_url}: {exc}") from exc
     if response.is_success:
@@ -151,7 +152,9 @@ def add_worker(router_url: str, worker_url: str, *, timeout_s: float = _TIMEOUT_
     text = response.text[:300]
     if response.status_code == 409 or "already" in text.lower():
         return
-    raise ServerError(f"The router at {router_url} refused the worker {worker_url} (HTTP {response.status_code}: {text}).")
+    raise ServerError(
+        f"The router at {router_url} refused the worker {worker_url} (HTTP {response.status_code}: {text})."
+    )
 
 
 def remove_worker(router_url: str, worker_url: str, *, timeout_s: float = _TIMEOUT_S) -> bool:
@@ -161,7 +164,9 @@ def remove_worker(router_url: str, worker_url: str, *, timeout_s: float = _TIMEO
         ServerError: the router cannot be reached.
     """
     try:
-        response = httpx.delete(f"{router_url.rstrip('/')}/workers/{worker_id(worker_url)}", timeout=timeout_s)
+        response = httpx.delete(
+            f"{router_url.rstrip('/')}/workers/{worker_id(worker_url)}", timeout=timeout_s
+        )
     except httpx.HTTPError as exc:
         raise ServerError(f"Cannot reach the router at {router_url} to remove {worker_url}: {exc}") from exc
     return response.is_success
@@ -185,7 +190,9 @@ def warm_voice_registry(
     state = "unassigned"
     while True:
         try:
-            httpx.get(f"{router_url.rstrip('/')}/v1/audio/voices", params={"names_only": "true"}, timeout=_TIMEOUT_S)
+            httpx.get(
+                f"{router_url.rstrip('/')}/v1/audio/voices", params={"names_only": "true"}, timeout=_TIMEOUT_S
+            )
         except httpx.HTTPError:
             pass
         health = read_router_health(router_url)

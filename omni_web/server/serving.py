@@ -105,7 +105,9 @@ class Serving(Protocol):
         """
         ...  # pragma: no cover
 
-    def watch(self, *, on_status: StatusSink, cancelled: Callable[[], bool]) -> contextlib.AbstractContextManager[None]:
+    def watch(
+        self, *, on_status: StatusSink, cancelled: Callable[[], bool]
+    ) -> contextlib.AbstractContextManager[None]:
         """Keep open while the job runs; ``on_status`` gets each new status line."""
         ...  # pragma: no cover
 
@@ -142,7 +144,9 @@ class _Base:
         return self._status
 
     def open_client(self) -> SpeechClient:
-        return SpeechClient(self.endpoint.base_url, local_server=not self.inline_references, speech_retry=NO_RETRY)
+        return SpeechClient(
+            self.endpoint.base_url, local_server=not self.inline_references, speech_retry=NO_RETRY
+        )
 
     def _say(self, line: str) -> None:
         if line == self._status:
@@ -164,7 +168,9 @@ class _Base:
         """Hook: the watch is closing."""
 
     @contextlib.contextmanager
-    def watch(self, *, on_status: StatusSink, cancelled: Callable[[], bool] = lambda: False) -> Iterator[None]:
+    def watch(
+        self, *, on_status: StatusSink, cancelled: Callable[[], bool] = lambda: False
+    ) -> Iterator[None]:
         self._sink, self._cancelled = on_status, cancelled
         self._closed.clear()
         self._started()
@@ -258,13 +264,16 @@ class ForeignServing(_Base):
                 return Recovery.NONE  # a blip (or one worker behind a router): the retry policy decides
             since = time.strftime("%H:%M", time.localtime(self._wall_clock()))
             deadline = self._clock() + self._patience_s
-            self._say(f"Waiting for {self.endpoint.base_url}, down since {since}; the job goes on when it is back.")
+            self._say(
+                f"Waiting for {self.endpoint.base_url}, down since {since}; the job goes on when it is back."
+            )
             try:
                 while not self._is_healthy(self.endpoint.base_url):
                     if self._clock() >= deadline:
                         raise ServerNotRunning(
                             f"The server at {self.endpoint.base_url} has been down since {since} "
-                            f"({self._patience_s / 60:.0f} min, the patience set in Settings). Finished chunks are "
+                            f"({self._patience_s / 60:.0f} min, the patience set in Settings). Finished "
+                            "chunks are "
                             "kept: resume the job when the server is back."
                         ) from error
                     if not self._pause():
@@ -357,8 +366,10 @@ class GroupServing(_Base):
                     return Recovery.ALIVE
                 waited = True
                 self._say(
-                    f"Waiting for the router at {self.endpoint.base_url}: it does not answer." if health is None
-                    else f"Waiting for the server group: no worker is routable (0 of {health.total_workers}); "
+                    f"Waiting for the router at {self.endpoint.base_url}: it does not answer."
+                    if health is None
+                    else "Waiting for the server group: no worker is routable (0 of "
+                         f"{health.total_workers}); "
                     "chunks resume as soon as one is back."
                 )
                 if self._clock() >= deadline or not self._pause():

@@ -91,7 +91,9 @@ class SingleProcess:
 
     # --- start ----------------------------------------------------------------------------------
 
-    def start(self, spec: ServeSpec, *, timeout_s: float, on_log: LogCallback, unless_stopped: bool = False) -> None:
+    def start(
+        self, spec: ServeSpec, *, timeout_s: float, on_log: LogCallback, unless_stopped: bool = False
+    ) -> None:
         """Make our server run ``spec``: reuse it if it already does, else (re)launch; wait until healthy.
 
         Raises:
@@ -103,12 +105,15 @@ class SingleProcess:
             record = self.owned_record()
             if record is not None and _same_server(record, spec):
                 on_log(f"Using the running server for {record.model_label} (pid {record.pid}).")
-                self._wait_healthy(spec, record, self._popen_for(record), watcher_at_end(record.log_path),
-                                   timeout_s, on_log)  # fmt: skip
+                self._wait_healthy(
+                    spec, record, self._popen_for(record), watcher_at_end(record.log_path), timeout_s, on_log
+                )
             else:
                 if record is not None:
-                    on_log(f"Stopping the server for {record.model_label} (pid {record.pid}) to start "
-                           f"{spec.model_label}.")  # fmt: skip
+                    on_log(
+                        f"Stopping the server for {record.model_label} (pid {record.pid}) to start "
+                        f"{spec.model_label}."
+                    )
                     self.terminate(record, grace_s=10.0, final_state=ServerState.STARTING)
                 self._launch_and_wait(spec, timeout_s, on_log)
 
@@ -160,13 +165,24 @@ class SingleProcess:
         on_log: LogCallback,
     ) -> None:
         """Wait for ``/health`` 200 ``healthy``; on any failure stop the process, then raise."""
-        client = self._launch.client_factory(spec.base_url, timeout_s=self._launch.probe_timeout_s, connect_retries=0)
+        client = self._launch.client_factory(
+            spec.base_url, timeout_s=self._launch.probe_timeout_s, connect_retries=0
+        )
         try:
             wait_until_healthy(
-                spec, record, popen=popen, watcher=watcher, client=client, timeout_s=timeout_s, on_log=on_log,
-                cancelled=self._life.cancel.is_set, clock=self._launch.clock, sleep=self._launch.sleep,
-                poll_interval_s=self._launch.poll_interval_s, probe_timeout_s=self._launch.probe_timeout_s,
-            )  # fmt: skip
+                spec,
+                record,
+                popen=popen,
+                watcher=watcher,
+                client=client,
+                timeout_s=timeout_s,
+                on_log=on_log,
+                cancelled=self._life.cancel.is_set,
+                clock=self._launch.clock,
+                sleep=self._launch.sleep,
+                poll_interval_s=self._launch.poll_interval_s,
+                probe_timeout_s=self._launch.probe_timeout_s,
+            )
         except BaseException:  # includes KeyboardInterrupt: never leave a half-booted server
             self._abort_boot(record, popen)
             raise
@@ -203,8 +219,11 @@ class SingleProcess:
             record = load_record(self._paths)
             log = f"; see its log {record.log_path}" if record is not None else ""
             self._life.popen = None
-            self._life.transition(ServerState.FAILED, only_from=frozenset({ServerState.HEALTHY}),
-                                  message=f"The server (pid {popen.pid}) exited unexpectedly with code {code}{log}.")
+            self._life.transition(
+                ServerState.FAILED,
+                only_from=frozenset({ServerState.HEALTHY}),
+                message=f"The server (pid {popen.pid}) exited unexpectedly with code {code}{log}.",
+            )
 
     def stop(self, grace_s: float) -> bool:
         """Stop our single server if one runs; True when a process of ours was stopped."""
@@ -212,12 +231,16 @@ class SingleProcess:
         if record is None or not record_matches_process(record):
             if record is not None:
                 clear_record(self._paths)
-            self._life.transition(ServerState.STOPPED, only_from=frozenset(set(ServerState) - {ServerState.STARTING}))
+            self._life.transition(
+                ServerState.STOPPED, only_from=frozenset(set(ServerState) - {ServerState.STARTING})
+            )
             return False
         self.terminate(record, grace_s=grace_s)
         return True
 
-    def terminate(self, record: ServerRecord, *, grace_s: float, final_state: ServerState = ServerState.STOPPED) -> None:
+    def terminate(
+        self, record: ServerRecord, *, grace_s: float, final_state: ServerState = ServerState.STOPPED
+    ) -> None:
         """Stop a process the caller has proven is ours, and forget it."""
         popen = self._popen_for(record)
         self._life.transition(ServerState.STOPPING)

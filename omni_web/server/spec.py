@@ -98,17 +98,29 @@ def _choose_config(
     fallback_rel = f"configs/{entry.fallback_config_file}"
     default_desc = f"configs/{entry.config_file}" if entry.config_file else "its default pipeline (no config)"
     if compute_capability is None:
-        return default, "", (
-            f"No GPU compute capability is known, so {entry.label} starts with {default_desc}. "
-            f"On a GPU below {needed} it needs {fallback_rel} ({entry.fallback_tag}).",
+        return (
+            default,
+            "",
+            (
+                f"No GPU compute capability is known, so {entry.label} starts with {default_desc}. "
+                f"On a GPU below {needed} it needs {fallback_rel} ({entry.fallback_tag}).",
+            ),
         )
     have = format_cc(compute_capability)
     if tuple(compute_capability) >= entry.fallback_below_cc:
-        return default, "", (f"GPU compute capability {have} >= {needed}: {entry.label} starts with {default_desc}.",)
+        return (
+            default,
+            "",
+            (f"GPU compute capability {have} >= {needed}: {entry.label} starts with {default_desc}.",),
+        )
     why = f" {entry.vram_note}" if entry.vram_note else ""
-    return configs_dir / entry.fallback_config_file, entry.fallback_tag, (
-        f"GPU compute capability {have} < {needed}: starting {entry.label} with {fallback_rel} "
-        f"({entry.fallback_tag}).{why}",
+    return (
+        configs_dir / entry.fallback_config_file,
+        entry.fallback_tag,
+        (
+            f"GPU compute capability {have} < {needed}: starting {entry.label} with {fallback_rel} "
+            f"({entry.fallback_tag}).{why}",
+        ),
     )
 
 
@@ -155,19 +167,32 @@ def build_serve_spec(
     )
 
 
-def _choose_profile(entry: CatalogEntry, vram_gb: float | None, configs_dir: Path) -> tuple[Path | None, str, str]:
+def _choose_profile(
+    entry: CatalogEntry, vram_gb: float | None, configs_dir: Path
+) -> tuple[Path | None, str, str]:
     """The throughput config on a card with room for it, else the memory-safe one; (path, profile, note)."""
     assert entry.throughput_config_file is not None
     floor = entry.throughput_min_vram_gb
     if vram_gb is not None and vram_gb >= floor:
-        return configs_dir / entry.throughput_config_file, "throughput", (
-            f"GPU memory {vram_gb:.0f} GB >= {floor:.0f} GB: {entry.label} starts with the throughput profile "
-            f"(configs/{entry.throughput_config_file}).")
+        return (
+            configs_dir / entry.throughput_config_file,
+            "throughput",
+            (
+                f"GPU memory {vram_gb:.0f} GB >= {floor:.0f} GB: {entry.label} starts with the throughput "
+                "profile "
+                f"(configs/{entry.throughput_config_file})."
+            ),
+        )
     have = "unknown" if vram_gb is None else f"{vram_gb:.0f} GB"
     safe = f"configs/{entry.config_file}" if entry.config_file else "its default pipeline"
-    return configs_dir / entry.config_file if entry.config_file else None, "memory-safe", (
-        f"GPU memory {have} < {floor:.0f} GB for the throughput profile: {entry.label} starts with the "
-        f"memory-safe profile ({safe}).")
+    return (
+        configs_dir / entry.config_file if entry.config_file else None,
+        "memory-safe",
+        (
+            f"GPU memory {have} < {floor:.0f} GB for the throughput profile: {entry.label} starts with the "
+            f"memory-safe profile ({safe})."
+        ),
+    )
 
 
 def build_argv(spec: ServeSpec, *, sgl_omni: Path) -> list[str]:

@@ -18,18 +18,26 @@ HEALTH_INTERVAL_S = 2.0
 WORKER_HOST = "127.0.0.1"  # workers are reached only through the router on this machine
 
 
-def router_argv(router_exe: Path, *, host: str, port: int, worker_urls: Sequence[str], state_dir: Path) -> list[str]:
+def router_argv(
+    router_exe: Path, *, host: str, port: int, worker_urls: Sequence[str], state_dir: Path
+) -> list[str]:
     """The router command: least_request (round_robin piles up on a hung worker;
     ``sglang_omni_router/python/selector.py``)."""
     return [
         str(router_exe),
-        "--host", host,
-        "--port", str(port),
-        "--policy", "least_request",
-        "--worker-urls", *worker_urls,
-        "--router-state-dir", str(state_dir),
-        "--health-check-interval-secs", f"{HEALTH_INTERVAL_S:g}",
-    ]  # fmt: skip
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--policy",
+        "least_request",
+        "--worker-urls",
+        *worker_urls,
+        "--router-state-dir",
+        str(state_dir),
+        "--health-check-interval-secs",
+        f"{HEALTH_INTERVAL_S:g}",
+    ]
 
 
 def _port_free(host: str, port: int) -> bool:
@@ -62,10 +70,13 @@ def check_remote_worker(url: str, entry: CatalogEntry, *, timeout_s: float = 5.0
     """
     probe = probe_endpoint(url, timeout_s=timeout_s)
     if not probe.reachable:
-        raise ServerError(f"Nothing answers at the worker URL {url}. Start `sgl-omni serve` there or fix the URL.")
+        raise ServerError(
+            f"Nothing answers at the worker URL {url}. Start `sgl-omni serve` there or fix the URL."
+        )
     if not probe.healthy:
         raise ServerError(
-            f"The worker at {url} is not ready (/health: {probe.status or 'no answer'}, HTTP {probe.http_status}). "
+            f"The worker at {url} is not ready (/health: {probe.status or 'no answer'}, HTTP "
+            f"{probe.http_status}). "
             "Wait until it is healthy, then add it again."
         )
     if hosted_model_id(entry, probe.model_ids) is None:

@@ -58,4 +58,4 @@ def prune_plan(paths: DataPaths, settings: Settings) -> PrunePlan:
     """What pruning would remove now; ``.execute()`` does it (see :mod:`omni_web.storage.prune`)."""
     return plan_prune(take_survey(paths, settings), chunk_cache=paths.chunk_cache_dir,
                       converted_dir=paths.state_dir / "converted",
-                      resurvey=lambda: take_survey(paths, settings))  # fmt: skip
+                      resurvey=lambda: take_survey(paths, settings))

@@ -117,7 +117,8 @@ def _chunk_kinds(cache: Path, found: Survey) -> list[KindUsage]:
     """The chunk cache: audio of finished books, of books in work, audio no finished book accounts
     for (cancelled or failed jobs, books made before manifests with QA off), and QA/word records."""
     finished = set().union(*(e.chunk_keys for e in found.folders if e.finished)) - found.busy_keys
-    totals = {name: [0, 0] for name in ("chunks_finished", "chunks_busy", "chunks_untracked", "chunk_records")}
+    totals = {name: [0, 0] for name in ("chunks_finished", "chunks_busy", "chunks_untracked",
+                                        "chunk_records")}
     for path in _files(cache):
         try:
             size = path.stat().st_size
@@ -131,9 +132,12 @@ def _chunk_kinds(cache: Path, found: Survey) -> list[KindUsage]:
             kind = "chunks_busy" if path.stem in found.busy_keys else "chunks_untracked"
         totals[kind][0] += size
         totals[kind][1] += 1
-    labels = {"chunks_finished": "Chunk cache: finished books", "chunks_busy": "Chunk cache: books in work",
-              "chunks_untracked": "Chunk cache: not tied to a finished book",
-              "chunk_records": "Chunk cache: QA records and word timings"}
+    labels = {
+        "chunks_finished": "Chunk cache: finished books",
+        "chunks_busy": "Chunk cache: books in work",
+        "chunks_untracked": "Chunk cache: not tied to a finished book",
+        "chunk_records": "Chunk cache: QA records and word timings",
+    }
     return [KindUsage(k, labels[k], size, count, str(cache)) for k, (size, count) in totals.items()]
 
 
@@ -150,9 +154,12 @@ def _parts_kinds(parts: Path, found: Survey) -> list[KindUsage]:
             sup_size, sup_count = sup_size + size, sup_count + 1
         else:
             rest_size, rest_count = rest_size + size, rest_count + 1
-    return [KindUsage("versions_current", "Chapter versions in use (and work files)", rest_size, rest_count,
-                      str(parts)),
-            KindUsage("versions_superseded", "Chapter versions superseded", sup_size, sup_count, str(parts))]
+    return [
+        KindUsage(
+            "versions_current", "Chapter versions in use (and work files)", rest_size, rest_count, str(parts)
+        ),
+        KindUsage("versions_superseded", "Chapter versions superseded", sup_size, sup_count, str(parts)),
+    ]
 
 
 def _output_kinds(output_root: Path) -> list[KindUsage]:
@@ -172,9 +179,14 @@ def _output_kinds(output_root: Path) -> list[KindUsage]:
                 kind = "hidden" if hidden else (copy or _output_kind(path.name))
                 totals[kind][0] += size
                 totals[kind][1] += 1
-    labels = {"books": "Finished books", "mp3": "MP3 chapter copies", "acx": "ACX sets",
-              "readalong": "Read-along books and subtitles", "sidecars": "Book sidecars (reports, metadata, covers)",
-              "hidden": "Download zips and scratch files (hidden folders beside the books)"}
+    labels = {
+        "books": "Finished books",
+        "mp3": "MP3 chapter copies",
+        "acx": "ACX sets",
+        "readalong": "Read-along books and subtitles",
+        "sidecars": "Book sidecars (reports, metadata, covers)",
+        "hidden": "Download zips and scratch files (hidden folders beside the books)",
+    }
     return [KindUsage(k, labels[k], size, count, str(output_root)) for k, (size, count) in totals.items()]
 
 
@@ -197,8 +209,12 @@ def _book_usage(entry: BookFolder, cache: Path) -> BookUsage:
             continue
     superseded = {v.base for v in entry.superseded}
     return BookUsage(
-        title=entry.title, folder=entry.path, chunk_bytes=chunk_bytes, chunks=chunks,
+        title=entry.title,
+        folder=entry.path,
+        chunk_bytes=chunk_bytes,
+        chunks=chunks,
         current_bytes=sum(v.size_bytes for v in entry.versions if v.base not in superseded),
         superseded_bytes=sum(v.size_bytes for v in entry.versions if v.base in superseded),
-        finished=entry.finished, busy=entry.busy,
-    )  # fmt: skip
+        finished=entry.finished,
+        busy=entry.busy,
+    )

@@ -68,7 +68,8 @@ class PrunePlan:
         chunk_bytes = sum(s for _p, s in self.chunks)
         lines = [
             f"Pruning frees {self.expected_freed_str}:",
-            f"- chunk cache of {self.books} finished book(s): {format_bytes(chunk_bytes)} ({len(self.chunks)} chunks)",
+            f"- chunk cache of {self.books} finished book(s): {format_bytes(chunk_bytes)} "
+            f"({len(self.chunks)} chunks)",
             f"- superseded chapter versions: {format_bytes(sum(s for _p, s in self.versions))} "
             f"({len(self.versions)} files)",
             f"- converted books no job refers to: {format_bytes(sum(s for _p, s in self.converted))} "
@@ -76,8 +77,10 @@ class PrunePlan:
         ]
         notes = []
         if self.chunks:
-            notes.append("Regenerating a chunk or running these books again will render their chunks again "
-                         "on the server (the finished books stay as they are).")
+            notes.append(
+                "Regenerating a chunk or running these books again will render their chunks again "
+                "on the server (the finished books stay as they are)."
+            )
         if self.flagged_kept:
             notes.append(f"{self.flagged_kept} chunk(s) flagged for review are kept.")
         if self.busy_titles:
@@ -88,7 +91,9 @@ class PrunePlan:
         """Remove the planned files that are still prunable now; returns the bytes freed."""
         allowed = None
         if self.resurvey is not None:
-            again = plan_prune(self.resurvey(), chunk_cache=self.chunk_cache, converted_dir=self.converted_dir)
+            again = plan_prune(
+                self.resurvey(), chunk_cache=self.chunk_cache, converted_dir=self.converted_dir
+            )
             allowed = {p for p, _s in again.files}
         freed = removed = skipped = 0
         for path, _size in self.files:
@@ -107,9 +112,12 @@ class PrunePlan:
 
 
 def plan_prune(
-    found: Survey, *, chunk_cache: Path, converted_dir: Path | None = None,
+    found: Survey,
+    *,
+    chunk_cache: Path,
+    converted_dir: Path | None = None,
     resurvey: Callable[[], Survey] | None = None,
-) -> PrunePlan:  # fmt: skip
+) -> PrunePlan:
     """What pruning would remove now (nothing is touched); ``resurvey`` reads the jobs again for
     :meth:`PrunePlan.execute`."""
     finished = [e for e in found.folders if e.finished]
@@ -121,11 +129,18 @@ def plan_prune(
     versions = _sized(p for e in found.folders if not e.busy for v in e.superseded for p in v.files)
     converted: tuple[tuple[Path, int], ...] = ()
     if converted_dir is not None and converted_dir.is_dir():
-        converted = _sized(p for p in sorted(converted_dir.glob("*.epub"))
-                           if not p.name.startswith(".") and p.stem not in found.job_book_digests)  # fmt: skip
+        converted = _sized(
+            p
+            for p in sorted(converted_dir.glob("*.epub"))
+            if not p.name.startswith(".") and p.stem not in found.job_book_digests
+        )
     books = sum(1 for e in finished if e.chunk_keys - keep)
-    busy = tuple(sorted({e.title for e in found.folders if e.busy and (e.chunk_keys or e.superseded or e.books)}))
-    return PrunePlan(chunks, versions, converted, books, busy, len(flagged), chunk_cache, converted_dir, resurvey)
+    busy = tuple(
+        sorted({e.title for e in found.folders if e.busy and (e.chunk_keys or e.superseded or e.books)})
+    )
+    return PrunePlan(
+        chunks, versions, converted, books, busy, len(flagged), chunk_cache, converted_dir, resurvey
+    )
 
 
 def _sized(paths) -> tuple[tuple[Path, int], ...]:  # noqa: ANN001 - any iterable of paths

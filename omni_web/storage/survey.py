@@ -65,7 +65,9 @@ def survey(store: JobStore, parts_roots: Iterable[Path]) -> Survey:
     """Read the jobs and the work folders under each ``<output>/.parts`` in ``parts_roots``."""
     listed = store.list(limit=_ALL_JOBS)
     requests = {job.id: ConvertRequest.read(job.params) for job in listed}
-    jobs = [job for job in listed if requests[job.id].book_path.parts]  # a job that names no book has no folder
+    jobs = [
+        job for job in listed if requests[job.id].book_path.parts
+    ]  # a job that names no book has no folder
     folders: dict[Path, BookFolder] = {}
     for root in parts_roots:
         if root.is_dir():
@@ -91,15 +93,20 @@ def survey(store: JobStore, parts_roots: Iterable[Path]) -> Survey:
             _read_result(entry, result, newest=book not in seen_books)
             seen_books.add(book)
     for entry in folders.values():
-        entry.busy = (entry.busy or bool(entry.book_paths & busy_books)
-                      or any(_digest(p) in busy_digests for p in entry.book_paths))  # fmt: skip
+        entry.busy = (
+            entry.busy
+            or bool(entry.book_paths & busy_books)
+            or any(_digest(p) in busy_digests for p in entry.book_paths)
+        )
         for manifest in entry.manifests:
             entry.current |= manifest.versions
             entry.chunk_keys |= manifest.chunk_keys
             if Path(manifest.book).exists():
                 entry.books.add(Path(manifest.book))
     busy_keys = frozenset().union(*(e.chunk_keys for e in folders.values() if e.busy))
-    digests = frozenset(d for d in (_digest(p) for p in {_resolved(requests[j.id].book_path) for j in jobs}) if d)
+    digests = frozenset(
+        d for d in (_digest(p) for p in {_resolved(requests[j.id].book_path) for j in jobs}) if d
+    )
     return Survey(tuple(folders.values()), busy_keys, digests)
 
 

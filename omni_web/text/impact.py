@@ -44,8 +44,11 @@ class EditImpact:
             return f"This changes none of the {self.total} chunks: nothing will be rendered again."
         where = ", ".join(map(str, self.chapters[:12])) + (" ..." if len(self.chapters) > 12 else "")
         plural = "chunk" if self.changed == 1 else "chunks"
-        return (f"This changes {self.changed} {plural} of {self.total} (chapter{'s' if len(self.chapters) > 1 else ''} "
-                f"{where}); only those are rendered again.")
+        return (
+            f"This changes {self.changed} {plural} of {self.total} "
+            f"(chapter{'s' if len(self.chapters) > 1 else ''} "
+            f"{where}); only those are rendered again."
+        )
 
 
 def spoken_chunks(
@@ -63,7 +66,9 @@ def spoken_chunks(
     for chapter in book.chapters:
         if chapter.index not in chosen or not chapter.has_text:
             continue
-        for chunk in chunk_chapter(speech.chapter(chapter), chunk_words=words, max_words=max_words, max_chars=max_chars):
+        for chunk in chunk_chapter(
+            speech.chapter(chapter), chunk_words=words, max_words=max_words, max_chars=max_chars
+        ):
             out.append(ChunkText(chapter.number, chunk.index + 1, chunk.text))
     return out
 
@@ -82,12 +87,24 @@ def edit_impact(
 ) -> EditImpact:
     """Compare the chunks under ``before`` and ``after`` (the lexicon without and with an edit)."""
     size = chunk_words or settings.chunk_size_words
-    old = spoken_chunks(book, spoken_form(book, entry=entry, settings=settings, language=language, pronouncer=before,
-                                    announce=False),
-                        entry=entry, chunk_words=size, chapters=chapters)
-    new = spoken_chunks(book, spoken_form(book, entry=entry, settings=settings, language=language, pronouncer=after,
-                                    announce=False),
-                        entry=entry, chunk_words=size, chapters=chapters)
+    old = spoken_chunks(
+        book,
+        spoken_form(
+            book, entry=entry, settings=settings, language=language, pronouncer=before, announce=False
+        ),
+        entry=entry,
+        chunk_words=size,
+        chapters=chapters,
+    )
+    new = spoken_chunks(
+        book,
+        spoken_form(
+            book, entry=entry, settings=settings, language=language, pronouncer=after, announce=False
+        ),
+        entry=entry,
+        chunk_words=size,
+        chapters=chapters,
+    )
     known = {chunk.text for chunk in old}
     fresh: dict[str, ChunkText] = {}
     for chunk in new:

@@ -32,22 +32,40 @@ MONTHS = "Januar Februar März April Mai Juni Juli August September Oktober Nove
 
 ABBREVIATIONS = AbbreviationTable(
     [
-        Abbreviation("Dr.", "Doktor", When.BEFORE_NAME), Abbreviation("Prof.", "Professor", When.BEFORE_NAME),
-        Abbreviation("Hr.", "Herr", When.BEFORE_NAME), Abbreviation("Hrn.", "Herrn", When.BEFORE_NAME),
-        Abbreviation("Fr.", "Frau", When.BEFORE_NAME), Abbreviation("St.", "Sankt", When.BEFORE_NAME),
+        Abbreviation("Dr.", "Doktor", When.BEFORE_NAME),
+        Abbreviation("Prof.", "Professor", When.BEFORE_NAME),
+        Abbreviation("Hr.", "Herr", When.BEFORE_NAME),
+        Abbreviation("Hrn.", "Herrn", When.BEFORE_NAME),
+        Abbreviation("Fr.", "Frau", When.BEFORE_NAME),
+        Abbreviation("St.", "Sankt", When.BEFORE_NAME),
         Abbreviation("Str.", "Straße", When.AFTER_NAME),
-        Abbreviation("z. B.", "zum Beispiel"), Abbreviation("z.B.", "zum Beispiel"),
-        Abbreviation("Z. B.", "Zum Beispiel"), Abbreviation("d. h.", "das heißt"), Abbreviation("d.h.", "das heißt"),
-        Abbreviation("u. a.", "unter anderem"), Abbreviation("u.a.", "unter anderem"),
-        Abbreviation("z. T.", "zum Teil"), Abbreviation("z.T.", "zum Teil"),
-        Abbreviation("usw.", "und so weiter", ends=True), Abbreviation("etc.", "et cetera", ends=True),
-        Abbreviation("bzw.", "beziehungsweise"), Abbreviation("ca.", "circa"), Abbreviation("vgl.", "vergleiche"),
-        Abbreviation("Vgl.", "Vergleiche"), Abbreviation("evtl.", "eventuell"), Abbreviation("ggf.", "gegebenenfalls"),
-        Abbreviation("inkl.", "inklusive"), Abbreviation("Jh.", "Jahrhundert", ends=True),
-        Abbreviation("v. Chr.", "vor Christus", ends=True), Abbreviation("n. Chr.", "nach Christus", ends=True),
-        Abbreviation("Mio.", "Millionen"), Abbreviation("Mrd.", "Milliarden"),
-        Abbreviation("Nr.", "Nummer", When.BEFORE_NUMBER), Abbreviation("S.", "Seite", When.BEFORE_NUMBER),
-        Abbreviation("Bd.", "Band", When.BEFORE_NUMBER), Abbreviation("Kap.", "Kapitel", When.BEFORE_NUMBER),
+        Abbreviation("z. B.", "zum Beispiel"),
+        Abbreviation("z.B.", "zum Beispiel"),
+        Abbreviation("Z. B.", "Zum Beispiel"),
+        Abbreviation("d. h.", "das heißt"),
+        Abbreviation("d.h.", "das heißt"),
+        Abbreviation("u. a.", "unter anderem"),
+        Abbreviation("u.a.", "unter anderem"),
+        Abbreviation("z. T.", "zum Teil"),
+        Abbreviation("z.T.", "zum Teil"),
+        Abbreviation("usw.", "und so weiter", ends=True),
+        Abbreviation("etc.", "et cetera", ends=True),
+        Abbreviation("bzw.", "beziehungsweise"),
+        Abbreviation("ca.", "circa"),
+        Abbreviation("vgl.", "vergleiche"),
+        Abbreviation("Vgl.", "Vergleiche"),
+        Abbreviation("evtl.", "eventuell"),
+        Abbreviation("ggf.", "gegebenenfalls"),
+        Abbreviation("inkl.", "inklusive"),
+        Abbreviation("Jh.", "Jahrhundert", ends=True),
+        Abbreviation("v. Chr.", "vor Christus", ends=True),
+        Abbreviation("n. Chr.", "nach Christus", ends=True),
+        Abbreviation("Mio.", "Millionen"),
+        Abbreviation("Mrd.", "Milliarden"),
+        Abbreviation("Nr.", "Nummer", When.BEFORE_NUMBER),
+        Abbreviation("S.", "Seite", When.BEFORE_NUMBER),
+        Abbreviation("Bd.", "Band", When.BEFORE_NUMBER),
+        Abbreviation("Kap.", "Kapitel", When.BEFORE_NUMBER),
     ]
 )
 _REGNAL_NAMES = frozenset(
@@ -61,15 +79,36 @@ _REGNAL_NAMES = frozenset(
 ROMAN = RomanContext(
     keywords=frozenset("kapitel teil buch band akt szene abschnitt gesang brief artikel lektion".split()),
     regnal_names=_REGNAL_NAMES,
-    regnal=lambda name, n: ("die " if name in {"Elisabeth", "Maria", "Katharina", "Viktoria"} else "der ")
-    + numbers.ordinal(n, LANG).capitalize(),
+    regnal=lambda name, n: (
+        ("die " if name in {"Elisabeth", "Maria", "Katharina", "Viktoria"} else "der ")
+        + numbers.ordinal(n, LANG).capitalize()
+    ),
     cardinal=lambda n: numbers.cardinal(n, LANG),
     not_before=frozenset("Er Sie Es Wir Ihr Ich Du Der Die Das Ein Eine Und Oder Aber".split()),
 )
 # Nouns after which "3." is an ordinal ("19. Jahrhundert", "3. Mai", "2. Weltkrieg").
 _ORDINAL_NOUNS = frozenset(
-    [*MONTHS, "Jahrhundert", "Jahrhunderts", "Jahrtausend", "Kapitel", "Auflage", "Mal", "Platz", "Stock",
-     "Klasse", "Band", "Teil", "Akt", "Buch", "Weltkrieg", "Geburtstag", "Jahrestag", "Liga", "Reihe"]
+    [
+        *MONTHS,
+        "Jahrhundert",
+        "Jahrhunderts",
+        "Jahrtausend",
+        "Kapitel",
+        "Auflage",
+        "Mal",
+        "Platz",
+        "Stock",
+        "Klasse",
+        "Band",
+        "Teil",
+        "Akt",
+        "Buch",
+        "Weltkrieg",
+        "Geburtstag",
+        "Jahrestag",
+        "Liga",
+        "Reihe",
+    ]
 )
 # After these a German ordinal takes -n ("am dritten Mai"); after der/die/das it stays ("der dritte").
 _WEAK_N = frozenset("am im vom zum beim dem den des Am Im Vom Zum Beim Dem Den Des".split())
@@ -98,6 +137,7 @@ _BEFORE_RE = re.compile(rf"(?P<sym>€|\$|£)\s?{_NUMBER}")
 
 def read_currency(text: str) -> str:
     """ "3 €" -> "drei Euro", "3,50 €" -> "drei Euro fünfzig", "1 €" -> "ein Euro"."""
+
     def money(match: re.Match[str]) -> str:
         amount = numbers.parse_int(match["int"])
         words = "ein" if amount == 1 else numbers.cardinal(amount, LANG)
@@ -115,11 +155,14 @@ def read_percentages(text: str) -> str:
     return _PERCENT_RE.sub(lambda m: say_number(m["int"], m["frac"]) + " Prozent", text)
 
 
-_CLOCK_RE = re.compile(r"(?<![\w:.,])(?P<h>[01]?\d|2[0-3])(?::(?P<m>[0-5]\d)(?![\d:])(?:\s?Uhr\b)?|\.(?P<m2>[0-5]\d)\s?Uhr\b|\s?Uhr\b)")
+_CLOCK_RE = re.compile(
+    r"(?<![\w:.,])(?P<h>[01]?\d|2[0-3])(?::(?P<m>[0-5]\d)(?![\d:])(?:\s?Uhr\b)?|\.(?P<m2>[0-5]\d)\s?Uhr\b|\s?Uhr\b)"
+)
 
 
 def read_times(text: str) -> str:
     """ "10:30 Uhr" -> "zehn Uhr dreißig", "10.30 Uhr" likewise, "1 Uhr" -> "ein Uhr"."""
+
     def clock(match: re.Match[str]) -> str:
         hour = int(match["h"])
         minute = match["m"] or match["m2"]
@@ -143,6 +186,7 @@ _RANGE_RE = re.compile(r"(?<![\w.,-])(?P<a>\d+)-(?P<b>\d+)(?![\w-]|,\d)")
 def read_ranges(text: str) -> str:
     """ "12-14" -> "zwölf bis vierzehn", "1914-1918" -> "neunzehnhundertvierzehn bis
     neunzehnhundertachtzehn"; a descending pair is left alone."""
+
     def span(match: re.Match[str]) -> str:
         first, second = int(match["a"]), int(match["b"])
         if second <= first:
@@ -161,6 +205,7 @@ _REGNAL_STOP_RE = re.compile(r"\b(?P<name>[^\W\d_]+)\s+(?P<r>[IVXLCDM]+)\.(?=\s+
 def read_roman(text: str) -> str:
     """ "Kapitel XIV" -> "Kapitel vierzehn", "Heinrich VIII." -> "Heinrich der Achte", "XIX. Jahrhundert"
     -> "19. Jahrhundert" (for the ordinal rule)."""
+
     def before_noun(match: re.Match[str]) -> str:
         value = roman_to_int(match["r"])
         return f"{value}." if value is not None and match["next"] in _ORDINAL_NOUNS else match.group(0)
@@ -179,6 +224,7 @@ _ORDINAL_RE = re.compile(r"(?:(?P<art>\b[^\W\d_]+)\s+)?(?<![\w.,])(?P<n>\d{1,3})
 def read_ordinals(text: str) -> str:
     """ "am 3. Mai" -> "am dritten Mai", "der 2. Weltkrieg" -> "der zweite Weltkrieg", "3. Mai" ->
     "dritter Mai"; "Er kam 1851. Dann" stays (a number ending a sentence)."""
+
     def ordinal(match: re.Match[str]) -> str:
         article, following = match["art"], match["next"]
         if following not in _ORDINAL_NOUNS and article not in _WEAK_N | _WEAK:
@@ -198,6 +244,7 @@ _YEAR_RE = re.compile(r"(?<![\w.,:-])(?P<y>1[1-9]\d\d)(?![\w%:.,-]\w|[\w%])(?P<a
 
 def read_years(text: str) -> str:
     """ "1851" -> "achtzehnhunderteinundfünfzig" unless a noun follows ("1851 Schafe" stays a number)."""
+
     def year(match: re.Match[str]) -> str:
         after = match["after"] or ""
         if after.strip()[:1].isupper() and after.strip() not in _ORDINAL_NOUNS:
@@ -212,6 +259,7 @@ _SIGNED_NUMBER_RE = re.compile(rf"(?P<minus>(?<![\w-])-)?{_NUMBER}")
 
 def read_numbers(text: str) -> str:
     """Every number left: "1.000" -> "eintausend", "-5" -> "minus fünf"."""
+
     def number(match: re.Match[str]) -> str:
         return ("minus " if match["minus"] else "") + say_number(match["int"], match["frac"])
 

@@ -47,33 +47,61 @@ _MONTH = "|".join(MONTHS)
 
 ABBREVIATIONS = AbbreviationTable(
     [
-        Abbreviation("Mr.", "Mister"), Abbreviation("Mr", "Mister", When.BEFORE_NAME),
-        Abbreviation("Mrs.", "Missus"), Abbreviation("Mrs", "Missus", When.BEFORE_NAME),
-        Abbreviation("Ms.", "Miz"), Abbreviation("Messrs.", "Messieurs"),
-        Abbreviation("Dr.", "Drive", When.AFTER_NAME), Abbreviation("Dr.", "Doctor"),
+        Abbreviation("Mr.", "Mister"),
+        Abbreviation("Mr", "Mister", When.BEFORE_NAME),
+        Abbreviation("Mrs.", "Missus"),
+        Abbreviation("Mrs", "Missus", When.BEFORE_NAME),
+        Abbreviation("Ms.", "Miz"),
+        Abbreviation("Messrs.", "Messieurs"),
+        Abbreviation("Dr.", "Drive", When.AFTER_NAME),
+        Abbreviation("Dr.", "Doctor"),
         Abbreviation("Dr", "Doctor", When.BEFORE_NAME),
-        Abbreviation("St.", "Street", When.AFTER_NAME), Abbreviation("St.", "Saint", When.BEFORE_NAME),
+        Abbreviation("St.", "Street", When.AFTER_NAME),
+        Abbreviation("St.", "Saint", When.BEFORE_NAME),
         Abbreviation("St", "Saint", When.BEFORE_NAME),
-        Abbreviation("Mt.", "Mount", When.BEFORE_NAME), Abbreviation("Ft.", "Fort", When.BEFORE_NAME),
-        Abbreviation("Prof.", "Professor"), Abbreviation("Capt.", "Captain"), Abbreviation("Col.", "Colonel"),
-        Abbreviation("Gen.", "General", When.BEFORE_NAME), Abbreviation("Lt.", "Lieutenant"),
-        Abbreviation("Sgt.", "Sergeant"), Abbreviation("Rev.", "Reverend", When.BEFORE_NAME),
-        Abbreviation("Hon.", "Honourable", When.BEFORE_NAME), Abbreviation("Gov.", "Governor", When.BEFORE_NAME),
-        Abbreviation("Jr.", "Junior"), Abbreviation("Sr.", "Senior"), Abbreviation("Esq.", "Esquire"),
-        Abbreviation("e.g.", "for example"), Abbreviation("i.e.", "that is"),
-        Abbreviation("etc.", "et cetera", ends=True), Abbreviation("&c.", "et cetera", ends=True),
-        Abbreviation("vs.", "versus"), Abbreviation("viz.", "namely"), Abbreviation("cf.", "compare"),
-        Abbreviation("approx.", "approximately"), Abbreviation("a.m.", "AM", ends=True),
-        Abbreviation("p.m.", "PM", ends=True), Abbreviation("A.M.", "AM", ends=True),
+        Abbreviation("Mt.", "Mount", When.BEFORE_NAME),
+        Abbreviation("Ft.", "Fort", When.BEFORE_NAME),
+        Abbreviation("Prof.", "Professor"),
+        Abbreviation("Capt.", "Captain"),
+        Abbreviation("Col.", "Colonel"),
+        Abbreviation("Gen.", "General", When.BEFORE_NAME),
+        Abbreviation("Lt.", "Lieutenant"),
+        Abbreviation("Sgt.", "Sergeant"),
+        Abbreviation("Rev.", "Reverend", When.BEFORE_NAME),
+        Abbreviation("Hon.", "Honourable", When.BEFORE_NAME),
+        Abbreviation("Gov.", "Governor", When.BEFORE_NAME),
+        Abbreviation("Jr.", "Junior"),
+        Abbreviation("Sr.", "Senior"),
+        Abbreviation("Esq.", "Esquire"),
+        Abbreviation("e.g.", "for example"),
+        Abbreviation("i.e.", "that is"),
+        Abbreviation("etc.", "et cetera", ends=True),
+        Abbreviation("&c.", "et cetera", ends=True),
+        Abbreviation("vs.", "versus"),
+        Abbreviation("viz.", "namely"),
+        Abbreviation("cf.", "compare"),
+        Abbreviation("approx.", "approximately"),
+        Abbreviation("a.m.", "AM", ends=True),
+        Abbreviation("p.m.", "PM", ends=True),
+        Abbreviation("A.M.", "AM", ends=True),
         Abbreviation("P.M.", "PM", ends=True),
-        Abbreviation("c.", "circa", When.BEFORE_NUMBER), Abbreviation("ca.", "circa", When.BEFORE_NUMBER),
-        Abbreviation("No.", "Number", When.BEFORE_NUMBER), Abbreviation("no.", "number", When.BEFORE_NUMBER),
-        Abbreviation("Nos.", "Numbers", When.BEFORE_NUMBER), Abbreviation("nos.", "numbers", When.BEFORE_NUMBER),
-        Abbreviation("p.", "page", When.BEFORE_NUMBER), Abbreviation("pp.", "pages", When.BEFORE_NUMBER),
-        Abbreviation("vol.", "volume", When.BEFORE_NUMBER), Abbreviation("Vol.", "Volume", When.BEFORE_NUMBER),
-        Abbreviation("ch.", "chapter", When.BEFORE_NUMBER), Abbreviation("chap.", "chapter", When.BEFORE_NUMBER),
-        Abbreviation("fig.", "figure", When.BEFORE_NUMBER), Abbreviation("Fig.", "Figure", When.BEFORE_NUMBER),
-        Abbreviation("U.S.", "US"), Abbreviation("U.K.", "UK"), Abbreviation("A.D.", "AD"),
+        Abbreviation("c.", "circa", When.BEFORE_NUMBER),
+        Abbreviation("ca.", "circa", When.BEFORE_NUMBER),
+        Abbreviation("No.", "Number", When.BEFORE_NUMBER),
+        Abbreviation("no.", "number", When.BEFORE_NUMBER),
+        Abbreviation("Nos.", "Numbers", When.BEFORE_NUMBER),
+        Abbreviation("nos.", "numbers", When.BEFORE_NUMBER),
+        Abbreviation("p.", "page", When.BEFORE_NUMBER),
+        Abbreviation("pp.", "pages", When.BEFORE_NUMBER),
+        Abbreviation("vol.", "volume", When.BEFORE_NUMBER),
+        Abbreviation("Vol.", "Volume", When.BEFORE_NUMBER),
+        Abbreviation("ch.", "chapter", When.BEFORE_NUMBER),
+        Abbreviation("chap.", "chapter", When.BEFORE_NUMBER),
+        Abbreviation("fig.", "figure", When.BEFORE_NUMBER),
+        Abbreviation("Fig.", "Figure", When.BEFORE_NUMBER),
+        Abbreviation("U.S.", "US"),
+        Abbreviation("U.K.", "UK"),
+        Abbreviation("A.D.", "AD"),
         Abbreviation("B.C.", "BC"),
     ]
 )
@@ -141,14 +169,22 @@ _CURRENCIES = {
     "€": ("euro", "euros", "cent", "cents"),
     "¥": ("yen", "yen", "sen", "sen"),
 }
-_SCALES = {"thousand": "thousand", "million": "million", "billion": "billion", "trillion": "trillion",
-           "m": "million", "bn": "billion"}
+_SCALES = {
+    "thousand": "thousand",
+    "million": "million",
+    "billion": "billion",
+    "trillion": "trillion",
+    "m": "million",
+    "bn": "billion",
+}
 _MONEY_RE = re.compile(
     rf"(?P<sym>[£$€¥])\s?{_NUMBER}(?:\s?(?P<scale>thousand|million|billion|trillion|m|bn)\b)?"
     r"(?:,?\s+(?P<s>1?\d)s\.?(?![\w]))?(?:,?\s+(?P<d>1?\d)(?P<half>½)?d\.?(?![\w]))?"
 )
-_OLD_MONEY_RE = re.compile(r"(?<![\w.£])(?P<s>1?\d)s\.?\s+(?P<d>1?\d)(?P<half>½)?d\.?(?!\w)"
-                           r"|(?<![\w.£])(?P<s2>1?\d)s\.(?=\s|$)|(?<![\w.£])(?P<d2>1?\d)(?P<half2>½)?d\.(?=\s|$)")
+_OLD_MONEY_RE = re.compile(
+    r"(?<![\w.£])(?P<s>1?\d)s\.?\s+(?P<d>1?\d)(?P<half>½)?d\.?(?!\w)"
+    r"|(?<![\w.£])(?P<s2>1?\d)s\.(?=\s|$)|(?<![\w.£])(?P<d2>1?\d)(?P<half2>½)?d\.(?=\s|$)"
+)
 _SMALL_COIN_RE = re.compile(r"(?<![\w.])(?P<n>\d+)(?P<unit>p|¢)(?!\w)")
 
 
@@ -162,8 +198,11 @@ def _shillings_pence(shillings: str | None, pence: str | None, half: str | None)
         parts.append(_units(int(shillings), "shilling", "shillings"))
     if pence:
         words = _units(int(pence), "penny", "pence")
-        parts.append(words.replace(" pence", " and a half pence").replace(" penny", " and a half pence")
-                     if half else words)
+        parts.append(
+            words.replace(" pence", " and a half pence").replace(" penny", " and a half pence")
+            if half
+            else words
+        )
     return parts
 
 
@@ -191,7 +230,9 @@ def read_currency(text: str) -> str:
         return spoken + _stop(text, match)
 
     def old_money(match: re.Match[str]) -> str:
-        parts = _shillings_pence(match["s"] or match["s2"], match["d"] or match["d2"], match["half"] or match["half2"])
+        parts = _shillings_pence(
+            match["s"] or match["s2"], match["d"] or match["d2"], match["half"] or match["half2"]
+        )
         return _join_money(parts) + _stop(text, match)
 
     def coin(match: re.Match[str]) -> str:
@@ -220,7 +261,9 @@ _CLOCK_RE = re.compile(
     r"(?<![\w:.,])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?![\d:])"
     r"(?:\s?(?P<ampm>[ap]\.m\.|[AP]\.M\.|[ap]m\b|[AP]M\b))?"
 )
-_HOUR_AMPM_RE = re.compile(r"(?<![\w:.,])(?P<h>1[0-2]|0?[1-9])\s?(?P<ampm>[ap]\.m\.|[AP]\.M\.|[ap]m\b|[AP]M\b)")
+_HOUR_AMPM_RE = re.compile(
+    r"(?<![\w:.,])(?P<h>1[0-2]|0?[1-9])\s?(?P<ampm>[ap]\.m\.|[AP]\.M\.|[ap]m\b|[AP]M\b)"
+)
 
 
 def read_times(text: str) -> str:
@@ -250,8 +293,12 @@ def read_times(text: str) -> str:
     return _HOUR_AMPM_RE.sub(lambda m: numbers.cardinal(int(m["h"]), LANG) + suffix(m), text)
 
 
-_DAY_MONTH_RE = re.compile(rf"(?<![\w.,])(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\s+(?P<mon>{_MONTH})\b(?:,?\s+(?P<y>\d{{4}})\b)?")
-_MONTH_DAY_RE = re.compile(rf"\b(?P<mon>{_MONTH})\s+(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?(?![\w:.,]\d|\w)(?:,?\s+(?P<y>\d{{4}})\b)?")
+_DAY_MONTH_RE = re.compile(
+    rf"(?<![\w.,])(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\s+(?P<mon>{_MONTH})\b(?:,?\s+(?P<y>\d{{4}})\b)?"
+)
+_MONTH_DAY_RE = re.compile(
+    rf"\b(?P<mon>{_MONTH})\s+(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?(?![\w:.,]\d|\w)(?:,?\s+(?P<y>\d{{4}})\b)?"
+)
 _ISO_DATE_RE = re.compile(r"(?<![\w.-])(?P<y>\d{4})-(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12]\d|3[01])(?![\w-])")
 
 
@@ -268,15 +315,19 @@ def read_dates(text: str) -> str:
         return said + (f", {numbers.year(int(match['y']), LANG)}" if match["y"] else "")
 
     def iso(match: re.Match[str]) -> str:
-        return (f"{MONTHS[int(match['m']) - 1]} {numbers.ordinal(int(match['d']), LANG)}, "
-                f"{numbers.year(int(match['y']), LANG)}")
+        return (
+            f"{MONTHS[int(match['m']) - 1]} {numbers.ordinal(int(match['d']), LANG)}, "
+            f"{numbers.year(int(match['y']), LANG)}"
+        )
 
     text = _ISO_DATE_RE.sub(iso, text)
     text = _DAY_MONTH_RE.sub(day_month, text)
     return _MONTH_DAY_RE.sub(month_day, text)
 
 
-_RANGE_RE = re.compile(r"(?<![\w.,-])(?P<a>\d{1,3}(?:,\d{3})+|\d+)-(?P<b>\d{1,3}(?:,\d{3})+|\d+)(?![\w-]|[.,]\d)")
+_RANGE_RE = re.compile(
+    r"(?<![\w.,-])(?P<a>\d{1,3}(?:,\d{3})+|\d+)-(?P<b>\d{1,3}(?:,\d{3})+|\d+)(?![\w-]|[.,]\d)"
+)
 
 
 def _is_year(value: int) -> bool:
@@ -304,8 +355,17 @@ def read_ranges(text: str) -> str:
 
 
 _FRACTION_RE = re.compile(r"(?<![\w/.,])(?:(?P<whole>\d+)\s)?(?P<n>\d{1,2})/(?P<d>\d{1,2})(?![\w/]|[.,]\d)")
-_VULGAR = {"½": (1, 2), "⅓": (1, 3), "⅔": (2, 3), "¼": (1, 4), "¾": (3, 4), "⅛": (1, 8), "⅜": (3, 8),
-           "⅝": (5, 8), "⅞": (7, 8)}
+_VULGAR = {
+    "½": (1, 2),
+    "⅓": (1, 3),
+    "⅔": (2, 3),
+    "¼": (1, 4),
+    "¾": (3, 4),
+    "⅛": (1, 8),
+    "⅜": (3, 8),
+    "⅝": (5, 8),
+    "⅞": (7, 8),
+}
 _VULGAR_RE = re.compile(r"(?:(?P<whole>\d+)\s?)?(?P<v>[½⅓⅔¼¾⅛⅜⅝⅞])")
 
 
@@ -319,6 +379,7 @@ def _fraction(numerator: int, denominator: int) -> str:
 
 def read_fractions(text: str) -> str:
     """ "1/2" -> "one half", "3/4" -> "three quarters", "2 ½" -> "two and one half"; "24/7" and dates stay."""
+
     def written(match: re.Match[str]) -> str:
         numerator, denominator = int(match["n"]), int(match["d"])
         if not 0 < numerator < denominator <= 16:

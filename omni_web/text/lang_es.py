@@ -31,18 +31,31 @@ MONTHS = "enero febrero marzo abril mayo junio julio agosto septiembre octubre n
 
 ABBREVIATIONS = AbbreviationTable(
     [
-        Abbreviation("Sr.", "señor", When.BEFORE_NAME), Abbreviation("Sra.", "señora", When.BEFORE_NAME),
-        Abbreviation("Srta.", "señorita", When.BEFORE_NAME), Abbreviation("Dr.", "doctor", When.BEFORE_NAME),
-        Abbreviation("Dra.", "doctora", When.BEFORE_NAME), Abbreviation("Dña.", "doña", When.BEFORE_NAME),
-        Abbreviation("Sto.", "santo", When.BEFORE_NAME), Abbreviation("Sta.", "santa", When.BEFORE_NAME),
-        Abbreviation("Ud.", "usted"), Abbreviation("Uds.", "ustedes"), Abbreviation("Vd.", "usted"),
-        Abbreviation("etc.", "etcétera", ends=True), Abbreviation("p. ej.", "por ejemplo"),
-        Abbreviation("aprox.", "aproximadamente"), Abbreviation("EE. UU.", "Estados Unidos"),
-        Abbreviation("a. C.", "antes de Cristo", ends=True), Abbreviation("d. C.", "después de Cristo", ends=True),
-        Abbreviation("pág.", "página", When.BEFORE_NUMBER), Abbreviation("págs.", "páginas", When.BEFORE_NUMBER),
-        Abbreviation("p.", "página", When.BEFORE_NUMBER), Abbreviation("pp.", "páginas", When.BEFORE_NUMBER),
-        Abbreviation("núm.", "número", When.BEFORE_NUMBER), Abbreviation("n.º", "número", When.BEFORE_NUMBER),
-        Abbreviation("nº", "número", When.BEFORE_NUMBER), Abbreviation("cap.", "capítulo", When.BEFORE_NUMBER),
+        Abbreviation("Sr.", "señor", When.BEFORE_NAME),
+        Abbreviation("Sra.", "señora", When.BEFORE_NAME),
+        Abbreviation("Srta.", "señorita", When.BEFORE_NAME),
+        Abbreviation("Dr.", "doctor", When.BEFORE_NAME),
+        Abbreviation("Dra.", "doctora", When.BEFORE_NAME),
+        Abbreviation("Dña.", "doña", When.BEFORE_NAME),
+        Abbreviation("Sto.", "santo", When.BEFORE_NAME),
+        Abbreviation("Sta.", "santa", When.BEFORE_NAME),
+        Abbreviation("Ud.", "usted"),
+        Abbreviation("Uds.", "ustedes"),
+        Abbreviation("Vd.", "usted"),
+        Abbreviation("etc.", "etcétera", ends=True),
+        Abbreviation("p. ej.", "por ejemplo"),
+        Abbreviation("aprox.", "aproximadamente"),
+        Abbreviation("EE. UU.", "Estados Unidos"),
+        Abbreviation("a. C.", "antes de Cristo", ends=True),
+        Abbreviation("d. C.", "después de Cristo", ends=True),
+        Abbreviation("pág.", "página", When.BEFORE_NUMBER),
+        Abbreviation("págs.", "páginas", When.BEFORE_NUMBER),
+        Abbreviation("p.", "página", When.BEFORE_NUMBER),
+        Abbreviation("pp.", "páginas", When.BEFORE_NUMBER),
+        Abbreviation("núm.", "número", When.BEFORE_NUMBER),
+        Abbreviation("n.º", "número", When.BEFORE_NUMBER),
+        Abbreviation("nº", "número", When.BEFORE_NUMBER),
+        Abbreviation("cap.", "capítulo", When.BEFORE_NUMBER),
         Abbreviation("vol.", "volumen", When.BEFORE_NUMBER),
     ]
 )
@@ -85,8 +98,11 @@ def say_number(integer: str, fraction: str | None = None) -> str:
         return numbers.digit_by_digit(integer, LANG)
     words = numbers.cardinal(numbers.parse_int(integer), LANG)
     if fraction:
-        tail = (numbers.digit_by_digit(fraction, LANG) if fraction.startswith("0") or len(fraction) > 3
-                else numbers.cardinal(int(fraction), LANG))
+        tail = (
+            numbers.digit_by_digit(fraction, LANG)
+            if fraction.startswith("0") or len(fraction) > 3
+            else numbers.cardinal(int(fraction), LANG)
+        )
         words += " coma " + tail
     return words
 
@@ -94,7 +110,7 @@ def say_number(integer: str, fraction: str | None = None) -> str:
 def _apocope(words: str) -> str:
     """ "uno" -> "un", "veintiuno" -> "veintiún" before a noun."""
     if words.endswith("veintiuno"):
-        return words[:-len("veintiuno")] + "veintiún"
+        return words[: -len("veintiuno")] + "veintiún"
     if words.endswith("uno"):
         return words[:-3] + "un"
     return words
@@ -105,14 +121,18 @@ def expand_abbreviations(text: str) -> str:
     return ABBREVIATIONS.expand(text)
 
 
-_CURRENCIES = {"€": ("euro", "euros", "céntimo", "céntimos"), "$": ("dólar", "dólares", "centavo", "centavos"),
-               "£": ("libra", "libras", "penique", "peniques")}
+_CURRENCIES = {
+    "€": ("euro", "euros", "céntimo", "céntimos"),
+    "$": ("dólar", "dólares", "centavo", "centavos"),
+    "£": ("libra", "libras", "penique", "peniques"),
+}
 _AFTER_RE = re.compile(rf"{_NUMBER}\s?(?P<sym>[€$£])(?!\w)")
 _BEFORE_RE = re.compile(rf"(?P<sym>[€$£])\s?{_NUMBER}")
 
 
 def read_currency(text: str) -> str:
     """ "3 €" -> "tres euros", "3,50 €" -> "tres euros con cincuenta céntimos", "1 €" -> "un euro"."""
+
     def money(match: re.Match[str]) -> str:
         one, many, sub_one, sub_many = _CURRENCIES[match["sym"]]
         amount = numbers.parse_int(match["int"])
@@ -139,6 +159,7 @@ _CLOCK_RE = re.compile(r"(?<![\w:.,])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?![\d:
 def read_times(text: str) -> str:
     """ "10:30" -> "diez y media", "1:15" -> "una y cuarto", "9:00" -> "nueve en punto", "9:20" -> "nueve y
     veinte"."""
+
     def clock(match: re.Match[str]) -> str:
         hour, minute = int(match["h"]), int(match["m"])
         said = "una" if hour == 1 else numbers.cardinal(hour, LANG)
@@ -163,6 +184,7 @@ _RANGE_RE = re.compile(r"(?<![\w.,-])(?P<a>\d+)-(?P<b>\d+)(?![\w-]|,\d)")
 
 def read_ranges(text: str) -> str:
     """ "12-14" -> "doce a catorce"; a descending pair is left alone."""
+
     def span(match: re.Match[str]) -> str:
         if int(match["b"]) <= int(match["a"]):
             return match.group(0)
@@ -176,6 +198,7 @@ _ORDINAL_RE = re.compile(r"(?<![\w.,])(?P<n>\d+)(?:\.?(?P<suf>º|ª|°|er)(?!\w)
 
 def read_ordinals(text: str) -> str:
     """ "1.º" -> "primero", "2.ª" -> "segunda", "1.er" -> "primer", "3er" -> "tercer"."""
+
     def ordinal(match: re.Match[str]) -> str:
         said = numbers.ordinal(int(match["n"]), LANG)
         suffix = match["suf"]
@@ -199,6 +222,7 @@ _SIGNED_NUMBER_RE = re.compile(rf"(?P<minus>(?<![\w-])-)?{_NUMBER}(?P<after>\s+[
 
 def read_numbers(text: str) -> str:
     """Every number left: "1.000" -> "mil", "-5" -> "menos cinco", "21 años" -> "veintiún años"."""
+
     def number(match: re.Match[str]) -> str:
         said = say_number(match["int"], match["frac"])
         after = match["after"] or ""

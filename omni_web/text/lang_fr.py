@@ -38,22 +38,33 @@ MONTHS = "janvier février mars avril mai juin juillet août septembre octobre n
 
 ABBREVIATIONS = AbbreviationTable(
     [
-        Abbreviation("M.", "Monsieur"), Abbreviation("MM.", "Messieurs"),
-        Abbreviation("Mme", "Madame", When.BEFORE_NAME), Abbreviation("Mmes", "Mesdames", When.BEFORE_NAME),
+        Abbreviation("M.", "Monsieur"),
+        Abbreviation("MM.", "Messieurs"),
+        Abbreviation("Mme", "Madame", When.BEFORE_NAME),
+        Abbreviation("Mmes", "Mesdames", When.BEFORE_NAME),
         Abbreviation("Mlle", "Mademoiselle", When.BEFORE_NAME),
         Abbreviation("Mlles", "Mesdemoiselles", When.BEFORE_NAME),
-        Abbreviation("Dr", "Docteur", When.BEFORE_NAME), Abbreviation("Dr.", "Docteur", When.BEFORE_NAME),
-        Abbreviation("Pr", "Professeur", When.BEFORE_NAME), Abbreviation("Me", "Maître", When.BEFORE_NAME),
+        Abbreviation("Dr", "Docteur", When.BEFORE_NAME),
+        Abbreviation("Dr.", "Docteur", When.BEFORE_NAME),
+        Abbreviation("Pr", "Professeur", When.BEFORE_NAME),
+        Abbreviation("Me", "Maître", When.BEFORE_NAME),
         Abbreviation("Mgr", "Monseigneur", When.BEFORE_NAME),
-        Abbreviation("St", "Saint", When.BEFORE_NAME), Abbreviation("Ste", "Sainte", When.BEFORE_NAME),
-        Abbreviation("etc.", "et cetera", ends=True), Abbreviation("c.-à-d.", "c'est-à-dire"),
-        Abbreviation("p. ex.", "par exemple"), Abbreviation("cf.", "voir"), Abbreviation("env.", "environ"),
+        Abbreviation("St", "Saint", When.BEFORE_NAME),
+        Abbreviation("Ste", "Sainte", When.BEFORE_NAME),
+        Abbreviation("etc.", "et cetera", ends=True),
+        Abbreviation("c.-à-d.", "c'est-à-dire"),
+        Abbreviation("p. ex.", "par exemple"),
+        Abbreviation("cf.", "voir"),
+        Abbreviation("env.", "environ"),
         Abbreviation("av. J.-C.", "avant Jésus-Christ", ends=True),
         Abbreviation("apr. J.-C.", "après Jésus-Christ", ends=True),
-        Abbreviation("p.", "page", When.BEFORE_NUMBER), Abbreviation("pp.", "pages", When.BEFORE_NUMBER),
-        Abbreviation("n°", "numéro", When.BEFORE_NUMBER), Abbreviation("N°", "Numéro", When.BEFORE_NUMBER),
+        Abbreviation("p.", "page", When.BEFORE_NUMBER),
+        Abbreviation("pp.", "pages", When.BEFORE_NUMBER),
+        Abbreviation("n°", "numéro", When.BEFORE_NUMBER),
+        Abbreviation("N°", "Numéro", When.BEFORE_NUMBER),
         Abbreviation("no", "numéro", When.BEFORE_NUMBER),
-        Abbreviation("vol.", "volume", When.BEFORE_NUMBER), Abbreviation("chap.", "chapitre", When.BEFORE_NUMBER),
+        Abbreviation("vol.", "volume", When.BEFORE_NUMBER),
+        Abbreviation("chap.", "chapitre", When.BEFORE_NUMBER),
     ]
 )
 _FEMININE_NAMES = frozenset("Élisabeth Elisabeth Marie Catherine Isabelle Anne Jeanne Victoria".split())
@@ -69,10 +80,13 @@ ROMAN = RomanContext(
         Othon Léopold Joseph Ptolémée Ramsès
         """.split()
     ),
-    regnal=lambda name, n: ("première" if name in _FEMININE_NAMES else "premier") if n == 1
-    else numbers.cardinal(n, LANG),
+    regnal=lambda name, n: (
+        ("première" if name in _FEMININE_NAMES else "premier") if n == 1 else numbers.cardinal(n, LANG)
+    ),
     cardinal=lambda n: numbers.cardinal(n, LANG),
-    not_before=frozenset("Il Elle On Je Tu Nous Vous Ils Elles Le La Les Un Une Et Ou Mais De Du Des".split()),
+    not_before=frozenset(
+        "Il Elle On Je Tu Nous Vous Ils Elles Le La Les Un Une Et Ou Mais De Du Des".split()
+    ),
 )
 
 
@@ -82,8 +96,11 @@ def say_number(integer: str, fraction: str | None = None) -> str:
         return numbers.digit_by_digit(integer, LANG)
     words = numbers.cardinal(numbers.parse_int(integer), LANG)
     if fraction:
-        tail = (numbers.digit_by_digit(fraction, LANG) if fraction.startswith("0") or len(fraction) > 3
-                else numbers.cardinal(int(fraction), LANG))
+        tail = (
+            numbers.digit_by_digit(fraction, LANG)
+            if fraction.startswith("0") or len(fraction) > 3
+            else numbers.cardinal(int(fraction), LANG)
+        )
         words += " virgule " + tail
     return words
 
@@ -93,8 +110,11 @@ def expand_abbreviations(text: str) -> str:
     return ABBREVIATIONS.expand(text)
 
 
-_CURRENCIES = {"€": ("euro", "euros", "centime", "centimes"), "$": ("dollar", "dollars", "cent", "cents"),
-               "£": ("livre", "livres", "penny", "pence")}
+_CURRENCIES = {
+    "€": ("euro", "euros", "centime", "centimes"),
+    "$": ("dollar", "dollars", "cent", "cents"),
+    "£": ("livre", "livres", "penny", "pence"),
+}
 _AFTER_RE = re.compile(rf"{_NUMBER}\s?(?P<sym>[€$£])(?!\w)")
 _BEFORE_RE = re.compile(rf"(?P<sym>[€$£])\s?{_NUMBER}")
 
@@ -143,6 +163,7 @@ _ISO_DATE_RE = re.compile(r"(?<![\w.-])(?P<y>\d{4})-(?P<m>0[1-9]|1[0-2])-(?P<d>0
 
 def read_dates(text: str) -> str:
     """ "1851-03-12" -> "12 mars 1851" (the number rules then read it: "douze mars mille huit cent...")."""
+
     def iso(match: re.Match[str]) -> str:
         day = int(match["d"])
         return f"{'1er' if day == 1 else day} {MONTHS[int(match['m']) - 1]} {match['y']}"
@@ -155,6 +176,7 @@ _RANGE_RE = re.compile(r"(?<![\w.,-])(?P<a>\d+)-(?P<b>\d+)(?![\w-]|,\d)")
 
 def read_ranges(text: str) -> str:
     """ "12-14" -> "douze à quatorze"; a descending pair ("3-2", a score) is left alone."""
+
     def span(match: re.Match[str]) -> str:
         first, second = int(match["a"]), int(match["b"])
         if second <= first:
@@ -175,7 +197,11 @@ def read_ordinals(text: str) -> str:
     def ordinal(match: re.Match[str]) -> str:
         raw, suffix = match["n"], match["suf"]
         value = int(raw) if raw.isdigit() else roman_to_int(raw)
-        if value is None or (suffix in ("er", "re", "ère") and value != 1) or (suffix in ("nd", "nde", "de") and value != 2):
+        if (
+            value is None
+            or (suffix in ("er", "re", "ère") and value != 1)
+            or (suffix in ("nd", "nde", "de") and value != 2)
+        ):
             return match.group(0)
         if value == 1 and suffix in ("er", "e", "ème"):
             said = "premier"
@@ -201,6 +227,7 @@ _SIGNED_NUMBER_RE = re.compile(rf"(?P<minus>(?<![\w-])-)?{_NUMBER}")
 
 def read_numbers(text: str) -> str:
     """Every number left: "1 851" -> "mille huit cent cinquante et un", "-5" -> "moins cinq"."""
+
     def number(match: re.Match[str]) -> str:
         return ("moins " if match["minus"] else "") + say_number(match["int"], match["frac"])
 

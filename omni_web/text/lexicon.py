@@ -52,7 +52,10 @@ class LexiconEntry:
 
     def validated(self) -> LexiconEntry:
         """A cleaned copy; raise LexiconError when the entry cannot be used."""
-        written, spoken = _clean(self.written) if not self.regex else self.written.strip(), _clean(self.spoken)
+        written, spoken = (
+            _clean(self.written) if not self.regex else self.written.strip(),
+            _clean(self.spoken),
+        )
         if not written:
             raise LexiconError("A lexicon entry needs a written form (the word as the book spells it).")
         try:
@@ -70,7 +73,9 @@ class LexiconEntry:
                     "untick 'regular expression' to match the text literally."
                 ) from None
             if compiled.search(""):
-                raise LexiconError(f"Lexicon entry '{written}' matches empty text; it would change every gap.")
+                raise LexiconError(
+                    f"Lexicon entry '{written}' matches empty text; it would change every gap."
+                )
         return entry
 
     @property
@@ -233,9 +238,18 @@ class Pronouncer:
         self.entries: tuple[LexiconEntry, ...] = tuple(chosen)
         self._literals = _Literals([e for e in chosen if not e.regex])
         self._regexes = tuple(
-            (re.compile(e.written, re.IGNORECASE if e.case is CaseRule.IGNORE or (
-                e.case is CaseRule.AUTO and e.written == e.written.lower()) else 0), e)
-            for e in chosen if e.regex
+            (
+                re.compile(
+                    e.written,
+                    re.IGNORECASE
+                    if e.case is CaseRule.IGNORE
+                    or (e.case is CaseRule.AUTO and e.written == e.written.lower())
+                    else 0,
+                ),
+                e,
+            )
+            for e in chosen
+            if e.regex
         )
 
     def __bool__(self) -> bool:

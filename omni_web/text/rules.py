@@ -119,7 +119,8 @@ class AbbreviationTable:
                 spoken = capitalise_like(written, entry.spoken)
                 if written.endswith("."):
                     at_end = not text[match.end():].strip(" \"')]»")
-                    if at_end or (entry.ends or entry.when is When.AFTER_NAME) and ends_sentence(text, match.end()):
+                    if at_end or (entry.ends or entry.when is When.AFTER_NAME) and ends_sentence(text,
+                                                                                                 match.end()):
                         spoken += "."
                 return spoken
         return written

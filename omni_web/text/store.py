@@ -53,8 +53,12 @@ def book_identity(book: Book) -> BookIdentity:
     """The identity of a book: its ``dc:identifier`` if it has one, else title, authors and language."""
     meta = book.metadata
     identifier = meta.identifier.strip()
-    basis = f"id:{identifier.lower()}" if identifier else (
-        f"title:{meta.title.strip().casefold()}|{'|'.join(a.casefold() for a in meta.authors)}|{meta.language.lower()}"
+    basis = (
+        f"id:{identifier.lower()}"
+        if identifier
+        else (
+            f"title:{meta.title.strip().casefold()}|{'|'.join(a.casefold() for a in meta.authors)}|{meta.language.lower()}"
+        )
     )
     key = hashlib.sha256(basis.encode("utf-8")).hexdigest()[:16]
     return BookIdentity(key=key, title=meta.title or Path(book.source_path).stem, identifier=identifier)
@@ -68,7 +72,9 @@ def read_lexicon_file(path: Path) -> Lexicon:
     except FileNotFoundError:
         raise LexiconError(f"No lexicon file at {path}.") from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise LexiconError(f"{path} is not a readable YAML lexicon ({exc}). Fix the file, or move it away.") from None
+        raise LexiconError(
+            f"{path} is not a readable YAML lexicon ({exc}). Fix the file, or move it away."
+        ) from None
     try:
         return Lexicon().merged(_entries(data))[0]
     except LexiconError as exc:

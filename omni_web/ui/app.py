@@ -58,7 +58,9 @@ def _link_generate_to_jobs(ctx: UiContext, refs: AppRefs) -> None:
         return gr.Tabs(selected="jobs"), gr.update(choices=choices, value=job_id)
 
     for event in refs.generate.submit_events:
-        event.success(follow, [refs.generate.submitted], [refs.tabs, refs.jobs.pick], api_visibility="private")
+        event.success(
+            follow, [refs.generate.submitted], [refs.tabs, refs.jobs.pick], api_visibility="private"
+        )
 
 
 def _link_first_run_to_tabs(refs: AppRefs) -> None:
@@ -86,7 +88,8 @@ def build_app(ctx: UiContext) -> tuple[gr.Blocks, AppRefs]:
     with gr.Blocks(title="omni-web", analytics_enabled=False, delete_cache=(3600, 6 * 3600)) as demo:
         gr.HTML(
             '<div class="ow-header"><span class="ow-logo">omni-web</span>'
-            '<span class="ow-tagline">Books (EPUB, PDF, Word, text …) → audiobooks with SGLang-Omni</span></div>',
+            '<span class="ow-tagline">Books (EPUB, PDF, Word, text …) → audiobooks with '
+            'SGLang-Omni</span></div>',
             padding=False,
         )
         with gr.Tabs(elem_id="ow-tabs") as tabs:
@@ -107,8 +110,17 @@ def build_app(ctx: UiContext) -> tuple[gr.Blocks, AppRefs]:
             with gr.Tab("Settings", id="settings", elem_id="tab-settings"):
                 settings_refs = settings.build(ctx)
         build_notifier(ctx)  # a toast and the tab title on every tab when a job ends
-        refs = AppRefs(tabs, setup_refs, models_refs, server_refs, generate_refs, jobs_refs, queue_refs,
-                       settings_refs, shelf_refs)
+        refs = AppRefs(
+            tabs,
+            setup_refs,
+            models_refs,
+            server_refs,
+            generate_refs,
+            jobs_refs,
+            queue_refs,
+            settings_refs,
+            shelf_refs,
+        )
         for name in TAB_IDS:
             _register_load(demo, name, getattr(refs, name).on_load)
         _link_generate_to_jobs(ctx, refs)
@@ -116,7 +128,9 @@ def build_app(ctx: UiContext) -> tuple[gr.Blocks, AppRefs]:
     return demo, refs
 
 
-def launch_options(ctx: UiContext, *, host: str, port: int, credentials: Credentials | None) -> dict[str, Any]:
+def launch_options(
+    ctx: UiContext, *, host: str, port: int, credentials: Credentials | None
+) -> dict[str, Any]:
     """Keyword arguments for ``demo.launch``: address, login, file access, upload limit, look."""
     output_dir = ctx.settings.output_path(ctx.paths)
     output_dir.mkdir(parents=True, exist_ok=True)

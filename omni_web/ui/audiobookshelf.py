@@ -33,13 +33,13 @@ def build(ctx: UiContext) -> tuple[list[Any], Callable[[], list[Any]]]:
         audio = gr.Radio([("AAC (every reader)", "aac"), ("Opus (about 0.4× the audio size; EPUB 3.3 readers)", "opus")],
                          value=ctx.settings.readalong_audio, label="Read-along EPUB audio", elem_id="settings-ra-audio")
         enabled = gr.Checkbox(value=config.enabled, label="Deliver finished books to Audiobookshelf",
-                              elem_id="settings-abs-enabled")  # fmt: skip
+                              elem_id="settings-abs-enabled")
         url = gr.Textbox(value=config.url, label="Server URL", placeholder="http://nas.lan:13378", elem_id="settings-abs-url")
         token = gr.Textbox(value=config.token, label="API token", type="password", elem_id="settings-abs-token",
                            info="Stored owner-only in state/audiobookshelf.json.")
         library = gr.Dropdown(choices=[config.library] if config.library else [], value=config.library or None,
                               label="Library", allow_custom_value=True, elem_id="settings-abs-library",
-                              info="Test fills this list from the server.")  # fmt: skip
+                              info="Test fills this list from the server.")
         mode = gr.Radio([("upload", "upload"), ("write into the library folder, then scan", "folder")],
                         value=config.mode, label="How", elem_id="settings-abs-mode")
         folder = gr.Textbox(value=config.folder_path, label="Library folder on this machine (folder mode)",
@@ -65,9 +65,9 @@ def build(ctx: UiContext) -> tuple[list[Any], Callable[[], list[Any]]]:
         on, url_value, token_value, lib, how, path = values
         saved = save_abs_config(ctx.paths, dataclasses.replace(
             AbsConfig(), enabled=bool(on), url=str(url_value or "").strip(), token=str(token_value or "").strip(),
-            library=str(lib or ""), mode=str(how), folder_path=str(path or "").strip()))  # fmt: skip
+            library=str(lib or ""), mode=str(how), folder_path=str(path or "").strip()))
         ctx.save_settings(dataclasses.replace(ctx.settings, output_layout=layout_value,
-                                              readalong_audio=audio_value).validate())  # fmt: skip
+                                              readalong_audio=audio_value).validate())
         return f"Saved. Layout: {layout_value}. Delivery: {'on' if saved.active else 'off'}."
 
     @guarded
@@ -93,6 +93,6 @@ def build(ctx: UiContext) -> tuple[list[Any], Callable[[], list[Any]]]:
         settings = ctx.settings
         return [settings.output_layout, settings.readalong_audio, now.enabled, now.url, now.token,
                 gr.update(choices=[now.library] if now.library else [], value=now.library or None), now.mode,
-                now.folder_path]  # fmt: skip
+                now.folder_path]
 
     return [layout, audio, enabled, url, token, library, mode, folder], saved

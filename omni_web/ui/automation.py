@@ -26,11 +26,16 @@ def presets_markdown(presets: list[Preset]) -> str:
     """The saved presets as a Markdown table."""
     if not presets:
         return "No presets yet: save one from the Generate tab (below the form), or paste one as JSON here."
-    rows = ["| Preset | Model | Voice | QA | Loudness | Format | Read-along | Chapters |", "|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "| Preset | Model | Voice | QA | Loudness | Format | Read-along | Chapters |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for p in presets:
         voice = p.voice.get("name") or p.voice.get("kind", "")
-        rows.append(f"| {p.name} | {p.model_key} | {voice} | {p.qa_level or 'setting'} | {p.loudness or 'setting'} | "
-                    f"{p.output_format or 'setting'} | {'yes' if p.readalong else 'no'} | {p.chapters} |")
+        rows.append(
+            f"| {p.name} | {p.model_key} | {voice} | {p.qa_level or 'setting'} | {p.loudness or 'setting'} | "
+            f"{p.output_format or 'setting'} | {'yes' if p.readalong else 'no'} | {p.chapters} |"
+        )
     return "\n".join(rows)
 
 
@@ -40,27 +45,44 @@ def tokens_markdown(store: TokenStore) -> str:
     if not tokens:
         return "No API tokens. Create one to use `/api/v1` (see the README's curl walk-through)."
     lines = ["| Id | Name | Created |", "|---|---|---|"]
-    lines += [f"| `{t.id}` | {t.name} | {time.strftime('%Y-%m-%d %H:%M', time.localtime(t.created_at))} |" for t in tokens]
+    lines += [
+        f"| `{t.id}` | {t.name} | {time.strftime('%Y-%m-%d %H:%M', time.localtime(t.created_at))} |"
+        for t in tokens
+    ]
     return "\n".join(lines)
 
 
 def _rules_rows(ctx: UiContext) -> list[list[str]]:
-    return [[r.field, r.value, r.preset] for r in ctx.services.library.presets.rules()] or [["author", "", ""]]
+    return [[r.field, r.value, r.preset] for r in ctx.services.library.presets.rules()] or [
+        ["author", "", ""]
+    ]
 
 
 def _presets_section(ctx: UiContext) -> tuple[list[Any], Any]:
     with gr.Accordion("Presets and rules", open=False, elem_id="auto-presets"):
         listing = gr.Markdown(elem_id="auto-presets-list")
         with gr.Row():
-            pick = gr.Dropdown(label="Preset", choices=[], elem_id="auto-preset-pick", scale=2, allow_custom_value=True)
+            pick = gr.Dropdown(
+                label="Preset", choices=[], elem_id="auto-preset-pick", scale=2, allow_custom_value=True
+            )
             delete = gr.Button("Delete preset", variant="stop", size="sm", elem_id="auto-preset-delete")
-        text = gr.Code(label="Preset as JSON (edit and save; a new name makes a new preset)", language="json",
-                       elem_id="auto-preset-json")
+        text = gr.Code(
+            label="Preset as JSON (edit and save; a new name makes a new preset)",
+            language="json",
+            elem_id="auto-preset-json",
+        )
         save = gr.Button("Save preset", size="sm", elem_id="auto-preset-save")
-        gr.Markdown(f"Rules: the first whose field ({', '.join(RULE_FIELDS)}) contains the text picks the preset "
-                    "for a book queued without one (uploads, the inbox, the API).")
-        rules = gr.Dataframe(headers=["field", "contains", "preset"], column_count=(3, "fixed"), interactive=True,
-                             elem_id="auto-rules", datatype=["str", "str", "str"])
+        gr.Markdown(
+            f"Rules: the first whose field ({', '.join(RULE_FIELDS)}) contains the text picks the preset "
+            "for a book queued without one (uploads, the inbox, the API)."
+        )
+        rules = gr.Dataframe(
+            headers=["field", "contains", "preset"],
+            column_count=(3, "fixed"),
+            interactive=True,
+            elem_id="auto-rules",
+            datatype=["str", "str", "str"],
+        )
         save_rules = gr.Button("Save rules", size="sm", elem_id="auto-rules-save")
         status = gr.Markdown(elem_id="auto-presets-status")
     outputs = [listing, pick, rules]
@@ -84,8 +106,9 @@ def _presets_section(ctx: UiContext) -> tuple[list[Any], Any]:
 
     def store_rules(table: Any) -> tuple[Any, ...]:
         rows = table.values.tolist() if hasattr(table, "values") else list(table or [])
-        saved = ctx.services.library.presets.set_rules([Rule(str(f or ""), str(v or ""), str(p or "")) for f, v, p in rows
-                                                if str(v or "").strip()])
+        saved = ctx.services.library.presets.set_rules(
+            [Rule(str(f or ""), str(v or ""), str(p or "")) for f, v, p in rows if str(v or "").strip()]
+        )
         return (f"Saved {len(saved)} rule(s).", *render())
 
     pick.change(guarded(show), [pick], text, api_visibility="private")
@@ -97,14 +120,27 @@ def _presets_section(ctx: UiContext) -> tuple[list[Any], Any]:
 
 def _inbox_and_notify_section(ctx: UiContext) -> tuple[list[Any], Any]:
     with gr.Accordion("Inbox and notifications", open=False, elem_id="auto-inbox"):
-        folder = gr.Textbox(label="Inbox folder", placeholder="empty: inbox/ in the data root; off: not watched",
-                            elem_id="auto-inbox-dir")
-        preset = gr.Dropdown(label="Inbox preset (when no rule picks one)", choices=[], elem_id="auto-inbox-preset",
-                             allow_custom_value=True)  # the choices are the presets saved by the time the page loads
-        webhooks = gr.Textbox(label="Webhook URLs (one per line): JSON POST on done, failed, needs review", lines=2,
-                              elem_id="auto-webhooks")
-        apprise = gr.Textbox(label="Apprise URLs (one per line): ntfy://, gotify://, discord://, mailto://, ...",
-                             lines=2, elem_id="auto-apprise")
+        folder = gr.Textbox(
+            label="Inbox folder",
+            placeholder="empty: inbox/ in the data root; off: not watched",
+            elem_id="auto-inbox-dir",
+        )
+        preset = gr.Dropdown(
+            label="Inbox preset (when no rule picks one)",
+            choices=[],
+            elem_id="auto-inbox-preset",
+            allow_custom_value=True,
+        )  # the choices are the presets saved by the time the page loads
+        webhooks = gr.Textbox(
+            label="Webhook URLs (one per line): JSON POST on done, failed, needs review",
+            lines=2,
+            elem_id="auto-webhooks",
+        )
+        apprise = gr.Textbox(
+            label="Apprise URLs (one per line): ntfy://, gotify://, discord://, mailto://, ...",
+            lines=2,
+            elem_id="auto-apprise",
+        )
         with gr.Row():
             save = gr.Button("Save", size="sm", elem_id="auto-inbox-save")
             test = gr.Button("Send a test notification", size="sm", elem_id="auto-notify-test")
@@ -114,14 +150,25 @@ def _inbox_and_notify_section(ctx: UiContext) -> tuple[list[Any], Any]:
     def render() -> tuple[Any, ...]:
         s = ctx.settings
         names = [""] + [p.name for p in ctx.services.library.presets.presets()]
-        return s.inbox_dir, gr.update(choices=names, value=s.inbox_preset if s.inbox_preset in names else ""), \
-            s.webhook_urls, s.apprise_urls
+        return (
+            s.inbox_dir,
+            gr.update(choices=names, value=s.inbox_preset if s.inbox_preset in names else ""),
+            s.webhook_urls,
+            s.apprise_urls,
+        )
 
     def save_all(inbox_dir: str, inbox_preset: str | None, hooks: str, urls: str) -> str:
         if inbox_preset:
-            inbox_preset = ctx.services.library.presets.get(inbox_preset).name  # PresetError lists the saved ones
-        settings = dataclasses.replace(ctx.settings, inbox_dir=(inbox_dir or "").strip(),
-                                       inbox_preset=inbox_preset or "", webhook_urls=hooks or "", apprise_urls=urls or "")
+            inbox_preset = ctx.services.library.presets.get(
+                inbox_preset
+            ).name  # PresetError lists the saved ones
+        settings = dataclasses.replace(
+            ctx.settings,
+            inbox_dir=(inbox_dir or "").strip(),
+            inbox_preset=inbox_preset or "",
+            webhook_urls=hooks or "",
+            apprise_urls=urls or "",
+        )
         ctx.save_settings(settings.validate())
         where = settings.inbox_path(ctx.paths)
         return f"Saved. Inbox: {f'`{where}`' if where else 'off'}."
@@ -142,7 +189,9 @@ def _tokens_section(ctx: UiContext) -> tuple[list[Any], Any]:
     with gr.Accordion("API tokens", open=False, elem_id="auto-tokens"):
         listing = gr.Markdown(elem_id="auto-tokens-list")
         with gr.Row():
-            name = gr.Textbox(label="New token's name", placeholder="e.g. calibre-hook", elem_id="auto-token-name")
+            name = gr.Textbox(
+                label="New token's name", placeholder="e.g. calibre-hook", elem_id="auto-token-name"
+            )
             create = gr.Button("Create token", size="sm", elem_id="auto-token-create")
         shown = gr.Markdown(elem_id="auto-token-secret")
         with gr.Row():
@@ -151,7 +200,9 @@ def _tokens_section(ctx: UiContext) -> tuple[list[Any], Any]:
     outputs = [listing, pick]
 
     def render() -> tuple[Any, ...]:
-        return tokens_markdown(store), gr.update(choices=[(f"{t.name} ({t.id})", t.id) for t in store.tokens()])
+        return tokens_markdown(store), gr.update(
+            choices=[(f"{t.name} ({t.id})", t.id) for t in store.tokens()]
+        )
 
     def make(label: str) -> tuple[Any, ...]:
         token, secret = store.create(label or "token")

@@ -26,7 +26,7 @@ def build() -> tuple[gr.Textbox, ...]:
             boxes = tuple(
                 gr.Textbox(label=EDITABLE_FIELDS[name], elem_id=f"gen-meta-{name.replace('_', '-')}",
                            info="; between authors" if name == "authors" else None,
-                           scale=1 if name == "series_index" else 3)  # fmt: skip
+                           scale=1 if name == "series_index" else 3)
                 for name in FIELDS
             )
     return boxes

@@ -30,7 +30,9 @@ def chapter_choices(book: Book) -> tuple[list[tuple[str, int]], list[int]]:
     choices, selected = [], []
     for row in chapter_rows(book):
         reason = f"  ·  {row.reason}" if row.reason else ""
-        choices.append((f"{chapter_label(row.number, row.title, width=3)}  ·  {row.size_str}{reason}", row.number))
+        choices.append(
+            (f"{chapter_label(row.number, row.title, width=3)}  ·  {row.size_str}{reason}", row.number)
+        )
         if row.selected:
             selected.append(row.number)
     return choices, selected
@@ -43,8 +45,11 @@ def book_header_html(book: Book) -> str:
         f'<div class="ow-book"><div class="ow-book-title">{esc(meta.title or book.source_path.stem)}</div>'
         f'<div class="ow-book-author">{esc(meta.authors_str or "Unknown author")}</div>'
         f'<div class="ow-dim">{len(book.chapters)} chapters · {book_size(book).size_str}'
-        f'{" · " + esc(meta.language) if meta.language else ""}</div>'
-        + "".join(f'<div class="ow-callout ow-callout-warn ow-book-warning">{esc(text)}</div>' for text in book.warnings)
+        f"{' · ' + esc(meta.language) if meta.language else ''}</div>"
+        + "".join(
+            f'<div class="ow-callout ow-callout-warn ow-book-warning">{esc(text)}</div>'
+            for text in book.warnings
+        )
         + "</div>"
     )
 
@@ -73,22 +78,36 @@ def load_upload(ctx: UiContext, file: str | None, loaded: dict | None) -> tuple[
         return (None, refused, *cleared[2:], "", None)
     choices, selected = chapter_choices(book)
     # "meta": the book's own title, authors and series, which the Book details fields start from.
-    state = {"path": str(kept), "all": [n for _, n in choices], "defaults": selected,
-             "meta": editable_values(book.metadata),
-             "words": {str(n): chapter.word_count for n, chapter in enumerate(book.chapters, start=1)}}
+    state = {
+        "path": str(kept),
+        "all": [n for _, n in choices],
+        "defaults": selected,
+        "meta": editable_values(book.metadata),
+        "words": {str(n): chapter.word_count for n, chapter in enumerate(book.chapters, start=1)},
+    }
     cover = _cover(book)
-    return (state, book_header_html(book), gr.update(value=cover, visible=cover is not None),
-            gr.update(choices=choices, value=selected), "", gr.skip())
+    return (
+        state,
+        book_header_html(book),
+        gr.update(value=cover, visible=cover is not None),
+        gr.update(choices=choices, value=selected),
+        "",
+        gr.skip(),
+    )
 
 
 def pick_chapters(kind: str):
     """A handler that checks the loaded book's ``all`` or ``defaults`` chapters."""
+
     def select(book: dict | None) -> list[int]:
         return (book or {}).get(kind, [])
+
     return select
 
 
-def estimate_html(ctx: UiContext, book: dict | None, chapters: list[int] | None, model_key: str | None) -> str:
+def estimate_html(
+    ctx: UiContext, book: dict | None, chapters: list[int] | None, model_key: str | None
+) -> str:
     """How long the checked chapters should take here, from the speed measured on finished books."""
     if not book or not chapters:
         return ""

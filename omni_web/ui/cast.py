@@ -81,7 +81,19 @@ def build_cast_panel() -> CastRefs:
             hear = gr.Button("Hear the character", size="sm", elem_id="cast-hear")
         audio = gr.Audio(label="Cast preview", interactive=False, autoplay=True, elem_id="cast-audio")
         notice = gr.Markdown(elem_id="cast-notice")
-    return CastRefs(use, dialogue, dialogue_instructions, characters, character, voice, instructions, assign, hear, audio, notice)
+    return CastRefs(
+        use,
+        dialogue,
+        dialogue_instructions,
+        characters,
+        character,
+        voice,
+        instructions,
+        assign,
+        hear,
+        audio,
+        notice,
+    )
 
 
 def _book(ctx: UiContext, state: dict | None) -> Book:
@@ -92,7 +104,11 @@ def _book(ctx: UiContext, state: dict | None) -> Book:
 
 def _options(ctx: UiContext, model_key: str) -> list[VoiceOption]:
     # The same menu as the narrator's voice: speakers, presets, library clips, uploaded voices.
-    return [o for o in voice_menu(get_entry(model_key), None, ctx.library.list()) if o.kind is not VoiceKind.DESIGN]
+    return [
+        o
+        for o in voice_menu(get_entry(model_key), None, ctx.library.list())
+        if o.kind is not VoiceKind.DESIGN
+    ]
 
 
 def _spec(option: VoiceOption | None, instructions: str) -> VoiceSpec | None:
@@ -124,10 +140,16 @@ def _render(ctx: UiContext, state: dict | None, model_key: str, keep: str | None
     people = find_characters(book, min_confidence=cast.min_confidence)[:_LISTED]
     voices = cast.voices_for(get_entry(model_key))  # a person's choices and the app's picks for the model
     rows = [[p.name, str(p.quotes), _voice_label(voices, p.name), f"“{p.sample[:120]}”"] for p in people]
-    rows += [[name, "0", spec.label, "(mapped; not found)"] for name, spec in cast.characters.items()
-             if name not in {p.name for p in people}]
-    html = table(["Character", "Quotes", "Voice", "Sample line"], rows) if rows else \
-        "No quoted speech with a speaker was found in this book."
+    rows += [
+        [name, "0", spec.label, "(mapped; not found)"]
+        for name, spec in cast.characters.items()
+        if name not in {p.name for p in people}
+    ]
+    html = (
+        table(["Character", "Quotes", "Voice", "Sample line"], rows)
+        if rows
+        else "No quoted speech with a speaker was found in this book."
+    )
     names = [p.name for p in people]
     menu = [("Narrator's voice", _NO_VOICE)] + [(o.label, o.key) for o in options]
     chosen = keep if keep in names else (names[0] if names else None)
@@ -137,8 +159,11 @@ def _render(ctx: UiContext, state: dict | None, model_key: str, keep: str | None
         gr.update(choices=menu, value=_key_of(cast.dialogue, options), visible=not design),
         html,
         characters_menu,
-        gr.update(choices=[("Dialogue voice", _NO_VOICE)] + [(o.label, o.key) for o in options],
-                  value=_key_of(cast.characters.get(chosen or ""), options), visible=not design),
+        gr.update(
+            choices=[("Dialogue voice", _NO_VOICE)] + [(o.label, o.key) for o in options],
+            value=_key_of(cast.characters.get(chosen or ""), options),
+            visible=not design,
+        ),
         gr.update(visible=design, value=_instructions(cast.characters.get(chosen or ""))),
         gr.update(visible=design, value=_instructions(cast.dialogue)),
     )
@@ -181,19 +206,24 @@ def _set_use(ctx: UiContext, state: dict | None, use: bool) -> str:
     return "Generate reads quotes in the cast's voices." if use else "Generate reads everything in one voice."
 
 
-def _set_dialogue(ctx: UiContext, state: dict | None, model_key: str, spec: VoiceSpec | None) -> tuple[Any, ...]:
+def _set_dialogue(
+    ctx: UiContext, state: dict | None, model_key: str, spec: VoiceSpec | None
+) -> tuple[Any, ...]:
     _save(ctx, state, lambda cast: replace(cast, dialogue=spec, enabled=True if spec else cast.enabled))
     return _render(ctx, state, model_key)
 
 
-def _assign(ctx: UiContext, state: dict | None, model_key: str, name: str | None, key: str | None,
-            text: str) -> tuple[Any, ...]:
+def _assign(
+    ctx: UiContext, state: dict | None, model_key: str, name: str | None, key: str | None, text: str
+) -> tuple[Any, ...]:
     if not name:
         raise VoiceError("Pick a character first.")
     spec = _spec(_option(_options(ctx, model_key), key), text or "")
     _save(ctx, state, lambda cast: replace(cast.with_character(name, spec), enabled=True))
-    return (*_render(ctx, state, model_key, keep=name),
-            f"**{esc(name)}** is read by {esc(spec.label) if spec else 'the dialogue voice'}.")
+    return (
+        *_render(ctx, state, model_key, keep=name),
+        f"**{esc(name)}** is read by {esc(spec.label) if spec else 'the dialogue voice'}.",
+    )
 
 
 def _pick(ctx: UiContext, state: dict | None, model_key: str, name: str | None) -> tuple[Any, str]:
@@ -215,31 +245,67 @@ def _hear(ctx: UiContext, state: dict | None, model_key: str, name: str | None) 
         raise VoiceError(f"Give {speaker or 'the dialogue'} a voice first (or set the dialogue voice).")
     line = people[speaker].sample if speaker in people and people[speaker].sample else SAMPLE_SENTENCE
     with tempfile.TemporaryDirectory(prefix="omni-cast-") as tmp:
-        result = preview_cast_line(model_key, voice, line, paths=ctx.paths, server=ctx.services.server,
-                                   out_path=Path(tmp) / "cast.wav")
+        result = preview_cast_line(
+            model_key,
+            voice,
+            line,
+            paths=ctx.paths,
+            server=ctx.services.server,
+            out_path=Path(tmp) / "cast.wav",
+        )
         return read_wav(result.path), f"{esc(speaker or 'Dialogue')}: “{esc(result.text)}”"
 
 
 def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr.Dropdown) -> None:
     """Connect the panel to the loaded book and the model picker."""
-    outputs = [refs.use, refs.dialogue, refs.characters, refs.character, refs.voice, refs.instructions,
-               refs.dialogue_instructions]
+    outputs = [
+        refs.use,
+        refs.dialogue,
+        refs.characters,
+        refs.character,
+        refs.voice,
+        refs.instructions,
+        refs.dialogue_instructions,
+    ]
     render = guarded(lambda state, key: _render(ctx, state, key))
-    picked = guarded(lambda state, key, choice: _set_dialogue(
-        ctx, state, key, _spec(_option(_options(ctx, key), choice), "")))
-    described = guarded(lambda state, key, text: _set_dialogue(
-        ctx, state, key, VoiceSpec(instructions=text.strip()) if (text or "").strip() else None))
+    picked = guarded(
+        lambda state, key, choice: _set_dialogue(
+            ctx, state, key, _spec(_option(_options(ctx, key), choice), "")
+        )
+    )
+    described = guarded(
+        lambda state, key, text: _set_dialogue(
+            ctx, state, key, VoiceSpec(instructions=text.strip()) if (text or "").strip() else None
+        )
+    )
     book.change(render, [book, model], outputs, api_name="cast_panel", concurrency_limit=4)
     model.change(render, [book, model], outputs, api_visibility="private")
-    refs.use.input(guarded(lambda state, use: _set_use(ctx, state, use)), [book, refs.use], refs.notice,
-                   api_name="cast_use")
+    refs.use.input(
+        guarded(lambda state, use: _set_use(ctx, state, use)),
+        [book, refs.use],
+        refs.notice,
+        api_name="cast_use",
+    )
     refs.dialogue.input(picked, [book, model, refs.dialogue], outputs, api_name="cast_dialogue")
     for event in (refs.dialogue_instructions.submit, refs.dialogue_instructions.blur):
         event(described, [book, model, refs.dialogue_instructions], outputs, api_visibility="private")
-    refs.character.input(guarded(lambda state, key, name: _pick(ctx, state, key, name)), [book, model, refs.character],
-                         [refs.voice, refs.instructions], api_visibility="private")
-    refs.assign.click(guarded(lambda *values: _assign(ctx, *values)),
-                      [book, model, refs.character, refs.voice, refs.instructions], [*outputs, refs.notice],
-                      api_name="cast_assign")
-    refs.hear.click(guarded(lambda state, key, name: _hear(ctx, state, key, name)), [book, model, refs.character],
-                    [refs.audio, refs.notice], api_name="cast_hear", concurrency_limit=1, concurrency_id="gpu-server")
+    refs.character.input(
+        guarded(lambda state, key, name: _pick(ctx, state, key, name)),
+        [book, model, refs.character],
+        [refs.voice, refs.instructions],
+        api_visibility="private",
+    )
+    refs.assign.click(
+        guarded(lambda *values: _assign(ctx, *values)),
+        [book, model, refs.character, refs.voice, refs.instructions],
+        [*outputs, refs.notice],
+        api_name="cast_assign",
+    )
+    refs.hear.click(
+        guarded(lambda state, key, name: _hear(ctx, state, key, name)),
+        [book, model, refs.character],
+        [refs.audio, refs.notice],
+        api_name="cast_hear",
+        concurrency_limit=1,
+        concurrency_id="gpu-server",
+    )

@@ -73,7 +73,9 @@ def build_cast_sheet() -> CastSheetRefs:
             quote = gr.Dropdown(label="Quote", elem_id="cast-review-quote", interactive=True)
             speaker = gr.Dropdown(label="Who says it", elem_id="cast-review-speaker", interactive=True)
         assign = gr.Button("Give the quote this speaker", size="sm", elem_id="cast-review-assign")
-        audio = gr.Audio(label="Character's line", interactive=False, autoplay=True, elem_id="cast-sheet-audio")
+        audio = gr.Audio(
+            label="Character's line", interactive=False, autoplay=True, elem_id="cast-sheet-audio"
+        )
         notice = gr.Markdown(elem_id="cast-sheet-notice")
     return CastSheetRefs(auto, sheet, version, play, llm, review, quote, speaker, assign, audio, notice)
 
@@ -95,8 +97,11 @@ def _sheet(ctx: UiContext, book: Book, model_key: str) -> tuple[bool, str, list[
         spec = voices.get(person.name)
         who = "you" if person.name in cast.characters else ("picked" if spec is not None else "")
         rows.append([person.name, str(person.quotes), spec.label if spec else "dialogue voice", who])
-    html = table(["Character", "Lines", "Voice", "Chosen by"], rows) if rows else \
-        "No quoted speech with a speaker was found in this book."
+    html = (
+        table(["Character", "Lines", "Voice", "Chosen by"], rows)
+        if rows
+        else "No quoted speech with a speaker was found in this book."
+    )
     return cast.auto, html, [(p.name, p.sample) for p in people if p.name in voices]
 
 
@@ -110,17 +115,29 @@ def _review(ctx: UiContext, book: Book) -> tuple[str, Any, Any]:
     quotes = every[:_REVIEW]
     names = cast_names(ctx.paths, book)
     if not quotes:
-        return "No quote is left below the cast's floor.", gr.update(choices=[], value=None), \
-            gr.update(choices=[], value=None)
-    rows = [[f"ch {q.chapter_number}", f"“{esc(_bare(q.text))[:140]}”",
-             esc(q.guess or "?") + (f" ({q.confidence:.2f})" if q.guess else "")] for q in quotes]
+        return (
+            "No quote is left below the cast's floor.",
+            gr.update(choices=[], value=None),
+            gr.update(choices=[], value=None),
+        )
+    rows = [
+        [
+            f"ch {q.chapter_number}",
+            f"“{esc(_bare(q.text))[:140]}”",
+            esc(q.guess or "?") + (f" ({q.confidence:.2f})" if q.guess else ""),
+        ]
+        for q in quotes
+    ]
     first = quotes[0]
     menu = [(f"ch {q.chapter_number} · {_bare(q.text)[:60]}", q.key) for q in quotes]
     speakers = [*names, _NARRATOR]
     guess = first.guess if first.guess in names else (names[0] if names else _NARRATOR)
-    return (f"<p><b>{len(every)} quotes to review</b> (below the floor; the first {len(quotes)} here):</p>"
-            + table(["Chapter", "Quote", "Best guess"], rows),
-            gr.update(choices=menu, value=first.key), gr.update(choices=speakers, value=guess))
+    return (
+        f"<p><b>{len(every)} quotes to review</b> (below the floor; the first {len(quotes)} here):</p>"
+        + table(["Chapter", "Quote", "Best guess"], rows),
+        gr.update(choices=menu, value=first.key),
+        gr.update(choices=speakers, value=guess),
+    )
 
 
 def _render(ctx: UiContext, state: dict | None, model_key: str, version: float) -> tuple[Any, ...]:
@@ -132,27 +149,39 @@ def _render(ctx: UiContext, state: dict | None, model_key: str, version: float) 
     return (auto, sheet, *_review(ctx, book), (version or 0) + 1)
 
 
-def _set_auto(ctx: UiContext, state: dict | None, model_key: str, on: bool, version: float) -> tuple[Any, ...]:
+def _set_auto(
+    ctx: UiContext, state: dict | None, model_key: str, on: bool, version: float
+) -> tuple[Any, ...]:
     book = _book(ctx, state)
     path = saved_cast_path(ctx.paths, book)
     cast = load_cast_file(path)
-    cast = replace(cast, auto=bool(on), enabled=True if on else cast.enabled,
-                   book=cast.book or book.metadata.title or book.source_path.stem)
+    cast = replace(
+        cast,
+        auto=bool(on),
+        enabled=True if on else cast.enabled,
+        book=cast.book or book.metadata.title or book.source_path.stem,
+    )
     cast.save(path)
     return _render(ctx, state, model_key, version)
 
 
 def _run_llm(ctx: UiContext, state: dict | None, model_key: str, version: float) -> tuple[Any, ...]:
     run = run_llm_pass(ctx.paths, _book(ctx, state), ctx.settings)
-    fell = f"; {run.fell_back} of {run.windows} windows kept the rules' labels ({run.errors[0]})" \
-        if run.fell_back else ""
-    told = (f"The LLM labelled the unsure quotes: {len(run.labels.labels)} labels saved "
-            f"({run.usage.summary}){fell}.")
+    fell = (
+        f"; {run.fell_back} of {run.windows} windows kept the rules' labels ({run.errors[0]})"
+        if run.fell_back
+        else ""
+    )
+    told = (
+        f"The LLM labelled the unsure quotes: {len(run.labels.labels)} labels saved "
+        f"({run.usage.summary}){fell}."
+    )
     return (*_render(ctx, state, model_key, version), told)
 
 
-def _assign(ctx: UiContext, state: dict | None, model_key: str, key: str | None, who: str | None,
-            version: float) -> tuple[Any, ...]:
+def _assign(
+    ctx: UiContext, state: dict | None, model_key: str, key: str | None, who: str | None, version: float
+) -> tuple[Any, ...]:
     if not key or not who:
         raise VoiceError("Pick a quote and who says it.")
     chapter, quote = (int(part) for part in key.split(":"))
@@ -165,12 +194,22 @@ def _hear(ctx: UiContext, state: dict | None, model_key: str, name: str, line: s
     """One character's line spoken in the voice the cast gives them, on the running server."""
     book = _book(ctx, state)
     entry = get_entry(model_key)
-    voice = ready_cast_file(ctx.paths, book, entry, ctx.library).to_cast(entry, ctx.library).character_voice(name)
+    voice = (
+        ready_cast_file(ctx.paths, book, entry, ctx.library).to_cast(entry, ctx.library).character_voice(name)
+    )
     if voice is None:
-        raise VoiceError(f"{name} has no voice of their own yet; turn on 'Pick a voice for every main character'.")
+        raise VoiceError(
+            f"{name} has no voice of their own yet; turn on 'Pick a voice for every main character'."
+        )
     with tempfile.TemporaryDirectory(prefix="omni-sheet-") as tmp:
-        result = preview_cast_line(model_key, voice, line, paths=ctx.paths, server=ctx.services.server,
-                                   out_path=Path(tmp) / "line.wav")
+        result = preview_cast_line(
+            model_key,
+            voice,
+            line,
+            paths=ctx.paths,
+            server=ctx.services.server,
+            out_path=Path(tmp) / "line.wav",
+        )
         return read_wav(result.path), f"{esc(name)}: “{esc(result.text)}”"
 
 
@@ -180,13 +219,25 @@ def wire_cast_sheet(ctx: UiContext, refs: CastSheetRefs, *, book: gr.State, mode
     render = guarded(lambda state, key, version: _render(ctx, state, key, version))
     book.change(render, [book, model, refs.version], outputs, api_name="cast_sheet", concurrency_limit=4)
     model.change(render, [book, model, refs.version], outputs, api_visibility="private")
-    refs.auto.input(guarded(lambda state, key, on, version: _set_auto(ctx, state, key, on, version)),
-                    [book, model, refs.auto, refs.version], outputs, api_name="cast_auto")
-    refs.llm.click(guarded(lambda state, key, version: _run_llm(ctx, state, key, version)),
-                   [book, model, refs.version], [*outputs, refs.notice], api_name="cast_llm", concurrency_limit=1)
-    refs.assign.click(guarded(lambda *values: _assign(ctx, *values)),
-                      [book, model, refs.quote, refs.speaker, refs.version], [*outputs, refs.notice],
-                      api_name="cast_review_assign")
+    refs.auto.input(
+        guarded(lambda state, key, on, version: _set_auto(ctx, state, key, on, version)),
+        [book, model, refs.auto, refs.version],
+        outputs,
+        api_name="cast_auto",
+    )
+    refs.llm.click(
+        guarded(lambda state, key, version: _run_llm(ctx, state, key, version)),
+        [book, model, refs.version],
+        [*outputs, refs.notice],
+        api_name="cast_llm",
+        concurrency_limit=1,
+    )
+    refs.assign.click(
+        guarded(lambda *values: _assign(ctx, *values)),
+        [book, model, refs.quote, refs.speaker, refs.version],
+        [*outputs, refs.notice],
+        api_name="cast_review_assign",
+    )
 
     with refs.play:
         _play_buttons(ctx, refs, book=book, model=model)
@@ -203,6 +254,11 @@ def _play_buttons(ctx: UiContext, refs: CastSheetRefs, *, book: gr.State, model:
         with gr.Row():
             for name, line in lines:
                 button = gr.Button(f"▶ {name}", size="sm", elem_classes=["cast-play"])
-                button.click(guarded(lambda state, key, who=name, said=line: _hear(ctx, state, key, who, said)),
-                             [book, model], [refs.audio, refs.notice], concurrency_limit=1,
-                             concurrency_id="gpu-server", api_visibility="private")
+                button.click(
+                    guarded(lambda state, key, who=name, said=line: _hear(ctx, state, key, who, said)),
+                    [book, model],
+                    [refs.audio, refs.notice],
+                    concurrency_limit=1,
+                    concurrency_id="gpu-server",
+                    api_visibility="private",
+                )

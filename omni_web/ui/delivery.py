@@ -22,7 +22,9 @@ def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Timer) -> None:
     """Add the delivery line and its Retry under the Jobs tab's job picker."""
     with gr.Row(elem_id="jobs-delivery"):
         status = gr.Markdown(elem_id="jobs-delivery-status")
-        retry = gr.Button("Retry delivery", visible=False, elem_id="jobs-delivery-retry", scale=0, min_width=160)
+        retry = gr.Button(
+            "Retry delivery", visible=False, elem_id="jobs-delivery-retry", scale=0, min_width=160
+        )
     store = DeliveryStore.for_paths(ctx.paths)
 
     def show(job_id: str | None) -> tuple[str, dict]:
@@ -33,8 +35,13 @@ def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Timer) -> None:
     def again(job_id: str | None) -> tuple[str, dict]:
         record = store.for_job(job_id) if job_id else None
         if record is not None:
-            deliver_book(load_abs_config(ctx.paths), Path(record.folder), ctx.settings.output_path(ctx.paths),
-                         store=store, job_id=job_id or "")  # fmt: skip
+            deliver_book(
+                load_abs_config(ctx.paths),
+                Path(record.folder),
+                ctx.settings.output_path(ctx.paths),
+                store=store,
+                job_id=job_id or "",
+            )
         return show(job_id)
 
     pick.change(show, [pick], [status, retry], api_visibility="private", show_progress="hidden")

@@ -94,24 +94,43 @@ def _row(anchor: str, note: str) -> str:
 def _links(book: BookDownloads, base: str, ids: str) -> list[str]:
     """The book's rows: m4b, MP3 zip, zip of all, read-along EPUB, subtitles (by chapter)."""
     rows = [
-        _row(f'<a class="ow-download" id="{ids}-download" href="{esc(file_url(book.book))}" download>'
-             f'⬇ {esc(book.book.name)}</a>', _size(book.book)),
+        _row(
+            f'<a class="ow-download" id="{ids}-download" href="{esc(file_url(book.book))}" download>'
+            f"⬇ {esc(book.book.name)}</a>",
+            _size(book.book),
+        ),
         # `download`: a click saves the file and never leaves the page, even while the zip is made.
-        _row(f'<a class="ow-dl-link" id="{ids}-download-mp3" href="{esc(base)}/{_MP3_ZIP}" download>MP3 files (zip)</a>',
-             _mp3_note(book)),
-        _row(f'<a class="ow-dl-link" id="{ids}-download-all" href="{esc(base)}/{_ALL_ZIP}" download>'
-             'Download all (zip)</a>',
-             "the m4b, the MP3s" + (", the read-along EPUB" if book.readalong else "")
-             + (", the subtitles" if book.subtitles else "")),
-    ]  # fmt: skip
+        _row(
+            f'<a class="ow-dl-link" id="{ids}-download-mp3" href="{esc(base)}/{_MP3_ZIP}" download>MP3 files '
+            '(zip)</a>',
+            _mp3_note(book),
+        ),
+        _row(
+            f'<a class="ow-dl-link" id="{ids}-download-all" href="{esc(base)}/{_ALL_ZIP}" download>'
+            "Download all (zip)</a>",
+            "the m4b, the MP3s"
+            + (", the read-along EPUB" if book.readalong else "")
+            + (", the subtitles" if book.subtitles else ""),
+        ),
+    ]
     if book.readalong is not None:
-        rows.append(_row(f'<a class="ow-dl-link" id="{ids}-download-epub" href="{esc(file_url(book.readalong))}" '
-                         f'download>{esc(book.readalong.name)}</a>', _size(book.readalong)))
+        rows.append(
+            _row(
+                f'<a class="ow-dl-link" id="{ids}-download-epub" href="{esc(file_url(book.readalong))}" '
+                f"download>{esc(book.readalong.name)}</a>",
+                _size(book.readalong),
+            )
+        )
     if book.subtitles:
-        items = "".join(f'<li><a href="{esc(file_url(p))}" download>{esc(book.subtitle_name(p))}</a> '
-                        f'<span class="ow-dim">{esc(_size(p))}</span></li>' for p in book.subtitles)
-        rows.append(f'<details id="{ids}-subtitles" class="ow-fold"><summary>Subtitles (VTT, SRT) · '
-                    f'{len(book.subtitles)} files</summary><ul class="ow-scroll ow-links">{items}</ul></details>')
+        items = "".join(
+            f'<li><a href="{esc(file_url(p))}" download>{esc(book.subtitle_name(p))}</a> '
+            f'<span class="ow-dim">{esc(_size(p))}</span></li>'
+            for p in book.subtitles
+        )
+        rows.append(
+            f'<details id="{ids}-subtitles" class="ow-fold"><summary>Subtitles (VTT, SRT) · '
+            f'{len(book.subtitles)} files</summary><ul class="ow-scroll ow-links">{items}</ul></details>'
+        )
     return rows
 
 
@@ -120,10 +139,15 @@ def _exported_mp3s(book: BookDownloads) -> str:
     mp3s = book.exported_mp3s()
     if not mp3s:
         return ""
-    items = "".join(f'<li><a href="{esc(file_url(p))}" download>{esc(p.stem)}</a> '
-                    f'<span class="ow-dim">{esc(_size(p))}</span></li>' for p in mp3s)
-    return (f'<details id="jobs-mp3s" class="ow-fold"><summary>MP3 chapters · {len(mp3s)} files</summary>'
-            f'<ul class="ow-scroll ow-links">{items}</ul></details>')
+    items = "".join(
+        f'<li><a href="{esc(file_url(p))}" download>{esc(p.stem)}</a> '
+        f'<span class="ow-dim">{esc(_size(p))}</span></li>'
+        for p in mp3s
+    )
+    return (
+        f'<details id="jobs-mp3s" class="ow-fold"><summary>MP3 chapters · {len(mp3s)} files</summary>'
+        f'<ul class="ow-scroll ow-links">{items}</ul></details>'
+    )
 
 
 def downloads_html(job: Job, *, output_root: Path) -> str:
@@ -144,9 +168,12 @@ def downloads_html(job: Job, *, output_root: Path) -> str:
 def shelf_links_html(book: ShelfBook) -> str:
     """A Shelf card's download links (an MP3-only book offers its file alone)."""
     if book.audio is None or book.audio.suffix.lower() != ".m4b":
-        return f'<a href="{esc(file_url(book.audio))}" download>{esc(book.audio.name)}</a>' if book.audio else ""
-    rows = _links(book_downloads(book.audio, readalong=book.readalong), f"downloads/book/{book.id}",
-                  f"shelf-{book.id}")
+        return (
+            f'<a href="{esc(file_url(book.audio))}" download>{esc(book.audio.name)}</a>' if book.audio else ""
+        )
+    rows = _links(
+        book_downloads(book.audio, readalong=book.readalong), f"downloads/book/{book.id}", f"shelf-{book.id}"
+    )
     return "".join(rows)
 
 
@@ -154,7 +181,9 @@ def _logged_in(gradio_app: Any, request: Request) -> bool:
     if gradio_app.auth is None and getattr(gradio_app, "auth_dependency", None) is None:
         return True  # no login at all (loopback only, or --no-auth): as open as the UI
     cookie_id = gradio_app.cookie_id
-    token = request.cookies.get(f"access-token-{cookie_id}") or request.cookies.get(f"access-token-unsecure-{cookie_id}")
+    token = request.cookies.get(f"access-token-{cookie_id}") or request.cookies.get(
+        f"access-token-unsecure-{cookie_id}"
+    )
     return token is not None and gradio_app.tokens.get(token) is not None
 
 
@@ -170,11 +199,15 @@ def _serve(book: BookDownloads, kind: str) -> Response:
     if kind == _MP3_ZIP and made.is_file():
         return FileResponse(made, filename=book.mp3_zip_name, media_type="application/zip")
     if kind == _MP3_ZIP:
-        stream = _later(book, lambda: [ZipMember(name, path, name) for path in [mp3_zip(book)]
-                                       for name in _names(path)])  # fmt: skip
+        stream = _later(
+            book, lambda: [ZipMember(name, path, name) for path in [mp3_zip(book)] for name in _names(path)]
+        )
         return StreamingResponse(stream, media_type="application/zip", headers=_attachment(book.mp3_zip_name))
-    return StreamingResponse(_later(book, lambda: everything_members(book)), media_type="application/zip",
-                             headers=_attachment(book.everything_name))  # fmt: skip
+    return StreamingResponse(
+        _later(book, lambda: everything_members(book)),
+        media_type="application/zip",
+        headers=_attachment(book.everything_name),
+    )
 
 
 def _names(path: Path) -> list[str]:
@@ -234,4 +267,6 @@ def build_downloads(gradio_app: Any, jobs: Any, output_root: Callable[[], Path])
 
 def mount_downloads(gradio_app: Any, jobs: Any, output_root: Callable[[], Path]) -> None:
     """Put ``/downloads`` in front of Gradio's routes on its running FastAPI app."""
-    gradio_app.router.routes.insert(0, Mount(DOWNLOADS_PREFIX, app=build_downloads(gradio_app, jobs, output_root)))
+    gradio_app.router.routes.insert(
+        0, Mount(DOWNLOADS_PREFIX, app=build_downloads(gradio_app, jobs, output_root))
+    )

@@ -51,10 +51,14 @@ def first_run_html(readiness: Readiness) -> str:
     for number, step in enumerate(readiness.steps, start=1):
         mark = "✓" if step.done else str(number)
         tone = "ow-step-done" if step.done else "ow-step-todo"
-        items.append(f'<li class="{tone}"><span class="ow-step-mark">{mark}</span> <b>{esc(step.title)}</b>'
-                     f' <span class="ow-dim">({esc(step.tab.capitalize())} tab)</span> — {esc(step.detail)}</li>')
-    return ('<div class="ow-firstrun"><div class="ow-firstrun-title">Before the first book</div>'
-            f'<ol class="ow-steps">{"".join(items)}</ol></div>')
+        items.append(
+            f'<li class="{tone}"><span class="ow-step-mark">{mark}</span> <b>{esc(step.title)}</b>'
+            f' <span class="ow-dim">({esc(step.tab.capitalize())} tab)</span> — {esc(step.detail)}</li>'
+        )
+    return (
+        '<div class="ow-firstrun"><div class="ow-firstrun-title">Before the first book</div>'
+        f'<ol class="ow-steps">{"".join(items)}</ol></div>'
+    )
 
 
 def build_first_run() -> FirstRunRefs:
@@ -62,8 +66,10 @@ def build_first_run() -> FirstRunRefs:
     with gr.Column(visible=False, elem_id="gen-firstrun", elem_classes=["ow-firstrun-box"]) as box:
         checklist = gr.HTML(elem_id="gen-firstrun-list", padding=False)
         with gr.Row():
-            buttons = tuple((gr.Button(words, size="sm", elem_id=f"gen-firstrun-{tab}", scale=0, min_width=130), tab)
-                            for tab, words in _TAB_BUTTONS)
+            buttons = tuple(
+                (gr.Button(words, size="sm", elem_id=f"gen-firstrun-{tab}", scale=0, min_width=130), tab)
+                for tab, words in _TAB_BUTTONS
+            )
     return FirstRunRefs(box, checklist, buttons, gr.Timer(_RECHECK_S, active=False))
 
 

@@ -105,7 +105,9 @@ def _model_info(ctx: UiContext, key: str, downloaded_keys: set[str] | None = Non
         state = "not downloaded: download it in the **Models** tab before generating (the server starts " \
             "only downloaded models)"
     notes = f" {entry.vram_note}" if entry.vram_note else ""
-    cap = f" Requests carry at most {entry.max_words_per_request} words." if entry.max_words_per_request else ""
+    cap = (
+        f" Requests carry at most {entry.max_words_per_request} words." if entry.max_words_per_request else ""
+    )
     return f"**{entry.label}** ({entry.repo_id}): {state}.{notes}{cap}"
 
 
@@ -121,13 +123,15 @@ def build(ctx: UiContext) -> GenerateRefs:
     with gr.Row(equal_height=False):
         with gr.Column(scale=5):
             # Other ebook formats are let through so our message (convert with Calibre) answers them.
-            epub = gr.File(label="Book (EPUB, PDF, DOCX, ODT, FB2, MOBI/AZW3, HTML, Markdown, TXT)", file_types=list(EBOOK_SUFFIXES), elem_id="gen-epub", height=120)
+            epub = gr.File(label="Book (EPUB, PDF, DOCX, ODT, FB2, MOBI/AZW3, HTML, Markdown, TXT)",
+                           file_types=list(EBOOK_SUFFIXES), elem_id="gen-epub", height=120)
             with gr.Row(equal_height=False):
                 cover = gr.Image(label="Cover", type="pil", interactive=False, height=220, show_label=False,
                                  elem_id="gen-cover", scale=1, min_width=140, buttons=[], visible=False)
                 header = gr.HTML(elem_id="gen-book", scale=2)
             book_details = book_metadata.build()  # omni_web/ui/book_metadata.py: title, authors, series
-            chapters = gr.CheckboxGroup(label="Chapters", elem_id="gen-chapters", elem_classes=["ow-chapters"],
+            chapters = gr.CheckboxGroup(label="Chapters", elem_id="gen-chapters",
+                                        elem_classes=["ow-chapters"],
                                         info="Front and back matter are unchecked; check what should be read.")
             with gr.Row():
                 select_all = gr.Button("All", size="sm")
@@ -148,7 +152,8 @@ def build(ctx: UiContext) -> GenerateRefs:
             with library:  # tall when open: on the left, like the clip section
                 cast = build_cast_panel()
                 cast_sheet = build_cast_sheet()
-            chunk_words = gr.Slider(20, 400, step=10, label="Chunk size (words per request)", elem_id="gen-chunk",
+            chunk_words = gr.Slider(20, 400, step=10, label="Chunk size (words per request)",
+                                    elem_id="gen-chunk",
                                     info="Longer chunks flow better; some models cap it (Higgs: 80).")
             readalong = gr.Checkbox(label="Read-along: EPUB 3 with the audio in sync, and subtitles",
                                     elem_id="gen-readalong", value=False)
@@ -156,7 +161,8 @@ def build(ctx: UiContext) -> GenerateRefs:
             with gr.Row(elem_id="gen-actions", elem_classes=["ow-sticky-actions"]):
                 preview = gr.Button("Preview", elem_id="gen-preview")
                 generate = gr.Button("Generate audiobook", variant="primary", elem_id="gen-generate")
-            preview_audio = gr.Audio(label="Preview", interactive=False, autoplay=True, elem_id="gen-preview-audio")
+            preview_audio = gr.Audio(label="Preview", interactive=False, autoplay=True,
+                                     elem_id="gen-preview-audio")
             server_slot.render()
             with gr.Column(visible=False, elem_id="gen-dialog", elem_classes=["ow-dialog"]) as dialog:
                 dialog_text = gr.Markdown(padding=True)
@@ -180,7 +186,8 @@ def build(ctx: UiContext) -> GenerateRefs:
     refs = GenerateRefs(epub, book, header, cover, chapters, select_all, select_none, select_defaults,
                         model, model_info, voice, chunk_words, preview, preview_audio, generate, dialog,
                         dialog_text, dialog_clamp, dialog_keep, dialog_cancel, notice, submitted, confirm,
-                        confirm_text, confirm_go, confirm_open, confirm_cancel, first_run, readalong=readalong,
+                        confirm_text, confirm_go, confirm_open, confirm_cancel, first_run,
+                        readalong=readalong,
                         estimate=estimate)
     wire_cast_panel(ctx, cast, book=refs.book, model=refs.model)
     wire_cast_sheet(ctx, cast_sheet, book=refs.book, model=refs.model)
@@ -206,7 +213,8 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
         picker = gr.update(choices=model_picker_choices(downloaded), value=key)
         first_run = render_first_run(readiness_for(ctx, status=status, downloaded=downloaded))
         return (picker, _model_info(ctx, key, downloaded, status=status), ctx.settings.chunk_size_words,
-                *render_voice_controls(ctx, key, status=status), *render_server_voices(ctx, key, status=status),
+                *render_voice_controls(ctx, key, status=status), *render_server_voices(ctx, key,
+                                                                                       status=status),
                 *first_run, serving_identity(status))
 
     def follow_server(key: str, keep: str | None, status: ServerStatus) -> tuple[Any, ...]:
@@ -221,22 +229,26 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
     def preview(*values: Any) -> tuple[Any, str]:
         request = build_request(ctx, *values)
         with tempfile.TemporaryDirectory(prefix="omni-preview-") as tmp:
-            result = preview_request(request, paths=ctx.paths, settings=ctx.settings, server=ctx.services.server,
+            result = preview_request(request, paths=ctx.paths, settings=ctx.settings,
+                                     server=ctx.services.server,
                                      out_path=Path(tmp) / "preview.wav")
             return _read_wav(result.path), f"Preview: “{esc(result.text)}”"
 
     refs.epub.change(upload, [refs.epub, refs.book], [refs.book, refs.header, refs.cover, refs.chapters,
                                                       refs.notice, refs.epub],
-                     api_name="book_upload", concurrency_limit=4)  # fmt: skip
+                     api_name="book_upload", concurrency_limit=4)
     refs.select_all.click(pick_chapters("all"), [refs.book], refs.chapters, api_visibility="private")
-    refs.select_defaults.click(pick_chapters("defaults"), [refs.book], refs.chapters, api_visibility="private")
+    refs.select_defaults.click(pick_chapters("defaults"), [refs.book], refs.chapters,
+                               api_visibility="private")
     refs.select_none.click(lambda: [], None, refs.chapters, api_visibility="private")
     for trigger in (refs.chapters.change, refs.model.change):
         trigger(guarded(lambda book, chapters, key: estimate_html(ctx, book, chapters, key)),
-                [refs.book, refs.chapters, refs.model], refs.estimate, api_visibility="private", show_progress="hidden")
+                [refs.book, refs.chapters, refs.model], refs.estimate, api_visibility="private",
+                show_progress="hidden")
     refs.model.change(guarded(lambda key: _model_info(ctx, key)), [refs.model], refs.model_info,
                       api_visibility="private")
-    refs.preview.click(preview, form, [refs.preview_audio, refs.notice], api_name="preview", concurrency_limit=1,
+    refs.preview.click(preview, form, [refs.preview_audio, refs.notice], api_name="preview",
+                       concurrency_limit=1,
                        concurrency_id="gpu-server")
     preset_save.build(ctx, form)  # "Save these settings as a preset" (omni_web/ui/preset_save.py)
     events = wire_submit(ctx, SubmitRefs.of(refs), form)
@@ -245,5 +257,6 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
     menus = [refs.model_info, v.voice, v.help, v.transcript, v.save_transcript, v.transcribe, v.instructions,
              v.server.info, v.server.listing, v.server.pick]
     seen = wire_menu_watch(ctx, model=refs.model, voice=v.voice, outputs=menus, render=follow_server)
-    on_load = OnLoad(load, [], [refs.model, refs.model_info, refs.chunk_words, *menus[1:], *first_run_out, seen])
+    on_load = OnLoad(load, [], [refs.model, refs.model_info, refs.chunk_words, *menus[1:], *first_run_out,
+                                seen])
     return replace(refs, submit_events=events, on_load=on_load, server_seen=seen)

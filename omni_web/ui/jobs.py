@@ -124,9 +124,14 @@ def build(ctx: UiContext) -> JobsRefs:
     overview = gr.HTML(elem_id="jobs-table", padding=False)
     with gr.Row(equal_height=False, elem_id="jobs-bar", elem_classes=["ow-actions"]):
         # Values are checked against the job store, not a fixed list (the list changes every tick).
-        pick = gr.Dropdown(label="Job", elem_id="jobs-pick", interactive=True, allow_custom_value=True, scale=4)
-        cancel = gr.Button("Cancel job", variant="stop", visible=False, elem_id="jobs-cancel", scale=0, min_width=150)
-        resume = gr.Button("Resume", variant="primary", visible=False, elem_id="jobs-resume", scale=0, min_width=130)
+        pick = gr.Dropdown(label="Job", elem_id="jobs-pick", interactive=True, allow_custom_value=True,
+                           scale=4)
+        cancel = gr.Button(
+            "Cancel job", variant="stop", visible=False, elem_id="jobs-cancel", scale=0, min_width=150
+        )
+        resume = gr.Button(
+            "Resume", variant="primary", visible=False, elem_id="jobs-resume", scale=0, min_width=130
+        )
         rerun = gr.Button("Run again", visible=False, elem_id="jobs-rerun", scale=0, min_width=140)
         delete = gr.Button("Delete…", visible=False, elem_id="jobs-delete", scale=0, min_width=120)
     with gr.Row(equal_height=False):
@@ -147,8 +152,25 @@ def build(ctx: UiContext) -> JobsRefs:
         with gr.Row():
             confirm_delete = gr.Button("Delete", variant="stop", elem_id="jobs-confirm-delete")
             confirm_cancel = gr.Button("Keep it", elem_id="jobs-confirm-cancel")
-    refs = JobsRefs(overview, pick, cancel, resume, rerun, delete, downloads, detail, details, chapters,
-                    levels, confirm, confirm_text, confirm_delete, confirm_cancel, gr.State({}), timer)
+    refs = JobsRefs(
+        overview,
+        pick,
+        cancel,
+        resume,
+        rerun,
+        delete,
+        downloads,
+        detail,
+        details,
+        chapters,
+        levels,
+        confirm,
+        confirm_text,
+        confirm_delete,
+        confirm_cancel,
+        gr.State({}),
+        timer,
+    )
     return replace(refs, on_load=_wire(ctx, refs))
 
 
@@ -186,23 +208,33 @@ def _render(ctx: UiContext, selected: str | None, shown: dict[str, Any] | None) 
         return [overview, pick, "", hidden, hidden, hidden, hidden, "", "", "", new]
     job = next(job for job in jobs if job.id == selected)
     state = job.state
-    buttons = [gr.update(visible=not state.finished),
-               gr.update(visible=state in (JobState.FAILED, JobState.CANCELLED)),
-               gr.update(visible=state is JobState.DONE),
-               gr.update(visible=state.finished)]
+    buttons = [
+        gr.update(visible=not state.finished),
+        gr.update(visible=state in (JobState.FAILED, JobState.CANCELLED)),
+        gr.update(visible=state is JobState.DONE),
+        gr.update(visible=state.finished),
+    ]
     before = shown if same_job else {}
-    parts = {"downloads": downloads_html(job, output_root=ctx.settings.output_path(ctx.paths)),
-             "chapters": chapters_html(job),
-             # Sent only when it changed, so an opened levels fold stays open while the job goes on.
-             "levels": job_levels_html(job)}
+    parts = {
+        "downloads": downloads_html(job, output_root=ctx.settings.output_path(ctx.paths)),
+        "chapters": chapters_html(job),
+        # Sent only when it changed, so an opened levels fold stays open while the job goes on.
+        "levels": job_levels_html(job),
+    }
     sent = [html if _changed(new, before, key, html) else gr.skip() for key, html in parts.items()]
-    detail = job_detail_html(job, positions.get(job.id, 0), remote_url=ctx.settings.remote_url,
-                             running=[j for j in jobs if j.state is JobState.RUNNING],
-                             queue_paused=state is JobState.QUEUED and ctx.services.library.queue.paused)
+    detail = job_detail_html(
+        job,
+        positions.get(job.id, 0),
+        remote_url=ctx.settings.remote_url,
+        running=[j for j in jobs if j.state is JobState.RUNNING],
+        queue_paused=state is JobState.QUEUED and ctx.services.library.queue.paused,
+    )
     return [overview, pick, detail, *buttons, *sent, new]
 
 
-def _wire_actions(ctx: UiContext, refs: JobsRefs, render: Callable[..., list[Any]], outputs: list[Any]) -> None:
+def _wire_actions(
+    ctx: UiContext, refs: JobsRefs, render: Callable[..., list[Any]], outputs: list[Any]
+) -> None:
     """Cancel, Resume, Run again and Delete (which asks first) on the selected job."""
     store = ctx.services.library.jobs
 
@@ -225,8 +257,10 @@ def _wire_actions(ctx: UiContext, refs: JobsRefs, render: Callable[..., list[Any
         if selected:
             # A new row with its own queue time; the finished one stays as it was.
             selected = ctx.services.library.run_again(selected).id
-            gr.Info("Queued again as a new job: chunks already rendered are reused; the book is written to the "
-                    "same file.")
+            gr.Info(
+                "Queued again as a new job: chunks already rendered are reused; the book is written to the "
+                "same file."
+            )
         return render(selected, shown)
 
     @guarded
@@ -254,15 +288,32 @@ def _wire_actions(ctx: UiContext, refs: JobsRefs, render: Callable[..., list[Any
 
 
 def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
-    outputs = [refs.overview, refs.pick, refs.detail, refs.cancel, refs.resume, refs.rerun, refs.delete,
-               refs.downloads, refs.chapters, refs.levels, refs.shown]
+    outputs = [
+        refs.overview,
+        refs.pick,
+        refs.detail,
+        refs.cancel,
+        refs.resume,
+        refs.rerun,
+        refs.delete,
+        refs.downloads,
+        refs.chapters,
+        refs.levels,
+        refs.shown,
+    ]
 
     def render(selected: str | None, shown: dict[str, Any] | None) -> list[Any]:
         return _render(ctx, selected, shown)
 
     inputs = [refs.pick, refs.shown]
-    refs.timer.tick(guarded(render), inputs, outputs, show_progress="hidden", api_name="jobs_refresh",
-                    concurrency_limit=None)
+    refs.timer.tick(
+        guarded(render),
+        inputs,
+        outputs,
+        show_progress="hidden",
+        api_name="jobs_refresh",
+        concurrency_limit=None,
+    )
     refs.pick.input(guarded(render), inputs, outputs, api_visibility="private")
     _wire_actions(ctx, refs, render, outputs)
     return OnLoad(guarded(lambda: render(None, None)), [], outputs)

@@ -127,11 +127,15 @@ def _waiting_html(job: Job, remote_url: str) -> str:
                   "machine, or change the remote URL on the Server tab. The job goes on by itself when it "
                   "answers; finished chunks are kept.")
     else:
-        remedy = ("omni-web restarts the server it manages by itself; nothing to do. If it keeps failing, the "
-                  "Server tab's boot log says why.")
-    return (f'<div class="ow-status" id="jobs-waiting">{badge("waiting", tone="wait")} '
-            f'<b>Waiting for the server (down since {esc(since)})</b></div>'
-            f'<div class="ow-dim">{esc(p.server_status)}</div>' + callout(remedy))
+        remedy = (
+            "omni-web restarts the server it manages by itself; nothing to do. If it keeps failing, the "
+            "Server tab's boot log says why."
+        )
+    return (
+        f'<div class="ow-status" id="jobs-waiting">{badge("waiting", tone="wait")} '
+        f"<b>Waiting for the server (down since {esc(since)})</b></div>"
+        f'<div class="ow-dim">{esc(p.server_status)}</div>' + callout(remedy)
+    )
 
 
 def _fix_html(job: Job, running: Sequence[Job], queue_paused: bool) -> str:
@@ -139,13 +143,23 @@ def _fix_html(job: Job, running: Sequence[Job], queue_paused: bool) -> str:
     fix = fix_of(job)
     if fix is None:
         return ""
-    why = fix_wait_reason(job, running, queue_paused=queue_paused, shares_server=same_server_work) \
-        if job.state is JobState.QUEUED else ""
+    why = (
+        fix_wait_reason(job, running, queue_paused=queue_paused, shares_server=same_server_work)
+        if job.state is JobState.QUEUED
+        else ""
+    )
     return callout(f"{fix.message} {why}".strip(), tone="info")
 
 
-def job_detail_html(job: Job, position: int, *, now: float | None = None, remote_url: str = "",
-                    running: Sequence[Job] = (), queue_paused: bool = False) -> str:
+def job_detail_html(
+    job: Job,
+    position: int,
+    *,
+    now: float | None = None,
+    remote_url: str = "",
+    running: Sequence[Job] = (),
+    queue_paused: bool = False,
+) -> str:
     """The selected job: state, per-phase bars with ETAs, whole-job elapsed, speed, the error.
 
     ``remote_url`` is the Server tab's remote URL (a job without its own ``api_url`` uses it), so
@@ -154,9 +168,11 @@ def job_detail_html(job: Job, position: int, *, now: float | None = None, remote
     """
     p = progress_of(job)
     result = result_of(job)
-    head = (f'<div class="ow-status">{badge(job.state.value)} <b>{esc(job.title)}</b> '
-            f'<span class="ow-dim">{esc(model_name(request_of(job).model_key))} · {esc(voice_of(job))} · '
-            f'job {esc(job.id)}</span></div>')
+    head = (
+        f'<div class="ow-status">{badge(job.state.value)} <b>{esc(job.title)}</b> '
+        f'<span class="ow-dim">{esc(model_name(request_of(job).model_key))} · {esc(voice_of(job))} · '
+        f"job {esc(job.id)}</span></div>"
+    )
     waiting = _waiting_html(job, remote_url)
     body = waiting or f'<div class="ow-job-line">{esc(_state_line(job, position))}</div>'
     body += _fix_html(job, running, queue_paused)
@@ -172,13 +188,17 @@ def job_detail_html(job: Job, position: int, *, now: float | None = None, remote
         if p.realtime_factor:
             facts.append(f"{p.realtime_factor:.1f} s of audio per wall second")
         if p.gpu_line:
-            facts.append(p.gpu_line + (f", {p.audio_per_gpu_s:.0f} s of audio per GPU-second"
-                                       if p.audio_per_gpu_s else ""))
+            facts.append(
+                p.gpu_line
+                + (f", {p.audio_per_gpu_s:.0f} s of audio per GPU-second" if p.audio_per_gpu_s else "")
+            )
         if p.in_flight_line and running:
             facts.append(p.in_flight_line)  # "48 in flight, server full at ~48"
         elif p.peak_in_flight:
-            facts.append(f"up to {p.peak_in_flight} requests in flight"
-                         + (f", server full at ~{p.server_full_at}" if p.server_full_at else ""))
+            facts.append(
+                f"up to {p.peak_in_flight} requests in flight"
+                + (f", server full at ~{p.server_full_at}" if p.server_full_at else "")
+            )
         if p.qa is not None:
             # A finished job counts as its review list does (one set of counts); a running one as it goes.
             done_line = finished_qa_line(job.result, job.id) if result is not None else None
@@ -195,7 +215,11 @@ def job_detail_html(job: Job, position: int, *, now: float | None = None, remote
 def job_eta_s(job: Job) -> float | None:
     """Time left for the whole job: the longest ETA of its phases still going (mastering and the
     book file included), not the renderer's alone, which reads 0:00 while chapters are mastered."""
-    etas = [phase.eta_s for phase in phase_rows(job) if phase.state == PhaseState.ACTIVE and phase.eta_s is not None]
+    etas = [
+        phase.eta_s
+        for phase in phase_rows(job)
+        if phase.state == PhaseState.ACTIVE and phase.eta_s is not None
+    ]
     return max(etas) if etas else progress_of(job).eta_s
 
 
@@ -203,7 +227,9 @@ def job_levels_html(job: Job) -> str:
     """The job's levels report and its log, each folded (the report from its result once done)."""
     result = result_of(job)
     p = progress_of(job)
-    return levels_html(result.levels if result is not None and result.levels else p.levels) + job_log_html(job)
+    return levels_html(result.levels if result is not None and result.levels else p.levels) + job_log_html(
+        job
+    )
 
 
 def job_log_html(job: Job) -> str:
@@ -217,8 +243,10 @@ def job_log_html(job: Job) -> str:
     rows = "".join(f'<li><span class="ow-dim">{esc(at)}</span> {esc(text)}</li>' for at, text in lines)
     events = len(p.events)
     tally = f"{events} server event{'s' if events != 1 else ''}" if events else "nothing unusual"
-    return (f'<details id="jobs-log" class="ow-fold"><summary><b>Job log</b> <span class="ow-dim">{tally}</span>'
-            f'</summary><ul class="ow-scroll ow-links">{rows}</ul></details>')
+    return (
+        f'<details id="jobs-log" class="ow-fold"><summary><b>Job log</b> <span class="ow-dim">{tally}</span>'
+        f'</summary><ul class="ow-scroll ow-links">{rows}</ul></details>'
+    )
 
 
 def voice_of(job: Job) -> str:
@@ -240,8 +268,11 @@ def voice_of(job: Job) -> str:
 
 def ready_chapters(job: Job) -> list[tuple[int, str, Path]]:
     """``(number, title, path)`` for every chapter whose audio file is ready and on disk."""
-    return [(c.number, c.title, c.audio_path) for c in progress_of(job).ready_chapters()
-            if c.audio_path is not None and c.audio_path.is_file()]
+    return [
+        (c.number, c.title, c.audio_path)
+        for c in progress_of(job).ready_chapters()
+        if c.audio_path is not None and c.audio_path.is_file()
+    ]
 
 
 def chapters_html(job: Job) -> str:
@@ -258,13 +289,23 @@ def chapters_html(job: Job) -> str:
     for chapter in chapters:
         number = chapter.number
         label = chapter_label(number, chapter.title)
-        play = (f'<button class="ow-play" data-play="{number}" data-src="{esc(file_url(ready[number]))}" '
-                f'data-title="{esc(label)}" title="Play chapter {number}" aria-label="Play chapter {number}">▶'
-                '</button>' if number in ready else "")
-        rows.append((play, str(number), esc(chapter.title), badge(chapter.state), esc(clock_str(chapter.duration_s))))
+        play = (
+            f'<button class="ow-play" data-play="{number}" data-src="{esc(file_url(ready[number]))}" '
+            f'data-title="{esc(label)}" title="Play chapter {number}" aria-label="Play chapter {number}">▶'
+            "</button>"
+            if number in ready
+            else ""
+        )
+        rows.append(
+            (play, str(number), esc(chapter.title), badge(chapter.state), esc(clock_str(chapter.duration_s)))
+        )
     title = f'<div class="ow-dim">Chapters: {len(ready)} of {len(chapters)} ready to play</div>'
-    return title + '<div class="ow-scroll ow-chapter-list">' + table(
-        ["", "#", "Chapter", "State", "Length"], rows, raw_columns=(0, 2, 3, 4)) + "</div>"
+    return (
+        title
+        + '<div class="ow-scroll ow-chapter-list">'
+        + table(["", "#", "Chapter", "State", "Length"], rows, raw_columns=(0, 2, 3, 4))
+        + "</div>"
+    )
 
 
 def _progress_cell(job: Job, position: int) -> str:
@@ -286,9 +327,24 @@ def jobs_table_html(jobs: Sequence[Job], positions: Mapping[str, int]) -> str:
     for job in jobs:
         eta = job_eta_s(job) if job.state is JobState.RUNNING else None
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(job.created_at))
-        model = f'{esc(model_name(request_of(job).model_key))} <span class="ow-dim">· {esc(voice_of(job))}</span>'
-        rows.append((esc(job.title), model, badge(job.state.value),
-                     _progress_cell(job, positions.get(job.id, 0)), esc(clock_str(eta)), esc(created),
-                     f"<code>{esc(job.id)}</code>"))
-    return '<div class="ow-scroll ow-scroll-short">' + table(
-        ["Book", "Model · voice", "State", "Progress", "ETA", "Queued", "Job"], rows, raw_columns=range(7)) + "</div>"
+        model = (
+            f'{esc(model_name(request_of(job).model_key))} <span class="ow-dim">· {esc(voice_of(job))}</span>'
+        )
+        rows.append(
+            (
+                esc(job.title),
+                model,
+                badge(job.state.value),
+                _progress_cell(job, positions.get(job.id, 0)),
+                esc(clock_str(eta)),
+                esc(created),
+                f"<code>{esc(job.id)}</code>",
+            )
+        )
+    return (
+        '<div class="ow-scroll ow-scroll-short">'
+        + table(
+            ["Book", "Model · voice", "State", "Progress", "ETA", "Queued", "Job"], rows, raw_columns=range(7)
+        )
+        + "</div>"
+    )

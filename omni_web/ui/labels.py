@@ -21,7 +21,10 @@ DOWNLOADED_MARK = "●"
 
 def model_picker_label(entry: CatalogEntry, *, name_width: int, downloaded: bool) -> str:
     """One row: the cache mark, the name padded to ``name_width``, then the capability columns."""
-    columns = [word.ljust(len(column)) for word, column in zip(entry.capability_columns(), CAPABILITY_COLUMNS, strict=True)]
+    columns = [
+        word.ljust(len(column))
+        for word, column in zip(entry.capability_columns(), CAPABILITY_COLUMNS, strict=True)
+    ]
     mark = DOWNLOADED_MARK if downloaded else " "
     return f"{mark} " + _GAP.join([entry.label.ljust(name_width), *columns]).rstrip()
 

@@ -45,7 +45,7 @@ def levels_html(report: Mapping[str, Any] | None) -> str:
     tally = f"{len(rows)} files" + (f", {failed} outside the targets" if failed else ", all on target")
     head = f'<span class="ow-status" id="jobs-levels-head">{verdict} <b>Levels</b> ' \
            f'<span class="ow-dim">{esc(doc.preset_label or doc.preset)} · ' \
-           f'{esc(tally)}</span></span>'  # fmt: skip
+           f'{esc(tally)}</span></span>'
     note = ""
     if doc.targets.integrated_lufs is None:
         note = '<div class="ow-dim">Mastering is off: chapters keep the levels the server returned.</div>'
@@ -63,8 +63,14 @@ def levels_html(report: Mapping[str, Any] | None) -> str:
         )
         for row in rows
     ]
-    html = note + '<div class="ow-scroll">' + table(
-        ["File", "Loudness", "True peak", "RMS", "Noise floor", "Range", ""], body, raw_columns=(0, 6)) + "</div>"
+    html = (
+        note
+        + '<div class="ow-scroll">'
+        + table(
+            ["File", "Loudness", "True peak", "RMS", "Noise floor", "Range", ""], body, raw_columns=(0, 6)
+        )
+        + "</div>"
+    )
     for problem in doc.acx_problems:
         html += f'<div class="ow-dim">ACX: {esc(problem)}</div>'
     return f'<details id="jobs-levels" class="ow-fold"><summary>{head}</summary>{html}</details>'

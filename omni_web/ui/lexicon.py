@@ -80,7 +80,11 @@ def _book_path(value: Any) -> Path | None:
 
 def _identity(ctx: UiContext, value: Any) -> tuple[Path | None, BookIdentity | None]:
     path = _book_path(value)
-    return path, (book_identity(ctx.services.library.books.load(path, options=ctx.settings.read_options(ctx.paths))) if path is not None else None)
+    return path, (
+        book_identity(ctx.services.library.books.load(path, options=ctx.settings.read_options(ctx.paths)))
+        if path is not None
+        else None
+    )
 
 
 def _scope_identity(ctx: UiContext, scope: str, book: Any) -> BookIdentity | None:
@@ -93,9 +97,17 @@ def _scope_identity(ctx: UiContext, scope: str, book: Any) -> BookIdentity | Non
     return None
 
 
-def _entry(written: str, spoken: str, regex: bool, inside_words: bool, case: str, note: str = "") -> LexiconEntry:
-    return LexiconEntry(written or "", spoken or "", regex=bool(regex), whole_word=not inside_words,
-                        case=CaseRule(case or "auto"), note=note or "").validated()
+def _entry(
+    written: str, spoken: str, regex: bool, inside_words: bool, case: str, note: str = ""
+) -> LexiconEntry:
+    return LexiconEntry(
+        written or "",
+        spoken or "",
+        regex=bool(regex),
+        whole_word=not inside_words,
+        case=CaseRule(case or "auto"),
+        note=note or "",
+    ).validated()
 
 
 def _listing(ctx: UiContext, scope: str, book: Any) -> tuple[str, Any]:
@@ -103,7 +115,9 @@ def _listing(ctx: UiContext, scope: str, book: Any) -> tuple[str, Any]:
     store = LexiconStore(ctx.paths)
     _path, identity = _identity(ctx, book)
     if scope == SCOPE_BOOK and identity is None:
-        return '<div class="ow-dim">Load a book to see its own lexicon.</div>', gr.update(choices=[], value=None)
+        return '<div class="ow-dim">Load a book to see its own lexicon.</div>', gr.update(
+            choices=[], value=None
+        )
     target = identity if scope == SCOPE_BOOK else None
     lexicon = store.load(target)
     shadowed: set[str] = set()
@@ -111,7 +125,9 @@ def _listing(ctx: UiContext, scope: str, book: Any) -> tuple[str, Any]:
         shadowed = {e.key for e in store.load(identity).entries}
     rows = []
     for entry in lexicon.entries:
-        options = [name for name, on in (("regex", entry.regex), ("inside words", not entry.whole_word)) if on]
+        options = [
+            name for name, on in (("regex", entry.regex), ("inside words", not entry.whole_word)) if on
+        ]
         if entry.case is not CaseRule.AUTO:
             options.append(f"case {entry.case.value}")
         if entry.key in shadowed:
@@ -122,21 +138,36 @@ def _listing(ctx: UiContext, scope: str, book: Any) -> tuple[str, Any]:
         html = f'<div class="ow-dim">No entries for {where} yet.</div>'
     else:
         html = f'<div class="ow-dim">{len(rows)} entries for {where}.</div>' + table(
-            ["Written", "Spoken", "Options", "Note"], rows)
+            ["Written", "Spoken", "Options", "Note"], rows
+        )
     names = [entry.written for entry in lexicon.entries]
     return html, gr.update(choices=names, value=None)
 
 
-def _impact(ctx: UiContext, book: Any, model: str | None, chunk_words: Any, chapters: Any,
-            before: Pronouncer, after: Pronouncer) -> str:
+def _impact(
+    ctx: UiContext,
+    book: Any,
+    model: str | None,
+    chunk_words: Any,
+    chapters: Any,
+    before: Pronouncer,
+    after: Pronouncer,
+) -> str:
     path = _book_path(book)
     if path is None or not model:
         return ""
     chosen = None
     if chapters:
         chosen = [int(n) - 1 for n in chapters]
-    impact = edit_impact(ctx.services.library.books.load(path, options=ctx.settings.read_options(ctx.paths)), before=before, after=after, entry=get_entry(model), settings=ctx.settings,
-                         chunk_words=int(chunk_words) if chunk_words else None, chapters=chosen)
+    impact = edit_impact(
+        ctx.services.library.books.load(path, options=ctx.settings.read_options(ctx.paths)),
+        before=before,
+        after=after,
+        entry=get_entry(model),
+        settings=ctx.settings,
+        chunk_words=int(chunk_words) if chunk_words else None,
+        chapters=chosen,
+    )
     return impact.summary
 
 
@@ -166,7 +197,8 @@ def build_lexicon_panel(
     with gr.Accordion("Pronunciation lexicon", open=open, elem_id=f"{elem_prefix}-panel"):
         gr.Markdown("How names and symbols are said: **written form → what the narrator is sent** "
                     "(e.g. *Hermione → her-MY-oh-nee*). Whole words, case-aware; a book's own entries win.")
-        scope = gr.Radio([SCOPE_BOOK, SCOPE_GLOBAL], value=SCOPE_BOOK, label="Lexicon", elem_id=f"{elem_prefix}-scope")
+        scope = gr.Radio([SCOPE_BOOK, SCOPE_GLOBAL], value=SCOPE_BOOK, label="Lexicon",
+                         elem_id=f"{elem_prefix}-scope")
         listing = gr.HTML(elem_id=f"{elem_prefix}-list", padding=False)
         pick = gr.Dropdown(label="Edit an entry", choices=[], interactive=True, elem_id=f"{elem_prefix}-pick")
         with gr.Row():
@@ -196,19 +228,40 @@ def build_lexicon_panel(
             import_file = gr.File(label="Import YAML", file_types=[".yaml", ".yml"], height=90,
                                   elem_id=f"{elem_prefix}-import")
             export = gr.DownloadButton("Export YAML", size="sm", elem_id=f"{elem_prefix}-export")
-    refs = LexiconRefs(scope, listing, pick, written, spoken, regex, inside_words, case, note, sample, save, remove,
+    refs = LexiconRefs(scope, listing, pick, written, spoken, regex, inside_words, case, note, sample, save,
+                       remove,
                        hear, audio, notice, find, candidates, candidate, import_file, export)
     _wire(ctx, refs, book=book, model=model, voice_inputs=list(voice_inputs), voice_of=voice_of,
           chunk_words=chunk_words, chapters=chapters, api_prefix=api_prefix)
     return refs
 
 
-def _wire(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voice_inputs: list[Any], voice_of: VoiceOf,
-          chunk_words: Any | None, chapters: Any | None, api_prefix: str) -> None:
+def _wire(
+    ctx: UiContext,
+    refs: LexiconRefs,
+    *,
+    book: Any,
+    model: Any,
+    voice_inputs: list[Any],
+    voice_of: VoiceOf,
+    chunk_words: Any | None,
+    chapters: Any | None,
+    api_prefix: str,
+) -> None:
     store = LexiconStore(ctx.paths)
-    _wire_entries(ctx, refs, store, book=book, model=model, chunk_words=chunk_words, chapters=chapters,
-                  api_prefix=api_prefix)
-    _wire_hear(ctx, refs, book=book, model=model, voice_inputs=voice_inputs, voice_of=voice_of, api_prefix=api_prefix)
+    _wire_entries(
+        ctx,
+        refs,
+        store,
+        book=book,
+        model=model,
+        chunk_words=chunk_words,
+        chapters=chapters,
+        api_prefix=api_prefix,
+    )
+    _wire_hear(
+        ctx, refs, book=book, model=model, voice_inputs=voice_inputs, voice_of=voice_of, api_prefix=api_prefix
+    )
     _wire_tools(ctx, refs, store, book=book, api_prefix=api_prefix)
 
 
@@ -277,8 +330,16 @@ def _wire_entries(ctx: UiContext, refs: LexiconRefs, store: LexiconStore, *, boo
                       api_name=f"{api_prefix}_remove", concurrency_limit=2)
 
 
-def _wire_hear(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voice_inputs: list[Any],
-               voice_of: VoiceOf, api_prefix: str) -> None:
+def _wire_hear(
+    ctx: UiContext,
+    refs: LexiconRefs,
+    *,
+    book: Any,
+    model: Any,
+    voice_inputs: list[Any],
+    voice_of: VoiceOf,
+    api_prefix: str,
+) -> None:
     """Hear: the entry's sample sentence spoken with the job's model and voice."""
     fields = [refs.written, refs.spoken, refs.regex, refs.inside_words, refs.case, refs.note]
 
@@ -287,25 +348,39 @@ def _wire_hear(ctx: UiContext, refs: LexiconRefs, *, book: Any, model: Any, voic
         if not model_key:
             raise LexiconError("Choose a model first: the sample is spoken with the job's model and voice.")
         voice_values = values[: len(voice_inputs)]
-        entry = _entry(*values[len(voice_inputs): len(voice_inputs) + 5])
+        entry = _entry(*values[len(voice_inputs) : len(voice_inputs) + 5])
         sample_text = values[-1] or ""
         path = _book_path(book_value)
         with tempfile.TemporaryDirectory(prefix="omni-lexicon-") as tmp:
-            result = hear_entry(entry, model_key=model_key, voice=voice_of(model_key, *voice_values), book_path=path,
-                                sample=sample_text, for_book=scope == SCOPE_BOOK and path is not None,
-                                paths=ctx.paths, settings=ctx.settings, server=ctx.services.server,
-                                out_path=Path(tmp) / "sample.wav")
+            result = hear_entry(
+                entry,
+                model_key=model_key,
+                voice=voice_of(model_key, *voice_values),
+                book_path=path,
+                sample=sample_text,
+                for_book=scope == SCOPE_BOOK and path is not None,
+                paths=ctx.paths,
+                settings=ctx.settings,
+                server=ctx.services.server,
+                out_path=Path(tmp) / "sample.wav",
+            )
             audio = result.path.read_bytes()
         out = Path(tempfile.mkdtemp(prefix="omni-lexicon-")) / "sample.wav"
         out.write_bytes(audio)
         return str(out), f"Sent: “{esc(result.text)}”"
 
-    refs.hear.click(hear, [refs.scope, book, model, *voice_inputs, *fields[:5], refs.sample],
-                    [refs.audio, refs.notice], api_name=f"{api_prefix}_hear", concurrency_limit=1,
-                    concurrency_id="gpu-server")
+    refs.hear.click(
+        hear,
+        [refs.scope, book, model, *voice_inputs, *fields[:5], refs.sample],
+        [refs.audio, refs.notice],
+        api_name=f"{api_prefix}_hear",
+        concurrency_limit=1,
+        concurrency_id="gpu-server",
+    )
 
 
-def _wire_tools(ctx: UiContext, refs: LexiconRefs, store: LexiconStore, *, book: Any, api_prefix: str) -> None:
+def _wire_tools(ctx: UiContext, refs: LexiconRefs, store: LexiconStore, *, book: Any,
+                api_prefix: str) -> None:
     """The sample sentence, the hard-word finder, import and export."""
     listed = [refs.listing, refs.pick]
 
@@ -318,14 +393,19 @@ def _wire_tools(ctx: UiContext, refs: LexiconRefs, store: LexiconStore, *, book:
             entry = LexiconEntry(written, written, regex=bool(regex)).validated()
         except LexiconError:
             return gr.skip()
-        return sample_sentence(ctx.services.library.books.load(path, options=ctx.settings.read_options(ctx.paths)), entry)
+        return sample_sentence(ctx.services.library.books.load(path,
+                                                               options=ctx.settings.read_options(ctx.paths)),
+                                                               entry)
 
     @guarded
     def find(book_value: Any) -> tuple[str, Any]:
         path, identity = _identity(ctx, book_value)
         if path is None:
             raise LexiconError("Load a book first: the words are looked for in its chapters.")
-        found = find_candidates(ctx.services.library.books.load(path, options=ctx.settings.read_options(ctx.paths)), pronouncer=store.pronouncer(identity), limit=_CANDIDATES_SHOWN)
+        found = find_candidates(ctx.services.library.books.load(path,
+                                                                options=ctx.settings.read_options(ctx.paths)),
+                                                                pronouncer=store.pronouncer(identity),
+                                                                limit=_CANDIDATES_SHOWN)
         if not found:
             return '<div class="ow-dim">Nothing looks hard to read.</div>', gr.update(choices=[], value=None)
         rows = [(c.word + (" ✓" if c.in_lexicon else ""), str(c.count), c.kinds_str, str(c.chapter_number),
@@ -339,7 +419,8 @@ def _wire_tools(ctx: UiContext, refs: LexiconRefs, store: LexiconStore, *, book:
         path = _book_path(book_value)
         if not word or path is None:
             return gr.skip(), gr.skip(), gr.skip()
-        sentence = sample_sentence(ctx.services.library.books.load(path, options=ctx.settings.read_options(ctx.paths)), LexiconEntry(word, word).validated())
+        book = ctx.services.library.books.load(path, options=ctx.settings.read_options(ctx.paths))
+        sentence = sample_sentence(book, LexiconEntry(word, word).validated())
         return word, "", sentence
 
     @guarded
@@ -348,7 +429,8 @@ def _wire_tools(ctx: UiContext, refs: LexiconRefs, store: LexiconStore, *, book:
             return gr.skip(), gr.skip(), gr.skip(), gr.skip()
         target = _scope_identity(ctx, scope, book_value)
         added, replaced = store.import_file(Path(file), target)
-        return (*_listing(ctx, scope, book_value), f"Imported {added} new and {replaced} replaced entries.", None)
+        return (*_listing(ctx, scope, book_value), f"Imported {added} new and {replaced} replaced entries.",
+                None)
 
     @guarded
     def export(scope: str, book_value: Any) -> str:

@@ -23,27 +23,45 @@ __all__ = ["build"]
 def _typed(settings: Settings, url: str, model: str, key: str, concurrency: float | None,
            timeout: float | None) -> Settings:
     return dataclasses.replace(
-        settings, llm_url=(url or "").strip(), llm_model=(model or "").strip(), llm_api_key=(key or "").strip(),
+        settings,
+        llm_url=(url or "").strip(),
+        llm_model=(model or "").strip(),
+        llm_api_key=(key or "").strip(),
         llm_concurrency=int(concurrency or settings.llm_concurrency),
-        llm_timeout_s=float(timeout or settings.llm_timeout_s)).validate()
+        llm_timeout_s=float(timeout or settings.llm_timeout_s),
+    ).validate()
 
 
 def build(ctx: UiContext) -> tuple[list[Any], Callable[[], list[Any]]]:
     """The section's components and wiring; returns the components a page load fills and their values."""
     with gr.Accordion("LLM for the cast (optional)", open=False, elem_id="settings-llm"):
-        gr.Markdown("Any OpenAI-compatible chat endpoint (SGLang, vLLM, llama.cpp, Ollama, a hosted API). "
-                    "It only labels who speaks the quotes the rules are unsure of, and how; the book's text "
-                    "is never sent back or changed.")
-        url = gr.Textbox(label="Endpoint URL", placeholder="http://127.0.0.1:30000/v1", elem_id="settings-llm-url")
-        model = gr.Textbox(label="Model", placeholder="as the server names it, e.g. Qwen/Qwen2.5-7B-Instruct",
-                           elem_id="settings-llm-model")
-        key = gr.Textbox(label="API key", type="password", elem_id="settings-llm-key",
-                         info="Empty for a local server.")
+        gr.Markdown(
+            "Any OpenAI-compatible chat endpoint (SGLang, vLLM, llama.cpp, Ollama, a hosted API). "
+            "It only labels who speaks the quotes the rules are unsure of, and how; the book's text "
+            "is never sent back or changed."
+        )
+        url = gr.Textbox(
+            label="Endpoint URL", placeholder="http://127.0.0.1:30000/v1", elem_id="settings-llm-url"
+        )
+        model = gr.Textbox(
+            label="Model",
+            placeholder="as the server names it, e.g. Qwen/Qwen2.5-7B-Instruct",
+            elem_id="settings-llm-model",
+        )
+        key = gr.Textbox(
+            label="API key", type="password", elem_id="settings-llm-key", info="Empty for a local server."
+        )
         with gr.Row():
-            concurrency = gr.Number(label="Requests at once", precision=0, minimum=1, maximum=64,
-                                    elem_id="settings-llm-concurrency")
-            timeout = gr.Number(label="Timeout per request (seconds)", precision=0, minimum=1,
-                                elem_id="settings-llm-timeout")
+            concurrency = gr.Number(
+                label="Requests at once",
+                precision=0,
+                minimum=1,
+                maximum=64,
+                elem_id="settings-llm-concurrency",
+            )
+            timeout = gr.Number(
+                label="Timeout per request (seconds)", precision=0, minimum=1, elem_id="settings-llm-timeout"
+            )
         with gr.Row():
             test = gr.Button("Test", elem_id="settings-llm-test")
             save = gr.Button("Save LLM settings", variant="primary", elem_id="settings-llm-save")
@@ -58,8 +76,11 @@ def build(ctx: UiContext) -> tuple[list[Any], Callable[[], list[Any]]]:
     def run_save(*values: Any) -> str:
         settings = _typed(ctx.settings, *values)
         ctx.save_settings(settings)
-        return f"Saved. The cast's LLM pass uses {settings.llm_url}." if settings.llm_url else \
-            "Saved. No LLM: the cast uses its rules only."
+        return (
+            f"Saved. The cast's LLM pass uses {settings.llm_url}."
+            if settings.llm_url
+            else "Saved. No LLM: the cast uses its rules only."
+        )
 
     test.click(run_test, fields, status, api_name="llm_test", concurrency_limit=2)
     save.click(run_save, fields, status, api_name="llm_save")

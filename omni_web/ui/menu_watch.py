@@ -57,8 +57,16 @@ def wire_menu_watch(ctx: UiContext, *, model: gr.Dropdown, voice: gr.Dropdown, o
 
     timer = gr.Timer(_TICK_S)
     all_out = [seen, *outputs]
-    timer.tick(guarded(check), [model, voice, seen], all_out, show_progress="hidden", api_name="menus_follow_server",
-               concurrency_limit=None)
+    timer.tick(
+        guarded(check),
+        [model, voice, seen],
+        all_out,
+        show_progress="hidden",
+        api_name="menus_follow_server",
+        concurrency_limit=None,
+    )
     for event in events:
-        event.then(guarded(now), [model, voice, seen], all_out, show_progress="hidden", api_visibility="private")
+        event.then(
+            guarded(now), [model, voice, seen], all_out, show_progress="hidden", api_visibility="private"
+        )
     return seen

@@ -82,10 +82,16 @@ def _render_tree(ctx: UiContext) -> list[Any]:
         model = cached.get(entry.key)
         status = badge(model.status_str) if model else badge("not installed", tone="mute")
         size = model.size_str if model else f"~{entry.approx_download_gb:g} GB"
-        rows.append((
-            esc(entry.label), esc(entry.org), f'<span class="ow-nowrap">{esc(" ".join(entry.capabilities))}</span>',
-            status, f'<span class="ow-nowrap">{esc(size)}</span>', esc(entry.vram_note),
-        ))
+        rows.append(
+            (
+                esc(entry.label),
+                esc(entry.org),
+                f'<span class="ow-nowrap">{esc(" ".join(entry.capabilities))}</span>',
+                status,
+                f'<span class="ow-nowrap">{esc(size)}</span>',
+                esc(entry.vram_note),
+            )
+        )
     cache_dir = hub_cache_dir(ctx.hf_cache_dir)
     details = table(["Model", "Org", "Can", "Status", "Size", "Notes"], rows, raw_columns=(0, 1, 2, 3, 4, 5))
     details += f'<div class="ow-dim">Hugging Face cache: <code>{esc(cache_dir)}</code></div>'
@@ -106,11 +112,15 @@ def _start_diff(ctx: UiContext, add: list[str], remove: list[str]) -> None:
 
     def work(handle: TaskHandle) -> str:
         result = apply_model_diff(
-            add, remove, paths=ctx.paths,
+            add,
+            remove,
+            paths=ctx.paths,
             stop_server_hosting=lambda key: server.stop_before_removing(key, log=handle.log),
             progress=lambda p: handle.progress(p.fraction, p.summary),
-            log=handle.log, cancel=handle.cancel_event,
-            cache_dir=ctx.hf_cache_dir, endpoint=ctx.hf_endpoint,
+            log=handle.log,
+            cancel=handle.cancel_event,
+            cache_dir=ctx.hf_cache_dir,
+            endpoint=ctx.hf_endpoint,
         )
         for warning in result.warnings:
             handle.log(f"WARNING: {warning}")
@@ -134,7 +144,10 @@ def diff_title(add: Iterable[str], remove: Iterable[str]) -> str:
 
 def diff_done_line(removed: Iterable[str], installed: Iterable[str]) -> str:
     """``Done: removed ZONOS2, installed Qwen3-TTS 0.6B Base.`` (models by name, never by key)."""
-    done = [*(f"removed {model_name(key)}" for key in removed), *(f"installed {model_name(key)}" for key in installed)]
+    done = [
+        *(f"removed {model_name(key)}" for key in removed),
+        *(f"installed {model_name(key)}" for key in installed),
+    ]
     return "Done: " + (", ".join(done) or "nothing changed") + "."
 
 
@@ -157,7 +170,9 @@ def build(ctx: UiContext) -> ModelsRefs:
             with gr.Row():
                 apply = gr.Button("Apply", variant="primary", elem_id="models-apply")
                 cancel = gr.Button("Cancel", variant="stop", elem_id="models-cancel")
-            with gr.Column(visible=False, elem_id="models-confirm", elem_classes=["ow-dialog"]) as confirm_box:
+            with gr.Column(
+                visible=False, elem_id="models-confirm", elem_classes=["ow-dialog"]
+            ) as confirm_box:
                 confirm_text = gr.HTML(padding=True)
                 with gr.Row():
                     confirm_yes = gr.Button("Remove and apply", variant="stop", elem_id="models-confirm-yes")
@@ -168,8 +183,17 @@ def build(ctx: UiContext) -> ModelsRefs:
     details = gr.HTML(elem_id="models-details", padding=False)
     build_asr_models_box(ctx)  # the QA recognisers, in the same HF cache
     refs = ModelsRefs(
-        groups, details, apply, cancel, confirm_box, confirm_text, confirm_yes, confirm_no,
-        gr.State(None), panel, gr.Timer(1.0),
+        groups,
+        details,
+        apply,
+        cancel,
+        confirm_box,
+        confirm_text,
+        confirm_yes,
+        confirm_no,
+        gr.State(None),
+        panel,
+        gr.Timer(1.0),
     )
     return replace(refs, on_load=_wire(ctx, refs))
 
@@ -205,10 +229,17 @@ def _wire(ctx: UiContext, refs: ModelsRefs) -> OnLoad:
             record = ctx.services.server.owned_record()
             lines = [f"<p><b>{esc(plan.summary)}</b></p>"]
             if record is not None and record.model_key in remove:
-                lines.append(f"<p>The running server hosting {esc(model_name(record.model_key))} is stopped first.</p>")
+                lines.append(
+                    f"<p>The running server hosting {esc(model_name(record.model_key))} is stopped first.</p>"
+                )
             if add:
                 lines.append(f"<p>Then download: {esc(_names(add))}.</p>")
-            return [gr.update(visible=True), "".join(lines), {"add": add, "remove": remove}, *task_outputs(seen)]
+            return [
+                gr.update(visible=True),
+                "".join(lines),
+                {"add": add, "remove": remove},
+                *task_outputs(seen),
+            ]
         _start_diff(ctx, add, [])
         return [gr.update(visible=False), "", None, *task_outputs(seen)]
 
@@ -225,8 +256,14 @@ def _wire(ctx: UiContext, refs: ModelsRefs) -> OnLoad:
         return task_outputs(seen)
 
     refs.apply.click(apply, [panel.seen, *refs.groups], [*confirm_out, *task_out], api_name="models_apply")
-    refs.confirm_yes.click(confirm, [refs.pending, panel.seen], [*confirm_out, *task_out], api_name="models_confirm")
-    refs.confirm_no.click(lambda: (gr.update(visible=False), "", None), None, confirm_out, api_visibility="private")
+    refs.confirm_yes.click(
+        confirm, [refs.pending, panel.seen], [*confirm_out, *task_out], api_name="models_confirm"
+    )
+    refs.confirm_no.click(
+        lambda: (gr.update(visible=False), "", None), None, confirm_out, api_visibility="private"
+    )
     refs.cancel.click(cancel, [panel.seen], task_out, api_name="models_cancel")
-    refs.timer.tick(tick, [panel.seen], [*tree_out, *task_out], show_progress="hidden", api_visibility="private")
+    refs.timer.tick(
+        tick, [panel.seen], [*tree_out, *task_out], show_progress="hidden", api_visibility="private"
+    )
     return OnLoad(load, [panel.seen], [*tree_out, *task_out])

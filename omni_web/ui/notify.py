@@ -72,10 +72,18 @@ def build_notifier(ctx: UiContext) -> NotifyRefs:
                 if job.state.finished and was is not None and not JobState(was).finished:
                     _announce(job)
                     latest = (job.title, job.state.value)
-        new = {"states": {job.id: job.state.value for job in jobs}, "latest": list(latest) if latest else None}
+        new = {
+            "states": {job.id: job.state.value for job in jobs},
+            "latest": list(latest) if latest else None,
+        }
         return new, page_title(jobs, latest)
 
-    refs.timer.tick(guarded(watch), [refs.seen], [refs.seen, refs.title], show_progress="hidden",
-                    api_name="job_notices", concurrency_limit=None).then(
-        None, [refs.title], None, js=_SET_TITLE_JS)
+    refs.timer.tick(
+        guarded(watch),
+        [refs.seen],
+        [refs.seen, refs.title],
+        show_progress="hidden",
+        api_name="job_notices",
+        concurrency_limit=None,
+    ).then(None, [refs.title], None, js=_SET_TITLE_JS)
     return refs

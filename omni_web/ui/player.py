@@ -17,6 +17,8 @@ def read_wav(path: Path) -> tuple[int, np.ndarray]:
     with wave.open(str(path), "rb") as handle:
         dtype = {1: np.uint8, 2: np.int16, 4: np.int32}.get(handle.getsampwidth())
         if dtype is None:
-            raise PreviewError(f"The preview came back as {8 * handle.getsampwidth()}-bit audio; cannot play it.")
+            raise PreviewError(
+                f"The preview came back as {8 * handle.getsampwidth()}-bit audio; cannot play it."
+            )
         frames = handle.readframes(handle.getnframes())
         return handle.getframerate(), np.frombuffer(frames, dtype=dtype).reshape(-1, handle.getnchannels())

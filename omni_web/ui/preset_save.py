@@ -22,8 +22,12 @@ def build(ctx: UiContext, form: list[Any]) -> gr.Button:
     """A name box and a button under the Generate form; ``form`` are build_request's inputs."""
     with gr.Accordion("Save these settings as a preset", open=False, elem_id="gen-preset"):
         with gr.Row():
-            name = gr.Textbox(label="Preset name", placeholder="e.g. Night reader", elem_id="gen-preset-name", scale=2)
-            policy = gr.Dropdown(label="Chapters", choices=POLICIES, value="default", elem_id="gen-preset-chapters")
+            name = gr.Textbox(
+                label="Preset name", placeholder="e.g. Night reader", elem_id="gen-preset-name", scale=2
+            )
+            policy = gr.Dropdown(
+                label="Chapters", choices=POLICIES, value="default", elem_id="gen-preset-chapters"
+            )
         save = gr.Button("Save preset", size="sm", elem_id="gen-preset-save")
         status = gr.Markdown(elem_id="gen-preset-status")
 

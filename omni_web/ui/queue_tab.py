@@ -38,8 +38,17 @@ class QueueRefs:
 
 def queue_rows(queued: list[Job]) -> list[list[Any]]:
     """One table row per queued job, in run order."""
-    return [[place, job.title, job.priority, "paused" if job.paused else "", "made" if job.sample_done else "",
-             job.id] for place, job in enumerate(queued, start=1)]
+    return [
+        [
+            place,
+            job.title,
+            job.priority,
+            "paused" if job.paused else "",
+            "made" if job.sample_done else "",
+            job.id,
+        ]
+        for place, job in enumerate(queued, start=1)
+    ]
 
 
 def _preset_names(ctx: UiContext) -> list[str]:
@@ -132,8 +141,12 @@ def _many_books(ctx: UiContext, pick: gr.Dropdown, outputs: list[Any], render) -
     """'Queue many books': one job per file with a preset (or the rules); returns the preset menu."""
     with gr.Accordion("Queue many books", open=False, elem_id="queue-many"):
         books = gr.File(label="Books (one job each)", file_count="multiple", elem_id="queue-books")
-        preset = gr.Dropdown(label="Preset (empty: the rules in Settings pick one per book)", choices=[],
-                             elem_id="queue-preset", allow_custom_value=True)  # checked by submit_book
+        preset = gr.Dropdown(
+            label="Preset (empty: the rules in Settings pick one per book)",
+            choices=[],
+            elem_id="queue-preset",
+            allow_custom_value=True,
+        )  # checked by submit_book
         queue_books = gr.Button("Queue them", variant="primary", elem_id="queue-books-go")
         report = gr.Markdown(elem_id="queue-books-report")
 
@@ -142,8 +155,10 @@ def _many_books(ctx: UiContext, pick: gr.Dropdown, outputs: list[Any], render) -
         if not files:
             raise gr.Error("Choose the books to queue first.")
         outcomes = ctx.services.library.submit_many([Path(f) for f in files], preset=preset_name or None)
-        lines = [f"- {name}: queued as {got.id}" if isinstance(got, Job) else f"- {name}: **not queued**: {got}"
-                 for name, got in outcomes]
+        lines = [
+            f"- {name}: queued as {got.id}" if isinstance(got, Job) else f"- {name}: **not queued**: {got}"
+            for name, got in outcomes
+        ]
         queued = sum(isinstance(got, Job) for _, got in outcomes)
         return (f"{queued} of {len(outcomes)} books queued.\n\n" + "\n".join(lines), None, *render(keep))
 

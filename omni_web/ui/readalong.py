@@ -24,7 +24,14 @@ from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.widgets import callout, esc
 
-__all__ = ["ReadalongRefs", "attach", "player_html", "readalong_chapters", "readalong_downloads", "subtitles_html"]
+__all__ = [
+    "ReadalongRefs",
+    "attach",
+    "player_html",
+    "readalong_chapters",
+    "readalong_downloads",
+    "subtitles_html",
+]
 
 # Follows the audio element inside the component: highlight the sentence whose start is the last
 # one passed (binary search over data-start), keep it in view, and seek on a click.
@@ -90,9 +97,17 @@ def readalong_downloads(job: Job) -> tuple[str | None, list[str]]:
         return None, []
     # Beside the book, only this job's subtitles (named like its EPUB); its MP3 folder is its own.
     own = Path(epub).name.removesuffix(READALONG_SUFFIX)
-    places = [(Path(epub).parent, f"{glob.escape(own)} - *"), *([(Path(result.mp3_dir), "*")] if result.mp3_dir else [])]
-    found = {p for folder, pattern in places if folder.is_dir() for ext in (".vtt", ".srt")
-             for p in folder.glob(pattern + ext)}
+    places = [
+        (Path(epub).parent, f"{glob.escape(own)} - *"),
+        *([(Path(result.mp3_dir), "*")] if result.mp3_dir else []),
+    ]
+    found = {
+        p
+        for folder, pattern in places
+        if folder.is_dir()
+        for ext in (".vtt", ".srt")
+        for p in folder.glob(pattern + ext)
+    }
     if not any(p.parent == Path(epub).parent for p in found):  # a job from before the names
         found |= {p for ext in (".vtt", ".srt") for p in Path(epub).parent.glob("*" + ext)}
     return str(epub), sorted(map(str, found), key=lambda p: (not p.endswith(".vtt"), p))
@@ -103,10 +118,15 @@ def subtitles_html(epub: str | None, files: list[str]) -> str:
     if not files:
         return ""
     own = Path(epub).name.removesuffix(READALONG_SUFFIX) + " - " if epub else ""
-    links = "".join(f'<li><a href="{esc(_file_url(Path(path)))}" download>{esc(Path(path).name.removeprefix(own))}'
-                    "</a></li>" for path in files)
-    return (f'<details class="ow-fold"><summary>Subtitles (VTT, SRT) · {len(files)} files</summary>'
-            f'<ul class="ow-scroll ow-links">{links}</ul></details>')
+    links = "".join(
+        f'<li><a href="{esc(_file_url(Path(path)))}" download>{esc(Path(path).name.removeprefix(own))}'
+        "</a></li>"
+        for path in files
+    )
+    return (
+        f'<details class="ow-fold"><summary>Subtitles (VTT, SRT) · {len(files)} files</summary>'
+        f'<ul class="ow-scroll ow-links">{links}</ul></details>'
+    )
 
 
 def _file_url(path: Path) -> str:
@@ -122,28 +142,42 @@ def player_html(timings: ChapterTimings, audio_url: str) -> str:
             paragraphs.append(" ".join(current))
             current = []
         current_chunk = sentence.chunk_index
-        current.append(f'<span class="ra-s" data-i="{sentence.index}" data-start="{sentence.start_s:.3f}" '
-                       f'data-end="{sentence.end_s:.3f}">{esc(sentence.display_text)}</span>')
+        current.append(
+            f'<span class="ra-s" data-i="{sentence.index}" data-start="{sentence.start_s:.3f}" '
+            f'data-end="{sentence.end_s:.3f}">{esc(sentence.display_text)}</span>'
+        )
     if current:
         paragraphs.append(" ".join(current))
-    note = ('<div class="ow-dim">Times estimated from the text (no speech-recognition model was installed).</div>'
-            if timings.estimated else "")
+    note = (
+        '<div class="ow-dim">Times estimated from the text (no speech-recognition model was installed).</div>'
+        if timings.estimated
+        else ""
+    )
     body = "".join(f"<p>{p}</p>" for p in paragraphs)
-    return (f'<div class="ra-player"><audio controls preload="metadata" src="{esc(audio_url)}"></audio>{note}'
-            f'<div class="ra-text">{body}</div></div>')
+    return (
+        f'<div class="ra-player"><audio controls preload="metadata" src="{esc(audio_url)}"></audio>{note}'
+        f'<div class="ra-text">{body}</div></div>'
+    )
 
 
 def _render(ctx: UiContext, job: Job | None, number: str | None) -> str:
     if job is None or not number:
-        return callout("Pick a chapter to read along. Chapters appear here as soon as their timings are ready.")
-    row = next((c for c in ConvertProgress.from_dict(job.progress).chapters if str(c.number) == str(number)), None)
+        return callout(
+            "Pick a chapter to read along. Chapters appear here as soon as their timings are ready."
+        )
+    row = next(
+        (c for c in ConvertProgress.from_dict(job.progress).chapters if str(c.number) == str(number)), None
+    )
     if row is None or not row.ready or row.audio_path is None:
         return callout("That chapter is not ready yet.")
     audio = Path(row.audio_path).resolve()
     output = ctx.settings.output_path(ctx.paths).resolve()
     if not audio.is_relative_to(output) or not audio.is_file():
-        return callout("This chapter's audio is outside the app's output folder, so the browser cannot play it "
-                       "here. Open its files from disk instead.", tone="info")
+        return callout(
+            "This chapter's audio is outside the app's output folder, so the browser cannot play it "
+            "here. Open its files from disk instead.",
+            tone="info",
+        )
     timings = load_timings(audio)
     if timings is None:
         return callout("The sentence timings of this chapter are still being built.")
@@ -153,8 +187,13 @@ def _render(ctx: UiContext, job: Job | None, number: str | None) -> str:
 def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Timer) -> ReadalongRefs:
     """Add the player under the Jobs tab's job picker (call inside the tab's layout)."""
     with gr.Accordion("Read along", open=False, elem_id="jobs-readalong"):
-        chapter = gr.Dropdown(label="Chapter", elem_id="ra-chapter", interactive=True, allow_custom_value=True,
-                              info="Chapters of a job made with Read-along, as soon as each is aligned.")
+        chapter = gr.Dropdown(
+            label="Chapter",
+            elem_id="ra-chapter",
+            interactive=True,
+            allow_custom_value=True,
+            info="Chapters of a job made with Read-along, as soon as each is aligned.",
+        )
         view = gr.HTML(elem_id="ra-view", js_on_load=_JS, css_template=_CSS, padding=False)
         with gr.Row():
             epub = gr.DownloadButton("Download read-along EPUB", visible=False, elem_id="ra-epub")
@@ -180,7 +219,13 @@ def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Timer) -> ReadalongRefs:
         if shown.get("job") != job_id:
             number = None
             new["number"] = None
-            return [gr.update(choices=choices, value=None), _render(ctx, None, None), epub_out, subtitles_out, new]
+            return [
+                gr.update(choices=choices, value=None),
+                _render(ctx, None, None),
+                epub_out,
+                subtitles_out,
+                new,
+            ]
         picker = gr.skip() if choices == shown.get("choices") else gr.update(choices=choices)
         has_view = shown.get("has_view") and shown.get("number") == number
         view = gr.skip() if has_view else _render(ctx, job, number)
@@ -191,13 +236,31 @@ def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Timer) -> ReadalongRefs:
         job = job_of(job_id)
         choices = readalong_chapters(job) if job is not None else []
         has_view = bool(number and str(number) in {n for _, n in choices})
-        return [_render(ctx, job, number), {"job": job_id, "choices": choices, "number": number,
-                                            "has_view": has_view, "files": (shown or {}).get("files")}]
+        return [
+            _render(ctx, job, number),
+            {
+                "job": job_id,
+                "choices": choices,
+                "number": number,
+                "has_view": has_view,
+                "files": (shown or {}).get("files"),
+            },
+        ]
 
     outputs = [refs.chapter, refs.view, refs.epub, refs.subtitles, refs.shown]
-    timer.tick(guarded(refresh), [pick, refs.chapter, refs.shown], outputs, show_progress="hidden",
-               api_name="readalong_refresh", concurrency_limit=None)
+    timer.tick(
+        guarded(refresh),
+        [pick, refs.chapter, refs.shown],
+        outputs,
+        show_progress="hidden",
+        api_name="readalong_refresh",
+        concurrency_limit=None,
+    )
     pick.change(guarded(refresh), [pick, refs.chapter, refs.shown], outputs, api_visibility="private")
-    refs.chapter.input(guarded(select), [pick, refs.chapter, refs.shown], [refs.view, refs.shown],
-                       api_name="readalong_chapter")
+    refs.chapter.input(
+        guarded(select),
+        [pick, refs.chapter, refs.shown],
+        [refs.view, refs.shown],
+        api_name="readalong_chapter",
+    )
     return refs

@@ -72,7 +72,11 @@ def flagged_rows(job: Job, store: QaStore) -> tuple[list[ReviewRow], str, bool]:
         return review_rows(target), qa_counts_line(target), True
     if qa is None:
         return [], "This job runs without audio QA.", False
-    return rows_for_keys(store, qa.flagged_keys), f"{qa.line} so far (regenerate once the job is done).", False
+    return (
+        rows_for_keys(store, qa.flagged_keys),
+        f"{qa.line} so far (regenerate once the job is done).",
+        False,
+    )
 
 
 def row_choice(row: ReviewRow) -> tuple[str, str]:
@@ -84,10 +88,15 @@ def row_choice(row: ReviewRow) -> tuple[str, str]:
 # Inline styles: the marks live in this panel only. Struck red: not heard; amber: said twice;
 # underlined blue: heard but not in the text. Each carries a title for screen readers and hover.
 _MARK_HTML = {
-    "missing": ('<del class="qa-missing" title="not heard" style="color:#b42318;background:#fee4e2">', "</del>"),
+    "missing": (
+        '<del class="qa-missing" title="not heard" style="color:#b42318;background:#fee4e2">',
+        "</del>",
+    ),
     "repeated": ('<mark class="qa-repeated" title="said twice" style="background:#fef0c7">', "</mark>"),
-    "extra": ('<ins class="qa-extra" title="heard, not in the text" style="color:#175cd3;background:#d1e9ff">',
-              "</ins>"),
+    "extra": (
+        '<ins class="qa-extra" title="heard, not in the text" style="color:#175cd3;background:#d1e9ff">',
+        "</ins>",
+    ),
 }
 
 
@@ -104,8 +113,13 @@ def row_detail_html(row: ReviewRow) -> str:
     """One flagged chunk: its text (marked where the take differs), figures, why it failed, what ASR heard."""
     marks = row.marks
     text = marks_html(marks) if any(m.kind for m in marks) else esc(row.text)
-    facts = [("Chapter", esc(f"{row.chapter} {row.chapter_title}".strip())), ("Chunk", esc(row.chunk)),
-             ("Text", text), ("Figures", esc(row.figures)), ("Why flagged", esc(row.reasons))]
+    facts = [
+        ("Chapter", esc(f"{row.chapter} {row.chapter_title}".strip())),
+        ("Chunk", esc(row.chunk)),
+        ("Text", text),
+        ("Figures", esc(row.figures)),
+        ("Why flagged", esc(row.reasons)),
+    ]
     if row.notices:
         facts.append(("Check", esc(row.notices)))
     if row.transcript:
@@ -132,49 +146,98 @@ def build_review_panel(ctx: UiContext, job_pick: gr.Dropdown) -> ReviewRefs:
         inbox = build_inbox()
         with gr.Row(equal_height=False):
             with gr.Column(scale=3):
-                pick = gr.Dropdown(label="Flagged chunk", elem_id="review-pick", interactive=True,
-                                   allow_custom_value=True)
+                pick = gr.Dropdown(
+                    label="Flagged chunk", elem_id="review-pick", interactive=True, allow_custom_value=True
+                )
                 detail = gr.HTML(elem_id="review-detail", padding=False)
             with gr.Column(scale=2):
-                player = gr.Audio(label="Chunk audio (the take in the book)", interactive=False,
-                                  elem_id="review-player", type="numpy")
-                text = gr.Textbox(label="Text to speak", lines=4, elem_id="review-text",
-                                  info="Edit it (a misread name or number) before Regenerate, or leave it.")
+                player = gr.Audio(
+                    label="Chunk audio (the take in the book)",
+                    interactive=False,
+                    elem_id="review-player",
+                    type="numpy",
+                )
+                text = gr.Textbox(
+                    label="Text to speak",
+                    lines=4,
+                    elem_id="review-text",
+                    info="Edit it (a misread name or number) before Regenerate, or leave it.",
+                )
                 with gr.Row():
                     accept = gr.Button("Accept as is", elem_id="review-accept")
                     regenerate = gr.Button("Regenerate", variant="primary", elem_id="review-regenerate")
         status = gr.Markdown(elem_id="review-status")
         # A misread name is fixed for good in the lexicon, then the chunk regenerated with it.
         job_book, job_model = gr.State(None), gr.State(None)
-        build_lexicon_panel(ctx, book=job_book, model=job_model, api_prefix="review_lexicon",
-                            elem_prefix="review-lex")
+        build_lexicon_panel(
+            ctx, book=job_book, model=job_model, api_prefix="review_lexicon", elem_prefix="review-lex"
+        )
     refs = ReviewRefs(summary, pick, detail, player, text, accept, regenerate, status, inbox)
     _wire(_ReviewActions(ctx), refs, inbox, job_pick, refresh, (job_book, job_model))
     return refs
 
 
-def _wire(actions: _ReviewActions, refs: ReviewRefs, inbox: InboxRefs, job_pick: gr.Dropdown, refresh: gr.Button,
-          book_and_model: tuple[gr.State, gr.State]) -> None:
-    list_outputs = [refs.summary, refs.pick, refs.detail, refs.player, refs.text, refs.accept, refs.regenerate,
-                    *inbox_outputs(inbox)]
+def _wire(
+    actions: _ReviewActions,
+    refs: ReviewRefs,
+    inbox: InboxRefs,
+    job_pick: gr.Dropdown,
+    refresh: gr.Button,
+    book_and_model: tuple[gr.State, gr.State],
+) -> None:
+    list_outputs = [
+        refs.summary,
+        refs.pick,
+        refs.detail,
+        refs.player,
+        refs.text,
+        refs.accept,
+        refs.regenerate,
+        *inbox_outputs(inbox),
+    ]
     filters = [inbox.chapter, inbox.reason, inbox.page]
-    job_pick.change(guarded(actions.job_book_and_model), [job_pick], list(book_and_model),
-                    api_name="review_lexicon_job")
+    job_pick.change(
+        guarded(actions.job_book_and_model), [job_pick], list(book_and_model), api_name="review_lexicon_job"
+    )
     job_pick.change(guarded(actions.show_list), [job_pick], list_outputs, api_visibility="private")
     refresh.click(guarded(actions.show_list), [job_pick, *filters], list_outputs, api_name="review_list")
     for control in filters:
-        control.input(guarded(actions.show_list), [job_pick, *filters], list_outputs, api_visibility="private")
-    refs.pick.input(guarded(actions.show_row), [job_pick, refs.pick], [refs.detail, refs.player, refs.text],
-                    api_visibility="private")
-    refs.accept.click(guarded(actions.accept), [job_pick, refs.pick, *filters], [refs.status, *list_outputs],
-                      api_name="review_accept")
-    refs.regenerate.click(guarded(actions.regenerate), [job_pick, refs.pick, refs.text, *filters],
-                          [refs.status, *list_outputs], api_name="review_regenerate")
-    inbox.accept_all.click(guarded(ask_accept_all), [inbox.accept_all], [inbox.confirm, inbox.confirm_text],
-                           api_visibility="private")
-    inbox.confirm_go.click(guarded(actions.accept_matching), [job_pick, *filters], [refs.status, *list_outputs],
-                           api_name="review_accept_all").then(lambda: gr.update(visible=False), None, inbox.confirm)
-    inbox.confirm_cancel.click(lambda: gr.update(visible=False), None, inbox.confirm, api_visibility="private")
+        control.input(
+            guarded(actions.show_list), [job_pick, *filters], list_outputs, api_visibility="private"
+        )
+    refs.pick.input(
+        guarded(actions.show_row),
+        [job_pick, refs.pick],
+        [refs.detail, refs.player, refs.text],
+        api_visibility="private",
+    )
+    refs.accept.click(
+        guarded(actions.accept),
+        [job_pick, refs.pick, *filters],
+        [refs.status, *list_outputs],
+        api_name="review_accept",
+    )
+    refs.regenerate.click(
+        guarded(actions.regenerate),
+        [job_pick, refs.pick, refs.text, *filters],
+        [refs.status, *list_outputs],
+        api_name="review_regenerate",
+    )
+    inbox.accept_all.click(
+        guarded(ask_accept_all),
+        [inbox.accept_all],
+        [inbox.confirm, inbox.confirm_text],
+        api_visibility="private",
+    )
+    inbox.confirm_go.click(
+        guarded(actions.accept_matching),
+        [job_pick, *filters],
+        [refs.status, *list_outputs],
+        api_name="review_accept_all",
+    ).then(lambda: gr.update(visible=False), None, inbox.confirm)
+    inbox.confirm_cancel.click(
+        lambda: gr.update(visible=False), None, inbox.confirm, api_visibility="private"
+    )
 
 
 class _ReviewActions:
@@ -190,22 +253,36 @@ class _ReviewActions:
             return [], "Pick a job.", False
         return flagged_rows(self.jobs.get(job_id), self.store)
 
-    def show_list(self, job_id: str | None, chapter: str | None = None, reason: str | None = None,
-                  page: float | None = 1) -> list[Any]:
+    def show_list(
+        self,
+        job_id: str | None,
+        chapter: str | None = None,
+        reason: str | None = None,
+        page: float | None = 1,
+    ) -> list[Any]:
         rows, line, can_regenerate = self.rows_of(job_id)
-        shown = inbox_page(rows, chapter=int(chapter) if chapter else None, reason=reason or None,
-                           page=int(page or 1))
+        shown = inbox_page(
+            rows, chapter=int(chapter) if chapter else None, reason=reason or None, page=int(page or 1)
+        )
         choices = [row_choice(r) for r in shown.rows]
         html = callout(line) if rows or not job_id else callout(line + " Nothing is waiting for review.")
         first = choices[0][1] if choices else None
-        return [html, gr.update(choices=choices, value=first), *self.show_row(job_id, first),
-                gr.update(interactive=bool(rows)), gr.update(interactive=bool(rows) and can_regenerate),
-                *render_inbox(shown, chapter, reason, can_accept=can_regenerate)]
+        return [
+            html,
+            gr.update(choices=choices, value=first),
+            *self.show_row(job_id, first),
+            gr.update(interactive=bool(rows)),
+            gr.update(interactive=bool(rows) and can_regenerate),
+            *render_inbox(shown, chapter, reason, can_accept=can_regenerate),
+        ]
 
-    def accept_matching(self, job_id: str | None, chapter: str | None, reason: str | None,
-                        page: float | None) -> list[Any]:
+    def accept_matching(
+        self, job_id: str | None, chapter: str | None, reason: str | None, page: float | None
+    ) -> list[Any]:
         target = self.target(job_id)
-        shown = inbox_page(review_rows(target), chapter=int(chapter) if chapter else None, reason=reason or None)
+        shown = inbox_page(
+            review_rows(target), chapter=int(chapter) if chapter else None, reason=reason or None
+        )
         accepted = accept_chunks(target, [(row.chapter, row.chunk) for row in shown.matching])
         return [f"Accepted {accepted:,} chunks as they are.", *self.show_list(job_id, chapter, reason, 1)]
 
@@ -233,25 +310,43 @@ class _ReviewActions:
         accept_chunk(self.target(job_id), chapter, chunk)
         return [f"Accepted chapter {chapter}, chunk {chunk} as it is.", *self.show_list(job_id, *filters)]
 
-    def regenerate(self, job_id: str | None, place: str | None, new_text: str | None, *filters: Any) -> list[Any]:
+    def regenerate(
+        self, job_id: str | None, place: str | None, new_text: str | None, *filters: Any
+    ) -> list[Any]:
         chapter, chunk = _place(place)
         target = self.target(job_id)
         # The text from the report, not from the review rows (those read every chunk's record).
-        spoken = next((str(c["text"]) for c in target.report["chunks"]
-                       if int(c["chapter"]) == chapter and int(c["chunk"]) == chunk), None)
+        spoken = next(
+            (
+                str(c["text"])
+                for c in target.report["chunks"]
+                if int(c["chapter"]) == chapter and int(c["chunk"]) == chunk
+            ),
+            None,
+        )
         edited = new_text if spoken is not None and (new_text or "").strip() != spoken else None
         request = prepare_regenerate(target, chapter, chunk, text=edited)
         # The same request on purpose (with the name the job claimed): it rebuilds that job's own files.
-        fix = plan_fix(request, target.report.get("chapter_files") or {}, target.parts_dir, (chapter,),
-                       self.ctx.settings)
+        fix = plan_fix(
+            request, target.report.get("chapter_files") or {}, target.parts_dir, (chapter,), self.ctx.settings
+        )
         services = self.ctx.services
         job = services.library.submit_fix(request, fix, title=self.jobs.get(job_id).title)
-        running = [other for other in self.jobs.list() if other.state is JobState.RUNNING and other.id != job.id]
-        when = fix_wait_reason(job, running, queue_paused=services.library.queue.paused, shares_server=same_server_work) \
+        running = [
+            other for other in self.jobs.list() if other.state is JobState.RUNNING and other.id != job.id
+        ]
+        when = (
+            fix_wait_reason(
+                job, running, queue_paused=services.library.queue.paused, shares_server=same_server_work
+            )
             or "It starts now (beside a running book of the same server and model, if any)."
+        )
         what = "with the edited text" if edited else "as a new take"
-        return [f"Queued job `{job.id}`: chapter {chapter}, chunk {chunk} {what}. {fix.message} {when} "
-                "Select the new job above to follow it.", *self.show_list(job_id, *filters)]
+        return [
+            f"Queued job `{job.id}`: chapter {chapter}, chunk {chunk} {what}. {fix.message} {when} "
+            "Select the new job above to follow it.",
+            *self.show_list(job_id, *filters),
+        ]
 
     def job_book_and_model(self, job_id: str | None) -> tuple[str | None, str | None]:
         if not job_id:

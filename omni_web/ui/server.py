@@ -31,7 +31,9 @@ __all__ = ["ServerRefs", "build", "status_html"]
 _TICK_S = 2.0
 # Just under the tick, so one page still sees a fresh probe on every tick.
 _STATUS_MAX_AGE_S = 1.5
-NO_MODELS = "No model is downloaded yet. Open the **Models** tab, check one and press Apply; then start it here."
+NO_MODELS = (
+    "No model is downloaded yet. Open the **Models** tab, check one and press Apply; then start it here."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +71,11 @@ def status_html(status: ServerStatus) -> str:
     parts.append(f'<span class="ow-dim">{esc(owner)}</span>')
     html = f'<div class="ow-status ow-server-status" id="server-status-line">{" ".join(parts)}</div>'
     html += server_group.members_html(status)  # a group: the router and each worker
-    return html + (callout(status.message, tone="bad" if status.state is ServerState.FAILED else "info")
-                   if status.message else "")
+    return html + (
+        callout(status.message, tone="bad" if status.state is ServerState.FAILED else "info")
+        if status.message
+        else ""
+    )
 
 
 def _downloaded(ctx: UiContext) -> list[tuple[str, str]]:
@@ -96,7 +101,9 @@ def _command_for(ctx: UiContext, key: str | None) -> str:
 
 
 def _started(label: str) -> str:
-    return f"Start requested: {label}. The status line turns *healthy* when it answers; the boot log follows it."
+    return (
+        f"Start requested: {label}. The status line turns *healthy* when it answers; the boot log follows it."
+    )
 
 
 def _start(ctx: UiContext, key: str) -> None:
@@ -126,23 +133,53 @@ def build(ctx: UiContext) -> ServerRefs:
     with gr.Row(equal_height=False):
         with gr.Column():
             remote_url = gr.Textbox(
-                label="Remote server URL", placeholder="http://gpu-box:8100 (empty: start and use a local server)",
+                label="Remote server URL",
+                placeholder="http://gpu-box:8100 (empty: start and use a local server)",
                 info="An sgl-omni server started elsewhere. When set, Start/Stop do nothing and jobs use it.",
                 elem_id="server-remote-url",
             )
             save_remote = gr.Button("Save remote URL", elem_id="server-save-remote", size="sm")
         with gr.Column():
-            command_model = gr.Dropdown(label="Command line for", elem_id="server-command-model",
-                                        choices=[(e.label, e.key) for e in CATALOG])
+            command_model = gr.Dropdown(
+                label="Command line for",
+                elem_id="server-command-model",
+                choices=[(e.label, e.key) for e in CATALOG],
+            )
             command = gr.Textbox(
-                label="Exact command a start runs (copy it to start the server by hand)", lines=3,
-                interactive=False, buttons=["copy"], elem_id="server-command", elem_classes=["ow-mono", "ow-command"],
+                label="Exact command a start runs (copy it to start the server by hand)",
+                lines=3,
+                interactive=False,
+                buttons=["copy"],
+                elem_id="server-command",
+                elem_classes=["ow-mono", "ow-command"],
             )
     group = server_group.build(ctx)
-    boot_log = gr.Textbox(label="Boot log", lines=16, max_lines=16, interactive=False, autoscroll=True,
-                          elem_id="server-boot-log", elem_classes=["ow-log"], buttons=["copy"])
-    refs = ServerRefs(status, start, stop, notice, chooser, choice, choose_start, choose_cancel, remote_url,
-                      save_remote, command_model, command, boot_log, gr.Timer(_TICK_S))
+    boot_log = gr.Textbox(
+        label="Boot log",
+        lines=16,
+        max_lines=16,
+        interactive=False,
+        autoscroll=True,
+        elem_id="server-boot-log",
+        elem_classes=["ow-log"],
+        buttons=["copy"],
+    )
+    refs = ServerRefs(
+        status,
+        start,
+        stop,
+        notice,
+        chooser,
+        choice,
+        choose_start,
+        choose_cancel,
+        remote_url,
+        save_remote,
+        command_model,
+        command,
+        boot_log,
+        gr.Timer(_TICK_S),
+    )
     refs = replace(refs, group=group)
     return replace(refs, on_load=_wire(ctx, refs))
 
@@ -179,7 +216,8 @@ def _wire(ctx: UiContext, refs: ServerRefs) -> OnLoad:
             return _started(downloaded[0][0]), gr.update(visible=False), gr.skip()
         current = server.status().model_key
         keys = [key for _, key in downloaded]
-        return "", gr.update(visible=True), gr.update(choices=downloaded, value=current if current in keys else keys[0])
+        return "", gr.update(visible=True), gr.update(choices=downloaded,
+                                                      value=current if current in keys else keys[0])
 
     @guarded
     def choose(key: str | None) -> tuple[Any, ...]:
@@ -216,5 +254,6 @@ def _wire(ctx: UiContext, refs: ServerRefs) -> OnLoad:
     def load_all() -> tuple[Any, ...]:
         return (*load(), *group_load())
 
-    return OnLoad(load_all, [], [refs.status, refs.boot_log, refs.remote_url, refs.command_model, refs.command,
+    return OnLoad(load_all, [], [refs.status, refs.boot_log, refs.remote_url, refs.command_model,
+                                 refs.command,
                                  *group_outputs])

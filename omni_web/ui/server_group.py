@@ -39,18 +39,24 @@ def members_html(status: ServerStatus) -> str:
         return ""
     rows = []
     for member in status.members:
-        tone = "ok" if member.state == "healthy" else ("bad" if member.state in ("down", "unhealthy") else "busy")
-        rows.append((
-            member.role,
-            f"GPU {member.gpu}" if member.gpu else ("-" if member.role == "router" else "remote"),
-            member.url,
-            badge(member.state, tone=tone),
-            "-" if member.routed is None else str(member.routed),
-            "-" if member.failed is None else str(member.failed),
-            "-" if member.pid is None else str(member.pid),
-            f"<code>{esc(member.log_path.name)}</code>" if member.log_path else "-",
-            member.note,
-        ))  # fmt: skip
+        tone = (
+            "ok"
+            if member.state == "healthy"
+            else ("bad" if member.state in ("down", "unhealthy") else "busy")
+        )
+        rows.append(
+            (
+                member.role,
+                f"GPU {member.gpu}" if member.gpu else ("-" if member.role == "router" else "remote"),
+                member.url,
+                badge(member.state, tone=tone),
+                "-" if member.routed is None else str(member.routed),
+                "-" if member.failed is None else str(member.failed),
+                "-" if member.pid is None else str(member.pid),
+                f"<code>{esc(member.log_path.name)}</code>" if member.log_path else "-",
+                member.note,
+            )
+        )
     headers = ("Role", "GPU", "URL", "State", "Routed", "Failed", "PID", "Log", "Note")
     return f'<div id="server-group-members">{table(headers, rows, raw_columns=(3, 7))}</div>'
 
@@ -58,7 +64,9 @@ def members_html(status: ServerStatus) -> str:
 def _found(ctx: UiContext) -> str:
     probe = ctx.probe_gpus()
     if not probe.gpus:
-        return "NVML sees no GPU here; explicit ids (e.g. `0,1`) are still used as given (CUDA_VISIBLE_DEVICES)."
+        return (
+            "NVML sees no GPU here; explicit ids (e.g. `0,1`) are still used as given (CUDA_VISIBLE_DEVICES)."
+        )
     return "This machine: " + "; ".join(esc(gpu.summary) for gpu in probe.gpus) + "."
 
 
@@ -68,16 +76,19 @@ def build(ctx: UiContext) -> GroupRefs:
         found = gr.Markdown(elem_id="server-group-gpus-found")
         with gr.Row(equal_height=False):
             gpus = gr.Textbox(
-                label="GPUs", placeholder="all", elem_id="server-group-gpus",
+                label="GPUs",
+                placeholder="all",
+                elem_id="server-group-gpus",
                 info="all (every GPU with room for the model) or ids like 0,2. Two or more: one server per "
-                     "GPU behind the SGLang-Omni router, on the same port.",
-            )  # fmt: skip
+                "GPU behind the SGLang-Omni router, on the same port.",
+            )
             worker_urls = gr.Textbox(
-                label="Worker machines", placeholder="http://gpu-box-2:8100 http://gpu-box-3:8100",
+                label="Worker machines",
+                placeholder="http://gpu-box-2:8100 http://gpu-box-3:8100",
                 elem_id="server-group-workers",
                 info="sgl-omni serve on other machines with the same model; checked (/health, /v1/models) "
-                     "and added to the router at the next start.",
-            )  # fmt: skip
+                "and added to the router at the next start.",
+            )
         save = gr.Button("Save GPU and worker choice", size="sm", elem_id="server-group-save")
     return GroupRefs(gpus, worker_urls, save, found)
 
@@ -89,7 +100,9 @@ def wire(ctx: UiContext, refs: GroupRefs, notice: gr.Markdown) -> tuple[Any, lis
     def save(gpus: str, worker_urls: str) -> str:
         spec = (gpus or "").strip()
         parse_gpu_spec(spec)  # a bad spec says what to write
-        settings = dataclasses.replace(ctx.settings, gpus=spec, worker_urls=" ".join((worker_urls or "").split()))
+        settings = dataclasses.replace(
+            ctx.settings, gpus=spec, worker_urls=" ".join((worker_urls or "").split())
+        )
         settings = ctx.save_settings(settings.validate())
         workers = ", ".join(settings.worker_url_list) or "none"
         return f"Saved: GPUs {settings.gpus or 'all'}; worker machines: {workers}. Used at the next Start."

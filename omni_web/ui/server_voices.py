@@ -63,7 +63,9 @@ def build_server_voices() -> ServerVoiceRefs:
         name = gr.Textbox(label="Name on the server (optional)", placeholder="the clip's name",
                           elem_id="gen-sv-name")
         with gr.Row():
-            upload = gr.Button("Upload the selected clip", variant="primary", size="sm", elem_id="gen-sv-upload")
+            upload = gr.Button(
+                "Upload the selected clip", variant="primary", size="sm", elem_id="gen-sv-upload"
+            )
             refresh = gr.Button("Refresh", size="sm", elem_id="gen-sv-refresh")
         listing = gr.HTML(elem_id="gen-sv-list", padding=False)
         pick = gr.Dropdown(label="Uploaded voice", elem_id="gen-sv-pick", interactive=True)
@@ -79,8 +81,10 @@ def _short(text: str | None) -> str:
 def _listing_html(uploaded: tuple[UploadedVoice, ...]) -> str:
     if not uploaded:
         return '<div class="ow-dim">No voices uploaded to this server yet.</div>'
-    rows = [(v.name, _short(v.ref_text) or "(no transcript)", v.size_str, v.created_str)
-            for v in sorted(uploaded, key=lambda v: v.name.casefold())]
+    rows = [
+        (v.name, _short(v.ref_text) or "(no transcript)", v.size_str, v.created_str)
+        for v in sorted(uploaded, key=lambda v: v.name.casefold())
+    ]
     return table(["Name", "Transcript", "Clip", "Uploaded"], rows)
 
 
@@ -103,9 +107,11 @@ def render_server_voices(
     except OmniWebError as exc:
         return f"⚠ {exc}", "", gr.update(choices=[], value=None)
     names = sorted((voice.name for voice in uploaded), key=str.casefold)
-    info = (f"The server at `{endpoint}` hosts {entry.label}. Uploading stores the clip chosen in "
-            "the Voice menu, with its transcript, on this server; requests then name it instead of sending "
-            "the clip each time.")
+    info = (
+        f"The server at `{endpoint}` hosts {entry.label}. Uploading stores the clip chosen in "
+        "the Voice menu, with its transcript, on this server; requests then name it instead of sending "
+        "the clip each time."
+    )
     return info, _listing_html(uploaded), gr.update(choices=names, value=names[0] if names else None)
 
 
@@ -115,8 +121,10 @@ def _library_clip(ctx: UiContext, model_key: str, voice_key: str | None) -> Voic
     clips = {option.key: option.voice for option in options if option.kind is VoiceKind.CLONE}
     clip = clips.get(voice_key or "")
     if clip is None:
-        raise VoiceError("Choose a clip from the voice library in the Voice menu first (Clip: …); that clip "
-                         "and its transcript are what gets uploaded.")
+        raise VoiceError(
+            "Choose a clip from the voice library in the Voice menu first (Clip: …); that clip "
+            "and its transcript are what gets uploaded."
+        )
     return clip
 
 
@@ -124,8 +132,14 @@ def _endpoint(ctx: UiContext, model_key: str) -> str:
     return server_voice_endpoint(ctx.services.server.status(), get_entry(model_key))
 
 
-def wire_server_voices(ctx: UiContext, refs: ServerVoiceRefs, model: gr.Dropdown, voice: gr.Dropdown,
-                       menu_out: list[Any], render_menu: RenderMenu) -> None:
+def wire_server_voices(
+    ctx: UiContext,
+    refs: ServerVoiceRefs,
+    model: gr.Dropdown,
+    voice: gr.Dropdown,
+    menu_out: list[Any],
+    render_menu: RenderMenu,
+) -> None:
     """Connect the box: model changes re-render it; upload and delete also re-render the voice menu."""
     box_out = [refs.info, refs.listing, refs.pick]
 
@@ -133,8 +147,9 @@ def wire_server_voices(ctx: UiContext, refs: ServerVoiceRefs, model: gr.Dropdown
     def upload(model_key: str, voice_key: str | None, consent: str, name: str) -> tuple[Any, ...]:
         endpoint = _endpoint(ctx, model_key)
         clip = _library_clip(ctx, model_key, voice_key)
-        uploaded = ctx.services.server_voices.upload(endpoint, clip, consent=consent or "",
-                                                     name=(name or "").strip() or None)
+        uploaded = ctx.services.server_voices.upload(
+            endpoint, clip, consent=consent or "", name=(name or "").strip() or None
+        )
         note = f" ({uploaded.warning})" if uploaded.warning else ""
         gr.Info(f"Uploaded '{uploaded.name}' to the server{note}. It is now in the Voice menu.")
         keep = f"{VoiceKind.UPLOADED.value}:{uploaded.name}"
@@ -153,12 +168,34 @@ def wire_server_voices(ctx: UiContext, refs: ServerVoiceRefs, model: gr.Dropdown
     def refresh(model_key: str, voice_key: str | None) -> tuple[Any, ...]:
         return (*render_menu(model_key, voice_key), *render_server_voices(ctx, model_key))
 
-    model.change(guarded(lambda key: render_server_voices(ctx, key)), [model], box_out, api_name="server_voices",
-                 show_progress="hidden")
+    model.change(
+        guarded(lambda key: render_server_voices(ctx, key)),
+        [model],
+        box_out,
+        api_name="server_voices",
+        show_progress="hidden",
+    )
     # A refusal is a toast; "hidden" keeps Gradio from stamping "Error" on every output it would update.
-    refs.upload.click(upload, [model, voice, refs.consent, refs.name], [*menu_out, *box_out, refs.name],
-                      api_name="server_voice_upload", concurrency_limit=2, show_progress="hidden")
-    refs.delete.click(delete, [model, voice, refs.pick], [*menu_out, *box_out], api_name="server_voice_delete",
-                      concurrency_limit=2, show_progress="hidden")
-    refs.refresh.click(refresh, [model, voice], [*menu_out, *box_out], api_name="server_voices_refresh",
-                       show_progress="hidden")
+    refs.upload.click(
+        upload,
+        [model, voice, refs.consent, refs.name],
+        [*menu_out, *box_out, refs.name],
+        api_name="server_voice_upload",
+        concurrency_limit=2,
+        show_progress="hidden",
+    )
+    refs.delete.click(
+        delete,
+        [model, voice, refs.pick],
+        [*menu_out, *box_out],
+        api_name="server_voice_delete",
+        concurrency_limit=2,
+        show_progress="hidden",
+    )
+    refs.refresh.click(
+        refresh,
+        [model, voice],
+        [*menu_out, *box_out],
+        api_name="server_voices_refresh",
+        show_progress="hidden",
+    )

@@ -82,22 +82,34 @@ def _servers_and_rendering() -> tuple[Any, ...]:
                                 info="Where the managed sgl-omni server listens.")
         remote_url = gr.Textbox(label="SGLang-Omni remote URL", placeholder="empty: use a local server",
                                 info="An sgl-omni server elsewhere (http://host:port).")
-        patience = gr.Number(label="Wait for a remote server that went away (seconds)", precision=0,
-                             elem_id="settings-remote-patience",
-                             info="A job whose server we did not start (the remote URL, --api-url) waits this "
-                                  "long for it to come back, then stops with its finished chunks kept "
-                                  "(Resume goes on). 0: stop at once.")  # fmt: skip
+        patience = gr.Number(
+            label="Wait for a remote server that went away (seconds)",
+            precision=0,
+            elem_id="settings-remote-patience",
+            info="A job whose server we did not start (the remote URL, --api-url) waits this "
+            "long for it to come back, then stops with its finished chunks kept "
+            "(Resume goes on). 0: stop at once.",
+        )
         gr.Markdown("#### Rendering")
         chunk = gr.Slider(20, 400, step=10, label="Chunk size (words per request)")
-        concurrency = gr.Number(label="Requests in flight", precision=0, minimum=0, maximum=256,
-                                info="0 = the model's default (Qwen3-TTS: 16, others: 8).")
-        normalization = gr.Dropdown([("per model (catalog)", "auto"), ("always", "on"), ("never", "off")],
-                                    label="Spell out numbers, abbreviations, roman numerals",
-                                    info="Per model: off for models that normalise by themselves (ZONOS2).")
-        footnotes = gr.Radio([("skip", "skip"), ("read after their paragraph", "end-of-paragraph")],
-                             label="Footnotes", elem_id="settings-footnotes",
-                             info="Never read mid-sentence; read after the paragraph as \"Note: ...\" "
-                                  "(every book format).")
+        concurrency = gr.Number(
+            label="Requests in flight",
+            precision=0,
+            minimum=0,
+            maximum=256,
+            info="0 = the model's default (Qwen3-TTS: 16, others: 8).",
+        )
+        normalization = gr.Dropdown(
+            [("per model (catalog)", "auto"), ("always", "on"), ("never", "off")],
+            label="Spell out numbers, abbreviations, roman numerals",
+            info="Per model: off for models that normalise by themselves (ZONOS2).",
+        )
+        footnotes = gr.Radio(
+            [("skip", "skip"), ("read after their paragraph", "end-of-paragraph")],
+            label="Footnotes",
+            elem_id="settings-footnotes",
+            info='Never read mid-sentence; read after the paragraph as "Note: ..." (every book format).',
+        )
     return web_port, port_now, server_port, remote_url, patience, chunk, concurrency, normalization, footnotes
 
 
@@ -109,32 +121,64 @@ def _pauses_output_and_qa(ctx: UiContext) -> tuple[tuple[Any, ...], TranscriberR
         pause_heading = gr.Number(label="After a heading", precision=0, minimum=0)
         pause_chapter = gr.Number(label="Between chapters", precision=0, minimum=0)
         gr.Markdown("#### Output")
-        output_dir = gr.Textbox(label="Output folder", placeholder=str(ctx.paths.outputs_dir),
-                                info="Empty = outputs/ in the data root. The page serves files from a new "
-                                     "folder after the app restarts.")
+        output_dir = gr.Textbox(
+            label="Output folder",
+            placeholder=str(ctx.paths.outputs_dir),
+            info="Empty = outputs/ in the data root. The page serves files from a new "
+            "folder after the app restarts.",
+        )
         output_format = gr.Radio(["m4b", "mp3"], label="Book format")
         also_mp3 = gr.Checkbox(label="Also export MP3 chapters (Audiobookshelf layout)")
-        loudness = gr.Dropdown([(p.label, p.name) for p in PRESETS.values()], label="Loudness (mastering)",
-                               elem_id="settings-loudness",
-                               info="Every chapter is leveled and normalised to this target; the Jobs tab "
-                                    "shows each chapter's measured levels.")  # fmt: skip
-        whisper = gr.Dropdown(list(WHISPER_SIZES), label="Transcription model (faster-whisper)",
-                              info="Used for reference-clip transcripts.")
+        loudness = gr.Dropdown(
+            [(p.label, p.name) for p in PRESETS.values()],
+            label="Loudness (mastering)",
+            elem_id="settings-loudness",
+            info="Every chapter is leveled and normalised to this target; the Jobs tab "
+            "shows each chapter's measured levels.",
+        )
+        whisper = gr.Dropdown(
+            list(WHISPER_SIZES),
+            label="Transcription model (faster-whisper)",
+            info="Used for reference-clip transcripts.",
+        )
         transcriber = build_transcriber_box()
         gr.Markdown("#### Audio QA")
-        qa_level = gr.Radio(["off", "basic", "asr"], label="Check every chunk", elem_id="settings-qa-level",
-                            info="basic: cut-offs, loops, silence, clipping (free). asr: also transcribe each "
-                                 "chunk and compare it with the text (CPU, beside the render).")
-        qa_model = gr.Dropdown([m.size for m in QA_ASR_MODELS],
-                               label="QA speech-recognition model", allow_custom_value=True,
-                               elem_id="settings-qa-model",
-                               info="A faster-whisper size (.en = English only) or a model folder; "
-                                    "download it in the Models tab. Runs on the GPU when it fits beside "
-                                    "the TTS server, else on the CPU.")
-        qa_takes = gr.Number(label="Takes per chunk before it is flagged", precision=0, minimum=1, maximum=10,
-                             elem_id="settings-qa-takes")
-    fields = (pause_chunk, pause_heading, pause_chapter, output_dir, output_format, also_mp3, loudness, whisper,
-              qa_level, qa_model, qa_takes)
+        qa_level = gr.Radio(
+            ["off", "basic", "asr"],
+            label="Check every chunk",
+            elem_id="settings-qa-level",
+            info="basic: cut-offs, loops, silence, clipping (free). asr: also transcribe each "
+            "chunk and compare it with the text (CPU, beside the render).",
+        )
+        qa_model = gr.Dropdown(
+            [m.size for m in QA_ASR_MODELS],
+            label="QA speech-recognition model",
+            allow_custom_value=True,
+            elem_id="settings-qa-model",
+            info="A faster-whisper size (.en = English only) or a model folder; "
+            "download it in the Models tab. Runs on the GPU when it fits beside "
+            "the TTS server, else on the CPU.",
+        )
+        qa_takes = gr.Number(
+            label="Takes per chunk before it is flagged",
+            precision=0,
+            minimum=1,
+            maximum=10,
+            elem_id="settings-qa-takes",
+        )
+    fields = (
+        pause_chunk,
+        pause_heading,
+        pause_chapter,
+        output_dir,
+        output_format,
+        also_mp3,
+        loudness,
+        whisper,
+        qa_level,
+        qa_model,
+        qa_takes,
+    )
     return fields, transcriber
 
 
@@ -145,14 +189,17 @@ def build(ctx: UiContext) -> SettingsRefs:
         left = _servers_and_rendering()
         right, transcriber = _pauses_output_and_qa(ctx)
     web_port, port_now, server_port, remote_url, patience, chunk, concurrency, normalization, footnotes = left
-    (pause_chunk, pause_heading, pause_chapter, output_dir, output_format, also_mp3, loudness, whisper, qa_level,
+    (pause_chunk, pause_heading, pause_chapter, output_dir, output_format, also_mp3, loudness, whisper,
+     qa_level,
      qa_model, qa_takes) = right
     save = gr.Button("Save settings", variant="primary", elem_id="settings-save")
     status = gr.Markdown(elem_id="settings-status")
     abs_fields, abs_saved = audiobookshelf.build(ctx)  # omni_web/ui/audiobookshelf.py: delivery, layout, migrate
     llm_fields, llm_saved = llm_settings.build(ctx)  # the cast's optional LLM labeller
-    fields = (web_port, server_port, remote_url, chunk, concurrency, pause_chunk, pause_heading, pause_chapter,
-              output_dir, output_format, also_mp3, whisper, normalization, qa_level, qa_model, qa_takes, loudness,
+    fields = (web_port, server_port, remote_url, chunk, concurrency, pause_chunk, pause_heading,
+              pause_chapter,
+              output_dir, output_format, also_mp3, whisper, normalization, qa_level, qa_model, qa_takes,
+              loudness,
               footnotes, patience)
     refs = SettingsRefs(fields, save, status, transcriber)
     labels = {name: str(box.label) for name, box in zip(FIELDS, fields, strict=True) if box.label}
@@ -182,7 +229,8 @@ def build(ctx: UiContext) -> SettingsRefs:
     @guarded
     def load() -> list[Any]:
         values = settings_values(ctx.settings)
-        return [*values, *box_load.fn(values[FIELDS.index("transcription_model")]), _port_now(ctx), *abs_saved(),
+        return [*values, *box_load.fn(values[FIELDS.index("transcription_model")]), _port_now(ctx),
+                *abs_saved(),
                 *llm_saved()]
 
     save.click(save_all, list(fields), status, api_name="settings_save").success(

@@ -44,15 +44,20 @@ def render_backend(report: SetupReport) -> str:
     backend, search = report.backend, report.interpreter
     rows = [
         ("Backend venv", f"{badge(backend.state.value)} <code>{esc(backend.venv_path)}</code>"),
-        ("sglang-omni", esc(f"{backend.installed_version or 'not installed'} (pinned {SGLANG_OMNI_VERSION})")),
+        (
+            "sglang-omni",
+            esc(f"{backend.installed_version or 'not installed'} (pinned {SGLANG_OMNI_VERSION})"),
+        ),
         ("Venv Python", esc(backend.python_version_str)),
         ("Interpreter", esc(search.summary)),
         ("Disk", esc(report.backend_disk.message)),
         ("Data root", f"<code>{esc(report.data_root)}</code>"),
     ]
     body = "".join(f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in rows)
-    note = "" if backend.ready else callout(
-        f"{backend.detail}. Press Install / Repair to set it up (about 10 GB).", tone="warn"
+    note = (
+        ""
+        if backend.ready
+        else callout(f"{backend.detail}. Press Install / Repair to set it up (about 10 GB).", tone="warn")
     )
     return f'<table class="ow-table ow-kv">{body}</table>{note}'
 
@@ -74,7 +79,9 @@ def render_gpus(report: SetupReport) -> str:
 
 # The fit column's word and badge tone per level.
 _FIT_WORDS = {
-    FitLevel.FITS: ("fits", "ok"), FitLevel.TOO_SMALL: ("too small", "bad"), FitLevel.NO_GPU: ("no GPU", "mute"),
+    FitLevel.FITS: ("fits", "ok"),
+    FitLevel.TOO_SMALL: ("too small", "bad"),
+    FitLevel.NO_GPU: ("no GPU", "mute"),
 }
 
 
@@ -98,13 +105,15 @@ def render_tools(report: SetupReport) -> str:
     for tool in report.tools:
         commands = [] if tool.found else report.install_commands(tool)
         fix = "<br>".join(f"<code>{esc(command)}</code>" for _, command in commands)
-        rows.append((
-            f"<b>{esc(tool.name)}</b>",
-            badge("found" if tool.found else "missing"),
-            esc(tool.path or "-"),
-            esc(tool.required_by_str),
-            fix,
-        ))
+        rows.append(
+            (
+                f"<b>{esc(tool.name)}</b>",
+                badge("found" if tool.found else "missing"),
+                esc(tool.path or "-"),
+                esc(tool.required_by_str),
+                fix,
+            )
+        )
     note = callout(MISSING_TOOL_NOTE, tone="warn") if report.tools_missing else ""
     return table(["Program", "Status", "Path", "Needed by", "Install"], rows, raw_columns=(0, 1, 4)) + note
 
@@ -164,8 +173,9 @@ def _wire(ctx: UiContext, refs: SetupRefs) -> OnLoad:
     @guarded
     def start_install(seen: dict[str, Any] | None) -> tuple[Any, ...]:
         def work(handle: TaskHandle) -> str:
-            status = install_backend(ctx.paths, log=handle.log, cancel=handle.cancel_event,
-                                     index_args=ctx.backend_index_args)
+            status = install_backend(
+                ctx.paths, log=handle.log, cancel=handle.cancel_event, index_args=ctx.backend_index_args
+            )
             return status.summary
 
         ctx.tasks.start(TASK_BACKEND, "Installing the SGLang-Omni backend", work)

@@ -116,20 +116,28 @@ class ShelfRefs:
 
 def _card(book: ShelfBook) -> str:
     meta = book.metadata
-    chapters = [{"title": str(c.get("title") or f"Chapter {n + 1}"), "start": float(c.get("start") or 0)}
-                for n, c in enumerate(meta.get("chapters") or [])]
+    chapters = [
+        {"title": str(c.get("title") or f"Chapter {n + 1}"), "start": float(c.get("start") or 0)}
+        for n, c in enumerate(meta.get("chapters") or [])
+    ]
     length = max((float(c.get("end") or 0) for c in meta.get("chapters") or []), default=0.0)
     narrator = ", ".join(meta.get("narrators") or []) or "narrator unknown"
     play = json.dumps({"id": book.id, "title": book.title, "src": file_url(book.audio), "chapters": chapters})
-    cover = (f'<img class="ow-shelf-cover" alt="" src="{esc(file_url(book.cover))}">' if book.cover is not None
-             else '<div class="ow-shelf-cover ow-shelf-nocover"></div>')
+    cover = (
+        f'<img class="ow-shelf-cover" alt="" src="{esc(file_url(book.cover))}">'
+        if book.cover is not None
+        else '<div class="ow-shelf-cover ow-shelf-nocover"></div>'
+    )
     links = shelf_links_html(book)
-    return (f'<div class="ow-shelf-book" data-book="{esc(book.id)}">{cover}<div class="ow-shelf-facts">'
-            f'<div class="ow-shelf-name">{esc(book.title)}</div>'
-            f'<div class="ow-dim">{esc(", ".join(meta.get("authors") or []))}</div>'
-            f'<div class="ow-dim">Read by {esc(narrator)} · {esc(duration_str(length))} · {len(chapters)} chapters'
-            f'</div><div class="ow-shelf-files">{links}</div>'
-            f'<button class="ow-shelf-open" data-shelf-play="{esc(play)}">▶ Play</button></div></div>')
+    return (
+        f'<div class="ow-shelf-book" data-book="{esc(book.id)}">{cover}<div class="ow-shelf-facts">'
+        f'<div class="ow-shelf-name">{esc(book.title)}</div>'
+        f'<div class="ow-dim">{esc(", ".join(meta.get("authors") or []))}</div>'
+        f'<div class="ow-dim">Read by {esc(narrator)} · {esc(duration_str(length))} · {len(chapters)} '
+        "chapters"
+        f'</div><div class="ow-shelf-files">{links}</div>'
+        f'<button class="ow-shelf-open" data-shelf-play="{esc(play)}">▶ Play</button></div></div>'
+    )
 
 
 def shelf_html(books: list[ShelfBook]) -> str:
@@ -137,12 +145,15 @@ def shelf_html(books: list[ShelfBook]) -> str:
     if not books:
         return callout("No finished book yet. A book appears here when its job is done.")
     speeds = "".join(f'<option value="{s:g}">{s:g}×</option>' for s in _SPEEDS)
-    player = ('<div class="ow-shelf-player" hidden><div class="ow-shelf-title"></div>'
-              '<div class="ow-shelf-now ow-dim"></div><audio controls preload="metadata"></audio>'
-              '<div class="ow-shelf-controls"><button data-step="-1" aria-label="Previous chapter">‹ Previous</button>'
-              '<button data-step="1" aria-label="Next chapter">Next ›</button>'
-              f'<label>Speed <select class="ow-shelf-speed">{speeds}</select></label></div>'
-              '<div class="ow-shelf-chapters ow-scroll"></div></div>')
+    player = (
+        '<div class="ow-shelf-player" hidden><div class="ow-shelf-title"></div>'
+        '<div class="ow-shelf-now ow-dim"></div><audio controls preload="metadata"></audio>'
+        '<div class="ow-shelf-controls"><button data-step="-1" aria-label="Previous chapter">‹ '
+        "Previous</button>"
+        '<button data-step="1" aria-label="Next chapter">Next ›</button>'
+        f'<label>Speed <select class="ow-shelf-speed">{speeds}</select></label></div>'
+        '<div class="ow-shelf-chapters ow-scroll"></div></div>'
+    )
     return player + '<div class="ow-shelf">' + "".join(_card(book) for book in books) + "</div>"
 
 

@@ -23,11 +23,17 @@ def report_markdown(report: StorageReport) -> str:
     rows.append(f"| **Total** | **{format_bytes(report.total_bytes)}** | |")
     books = [b for b in report.books if b.chunk_bytes or b.current_bytes or b.superseded_bytes]
     if books:
-        rows += ["", "| Book | State | Chunks | Chapter versions in use | Superseded |", "|---|---|---:|---:|---:|"]
+        rows += [
+            "",
+            "| Book | State | Chunks | Chapter versions in use | Superseded |",
+            "|---|---|---:|---:|---:|",
+        ]
         for b in books:
             state = "in work" if b.busy else ("finished" if b.finished else "not finished")
-            rows.append(f"| {b.title} | {state} | {format_bytes(b.chunk_bytes)} | {format_bytes(b.current_bytes)} | "
-                        f"{format_bytes(b.superseded_bytes)} |")
+            rows.append(
+                f"| {b.title} | {state} | {format_bytes(b.chunk_bytes)} | {format_bytes(b.current_bytes)} | "
+                f"{format_bytes(b.superseded_bytes)} |"
+            )
     return "\n".join(rows)
 
 
@@ -35,16 +41,20 @@ def build(ctx: UiContext) -> None:
     """The Storage section (inside the Settings tab): measured when opened (walking the folders costs a
     moment on a big library, so not on every page load), pruned after a confirm."""
     with gr.Accordion("Storage", open=False, elem_id="settings-storage") as section:
-        gr.Markdown("What the chunk cache, chapter versions and books take on disk. Pruning removes the chunk "
-                    "cache of finished books, superseded chapter versions and converted books no job reads; "
-                    "books a queued or running job works on are skipped.")
+        gr.Markdown(
+            "What the chunk cache, chapter versions and books take on disk. Pruning removes the chunk "
+            "cache of finished books, superseded chapter versions and converted books no job reads; "
+            "books a queued or running job works on are skipped."
+        )
         table = gr.Markdown(elem_id="settings-storage-table")
         with gr.Row():
             measure = gr.Button("Measure", size="sm", elem_id="settings-storage-measure")
             plan = gr.Button("Prune…", size="sm", elem_id="settings-storage-plan")
         confirm = gr.Markdown(elem_id="settings-storage-confirm")
         with gr.Row():
-            prune = gr.Button("Prune now", variant="stop", size="sm", visible=False, elem_id="settings-storage-prune")
+            prune = gr.Button(
+                "Prune now", variant="stop", size="sm", visible=False, elem_id="settings-storage-prune"
+            )
             cancel = gr.Button("Keep everything", size="sm", visible=False, elem_id="settings-storage-cancel")
 
     @guarded
@@ -55,7 +65,11 @@ def build(ctx: UiContext) -> None:
     def planned() -> list[Any]:
         found = prune_plan(ctx.paths, ctx.settings)
         if not found.files:
-            return ["Nothing to prune.\n\n" + found.summary(), gr.update(visible=False), gr.update(visible=False)]
+            return [
+                "Nothing to prune.\n\n" + found.summary(),
+                gr.update(visible=False),
+                gr.update(visible=False),
+            ]
         return [found.summary(), gr.update(visible=True), gr.update(visible=True)]
 
     @guarded

@@ -58,8 +58,17 @@ class SubmitRefs:
         return cls(**{f.name: getattr(refs, f.name) for f in fields(cls)})
 
 
-def build_request(ctx: UiContext, book: dict | None, chapters: list[int], model: str, voice: str | None,
-                  transcript: str, instructions: str, chunk_words: float, readalong: bool = False) -> ConvertRequest:
+def build_request(
+    ctx: UiContext,
+    book: dict | None,
+    chapters: list[int],
+    model: str,
+    voice: str | None,
+    transcript: str,
+    instructions: str,
+    chunk_words: float,
+    readalong: bool = False,
+) -> ConvertRequest:
     """The request the form asks for (BookError / ChapterSelectionError / VoiceError when it cannot)."""
     if not book:
         raise BookError("Upload a book first.")
@@ -68,10 +77,16 @@ def build_request(ctx: UiContext, book: dict | None, chapters: list[int], model:
     choice = voice_choice(ctx, model, voice, transcript, instructions)
     # The Book details the user corrected (omni_web/ui/book_metadata.py keeps them in the book state).
     metadata = metadata_overrides(book.get("edits") or {}, book.get("meta") or {})
-    return ConvertRequest(book_path=Path(book["path"]), model_key=model, voice=choice,
-                          chapters=tuple(sorted(int(n) for n in chapters)), chunk_words=int(chunk_words),
-                          cast=request_cast(ctx, Path(book["path"]), model), readalong=bool(readalong),
-                          metadata=metadata)
+    return ConvertRequest(
+        book_path=Path(book["path"]),
+        model_key=model,
+        voice=choice,
+        chapters=tuple(sorted(int(n) for n in chapters)),
+        chunk_words=int(chunk_words),
+        cast=request_cast(ctx, Path(book["path"]), model),
+        readalong=bool(readalong),
+        metadata=metadata,
+    )
 
 
 def _queued(ctx: UiContext, job: Job) -> str:
@@ -80,29 +95,38 @@ def _queued(ctx: UiContext, job: Job) -> str:
     return f"Queued **{esc(job.title)}** as job `{job.id}` ({where}). Follow it in the **Jobs** tab."
 
 
-def _answer(notice: Any = "", job_id: Any = "", *, dialog: Any = None, confirm: Any = None,
-            chunk: Any = None) -> tuple[Any, ...]:
+def _answer(
+    notice: Any = "", job_id: Any = "", *, dialog: Any = None, confirm: Any = None, chunk: Any = None
+) -> tuple[Any, ...]:
     """The submit outputs: ``dialog`` = (text, clamp label) shows the chunk question, ``confirm`` =
     (text, show "Queue it", show "Open that job") the other one; both hidden otherwise."""
-    dialog_part = (gr.update(visible=True), dialog[0], gr.update(value=dialog[1])) if dialog else \
-        (gr.update(visible=False), gr.skip(), gr.skip())
-    confirm_part = (gr.update(visible=True), confirm[0], gr.update(visible=confirm[1]),
-                    gr.update(visible=confirm[2])) if confirm else \
-        (gr.update(visible=False), gr.skip(), gr.skip(), gr.skip())
+    dialog_part = (
+        (gr.update(visible=True), dialog[0], gr.update(value=dialog[1]))
+        if dialog
+        else (gr.update(visible=False), gr.skip(), gr.skip())
+    )
+    confirm_part = (
+        (gr.update(visible=True), confirm[0], gr.update(visible=confirm[1]), gr.update(visible=confirm[2]))
+        if confirm
+        else (gr.update(visible=False), gr.skip(), gr.skip(), gr.skip())
+    )
     return (notice, job_id, *dialog_part, gr.skip() if chunk is None else chunk, *confirm_part)
 
 
 def _twin_question(twin: Job) -> tuple[Any, ...]:
-    text = (f"A job for this exact request already exists: **{esc(twin.title)}** (job `{twin.id}`, "
-            f"{twin.state.value}). Open it instead of queueing a twin? In the Jobs tab it can be resumed "
-            "or run again; to compare, pick another voice, model, chapters or chunk size.")
+    text = (
+        f"A job for this exact request already exists: **{esc(twin.title)}** (job `{twin.id}`, "
+        f"{twin.state.value}). Open it instead of queueing a twin? In the Jobs tab it can be resumed "
+        "or run again; to compare, pick another voice, model, chapters or chunk size."
+    )
     return _answer(confirm=(text, False, True))
 
 
 def wire_submit(ctx: UiContext, refs: SubmitRefs, form: list[Any]) -> tuple[Any, ...]:
     """Wire Generate, the chunk question's and the confirm's buttons; returns their events."""
-    submit_out = [refs.notice, refs.submitted, refs.dialog, refs.dialog_text, refs.dialog_clamp, refs.chunk_words,
-                  refs.confirm, refs.confirm_text, refs.confirm_go, refs.confirm_open]  # fmt: skip
+    submit_out = [refs.notice, refs.submitted, refs.dialog, refs.dialog_text, refs.dialog_clamp,
+                  refs.chunk_words,
+                  refs.confirm, refs.confirm_text, refs.confirm_go, refs.confirm_open]
 
     def submit(values: tuple[Any, ...], chunk_words: int, *, keep_over_cap: bool = False) -> tuple[Any, ...]:
         request = replace(build_request(ctx, *values), chunk_words=chunk_words, keep_over_cap=keep_over_cap)
@@ -126,7 +150,8 @@ def wire_submit(ctx: UiContext, refs: SubmitRefs, form: list[Any]) -> tuple[Any,
         size = int(values[CHUNK_AT])
         cap = chunk_size_conflict(entry, size)
         if cap is not None:
-            text = (f"**{entry.label}** voices at most **{cap} words** per request; longer chunks get cut off "
+            text = (f"**{entry.label}** voices at most **{cap} words** per request; longer chunks get cut "
+                    "off "
                     f"mid-sentence. Your chunk size is **{size}**.\n\nSet it to {cap} for this run, "
                     f"keep {size} (audio may cut off), or cancel?")
             return _answer(dialog=(text + (f"\n\n{switch}" if switch else ""), f"Set Chunk to {cap}"))
@@ -160,7 +185,8 @@ def wire_submit(ctx: UiContext, refs: SubmitRefs, form: list[Any]) -> tuple[Any,
         refs.generate.click(generate, form, submit_out, api_name="generate", concurrency_limit=4),
         refs.dialog_clamp.click(clamp, form, submit_out, api_name="generate_clamped", concurrency_limit=4),
         refs.dialog_keep.click(keep, form, submit_out, api_name="generate_keep", concurrency_limit=4),
-        refs.confirm_go.click(confirmed, form, submit_out, api_name="generate_confirmed", concurrency_limit=4),
+        refs.confirm_go.click(confirmed, form, submit_out, api_name="generate_confirmed",
+                              concurrency_limit=4),
         refs.confirm_open.click(open_twin, form, submit_out, api_name="generate_open_twin"),
     )
     refs.dialog_cancel.click(lambda: gr.update(visible=False), None, refs.dialog, api_visibility="private")

@@ -40,7 +40,9 @@ def build_transcriber_box() -> TranscriberRefs:
     with gr.Row():
         install = gr.Button("Install", size="sm", variant="primary", elem_id="settings-whisper-install")
         cancel = gr.Button("Cancel", size="sm", variant="stop", elem_id="settings-whisper-cancel")
-    panel = build_task_panel(log_label="Transcription model download", elem_prefix="settings-whisper", lines=4)
+    panel = build_task_panel(
+        log_label="Transcription model download", elem_prefix="settings-whisper", lines=4
+    )
     return TranscriberRefs(status, install, cancel, panel, gr.Timer(1.0))
 
 
@@ -53,8 +55,10 @@ def transcriber_status_html(ctx: UiContext, size: str | None) -> str:
     if folder is not None:
         line = f"{badge('installed')} faster-whisper <b>{esc(size)}</b> <code>{esc(folder)}</code>"
     else:
-        line = (f"{badge('not downloaded', tone='wait')} faster-whisper <b>{esc(size)}</b> ({esc(repo)}): press "
-                "Install to download it; Transcribe in the Generate tab needs it.")
+        line = (
+            f"{badge('not downloaded', tone='wait')} faster-whisper <b>{esc(size)}</b> ({esc(repo)}): press "
+            "Install to download it; Transcribe in the Generate tab needs it."
+        )
     saved = ctx.settings.transcription_model
     if size.strip() != saved:
         line += f'<div class="ow-dim">Transcripts use the saved size, {esc(saved)}, until you save this one.</div>'
@@ -67,8 +71,11 @@ def _start_install(ctx: UiContext, size: str) -> None:
     def work(handle: TaskHandle) -> str:
         handle.log(f"Downloading faster-whisper '{size}' ({repo}) into {hub_cache_dir(ctx.hf_cache_dir)}")
         folder = install_whisper_model(
-            size, progress=lambda p: handle.progress(p.fraction, p.summary), cancel=handle.cancel_event,
-            cache_dir=ctx.hf_cache_dir, endpoint=ctx.hf_endpoint,
+            size,
+            progress=lambda p: handle.progress(p.fraction, p.summary),
+            cancel=handle.cancel_event,
+            cache_dir=ctx.hf_cache_dir,
+            endpoint=ctx.hf_endpoint,
         )
         handle.log(f"Installed faster-whisper '{size}' at {folder}")
         return str(folder)
@@ -111,11 +118,22 @@ def wire_transcriber_box(ctx: UiContext, refs: TranscriberRefs, size: gr.Dropdow
             gr.Info("No transcription model download is running.")
         return task_outputs(seen)
 
-    size.change(guarded(lambda chosen: transcriber_status_html(ctx, chosen)), [size], refs.status,
-                api_name="transcriber_status", show_progress="hidden")
-    refs.install.click(install, [size, panel.seen], [refs.status, *task_out], api_name="transcriber_install",
-                       concurrency_limit=1)
+    size.change(
+        guarded(lambda chosen: transcriber_status_html(ctx, chosen)),
+        [size],
+        refs.status,
+        api_name="transcriber_status",
+        show_progress="hidden",
+    )
+    refs.install.click(
+        install,
+        [size, panel.seen],
+        [refs.status, *task_out],
+        api_name="transcriber_install",
+        concurrency_limit=1,
+    )
     refs.cancel.click(cancel, [panel.seen], task_out, api_name="transcriber_cancel")
-    refs.timer.tick(tick, [size, panel.seen], [refs.status, *task_out], show_progress="hidden",
-                    api_visibility="private")
+    refs.timer.tick(
+        tick, [size, panel.seen], [refs.status, *task_out], show_progress="hidden", api_visibility="private"
+    )
     return OnLoad(load, [size], [refs.status, *task_out])

@@ -47,8 +47,9 @@ _log = logging.getLogger(__name__)
 _MODE_HELP = {
     VoiceMode.BUILTIN_SPEAKERS: "This model speaks with its built-in speakers.",
     VoiceMode.PRESET_VOICES: "This model speaks with its preset voices.",
-    VoiceMode.CLONE_REQUIRED: "This model clones a reference clip: pick one from the voice library (or add one "
-                              "below), or a voice uploaded to the server.",
+    VoiceMode.CLONE_REQUIRED: "This model clones a reference clip: pick one from the voice library (or add "
+                              "one "
+    "below), or a voice uploaded to the server.",
     VoiceMode.DEFAULT_OR_CLONE: "This model narrates with its default voice, or clones a reference clip.",
     VoiceMode.INSTRUCTIONS: "This model designs a voice from your description.",
 }
@@ -160,13 +161,18 @@ def voice_choice(
     option = option_for_key(_options(ctx, model_key), voice_key)
     if option.kind is VoiceKind.CLONE and option.voice is not None:
         if (transcript or "").strip() != (option.voice.transcript or ""):
-            option = VoiceOption(option.kind, option.name, option.label,
-                                 ctx.library.set_transcript(option.voice.name, transcript))
+            option = VoiceOption(
+                option.kind,
+                option.name,
+                option.label,
+                ctx.library.set_transcript(option.voice.name, transcript),
+            )
     return option.to_choice(paths=ctx.paths, instructions=instructions)
 
 
-def build_voice_controls(*, library_column: gr.Column | None = None,
-                         server_column: gr.Column | None = None) -> VoiceRefs:
+def build_voice_controls(
+    *, library_column: gr.Column | None = None, server_column: gr.Column | None = None
+) -> VoiceRefs:
     """Create the voice components (call inside the Generate tab's layout).
 
     ``library_column`` and ``server_column``: where the two tall sections (add a clip, voices on
@@ -179,29 +185,56 @@ def build_voice_controls(*, library_column: gr.Column | None = None,
     voice = gr.Dropdown(label="Voice", elem_id="gen-voice", interactive=True, allow_custom_value=True)
     help_md = gr.Markdown(elem_id="gen-voice-help")
     transcript = gr.Textbox(
-        label="Transcript of the clip", lines=2, visible=False, elem_id="gen-transcript",
+        label="Transcript of the clip",
+        lines=2,
+        visible=False,
+        elem_id="gen-transcript",
         info="What the clip says, word for word. Cloning is better with it.",
     )
     with gr.Row():
-        save_transcript = gr.Button("Save transcript", size="sm", visible=False, elem_id="gen-save-transcript")
+        save_transcript = gr.Button(
+            "Save transcript", size="sm", visible=False, elem_id="gen-save-transcript"
+        )
         transcribe = gr.Button("Transcribe with Whisper", size="sm", visible=False, elem_id="gen-transcribe")
     instructions = gr.Textbox(
-        label="Describe the voice", lines=2, visible=False, elem_id="gen-instructions",
+        label="Describe the voice",
+        lines=2,
+        visible=False,
+        elem_id="gen-instructions",
         placeholder="A warm adult female narrator with a British accent, speaking calmly.",
     )
-    with library_column or contextlib.nullcontext(), \
-            gr.Accordion("Add a reference clip to the voice library", open=False, elem_id="gen-add-clip"):
-        gr.Markdown(f"Upload or record the voice to clone. {CLIP_ADVICE} Silence is trimmed, long clips are cut "
-                    "at a pause near 30 s.")
+    with (
+        library_column or contextlib.nullcontext(),
+        gr.Accordion("Add a reference clip to the voice library", open=False, elem_id="gen-add-clip"),
+    ):
+        gr.Markdown(
+            f"Upload or record the voice to clone. {CLIP_ADVICE} Silence is trimmed, long clips are cut "
+            "at a pause near 30 s."
+        )
         clip = gr.Audio(label="Clip", sources=["upload", "microphone"], type="filepath", elem_id="gen-clip")
-        clip_name = gr.Textbox(label="Name", placeholder="narrator", elem_id="gen-clip-name",
-                               info="Letters, digits, - and _ (the file name is used when empty).")
+        clip_name = gr.Textbox(
+            label="Name",
+            placeholder="narrator",
+            elem_id="gen-clip-name",
+            info="Letters, digits, - and _ (the file name is used when empty).",
+        )
         clip_transcript = gr.Textbox(label="Transcript (optional)", lines=2, elem_id="gen-clip-transcript")
         add_clip = gr.Button("Add to the voice library", elem_id="gen-clip-add")
     with server_column or contextlib.nullcontext():
         server = build_server_voices()
-    return VoiceRefs(voice, help_md, transcript, save_transcript, transcribe, instructions, clip, clip_name,
-                     clip_transcript, add_clip, server)
+    return VoiceRefs(
+        voice,
+        help_md,
+        transcript,
+        save_transcript,
+        transcribe,
+        instructions,
+        clip,
+        clip_name,
+        clip_transcript,
+        add_clip,
+        server,
+    )
 
 
 def wire_voice_controls(ctx: UiContext, refs: VoiceRefs, model: gr.Dropdown) -> None:
@@ -223,13 +256,18 @@ def wire_voice_controls(ctx: UiContext, refs: VoiceRefs, model: gr.Dropdown) -> 
     def transcribe(model_key: str, voice_key: str | None) -> str:
         voice = ctx.library.get(clone_name(model_key, voice_key))
         try:
-            text = transcribe_clip(voice.wav_path, model_size=ctx.settings.transcription_model,
-                                   cache_dir=transcript_cache_dir(ctx.paths), hf_cache_dir=ctx.hf_cache_dir,
-                                   loader=ctx.whisper_loader)
+            text = transcribe_clip(
+                voice.wav_path,
+                model_size=ctx.settings.transcription_model,
+                cache_dir=transcript_cache_dir(ctx.paths),
+                hf_cache_dir=ctx.hf_cache_dir,
+                loader=ctx.whisper_loader,
+            )
         except TranscriberNotInstalled as exc:
             raise VoiceError(
                 f"The transcription model faster-whisper '{exc.size}' ({exc.repo_id}) is not downloaded. "
-                "Install it in the Settings tab (Transcription model: Install), or type the transcript yourself."
+                "Install it in the Settings tab (Transcription model: Install), or type the transcript "
+                "yourself."
             ) from exc
         ctx.library.set_transcript(voice.name, text)
         return text
@@ -240,18 +278,42 @@ def wire_voice_controls(ctx: UiContext, refs: VoiceRefs, model: gr.Dropdown) -> 
         voice = ctx.library.add(Path(clip), name=(name or "").strip() or None, transcript=text)
         notes = " ".join(voice.notes)
         gr.Info(f"Added '{voice.name}' ({voice.duration_str}). {notes}".strip())
-        return (*render_voice_controls(ctx, model_key, keep=f"{VoiceKind.CLONE.value}:{voice.name}"), None, "", "")
+        return (
+            *render_voice_controls(ctx, model_key, keep=f"{VoiceKind.CLONE.value}:{voice.name}"),
+            None,
+            "",
+            "",
+        )
 
-    model.change(guarded(lambda key, keep: render_voice_controls(ctx, key, keep)), [model, refs.voice], menu_out,
-                 api_name="voice_menu")
-    refs.voice.change(guarded(lambda key, voice: voice_details(ctx, key, voice)), [model, refs.voice], details_out,
-                      api_visibility="private")
-    refs.save_transcript.click(guarded(save), [model, refs.voice, refs.transcript], refs.transcript,
-                               api_name="voice_save_transcript")
-    refs.transcribe.click(guarded(transcribe), [model, refs.voice], refs.transcript, api_name="voice_transcribe",
-                          concurrency_limit=1)
-    refs.add_clip.click(guarded(add), [model, refs.clip, refs.clip_name, refs.clip_transcript],
-                        [*menu_out, refs.clip, refs.clip_name, refs.clip_transcript], api_name="voice_add_clip",
-                        concurrency_limit=2)
-    wire_server_voices(ctx, refs.server, model, refs.voice, menu_out,
-                       lambda key, keep: render_voice_controls(ctx, key, keep))
+    model.change(
+        guarded(lambda key, keep: render_voice_controls(ctx, key, keep)),
+        [model, refs.voice],
+        menu_out,
+        api_name="voice_menu",
+    )
+    refs.voice.change(
+        guarded(lambda key, voice: voice_details(ctx, key, voice)),
+        [model, refs.voice],
+        details_out,
+        api_visibility="private",
+    )
+    refs.save_transcript.click(
+        guarded(save), [model, refs.voice, refs.transcript], refs.transcript, api_name="voice_save_transcript"
+    )
+    refs.transcribe.click(
+        guarded(transcribe),
+        [model, refs.voice],
+        refs.transcript,
+        api_name="voice_transcribe",
+        concurrency_limit=1,
+    )
+    refs.add_clip.click(
+        guarded(add),
+        [model, refs.clip, refs.clip_name, refs.clip_transcript],
+        [*menu_out, refs.clip, refs.clip_name, refs.clip_transcript],
+        api_name="voice_add_clip",
+        concurrency_limit=2,
+    )
+    wire_server_voices(
+        ctx, refs.server, model, refs.voice, menu_out, lambda key, keep: render_voice_controls(ctx, key, keep)
+    )

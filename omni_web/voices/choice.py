@@ -62,7 +62,9 @@ def voice_for(
             return _clone_choice(ask.voice, ask.transcription, library, paths, transcription_model, warn)
         return VoiceChoice.uploaded(ask.voice)
     if entry.voice_mode is VoiceMode.CLONE_REQUIRED:
-        raise VoiceError(f"{entry.label} needs a reference clip: add --clone CLIP (or --voice <library voice>).")
+        raise VoiceError(
+            f"{entry.label} needs a reference clip: add --clone CLIP (or --voice <library voice>)."
+        )
     if entry.voice_mode is VoiceMode.INSTRUCTIONS:
         raise VoiceError(f"{entry.label} designs a voice from a description: add --instructions TEXT.")
     return VoiceChoice.default()
@@ -81,7 +83,9 @@ def _clone_choice(
         return VoiceChoice.clone(voice.wav_path, transcription or voice.transcript)
     source = Path(clip).expanduser()
     if not source.is_file():
-        raise VoiceError(f"No clip at {source} and no library voice named '{clip}'. See: python -m omni_web voices list")
+        raise VoiceError(
+            f"No clip at {source} and no library voice named '{clip}'. See: python -m omni_web voices list"
+        )
     # Cleaned like a library clip (decoded, mono, silence trimmed, at most 30 s); a file that is
     # not speech-length audio is refused here, before any server starts.
     path = reference_cache_dir(paths) / f"clone-{file_sha256(source)[:24]}.wav"
@@ -90,7 +94,9 @@ def _clone_choice(
         prepare_clip(source, path)
     if transcription is None:
         try:
-            transcription = transcribe_clip(path, model_size=transcription_model, cache_dir=transcript_cache_dir(paths))
+            transcription = transcribe_clip(
+                path, model_size=transcription_model, cache_dir=transcript_cache_dir(paths)
+            )
         except (ModelNotInstalled, VoiceError) as exc:
             warn(f"{exc} Cloning without a transcript; quality may drop.")
     return VoiceChoice.clone(path.resolve(), transcription)

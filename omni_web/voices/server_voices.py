@@ -74,7 +74,9 @@ class VoiceOption:
         """
         if self.kind is VoiceKind.CLONE:
             if self.voice is None:
-                raise VoiceError(f"The clone option '{self.name}' has no library clip; refresh the voice list.")
+                raise VoiceError(
+                    f"The clone option '{self.name}' has no library clip; refresh the voice list."
+                )
             return clone_choice(self.voice, paths=paths)
         if self.kind is VoiceKind.DESIGN:
             return VoiceChoice.design(instructions or "")
@@ -105,7 +107,9 @@ def voice_menu(
     """
     mode = entry.voice_mode
     if mode is VoiceMode.BUILTIN_SPEAKERS:
-        listed = [name for name in (server_voices.voices if server_voices else ()) if name.casefold() != "default"]
+        listed = [
+            name for name in (server_voices.voices if server_voices else ()) if name.casefold() != "default"
+        ]
         speakers = _default_first(listed or list(entry.preset_voices), entry.default_voice)
         return [_named(VoiceKind.SPEAKER, name, entry) for name in speakers]
     if mode is VoiceMode.PRESET_VOICES:
@@ -211,7 +215,8 @@ def uploaded_voices_unsupported(entry: CatalogEntry) -> str | None:
         return f"{entry.label} {how}, so it has no use for uploaded voices. Models that use them: {able}."
     return (
         f"{entry.label} clones from the clip sent with each request; sglang-omni does not let it use "
-        f"voices uploaded to the server. Pick a library clip instead. Models that use uploaded voices: {able}."
+        "voices uploaded to the server. Pick a library clip instead. Models that use uploaded voices: "
+        f"{able}."
     )
 
 

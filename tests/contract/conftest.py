@@ -173,7 +173,9 @@ def start_contract_server(
     """
     port = free_port()
     spec = build_serve_spec(
-        entry, settings=Settings(server_host="127.0.0.1", server_port=port), compute_capability=compute_capability
+        entry,
+        settings=Settings(server_host="127.0.0.1", server_port=port),
+        compute_capability=compute_capability,
     )
     argv = build_argv(spec, sgl_omni=Path("sgl-omni"))[1:]
     workdir.mkdir(parents=True, exist_ok=True)
@@ -199,7 +201,9 @@ def start_contract_server(
             pass
         time.sleep(0.3)
     server.stop()
-    raise AssertionError(f"contract server not healthy after {SERVER_START_TIMEOUT_S:.0f} s:\n{server.log_tail()}")
+    raise AssertionError(
+        f"contract server not healthy after {SERVER_START_TIMEOUT_S:.0f} s:\n{server.log_tail()}"
+    )
 
 
 # --- contract servers, one per checkpoint kind, shared by the HTTP and convert tests ----------
@@ -243,7 +247,9 @@ def voxtral(request: pytest.FixtureRequest) -> Iterator[ContractServer]:
 
 @pytest.fixture(scope="session")
 def higgs(request: pytest.FixtureRequest) -> Iterator[ContractServer]:
-    yield from _server(request, "higgs_audio_v3_tts", extra_env={"CONTRACT_STUB_KV_CAPACITY": str(HIGGS_KV_CAPACITY)})
+    yield from _server(
+        request, "higgs_audio_v3_tts", extra_env={"CONTRACT_STUB_KV_CAPACITY": str(HIGGS_KV_CAPACITY)}
+    )
 
 
 @pytest.fixture(scope="session")

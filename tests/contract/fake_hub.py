@@ -30,7 +30,9 @@ def _qwen3_config(kind: str) -> dict[str, object]:
         "tts_model_type": kind,
     }
     if kind == "custom_voice":
-        config["talker_config"] = {"spk_id": {name: 3000 + i for i, name in enumerate(QWEN3_CUSTOM_VOICE_SPEAKERS)}}
+        config["talker_config"] = {
+            "spk_id": {name: 3000 + i for i, name in enumerate(QWEN3_CUSTOM_VOICE_SPEAKERS)}
+        }
     return config
 
 

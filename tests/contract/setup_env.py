@@ -53,7 +53,9 @@ WHEEL_SPEC = "sglang-omni==0.1.9"
 TORCH_SPEC = "torch==2.13.0"
 MARKER_NAME = "omni-web-contract.json"
 # Modules whose import proves the venv can run both harnesses (with the stubs on the path).
-SMOKE_IMPORTS = "import sglang_omni.cli.serve, sglang_omni.serve.openai_api, sglang_omni_router.python.serve, torch"
+SMOKE_IMPORTS = (
+    "import sglang_omni.cli.serve, sglang_omni.serve.openai_api, sglang_omni_router.python.serve, torch"
+)
 PIP = ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-q"]
 
 
@@ -138,7 +140,9 @@ def _build(path: Path, python: str, log_path: Path) -> None:
     with log_path.open("a", encoding="utf-8") as log:
         result = subprocess.run(smoke, env=harness_env(), stdout=log, stderr=subprocess.STDOUT, check=False)  # noqa: S603
     if result.returncode != 0:
-        raise ContractVenvError(f"The contract venv was built but sglang-omni does not import; see {log_path}.")
+        raise ContractVenvError(
+            f"The contract venv was built but sglang-omni does not import; see {log_path}."
+        )
 
 
 def _prune_siblings(keep: Path) -> None:
@@ -166,7 +170,11 @@ def ensure_contract_venv(*, rebuild: bool = False, python: str | None = None) ->
     marker = path / MARKER_NAME
     with open(f"{path}.lock", "w", encoding="utf-8") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not rebuild and marker.is_file() and json.loads(marker.read_text(encoding="utf-8")).get("key") == key:
+        if (
+            not rebuild
+            and marker.is_file()
+            and json.loads(marker.read_text(encoding="utf-8")).get("key") == key
+        ):
             return ContractVenv(path=path, python=path / "bin" / "python", built=False, build_s=0.0)
         started = time.monotonic()
         _build(path, interpreter, Path(f"{path}.log"))

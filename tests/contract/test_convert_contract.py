@@ -32,7 +32,17 @@ BOOK_WORDS = 437
 def probe_book(path: Path) -> dict[str, object]:
     """Duration, chapter titles and audio stream of an m4b, as ffprobe reads them."""
     out = subprocess.run(  # noqa: S603
-        ["ffprobe", "-v", "error", "-show_chapters", "-show_format", "-show_streams", "-of", "json", str(path)],  # noqa: S607
+        [
+            "ffprobe",
+            "-v",
+            "error",
+            "-show_chapters",
+            "-show_format",
+            "-show_streams",
+            "-of",
+            "json",
+            str(path),
+        ],  # noqa: S607
         check=True,
         capture_output=True,
         text=True,
@@ -49,7 +59,17 @@ def probe_book(path: Path) -> dict[str, object]:
 def convert(server: ContractServer, out: Path, *voice_args: str) -> Path:
     """Run the convert CLI against `server`; return the one m4b it wrote."""
     code = main(
-        ["convert", str(BOOK), "--model", server.entry.key, *voice_args, "--api-url", server.base_url, "--out", str(out)]
+        [
+            "convert",
+            str(BOOK),
+            "--model",
+            server.entry.key,
+            *voice_args,
+            "--api-url",
+            server.base_url,
+            "--out",
+            str(out),
+        ]
     )
     assert code == 0, server.log_tail()
     books = list(out.rglob("*.m4b"))
@@ -66,19 +86,25 @@ def assert_audiobook(path: Path) -> None:
     assert BOOK_WORDS / 4.0 < book["duration"] < BOOK_WORDS / 1.0
 
 
-def test_convert_customvoice_speaker(qwen_custom: ContractServer, data_paths: DataPaths, tmp_path: Path) -> None:
+def test_convert_customvoice_speaker(
+    qwen_custom: ContractServer, data_paths: DataPaths, tmp_path: Path
+) -> None:
     assert_audiobook(convert(qwen_custom, tmp_path / "out", "--voice", "Vivian"))
 
 
 def test_convert_voicedesign(qwen_design: ContractServer, data_paths: DataPaths, tmp_path: Path) -> None:
-    book = convert(qwen_design, tmp_path / "out", "--instructions", "A warm, low female voice, speaking slowly.")
+    book = convert(
+        qwen_design, tmp_path / "out", "--instructions", "A warm, low female voice, speaking slowly."
+    )
     assert_audiobook(book)
 
 
 def test_convert_clone_by_local_path(
     qwen_base: ContractServer, data_paths: DataPaths, reference_clip: Path, tmp_path: Path
 ) -> None:
-    book = convert(qwen_base, tmp_path / "out", "--clone", str(reference_clip), "--transcription", REFERENCE_TEXT)
+    book = convert(
+        qwen_base, tmp_path / "out", "--clone", str(reference_clip), "--transcription", REFERENCE_TEXT
+    )
     assert_audiobook(book)
 
 

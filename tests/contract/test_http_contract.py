@@ -155,7 +155,8 @@ def test_clone_by_local_path(qwen_base: ContractServer, reference_clip: Path, tm
     entry = qwen_base.entry
     with SpeechClient(qwen_base.base_url) as client:
         assert client.local_server
-        result = client.speech(entry, SpeechRequest(SENTENCE, VoiceChoice.clone(reference_clip, REFERENCE_TEXT)))
+        result = client.speech(entry, SpeechRequest(SENTENCE, VoiceChoice.clone(reference_clip,
+                                                                                REFERENCE_TEXT)))
     assert_speech(result, entry, tmp_path)
 
 
@@ -188,7 +189,9 @@ def test_uploaded_voice_upload_list_use_delete(
 ) -> None:
     entry = qwen_base.entry
     with SpeechClient(qwen_base.base_url) as client:
-        stored = client.upload_voice("Narrator-1", reference_clip, consent="I agree to this use.", ref_text=REFERENCE_TEXT)
+        stored = client.upload_voice(
+            "Narrator-1", reference_clip, consent="I agree to this use.", ref_text=REFERENCE_TEXT
+        )
         assert stored.name == "Narrator-1"
         assert stored.mime_type == "audio/wav"
         assert stored.file_size == reference_clip.stat().st_size
@@ -208,7 +211,8 @@ def test_uploaded_voice_upload_list_use_delete(
     response = raw_speech(qwen_base, {"input": SENTENCE, "voice": "Narrator-1"})
     assert response.status_code == 400
     assert error_of(response)["message"] == (
-        "Unknown voice 'Narrator-1'. Upload a voice first via POST /v1/audio/voices, or use ref_audio + ref_text."
+        "Unknown voice 'Narrator-1'. Upload a voice first via POST /v1/audio/voices, or use ref_audio + "
+        "ref_text."
     )
 
 
@@ -235,7 +239,9 @@ def test_voxtral_preset_sends_no_extra_fields(voxtral: ContractServer, tmp_path:
 
 
 def test_voxtral_refuses_an_extra_field(voxtral: ContractServer) -> None:
-    response = raw_speech(voxtral, {"input": SENTENCE, "voice": "casual_male", "instructions": "Speak softly."})
+    response = raw_speech(
+        voxtral, {"input": SENTENCE, "voice": "casual_male", "instructions": "Speak softly."}
+    )
     assert response.status_code == 500
     error = error_of(response)
     assert error["message"] == (

@@ -40,7 +40,9 @@ def test_a_poison_chunk_on_a_two_worker_group_fails_alone_and_the_book_is_delive
     serving = manager.ensure_serving(entry)
     try:
         docs = []
-        result = convert_served(request, serving, paths=group_home, settings=manager.settings, progress=docs.append)
+        result = convert_served(
+            request, serving, paths=group_home, settings=manager.settings, progress=docs.append
+        )
         check_book_without(result, item)
         assert docs[-1].phase == "done" and item.text[:40] in docs[-1].message
         assert len(serving.revived) >= 2  # it killed a worker each time it was sent: found within a few
@@ -49,25 +51,30 @@ def test_a_poison_chunk_on_a_two_worker_group_fails_alone_and_the_book_is_delive
 
 
 def test_workers_that_die_every_25_requests_still_finish_the_book(
-    group_home: DataPaths, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    group_home: DataPaths,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("FAKE_SGL_CRASH_AFTER_REQUESTS", "25")
     manager = _manager(group_home, concurrency=2)
     entry = get_entry(MODEL)
     serving = manager.ensure_serving(entry)
     try:
-        request = ConvertRequest(book_path=WASTELAND, model_key=MODEL, chapters=(1, 4),
-                                 voice=VoiceChoice.speaker("Vivian"))  # fmt: skip
+        request = ConvertRequest(
+            book_path=WASTELAND, model_key=MODEL, chapters=(1, 4), voice=VoiceChoice.speaker("Vivian")
+        )
         result = convert_served(request, serving, paths=group_home, settings=manager.settings)
         assert not result.missing_chunks  # crashes that follow the request count frame no chunk
-        assert [c.title for c in probe_chapters(result.m4b)] == [load_book(WASTELAND).chapters[i].title for i in (0, 3)]
+        assert [c.title for c in probe_chapters(result.m4b)] == [
+            load_book(WASTELAND).chapters[i].title for i in (0, 3)
+        ]
         assert len(serving.revived) >= 2  # 88 chunks over two workers: each died and came back
     finally:
         manager.stop()
 
 
 def test_a_stop_during_a_group_restart_is_never_undone(
-    group_home: DataPaths, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    group_home: DataPaths,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The router died, so recovering restarts the whole group; the user's Stop lands right after
     the job saw it dead. The restart must refuse (the Stop is read under the manager's lock), not

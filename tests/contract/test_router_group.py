@@ -49,7 +49,9 @@ DEADLINE_S = 120.0
 
 
 @pytest.fixture
-def group_home(data_paths: DataPaths, contract_venv: ContractVenv, monkeypatch: pytest.MonkeyPatch) -> DataPaths:
+def group_home(
+    data_paths: DataPaths, contract_venv: ContractVenv, monkeypatch: pytest.MonkeyPatch
+) -> DataPaths:
     """A data root whose backend venv runs the fake `sgl-omni` and the real router."""
     install_fake_sgl_omni(data_paths.backend_venv)
     install_router(data_paths.backend_venv, contract_venv.python)
@@ -62,7 +64,9 @@ def group_home(data_paths: DataPaths, contract_venv: ContractVenv, monkeypatch: 
 
 def _manager(paths: DataPaths, **changes) -> ServerManager:
     # 0.004 s-a-word audio would fail QA's duration check (retakes); QA is not what is tested here.
-    settings = Settings(server_port=free_port(), gpus="0,1", start_timeout_s=DEADLINE_S, qa_level="off", **changes)
+    settings = Settings(
+        server_port=free_port(), gpus="0,1", start_timeout_s=DEADLINE_S, qa_level="off", **changes
+    )
     return ServerManager(paths, settings)
 
 
@@ -141,8 +145,9 @@ def test_a_worker_killed_mid_book_costs_nothing_and_is_restarted(group_home: Dat
                 _kill_group(victim.record.pid)
 
         request = ConvertRequest(book_path=BOOK, model_key=entry.key, voice=VoiceChoice.speaker("Vivian"))
-        result = convert_served(request, serving, paths=group_home, settings=manager.settings,
-                                progress=progress)
+        result = convert_served(
+            request, serving, paths=group_home, settings=manager.settings, progress=progress
+        )
         assert killed.is_set()
         assert result.m4b is not None
         chapters = probe_chapters(result.m4b)
@@ -151,11 +156,18 @@ def test_a_worker_killed_mid_book_costs_nothing_and_is_restarted(group_home: Dat
         routed = _routed(manager)
         assert all(count > 20 for count in routed.values()), routed  # both workers carried the book
         # The dead worker was started again on its GPU and port, and the router routes to it again.
-        _wait(lambda: (r := manager.group.record()) is not None and r.workers[0].record.pid != victim.record.pid,
-              "the worker to be restarted")
+        _wait(
+            lambda: (
+                (r := manager.group.record()) is not None and r.workers[0].record.pid != victim.record.pid
+            ),
+            "the worker to be restarted",
+        )
         fresh = manager.group.record().workers[0]
         assert fresh.gpu == "0" and fresh.record.port == victim.record.port and _alive(fresh.record.pid)
-        _wait(lambda: read_router_health(endpoint.base_url).routable_workers == 2, "the worker to be re-admitted")
+        _wait(
+            lambda: read_router_health(endpoint.base_url).routable_workers == 2,
+            "the worker to be re-admitted",
+        )
     finally:
         manager.stop()
 
@@ -185,10 +197,12 @@ def test_with_every_worker_dead_the_book_waits_for_the_group_then_finishes(
                 for pid in victims:
                     _kill_group(pid)
 
-        request = ConvertRequest(book_path=BOOK, model_key=entry.key, chapters=(1, 2),
-                                 voice=VoiceChoice.speaker("Vivian"))  # fmt: skip
-        result = convert_served(request, serving, paths=group_home, settings=manager.settings,
-                                progress=progress)
+        request = ConvertRequest(
+            book_path=BOOK, model_key=entry.key, chapters=(1, 2), voice=VoiceChoice.speaker("Vivian")
+        )
+        result = convert_served(
+            request, serving, paths=group_home, settings=manager.settings, progress=progress
+        )
         assert killed.is_set() and len(result.chapters) == 2
         assert any(d.message.startswith("Waiting for the server group: no worker is routable") for d in docs)
         fresh = [w.record.pid for w in manager.group.record().workers]
@@ -197,7 +211,9 @@ def test_with_every_worker_dead_the_book_waits_for_the_group_then_finishes(
         manager.stop()
 
 
-def test_requests_spread_over_both_workers_and_capacity_follows_the_routable_count(group_home: DataPaths) -> None:
+def test_requests_spread_over_both_workers_and_capacity_follows_the_routable_count(
+    group_home: DataPaths,
+) -> None:
     manager = _manager(group_home)
     entry = get_entry(MODEL)
     serving = manager.ensure_serving(entry)
@@ -217,7 +233,9 @@ def test_requests_spread_over_both_workers_and_capacity_follows_the_routable_cou
         remote = serving_for(manager, entry, api_url=endpoint.base_url)
         assert not remote.endpoint.owned and not remote.endpoint.group
         docs = []
-        request = ConvertRequest(book_path=BOOK, model_key=entry.key, chapters=(1,), voice=VoiceChoice.speaker("Vivian"))
+        request = ConvertRequest(
+            book_path=BOOK, model_key=entry.key, chapters=(1,), voice=VoiceChoice.speaker("Vivian")
+        )
         convert_served(request, remote, paths=group_home, settings=manager.settings, progress=docs.append)
         rendering = next(d for d in docs if d.phase == "rendering")
         assert f"{2 * (batch + 1)} requests in flight" in rendering.message
@@ -231,8 +249,9 @@ def _long_clip(path: Path, seconds: float) -> Path:
     """A 24 kHz mono WAV of ``seconds``: at 20 s its base64 (1.28 MB) is over the router's 1 MiB."""
     subprocess.run(
         ["espeak-ng", "-w", str(path), "This is the narrator's reference voice for the group test. " * 6],
-        check=True, capture_output=True,
-    )  # fmt: skip
+        check=True,
+        capture_output=True,
+    )
     with wave.open(str(path), "rb") as src:
         params, frames = src.getparams(), src.readframes(src.getnframes())
     want = int(seconds * params.framerate) * params.sampwidth
@@ -255,9 +274,11 @@ def test_clone_references_go_inline_under_1_mib_and_spread_over_every_worker(
     serving = manager.ensure_serving(entry)
     try:
         request = ConvertRequest(
-            book_path=BOOK, model_key=entry.key, chapters=(1,),
+            book_path=BOOK,
+            model_key=entry.key,
+            chapters=(1,),
             voice=VoiceChoice.clone(clip, "This is the narrator's reference voice for the group test."),
-        )  # fmt: skip
+        )
         result = convert_served(request, serving, paths=group_home, settings=manager.settings)
         assert len(result.chapters) == 1
         bodies = [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()]
@@ -287,7 +308,9 @@ def test_a_remote_worker_is_checked_added_shown_and_removed(group_home: DataPath
         with pytest.raises(ServerError, match="not Qwen3-TTS 0.6B CustomVoice"):
             manager.group.add_remote(wrong.base_url, get_entry(MODEL))
         manager.group.add_remote(remote.base_url, get_entry(MODEL))
-        _wait(lambda: read_router_health(endpoint.base_url).routable_workers == 3, "the remote to be routable")
+        _wait(
+            lambda: read_router_health(endpoint.base_url).routable_workers == 3, "the remote to be routable"
+        )
         assert manager.status().members[3].state == "healthy"
         # A remote is never stopped by us; one that dies is shown as down.
         manager.stop()
@@ -305,9 +328,14 @@ def test_a_remote_worker_is_checked_added_shown_and_removed(group_home: DataPath
 def _cli(home: Path, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "OMNI_WEB_HOME": str(home)}
     return subprocess.run(  # noqa: S603 - argv list
-        [sys.executable, "-m", "omni_web", *args], cwd=REPO, env=env, capture_output=True, text=True,
-        timeout=timeout, check=False,
-    )  # fmt: skip
+        [sys.executable, "-m", "omni_web", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def test_cli_start_gpus_status_convert_and_stop(group_home: DataPaths, tmp_path: Path) -> None:
@@ -325,13 +353,26 @@ def test_cli_start_gpus_status_convert_and_stop(group_home: DataPaths, tmp_path:
         record = ServerManager(group_home, Settings(server_port=port)).group.record()
         pids = group_pids(record)
         assert len(pids) == 3
-        converted = _cli(group_home.root, "convert", str(BOOK), "--model", MODEL, "--voice", "Vivian",
-                         "--chapters", "1-2", "--out", str(tmp_path / "out"))  # fmt: skip
+        converted = _cli(
+            group_home.root,
+            "convert",
+            str(BOOK),
+            "--model",
+            MODEL,
+            "--voice",
+            "Vivian",
+            "--chapters",
+            "1-2",
+            "--out",
+            str(tmp_path / "out"),
+        )
         assert converted.returncode == 0, converted.stdout + converted.stderr
         assert f"127.0.0.1:{port}" in converted.stdout and "started for this run" not in converted.stdout
         routed = {w.url: w.routed_requests for w in read_router_health(f"http://127.0.0.1:{port}").workers}
         assert len(routed) == 2 and min(routed.values()) > 5, routed  # spread over both workers
-        assert set(group_pids(ServerManager(group_home, Settings(server_port=port)).group.record())) == set(pids)
+        assert set(group_pids(ServerManager(group_home, Settings(server_port=port)).group.record())) == set(
+            pids
+        )
     finally:
         stopped = _cli(group_home.root, "server", "stop")
     assert stopped.returncode == 0 and "Stopped the server group" in stopped.stdout, stopped.stdout
@@ -339,11 +380,18 @@ def test_cli_start_gpus_status_convert_and_stop(group_home: DataPaths, tmp_path:
         _wait(lambda pid=pid: not _alive(pid), f"pid {pid} to exit", 30)
 
 
-def test_a_remote_url_that_is_itself_a_router_works_as_a_plain_remote(group_home: DataPaths, tmp_path: Path) -> None:
+def test_a_remote_url_that_is_itself_a_router_works_as_a_plain_remote(
+    group_home: DataPaths, tmp_path: Path
+) -> None:
     backend = start_fake_server(MODEL, log_path=tmp_path / "behind-router.log")
     port = free_port()
-    argv = router_argv(group_home.backend_venv / "bin" / "sgl-omni-router-py", host="127.0.0.1", port=port,
-                       worker_urls=[backend.base_url], state_dir=tmp_path / "rs")  # fmt: skip
+    argv = router_argv(
+        group_home.backend_venv / "bin" / "sgl-omni-router-py",
+        host="127.0.0.1",
+        port=port,
+        worker_urls=[backend.base_url],
+        state_dir=tmp_path / "rs",
+    )
     with (tmp_path / "router2.log").open("wb") as log:
         other = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)  # noqa: S603
     other_url = f"http://127.0.0.1:{port}"
@@ -354,8 +402,11 @@ def test_a_remote_url_that_is_itself_a_router_works_as_a_plain_remote(group_home
         remote = manager.status().members[3]
         assert remote.role == "remote" and remote.url == other_url and remote.state == "healthy"
         for _ in range(12):
-            response = httpx.post(f"{endpoint.base_url}/v1/audio/speech", timeout=30,
-                                  json={"input": "Hello there.", "voice": "Vivian", "response_format": "wav"})
+            response = httpx.post(
+                f"{endpoint.base_url}/v1/audio/speech",
+                timeout=30,
+                json={"input": "Hello there.", "voice": "Vivian", "response_format": "wav"},
+            )
             assert response.status_code == 200, response.text
         assert _routed(manager)[other_url] > 0  # it took its share like any worker
     finally:

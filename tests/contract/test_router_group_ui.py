@@ -41,5 +41,5 @@ def test_server_tab_starts_a_group_and_shows_each_worker(tmp_path, contract_venv
         assert len(pids) == 3
         assert client.predict(api_name="/server_stop") == "Stopped the server."
         wait_for(lambda: not any((i := process_info(p)) is not None and i.alive for p in pids) or None,
-                 timeout_s=30, what="every group process to exit")  # fmt: skip
+                 timeout_s=30, what="every group process to exit")
         assert app.services.server.group.record() is None

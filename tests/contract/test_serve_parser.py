@@ -101,7 +101,12 @@ def _builder_cases() -> dict[str, tuple[CatalogEntry, list[str], str | None, flo
                     continue
                 seen.add(tuple(argv))
                 config = spec.config_path.name if spec.config_path else None
-                cases[f"argv-{entry.key}-{config or 'noconfig'}-msf{fraction}"] = (entry, argv[1:], config, fraction)
+                cases[f"argv-{entry.key}-{config or 'noconfig'}-msf{fraction}"] = (
+                    entry,
+                    argv[1:],
+                    config,
+                    fraction,
+                )
     return cases
 
 
@@ -119,14 +124,20 @@ def parsed(
     """All parser runs of this module, in one batch."""
     mistakes = tmp_path_factory.mktemp("mistakes")
     misspelt = mistakes / "qwen3_tts_misspelt.yaml"
-    misspelt.write_text((CONFIGS_DIR / "qwen3_tts.yaml").read_text().replace("  tts_engine:", "  tts_engnie:"))
+    misspelt.write_text(
+        (CONFIGS_DIR / "qwen3_tts.yaml").read_text().replace("  tts_engine:", "  tts_engnie:")
+    )
     underscore = list(BUILDER_CASES[f"argv-qwen3_tts_0_6b_customvoice-qwen3_tts.yaml-msf{USER_FRACTION}"][1])
     underscore[underscore.index("--mem-fraction-static")] = "--mem_fraction_static"
     cases = {f"config-{name}": _config_argv(CONFIGS_DIR / name) for name in CONFIG_FILES}
     cases.update({key: argv for key, (_, argv, _, _) in BUILDER_CASES.items()})
     cases["mistake-misspelt-stage"] = _config_argv(misspelt)
     cases["mistake-underscore-flag"] = underscore
-    cases["mistake-fraction-out-of-range"] = [*_config_argv(CONFIGS_DIR / "qwen3_tts.yaml"), "--mem-fraction-static", "1.5"]
+    cases["mistake-fraction-out-of-range"] = [
+        *_config_argv(CONFIGS_DIR / "qwen3_tts.yaml"),
+        "--mem-fraction-static",
+        "1.5",
+    ]
     return run_serve_parser(contract_venv, contract_env, cases)
 
 

@@ -43,7 +43,9 @@ def test_the_fake_parses_names_as_audiobookshelf_does(text: str, names: list[str
     assert parse_name_string(text) == names
 
 
-@pytest.mark.parametrize("voice", ["Vivian", "Uncle_Fu", "Smith, Jane", "Captain Nemo", "Tom and Jerry (2)", "Ryan Jr"])
+@pytest.mark.parametrize(
+    "voice", ["Vivian", "Uncle_Fu", "Smith, Jane", "Captain Nemo", "Tom and Jerry (2)", "Ryan Jr"]
+)
 def test_every_narrator_shape_is_kept_whole_in_tags_and_folder_names(voice: str, tmp_path: Path) -> None:
     choice = VoiceChoice.speaker(voice)
     narrator = narrator_label(MODEL, choice)

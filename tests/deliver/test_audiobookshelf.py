@@ -49,8 +49,9 @@ def _factory(fake: FakeAbs):
 
 
 def _convert(data_paths: DataPaths, server, voice: str, **changes) -> tuple[ConvertRequest, dict]:
-    request = ConvertRequest(book_path=BOOK, model_key=MODEL, voice=VoiceChoice.speaker(voice), readalong=True,
-                             **changes)  # fmt: skip
+    request = ConvertRequest(
+        book_path=BOOK, model_key=MODEL, voice=VoiceChoice.speaker(voice), readalong=True, **changes
+    )
     with SpeechClient(server.base_url) as client:
         result = run_conversion(request, paths=data_paths, settings=SETTINGS, client=client)
     return request, result.to_dict()
@@ -68,7 +69,8 @@ def _expect_item(item: dict, voice: str, chapter_titles: list[str]) -> None:
 
 
 def test_two_voices_become_two_items_by_upload_and_by_folder_scan_and_a_rebuild_scans_once(
-        data_paths: DataPaths, fake_server, tmp_path: Path) -> None:  # fmt: skip
+    data_paths: DataPaths, fake_server, tmp_path: Path
+) -> None:
     server = fake_server(MODEL, env=FAST)
     titles = [c.title for c in load_book(BOOK).chapters if c.selected_by_default]
     books = {voice: _convert(data_paths, server, voice) for voice in ("Vivian", "Ryan")}
@@ -87,7 +89,10 @@ def test_two_voices_become_two_items_by_upload_and_by_folder_scan_and_a_rebuild_
             bare = scan_folder(folder, folder.relative_to(root).as_posix())["metadata"]
             assert bare["narrators"] == [f"{voice} - Qwen3-TTS 0.6B CustomVoice"], (hidden, bare)
             assert (bare["series"], bare["title"], bare["authors"]) == (
-                [{"name": "The Water Cycle", "sequence": "2"}], "Hefty Water", ["Ann Writer"])
+                [{"name": "The Water Cycle", "sequence": "2"}],
+                "Hefty Water",
+                ["Ann Writer"],
+            )
             if hidden < 5:
                 assert [c["title"] for c in bare["chapters"]] == titles
                 assert bare["isbn"] == "9780306406157"  # from the m4b's ISBN free-form atom alone
@@ -97,28 +102,58 @@ def test_two_voices_become_two_items_by_upload_and_by_folder_scan_and_a_rebuild_
     # Upload: one POST per version with ABS's five fields, then a library scan: the library's
     # folder watcher is off here, and the items show all the same.
     upload = FakeAbs(tmp_path / "abs-upload", watcher=False)
-    config = AbsConfig(enabled=True, url="http://abs.lan:13378", token=upload.token, library=upload.library_id)
+    config = AbsConfig(
+        enabled=True, url="http://abs.lan:13378", token=upload.token, library=upload.library_id
+    )
     for voice in books:
-        record = deliver_after_job(data_paths, config, f"job-{voice}", folders[voice], output_root=root,
-                                   client_factory=_factory(upload))  # fmt: skip
+        record = deliver_after_job(
+            data_paths,
+            config,
+            f"job-{voice}",
+            folders[voice],
+            output_root=root,
+            client_factory=_factory(upload),
+        )
         assert record is not None and record.state == "delivered", record
     assert [u["fields"] for u in upload.uploads] == [
-        {"title": folders[v].name, "author": "Ann Writer", "series": "The Water Cycle",
-         "library": upload.library_id, "folder": upload.folder_id} for v in ("Vivian", "Ryan")]  # fmt: skip
+        {
+            "title": folders[v].name,
+            "author": "Ann Writer",
+            "series": "The Water Cycle",
+            "library": upload.library_id,
+            "folder": upload.folder_id,
+        }
+        for v in ("Vivian", "Ryan")
+    ]
     sent = sorted(name for _, name, _ in upload.uploads[0]["files"])
-    assert sent == sorted(["Hefty Water.m4b", "Hefty Water.readalong.epub", "Hefty Water.opf", "metadata.json",
-                           "desc.txt", "reader.txt", *(["cover.jpg"] if (folders["Vivian"] / "cover.jpg").exists() else [])])
-    assert len(upload.items) == 2 and upload.library_scans == [upload.library_id] * 2 and not upload.item_scans
+    assert sent == sorted(
+        [
+            "Hefty Water.m4b",
+            "Hefty Water.readalong.epub",
+            "Hefty Water.opf",
+            "metadata.json",
+            "desc.txt",
+            "reader.txt",
+            *(["cover.jpg"] if (folders["Vivian"] / "cover.jpg").exists() else []),
+        ]
+    )
+    assert (
+        len(upload.items) == 2 and upload.library_scans == [upload.library_id] * 2 and not upload.item_scans
+    )
     for voice in books:
         _expect_item(upload.item_at(f"{SERIES_REL}/{folders[voice].name}"), voice, titles)
 
     # Folder + scan: written atomically under the library folder, then one library scan each.
     library = tmp_path / "abs-folder"
     folder_abs = FakeAbs(library)
-    folder_config = dataclasses.replace(config, mode="folder", folder_path=str(library), token=folder_abs.token)
+    folder_config = dataclasses.replace(
+        config, mode="folder", folder_path=str(library), token=folder_abs.token
+    )
     folder_store = DeliveryStore(tmp_path / "folder-deliveries.json")
     for voice in books:
-        record = deliver_book(folder_config, folders[voice], root, store=folder_store, client_factory=_factory(folder_abs))
+        record = deliver_book(
+            folder_config, folders[voice], root, store=folder_store, client_factory=_factory(folder_abs)
+        )
         assert record.state == "delivered", record
     assert folder_abs.library_scans == [folder_abs.library_id] * 2 and not folder_abs.uploads
     assert not list(library.rglob(".*"))  # no staging left behind
@@ -129,8 +164,12 @@ def test_two_voices_become_two_items_by_upload_and_by_folder_scan_and_a_rebuild_
     request, _ = books["Vivian"]
     with SpeechClient(server.base_url) as client:
         rebuilt = rebuild_chapters(request, [2], paths=data_paths, settings=SETTINGS, client=client)
-    deliver_after_job(data_paths, config, "job-regen", rebuilt.output_dir, output_root=root, client_factory=_factory(upload))
-    deliver_book(folder_config, folders["Vivian"], root, store=folder_store, client_factory=_factory(folder_abs))
+    deliver_after_job(
+        data_paths, config, "job-regen", rebuilt.output_dir, output_root=root, client_factory=_factory(upload)
+    )
+    deliver_book(
+        folder_config, folders["Vivian"], root, store=folder_store, client_factory=_factory(folder_abs)
+    )
     for fake in (upload, folder_abs):
         assert fake.item_scans == [fake.item_at(f"{SERIES_REL}/{folders['Vivian'].name}")["id"]]
         assert len(fake.items) == 2
@@ -140,55 +179,94 @@ def test_two_voices_become_two_items_by_upload_and_by_folder_scan_and_a_rebuild_
     m4b = folders["Vivian"] / "Hefty Water.m4b"
     tags = probe(m4b)["format"]["tags"]
     assert (tags["ISBN"], tags["title"], tags["show"], tags["episode_id"]) == (
-        "9780306406157", "Hefty Water", "The Water Cycle", "2")
+        "9780306406157",
+        "Hefty Water",
+        "The Water Cycle",
+        "2",
+    )
     assert [c.title for c in probe_chapters(m4b)] == titles
     assert any(s.attached_pic for s in probe_streams(m4b)) == (folders["Vivian"] / "cover.jpg").exists()
 
     # The read-along EPUB the items got: EPUBCheck, 0 errors and 0 warnings.
-    done = subprocess.run(["java", "-jar", str(EPUBCHECK_JAR), str(folders["Vivian"] / "Hefty Water.readalong.epub")],
-                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    done = subprocess.run(
+        ["java", "-jar", str(EPUBCHECK_JAR), str(folders["Vivian"] / "Hefty Water.readalong.epub")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert "Messages: 0 fatals / 0 errors / 0 warnings" in done.stdout, done.stdout + done.stderr
     with zipfile.ZipFile(folders["Vivian"] / "Hefty Water.readalong.epub") as epub:
         opf = etree.fromstring(epub.read("EPUB/package.opf"))
     metas = {(m.get("property"), m.text) for m in opf.iter("{http://www.idpf.org/2007/opf}meta")}
-    assert {("schema:accessMode", "auditory"), ("schema:accessMode", "textual"),
-            ("schema:accessibilityFeature", "synchronizedAudioText"),
-            ("media:narrator", "Vivian - Qwen3-TTS 0.6B CustomVoice"),
-            ("media:active-class", "-epub-media-overlay-active")} <= metas
+    assert {
+        ("schema:accessMode", "auditory"),
+        ("schema:accessMode", "textual"),
+        ("schema:accessibilityFeature", "synchronizedAudioText"),
+        ("media:narrator", "Vivian - Qwen3-TTS 0.6B CustomVoice"),
+        ("media:active-class", "-epub-media-overlay-active"),
+    } <= metas
 
     # /opds lists both versions (behind the login) with their m4b and read-along EPUB.
     shelf = TestClient(build_opds(lambda: root, ("reader", "pw")))
     assert shelf.get("/").status_code == 401
     feed = feedparser.parse(shelf.get("/", auth=("reader", "pw")).content)
     assert sorted(c["name"] for e in feed.entries for c in e.contributors) == [
-        "Ryan - Qwen3-TTS 0.6B CustomVoice", "Vivian - Qwen3-TTS 0.6B CustomVoice"]
+        "Ryan - Qwen3-TTS 0.6B CustomVoice",
+        "Vivian - Qwen3-TTS 0.6B CustomVoice",
+    ]
     assert all({"audio/mp4", "application/epub+zip"} <= {link.type for link in e.links} for e in feed.entries)
 
 
-def test_a_book_without_author_or_description_gets_neither_made_up(data_paths: DataPaths, fake_server,
-                                                                    tmp_path: Path) -> None:  # fmt: skip
+def test_a_book_without_author_or_description_gets_neither_made_up(
+    data_paths: DataPaths, fake_server, tmp_path: Path
+) -> None:
     server = fake_server(MODEL, env=FAST)
-    _, result = _convert(data_paths, server, "Uncle_Fu", metadata=(("authors", ""), ("description", "")),
-                         chapters=(1,))  # fmt: skip
+    _, result = _convert(
+        data_paths, server, "Uncle_Fu", metadata=(("authors", ""), ("description", "")), chapters=(1,)
+    )
     folder, root = Path(result["output_dir"]), SETTINGS.output_path(data_paths)
     assert folder.parent == root, folder  # no "Unknown Author" folder
     assert "comment" not in {k.lower() for k in probe(folder / "Hefty Water.m4b")["format"]["tags"]}
     fake = FakeAbs(tmp_path / "abs", watcher=False)
     config = AbsConfig(enabled=True, url="http://abs.lan:13378", token=fake.token, library=fake.library_id)
-    record = deliver_after_job(data_paths, config, "job-1", folder, output_root=root, client_factory=_factory(fake))
+    record = deliver_after_job(
+        data_paths, config, "job-1", folder, output_root=root, client_factory=_factory(fake)
+    )
     assert record is not None and record.state == "delivered", record
-    assert fake.uploads[0]["fields"] == {"title": folder.name, "library": fake.library_id, "folder": fake.folder_id}
+    assert fake.uploads[0]["fields"] == {
+        "title": folder.name,
+        "library": fake.library_id,
+        "folder": fake.folder_id,
+    }
     meta = fake.item_at(folder.name)["metadata"]
     assert meta["authors"] == [] and not meta.get("description"), meta
     assert meta["narrators"] == ["Uncle Fu - Qwen3-TTS 0.6B CustomVoice"]
     assert meta["series"] == [{"name": "The Water Cycle", "sequence": "2"}] and meta["title"] == "Hefty Water"
 
 
-def test_a_failed_delivery_is_recorded_and_retried_never_raised(data_paths: DataPaths, tmp_path: Path) -> None:
+def test_a_failed_delivery_is_recorded_and_retried_never_raised(
+    data_paths: DataPaths, tmp_path: Path
+) -> None:
     folder = tmp_path / "out" / "Ann Writer" / "Hefty Water {Vivian, M}"
     folder.mkdir(parents=True)
-    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "anullsrc=r=24000:cl=mono", "-t", "0.3", "-c:a", "aac",
-                    str(folder / "Hefty Water.m4b")], check=True, timeout=60)  # fmt: skip
+    subprocess.run(
+        [
+            "ffmpeg",
+            "-v",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            "anullsrc=r=24000:cl=mono",
+            "-t",
+            "0.3",
+            "-c:a",
+            "aac",
+            str(folder / "Hefty Water.m4b"),
+        ],
+        check=True,
+        timeout=60,
+    )
     (folder / "metadata.json").write_text('{"title": "Hefty Water"}')
 
     def unreachable(request: httpx.Request) -> httpx.Response:
@@ -196,19 +274,31 @@ def test_a_failed_delivery_is_recorded_and_retried_never_raised(data_paths: Data
 
     config = AbsConfig(enabled=True, url="http://abs.lan:13378", token="t", library="lib_books")
     down = lambda c: AbsClient(c.url, c.token, transport=httpx.MockTransport(unreachable))  # noqa: E731
-    record = deliver_after_job(data_paths, config, "job-1", folder, output_root=tmp_path / "out",
-                               client_factory=down)  # fmt: skip
+    record = deliver_after_job(
+        data_paths, config, "job-1", folder, output_root=tmp_path / "out", client_factory=down
+    )
     assert record is not None and record.failed and "could not be reached" in record.error
     assert DeliveryStore.for_paths(data_paths).for_job("job-1") == record
     fake = FakeAbs(tmp_path / "abs")
-    retry = deliver_book(dataclasses.replace(config, token=fake.token), folder, tmp_path / "out",
-                         store=DeliveryStore.for_paths(data_paths), job_id="job-1", client_factory=_factory(fake))  # fmt: skip
+    retry = deliver_book(
+        dataclasses.replace(config, token=fake.token),
+        folder,
+        tmp_path / "out",
+        store=DeliveryStore.for_paths(data_paths),
+        job_id="job-1",
+        client_factory=_factory(fake),
+    )
     assert retry.state == "delivered" and [u["fields"]["title"] for u in fake.uploads] == [folder.name]
     # A flat-layout folder (every narrator version of a title) is never sent as one item.
     flat = tmp_path / "out" / "Ann Writer" / "Hefty Water"
     flat.mkdir()
-    refused = deliver_book(dataclasses.replace(config, token=fake.token), flat, tmp_path / "out",
-                           store=DeliveryStore.for_paths(data_paths), client_factory=_factory(fake))  # fmt: skip
+    refused = deliver_book(
+        dataclasses.replace(config, token=fake.token),
+        flat,
+        tmp_path / "out",
+        store=DeliveryStore.for_paths(data_paths),
+        client_factory=_factory(fake),
+    )
     assert refused.failed and "outputs migrate" in refused.error and len(fake.uploads) == 1
     # A wrong token is a message that says what to do, not a traceback.
     with pytest.raises(DeliveryError, match="refused the API token"):
@@ -217,7 +307,9 @@ def test_a_failed_delivery_is_recorded_and_retried_never_raised(data_paths: Data
 
 def test_settings_are_owner_only_and_test_lists_libraries(data_paths: DataPaths, tmp_path: Path) -> None:
     data_paths.ensure()
-    save_abs_config(data_paths, AbsConfig(enabled=True, url="http://abs.lan:13378", token="secret", library="lib_books"))
+    save_abs_config(
+        data_paths, AbsConfig(enabled=True, url="http://abs.lan:13378", token="secret", library="lib_books")
+    )
     assert abs_config_path(data_paths).stat().st_mode & 0o777 == 0o600
     assert load_abs_config(data_paths).token == "secret"
     fake = FakeAbs(tmp_path / "abs")

@@ -33,7 +33,9 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> dl.BookDownloads:
     folder = tmp_path_factory.mktemp("book") / "Test Writer" / "Two Voices {Vivian}"
     folder.mkdir(parents=True)
     chapters = []
-    for number, (title, seconds) in enumerate(zip(("Opening", "The Switch", "Why? / How"), SECONDS, strict=True), 1):
+    for number, (title, seconds) in enumerate(
+        zip(("Opening", "The Switch", "Why? / How"), SECONDS, strict=True), 1
+    ):
         wav = folder.parent / f"{number}.wav"
         _ffmpeg("-f", "lavfi", "-i", f"sine=f={300 + 100 * number}:r=24000:d={seconds}", str(wav))
         chapters.append((title, wav))
@@ -64,7 +66,9 @@ def test_mp3_zip_is_cut_from_the_m4b_tagged_and_cached(book: dl.BookDownloads, t
     for number, (path, seconds) in enumerate(zip(mp3s, SECONDS, strict=True), 1):
         assert abs(probe_duration_ms(path) - seconds * 1000) < 150, path  # each chapter, not the book
         tags = probe_tags(path)
-        assert tags["album"] == "Two Voices" and tags["artist"] == "Test Writer" and tags["composer"] == "Vivian"
+        assert (
+            tags["album"] == "Two Voices" and tags["artist"] == "Test Writer" and tags["composer"] == "Vivian"
+        )
         assert tags["track"] == f"{number}/3" and tags["date"] == "1901"
         assert any(s.attached_pic for s in probe_streams(path))  # the cover inside every MP3
     assert probe_tags(mp3s[1])["title"] == "The Switch"
@@ -88,7 +92,9 @@ def test_everything_streams_as_one_zip(book: dl.BookDownloads) -> None:
 
 def test_a_full_disk_is_said_plainly(book: dl.BookDownloads, monkeypatch: pytest.MonkeyPatch) -> None:
     fresh = dl.BookDownloads(book=book.book, cover=None)
-    monkeypatch.setattr(dl.BookDownloads, "cached_zip", lambda self: book.book.parent / dl.CACHE_DIR / "full.zip")
+    monkeypatch.setattr(
+        dl.BookDownloads, "cached_zip", lambda self: book.book.parent / dl.CACHE_DIR / "full.zip"
+    )
 
     def full(*_args, **_kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -100,7 +106,8 @@ def test_a_full_disk_is_said_plainly(book: dl.BookDownloads, monkeypatch: pytest
 
 
 def test_a_zip_link_never_leaves_the_page_and_its_headers_go_out_before_the_mp3s_are_cut(
-        book: dl.BookDownloads, tmp_path: Path) -> None:  # fmt: skip
+    book: dl.BookDownloads, tmp_path: Path
+) -> None:
     import asyncio
     import shutil
 
@@ -111,7 +118,9 @@ def test_a_zip_link_never_leaves_the_page_and_its_headers_go_out_before_the_mp3s
     folder = tmp_path / "Two Voices {Vivian}"
     shutil.copytree(book.book.parent, folder, ignore=shutil.ignore_patterns(dl.CACHE_DIR))
     fresh = dl.book_downloads(folder / book.book.name)
-    html = ui_downloads.shelf_links_html(type("Shelf", (), {"audio": fresh.book, "readalong": None, "id": "b1"})())
+    html = ui_downloads.shelf_links_html(
+        type("Shelf", (), {"audio": fresh.book, "readalong": None, "id": "b1"})()
+    )
     for link in ("mp3", "all"):  # both zips are saved, never opened in the page
         assert re.search(rf'id="shelf-b1-download-{link}" [^>]* download>', html), html
     for kind in ("mp3.zip", "all.zip"):

@@ -38,7 +38,9 @@ def test_library_place_of_a_series_book(tmp_path: Path) -> None:
     assert not place.mp3_dir.is_relative_to(place.folder) and not place.acx_dir.is_relative_to(place.folder)
     assert place.beside(".readalong.epub") == place.folder / "Hefty Water.readalong.epub"
     # An MP3-only book is its own folder of tracks.
-    assert book_place(tmp_path, tags, name, layout=OutputLayout.LIBRARY, mp3_only=True).mp3_dir == place.folder
+    assert (
+        book_place(tmp_path, tags, name, layout=OutputLayout.LIBRARY, mp3_only=True).mp3_dir == place.folder
+    )
 
 
 def test_two_voices_get_two_folders_and_a_taken_folder_a_numbered_copy(tmp_path: Path) -> None:
@@ -62,21 +64,55 @@ def test_flat_layout_is_the_old_one(tmp_path: Path) -> None:
 
 def _flat_m4b(path: Path, *, title: str, author: str, narrator: str, series: str = "") -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tags = ["-metadata", f"title={title}", "-metadata", f"artist={author}", "-metadata", f"composer={narrator}"]
+    tags = [
+        "-metadata",
+        f"title={title}",
+        "-metadata",
+        f"artist={author}",
+        "-metadata",
+        f"composer={narrator}",
+    ]
     if series:
         tags += ["-metadata", f"show={series}", "-metadata", "episode_id=2"]
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=24000:cl=mono", "-t", "0.5",
-                    "-c:a", "aac", *tags, str(path)], check=True, timeout=60)  # fmt: skip
+    subprocess.run(
+        [
+            "ffmpeg",
+            "-v",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "anullsrc=r=24000:cl=mono",
+            "-t",
+            "0.5",
+            "-c:a",
+            "aac",
+            *tags,
+            str(path),
+        ],
+        check=True,
+        timeout=60,
+    )
     return path
 
 
 def test_migrate_moves_flat_books_with_their_companions_only_on_request(tmp_path: Path, monkeypatch) -> None:
     root = tmp_path / "outputs"
     stem = "Hefty Water - Qwen3-TTS 0.6B CustomVoice (Vivian)"
-    m4b = _flat_m4b(root / "Ann Writer" / "Hefty Water" / f"{stem}.m4b", title="Hefty Water", author="Ann Writer",
-                    narrator="Qwen3-TTS 0.6B CustomVoice (Vivian)", series="The Water Cycle")  # fmt: skip
-    other = _flat_m4b(root / "Ann Writer" / "Hefty Water" / "Hefty Water - Qwen3-TTS 0.6B CustomVoice (Ryan).m4b",
-                      title="Hefty Water", author="Ann Writer", narrator="Qwen3-TTS 0.6B CustomVoice (Ryan)")  # fmt: skip
+    m4b = _flat_m4b(
+        root / "Ann Writer" / "Hefty Water" / f"{stem}.m4b",
+        title="Hefty Water",
+        author="Ann Writer",
+        narrator="Qwen3-TTS 0.6B CustomVoice (Vivian)",
+        series="The Water Cycle",
+    )
+    other = _flat_m4b(
+        root / "Ann Writer" / "Hefty Water" / "Hefty Water - Qwen3-TTS 0.6B CustomVoice (Ryan).m4b",
+        title="Hefty Water",
+        author="Ann Writer",
+        narrator="Qwen3-TTS 0.6B CustomVoice (Ryan)",
+    )
     folder = m4b.parent
     (folder / f"{stem}.readalong.epub").write_bytes(b"epub")
     (folder / f"{stem} - 01 - One.vtt").write_text("WEBVTT\n")
@@ -96,22 +132,34 @@ def test_migrate_moves_flat_books_with_their_companions_only_on_request(tmp_path
     store = JobStore(paths.jobs_db)
     job = store.enqueue("convert", {"output_name": stem, "book_path": "x.epub"}, title="Hefty Water")
     store.claim_next()
-    store.finish(job.id, __import__("omni_web.jobs", fromlist=["JobState"]).JobState.DONE,
-                 result={"m4b": str(m4b), "readalong_epub": str(folder / f"{stem}.readalong.epub")})  # fmt: skip
+    store.finish(
+        job.id,
+        __import__("omni_web.jobs", fromlist=["JobState"]).JobState.DONE,
+        result={"m4b": str(m4b), "readalong_epub": str(folder / f"{stem}.readalong.epub")},
+    )
 
     # Without --yes (and no terminal to ask) nothing moves.
     assert main(["outputs", "migrate"]) == 1 and m4b.is_file()
     plan = plan_migration(root)
     assert len(plan.books) == 2 and m4b.is_file()  # planning touches nothing
     assert main(["outputs", "migrate", "--yes"]) == 0
-    new = root / "Ann Writer" / "The Water Cycle" / "Vol 2 - Hefty Water {Vivian - Qwen3-TTS 0.6B CustomVoice}"
+    new = (
+        root / "Ann Writer" / "The Water Cycle" / "Vol 2 - Hefty Water {Vivian - Qwen3-TTS 0.6B CustomVoice}"
+    )
     assert sorted(p.name for p in new.iterdir()) == sorted(
-        ["Hefty Water.m4b", "Hefty Water.readalong.epub", "Hefty Water - 01 - One.vtt", "Hefty Water.qa.json"])
+        ["Hefty Water.m4b", "Hefty Water.readalong.epub", "Hefty Water - 01 - One.vtt", "Hefty Water.qa.json"]
+    )
     assert probe_tags(new / "Hefty Water.m4b")["composer"] == "Qwen3-TTS 0.6B CustomVoice (Vivian)"
     relative = new.relative_to(root)
-    assert (root / "acx" / relative / "01.mp3").is_file() and (root / "mp3" / relative / "01 - One.mp3").is_file()
-    assert not other.exists() and (root / "Ann Writer" / "Hefty Water {Ryan - Qwen3-TTS 0.6B CustomVoice}"
-                                   / "Hefty Water.m4b").is_file()  # fmt: skip
+    assert (root / "acx" / relative / "01.mp3").is_file() and (
+        root / "mp3" / relative / "01 - One.mp3"
+    ).is_file()
+    assert (
+        not other.exists()
+        and (
+            root / "Ann Writer" / "Hefty Water {Ryan - Qwen3-TTS 0.6B CustomVoice}" / "Hefty Water.m4b"
+        ).is_file()
+    )
     assert not folder.exists() and not (root / "MP3").exists()
     report = json.loads((new / "Hefty Water.qa.json").read_text())
     assert report["request"] == {"output_name": new.name, "output_layout": "library"}
@@ -152,23 +200,39 @@ def test_library_folders_are_known_by_name_numbered_copies_too() -> None:
 
     assert is_library_folder(Path("Vol 2 - Hefty Water {Vivian - Qwen3-TTS 0.6B CustomVoice}"))
     assert is_library_folder(Path("Hefty Water {Vivian, M} (2)"))
-    assert not is_library_folder(Path("Hefty Water")) and not is_library_folder(Path("Hefty Water - M (Vivian)"))
+    assert not is_library_folder(Path("Hefty Water")) and not is_library_folder(
+        Path("Hefty Water - M (Vivian)")
+    )
 
 
 @pytest.mark.parametrize("layout", ["library", "flat"])
-def test_a_report_gives_back_the_claimed_name_also_one_written_with_the_file_stem(tmp_path: Path, layout: str) -> None:
+def test_a_report_gives_back_the_claimed_name_also_one_written_with_the_file_stem(
+    tmp_path: Path, layout: str
+) -> None:
     from omni_web.pipeline import ConvertRequest
     from omni_web.pipeline.review import open_review
 
-    place = book_place(tmp_path, SERIES, claim_name(tmp_path, SERIES, ENTRY, VoiceChoice.speaker("Vivian"),
-                                                     layout=OutputLayout(layout)), layout=OutputLayout(layout))  # fmt: skip
+    place = book_place(
+        tmp_path,
+        SERIES,
+        claim_name(tmp_path, SERIES, ENTRY, VoiceChoice.speaker("Vivian"), layout=OutputLayout(layout)),
+        layout=OutputLayout(layout),
+    )
     place.folder.mkdir(parents=True)
-    request = ConvertRequest(book_path=tmp_path / "x.epub", model_key=ENTRY.key, output_name=place.name,
-                             output_layout=layout)  # fmt: skip
+    request = ConvertRequest(
+        book_path=tmp_path / "x.epub", model_key=ENTRY.key, output_name=place.name, output_layout=layout
+    )
     report = place.beside(".qa.json")
     for stored in (place.name, place.stem, None):  # as claimed, as the stem before the fix, before names
-        report.write_text(json.dumps({"request": {**request.to_dict(), "output_name": stored}, "chunks": [],
-                                      "cache_dir": str(tmp_path / "cache")}))  # fmt: skip
+        report.write_text(
+            json.dumps(
+                {
+                    "request": {**request.to_dict(), "output_name": stored},
+                    "chunks": [],
+                    "cache_dir": str(tmp_path / "cache"),
+                }
+            )
+        )
         again = open_review(report).request
         assert again.output_name == place.name, stored
         assert book_place(tmp_path, SERIES, again.output_name, layout=OutputLayout(layout)).m4b == place.m4b

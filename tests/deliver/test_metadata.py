@@ -28,16 +28,22 @@ def test_only_changed_fields_travel_and_a_bad_number_is_refused() -> None:
     assert own["authors"] == "Ann Writer" and own["series_index"] == "2"
     edits = {**own, "title": "Heavy  Water", "authors": "Ann Writer; Bo Second", "series_index": "3"}
     assert metadata_overrides(edits, own) == (("title", "Heavy Water"), ("authors", "Ann Writer; Bo Second"),
-                                              ("series_index", "3"))  # fmt: skip
+                                              ("series_index", "3"))
     with pytest.raises(BookError, match="not a number"):
         metadata_overrides({"series_index": "two"}, own)
     book = load_book(BOOK)
     pairs = metadata_overrides(edits, own)
     tags = audiobook_tags(book, pairs, narrator="N", comment="")
-    assert (tags.title, tags.author, tags.series, tags.series_part) == ("Heavy Water", "Ann Writer and Bo Second",
-                                                                       "The Water Cycle", "3")  # fmt: skip
+    assert (tags.title, tags.author, tags.series, tags.series_part) == (
+        "Heavy Water",
+        "Ann Writer and Bo Second",
+        "The Water Cycle",
+        "3",
+    )
     assert tags.isbn == "9780306406157" and tags_for_paths(book, pairs).title == "Heavy Water"
-    round_trip = ConvertRequest.from_dict(ConvertRequest(book_path=BOOK, model_key="m", metadata=pairs).to_dict())
+    round_trip = ConvertRequest.from_dict(
+        ConvertRequest(book_path=BOOK, model_key="m", metadata=pairs).to_dict()
+    )
     assert round_trip.metadata == pairs and round_trip.output_layout == "library"
     # A job stored before layouts existed reads back as flat (where its files are).
     legacy = {k: v for k, v in round_trip.to_dict().items() if k != "output_layout"}
@@ -49,10 +55,11 @@ def test_the_generate_form_sends_the_corrections_and_they_name_the_folder(data_p
 
     from omni_web.ui.context import UiContext
 
-
     own = editable_values(load_book(BOOK).metadata)
     state = {"path": str(BOOK), "meta": own, "edits": {**own, "title": "Heavy Water"}}
-    request = build_request(UiContext(services), state, [1, 2], "qwen3_tts_0_6b_customvoice", "speaker:Vivian", "", "", 120)
+    request = build_request(
+        UiContext(services), state, [1, 2], "qwen3_tts_0_6b_customvoice", "speaker:Vivian", "", "", 120
+    )
     assert request.metadata == (("title", "Heavy Water"),)
     job = services.library.submit_conversion(request)
     assert job.params["output_name"] == "Vol 2 - Heavy Water {Vivian - Qwen3-TTS 0.6B CustomVoice}"
@@ -63,8 +70,10 @@ def test_sidecars_carry_every_field_in_abs_forms(tmp_path: Path) -> None:
     narration = Narration("Qwen3-TTS 0.6B CustomVoice (Vivian)", "Vivian", "Qwen3-TTS 0.6B CustomVoice")
     doc = abs_metadata(meta, narration, [ChapterMark("One", 0, 1500), ChapterMark("Two", 1500, 4000)])
     assert doc["series"] == ["The Water Cycle #2"] and doc["genres"] == ["Fiction", "Water"]
-    assert doc["chapters"] == [{"id": 0, "start": 0.0, "end": 1.5, "title": "One"},
-                               {"id": 1, "start": 1.5, "end": 4.0, "title": "Two"}]  # fmt: skip
+    assert doc["chapters"] == [
+        {"id": 0, "start": 0.0, "end": 1.5, "title": "One"},
+        {"id": 1, "start": 1.5, "end": 4.0, "title": "Two"},
+    ]
     assert (doc["publishedYear"], doc["publisher"], doc["language"]) == ("2012", "Sample Press", "en")
     files = sidecar_files(meta, narration, [ChapterMark("One", 0, 1500)], stem="Hefty Water")
     assert set(files) == {"metadata.json", "Hefty Water.opf", "desc.txt", "reader.txt"}

@@ -26,9 +26,16 @@ SCHEMAS = Path(__file__).parent.parent / "data" / "opds"
 # carriage return and tab, so as published it rejects every IRI holding them (tests/data/SOURCES.md).
 SLIP, FIXED = '`"\\nrt]', '`"\\n\\r\\t]'
 LOGIN = ("reader", "s3cret")
-META = BookMetadata(title="Hefty Water", authors=("Ann Writer",), language="en", description="A short book.",
-                    series="The Water Cycle", series_index="2", identifiers=(Identifier("ISBN", "9780306406157"),),
-                    subjects=("Fiction",))  # fmt: skip
+META = BookMetadata(
+    title="Hefty Water",
+    authors=("Ann Writer",),
+    language="en",
+    description="A short book.",
+    series="The Water Cycle",
+    series_index="2",
+    identifiers=(Identifier("ISBN", "9780306406157"),),
+    subjects=("Fiction",),
+)
 
 
 def _auth(user: str, password: str) -> dict[str, str]:
@@ -39,11 +46,36 @@ def make_shelf_book(root: Path, voice: str) -> Path:
     """A library-layout book folder as the pipeline leaves it (real m4b, sidecars, cover, EPUB)."""
     folder = root / "Ann Writer" / "The Water Cycle" / f"Vol 2 - Hefty Water {{{voice}, Model}}"
     folder.mkdir(parents=True)
-    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "anullsrc=r=24000:cl=mono", "-t", "0.3",
-                    "-c:a", "aac", str(folder / "Hefty Water.m4b")], check=True, timeout=60)  # fmt: skip
-    write_sidecars(folder, sidecar_files(META, Narration(f"Model ({voice})", voice, "Model"),
-                                         [ChapterMark("One", 0, 300)], stem="Hefty Water"))  # fmt: skip
-    shutil.copyfile(Path(__file__).parent.parent / "data" / "hefty-water.epub", folder / "Hefty Water.readalong.epub")
+    subprocess.run(
+        [
+            "ffmpeg",
+            "-v",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            "anullsrc=r=24000:cl=mono",
+            "-t",
+            "0.3",
+            "-c:a",
+            "aac",
+            str(folder / "Hefty Water.m4b"),
+        ],
+        check=True,
+        timeout=60,
+    )
+    write_sidecars(
+        folder,
+        sidecar_files(
+            META,
+            Narration(f"Model ({voice})", voice, "Model"),
+            [ChapterMark("One", 0, 300)],
+            stem="Hefty Water",
+        ),
+    )
+    shutil.copyfile(
+        Path(__file__).parent.parent / "data" / "hefty-water.epub", folder / "Hefty Water.readalong.epub"
+    )
     (folder / "cover.jpg").write_bytes(b"\xff\xd8\xff\xe0 not much of a picture")
     return folder
 
@@ -60,17 +92,23 @@ def test_the_shelf_lists_each_version_with_its_files_and_refuses_without_login(t
 
     response = client.get("/", headers=_auth(*LOGIN))
     assert response.status_code == 200
-    assert response.headers["content-type"].startswith("application/atom+xml;profile=opds-catalog;kind=acquisition")
+    assert response.headers["content-type"].startswith(
+        "application/atom+xml;profile=opds-catalog;kind=acquisition"
+    )
     parsed = feedparser.parse(response.content)
     assert not parsed.bozo, parsed.bozo_exception
     assert parsed.version == "atom10" and len(parsed.entries) == 2
     narrators = sorted(c["name"] for e in parsed.entries for c in e.contributors)
     assert narrators == ["Model (Ryan)", "Model (Vivian)"]
     for entry in parsed.entries:
-        assert entry.title == "Hefty Water" and entry.author == "Ann Writer" and entry.summary == "A short book."
+        assert (
+            entry.title == "Hefty Water" and entry.author == "Ann Writer" and entry.summary == "A short book."
+        )
         assert entry.dcterms_identifier == "urn:isbn:9780306406157" and entry.dcterms_language == "en"
         assert {tag.term for tag in entry.tags} == {"Fiction", "The Water Cycle #2"}
-        kinds = {link.type: link.href for link in entry.links if link.rel == "http://opds-spec.org/acquisition"}
+        kinds = {
+            link.type: link.href for link in entry.links if link.rel == "http://opds-spec.org/acquisition"
+        }
         assert set(kinds) == {"audio/mp4", "application/epub+zip"}
         assert any(link.rel == "http://opds-spec.org/image" for link in entry.links)
         m4b = client.get(kinds["audio/mp4"].removeprefix("/opds"), headers=_auth(*LOGIN))
@@ -98,8 +136,11 @@ def test_without_a_login_configured_the_shelf_is_as_open_as_the_ui(tmp_path: Pat
 def opds_schema(tmp_path: Path) -> tuple[etree.RelaxNG, etree.RelaxNG]:
     """The OPDS 1.2 schema (with Atom's) as published and with its one slip corrected, in RELAX NG
     XML syntax for lxml: Debian's trang converts the committed .rnc text here."""
-    subprocess.run(["trang", "-I", "rnc", "-O", "rng", str(SCHEMAS / "opds.rnc"), str(tmp_path / "opds.rng")],
-                   check=True, timeout=120)  # fmt: skip
+    subprocess.run(
+        ["trang", "-I", "rnc", "-O", "rng", str(SCHEMAS / "opds.rnc"), str(tmp_path / "opds.rng")],
+        check=True,
+        timeout=120,
+    )
     published = (tmp_path / "opds.rng").read_text(encoding="utf-8")
     assert published.count(SLIP) == 1 and (tmp_path / "atom.rng").is_file()
     (tmp_path / "opds-fixed.rng").write_text(published.replace(SLIP, FIXED), encoding="utf-8")

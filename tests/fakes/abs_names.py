@@ -18,14 +18,88 @@ from dataclasses import dataclass, field
 __all__ = ["parse_full_name", "parse_name_string"]
 
 _SUFFIXES = ("esq", "esquire", "jr", "jnr", "sr", "snr", "2", "ii", "iii", "iv", "md", "phd", "j.d.", "ll.m.",
-             "m.d.", "d.o.", "d.c.", "p.c.", "ph.d.")  # fmt: skip
-_PREFIXES = ("ab", "bar", "bin", "da", "dal", "de", "de la", "del", "della", "der", "di", "du", "ibn", "l'", "la", "le",
-             "san", "st", "st.", "ste", "ter", "van", "van de", "van der", "van den", "vel", "ver", "vere", "von")  # fmt: skip
-_TITLES = ("dr", "miss", "mr", "mrs", "ms", "prof", "sir", "frau", "herr", "hr", "monsieur", "captain", "doctor",
-           "judge", "officer", "professor", "ind", "misc", "mx")  # fmt: skip
+             "m.d.", "d.o.", "d.c.", "p.c.", "ph.d.")
+_PREFIXES = (
+    "ab",
+    "bar",
+    "bin",
+    "da",
+    "dal",
+    "de",
+    "de la",
+    "del",
+    "della",
+    "der",
+    "di",
+    "du",
+    "ibn",
+    "l'",
+    "la",
+    "le",
+    "san",
+    "st",
+    "st.",
+    "ste",
+    "ter",
+    "van",
+    "van de",
+    "van der",
+    "van den",
+    "vel",
+    "ver",
+    "vere",
+    "von",
+)
+_TITLES = (
+    "dr",
+    "miss",
+    "mr",
+    "mrs",
+    "ms",
+    "prof",
+    "sir",
+    "frau",
+    "herr",
+    "hr",
+    "monsieur",
+    "captain",
+    "doctor",
+    "judge",
+    "officer",
+    "professor",
+    "ind",
+    "misc",
+    "mx",
+)
 _CONJUNCTIONS = ("&", "and", "et", "e", "of", "the", "und", "y")
-_FORCE_CASE = ("e", "y", "av", "af", "da", "dal", "de", "del", "der", "di", "la", "le", "van", "der", "den", "vel",
-               "von", "II", "III", "IV", "J.D.", "LL.M.", "M.D.", "D.O.", "D.C.", "Ph.D.")  # fmt: skip
+_FORCE_CASE = (
+    "e",
+    "y",
+    "av",
+    "af",
+    "da",
+    "dal",
+    "de",
+    "del",
+    "der",
+    "di",
+    "la",
+    "le",
+    "van",
+    "der",
+    "den",
+    "vel",
+    "von",
+    "II",
+    "III",
+    "IV",
+    "J.D.",
+    "LL.M.",
+    "M.D.",
+    "D.O.",
+    "D.C.",
+    "Ph.D.",
+)
 _NICK = re.compile(r"\s(?:[‘’']([^‘’']+)[‘’']|[“”\"]([^“”\"]+)[“”\"]|\[([^\]]+)\]|\(([^)]+)\)),?\s")
 _CJK = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff\u31f0-\u31ff]")
 _LABELS = ("title", "first", "middle", "last", "nick", "suffix")
@@ -61,9 +135,19 @@ def _fix_case(name: FullName) -> None:
                 words[j] = _FORCE_CASE[forced.index(word.lower())]
             elif len(word) == 1:
                 words[j] = word.upper()
-            elif len(word) > 2 and word[0] == word[0].upper() and word[1] == word[1].lower() and word[2:] == word[2:].upper():
+            elif (
+                len(word) > 2
+                and word[0] == word[0].upper()
+                and word[1] == word[1].lower()
+                and word[2:] == word[2:].upper()
+            ):
                 words[j] = word[:3] + word[3:].lower()
-            elif j < len(_LABELS) and _LABELS[j] == "suffix" and not word.endswith(".") and word.lower() == "esq":
+            elif (
+                j < len(_LABELS)
+                and _LABELS[j] == "suffix"
+                and not word.endswith(".")
+                and word.lower() == "esq"
+            ):
                 words[j] = word.upper() if word == word.lower() else word  # the original's quirk, kept
             else:
                 words[j] = word[:1].upper() + word[1:].lower()

@@ -97,7 +97,9 @@ def folder_structure(rel_path: str) -> dict[str, Any]:
     if series:
         pieces = title.split(" - ")
         for i, piece in enumerate(pieces):
-            vol = re.match(r"^(vol\.? |volume |book )?(\d{0,3}(?:\.\d{1,2})?)(\.?)(?: (.*))?$", piece, re.IGNORECASE)
+            vol = re.match(
+                r"^(vol\.? |volume |book )?(\d{0,3}(?:\.\d{1,2})?)(\.?)(?: (.*))?$", piece, re.IGNORECASE
+            )
             if vol and not (vol.group(4) and not (vol.group(1) or vol.group(3))):
                 sequence = _js_number(vol.group(2))
                 pieces[i : i + 1] = [vol.group(4)] if vol.group(4) else []
@@ -106,13 +108,23 @@ def folder_structure(rel_path: str) -> dict[str, Any]:
     year = re.match(r"^ *\(?([0-9]{4})\)? * - *(.+)", title)
     if year:
         found["publishedYear"], title = year.group(1), year.group(2)
-    return {**found, "title": title, "authors": split_names(author or ""), "narrators": split_names(narrators or ""),
-            "series": [{"name": series, "sequence": sequence}] if series else []}  # fmt: skip
+    return {
+        **found,
+        "title": title,
+        "authors": split_names(author or ""),
+        "narrators": split_names(narrators or ""),
+        "series": [{"name": series, "sequence": sequence}] if series else [],
+    }
 
 
 def _ffprobe(path: Path) -> dict[str, Any]:
-    done = subprocess.run(["ffprobe", "-v", "error", "-show_format", "-show_chapters", "-of", "json", str(path)],
-                          capture_output=True, text=True, timeout=60, check=True)  # fmt: skip
+    done = subprocess.run(
+        ["ffprobe", "-v", "error", "-show_format", "-show_chapters", "-of", "json", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     return json.loads(done.stdout)
 
 
@@ -131,8 +143,13 @@ def audio_metatags(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         found["title"] = grab("album", "title")
     if grab("artist", "album_artist"):
         found["authors"] = split_names(grab("artist", "album_artist"))
-    for key, names in (("description", ("description", "comment")), ("publisher", ("publisher",)),
-                       ("isbn", ("isbn",)), ("asin", ("asin", "audible_asin")), ("language", ("language",))):
+    for key, names in (
+        ("description", ("description", "comment")),
+        ("publisher", ("publisher",)),
+        ("isbn", ("isbn",)),
+        ("asin", ("asin", "audible_asin")),
+        ("language", ("language",)),
+    ):
         if grab(*names):
             found[key] = grab(*names)
     series, part = grab("series", "show", "mvnm"), grab("series-part", "episode_id", "mvin", "part")
@@ -140,8 +157,15 @@ def audio_metatags(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         found["series"] = [{"name": series, "sequence": part or None}]
     elif grab("grouping"):
         found["series"] = [parse_series_string(s.strip()) for s in grab("grouping").split(";") if s.strip()]
-    chapters = [{"id": i, "start": float(c["start_time"]), "end": float(c["end_time"]),
-                 "title": c.get("tags", {}).get("title", "")} for i, c in enumerate(probe.get("chapters", []))]  # fmt: skip
+    chapters = [
+        {
+            "id": i,
+            "start": float(c["start_time"]),
+            "end": float(c["end_time"]),
+            "title": c.get("tags", {}).get("title", ""),
+        }
+        for i, c in enumerate(probe.get("chapters", []))
+    ]
     return found, chapters
 
 
@@ -155,34 +179,69 @@ def opf_file(path: Path) -> dict[str, Any]:
         return [e.text.strip() for e in meta.findall(f"{{{_DC}}}{name}") if e.text and e.text.strip()]
 
     creators = [(e.get(f"{{{_OPF}}}role"), (e.text or "").strip()) for e in meta.findall(f"{{{_DC}}}creator")]
-    scheme = {e.get(f"{{{_OPF}}}scheme"): (e.text or "").strip() for e in meta.findall(f"{{{_DC}}}identifier")}
+    scheme = {
+        e.get(f"{{{_OPF}}}scheme"): (e.text or "").strip() for e in meta.findall(f"{{{_DC}}}identifier")
+    }
     metas = [(e.get("name"), e.get("content")) for e in meta.findall(f"{{{_OPF}}}meta")]
     found: dict[str, Any] = {
-        "title": next(iter(texts("title")), None), "subtitle": next(iter(texts("subtitle")), None),
-        "authors": [v for r, v in creators if r == "aut" and v], "narrators": [v for r, v in creators if r == "nrt" and v],
-        "publishedYear": (texts("date") or [""])[0].split("-")[0] or None, "publisher": next(iter(texts("publisher")), None),
-        "isbn": scheme.get("ISBN"), "asin": scheme.get("ASIN"), "description": next(iter(texts("description")), None),
-        "genres": texts("subject"), "language": next(iter(texts("language")), None), "series": [],
-    }  # fmt: skip
+        "title": next(iter(texts("title")), None),
+        "subtitle": next(iter(texts("subtitle")), None),
+        "authors": [v for r, v in creators if r == "aut" and v],
+        "narrators": [v for r, v in creators if r == "nrt" and v],
+        "publishedYear": (texts("date") or [""])[0].split("-")[0] or None,
+        "publisher": next(iter(texts("publisher")), None),
+        "isbn": scheme.get("ISBN"),
+        "asin": scheme.get("ASIN"),
+        "description": next(iter(texts("description")), None),
+        "genres": texts("subject"),
+        "language": next(iter(texts("language")), None),
+        "series": [],
+    }
     for i, (name, content) in enumerate(metas):
         if name == "calibre:series" and content:
             after = metas[i + 1] if i + 1 < len(metas) else (None, None)
-            found["series"] = [{"name": content, "sequence": after[1] if after[0] == "calibre:series_index" else None}]
+            found["series"] = [
+                {"name": content, "sequence": after[1] if after[0] == "calibre:series_index" else None}
+            ]
     return {k: v for k, v in found.items() if v not in (None, "", [])}
 
 
 def abs_metadata(path: Path) -> dict[str, Any]:
     """metadata.json through abmetadataGenerator.parseJson (a chapter without title voids the list)."""
     doc = json.loads(path.read_text(encoding="utf-8"))
-    keys = ("title", "subtitle", "authors", "narrators", "series", "genres", "publishedYear", "publishedDate",
-            "publisher", "description", "isbn", "asin", "language", "explicit", "abridged", "tags")  # fmt: skip
+    keys = (
+        "title",
+        "subtitle",
+        "authors",
+        "narrators",
+        "series",
+        "genres",
+        "publishedYear",
+        "publishedDate",
+        "publisher",
+        "description",
+        "isbn",
+        "asin",
+        "language",
+        "explicit",
+        "abridged",
+        "tags",
+    )
     found = {k: doc[k] for k in keys if k in doc and doc[k] is not None}
     if "series" in found:
         found["series"] = [parse_series_string(s) for s in found["series"]]
     chapters = doc.get("chapters")
-    if isinstance(chapters, list) and all(isinstance(c.get("start"), (int, float)) and isinstance(c.get("end"), (int, float))
-                                          and isinstance(c.get("title"), str) and c["title"] for c in chapters):  # fmt: skip
-        found["chapters"] = [{"id": i, "start": c["start"], "end": c["end"], "title": c["title"]} for i, c in enumerate(chapters)]
+    if isinstance(chapters, list) and all(
+        isinstance(c.get("start"), (int, float))
+        and isinstance(c.get("end"), (int, float))
+        and isinstance(c.get("title"), str)
+        and c["title"]
+        for c in chapters
+    ):
+        found["chapters"] = [
+            {"id": i, "start": c["start"], "end": c["end"], "title": c["title"]}
+            for i, c in enumerate(chapters)
+        ]
     for key in ("authors", "genres", "tags", "chapters"):
         if key in found and not found[key]:
             del found[key]
@@ -211,8 +270,13 @@ def scan_folder(folder: Path, rel_path: str) -> dict[str, Any]:
         book.update(abs_metadata(folder / "metadata.json"))
     epubs = [p for p in files if p.suffix == ".epub"]
     covers = [p for p in files if p.stem == "cover" and p.suffix in (".jpg", ".jpeg", ".png", ".webp")]
-    return {"relPath": rel_path, "audioFiles": [p.name for p in audio], "ebookFile": epubs[0].name if epubs else None,
-            "coverPath": covers[0].name if covers else None, "metadata": book}  # fmt: skip
+    return {
+        "relPath": rel_path,
+        "audioFiles": [p.name for p in audio],
+        "ebookFile": epubs[0].name if epubs else None,
+        "coverPath": covers[0].name if covers else None,
+        "metadata": book,
+    }
 
 
 @dataclass
@@ -239,8 +303,11 @@ class FakeAbs:
         return next((dict(item, id=i) for i, item in self.items.items() if item["relPath"] == rel_path), None)
 
     def _scan(self, rel_path: str, item_id: str | None = None) -> str:
-        item_id = item_id or next((i for i, it in self.items.items() if it["relPath"] == rel_path), None) \
-            or f"li_{len(self.items) + 1}"  # fmt: skip
+        item_id = (
+            item_id
+            or next((i for i, it in self.items.items() if it["relPath"] == rel_path), None)
+            or f"li_{len(self.items) + 1}"
+        )
         self.items[item_id] = scan_folder(self.library_dir / rel_path, rel_path)
         return item_id
 
@@ -248,8 +315,11 @@ class FakeAbs:
         found = []
         for path in sorted(self.library_dir.rglob("*")):
             rel = path.relative_to(self.library_dir)
-            if path.is_dir() and not any(part.startswith(".") for part in rel.parts) and any(
-                    p.is_file() and p.suffix.lower() in (*AUDIO, ".epub") for p in path.iterdir()):  # fmt: skip
+            if (
+                path.is_dir()
+                and not any(part.startswith(".") for part in rel.parts)
+                and any(p.is_file() and p.suffix.lower() in (*AUDIO, ".epub") for p in path.iterdir())
+            ):
                 found.append(rel.as_posix())
         return found
 
@@ -260,9 +330,25 @@ class FakeAbs:
         path, method = request.url.path, request.method
         with self._lock:
             if method == "GET" and path == "/api/libraries":
-                return httpx.Response(200, json={"libraries": [{
-                    "id": self.library_id, "name": "Audiobooks", "mediaType": "book",
-                    "folders": [{"id": self.folder_id, "fullPath": str(self.library_dir), "libraryId": self.library_id}]}]})  # fmt: skip
+                return httpx.Response(
+                    200,
+                    json={
+                        "libraries": [
+                            {
+                                "id": self.library_id,
+                                "name": "Audiobooks",
+                                "mediaType": "book",
+                                "folders": [
+                                    {
+                                        "id": self.folder_id,
+                                        "fullPath": str(self.library_dir),
+                                        "libraryId": self.library_id,
+                                    }
+                                ],
+                            }
+                        ]
+                    },
+                )
             if method == "POST" and path == "/api/upload":
                 return self._upload(request)
             if method == "POST" and path == f"/api/libraries/{self.library_id}/scan":
@@ -278,7 +364,10 @@ class FakeAbs:
                 self._scan(self.items[match.group(1)]["relPath"], match.group(1))
                 return httpx.Response(200, json={"result": "UPDATED"})
             if method == "GET" and path == f"/api/libraries/{self.library_id}/items":
-                results = [{"id": i, "relPath": it["relPath"], "media": {"metadata": it["metadata"]}} for i, it in self.items.items()]
+                results = [
+                    {"id": i, "relPath": it["relPath"], "media": {"metadata": it["metadata"]}}
+                    for i, it in self.items.items()
+                ]
                 return httpx.Response(200, json={"results": results, "total": len(results)})
         return httpx.Response(404, text="Not Found")
 
@@ -323,7 +412,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _relay(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(length) if length else b""
-        request = httpx.Request(self.command, f"http://fake{self.path}", headers=dict(self.headers.items()), content=body)
+        request = httpx.Request(
+            self.command, f"http://fake{self.path}", headers=dict(self.headers.items()), content=body
+        )
         response = self.fake.handle(request)
         self.send_response(response.status_code)
         for key, value in response.headers.items():

@@ -46,10 +46,17 @@ class FakeChat:
         content = self.answer(user)
         prompt_words = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
         return 200, {
-            "id": "chatcmpl-fake", "object": "chat.completion", "model": body.get("model") or "fake-llm",
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": prompt_words, "completion_tokens": len(content.split()),
-                      "total_tokens": prompt_words + len(content.split())},
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "model": body.get("model") or "fake-llm",
+            "choices": [
+                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+            ],
+            "usage": {
+                "prompt_tokens": prompt_words,
+                "completion_tokens": len(content.split()),
+                "total_tokens": prompt_words + len(content.split()),
+            },
         }
 
 
@@ -59,12 +66,18 @@ def asked_quotes(user: str) -> list[int]:
     return [int(n) for n in match.group(1).split(",")] if match else []
 
 
-def labels_answer(speaker: str = "C1", delivery: str = "neutral", confidence: float = 0.9) -> Callable[[str], str]:
+def labels_answer(
+    speaker: str = "C1", delivery: str = "neutral", confidence: float = 0.9
+) -> Callable[[str], str]:
     """A labeller that names ``speaker`` for every asked quote."""
+
     def answer(user: str) -> str:
-        labels = [{"quote": n, "speaker": speaker, "confidence": confidence, "delivery": delivery}
-                  for n in asked_quotes(user)]
+        labels = [
+            {"quote": n, "speaker": speaker, "confidence": confidence, "delivery": delivery}
+            for n in asked_quotes(user)
+        ]
         return json.dumps({"labels": labels})
+
     return answer
 
 

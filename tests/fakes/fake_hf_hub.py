@@ -72,12 +72,18 @@ class FakeRepo:
         entries: list[dict] = []
         folders = sorted({path.rsplit("/", 1)[0] for path in self.files if "/" in path})
         for folder in folders:
-            entries.append({"type": "directory", "path": folder, "oid": hashlib.sha1(folder.encode()).hexdigest()})
+            entries.append(
+                {"type": "directory", "path": folder, "oid": hashlib.sha1(folder.encode()).hexdigest()}
+            )
         for path in sorted(self.files):
             data = self.files[path]
             entry = {"type": "file", "path": path, "size": len(data), "oid": _git_blob_sha1(data)}
             if self.is_lfs(path):
-                entry["lfs"] = {"oid": hashlib.sha256(data).hexdigest(), "size": len(data), "pointerSize": 134}
+                entry["lfs"] = {
+                    "oid": hashlib.sha256(data).hexdigest(),
+                    "size": len(data),
+                    "pointerSize": 134,
+                }
             entries.append(entry)
         return entries
 
@@ -119,7 +125,9 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.server.state
         with state.lock:
             state.requests.append(
-                RecordedRequest(self.command, self.path, self.headers.get("Range"), self.headers.get("Authorization"))
+                RecordedRequest(
+                    self.command, self.path, self.headers.get("Range"), self.headers.get("Authorization")
+                )
             )
 
     def _send_json(self, status: int, payload: object, headers: dict[str, str] | None = None) -> None:
@@ -134,7 +142,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def _error(self, status: int, code: str, message: str, extra: dict[str, str] | None = None) -> None:
-        self._send_json(status, {"error": message}, {"X-Error-Code": code, "X-Error-Message": message, **(extra or {})})
+        self._send_json(
+            status, {"error": message}, {"X-Error-Code": code, "X-Error-Message": message, **(extra or {})}
+        )
 
     def _repo(self, org: str, name: str) -> FakeRepo | None:
         return self.server.state.repos.get(f"{org}/{name}")
@@ -173,12 +183,23 @@ class _Handler(BaseHTTPRequestHandler):
         commit = self._resolve_rev(repo, rev)
         if commit is None:
             return self._error(404, "RevisionNotFound", f"Invalid rev id: {rev}")
-        self._send_json(200, {
-            "_id": commit[:24], "id": repo.repo_id, "modelId": repo.repo_id, "sha": commit,
-            "private": False, "gated": "auto" if repo.gated else False, "disabled": False,
-            "siblings": [{"rfilename": path} for path in sorted(repo.files)],
-            "lastModified": "2026-01-01T00:00:00.000Z", "tags": [], "downloads": 0, "likes": 0,
-        })
+        self._send_json(
+            200,
+            {
+                "_id": commit[:24],
+                "id": repo.repo_id,
+                "modelId": repo.repo_id,
+                "sha": commit,
+                "private": False,
+                "gated": "auto" if repo.gated else False,
+                "disabled": False,
+                "siblings": [{"rfilename": path} for path in sorted(repo.files)],
+                "lastModified": "2026-01-01T00:00:00.000Z",
+                "tags": [],
+                "downloads": 0,
+                "likes": 0,
+            },
+        )
 
     def _tree(self, repo: FakeRepo, rev: str, query: dict[str, list[str]]) -> None:
         commit = self._resolve_rev(repo, rev)
@@ -187,11 +208,13 @@ class _Handler(BaseHTTPRequestHandler):
         entries = repo.tree_entries()
         start = int(query.get("cursor", ["0"])[0])
         size = self.server.state.tree_page_size
-        page = entries[start:start + size]
+        page = entries[start : start + size]
         headers = {}
         if start + size < len(entries):
             host = self.headers.get("Host", f"127.0.0.1:{self.server.server_address[1]}")
-            next_url = f"http://{host}/api/models/{repo.repo_id}/tree/{rev}?recursive=True&cursor={start + size}"
+            next_url = (
+                f"http://{host}/api/models/{repo.repo_id}/tree/{rev}?recursive=True&cursor={start + size}"
+            )
             headers["Link"] = f'<{next_url}>; rel="next"'
         self._send_json(200, page, headers)
 
@@ -199,7 +222,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not repo.gated:
             return True
         auth = self.headers.get("Authorization", "")
-        return auth.startswith("Bearer ") and auth[len("Bearer "):] in self.server.state.allowed_tokens
+        return auth.startswith("Bearer ") and auth[len("Bearer ") :] in self.server.state.allowed_tokens
 
     def _resolve(self, repo: FakeRepo, rev: str, path: str) -> None:
         commit = self._resolve_rev(repo, rev)
@@ -208,7 +231,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._authorized(repo):
             status = 403 if self.headers.get("Authorization") else 401
             return self._error(
-                status, "GatedRepo",
+                status,
+                "GatedRepo",
                 f"Access to model {repo.repo_id} is restricted. You must have access to it and be "
                 "authenticated to access it. Please log in.",
             )
@@ -218,7 +242,7 @@ class _Handler(BaseHTTPRequestHandler):
         start = 0
         range_header = self.headers.get("Range")
         if range_header and range_header.startswith("bytes="):
-            start = int(range_header[len("bytes="):].split("-", 1)[0] or 0)
+            start = int(range_header[len("bytes=") :].split("-", 1)[0] or 0)
         body = data[start:]
         self.send_response(206 if start else 200)
         self.send_header("Content-Type", "application/octet-stream")
@@ -244,7 +268,7 @@ class _Handler(BaseHTTPRequestHandler):
         sent = 0
         try:
             while sent < limit:
-                piece = body[sent:min(limit, sent + _SEND_CHUNK)]
+                piece = body[sent : min(limit, sent + _SEND_CHUNK)]
                 self.wfile.write(piece)
                 self.wfile.flush()
                 sent += len(piece)
@@ -315,7 +339,8 @@ class FakeHub:
         """The GET requests for one file's resolve URL."""
         marker = f"/{repo_id}/resolve/"
         return [
-            req for req in self.requests
+            req
+            for req in self.requests
             if req.method == "GET" and marker in req.path and req.path.endswith("/" + path)
         ]
 
@@ -336,4 +361,3 @@ class FakeHub:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-

@@ -166,12 +166,15 @@ def _boot_failure(model: ResolvedModel, settings: StageSettings) -> str | None:
     """A startup death the real stack would hit with these settings (fake texts), or None."""
     family = model.family
     engine = family.engine_stage
-    if family.factory_max_new_tokens is None and settings.get(engine, "factory", "max_new_tokens") is not None:
+    if family.factory_max_new_tokens is None and settings.get(engine, "factory",
+                                                              "max_new_tokens") is not None:
         return f"TypeError: {family.package} {engine} factory does not accept a 'max_new_tokens' parameter"
     fraction = settings.explicit_mem_fraction.get(engine)
     if family.max_mem_fraction is not None and fraction is not None and fraction > family.max_mem_fraction:
-        return (f"RuntimeError: {engine} mem_fraction_static={fraction:.3f} leaves no memory for the colocated "
-                f"stages (budget {family.max_mem_fraction:.2f})")
+        return (
+            f"RuntimeError: {engine} mem_fraction_static={fraction:.3f} leaves no memory for the colocated "
+            f"stages (budget {family.max_mem_fraction:.2f})"
+        )
     return None
 
 
@@ -186,31 +189,52 @@ def _placement_error(family: Family, settings: StageSettings) -> str | None:
                 totals[gpu] = totals.get(gpu, 0.0) + float(fraction)
     for gpu, total in sorted(totals.items()):
         if total > 1.0 + 1e-9:
-            return f"ValueError: GPU {gpu} total_gpu_memory_fraction={total:.3f} exceeds placement limit 1.000"
+            return (
+                f"ValueError: GPU {gpu} total_gpu_memory_fraction={total:.3f} exceeds placement limit 1.000"
+            )
     return None
 
 
 def _startup_crash(exit_code: int, detail: str) -> int:
-    frames = _LAUNCH_FRAMES + (f'    await mp_runner.start(timeout=startup_timeout)\n  File "{_SITE}/pipeline/mp_runner.py", '
-                               "line 868, in start\n    raise RuntimeError(\n")
-    inner = ("Traceback (most recent call last):\n"
-             f'  File "{_SITE}/pipeline/stage_workers.py", '
-             "line 231, in run_stage_process\n    executor = factory(**factory_kwargs)\n" + detail)
-    return _traceback_exit(frames, f"RuntimeError: Process pipeline died during startup (exit code {exit_code})\n"
-                                   f"Startup failure detail:\n{inner}")
+    frames = _LAUNCH_FRAMES + (
+        f'    await mp_runner.start(timeout=startup_timeout)\n  File "{_SITE}/pipeline/mp_runner.py", '
+        "line 868, in start\n    raise RuntimeError(\n"
+    )
+    inner = (
+        "Traceback (most recent call last):\n"
+        f'  File "{_SITE}/pipeline/stage_workers.py", '
+        "line 231, in run_stage_process\n    executor = factory(**factory_kwargs)\n" + detail
+    )
+    return _traceback_exit(
+        frames,
+        f"RuntimeError: Process pipeline died during startup (exit code {exit_code})\n"
+        f"Startup failure detail:\n{inner}",
+    )
 
 
 def _log_started(model: ResolvedModel, name: str, port: int) -> None:
     family = model.family
-    _runner_log.info("MultiProcessPipelineRunner started: %d stage(s), %d process(es)", len(family.stages),
-                     family.processes)
-    placement = {"topology": family.config_cls, "pipeline": name,
-                 "gpus": {0: {"hardware": "fake (no GPU)", "stages": list(family.stages)}}}
+    _runner_log.info(
+        "MultiProcessPipelineRunner started: %d stage(s), %d process(es)",
+        len(family.stages),
+        family.processes,
+    )
+    placement = {
+        "topology": family.config_cls,
+        "pipeline": name,
+        "gpus": {0: {"hardware": "fake (no GPU)", "stages": list(family.stages)}},
+    }
     _launcher_log.info(f"Resolved placement/topology plan: placement={placement}")
-    capabilities = {"architecture": family.architecture, "batch_vocoder": True, "breakable_prefill_cuda_graph": False,
-                    "cuda_graph": True, "full_prefill_cuda_graph": False,
-                    "reference_audio": family.package != "voxtral_tts", "streaming_vocoder": True,
-                    "torch_compile": False}
+    capabilities = {
+        "architecture": family.architecture,
+        "batch_vocoder": True,
+        "breakable_prefill_cuda_graph": False,
+        "cuda_graph": True,
+        "full_prefill_cuda_graph": False,
+        "reference_audio": family.package != "voxtral_tts",
+        "streaming_vocoder": True,
+        "torch_compile": False,
+    }
     _launcher_log.info("Model capabilities: %s", json.dumps(capabilities, sort_keys=True))
     _launcher_log.info("Pipeline '%s' started (%d GPU(s))", name, 1)
 
@@ -222,8 +246,12 @@ def _uvicorn(line: str) -> None:
 
 def _shutdown(stop: _Stop, server: object | None) -> int:
     if stop.signal == signal.SIGINT and server is not None:
-        for line in ("Shutting down", "Waiting for application shutdown.", "Application shutdown complete.",
-                     f"Finished server process [{os.getpid()}]"):
+        for line in (
+            "Shutting down",
+            "Waiting for application shutdown.",
+            "Application shutdown complete.",
+            f"Finished server process [{os.getpid()}]",
+        ):
             _uvicorn(line)
     _launcher_log.info("Shutting down pipeline …")
     _launcher_log.info("Pipeline stopped.")
@@ -241,8 +269,10 @@ def _warm_up(state: FakeServerState, seconds: float, announce: bool) -> None:
     with state.lock:
         state.starting = False
     if announce:
-        _launcher_log.info(f"Server warmup of 1 request(s) finished in {time.perf_counter() - started:.1f} s; "
-                           "the server is ready")
+        _launcher_log.info(
+            f"Server warmup of 1 request(s) finished in {time.perf_counter() - started:.1f} s; "
+            "the server is ready"
+        )
 
 
 def _engine_width(switches: FakeSwitches, model: ResolvedModel, settings: StageSettings) -> FakeSwitches:
@@ -265,40 +295,59 @@ def _run(opts: ServeOptions, model: ResolvedModel, settings: StageSettings, medi
     signal.signal(signal.SIGINT, stop.handler)
     port = _find_port(opts.host, opts.port)
     if port is None:
-        frames = _LAUNCH_FRAMES + '    port = find_available_port(host, port)\n'
-        return _traceback_exit(frames, f"RuntimeError: port {opts.port} is already in use on {opts.host} and "
-                                   "SGLANG_OMNI_STRICT_PORT=1 forbids falling back")
+        frames = _LAUNCH_FRAMES + "    port = find_available_port(host, port)\n"
+        return _traceback_exit(
+            frames,
+            f"RuntimeError: port {opts.port} is already in use on {opts.host} and "
+            "SGLANG_OMNI_STRICT_PORT=1 forbids falling back",
+        )
     if stop.wait(switches.boot_delay_s):
         return _shutdown(stop, None)
     if switches.crash_during_boot is not None:
-        return _startup_crash(switches.crash_during_boot,
-                              switches.crash_detail or "RuntimeError: simulated stage failure (FAKE_SGL_CRASH_DURING_BOOT)")
+        return _startup_crash(
+            switches.crash_during_boot,
+            switches.crash_detail or "RuntimeError: simulated stage failure (FAKE_SGL_CRASH_DURING_BOOT)",
+        )
     failure = _boot_failure(model, settings)
     if failure is not None:
         return _startup_crash(1, failure)
     placement = _placement_error(model.family, settings)
     if placement is not None:
-        return _traceback_exit(_LAUNCH_FRAMES + "    await mp_runner.start(timeout=startup_timeout)\n", placement)
+        return _traceback_exit(
+            _LAUNCH_FRAMES + "    await mp_runner.start(timeout=startup_timeout)\n", placement
+        )
     name = settings.name or model.model_path
     _log_started(model, name, port)
     family = model.family
     voices_dir = os.environ.get("SPEAKER_SAMPLES_DIR", "").strip()
-    voices = VoiceStore(Path(voices_dir).expanduser().resolve() if voices_dir else None,
-                        max_uploaded=int(os.environ.get("SPEAKER_MAX_UPLOADED") or 1000))
-    factory_cap = settings.get(family.engine_stage, "factory", "max_new_tokens", family.factory_max_new_tokens)
-    ctx = SpeechContext(model=model, media=media, voices=voices,
-                        factory_max_new_tokens=factory_cap if isinstance(factory_cap, int) else None,
-                        kv_capacity=switches.kv_capacity or family.default_kv_capacity,
-                        seconds_per_word=switches.seconds_per_word)
-    state = FakeServerState(ctx=ctx, switches=switches, model_name=opts.model_name or name, stages=family.stages)
+    voices = VoiceStore(
+        Path(voices_dir).expanduser().resolve() if voices_dir else None,
+        max_uploaded=int(os.environ.get("SPEAKER_MAX_UPLOADED") or 1000),
+    )
+    factory_cap = settings.get(
+        family.engine_stage, "factory", "max_new_tokens", family.factory_max_new_tokens
+    )
+    ctx = SpeechContext(
+        model=model,
+        media=media,
+        voices=voices,
+        factory_max_new_tokens=factory_cap if isinstance(factory_cap, int) else None,
+        kv_capacity=switches.kv_capacity or family.default_kv_capacity,
+        seconds_per_word=switches.seconds_per_word,
+    )
+    state = FakeServerState(
+        ctx=ctx, switches=switches, model_name=opts.model_name or name, stages=family.stages
+    )
     _uvicorn(f"Started server process [{os.getpid()}]")
     _uvicorn("Waiting for application startup.")
     _uvicorn("Application startup complete.")
     try:
         server = make_http_server(opts.host, port, state)
     except OSError as exc:
-        sys.stderr.write(f"ERROR:    [Errno {exc.errno}] error while attempting to bind on address "
-                         f"('{opts.host}', {port}): {exc.strerror.lower() if exc.strerror else exc}\n")
+        sys.stderr.write(
+            f"ERROR:    [Errno {exc.errno}] error while attempting to bind on address "
+            f"('{opts.host}', {port}): {exc.strerror.lower() if exc.strerror else exc}\n"
+        )
         _launcher_log.info("Shutting down pipeline …")
         _launcher_log.info("Pipeline stopped.")
         return 1
@@ -325,11 +374,15 @@ def _resolve(opts: ServeOptions) -> tuple[ResolvedModel, dict[str, object] | Non
         file_data = load_config_file(opts.config)
         family = family_for_config_cls(str(file_data["config_cls"]))
         if family is None:
-            raise BadParameter(f"Config class {file_data['config_cls']} not found in the pipeline config registry")
+            raise BadParameter(
+                f"Config class {file_data['config_cls']} not found in the pipeline config registry"
+            )
         model_path = opts.model_path or file_data.get("model_path")
         if not isinstance(model_path, str):
-            raise BadParameter(f"1 validation error for {family.config_cls}\nmodel_path\n  Field required "
-                               "[type=missing, input_value={}, input_type=dict]")
+            raise BadParameter(
+                f"1 validation error for {family.config_cls}\nmodel_path\n  Field required "
+                "[type=missing, input_value={}, input_type=dict]"
+            )
         model = resolve_model_path(model_path, family=family)
         assert model is not None
         return model, file_data
@@ -337,15 +390,20 @@ def _resolve(opts: ServeOptions) -> tuple[ResolvedModel, dict[str, object] | Non
         raise BadParameter("--model-path is required unless --config is set")
     model = resolve_model_path(opts.model_path)
     if model is None:
-        frames = (f'  File "{_SITE}/cli/serve.py", line 520, in serve\n'
-                  "    config_manager = ConfigManager.from_model_path(model_path)\n"
-                  f'  File "{_SITE}/config/manager.py", line 74, in resolve_config_cls_for_model_path\n'
-                  "    raise ValueError(\n")
-        return _traceback_exit(frames, f"ValueError: Could not resolve model architecture for {opts.model_path!r}")
+        frames = (
+            f'  File "{_SITE}/cli/serve.py", line 520, in serve\n'
+            "    config_manager = ConfigManager.from_model_path(model_path)\n"
+            f'  File "{_SITE}/config/manager.py", line 74, in resolve_config_cls_for_model_path\n'
+            "    raise ValueError(\n"
+        )
+        return _traceback_exit(
+            frames, f"ValueError: Could not resolve model architecture for {opts.model_path!r}"
+        )
     if opts.variant is not None and opts.variant not in model.family.variants:
         available = ", ".join(sorted(model.family.variants)) or "none"
-        raise BadParameter(f"Unknown variant '{opts.variant}' for {model.family.config_cls}. "
-                           f"Available variants: {available}")
+        raise BadParameter(
+            f"Unknown variant '{opts.variant}' for {model.family.config_cls}. Available variants: {available}"
+        )
     return model, None
 
 
@@ -358,20 +416,28 @@ def serve(argv: list[str]) -> int:
     if opts.help:
         print("Usage: sgl-omni serve [OPTIONS]\n\n  Serve the pipeline (fake sglang-omni 0.1.9 for tests).")
         return 0
-    logging.basicConfig(level=getattr(logging, opts.log_level.upper()), stream=sys.stderr,
-                        format="%(asctime)s [%(levelname)s] %(name)s: %(message)s")
+    logging.basicConfig(
+        level=getattr(logging, opts.log_level.upper()),
+        stream=sys.stderr,
+        format="%(asctime)s [%(levelname)s] %(name)s: %(message)s",
+    )
     try:
         resolved = _resolve(opts)
         if isinstance(resolved, int):
             return resolved
         model, file_data = resolved
         pairs = pair_extra_args(opts.extra)
-        settings = resolve_settings(model.family, file_data=file_data, pairs=pairs,
-                                    mem_fraction_static=opts.mem_fraction_static)
+        settings = resolve_settings(
+            model.family, file_data=file_data, pairs=pairs, mem_fraction_static=opts.mem_fraction_static
+        )
         media = MediaPolicy(
             allowed_local_media_path=validate_media_path(opts.allowed_local_media_path),
-            allowed_media_domains=tuple(part.strip().lower() for value in opts.allowed_media_domain
-                                        for part in value.split(",") if part.strip()),
+            allowed_media_domains=tuple(
+                part.strip().lower()
+                for value in opts.allowed_media_domain
+                for part in value.split(",")
+                if part.strip()
+            ),
         )
         if opts.tts_batch_max_items < 1:
             raise BadParameter("tts batch max items must be greater than 0")
@@ -384,9 +450,16 @@ def check_gpu(argv: list[str]) -> int:
     """``sgl-omni check-gpu [--json] [--strict]`` on a machine without CUDA."""
     report = {
         "schema_version": 1,
-        "environment": {"cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"), "driver_version": None,
-                        "cuda_driver_api_version": None, "cuda_runtime_version": None, "pytorch_version": None,
-                        "pytorch_cuda_build": None, "cuda_available": False, "logical_device_count": 0},
+        "environment": {
+            "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+            "driver_version": None,
+            "cuda_driver_api_version": None,
+            "cuda_runtime_version": None,
+            "pytorch_version": None,
+            "pytorch_cuda_build": None,
+            "cuda_available": False,
+            "logical_device_count": 0,
+        },
         "gpus": [],
         "backends": [],
         "warnings": ["CUDA is not available (fake sgl-omni: no GPU)"],
@@ -408,8 +481,10 @@ def main(argv: list[str]) -> int:
         return serve(rest)
     if command == "check-gpu":
         return check_gpu(rest)
-    sys.stderr.write("Usage: sgl-omni [OPTIONS] COMMAND [ARGS]...\nTry 'sgl-omni --help' for help.\n\n"
-                     f"Error: No such command '{command}'.\n")
+    sys.stderr.write(
+        "Usage: sgl-omni [OPTIONS] COMMAND [ARGS]...\nTry 'sgl-omni --help' for help.\n\n"
+        f"Error: No such command '{command}'.\n"
+    )
     return 2
 
 

@@ -70,7 +70,13 @@ def _word_burst(rate: int, channels: int, pitch_hz: float, variant: int, slot_sa
 
 
 def synthesize_pcm(
-    text: str, *, voice_key: str, rate: int, channels: int, seconds_per_word: float, duration_s: float | None = None
+    text: str,
+    *,
+    voice_key: str,
+    rate: int,
+    channels: int,
+    seconds_per_word: float,
+    duration_s: float | None = None,
 ) -> bytes:
     """Speech-like s16le audio for ``text``: one word slot of ``seconds_per_word`` per word.
 
@@ -87,10 +93,13 @@ def synthesize_pcm(
     pitch = _PITCHES_HZ[crc % len(_PITCHES_HZ)]
     if "|design:" in voice_key:  # a voice designed from words: any pitch in the range, as descriptions vary
         pitch = _PITCHES_HZ[0] + (crc >> 8) % int(_PITCHES_HZ[-1] - _PITCHES_HZ[0])
-    total_samples = int(round((duration_s if duration_s is not None else len(words) * seconds_per_word) * rate))
+    total_samples = int(
+        round((duration_s if duration_s is not None else len(words) * seconds_per_word) * rate)
+    )
     slot = max(int(round(total_samples / len(words))), 1)
     parts = [
-        _word_burst(rate, channels, pitch, zlib.crc32(word.encode("utf-8")) % _VARIANTS, slot) for word in words
+        _word_burst(rate, channels, pitch, zlib.crc32(word.encode("utf-8")) % _VARIANTS, slot)
+        for word in words
     ]
     body = b"".join(parts)
     wanted = total_samples * channels * 2
@@ -131,8 +140,21 @@ def encode_with_ffmpeg(pcm: bytes, *, rate: int, channels: int, fmt: str) -> byt
         "opus": ["-c:a", "libopus", "-ar", "48000", "-f", "ogg"],
         "aac": ["-c:a", "aac", "-f", "adts"],
     }[fmt]
-    argv = [ffmpeg, "-v", "error", "-f", "s16le", "-ar", str(rate), "-ac", str(channels), "-i", "pipe:0",
-            *codec_args, "pipe:1"]
+    argv = [
+        ffmpeg,
+        "-v",
+        "error",
+        "-f",
+        "s16le",
+        "-ar",
+        str(rate),
+        "-ac",
+        str(channels),
+        "-i",
+        "pipe:0",
+        *codec_args,
+        "pipe:1",
+    ]
     result = subprocess.run(argv, input=pcm, capture_output=True, check=False, timeout=120)  # noqa: S603
     return result.stdout if result.returncode == 0 and result.stdout else None
 
@@ -151,8 +173,15 @@ def _probe_wav(data: bytes) -> AudioInfo | None:
     return AudioInfo(duration_s=frames / rate, silent=width <= 0 or not any(raw), container="wav")
 
 
-_MAGICS = ((b"fLaC", "flac"), (b"OggS", "ogg"), (b"ID3", "mp3"), (b"\xff\xfb", "mp3"), (b"\xff\xf3", "mp3"),
-           (b"\xff\xf1", "aac"), (b"\x1aE\xdf\xa3", "webm"))
+_MAGICS = (
+    (b"fLaC", "flac"),
+    (b"OggS", "ogg"),
+    (b"ID3", "mp3"),
+    (b"\xff\xfb", "mp3"),
+    (b"\xff\xf3", "mp3"),
+    (b"\xff\xf1", "aac"),
+    (b"\x1aE\xdf\xa3", "webm"),
+)
 
 
 def _container(data: bytes) -> str | None:

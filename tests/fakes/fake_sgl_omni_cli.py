@@ -30,28 +30,73 @@ __all__ = [
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 _VALUE_OPTIONS = {
-    "--model-path": "model_path", "--config": "config", "--variant": "variant", "--host": "host", "--port": "port",
-    "--model-name": "model_name", "--allowed-local-media-path": "allowed_local_media_path",
-    "--allowed_local_media_path": "allowed_local_media_path", "--allowed-media-domain": "allowed_media_domain",
-    "--allowed_media_domain": "allowed_media_domain", "--tts-batch-max-items": "tts_batch_max_items",
-    "--mem-fraction-static": "mem_fraction_static", "--stage-offload-components": "stage_offload_components",
-    "--stage_offload_components": "stage_offload_components", "--log-level": "log_level",
+    "--model-path": "model_path",
+    "--config": "config",
+    "--variant": "variant",
+    "--host": "host",
+    "--port": "port",
+    "--model-name": "model_name",
+    "--allowed-local-media-path": "allowed_local_media_path",
+    "--allowed_local_media_path": "allowed_local_media_path",
+    "--allowed-media-domain": "allowed_media_domain",
+    "--allowed_media_domain": "allowed_media_domain",
+    "--tts-batch-max-items": "tts_batch_max_items",
+    "--mem-fraction-static": "mem_fraction_static",
+    "--stage-offload-components": "stage_offload_components",
+    "--stage_offload_components": "stage_offload_components",
+    "--log-level": "log_level",
 }
 _FLAG_OPTIONS = {
-    "--text-only": "text_only", "--colocate": "colocate", "--enable-realtime": "enable_realtime",
-    "--enable_realtime": "enable_realtime", "--skip-server-warmup": "skip_server_warmup",
-    "--skip_server_warmup": "skip_server_warmup", "--help": "help",
+    "--text-only": "text_only",
+    "--colocate": "colocate",
+    "--enable-realtime": "enable_realtime",
+    "--enable_realtime": "enable_realtime",
+    "--skip-server-warmup": "skip_server_warmup",
+    "--skip_server_warmup": "skip_server_warmup",
+    "--help": "help",
 }
 _STAGE_FIELDS = (
-    "name", "factory_path", "next", "terminal", "route_fn", "gpu", "tp_size", "process", "allow_child_processes",
-    "runtime_gpu_ids", "gpu_memory_fraction", "total_reserve_bytes", "enforce_total_reserve", "engine", "factory",
-    "env", "wait_for", "wait_for_fn", "merge_fn", "stream_to", "stream_done_to_fn",
-    "can_accept_stream_before_payload", "disable_direct_cuda_ipc_payload", "project_payload", "comm", "http_routes",
+    "name",
+    "factory_path",
+    "next",
+    "terminal",
+    "route_fn",
+    "gpu",
+    "tp_size",
+    "process",
+    "allow_child_processes",
+    "runtime_gpu_ids",
+    "gpu_memory_fraction",
+    "total_reserve_bytes",
+    "enforce_total_reserve",
+    "engine",
+    "factory",
+    "env",
+    "wait_for",
+    "wait_for_fn",
+    "merge_fn",
+    "stream_to",
+    "stream_done_to_fn",
+    "can_accept_stream_before_payload",
+    "disable_direct_cuda_ipc_payload",
+    "project_payload",
+    "comm",
+    "http_routes",
 )
 _GROUPS = ("engine", "factory", "env")
-_INT_KEYS = {"tp_size", "max_new_tokens", "max_running_requests", "max_total_tokens", "cuda_graph_max_bs",
-             "torch_compile_max_bs", "context_length", "max_concurrency", "max_batch_size", "kv_cache_bytes",
-             "max_queued_requests"}
+_INT_KEYS = {
+    "tp_size",
+    "max_new_tokens",
+    "max_running_requests",
+    "max_total_tokens",
+    "cuda_graph_max_bs",
+    "torch_compile_max_bs",
+    "context_length",
+    "max_concurrency",
+    "max_batch_size",
+    "kv_cache_bytes",
+    "max_queued_requests",
+}
 _FLOAT_KEYS = {"mem_fraction_static", "gpu_memory_fraction", "cpu_offload_gb"}
 
 
@@ -184,8 +229,9 @@ def _yaml_loader() -> type:
                 if isinstance(key, dict | list | set):
                     continue
                 if key in seen:
-                    raise yaml.constructor.ConstructorError(None, None, f"duplicate mapping key {key!r}",
-                                                            key_node.start_mark)
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate mapping key {key!r}", key_node.start_mark
+                    )
                 seen.add(key)
             return super().construct_mapping(node, deep=deep)
 
@@ -193,11 +239,14 @@ def _yaml_loader() -> type:
 
 
 _REMOVED_BLOCKS = {
-    "stage_overrides": "the stage_overrides block was removed; write the same settings under the stages: mapping, "
-                       "e.g. stages.<name>.gpu_memory_fraction",
-    "runtime_overrides": "runtime_overrides was removed; write stages.<name>.engine.* or stages.<name>.factory.* "
-                         "instead",
-    "entry_stage": "entry_stage is not user configuration; the entry stage is declared by the model's config class",
+    "stage_overrides": "the stage_overrides block was removed; write the same settings under the stages: "
+                       "mapping, "
+    "e.g. stages.<name>.gpu_memory_fraction",
+    "runtime_overrides": "runtime_overrides was removed; write stages.<name>.engine.* or "
+                         "stages.<name>.factory.* "
+    "instead",
+    "entry_stage": "entry_stage is not user configuration; the entry stage is declared by the model's config "
+                   "class",
 }
 
 
@@ -249,14 +298,20 @@ def _stage_path(family: Family, stage: str, parts: list[str], raw: str) -> tuple
     head = parts[0]
     if head == "engine" and stage != family.engine_stage:
         raise BadParameter(
-            f"{prefix} is not an engine stage: the engine block only exists on stages whose factory drives an "
-            "SGLang engine, so there is nothing for engine settings to reach here")
+            f"{prefix} is not an engine stage: the engine block only exists on stages whose factory drives "
+            "an "
+            "SGLang engine, so there is nothing for engine settings to reach here"
+        )
     if head not in _STAGE_FIELDS:
-        raise BadParameter(f"StageConfig has no field {head!r} at {prefix!r}" + _suggest(head, sorted(_STAGE_FIELDS)))
+        raise BadParameter(
+            f"StageConfig has no field {head!r} at {prefix!r}" + _suggest(head, sorted(_STAGE_FIELDS))
+        )
     if head in _GROUPS:
         if len(parts) < 2:
-            raise BadParameter(f"--{raw} addresses a settings group, not a single value; write one field below it, "
-                               f"e.g. --{raw}.<field> <value>")
+            raise BadParameter(
+                f"--{raw} addresses a settings group, not a single value; write one field below it, "
+                f"e.g. --{raw}.<field> <value>"
+            )
         return stage, head, ".".join(parts[1:])
     return stage, "", head
 
@@ -266,7 +321,9 @@ def _dotted_path(family: Family, key: str) -> tuple[str, str, str] | None:
     parts = key.split(".")
     head, rest = parts[0], parts[1:]
     if head == "stages" and rest:
-        raise BadParameter(f"--{key}: the stages. prefix is implied on the command line; write --{'.'.join(rest)}")
+        raise BadParameter(
+            f"--{key}: the stages. prefix is implied on the command line; write --{'.'.join(rest)}"
+        )
     if head in family.stages and rest:
         return _stage_path(family, head, rest, key)
     if head in family.stages:
@@ -274,8 +331,10 @@ def _dotted_path(family: Family, key: str) -> tuple[str, str, str] | None:
     if head not in family.top_level_fields:
         candidates = sorted(set(family.stages) | set(family.top_level_fields))
         raise BadParameter(
-            f"{key!r} does not start from a stage name or a top-level configuration field of {family.config_cls}\n"
-            f"  stages of this pipeline: {', '.join(family.stages)}" + _suggest(head, candidates))
+            f"{key!r} does not start from a stage name or a top-level configuration field of "
+            f"{family.config_cls}\n"
+            f"  stages of this pipeline: {', '.join(family.stages)}" + _suggest(head, candidates)
+        )
     return None
 
 
@@ -292,11 +351,15 @@ def _coerce(path: tuple[str, str, str], value: object) -> object:
 
 def _yaml_stage_settings(family: Family, stages: object, settings: StageSettings) -> None:
     if isinstance(stages, list):
-        raise BadParameter("stages must be a mapping keyed by stage name; the list form is no longer accepted. "
-                           "Move each entry under its name and drop the name: key:\n\n    stages:\n      thinker:\n"
-                           "        tp_size: 2")
+        raise BadParameter(
+            "stages must be a mapping keyed by stage name; the list form is no longer accepted. "
+            "Move each entry under its name and drop the name: key:\n\n    stages:\n      thinker:\n"
+            "        tp_size: 2"
+        )
     if not isinstance(stages, dict):
-        raise BadParameter(f"stages must be a mapping from stage name to stage settings, got {type(stages).__name__}")
+        raise BadParameter(
+            f"stages must be a mapping from stage name to stage settings, got {type(stages).__name__}"
+        )
     for stage, body in stages.items():
         if not isinstance(body, dict):
             raise BadParameter(f"stages.{stage} must be a mapping")
@@ -304,8 +367,10 @@ def _yaml_stage_settings(family: Family, stages: object, settings: StageSettings
             raise BadParameter(f"stages.{stage} must not set name: the mapping key is the stage's name")
         if stage not in family.stages:
             raise BadParameter(
-                f"stages.{stage}: no stage named {stage!r} in {family.config_cls}; stage topology lives in the "
-                f"model's config class. This pipeline has: {', '.join(family.stages)}")
+                f"stages.{stage}: no stage named {stage!r} in {family.config_cls}; stage topology lives in "
+                "the "
+                f"model's config class. This pipeline has: {', '.join(family.stages)}"
+            )
         for key, value in body.items():
             if key in _GROUPS and isinstance(value, dict):
                 for sub, sub_value in value.items():
@@ -316,11 +381,16 @@ def _yaml_stage_settings(family: Family, stages: object, settings: StageSettings
                 settings.values[path] = _coerce(path, value)
 
 
-def _validation_error(family: Family, path: tuple[str, str, str], message: str, kind: str, value: object) -> str:
+def _validation_error(
+    family: Family, path: tuple[str, str, str], message: str, kind: str, value: object
+) -> str:
     stage, group, name = path
     loc = ".".join(part for part in ("stages", str(family.stages.index(stage)), group, name) if part)
-    return (f"1 validation error for {family.config_cls}\n{loc}\n  {message} [type={kind}, input_value={value!r}, "
-            f"input_type={type(value).__name__}]")
+    return (
+        f"1 validation error for {family.config_cls}\n{loc}\n  {message} [type={kind}, "
+        f"input_value={value!r}, "
+        f"input_type={type(value).__name__}]"
+    )
 
 
 def _check_ranges(family: Family, settings: StageSettings) -> None:
@@ -329,31 +399,50 @@ def _check_ranges(family: Family, settings: StageSettings) -> None:
         if name not in ("mem_fraction_static", "gpu_memory_fraction") or value is None:
             continue
         if not isinstance(value, int | float):
-            raise BadParameter(_validation_error(family, path, "Input should be a valid number", "float_type", value))
+            raise BadParameter(
+                _validation_error(family, path, "Input should be a valid number", "float_type", value)
+            )
         if value <= 0:
-            raise BadParameter(_validation_error(family, path, "Input should be greater than 0", "greater_than", value))
+            raise BadParameter(
+                _validation_error(family, path, "Input should be greater than 0", "greater_than", value)
+            )
         if name == "mem_fraction_static" and value >= 1:
-            raise BadParameter(_validation_error(family, path, "Input should be less than 1", "less_than", value))
+            raise BadParameter(
+                _validation_error(family, path, "Input should be less than 1", "less_than", value)
+            )
         if name == "gpu_memory_fraction" and value > 1:
-            raise BadParameter(_validation_error(family, path, "Input should be less than or equal to 1",
-                                                 "less_than_equal", value))
+            raise BadParameter(
+                _validation_error(
+                    family, path, "Input should be less than or equal to 1", "less_than_equal", value
+                )
+            )
     for stage in family.stages:
         if settings.get(stage, "engine", "kv_cache_bytes") is not None and (
-                settings.get(stage, "engine", "mem_fraction_static") is not None):
+            settings.get(stage, "engine", "mem_fraction_static") is not None
+        ):
             raise BadParameter(
-                "engine.kv_cache_bytes cannot be set together with engine.mem_fraction_static; if the fraction comes "
-                "from the pipeline's built-in defaults, set mem_fraction_static: null on the same stage")
+                "engine.kv_cache_bytes cannot be set together with engine.mem_fraction_static; if the "
+                "fraction comes "
+                "from the pipeline's built-in defaults, set mem_fraction_static: null on the same stage"
+            )
 
 
-def resolve_settings(family: Family, *, file_data: dict[str, object] | None, pairs: list[tuple[str, str]],
-                     mem_fraction_static: float | None) -> StageSettings:
+def resolve_settings(
+    family: Family,
+    *,
+    file_data: dict[str, object] | None,
+    pairs: list[tuple[str, str]],
+    mem_fraction_static: float | None,
+) -> StageSettings:
     """Merge the file's stages, ``--mem-fraction-static`` and dotted flags (highest wins, API doc appendix)."""
     settings = StageSettings()
     if file_data is not None:
         for key in file_data:
             if key not in (*family.top_level_fields, "config_cls"):
-                raise BadParameter(f"{family.config_cls} has no field {key!r}" +
-                                   _suggest(str(key), sorted(family.top_level_fields)))
+                raise BadParameter(
+                    f"{family.config_cls} has no field {key!r}"
+                    + _suggest(str(key), sorted(family.top_level_fields))
+                )
         if isinstance(file_data.get("name"), str):
             settings.name = str(file_data["name"])
         if file_data.get("stages") is not None:
@@ -383,4 +472,3 @@ def validate_media_path(value: str | None) -> Path | None:
     if not resolved.is_dir():
         raise BadParameter(f"allowed local media path must be a directory: {value}")
     return resolved
-

@@ -8,7 +8,9 @@ __all__ = ["ApiError", "bad_request", "internal_error", "service_unavailable"]
 class ApiError(Exception):
     """An HTTP error the fake answers in the OpenAI envelope."""
 
-    def __init__(self, message: str, *, status: int, error_type: str, param: str | None, code: int | None) -> None:
+    def __init__(
+        self, message: str, *, status: int, error_type: str, param: str | None, code: int | None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
@@ -18,7 +20,14 @@ class ApiError(Exception):
 
     def payload(self) -> dict[str, dict[str, object]]:
         """``{"error": {"message", "type", "param", "code"}}``."""
-        return {"error": {"message": self.message, "type": self.error_type, "param": self.param, "code": self.code}}
+        return {
+            "error": {
+                "message": self.message,
+                "type": self.error_type,
+                "param": self.param,
+                "code": self.code,
+            }
+        }
 
 
 def bad_request(message: str, *, param: str | None = None) -> ApiError:

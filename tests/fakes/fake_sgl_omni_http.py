@@ -47,10 +47,20 @@ from tests.fakes.fake_sgl_omni_voices import (
 
 __all__ = ["FakeServerState", "FakeSwitches", "make_http_server"]
 
-_MIME = {"wav": "audio/wav", "mp3": "audio/mpeg", "flac": "audio/flac", "opus": "audio/opus", "aac": "audio/aac",
-         "pcm": "audio/pcm"}
-_KNOWN_PATHS = {"/health": ("GET",), "/v1/models": ("GET",), "/v1/audio/speech": ("POST",),
-                "/v1/audio/voices": ("GET", "POST")}
+_MIME = {
+    "wav": "audio/wav",
+    "mp3": "audio/mpeg",
+    "flac": "audio/flac",
+    "opus": "audio/opus",
+    "aac": "audio/aac",
+    "pcm": "audio/pcm",
+}
+_KNOWN_PATHS = {
+    "/health": ("GET",),
+    "/v1/models": ("GET",),
+    "/v1/audio/speech": ("POST",),
+    "/v1/audio/voices": ("GET", "POST"),
+}
 _scheduler_log = logging.getLogger("sglang_omni.scheduling.omni_scheduler")
 
 
@@ -112,7 +122,9 @@ class FakeSwitches:
 class FakeServerState:
     """Mutable server state shared by the handler threads; every counter sits behind one lock."""
 
-    def __init__(self, *, ctx: SpeechContext, switches: FakeSwitches, model_name: str, stages: tuple[str, ...]) -> None:
+    def __init__(
+        self, *, ctx: SpeechContext, switches: FakeSwitches, model_name: str, stages: tuple[str, ...]
+    ) -> None:
         self.ctx = ctx
         self.switches = switches
         self.model_name = model_name
@@ -130,15 +142,24 @@ class FakeServerState:
     def health(self) -> tuple[int, dict[str, object]]:
         """(status code, body) of ``GET /health``."""
         with self.lock:
-            states = {name: count for name, count in (("pending", self.pending), ("running", self.running)) if count}
+            states = {
+                name: count for name, count in (("pending", self.pending), ("running", self.running)) if count
+            }
             body = {
                 "status": "starting" if self.starting else "healthy",
-                "running": True, "stages": list(self.stages), "entry_stage": self.stages[0],
-                "total_requests": self.pending + self.running, "pending_completions": self.pending + self.running,
+                "running": True,
+                "stages": list(self.stages),
+                "entry_stage": self.stages[0],
+                "total_requests": self.pending + self.running,
+                "pending_completions": self.pending + self.running,
                 "request_states": states,
-                "stream_delivery": {"stream_backlog_bytes": 0, "open_stream_count": 0,
-                                    "generation_finished_stream_count": 0, "longest_reader_idle_s": 0.0,
-                                    "failed_stream_count": 0},
+                "stream_delivery": {
+                    "stream_backlog_bytes": 0,
+                    "open_stream_count": 0,
+                    "generation_finished_stream_count": 0,
+                    "longest_reader_idle_s": 0.0,
+                    "failed_stream_count": 0,
+                },
             }
         return (503 if self.starting else 200), body
 
@@ -164,13 +185,16 @@ class FakeServerState:
             poison = self.switches.crash_on_text
             if poison and poison in text:
                 logging.getLogger("sglang_omni.pipeline.mp_runner").error(
-                    "Stage process(es) died: pipeline (exit code -11) [FAKE_SGL_CRASH_ON_TEXT]")
+                    "Stage process(es) died: pipeline (exit code -11) [FAKE_SGL_CRASH_ON_TEXT]"
+                )
                 sys.stderr.flush()
                 os._exit(1)
             crash = self.switches.crash_after_requests
             if crash is not None and self.accepted > crash:
                 logging.getLogger("sglang_omni.pipeline.mp_runner").error(
-                    "Stage process(es) died: pipeline (exit code -9) [FAKE_SGL_CRASH_AFTER_REQUESTS=%d]", crash)
+                    "Stage process(es) died: pipeline (exit code -9) [FAKE_SGL_CRASH_AFTER_REQUESTS=%d]",
+                    crash,
+                )
                 sys.stderr.flush()
                 os._exit(1)
 
@@ -218,7 +242,9 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         return self.rfile.read(length) if length > 0 else b""
 
-    def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None
+    ) -> None:
         self.send_response(status)
         self.send_header("content-type", content_type)
         self.send_header("content-length", str(len(body)))
@@ -278,10 +304,22 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _models(self) -> None:
         name = self.state.model_name
-        card = {"id": name, "object": "model", "created": 0, "owned_by": "sglang-omni",
-                "permission": [{"id": "modelperm-default", "object": "model_permission",
-                                "allow_create_engine": False, "allow_sampling": True, "allow_logprobs": True}],
-                "root": name}
+        card = {
+            "id": name,
+            "object": "model",
+            "created": 0,
+            "owned_by": "sglang-omni",
+            "permission": [
+                {
+                    "id": "modelperm-default",
+                    "object": "model_permission",
+                    "allow_create_engine": False,
+                    "allow_sampling": True,
+                    "allow_logprobs": True,
+                }
+            ],
+            "root": name,
+        }
         self._json(200, {"object": "list", "data": [card]})
 
     def _speech(self) -> None:
@@ -326,15 +364,24 @@ class _Handler(BaseHTTPRequestHandler):
                 time.sleep(state.switches.latency_s)
             fault = state.switches.faults.plan(prepared.input, prepared.get("seed"))
             if state.switches.voice in ("espeak", "flite"):
-                pcm = spoken_pcm(fault.text, voice=state.switches.voice, rate=family.sample_rate_hz,
-                                 channels=family.channels)
+                pcm = spoken_pcm(
+                    fault.text,
+                    voice=state.switches.voice,
+                    rate=family.sample_rate_hz,
+                    channels=family.channels,
+                )
                 if plan.finish_reason == "length":  # cut where the token budget ran out
                     pcm = pcm[: int(plan.duration_s * family.sample_rate_hz) * 2 * family.channels]
             else:
                 seconds = plan.duration_s * len(fault.text.split()) / max(len(prepared.input.split()), 1)
-                pcm = synthesize_pcm(fault.text, voice_key=plan.voice_key, rate=family.sample_rate_hz,
-                                     channels=family.channels, seconds_per_word=state.switches.seconds_per_word,
-                                     duration_s=seconds)
+                pcm = synthesize_pcm(
+                    fault.text,
+                    voice_key=plan.voice_key,
+                    rate=family.sample_rate_hz,
+                    channels=family.channels,
+                    seconds_per_word=state.switches.seconds_per_word,
+                    duration_s=seconds,
+                )
             pcm = Faults.apply(pcm, fault.fault, channels=family.channels)
             return take_level(pcm, prepared.input, state.switches.level_spread_db)
         finally:
@@ -342,7 +389,9 @@ class _Handler(BaseHTTPRequestHandler):
                 state.running -= 1
             state.slots.release()
 
-    def _send_audio(self, prepared: PreparedSpeech, plan: GenerationPlan, pcm: bytes, request_id: str) -> None:
+    def _send_audio(
+        self, prepared: PreparedSpeech, plan: GenerationPlan, pcm: bytes, request_id: str
+    ) -> None:
         family = self.state.ctx.model.family
         fmt = prepared.response_format
         if fmt == "wav":
@@ -352,16 +401,20 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             encoded = encode_with_ffmpeg(pcm, rate=family.sample_rate_hz, channels=family.channels, fmt=fmt)
             if encoded is None:
-                raise service_unavailable(f"PyAV or pydub is required for response_format='{fmt}'",
-                                          param="response_format")
+                raise service_unavailable(
+                    f"PyAV or pydub is required for response_format='{fmt}'", param="response_format"
+                )
             body = encoded
         total = plan.prompt_tokens + plan.completion_tokens
         headers = {
-            "content-disposition": f'attachment; filename="speech.{fmt}"', "x-request-id": request_id,
-            "x-finish-reason": plan.finish_reason, "x-prompt-tokens": str(plan.prompt_tokens),
+            "content-disposition": f'attachment; filename="speech.{fmt}"',
+            "x-request-id": request_id,
+            "x-finish-reason": plan.finish_reason,
+            "x-prompt-tokens": str(plan.prompt_tokens),
             "x-completion-tokens": str(plan.completion_tokens),
             "x-sglang-omni-input-tokens": str(plan.prompt_tokens),
-            "x-sglang-omni-output-tokens": str(plan.completion_tokens), "x-sglang-omni-total-tokens": str(total),
+            "x-sglang-omni-output-tokens": str(plan.completion_tokens),
+            "x-sglang-omni-total-tokens": str(total),
         }
         self._send(200, body, _MIME[fmt], headers)
 
@@ -374,9 +427,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("content-type", "text/event-stream" if sse else "audio/pcm")
         self.send_header("transfer-encoding", "chunked")
-        for key, value in (("x-sample-rate", str(family.sample_rate_hz)), ("x-channels", "1"),
-                           ("x-bit-depth", "16"), ("x-request-id", request_id),
-                           ("x-sglang-omni-speech-id", request_id)):
+        for key, value in (
+            ("x-sample-rate", str(family.sample_rate_hz)),
+            ("x-channels", "1"),
+            ("x-bit-depth", "16"),
+            ("x-request-id", request_id),
+            ("x-sglang-omni-speech-id", request_id),
+        ):
             self.send_header(key, value)
         self.end_headers()
         step = family.sample_rate_hz  # half a second of s16le mono
@@ -388,15 +445,27 @@ class _Handler(BaseHTTPRequestHandler):
             self._chunk(piece)
         total = plan.prompt_tokens + plan.completion_tokens
         if sse:
-            usage = {"input_tokens": plan.prompt_tokens, "output_tokens": plan.completion_tokens, "total_tokens": total}
+            usage = {
+                "input_tokens": plan.prompt_tokens,
+                "output_tokens": plan.completion_tokens,
+                "total_tokens": total,
+            }
             done = {"type": "speech.audio.done", "usage": usage, "finish_reason": plan.finish_reason}
             self._chunk(f"data: {json.dumps(done)}\n\n".encode())
         self.wfile.write(b"0\r\n\r\n")
-        self.state.remember_outcome(request_id, {
-            "request_id": request_id, "finish_reason": plan.finish_reason,
-            "usage": {"prompt_tokens": plan.prompt_tokens, "completion_tokens": plan.completion_tokens,
-                      "total_tokens": total, "engine_time_s": self.state.switches.latency_s},
-        })
+        self.state.remember_outcome(
+            request_id,
+            {
+                "request_id": request_id,
+                "finish_reason": plan.finish_reason,
+                "usage": {
+                    "prompt_tokens": plan.prompt_tokens,
+                    "completion_tokens": plan.completion_tokens,
+                    "total_tokens": total,
+                    "engine_time_s": self.state.switches.latency_s,
+                },
+            },
+        )
 
     def _stream_outcome(self, request_id: str) -> None:
         with self.state.lock:
@@ -410,9 +479,19 @@ class _Handler(BaseHTTPRequestHandler):
         query = parse_qs(urlsplit(self.path).query)
         raw = (query.get("names_only") or ["false"])[-1].lower()
         if raw not in ("true", "1", "yes", "on", "false", "0", "no", "off"):
-            self._json(422, {"detail": [{"type": "bool_parsing", "loc": ["query", "names_only"],
-                                         "msg": "Input should be a valid boolean, unable to interpret input",
-                                         "input": raw}]})
+            self._json(
+                422,
+                {
+                    "detail": [
+                        {
+                            "type": "bool_parsing",
+                            "loc": ["query", "names_only"],
+                            "msg": "Input should be a valid boolean, unable to interpret input",
+                            "input": raw,
+                        }
+                    ]
+                },
+            )
             return
         voices = self.state.ctx.voices
         if raw in ("true", "1", "yes", "on"):
@@ -425,28 +504,57 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         if length > MAX_VOICE_UPLOAD_BODY_BYTES:
             self.close_connection = True
-            raise ApiError(f"request body must be at most {MAX_VOICE_UPLOAD_BODY_BYTES} bytes", status=413,
-                           error_type="RequestTooLargeError", param="audio_sample", code=413)
+            raise ApiError(
+                f"request body must be at most {MAX_VOICE_UPLOAD_BODY_BYTES} bytes",
+                status=413,
+                error_type="RequestTooLargeError",
+                param="audio_sample",
+                code=413,
+            )
         fields = parse_multipart(self.headers.get("content-type") or "", self._read_body()) or {}
-        missing = [name for name in ("audio_sample", "consent", "name")
-                   if name not in fields or (name != "audio_sample" and fields[name].value == b"")]
+        missing = [
+            name
+            for name in ("audio_sample", "consent", "name")
+            if name not in fields or (name != "audio_sample" and fields[name].value == b"")
+        ]
         if missing:
-            detail = [{"type": "missing", "loc": ["body", name], "msg": "Field required", "input": None}
-                      for name in missing]
+            detail = [
+                {"type": "missing", "loc": ["body", name], "msg": "Field required", "input": None}
+                for name in missing
+            ]
             self._json(422, {"detail": detail})
             return
         sample = fields["audio_sample"]
         if sample.filename is None:
-            self._json(422, {"detail": [{"type": "value_error", "loc": ["body", "audio_sample"],
-                                         "msg": "Value error, Expected UploadFile, received: <class 'str'>",
-                                         "input": sample.text}]})
+            self._json(
+                422,
+                {
+                    "detail": [
+                        {
+                            "type": "value_error",
+                            "loc": ["body", "audio_sample"],
+                            "msg": "Value error, Expected UploadFile, received: <class 'str'>",
+                            "input": sample.text,
+                        }
+                    ]
+                },
+            )
             return
         if len(sample.value) > MAX_VOICE_UPLOAD_BYTES:
-            raise bad_request(f"audio_sample must be at most {MAX_VOICE_UPLOAD_BYTES} bytes", param="audio_sample")
-        optional = {name: fields[name].text if name in fields else None for name in ("ref_text", "speaker_description")}
+            raise bad_request(
+                f"audio_sample must be at most {MAX_VOICE_UPLOAD_BYTES} bytes", param="audio_sample"
+            )
+        optional = {
+            name: fields[name].text if name in fields else None
+            for name in ("ref_text", "speaker_description")
+        }
         body = self.state.ctx.voices.upload(
-            name=fields["name"].text, consent=fields["consent"].text, audio=sample.value, filename=sample.filename,
-            content_type=sample.content_type, **optional,
+            name=fields["name"].text,
+            consent=fields["consent"].text,
+            audio=sample.value,
+            filename=sample.filename,
+            content_type=sample.content_type,
+            **optional,
         )
         self._json(200, body)
 
@@ -467,4 +575,3 @@ def make_http_server(host: str, port: int, state: FakeServerState) -> ThreadingH
     """Bind (SO_REUSEADDR, like uvicorn) and return the server; raises OSError when the port is taken."""
     handler = type("FakeSglOmniHandler", (_Handler,), {"state": state})
     return _Server((host, port), handler)
-

@@ -23,7 +23,13 @@ from urllib.request import url2pathname
 from tests.fakes.fake_sgl_omni_audio import probe_audio
 from tests.fakes.fake_sgl_omni_errors import bad_request
 
-__all__ = ["MAX_REFERENCE_AUDIO_BYTES", "LoadedReference", "MediaPolicy", "load_base64_reference", "load_reference"]
+__all__ = [
+    "MAX_REFERENCE_AUDIO_BYTES",
+    "LoadedReference",
+    "MediaPolicy",
+    "load_base64_reference",
+    "load_reference",
+]
 
 MAX_REFERENCE_AUDIO_BYTES = 10 * 1024 * 1024
 
@@ -103,8 +109,11 @@ def _file_url(url: ParseResult, policy: MediaPolicy, param: str) -> LoadedRefere
 
 def _unsafe_category(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
     for category, flag in (
-        ("loopback", address.is_loopback), ("private", address.is_private), ("link-local", address.is_link_local),
-        ("reserved", address.is_reserved), ("multicast", address.is_multicast),
+        ("loopback", address.is_loopback),
+        ("private", address.is_private),
+        ("link-local", address.is_link_local),
+        ("reserved", address.is_reserved),
+        ("multicast", address.is_multicast),
         ("unspecified", address.is_unspecified),
     ):
         if flag:
@@ -123,7 +132,9 @@ def _check_remote(url: ParseResult, policy: MediaPolicy, param: str) -> None:
     if not url.hostname:
         raise bad_request("Remote media URL must include a hostname.", param=param)
     hostname = url.hostname.rstrip(".").lower()
-    if policy.allowed_media_domains and not any(_domain_allowed(hostname, d) for d in policy.allowed_media_domains):
+    if policy.allowed_media_domains and not any(
+        _domain_allowed(hostname, d) for d in policy.allowed_media_domains
+    ):
         raise bad_request(f"Domain {url.hostname} is not allowed.", param=param)
     try:
         infos = socket.getaddrinfo(hostname, None)
@@ -150,7 +161,9 @@ def _http_url(value: str, url: ParseResult, policy: MediaPolicy, param: str) -> 
         raise bad_request(f"Failed to load media URL: {value}", param=param) from exc
     if len(data) > MAX_REFERENCE_AUDIO_BYTES:
         raise bad_request(f"Media URL response exceeds {MAX_REFERENCE_AUDIO_BYTES} bytes.", param=param)
-    if media_type is not None and not (media_type.startswith("audio/") or media_type == "application/octet-stream"):
+    if media_type is not None and not (
+        media_type.startswith("audio/") or media_type == "application/octet-stream"
+    ):
         raise bad_request(f"{param} URL must return an audio media type", param=param)
     return _loaded(data)
 

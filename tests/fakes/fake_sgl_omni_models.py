@@ -93,72 +93,141 @@ _TOP_LEVEL_FIELDS = (
     "env_defaults", "mps", "weight_share", "placement", "placement_policy", "endpoints", "terminal_stages_fn",
     "config_cls", "session_nodes", "session_publish", "max_output_lead_ms", "services",
 )
-_BASE_LANGUAGES = frozenset({
-    "Auto", "Chinese", "English", "Japanese", "Korean", "German", "French", "Russian", "Portuguese", "Spanish",
-    "Italian",
-})
+_BASE_LANGUAGES = frozenset(
+    {
+        "Auto",
+        "Chinese",
+        "English",
+        "Japanese",
+        "Korean",
+        "German",
+        "French",
+        "Russian",
+        "Portuguese",
+        "Spanish",
+        "Italian",
+    }
+)
 
 FAMILIES: dict[str, Family] = {
     family.package: family
     for family in (
         Family(
-            package="qwen3_tts", config_cls="Qwen3TTSPipelineConfig",
+            package="qwen3_tts",
+            config_cls="Qwen3TTSPipelineConfig",
             architecture="Qwen3TTSForConditionalGeneration",
-            stages=("preprocessing", "tts_engine", "vocoder"), engine_stage="tts_engine",
-            sample_rate_hz=24000, tokens_per_s=12.5, default_max_new_tokens=2048,
+            stages=("preprocessing", "tts_engine", "vocoder"),
+            engine_stage="tts_engine",
+            sample_rate_hz=24000,
+            tokens_per_s=12.5,
+            default_max_new_tokens=2048,
         ),
         Family(
-            package="higgs_tts", config_cls="HiggsTtsPipelineConfig",
+            package="higgs_tts",
+            config_cls="HiggsTtsPipelineConfig",
             architecture="HiggsMultimodalQwen3ForConditionalGeneration",
-            stages=("preprocessing", "audio_encoder", "tts_engine", "vocoder"), engine_stage="tts_engine",
+            stages=("preprocessing", "audio_encoder", "tts_engine", "vocoder"),
+            engine_stage="tts_engine",
             stage_fractions=(("audio_encoder", 0.03), ("tts_engine", 0.85), ("vocoder", 0.10)),
-            sample_rate_hz=24000, tokens_per_s=75.0, default_max_new_tokens=2048,
-            factory_max_new_tokens=2048, default_kv_capacity=4095, processes=3,
-            supports_uploaded_voices=True, requires_uploaded_voice_for_named_voice=True, max_reference_s=100.0,
+            sample_rate_hz=24000,
+            tokens_per_s=75.0,
+            default_max_new_tokens=2048,
+            factory_max_new_tokens=2048,
+            default_kv_capacity=4095,
+            processes=3,
+            supports_uploaded_voices=True,
+            requires_uploaded_voice_for_named_voice=True,
+            max_reference_s=100.0,
         ),
         Family(
-            package="moss_tts", config_cls="MossTTSPipelineConfig", architecture="MossTTSDelayModel",
-            stages=("preprocessing", "tts_engine", "vocoder"), engine_stage="tts_engine",
+            package="moss_tts",
+            config_cls="MossTTSPipelineConfig",
+            architecture="MossTTSDelayModel",
+            stages=("preprocessing", "tts_engine", "vocoder"),
+            engine_stage="tts_engine",
             stage_fractions=(("preprocessing", 0.10), ("tts_engine", 0.72), ("vocoder", 0.18)),
-            sample_rate_hz=24000, tokens_per_s=12.5, default_max_new_tokens=4096, max_input_chars=None,
-            variants=("single_process",), variant_classes=("MossTTSSingleProcessPipelineConfig",),
-            default_mem_fraction=0.72, processes=2, supports_uploaded_voices=True,
+            sample_rate_hz=24000,
+            tokens_per_s=12.5,
+            default_max_new_tokens=4096,
+            max_input_chars=None,
+            variants=("single_process",),
+            variant_classes=("MossTTSSingleProcessPipelineConfig",),
+            default_mem_fraction=0.72,
+            processes=2,
+            supports_uploaded_voices=True,
         ),
         Family(
-            package="moss_tts_local", config_cls="MossTTSLocalPipelineConfig", architecture="MossTTSLocalModel",
-            stages=("preprocessing", "tts_engine", "vocoder"), engine_stage="tts_engine",
+            package="moss_tts_local",
+            config_cls="MossTTSLocalPipelineConfig",
+            architecture="MossTTSLocalModel",
+            stages=("preprocessing", "tts_engine", "vocoder"),
+            engine_stage="tts_engine",
             stage_fractions=(("preprocessing", 0.15), ("tts_engine", 0.67), ("vocoder", 0.18)),
-            sample_rate_hz=48000, channels=2, tokens_per_s=12.5, default_max_new_tokens=4096,
-            max_input_chars=None, extra_languages=_MOSS_LOCAL_LANGUAGES,
+            sample_rate_hz=48000,
+            channels=2,
+            tokens_per_s=12.5,
+            default_max_new_tokens=4096,
+            max_input_chars=None,
+            extra_languages=_MOSS_LOCAL_LANGUAGES,
             variants=("colocated", "split"),
             variant_classes=("MossTTSLocalColocatedPipelineConfig", "MossTTSLocalSplitPipelineConfig"),
-            default_mem_fraction=0.67, max_mem_fraction=0.67, processes=3, supports_uploaded_voices=True,
+            default_mem_fraction=0.67,
+            max_mem_fraction=0.67,
+            processes=3,
+            supports_uploaded_voices=True,
         ),
         Family(
-            package="voxtral_tts", config_cls="VoxtralTTSPipelineConfig",
+            package="voxtral_tts",
+            config_cls="VoxtralTTSPipelineConfig",
             architecture="VoxtralTTSForConditionalGeneration",
-            stages=("preprocessing", "tts_generation", "vocoder"), engine_stage="tts_generation",
-            sample_rate_hz=24000, tokens_per_s=12.5, default_max_new_tokens=4096, factory_max_new_tokens=4096,
+            stages=("preprocessing", "tts_generation", "vocoder"),
+            engine_stage="tts_generation",
+            sample_rate_hz=24000,
+            tokens_per_s=12.5,
+            default_max_new_tokens=4096,
+            factory_max_new_tokens=4096,
         ),
         Family(
-            package="dots_tts", config_cls="DotsTTSPipelineConfig", architecture="DotsTTSForConditionalGeneration",
-            stages=("preprocessing", "reference_encode", "latent_engine", "vocoder"), engine_stage="latent_engine",
-            sample_rate_hz=48000, tokens_per_s=12.5, default_max_new_tokens=500,
-            extra_languages=frozenset({"auto_detect"}), default_mem_fraction=0.20,
-            supports_uploaded_voices=True, reference_required_count=1, reference_text_required=True,
+            package="dots_tts",
+            config_cls="DotsTTSPipelineConfig",
+            architecture="DotsTTSForConditionalGeneration",
+            stages=("preprocessing", "reference_encode", "latent_engine", "vocoder"),
+            engine_stage="latent_engine",
+            sample_rate_hz=48000,
+            tokens_per_s=12.5,
+            default_max_new_tokens=500,
+            extra_languages=frozenset({"auto_detect"}),
+            default_mem_fraction=0.20,
+            supports_uploaded_voices=True,
+            reference_required_count=1,
+            reference_text_required=True,
             request_max_new_tokens_limit=500,
         ),
         Family(
-            package="fishaudio_s2_pro", config_cls="S2ProPipelineConfig", architecture="FishQwen3OmniForCausalLM",
-            stages=("preprocessing", "tts_engine", "vocoder"), engine_stage="tts_engine",
-            sample_rate_hz=44100, tokens_per_s=21.5, default_max_new_tokens=1024, factory_max_new_tokens=2048,
-            processes=2, supports_uploaded_voices=True,
+            package="fishaudio_s2_pro",
+            config_cls="S2ProPipelineConfig",
+            architecture="FishQwen3OmniForCausalLM",
+            stages=("preprocessing", "tts_engine", "vocoder"),
+            engine_stage="tts_engine",
+            sample_rate_hz=44100,
+            tokens_per_s=21.5,
+            default_max_new_tokens=1024,
+            factory_max_new_tokens=2048,
+            processes=2,
+            supports_uploaded_voices=True,
         ),
         Family(
-            package="zonos2", config_cls="Zonos2PipelineConfig", architecture="Zonos2ForCausalLM",
-            stages=("preprocessing", "speaker_encode", "tts_engine", "vocoder"), engine_stage="tts_engine",
-            sample_rate_hz=44100, tokens_per_s=86.13, default_max_new_tokens=1024,
-            variants=("multi_gpu",), variant_classes=("Zonos2MultiGPUPipelineConfig",), default_mem_fraction=0.5,
+            package="zonos2",
+            config_cls="Zonos2PipelineConfig",
+            architecture="Zonos2ForCausalLM",
+            stages=("preprocessing", "speaker_encode", "tts_engine", "vocoder"),
+            engine_stage="tts_engine",
+            sample_rate_hz=44100,
+            tokens_per_s=86.13,
+            default_max_new_tokens=1024,
+            variants=("multi_gpu",),
+            variant_classes=("Zonos2MultiGPUPipelineConfig",),
+            default_mem_fraction=0.5,
         ),
     )
 }
@@ -250,7 +319,9 @@ def _repo_from_cache_path(path: Path) -> str | None:
     return None
 
 
-def _resolved(model_path: str, family: Family, repo_id: str | None, config: dict[str, object]) -> ResolvedModel:
+def _resolved(
+    model_path: str, family: Family, repo_id: str | None, config: dict[str, object]
+) -> ResolvedModel:
     qwen_kind = ""
     speakers: tuple[str, ...] = ()
     if family.package == "qwen3_tts":
@@ -301,6 +372,10 @@ def is_qwen3_tts_base_model(model_path: str) -> bool:
         for part in re.split(r"[/\\]+", model_path.strip())
         if "qwen3_tts" in part.replace("-", "_").casefold()
     ]
-    if any(marker in part for part in parts for marker in ("custom_voice", "customvoice", "voice_design", "voicedesign")):
+    if any(
+        marker in part
+        for part in parts
+        for marker in ("custom_voice", "customvoice", "voice_design", "voicedesign")
+    ):
         return False
     return any(part.endswith("base") or "_base_" in part for part in parts)

@@ -42,8 +42,18 @@ __all__ = [
 
 _FORMATS = ("aac", "flac", "mp3", "opus", "pcm", "wav")
 _TASK_TYPES = {"base": "Base", "customvoice": "CustomVoice", "voicedesign": "VoiceDesign"}
-_STRING_FIELDS = ("model", "input", "voice", "speaker", "response_format", "task_type", "language", "instructions",
-                  "ref_audio", "ref_text")
+_STRING_FIELDS = (
+    "model",
+    "input",
+    "voice",
+    "speaker",
+    "response_format",
+    "task_type",
+    "language",
+    "instructions",
+    "ref_audio",
+    "ref_text",
+)
 _INT_FIELDS = ("max_new_tokens", "initial_codec_chunk_frames", "token_count", "duration_tokens", "seed")
 _NUMBER_FIELDS = ("speed", "temperature", "top_p", "repetition_penalty")
 _BOOL_FIELDS = ("stream", "x_vector_only_mode", "stream_codec_output", "suppress_bootstrap_silence")
@@ -149,7 +159,9 @@ def _schema_checks(payload: dict[str, object]) -> None:
             raise bad_request("references: Input should be a valid list")
         for index, item in enumerate(references):
             if not isinstance(item, dict):
-                raise bad_request(f"references.{index}: Input should be a valid dictionary or instance of SpeechReference")
+                raise bad_request(
+                    f"references.{index}: Input should be a valid dictionary or instance of SpeechReference"
+                )
     if payload.get("stage_params") is not None and not isinstance(payload["stage_params"], dict):
         raise bad_request("stage_params: Input should be a valid dictionary")
     frames = payload.get("initial_codec_chunk_frames")
@@ -169,10 +181,14 @@ def _encoder_check(fmt: str) -> None:
         return
     if fmt == "flac":
         raise service_unavailable("soundfile is required for response_format='flac'", param="response_format")
-    raise service_unavailable(f"PyAV or pydub is required for response_format='{fmt}'", param="response_format")
+    raise service_unavailable(
+        f"PyAV or pydub is required for response_format='{fmt}'", param="response_format"
+    )
 
 
-def _custom_voice_checks(payload: dict[str, object], ctx: SpeechContext, task_type: str | None, voice: str) -> None:
+def _custom_voice_checks(
+    payload: dict[str, object], ctx: SpeechContext, task_type: str | None, voice: str
+) -> None:
     if not ctx.model.custom_voice:
         return
     if task_type is not None and task_type != "CustomVoice":
@@ -208,7 +224,9 @@ def _semantic_checks(payload: dict[str, object], ctx: SpeechContext) -> tuple[st
     speed = float(payload["speed"]) if payload.get("speed") is not None else 1.0  # type: ignore[arg-type]
     if not 0.25 <= speed <= 4.0:
         raise bad_request("speed must be between 0.25 and 4.0", param="speed")
-    task_type = _normalize_task_type(str(payload["task_type"])) if payload.get("task_type") is not None else None
+    task_type = (
+        _normalize_task_type(str(payload["task_type"])) if payload.get("task_type") is not None else None
+    )
     _custom_voice_checks(payload, ctx, task_type, _voice(payload))
     if payload.get("language") is not None:
         languages = {name.lower(): name for name in ctx.model.family.languages}
@@ -243,7 +261,8 @@ def _uploaded_reference(payload: dict[str, object], ctx: SpeechContext) -> tuple
     if found is None:
         if ctx.requires_uploaded:
             raise bad_request(
-                f"Unknown voice '{voice}'. Upload a voice first via POST /v1/audio/voices, or use ref_audio + ref_text.",
+                f"Unknown voice '{voice}'. Upload a voice first via POST /v1/audio/voices, or use ref_audio "
+                "+ ref_text.",
                 param="voice",
             )
         return None
@@ -251,8 +270,9 @@ def _uploaded_reference(payload: dict[str, object], ctx: SpeechContext) -> tuple
     if task_type is not None and _normalize_task_type(str(task_type)) != "Base":
         raise bad_request("uploaded voice requests require task_type='Base'", param="task_type")
     stored, _audio = found
-    reference = LoadedReference(duration_s=stored.duration_s, digest=f"voice:{stored.normalized_name}",
-                                text=stored.ref_text)
+    reference = LoadedReference(
+        duration_s=stored.duration_s, digest=f"voice:{stored.normalized_name}", text=stored.ref_text
+    )
     return stored.name, reference
 
 
@@ -291,20 +311,31 @@ def prepare_speech(payload: object, ctx: SpeechContext) -> PreparedSpeech:
     references.extend(_references(payload, ctx))
     if isinstance(ref_audio, str):
         ref_text = payload.get("ref_text")
-        references.append(LoadedReference(single.duration_s, single.digest, ref_text if isinstance(ref_text, str) else None))
+        references.append(
+            LoadedReference(single.duration_s, single.digest, ref_text if isinstance(ref_text, str) else None)
+        )
     elif uploaded is not None:
         references.append(uploaded[1])
         task_type = "Base"
     family = ctx.model.family
     if family.reference_required_count is not None and len(references) != family.reference_required_count:
-        raise bad_request("exactly one speech reference is required", param="ref_audio" if not references else "references")
+        raise bad_request(
+            "exactly one speech reference is required", param="ref_audio" if not references else "references"
+        )
     if family.reference_text_required and any(not (ref.text or "").strip() for ref in references):
         raise bad_request("reference transcript is required", param="ref_text")
     return PreparedSpeech(
-        payload=payload, input=str(payload["input"]), voice=_voice(payload), response_format=fmt, speed=speed,
-        stream=stream, stream_format=str(payload.get("stream_format") or "audio"), task_type=task_type,
+        payload=payload,
+        input=str(payload["input"]),
+        voice=_voice(payload),
+        response_format=fmt,
+        speed=speed,
+        stream=stream,
+        stream_format=str(payload.get("stream_format") or "audio"),
+        task_type=task_type,
         task_type_explicit=payload.get("task_type") is not None and str(payload["task_type"]).strip() != "",
-        references=tuple(references), uploaded_voice=uploaded[0] if uploaded else None,
+        references=tuple(references),
+        uploaded_voice=uploaded[0] if uploaded else None,
         has_ref_audio_field=isinstance(ref_audio, str),
     )
 
@@ -316,12 +347,19 @@ def _qwen_checks(req: PreparedSpeech, model: ResolvedModel) -> None:
     has_text = any(ref.text is not None for ref in req.references) or req.get("ref_text") is not None
     if task == "Base":
         if not has_audio:
-            raise bad_request("Qwen3-TTS Base requires reference audio via ref_audio or references[0].audio_path")
+            raise bad_request(
+                "Qwen3-TTS Base requires reference audio via ref_audio or references[0].audio_path"
+            )
         if req.get("x_vector_only_mode") is False and not has_text:
-            raise bad_request("Qwen3-TTS Base requires non-empty ref_text unless x_vector_only_mode is enabled")
+            raise bad_request(
+                "Qwen3-TTS Base requires non-empty ref_text unless x_vector_only_mode is enabled"
+            )
     else:
-        for name, present in (("ref_audio", has_audio), ("ref_text", has_text),
-                              ("x_vector_only_mode", req.get("x_vector_only_mode") is not None)):
+        for name, present in (
+            ("ref_audio", has_audio),
+            ("ref_text", has_text),
+            ("x_vector_only_mode", req.get("x_vector_only_mode") is not None),
+        ):
             if present:
                 raise bad_request(f"Qwen3-TTS {task} does not accept {name}")
         if task == "VoiceDesign" and not str(req.get("instructions") or "").strip():
@@ -341,12 +379,18 @@ def _qwen_checks(req: PreparedSpeech, model: ResolvedModel) -> None:
 
 
 def _voxtral_checks(req: PreparedSpeech, model: ResolvedModel) -> None:
-    unsupported = {name for name in ("temperature", "top_p", "top_k", "repetition_penalty", "seed")
-                   if req.get(name) is not None}
+    unsupported = {
+        name
+        for name in ("temperature", "top_p", "top_k", "repetition_penalty", "seed")
+        if req.get(name) is not None
+    }
     if req.get("stage_params"):
         unsupported.add("stage_params")
-    unsupported |= {name for name in ("task_type", "language", "instructions", "ref_audio", "ref_text")
-                    if req.get(name) not in (None, "")}
+    unsupported |= {
+        name
+        for name in ("task_type", "language", "instructions", "ref_audio", "ref_text")
+        if req.get(name) not in (None, "")
+    }
     if req.references:
         unsupported.add("references")
     if unsupported:
@@ -443,4 +487,3 @@ def plan_generation(req: PreparedSpeech, ctx: SpeechContext) -> GenerationPlan:
     if req.task_type == "VoiceDesign":  # a designed voice is its description
         voice_key += f"|design:{req.get('instructions')}"
     return GenerationPlan(seconds / req.speed, finish, prompt_tokens, needed, voice_key)
-

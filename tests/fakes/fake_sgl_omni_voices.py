@@ -32,13 +32,29 @@ __all__ = [
 MAX_VOICE_UPLOAD_BYTES = 10 * 1024 * 1024
 MAX_VOICE_UPLOAD_BODY_BYTES = MAX_VOICE_UPLOAD_BYTES + 64 * 1024
 _NAME_PATTERN = re.compile(r"^(?=.*[A-Za-z0-9])[A-Za-z0-9_.-]+$")
-_ACCEPTED_MIME = frozenset({
-    "audio/aac", "audio/flac", "audio/mp4", "audio/mpeg", "audio/ogg", "audio/wav", "audio/webm", "audio/x-wav",
-    "video/mp4", "video/webm",
-})
+_ACCEPTED_MIME = frozenset(
+    {
+        "audio/aac",
+        "audio/flac",
+        "audio/mp4",
+        "audio/mpeg",
+        "audio/ogg",
+        "audio/wav",
+        "audio/webm",
+        "audio/x-wav",
+        "video/mp4",
+        "video/webm",
+    }
+)
 _EXTENSION_MIME = {
-    ".aac": "audio/aac", ".flac": "audio/flac", ".m4a": "audio/mp4", ".mp3": "audio/mpeg", ".mp4": "audio/mp4",
-    ".ogg": "audio/ogg", ".wav": "audio/wav", ".webm": "audio/webm",
+    ".aac": "audio/aac",
+    ".flac": "audio/flac",
+    ".m4a": "audio/mp4",
+    ".mp3": "audio/mpeg",
+    ".mp4": "audio/mp4",
+    ".ogg": "audio/ogg",
+    ".wav": "audio/wav",
+    ".webm": "audio/webm",
 }
 _CACHE_MAX_BYTES = 512 * 1024 * 1024
 
@@ -79,11 +95,14 @@ def parse_multipart(content_type: str, body: bytes) -> dict[str, FormField] | No
         if not isinstance(name, str):
             continue
         filename = part.get_param("filename", header="content-disposition")
-        fields.setdefault(name, FormField(
-            value=data.removesuffix(b"\r\n"),
-            filename=filename if isinstance(filename, str) else None,
-            content_type=part.get("content-type"),
-        ))
+        fields.setdefault(
+            name,
+            FormField(
+                value=data.removesuffix(b"\r\n"),
+                filename=filename if isinstance(filename, str) else None,
+                content_type=part.get("content-type"),
+            ),
+        )
     return fields
 
 
@@ -125,8 +144,11 @@ class UploadedVoice:
     def response(self) -> dict[str, object]:
         """The voice as GET/POST /v1/audio/voices render it (optional keys only when set)."""
         body: dict[str, object] = {
-            "name": self.name, "consent": self.consent, "created_at": self.created_at,
-            "file_size": self.file_size, "mime_type": self.mime_type,
+            "name": self.name,
+            "consent": self.consent,
+            "created_at": self.created_at,
+            "file_size": self.file_size,
+            "mime_type": self.mime_type,
         }
         if self.ref_text is not None:
             body["ref_text"] = self.ref_text
@@ -178,8 +200,12 @@ class VoiceStore:
                 "voices": voices,
                 "uploaded_voices": [voice.response() for voice in uploaded],
                 "cache_stats": {
-                    "entries": len(uploaded), "memory_bytes": cached, "max_bytes": _CACHE_MAX_BYTES,
-                    "hit_count": self.hits, "miss_count": self.misses, "eviction_count": 0,
+                    "entries": len(uploaded),
+                    "memory_bytes": cached,
+                    "max_bytes": _CACHE_MAX_BYTES,
+                    "hit_count": self.hits,
+                    "miss_count": self.misses,
+                    "eviction_count": 0,
                     "delete_invalidation_counter": self.invalidations,
                 },
             }
@@ -200,8 +226,17 @@ class VoiceStore:
             self.hits += 1
             return voice, self.audio[key]
 
-    def upload(self, *, name: str, consent: str, audio: bytes, filename: str | None, content_type: str | None,
-               ref_text: str | None, speaker_description: str | None) -> dict[str, object]:
+    def upload(
+        self,
+        *,
+        name: str,
+        consent: str,
+        audio: bytes,
+        filename: str | None,
+        content_type: str | None,
+        ref_text: str | None,
+        speaker_description: str | None,
+    ) -> dict[str, object]:
         """Validate and store one voice in the real server's order; returns the POST response body."""
         key = normalize_voice_name(name)
         if key == "default":
@@ -216,22 +251,33 @@ class VoiceStore:
         mime = _upload_mime_type(filename, content_type)
         info = probe_audio(audio)
         if info is None:
-            raise bad_request("audio_sample could not be decoded as a supported audio format", param="audio_sample")
+            raise bad_request(
+                "audio_sample could not be decoded as a supported audio format", param="audio_sample"
+            )
         if info.duration_s < 1.0:
             raise bad_request("audio_sample must be at least 1.0s", param="audio_sample")
         if info.duration_s > 30.0:
             raise bad_request("audio_sample must be at most 30.0s", param="audio_sample")
         if info.silent:
-            raise bad_request("audio_sample must contain non-silent speech reference audio", param="audio_sample")
+            raise bad_request(
+                "audio_sample must contain non-silent speech reference audio", param="audio_sample"
+            )
         with self.lock:
             replaced = key in self.voices
             if not replaced and len(self.voices) >= self.max_uploaded:
                 raise bad_request(f"Uploaded voice limit reached ({self.max_uploaded})", param="name")
             self.last_timestamp = max(int(time.time()), self.last_timestamp + 1)
             voice = UploadedVoice(
-                name=name.strip(), normalized_name=key, consent=consent, created_at=self.last_timestamp,
-                file_size=len(audio), mime_type=mime, original_filename=filename or "",
-                duration_s=info.duration_s, ref_text=ref_text, speaker_description=speaker_description,
+                name=name.strip(),
+                normalized_name=key,
+                consent=consent,
+                created_at=self.last_timestamp,
+                file_size=len(audio),
+                mime_type=mime,
+                original_filename=filename or "",
+                duration_s=info.duration_s,
+                ref_text=ref_text,
+                speaker_description=speaker_description,
             )
             self._save(voice, audio)
             self.voices[key] = voice

@@ -61,7 +61,9 @@ def _write_dist_info(venv_dir: Path, name: str = "sglang-omni", version_: str = 
         f"Metadata-Version: 2.1\nName: {name}\nVersion: {version_}\nRequires-Python: <3.13,>=3.11\n"
         "Summary: test double installed by tests/fakes/sgl_omni.py\n", encoding="utf-8")
     if name == "sglang-omni":
-        (dist / "entry_points.txt").write_text("[console_scripts]\nsgl-omni = sglang_omni.cli:app\n", encoding="utf-8")
+        (dist / "entry_points.txt").write_text(
+            "[console_scripts]\nsgl-omni = sglang_omni.cli:app\n", encoding="utf-8"
+        )
     (dist / "INSTALLER").write_text("fake\n", encoding="utf-8")
     (dist / "RECORD").write_text("", encoding="utf-8")
 
@@ -120,7 +122,8 @@ def install_fake_sgl_omni(venv_dir: Path, *, companions: bool = True) -> Path:
     base = Path(getattr(sys, "_base_executable", sys.executable))
     version = ".".join(str(part) for part in sys.version_info[:3])
     (venv_dir / "pyvenv.cfg").write_text(
-        f"home = {base.parent}\ninclude-system-site-packages = false\nversion = {version}\n", encoding="utf-8")
+        f"home = {base.parent}\ninclude-system-site-packages = false\nversion = {version}\n", encoding="utf-8"
+    )
     _write_dist_info(venv_dir)
     _link_pip(venv_dir)
     if companions:  # as if `models install` had run each model's companion recipe
@@ -145,8 +148,9 @@ def install_fake_sgl_omni(venv_dir: Path, *, companions: bool = True) -> Path:
 class FakeServer:
     """One running fake ``sgl-omni serve`` process; a context manager that stops it on exit."""
 
-    def __init__(self, process: subprocess.Popen[bytes], *, port: int, host: str, log_path: Path,
-                 log_handle: IO[bytes]) -> None:
+    def __init__(
+        self, process: subprocess.Popen[bytes], *, port: int, host: str, log_path: Path, log_handle: IO[bytes]
+    ) -> None:
         self.process = process
         self.port = port
         self.host = host
@@ -248,19 +252,35 @@ def start_fake_server(
         handle, name = tempfile.mkstemp(prefix="fake-sgl-omni-", suffix=".log")
         os.close(handle)
         log_path = Path(name)
-    argv = [sys.executable, str(FAKE_PROGRAM), "serve", "--model-path", _model_path(model_key),
-            "--host", "127.0.0.1", "--port", str(port), *extra_args]
+    argv = [
+        sys.executable,
+        str(FAKE_PROGRAM),
+        "serve",
+        "--model-path",
+        _model_path(model_key),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        *extra_args,
+    ]
     log_handle = log_path.open("ab")
     process = subprocess.Popen(  # noqa: S603 - fixed argv, our own test program
-        argv, stdout=log_handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        env={**os.environ, **(env or {})}, start_new_session=True,
+        argv,
+        stdout=log_handle,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+        start_new_session=True,
     )
     server = FakeServer(process, port=port, host="127.0.0.1", log_path=log_path, log_handle=log_handle)
     deadline = time.monotonic() + ready_timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
             server.stop()
-            raise FakeServerError(f"fake sgl-omni exited with {process.returncode}:\n{server.log_text()[-3000:]}")
+            raise FakeServerError(
+                f"fake sgl-omni exited with {process.returncode}:\n{server.log_text()[-3000:]}"
+            )
         listening = _listening_port(server)
         if listening is not None:
             server.port = listening
@@ -268,7 +288,9 @@ def start_fake_server(
                 return server
         time.sleep(0.05)
     server.stop()
-    raise FakeServerError(f"fake sgl-omni not healthy after {ready_timeout_s} s:\n{server.log_text()[-3000:]}")
+    raise FakeServerError(
+        f"fake sgl-omni not healthy after {ready_timeout_s} s:\n{server.log_text()[-3000:]}"
+    )
 
 
 def _listening_port(server: FakeServer) -> int | None:
@@ -288,4 +310,3 @@ def read_json(url: str) -> object:
             return json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return json.loads(exc.read())
-

@@ -21,9 +21,12 @@ _CLOCK_RE = re.compile(r"^(\d+(?:\.\d+)?)s$")
 
 def epubcheck_errors(epub: Path) -> list[str]:
     """epubcheck's ERROR and FATAL lines (run as ``java -jar``: its /usr/bin link needs binfmt)."""
-    assert shutil.which("java") and EPUBCHECK_JAR.is_file(), "install Debian's epubcheck (scripts/test.sh does)"
-    done = subprocess.run(["java", "-jar", str(EPUBCHECK_JAR), str(epub)], capture_output=True, text=True,
-                          timeout=600)
+    assert shutil.which("java") and EPUBCHECK_JAR.is_file(), (
+        "install Debian's epubcheck (scripts/test.sh does)"
+    )
+    done = subprocess.run(
+        ["java", "-jar", str(EPUBCHECK_JAR), str(epub)], capture_output=True, text=True, timeout=600
+    )
     lines = (done.stdout + done.stderr).splitlines()
     return [line for line in lines if line.startswith(("ERROR", "FATAL"))]
 
@@ -46,7 +49,9 @@ def _clock_s(value: str) -> float:
     return int(hours) * 3600 + int(minutes) * 60 + float(seconds)
 
 
-def check_overlays(epub: Path, tmp: Path, *, audio_type: str = "audio/mp4") -> dict[str, list[tuple[str, float, float]]]:
+def check_overlays(
+    epub: Path, tmp: Path, *, audio_type: str = "audio/mp4"
+) -> dict[str, list[tuple[str, float, float]]]:
     """Check the Media Overlays as strictly as can be done without a reading system.
 
     Asserts that every SMIL ``text`` fragment exists in its XHTML and that a SMIL's pars follow
@@ -67,7 +72,9 @@ def check_overlays(epub: Path, tmp: Path, *, audio_type: str = "audio/mp4") -> d
         smils = [path for path, i in by_path.items() if i.get("media-type") == "application/smil+xml"]
         assert smils, "no SMIL in the read-along EPUB's manifest"
         assert set(smils) == {n for n in names if n.endswith(".smil")}
-        metas = {m.get("refines"): m.text for m in opf.iter(f"{_OPF}meta") if m.get("property") == "media:duration"}
+        metas = {
+            m.get("refines"): m.text for m in opf.iter(f"{_OPF}meta") if m.get("property") == "media:duration"
+        }
         durations: dict[str, float] = {}
         total_s = 0.0
         for smil in smils:
@@ -92,7 +99,12 @@ def check_overlays(epub: Path, tmp: Path, *, audio_type: str = "audio/mp4") -> d
                     local.write_bytes(archive.read(audio_path))
                     durations[audio_path] = probe_duration_ms(local) / 1000
                 begin, end = _seconds(audio.get("clipBegin")), _seconds(audio.get("clipEnd"))
-                assert 0 <= begin < end <= durations[audio_path] + 0.001, (text, begin, end, durations[audio_path])
+                assert 0 <= begin < end <= durations[audio_path] + 0.001, (
+                    text,
+                    begin,
+                    end,
+                    durations[audio_path],
+                )
                 clips.setdefault(audio_path, []).append((begin, end))
                 rows.append((fragment, begin, end))
             for page_path, fragments in order.items():
@@ -103,10 +115,19 @@ def check_overlays(epub: Path, tmp: Path, *, audio_type: str = "audio/mp4") -> d
             for audio_path, spans in clips.items():
                 assert spans[0][0] == 0.0, f"{audio_path}: the first clip starts at {spans[0][0]} s, not 0"
                 for (_, end), (begin, _) in zip(spans, spans[1:], strict=False):
-                    assert abs(begin - end) < 0.0005, f"{audio_path}: a gap or overlap at {end} s -> {begin} s"
-                assert abs(spans[-1][1] - durations[audio_path]) < 0.01, (audio_path, spans[-1], durations[audio_path])
+                    assert abs(begin - end) < 0.0005, (
+                        f"{audio_path}: a gap or overlap at {end} s -> {begin} s"
+                    )
+                assert abs(spans[-1][1] - durations[audio_path]) < 0.01, (
+                    audio_path,
+                    spans[-1],
+                    durations[audio_path],
+                )
             clip_s = sum(end - begin for spans in clips.values() for begin, end in spans)
-            assert abs(_clock_s(metas[f"#{smil_id}"]) - clip_s) < 0.002 * len(rows) + 0.001, (smil, metas[f"#{smil_id}"])
+            assert abs(_clock_s(metas[f"#{smil_id}"]) - clip_s) < 0.002 * len(rows) + 0.001, (
+                smil,
+                metas[f"#{smil_id}"],
+            )
             assert abs(clip_s - sum(durations[a] for a in clips)) < 0.01 * len(clips)
             total_s += _clock_s(metas[f"#{smil_id}"])
             found[smil] = rows
@@ -115,17 +136,28 @@ def check_overlays(epub: Path, tmp: Path, *, audio_type: str = "audio/mp4") -> d
     return found
 
 
-def _check_highlight(archive: zipfile.ZipFile, opf: etree._Element, by_path: dict[str, etree._Element],
-                     pages: set[str]) -> None:
+def _check_highlight(
+    archive: zipfile.ZipFile, opf: etree._Element, by_path: dict[str, etree._Element], pages: set[str]
+) -> None:
     """Every page with an overlay links a stylesheet of the book that styles the declared active
     class (Thorium applies the book's class in its default theme, and only CSS makes it visible)."""
     active = next(m.text for m in opf.iter(f"{_OPF}meta") if m.get("property") == "media:active-class")
     rule = re.compile(r"\." + re.escape(active) + r"\s*\{[^}]*background-color")
     for page in pages:
         root = etree.fromstring(archive.read(page))
-        hrefs = [link.get("href") for link in root.iter("{http://www.w3.org/1999/xhtml}link")
-                 if "stylesheet" in (link.get("rel") or "").split()]
+        hrefs = [
+            link.get("href")
+            for link in root.iter("{http://www.w3.org/1999/xhtml}link")
+            if "stylesheet" in (link.get("rel") or "").split()
+        ]
         sheets = [posixpath.normpath(posixpath.join(posixpath.dirname(page), h)) for h in hrefs]
-        styled = [s for s in sheets if s in by_path and by_path[s].get("media-type") == "text/css"
-                  and rule.search(archive.read(s).decode("utf-8", "replace"))]
-        assert styled, f"{page}: no linked stylesheet styles .{active}, so the read sentence is not highlighted"
+        styled = [
+            s
+            for s in sheets
+            if s in by_path
+            and by_path[s].get("media-type") == "text/css"
+            and rule.search(archive.read(s).decode("utf-8", "replace"))
+        ]
+        assert styled, (
+            f"{page}: no linked stylesheet styles .{active}, so the read sentence is not highlighted"
+        )

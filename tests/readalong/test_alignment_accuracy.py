@@ -95,8 +95,10 @@ def test_tiny_en_sentence_starts_are_within_a_third_of_a_second(chapter, tmp_pat
     assert [s.text for s in timings.sentences] == [s for chunk in CHUNKS for s in chunk]
     errors = [abs(s.start_s - t) for s, t in zip(timings.sentences, truth, strict=True)]
     inside = [e for e, first in zip(errors, first_of_chunk, strict=True) if not first]
-    print(f"\nsentence-start error, sentences inside chunks: median {statistics.median(inside):.3f} s, "
-          f"max {max(inside):.3f} s over {len(inside)}; all sentences: median {statistics.median(errors):.3f} s")
+    print(
+        f"\nsentence-start error, sentences inside chunks: median {statistics.median(inside):.3f} s, "
+        f"max {max(inside):.3f} s over {len(inside)}; all sentences: median {statistics.median(errors):.3f} s"
+    )
     assert statistics.median(inside) < 0.3
     assert max(errors[i] for i, first in enumerate(first_of_chunk) if first) < 0.002  # chunk starts are exact
     starts = [s.start_s for s in timings.sentences]
@@ -142,9 +144,17 @@ def test_words_the_qa_pass_kept_align_as_well(chapter) -> None:
     def no_request(item, seed):
         raise AssertionError(f"QA asked the server for {item.key}: its file should have been its first take")
 
-    qa = ChunkQa(QaOptions(level=QaLevel.ASR, word_times=True), store=store, request_take=no_request,
-                 model_key="m", voice_label="espeak", language="English", accepts_seed=True, request_slots=1,
-                 asr_pool=pool)
+    qa = ChunkQa(
+        QaOptions(level=QaLevel.ASR, word_times=True),
+        store=store,
+        request_take=no_request,
+        model_key="m",
+        voice_label="espeak",
+        language="English",
+        accepts_seed=True,
+        request_slots=1,
+        asr_pool=pool,
+    )
     try:
         for chunk in source.chunks:
             item = type("Item", (), {"key": chunk.audio_path.stem, "text": chunk.text})()
@@ -159,6 +169,8 @@ def test_words_the_qa_pass_kept_align_as_well(chapter) -> None:
     assert timings.source == "asr"
     errors = [abs(s.start_s - t) for s, t in zip(timings.sentences, truth, strict=True)]
     inside = [e for e, first in zip(errors, first_of_chunk, strict=True) if not first]
-    print(f"\nsentence-start error from the QA pass's words, sentences inside chunks: median "
-          f"{statistics.median(inside):.3f} s, max {max(inside):.3f} s over {len(inside)}")
+    print(
+        f"\nsentence-start error from the QA pass's words, sentences inside chunks: median "
+        f"{statistics.median(inside):.3f} s, max {max(inside):.3f} s over {len(inside)}"
+    )
     assert statistics.median(inside) < 0.3

@@ -23,9 +23,24 @@ _OPF = "{http://www.idpf.org/2007/opf}"
 def test_convert_readalong_writes_a_valid_overlay_epub_and_subtitles(managed_home, tmp_path: Path) -> None:  # noqa: F811
     _, env, _ = managed_home
     book = DATA_DIR / "pg11-alice.epub"  # EPUB 2: lifted to EPUB 3 for its overlays
-    done = subprocess.run(cli(str(book), "--model", MODEL, "--voice", "vivian", "--chapters", "6-7", "--readalong",
-                              "--mp3-chapters"),
-                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        cli(
+            str(book),
+            "--model",
+            MODEL,
+            "--voice",
+            "vivian",
+            "--chapters",
+            "6-7",
+            "--readalong",
+            "--mp3-chapters",
+        ),
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     epub = Path(done.stdout.split("Read-along EPUB: ")[1].split(" (subtitles")[0])
     # Named like the run's m4b, in the version's own folder: another voice's read-along keeps its own.
@@ -61,7 +76,9 @@ def test_convert_readalong_writes_a_valid_overlay_epub_and_subtitles(managed_hom
     # Timings are stored with the job's chapter files and marked as estimated (no ASR model here).
     timings_files = sorted((Path(env["OMNI_WEB_HOME"])).rglob("*.timings.json"))
     assert len(timings_files) == 2
-    timings = load_timings(timings_files[0].with_name(timings_files[0].name.replace(".timings.json", ".flac")))
+    timings = load_timings(
+        timings_files[0].with_name(timings_files[0].name.replace(".timings.json", ".flac"))
+    )
     assert timings is not None and timings.source == "estimate" and timings.estimated
 
 
@@ -70,15 +87,32 @@ def test_acx_head_room_tone_moves_the_sentence_times_with_it(managed_home) -> No
     # chunks, not from a plain sum of chunks and pauses (which would start at 0).
     _, env, _ = managed_home
     book = DATA_DIR / "pg11-alice.epub"
-    done = subprocess.run(cli(str(book), "--model", MODEL, "--voice", "vivian", "--chapters", "6",
-                              "--readalong", "--loudness", "acx"),
-                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        cli(
+            str(book),
+            "--model",
+            MODEL,
+            "--voice",
+            "vivian",
+            "--chapters",
+            "6",
+            "--readalong",
+            "--loudness",
+            "acx",
+        ),
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     timings_files = sorted(Path(env["OMNI_WEB_HOME"]).rglob("*.timings.json"))
     assert timings_files
     import json
 
     from omni_web.readalong.records import ChapterTimings
+
     timings = ChapterTimings.from_dict(json.loads(timings_files[0].read_text(encoding="utf-8")))
     assert timings.chunk_starts_s and timings.chunk_starts_s[0] >= 0.5
     assert timings.sentences[0].start_s >= 0.5

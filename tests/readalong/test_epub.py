@@ -31,7 +31,9 @@ def _silence(path: Path, seconds: float) -> Path:
     return path
 
 
-def _overlay_chapters(book_path: Path, count: int | None, folder: Path, *, pause_s: float = 0.3) -> list[OverlayChapter]:
+def _overlay_chapters(
+    book_path: Path, count: int | None, folder: Path, *, pause_s: float = 0.3
+) -> list[OverlayChapter]:
     """The first ``count`` default chapters (all with None), timed from their chunks' characters
     over silent chapter files, as a conversion with no ASR model would time them."""
     book = load_book(book_path)
@@ -43,9 +45,17 @@ def _overlay_chapters(book_path: Path, count: int | None, folder: Path, *, pause
             spans.append(ChunkSpan(chunk.index, chunk.text, Path("unused.wav"), clock, clock + length))
             clock += length + pause_s
         audio = _silence(folder / f"{chapter.number:03d}.flac", clock)
-        timings = chapter_timings(spans, [None] * len(spans), number=chapter.number, title=chapter.title,
-                                  audio_path=audio, duration_s=clock)
-        following = book.chapters[chapter.index + 1].source_href if chapter.index + 1 < len(book.chapters) else None
+        timings = chapter_timings(
+            spans,
+            [None] * len(spans),
+            number=chapter.number,
+            title=chapter.title,
+            audio_path=audio,
+            duration_s=clock,
+        )
+        following = (
+            book.chapters[chapter.index + 1].source_href if chapter.index + 1 < len(book.chapters) else None
+        )
         out.append(OverlayChapter(timings, chapter.source_href, following))
     return out
 
@@ -63,8 +73,9 @@ def _body_text(data: bytes, *, fallback_only: bool = False) -> str:
 
 
 @pytest.mark.parametrize(("name", "count"), BOOKS, ids=[b for b, _ in BOOKS])
-def test_readalong_epub_passes_epubcheck_and_its_overlays_point_at_real_text(name: str, count: int,
-                                                                             tmp_path: Path) -> None:
+def test_readalong_epub_passes_epubcheck_and_its_overlays_point_at_real_text(
+    name: str, count: int, tmp_path: Path
+) -> None:
     source = DATA_DIR / name
     chapters = _overlay_chapters(source, count, tmp_path)
     out = tmp_path / "Book.readalong.epub"
@@ -77,7 +88,10 @@ def test_readalong_epub_passes_epubcheck_and_its_overlays_point_at_real_text(nam
     overlays = check_overlays(out, tmp_path)
     assert sum(len(rows) for rows in overlays.values()) == result.placed
     with zipfile.ZipFile(source) as before, zipfile.ZipFile(out) as after:
-        assert after.infolist()[0].filename == "mimetype" and after.infolist()[0].compress_type == zipfile.ZIP_STORED
+        assert (
+            after.infolist()[0].filename == "mimetype"
+            and after.infolist()[0].compress_type == zipfile.ZIP_STORED
+        )
         for info in before.infolist():
             old, new = before.read(info.filename), after.read(info.filename)
             if info.filename.endswith((".xhtml", ".html", ".htm")) and old != new:
@@ -87,8 +101,10 @@ def test_readalong_epub_passes_epubcheck_and_its_overlays_point_at_real_text(nam
                 assert b'<span id="ra' in new or b"<!DOCTYPE html>" in new  # an EPUB 2 page lifted to EPUB 3
             elif info.filename.endswith(".css") and old != new:
                 # A stylesheet changes only by the highlight rule at its end.
-                assert new.startswith(old) and b"-epub-media-overlay-active" in new[len(old):], info.filename
-            elif not info.filename.endswith(".opf") and not info.filename.endswith((".xhtml", ".html", ".htm")):
+                assert new.startswith(old) and b"-epub-media-overlay-active" in new[len(old) :], info.filename
+            elif not info.filename.endswith(".opf") and not info.filename.endswith(
+                (".xhtml", ".html", ".htm")
+            ):
                 assert new == old, info.filename
 
 
@@ -99,11 +115,15 @@ def test_a_spoken_title_the_page_does_not_print_plays_with_the_first_sentence(tm
     # Two chapters on one page whose headings exist only in the table of contents: chunking speaks
     # each title as its own chunk. The second title is printed in the first chapter's text, where
     # the overlay must not point (the reader would be sent back up the page while it is spoken).
-    page = xhtml('<section id="c1"><p>The apples were ripe at last. Everyone came to pick them.</p>'
-                 '<p>Next they would find the garden gate.</p></section>'
-                 '<section id="c2"><p>Rain fell all day long. Nobody went out.</p></section>', title="Chapters")
+    page = xhtml(
+        '<section id="c1"><p>The apples were ripe at last. Everyone came to pick them.</p>'
+        "<p>Next they would find the garden gate.</p></section>"
+        '<section id="c2"><p>Rain fell all day long. Nobody went out.</p></section>',
+        title="Chapters",
+    )
     nav = nav_xhtml([("ch.xhtml#c1", "The Orchard"), ("ch.xhtml#c2", "The Garden Gate")]).replace(
-        "<title></title>", "<title>Contents</title>")
+        "<title></title>", "<title>Contents</title>"
+    )
     source = make_epub(tmp_path / "book.epub", [("ch.xhtml", page)], nav=nav)
     overlays = _overlay_chapters(source, None, tmp_path, pause_s=0.9)
     for overlay in overlays:  # each title is spoken as a chunk of its own

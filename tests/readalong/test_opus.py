@@ -30,18 +30,32 @@ def _speech_chapters(folder: Path, count: int) -> list[OverlayChapter]:
         subprocess.run(["espeak-ng", "-v", "en", "-s", "170", "-w", str(wav), text], check=True, timeout=300)
         flac = folder / f"{chapter.number:03d}.flac"
         subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(wav), "-ar", "24000", "-ac", "1", str(flac)],
-                       check=True, timeout=120)  # fmt: skip
-        seconds = float(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
-                                        str(flac)], capture_output=True, text=True, check=True).stdout)  # fmt: skip
+                       check=True, timeout=120)
+        seconds = float(
+            subprocess.run(
+                ["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", str(flac)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
         per_char = seconds / max(1, sum(len(c.text) for c in chunks))
         spans, clock = [], 0.0
         for chunk in chunks:  # the speech laid out by characters: close enough to place sentences
             length = per_char * len(chunk.text)
             spans.append(ChunkSpan(chunk.index, chunk.text, wav, clock, clock + length))
             clock += length
-        timings = chapter_timings(spans, [None] * len(spans), number=chapter.number, title=chapter.title,
-                                  audio_path=flac, duration_s=seconds)  # fmt: skip
-        following = book.chapters[chapter.index + 1].source_href if chapter.index + 1 < len(book.chapters) else None
+        timings = chapter_timings(
+            spans,
+            [None] * len(spans),
+            number=chapter.number,
+            title=chapter.title,
+            audio_path=flac,
+            duration_s=seconds,
+        )
+        following = (
+            book.chapters[chapter.index + 1].source_href if chapter.index + 1 < len(book.chapters) else None
+        )
         out.append(OverlayChapter(timings, chapter.source_href, following))
     return out
 
@@ -55,11 +69,16 @@ def test_opus_audio_is_about_half_the_aac_size_with_the_same_overlays(tmp_path: 
     chapters = _speech_chapters(tmp_path, 1)
     aac = write_readalong_epub(BOOK, chapters, tmp_path / "aac.readalong.epub", bitrate_kbps=64)
     opus = write_readalong_epub(BOOK, chapters, tmp_path / "opus.readalong.epub", codec="opus")
-    assert (aac.overlays, aac.placed) == (opus.overlays, opus.placed) and abs(aac.duration_s - opus.duration_s) < 0.1
+    assert (aac.overlays, aac.placed) == (opus.overlays, opus.placed) and abs(
+        aac.duration_s - opus.duration_s
+    ) < 0.1
     audio_ratio = _audio_bytes(opus.path) / _audio_bytes(aac.path)
     file_ratio = opus.path.stat().st_size / aac.path.stat().st_size
-    print(f"\nread-along audio, {aac.duration_s:.0f} s of speech: AAC 64 kbps {_audio_bytes(aac.path):,} B, "
-          f"Opus 32 kbps {_audio_bytes(opus.path):,} B, ratio {audio_ratio:.2f}; whole EPUB ratio {file_ratio:.2f}")
+    print(
+        f"\nread-along audio, {aac.duration_s:.0f} s of speech: AAC 64 kbps {_audio_bytes(aac.path):,} B, "
+        f"Opus 32 kbps {_audio_bytes(opus.path):,} B, ratio {audio_ratio:.2f}; whole EPUB ratio "
+        f"{file_ratio:.2f}"
+    )
     assert audio_ratio < 0.6
     with zipfile.ZipFile(opus.path) as archive:
         opf = archive.read("EPUB/wasteland.opf").decode()

@@ -54,8 +54,11 @@ def test_audio_outside_the_output_folder_is_never_offered_to_the_page(tmp_path: 
     inside.write_bytes(b"fLaC")
     timings_path(inside).write_text(json.dumps(_timings(inside).to_dict()))
     ctx = SimpleNamespace(settings=SimpleNamespace(output_path=lambda paths: output), paths=None)
-    refused = player._render(ctx, _job([{"number": 3, "title": "T", "state": "ready", "audio_path": str(outside)}]),
-                             "3")
+    refused = player._render(
+        ctx, _job([{"number": 3, "title": "T", "state": "ready", "audio_path": str(outside)}]), "3"
+    )
     assert "outside the app&#x27;s output folder" in refused and "gradio_api" not in refused
-    shown = player._render(ctx, _job([{"number": 3, "title": "T", "state": "ready", "audio_path": str(inside)}]), "3")
+    shown = player._render(
+        ctx, _job([{"number": 3, "title": "T", "state": "ready", "audio_path": str(inside)}]), "3"
+    )
     assert f"/gradio_api/file={inside.resolve()}" in shown

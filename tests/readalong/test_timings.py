@@ -60,14 +60,19 @@ def _chapter(tmp_path: Path, texts: list[str], lengths: list[float], pauses: lis
     chunks = []
     for n, (text, length, pause) in enumerate(zip(texts, lengths, pauses, strict=True)):
         chunks.append(ChunkSource(text, _tone(tmp_path / f"chunk{n}.wav", length, 200 + 50 * n), pause))
-    path, seconds = chapter_file([(c.audio_path, c.pause_after_ms) for c in chunks], tmp_path / "003-abc.flac",
-                                 rate=RATE)
-    return ChapterSource(number=3, title="The Pool of Tears", audio_path=path, duration_s=seconds,
-                         chunks=tuple(chunks))
+    path, seconds = chapter_file(
+        [(c.audio_path, c.pause_after_ms) for c in chunks], tmp_path / "003-abc.flac", rate=RATE
+    )
+    return ChapterSource(
+        number=3, title="The Pool of Tears", audio_path=path, duration_s=seconds, chunks=tuple(chunks)
+    )
 
 
-TEXTS = ["The Pool of Tears", "Curiouser and curiouser! cried Alice. She was so much surprised.",
-         "Good-bye, feet! For when she looked down at her feet, they seemed almost out of sight."]
+TEXTS = [
+    "The Pool of Tears",
+    "Curiouser and curiouser! cried Alice. She was so much surprised.",
+    "Good-bye, feet! For when she looked down at her feet, they seemed almost out of sight.",
+]
 
 
 def test_chunk_starts_are_exact_and_timings_survive_a_restart(tmp_path: Path) -> None:
@@ -77,13 +82,21 @@ def test_chunk_starts_are_exact_and_timings_survive_a_restart(tmp_path: Path) ->
     timings = build_chapter_timings(source, recogniser=recogniser, cache=cache, language="en")
     assert recogniser.calls == 3 and timings.source == "asr"
     assert timings.chunk_starts_s == (0.0, 1.9, 5.3)
-    firsts = [s for s in timings.sentences if s.index == 0 or s.chunk_index != timings.sentences[s.index - 1].chunk_index]
+    firsts = [
+        s
+        for s in timings.sentences
+        if s.index == 0 or s.chunk_index != timings.sentences[s.index - 1].chunk_index
+    ]
     assert [round(s.start_s, 3) for s in firsts] == [0.0, 1.9, 5.3]
-    assert [s.text for s in timings.sentences][1:3] == ["Curiouser and curiouser! cried Alice.",
-                                                        "She was so much surprised."]
+    assert [s.text for s in timings.sentences][1:3] == [
+        "Curiouser and curiouser! cried Alice.",
+        "She was so much surprised.",
+    ]
     second = timings.sentences[2]  # 5 of the chunk's 10 words come before it
     assert abs(second.start_s - (1.9 + 1.5 - 0.04)) < 0.01
-    assert all(a.end_s <= b.start_s + 1e-6 for a, b in zip(timings.sentences, timings.sentences[1:], strict=False))
+    assert all(
+        a.end_s <= b.start_s + 1e-6 for a, b in zip(timings.sentences, timings.sentences[1:], strict=False)
+    )
     assert timings.sentences[-1].end_s <= source.duration_s + 1e-6
     stored = json.loads(timings_path(source.audio_path).read_text())
     assert stored["number"] == 3 and len(stored["sentences"]) == len(timings.sentences)
@@ -128,21 +141,41 @@ def test_subtitles_have_the_title_first_and_one_cue_per_sentence(tmp_path: Path)
 
 
 def _qa_take(number: int, words: list[tuple[str, float, float]] | None, audio: Path | None) -> TakeRecord:
-    return TakeRecord(number=number, seed=None, finish_reason="stop", duration_s=3.0, expected_s=3.0,
-                      duration_ratio=1.0, silence_share=0.0, longest_internal_silence_s=0.0, clipped_share=0.0,
-                      transcript="heard", words=tuple(words) if words is not None else None,
-                      audio_sha256=file_sha256(audio) if audio is not None else "")
+    return TakeRecord(
+        number=number,
+        seed=None,
+        finish_reason="stop",
+        duration_s=3.0,
+        expected_s=3.0,
+        duration_ratio=1.0,
+        silence_share=0.0,
+        longest_internal_silence_s=0.0,
+        clipped_share=0.0,
+        transcript="heard",
+        words=tuple(words) if words is not None else None,
+        audio_sha256=file_sha256(audio) if audio is not None else "",
+    )
 
 
-_HEARD = [("Curiouser", 0.1, 0.5), ("and", 0.5, 0.6), ("curiouser!", 0.6, 1.0), ("cried", 1.0, 1.2),
-          ("Alice.", 1.2, 1.5), ("She", 2.0, 2.1), ("was", 2.1, 2.2), ("so", 2.2, 2.3), ("much", 2.3, 2.5),
-          ("surprised.", 2.5, 3.0)]
+_HEARD = [
+    ("Curiouser", 0.1, 0.5),
+    ("and", 0.5, 0.6),
+    ("curiouser!", 0.6, 1.0),
+    ("cried", 1.0, 1.2),
+    ("Alice.", 1.2, 1.5),
+    ("She", 2.0, 2.1),
+    ("was", 2.1, 2.2),
+    ("so", 2.2, 2.3),
+    ("much", 2.3, 2.5),
+    ("surprised.", 2.5, 3.0),
+]
 
 
 def _save_qa(folder: Path, verdict: Verdict, chosen: int, *takes: TakeRecord) -> None:
     """The QA record of chunk1 (the second chunk of the chapter)."""
-    QaStore(folder).save(ChunkRecord(key="chunk1", text=TEXTS[1], level="asr", verdict=verdict, chosen=chosen,
-                                     takes=takes))
+    QaStore(folder).save(
+        ChunkRecord(key="chunk1", text=TEXTS[1], level="asr", verdict=verdict, chosen=chosen, takes=takes)
+    )
 
 
 def test_word_times_kept_by_qa_are_used_instead_of_transcribing_again(tmp_path: Path) -> None:
@@ -187,11 +220,21 @@ def test_chunk_starts_recorded_by_mastering_are_used_as_they_are(tmp_path: Path)
 
     plain = _chapter(tmp_path, TEXTS, [1.0, 3.0, 4.0], [900, 400, 0])
     # A mastered-like chapter: 0.5 s of lead-in before the first chunk, encoded to AAC in MP4.
-    led, _ = chapter_file([(c.audio_path, c.pause_after_ms) for c in plain.chunks], tmp_path / "led.flac",
-                          rate=RATE, lead_in_ms=500)
+    led, _ = chapter_file(
+        [(c.audio_path, c.pause_after_ms) for c in plain.chunks],
+        tmp_path / "led.flac",
+        rate=RATE,
+        lead_in_ms=500,
+    )
     m4a_s = encode_chapter_aac(led, tmp_path / "003-abc.mastered.m4a")
-    source = ChapterSource(number=3, title=plain.title, audio_path=tmp_path / "003-abc.mastered.m4a",
-                           duration_s=m4a_s, chunks=plain.chunks, chunk_starts_s=(0.5, 2.4, 5.8))
+    source = ChapterSource(
+        number=3,
+        title=plain.title,
+        audio_path=tmp_path / "003-abc.mastered.m4a",
+        duration_s=m4a_s,
+        chunks=plain.chunks,
+        chunk_starts_s=(0.5, 2.4, 5.8),
+    )
     timings = build_chapter_timings(source, recogniser=None, cache=None)
     assert timings.chunk_starts_s == (0.5, 2.4, 5.8)
     assert timings.sentences[0].start_s == 0.5

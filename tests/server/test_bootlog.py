@@ -5,11 +5,11 @@ from __future__ import annotations
 from omni_web.server.bootlog import BootLogWatcher, parse_port_event
 
 # The exact lines sglang-omni 0.1.9 writes (API doc 1.5).
-IN_USE = "2026-01-01 10:00:00,000 [WARNING] sglang_omni.serve.launcher: Port 8100 is already in use on 0.0.0.0."
-USING = "2026-01-01 10:00:00,001 [WARNING] sglang_omni.serve.launcher: Using port 41837 instead."
-STRICT = (
-    "RuntimeError: port 8100 is already in use on 127.0.0.1 and SGLANG_OMNI_STRICT_PORT=1 forbids falling back"
+IN_USE = (
+    "2026-01-01 10:00:00,000 [WARNING] sglang_omni.serve.launcher: Port 8100 is already in use on 0.0.0.0."
 )
+USING = "2026-01-01 10:00:00,001 [WARNING] sglang_omni.serve.launcher: Using port 41837 instead."
+STRICT = "RuntimeError: port 8100 is already in use on 127.0.0.1 and SGLANG_OMNI_STRICT_PORT=1 forbids falling back"
 
 
 def test_parse_port_lines() -> None:

@@ -48,7 +48,9 @@ def _manager(data_paths, handler) -> ServerManager:
 def test_hosted_model_id_matches_repo_id_revision_and_key() -> None:
     entry = get_entry("higgs_audio_v3_tts")
     assert hosted_model_id(entry, ["bosonai/higgs-audio-v3-tts-4b"]) == "bosonai/higgs-audio-v3-tts-4b"
-    assert hosted_model_id(entry, ["BosonAI/Higgs-Audio-V3-TTS-4B@main"]) == "BosonAI/Higgs-Audio-V3-TTS-4B@main"
+    assert (
+        hosted_model_id(entry, ["BosonAI/Higgs-Audio-V3-TTS-4B@main"]) == "BosonAI/Higgs-Audio-V3-TTS-4B@main"
+    )
     assert hosted_model_id(entry, ["higgs_audio_v3_tts"]) == "higgs_audio_v3_tts"
     assert hosted_model_id(entry, ["Zyphra/ZONOS2", "my-own-name"]) is None
     assert catalog_key_for(["my-own-name", "Zyphra/ZONOS2"]) == "zonos2"
@@ -145,6 +147,8 @@ def test_a_remote_url_that_is_not_sgl_omni_or_answers_nothing_says_so(data_paths
     finally:
         other.shutdown()
         other.server_close()
-    gone = ServerManager(data_paths, dataclasses.replace(Settings(), remote_url=f"http://127.0.0.1:{free_port()}"))
+    gone = ServerManager(
+        data_paths, dataclasses.replace(Settings(), remote_url=f"http://127.0.0.1:{free_port()}")
+    )
     line = status_html(gone.status())
     assert ">unreachable<" in line and ">stopped<" not in line

@@ -71,7 +71,7 @@ HEALTH = {
          "failed_requests": 8, "last_error": "All connection attempts failed"},
     ],
     "voice_routing": {"registry_state": "ready"},
-}  # fmt: skip
+}
 
 
 def test_router_health_is_read_and_told_apart_from_a_plain_server() -> None:
@@ -87,7 +87,7 @@ def test_router_health_is_read_and_told_apart_from_a_plain_server() -> None:
 
 def test_router_argv_uses_least_request_and_every_worker() -> None:
     argv = router_argv(Path("/v/bin/sgl-omni-router-py"), host="0.0.0.0", port=8100,
-                       worker_urls=["http://127.0.0.1:8101", "http://box2:8000"], state_dir=Path("/s"))  # fmt: skip
+                       worker_urls=["http://127.0.0.1:8101", "http://box2:8000"], state_dir=Path("/s"))
     assert argv[argv.index("--policy") + 1] == "least_request"
     start = argv.index("--worker-urls") + 1
     assert argv[start : start + 2] == ["http://127.0.0.1:8101", "http://box2:8000"]
@@ -99,7 +99,7 @@ def _health(routable: int, total: int) -> RouterHealth:
         {"url": f"http://127.0.0.1:{8101 + i}", "health_state": "healthy" if i < routable else "unhealthy",
          "routable": i < routable}
         for i in range(total)
-    ]  # fmt: skip
+    ]
     return parse_router_health(200 if routable else 503, {"status": "x", "routable_workers": routable,
                                                           "total_workers": total, "workers": workers})
 
@@ -179,7 +179,7 @@ def test_no_eligible_upstream_waits_for_the_group_with_a_status_then_retries() -
     answers = [_health(0, 2), _health(0, 2), _health(1, 2)]
     messages: list[str] = []
     serving = _group(FakeGroupManager(), lambda _url: answers.pop(0) if len(answers) > 1 else answers[0],
-                     patience_s=60)  # fmt: skip
+                     patience_s=60)
     with serving.watch(on_status=messages.append):
         assert serving.recover(RuntimeError("503 no eligible upstream")) is Recovery.ALIVE
     assert messages[0].startswith("Waiting for the server group: no worker is routable (0 of 2)")
@@ -229,14 +229,20 @@ def test_router_502_and_503_are_unreachable_kinds(status: int, message: str, say
         return httpx.Response(status, json={"error": {"message": message}})
 
     entry = get_entry("qwen3_tts_0_6b_customvoice")
-    with SpeechClient("http://127.0.0.1:8100", transport=httpx.MockTransport(answer), speech_retry=NO_RETRY) as client:
+    with SpeechClient(
+        "http://127.0.0.1:8100", transport=httpx.MockTransport(answer), speech_retry=NO_RETRY
+    ) as client:
         with pytest.raises(ServerUnreachable, match=says) as caught:
             client.speech(entry, SpeechRequest(text="Hello.", voice=VoiceChoice.speaker("Vivian")))
     assert caught.value.status_code == status and failure_kind(caught.value) is FailureKind.UNREACHABLE
 
     def overloaded(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(503, json={"error": {"message": "router overloaded: max in-flight requests reached"}})
+        return httpx.Response(
+            503, json={"error": {"message": "router overloaded: max in-flight requests reached"}}
+        )
 
-    with SpeechClient("http://127.0.0.1:8100", transport=httpx.MockTransport(overloaded), speech_retry=NO_RETRY) as client:
+    with SpeechClient(
+        "http://127.0.0.1:8100", transport=httpx.MockTransport(overloaded), speech_retry=NO_RETRY
+    ) as client:
         with pytest.raises(ServerBusy):
             client.speech(entry, SpeechRequest(text="Hello.", voice=VoiceChoice.default()))

@@ -121,7 +121,8 @@ def test_command_line_puts_the_strict_port_env_in_front_only_when_asked(make_man
     assert make_manager(strict_port=False).command_line(spec, with_env=True) == plain
 
 
-def test_stop_before_removing_stops_only_our_server_hosting_that_model(make_manager, launched, data_paths) -> None:
+def test_stop_before_removing_stops_only_our_server_hosting_that_model(make_manager, launched,
+                                                                       data_paths) -> None:
     manager = make_manager()
     assert manager.stop_before_removing(QWEN.key) is False  # nothing of ours runs
     manager.start(QWEN)
@@ -140,7 +141,9 @@ def test_pollers_share_one_status_look_until_the_manager_changes(data_paths, por
         looks.append(base_url)
         return SpeechClient(base_url, **kwargs)
 
-    manager = manager_module.ServerManager(data_paths, Settings(server_port=port), client_factory=client_factory)
+    manager = manager_module.ServerManager(
+        data_paths, Settings(server_port=port), client_factory=client_factory
+    )
     first = manager.status(max_age_s=60)
     assert first.state is ServerState.STOPPED and len(looks) == 1
     assert manager.status(max_age_s=60) is first and len(looks) == 1  # shared
@@ -225,14 +228,21 @@ def test_boot_timeout_stops_the_process(make_manager, launched, monkeypatch, dat
     assert load_record(data_paths) is None
 
 
-def test_foreign_server_with_the_model_is_used_and_left_running(make_manager, launched, fake_server, port) -> None:
+def test_foreign_server_with_the_model_is_used_and_left_running(
+    make_manager, launched, fake_server, port
+) -> None:
     foreign = fake_server(QWEN.key, port=port)
     manager = make_manager()
     endpoint = manager.ensure_serving(QWEN).endpoint
     assert (endpoint.base_url, endpoint.owned, endpoint.model_id) == (foreign.base_url, False, QWEN.repo_id)
     assert launched == []
     status = manager.status()
-    assert (status.state, status.owned, status.pid, status.model_key) == (ServerState.HEALTHY, False, None, QWEN.key)
+    assert (status.state, status.owned, status.pid, status.model_key) == (
+        ServerState.HEALTHY,
+        False,
+        None,
+        QWEN.key,
+    )
     assert manager.stop() is False
     assert foreign.is_alive()
 
@@ -273,8 +283,14 @@ def test_stop_never_touches_a_foreign_process(make_manager, fake_server, data_pa
     # A record naming the foreign pid with another start time: what pid reuse looks like.
     info = process_info(foreign.pid)
     stale = ServerRecord(
-        pid=foreign.pid, pgid=foreign.pid, start_ticks=info.start_ticks + 1, model_key=QWEN.key,
-        repo_id=QWEN.repo_id, host="127.0.0.1", port=port, log_path=data_paths.logs_dir / "old.log",
+        pid=foreign.pid,
+        pgid=foreign.pid,
+        start_ticks=info.start_ticks + 1,
+        model_key=QWEN.key,
+        repo_id=QWEN.repo_id,
+        host="127.0.0.1",
+        port=port,
+        log_path=data_paths.logs_dir / "old.log",
     )
     save_record(data_paths, stale)
     assert manager.stop(grace_s=1) is False
@@ -289,7 +305,12 @@ def test_app_restart_finds_its_server(make_manager, launched, data_paths) -> Non
     (proc,) = launched
     later = make_manager()  # a new app process: no Popen, only the record
     status = later.status()
-    assert (status.state, status.owned, status.pid, status.model_key) == (ServerState.HEALTHY, True, proc.pid, QWEN.key)
+    assert (status.state, status.owned, status.pid, status.model_key) == (
+        ServerState.HEALTHY,
+        True,
+        proc.pid,
+        QWEN.key,
+    )
     endpoint = later.ensure_serving(QWEN).endpoint
     assert endpoint.owned and len(launched) == 1  # reused, not relaunched
     assert later.stop() is True
@@ -403,7 +424,9 @@ def test_a_crash_restart_never_undoes_a_stop(make_manager, launched, data_paths)
     assert manager.stop_requested
 
 
-def test_a_stop_during_a_crash_restart_aborts_its_boot(make_manager, launched, monkeypatch, data_paths) -> None:
+def test_a_stop_during_a_crash_restart_aborts_its_boot(
+    make_manager, launched, monkeypatch, data_paths
+) -> None:
     manager = make_manager()
     manager.start(QWEN)
     signal_group(launched[0].pid, signal.SIGKILL)  # the crash

@@ -57,7 +57,9 @@ def serve_webapp(tmp_path_factory: pytest.TempPathFactory, name: str, env: dict[
     full_env = {"HF_HUB_CACHE": str(base / "hf-cache"), **env}
     if request_log:
         full_env["FAKE_SGL_REQUEST_LOG"] = str(base / "requests.jsonl")
-    running = start_webapp(paths, port=free_port(), host="0.0.0.0", env=full_env, log_path=base / "webapp.log")
+    running = start_webapp(
+        paths, port=free_port(), host="0.0.0.0", env=full_env, log_path=base / "webapp.log"
+    )
     try:
         yield running
     finally:

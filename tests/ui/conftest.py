@@ -38,7 +38,9 @@ class RunningApp:
 
     def client(self) -> Client:
         """A fresh gradio_client session, logged in."""
-        return Client(self.url, auth=(USER, PASSWORD), verbose=False, download_files=str(self.paths.root / "dl"))
+        return Client(
+            self.url, auth=(USER, PASSWORD), verbose=False, download_files=str(self.paths.root / "dl")
+        )
 
 
 @contextmanager
@@ -56,14 +58,21 @@ def launch_app(
     cache_model(cache_dir, MODEL)
     services = AppServices.create(paths)
     services.start()
-    ctx = UiContext(services, hf_cache_dir=cache_dir, hf_endpoint=hf_endpoint,
-                    backend_index_args=backend_index_args, **seams)
+    ctx = UiContext(
+        services,
+        hf_cache_dir=cache_dir,
+        hf_endpoint=hf_endpoint,
+        backend_index_args=backend_index_args,
+        **seams,
+    )
     demo, _ = build_app(ctx)
     demo.queue(default_concurrency_limit=8)
     port = free_port()
     options = launch_options(ctx, host="127.0.0.1", port=port, credentials=Credentials(USER, PASSWORD))
     demo.launch(**options, prevent_thread_lock=True)
-    mount_downloads(demo.app, services.library.jobs, lambda: services.settings.output_path(paths))  # as webapp.py does
+    mount_downloads(
+        demo.app, services.library.jobs, lambda: services.settings.output_path(paths)
+    )  # as webapp.py does
     try:
         yield RunningApp(f"http://127.0.0.1:{port}", paths, services, ctx, cache_dir)
     finally:

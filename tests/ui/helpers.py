@@ -39,16 +39,25 @@ FAST_FAKE_ENV = {"FAKE_SGL_SECONDS_PER_WORD": "0.02", "FAKE_SGL_WARMUP_S": "0.1"
 def _dist_info(site: Path, name: str, version: str) -> None:
     dist = site / f"{name.replace('-', '_')}-{version}.dist-info"
     dist.mkdir(parents=True, exist_ok=True)
-    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8")
+    (dist / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8"
+    )
     (dist / "RECORD").write_text("", encoding="utf-8")
 
 
-def prepare_root(root: Path, *, server_port: int | None = None, model_keys: tuple[str, ...] = ()) -> DataPaths:
+def prepare_root(
+    root: Path, *, server_port: int | None = None, model_keys: tuple[str, ...] = ()
+) -> DataPaths:
     """A data root whose backend venv runs the fake ``sgl-omni`` and already has ``model_keys``'
     companion packages (so a start does not pip-install them), and whose settings use a free port."""
     paths = DataPaths(root=root).ensure()
     install_fake_sgl_omni(paths.backend_venv)
-    site = paths.backend_venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    site = (
+        paths.backend_venv
+        / "lib"
+        / f"python{sys.version_info.major}.{sys.version_info.minor}"
+        / "site-packages"
+    )
     for key in model_keys:
         for spec in get_entry(key).companion_packages:
             name, _, version = spec.partition("==")
@@ -151,19 +160,36 @@ class AppProcess:
 
 
 def start_webapp(
-    paths: DataPaths, *, port: int, host: str = "127.0.0.1", env: Mapping[str, str] | None = None,
-    args: tuple[str, ...] = (), log_path: Path, timeout_s: float = 90.0,
+    paths: DataPaths,
+    *,
+    port: int,
+    host: str = "127.0.0.1",
+    env: Mapping[str, str] | None = None,
+    args: tuple[str, ...] = (),
+    log_path: Path,
+    timeout_s: float = 90.0,
 ) -> AppProcess:
     """Launch ``webapp.py`` like a user does and wait until it printed its URLs and answers HTTP."""
-    child_env = {**os.environ, "OMNI_WEB_HOME": str(paths.root), "GRADIO_ANALYTICS_ENABLED": "False",
-                 "PYTHONUNBUFFERED": "1", **FAST_FAKE_ENV, **(env or {})}
+    child_env = {
+        **os.environ,
+        "OMNI_WEB_HOME": str(paths.root),
+        "GRADIO_ANALYTICS_ENABLED": "False",
+        "PYTHONUNBUFFERED": "1",
+        **FAST_FAKE_ENV,
+        **(env or {}),
+    }
     if "OMNI_WEB_AUTH" not in (env or {}):
         child_env.pop("OMNI_WEB_AUTH", None)  # the login comes from this test, not the caller's shell
     handle = log_path.open("w", encoding="utf-8")
     process = subprocess.Popen(  # noqa: S603 - fixed argv: this repository's webapp.py
         [sys.executable, str(REPO_ROOT / "webapp.py"), "--host", host, "--port", str(port), *args],
-        cwd=str(REPO_ROOT), env=child_env, stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        text=True, start_new_session=True,
+        cwd=str(REPO_ROOT),
+        env=child_env,
+        stdout=handle,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
     )
     app = AppProcess(process, f"http://127.0.0.1:{port}", log_path)
 

@@ -39,17 +39,31 @@ def test_a_job_created_through_the_api_finishes_and_its_m4b_downloads(running_ap
     assert httpx.get(f"{api}/jobs", timeout=30).status_code == 401
     login = httpx.post(f"{app.url}/login", data={"username": "reader", "password": "pw-123"}, timeout=30)
     assert login.status_code == 200
-    assert httpx.get(f"{api}/jobs", cookies=login.cookies, timeout=30).status_code == 401  # the UI login is not a token
+    assert (
+        httpx.get(f"{api}/jobs", cookies=login.cookies, timeout=30).status_code == 401
+    )  # the UI login is not a token
     assert httpx.get(f"{app.url}/config", headers=auth, timeout=30).status_code == 401  # nor a token a login
     assert "/jobs" in httpx.get(f"{api}/openapi.json", headers=auth, timeout=30).json()["paths"]
     settings = json.dumps({"model_key": MODEL, "voice": {"kind": "speaker", "name": "Vivian"}})
     with (DATA_DIR / "hefty-water.epub").open("rb") as handle:
-        created = httpx.post(f"{api}/jobs", headers={**auth, "Idempotency-Key": "k1"}, timeout=60,
-                             files={"file": ("hefty-water.epub", handle)}, data={"settings": settings})
+        created = httpx.post(
+            f"{api}/jobs",
+            headers={**auth, "Idempotency-Key": "k1"},
+            timeout=60,
+            files={"file": ("hefty-water.epub", handle)},
+            data={"settings": settings},
+        )
     assert created.status_code == 201, created.text
     job_id = created.json()["id"]
-    job = wait_for(lambda: (j := httpx.get(f"{api}/jobs/{job_id}", headers=auth, timeout=30).json())["state"]
-                   in ("done", "failed") and j, timeout_s=240, what="the API job to finish")
+    job = wait_for(
+        lambda: (
+            (j := httpx.get(f"{api}/jobs/{job_id}", headers=auth, timeout=30).json())["state"]
+            in ("done", "failed")
+            and j
+        ),
+        timeout_s=240,
+        what="the API job to finish",
+    )
     assert job["state"] == "done", job["error"]
     assert job["progress"]["fraction"] == 1.0
     files = httpx.get(f"{api}/jobs/{job_id}/files", headers=auth, timeout=30).json()
@@ -60,7 +74,21 @@ def test_a_job_created_through_the_api_finishes_and_its_m4b_downloads(running_ap
     direct = httpx.get(f"{api}/jobs/{job_id}/book", headers=auth, timeout=60)
     assert direct.content == download.content
     (tmp_path / "book.m4b").write_bytes(direct.content)
-    probe = json.loads(subprocess.run(  # noqa: S603 - fixed argv
-        ["ffprobe", "-v", "error", "-show_format", "-show_chapters", "-of", "json", str(tmp_path / "book.m4b")],
-        check=True, capture_output=True, text=True).stdout)
+    probe = json.loads(
+        subprocess.run(  # noqa: S603 - fixed argv
+            [
+                "ffprobe",
+                "-v",
+                "error",
+                "-show_format",
+                "-show_chapters",
+                "-of",
+                "json",
+                str(tmp_path / "book.m4b"),
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
     assert float(probe["format"]["duration"]) > 5 and len(probe["chapters"]) >= 2

@@ -29,10 +29,17 @@ def test_presets_rules_inbox_and_tokens_from_the_ui(ui_app):
 
     raw = json.dumps({**night.to_dict(), "name": "Poems", "output_format": "mp3"})
     assert "Saved preset 'Poems'" in client.predict(raw, api_name="/preset_save")[0]
-    saved = client.predict({"headers": ["field", "contains", "preset"],
-                            "data": [["author", "eliot", "Poems"], ["language", "en", "Night"]]}, api_name="/rules_save")
+    saved = client.predict(
+        {
+            "headers": ["field", "contains", "preset"],
+            "data": [["author", "eliot", "Poems"], ["language", "en", "Night"]],
+        },
+        api_name="/rules_save",
+    )
     assert "Saved 2 rule(s)" in saved[0]
-    job = services.library.submit_book(DATA_DIR / "wasteland.epub")  # no preset named: the first rule picks Poems
+    job = services.library.submit_book(
+        DATA_DIR / "wasteland.epub"
+    )  # no preset named: the first rule picks Poems
     assert ConvertRequest.from_dict(job.params).output_format == "mp3"
 
     said = client.predict("off", "Night", "http://127.0.0.1:9/hook", "", api_name="/automation_save")
@@ -52,10 +59,14 @@ def test_opds_import_from_the_queue_tab(ui_app, catalog):  # noqa: F811 - the fi
     client = ui_app.client()
     services = ui_app.services
     services.library.presets.save(Preset(name="Lib", model_key=MODEL))
-    services.library.presets.set_rules([Rule("series", "tides", "Lib")])  # the catalog's series picks the preset
+    services.library.presets.set_rules(
+        [Rule("series", "tides", "Lib")]
+    )  # the catalog's series picks the preset
     _, _, note = client.predict(f"{url}/opds", "reader", "shelf", api_name="/opds_browse")
     assert "0 books, 1 sections" in note
-    _, books, note = client.predict(f"{url}/opds", "reader", "shelf", f"{url}/opds/new", api_name="/opds_open")
+    _, books, note = client.predict(
+        f"{url}/opds", "reader", "shelf", f"{url}/opds/new", api_name="/opds_open"
+    )
     (choice,) = books["choices"]
     assert "Hefty Water — Jane Rivers [Tides 2]" in choice[0]
     report = client.predict(f"{url}/opds", "reader", "shelf", [choice[1]], "", api_name="/opds_take")

@@ -49,7 +49,9 @@ def test_epub_to_downloaded_m4b(page, app, tmp_path):
     # Server tab: one downloaded model, so Start asks nothing.
     tab(page, "Server")
     expect(page.locator("#server-status-line")).to_contain_text("stopped")
-    expect(page.locator("#server-command textarea")).to_have_value(re.compile(r"sgl-omni serve --model-path Qwen/"))
+    expect(page.locator("#server-command textarea")).to_have_value(
+        re.compile(r"sgl-omni serve --model-path Qwen/")
+    )
     page.locator("#server-start").click()
     expect(page.locator("#server-status-line")).to_contain_text("healthy", timeout=LONG_S * 1000)
     expect(page.locator("#server-status-line")).to_contain_text("Qwen3-TTS 0.6B CustomVoice")
@@ -61,7 +63,9 @@ def test_epub_to_downloaded_m4b(page, app, tmp_path):
     expect(boxes).to_have_count(4)
     for index in range(4):
         expect(boxes.nth(index)).to_be_checked()
-    expect(page.locator("#gen-model input")).to_have_value(re.compile(r"^● Qwen3-TTS 0\.6B CustomVoice\s+tts"))
+    expect(page.locator("#gen-model input")).to_have_value(
+        re.compile(r"^● Qwen3-TTS 0\.6B CustomVoice\s+tts")
+    )
     expect(page.locator("#gen-voice input")).to_have_value("Vivian")
     page.locator("#gen-generate").click()
 
@@ -79,8 +83,9 @@ def test_epub_to_downloaded_m4b(page, app, tmp_path):
     page.locator('#jobs-chapters [data-play="2"]').click()
     # The chapter plays in the player bar at the foot of the window, from the output folder.
     expect(page.locator("#ow-nowplaying")).to_contain_text("2. The Switch")
-    page.wait_for_function("() => document.querySelector('#ow-nowplaying audio').readyState >= 1",
-                           timeout=30_000)
+    page.wait_for_function(
+        "() => document.querySelector('#ow-nowplaying audio').readyState >= 1", timeout=30_000
+    )
 
     # Higgs with a chunk size above its window: a dialog over the page asks first (Higgs is
     # downloaded now; a model that is not would be refused, as Start does).
@@ -119,8 +124,9 @@ def test_a_refresh_mid_job_finds_the_job_still_running(page, app):
         expect(boxes.nth(index)).to_be_checked()
     expect(boxes.nth(15)).not_to_be_checked()
     page.locator("#gen-generate").click()
-    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true",
-                                                                                timeout=LONG_S * 1000)
+    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute(
+        "aria-selected", "true", timeout=LONG_S * 1000
+    )
     expect(job_badge(page)).to_have_text("running", timeout=LONG_S * 1000)
     expect(page.locator("#jobs-detail")).to_contain_text("Rendering", timeout=LONG_S * 1000)
     page.reload()

@@ -38,7 +38,9 @@ def chat() -> Iterator[tuple[FakeChat, str]]:
 def app(tmp_path_factory: pytest.TempPathFactory, chat) -> Iterator[AppProcess]:
     for running in serve_webapp(tmp_path_factory, "browser-cast-sheet", {}, request_log=True):
         paths = DataPaths(Path(running.log_path).parent / "home")
-        save_settings(paths, dataclasses.replace(load_settings(paths), llm_url=chat[1] + "/v1", llm_model="fake-7b"))
+        save_settings(
+            paths, dataclasses.replace(load_settings(paths), llm_url=chat[1] + "/v1", llm_model="fake-7b")
+        )
         yield running
 
 
@@ -63,7 +65,9 @@ def test_cast_sheet_picks_voices_plays_a_line_labels_with_the_llm_and_reviews(pa
     sheet = page.locator("#cast-sheet")
     for name in ("Alice", "Hatter", "Queen"):
         expect(sheet.locator("tr", has_text=name).first).to_contain_text("picked", timeout=60_000)
-    voices = [sheet.locator("tr", has_text=n).first.locator("td").nth(2).inner_text() for n in ("Alice", "Hatter")]
+    voices = [
+        sheet.locator("tr", has_text=n).first.locator("td").nth(2).inner_text() for n in ("Alice", "Hatter")
+    ]
     assert voices[0] != voices[1] and "Vivian" not in voices  # distinct, and not the narrator's
 
     page.locator("#cast-sheet-play button", has_text="▶ Hatter").click()

@@ -45,7 +45,9 @@ def test_settings_test_lists_the_libraries_and_save_keeps_them(page, app, tmp_pa
         page.locator("#settings-abs-url input, #settings-abs-url textarea").first.fill(url)
         page.locator("#settings-abs-token input").fill(fake.token)
         page.locator("#settings-abs-test").click()
-        expect(page.locator("#settings-abs-status")).to_contain_text("Audiobooks (book, 1 folder)", timeout=30_000)
+        expect(page.locator("#settings-abs-status")).to_contain_text(
+            "Audiobooks (book, 1 folder)", timeout=30_000
+        )
         page.locator("#settings-abs-enabled input").check()
         page.locator("#settings-abs-save").click()
         expect(page.locator("#settings-abs-status")).to_contain_text("Delivery: on", timeout=30_000)

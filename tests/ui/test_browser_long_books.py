@@ -61,7 +61,9 @@ def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeServer]:
     """An sgl-omni started elsewhere (the user's own), with fewer speakers than the catalog."""
     base = tmp_path_factory.mktemp("remote")
     snapshot = _speak_lower_case(cache_model(base / "hf-cache", MODEL), REMOTE_SPEAKERS)
-    with start_fake_server(str(snapshot), env={"FAKE_SGL_WARMUP_S": "0.1"}, log_path=base / "remote.log") as server:
+    with start_fake_server(
+        str(snapshot), env={"FAKE_SGL_WARMUP_S": "0.1"}, log_path=base / "remote.log"
+    ) as server:
         yield server
 
 
@@ -130,9 +132,16 @@ PHONE = {"width": 390, "height": 844}
 
 def _long_book(path: Path) -> Path:
     """A Moby-Dick-shaped book: 138 chapters with titles of their own, a few sentences each."""
-    documents = [(f"c{n:03d}.xhtml", xhtml(f"<h1>{n}. The Whale Part {n}</h1><p>Call me reader number {n}. "
-                                           "The sea was grey and the ship was slow. We sailed on.</p>"))
-                 for n in range(1, CHAPTERS + 1)]
+    documents = [
+        (
+            f"c{n:03d}.xhtml",
+            xhtml(
+                f"<h1>{n}. The Whale Part {n}</h1><p>Call me reader number {n}. "
+                "The sea was grey and the ship was slow. We sailed on.</p>"
+            ),
+        )
+        for n in range(1, CHAPTERS + 1)
+    ]
     nav = nav_xhtml([(name, f"{n}. The Whale Part {n}") for n, (name, _) in enumerate(documents, start=1)])
     return make_epub(path, documents, nav=nav, title="Long Whale", author="Test Writer")
 
@@ -158,14 +167,18 @@ def test_a_138_chapter_job_page_stays_short_and_quick(page, app, browser, tmp_pa
     page.get_by_role("button", name="All", exact=True).click()
     expect(page.locator("#gen-estimate")).to_contain_text("No book has finished on this machine yet")
     page.locator("#gen-generate").click()
-    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true",
-                                                                               timeout=60_000)
+    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute(
+        "aria-selected", "true", timeout=60_000
+    )
     # The managed server is killed mid-render: the job says it waits within 10 s, and goes on.
     rendering = page.locator("#jobs-detail [data-phase=rendering] .ow-bar-text")
 
     def early_in_rendering() -> bool:
-        found = re.match(r"(\d+)/276 chunks · (ETA|measuring)", rendering.first.text_content(timeout=5000) or "") \
-            if rendering.count() else None
+        found = (
+            re.match(r"(\d+)/276 chunks · (ETA|measuring)", rendering.first.text_content(timeout=5000) or "")
+            if rendering.count()
+            else None
+        )
         return bool(found and int(found.group(1)) <= 200)
 
     wait_for(early_in_rendering, timeout_s=LONG_S, interval_s=0.1, what="the first chunks of the long book")
@@ -183,15 +196,21 @@ def test_a_138_chapter_job_page_stays_short_and_quick(page, app, browser, tmp_pa
     expect(log).to_contain_text("The server died; restarting it.", timeout=30_000)
     stamp = re.search(r"(\d\d):(\d\d):(\d\d) The server died", log.text_content()).groups()
     noticed = time.localtime(killed)
-    noticed_s = (int(stamp[0]) - noticed.tm_hour) * 3600 + (int(stamp[1]) - noticed.tm_min) * 60 + \
-        int(stamp[2]) - noticed.tm_sec
+    noticed_s = (
+        (int(stamp[0]) - noticed.tm_hour) * 3600
+        + (int(stamp[1]) - noticed.tm_min) * 60
+        + int(stamp[2])
+        - noticed.tm_sec
+    )
     assert noticed_s <= 10, noticed_s
     shot(page, "jobs-138-chapters-server-killed")
     expect(job_badge(page)).to_have_text("done", timeout=LONG_S * 5 * 1000)
     expect(log).to_contain_text("The server answers again after")
     waiting = page.evaluate("window.__waiting")
-    assert all("Waiting for the server (down since" in text and "restarts the server it manages" in text
-               for text in waiting), waiting[:2]
+    assert all(
+        "Waiting for the server (down since" in text and "restarts the server it manages" in text
+        for text in waiting
+    ), waiting[:2]
     expect(page.locator("#jobs-chapters [data-play]")).to_have_count(CHAPTERS, timeout=60_000)
     page.wait_for_timeout(2500)  # a tick or two after the end: everything the page will show is there
 
@@ -206,12 +225,20 @@ def test_a_138_chapter_job_page_stays_short_and_quick(page, app, browser, tmp_pa
 
     # Clicks are answered within a second: play in place, unfold the levels.
     # Answered: the player bar names the chapter; its audio then streams from the output folder.
-    play = _answered_ms(page, "document.querySelector('#jobs-chapters [data-play=\"5\"]').click()",
-                        "document.querySelector('#ow-nowplaying')?.textContent.includes('5. The Whale Part 5')")
-    page.wait_for_function("() => document.querySelector('#ow-nowplaying audio').readyState >= 1", timeout=30_000)
-    fold = _answered_ms(page, "document.querySelector('#jobs-levels summary').click()",
-                        "document.querySelector('#jobs-levels').open && "
-                        "document.querySelector('#jobs-levels table').offsetHeight > 0")
+    play = _answered_ms(
+        page,
+        "document.querySelector('#jobs-chapters [data-play=\"5\"]').click()",
+        "document.querySelector('#ow-nowplaying')?.textContent.includes('5. The Whale Part 5')",
+    )
+    page.wait_for_function(
+        "() => document.querySelector('#ow-nowplaying audio').readyState >= 1", timeout=30_000
+    )
+    fold = _answered_ms(
+        page,
+        "document.querySelector('#jobs-levels summary').click()",
+        "document.querySelector('#jobs-levels').open && "
+        "document.querySelector('#jobs-levels table').offsetHeight > 0",
+    )
     assert play < 1000 and fold < 1000, (play, fold)
     page.wait_for_timeout(4500)  # two ticks: the open fold stays open
     assert levels.evaluate("e => e.open") is True
@@ -236,7 +263,10 @@ def test_a_138_chapter_job_page_stays_short_and_quick(page, app, browser, tmp_pa
         bar = phone.locator("#ow-nowplaying")
         expect(bar).to_contain_text("40. The Whale Part 40")
         box, shown = bar.bounding_box(), button.bounding_box()
-        assert box["y"] + box["height"] <= PHONE["height"] + 1 and 0 <= shown["y"] <= PHONE["height"], (box, shown)
+        assert box["y"] + box["height"] <= PHONE["height"] + 1 and 0 <= shown["y"] <= PHONE["height"], (
+            box,
+            shown,
+        )
         width = phone.evaluate("document.documentElement.scrollWidth")
         assert width <= PHONE["width"] + 2, width  # nothing wider than the phone
         shot(phone, "jobs-138-chapters-phone")
@@ -256,10 +286,12 @@ def test_a_138_chapter_job_page_stays_short_and_quick(page, app, browser, tmp_pa
           return p.querySelector('.ow-shelf-now').textContent; }""")
         assert named == "5. The Whale Part 5", named
         player.locator(".ow-shelf-speed").select_option("1.5")
-        phone.wait_for_function("""() => { const a = document.querySelector('.ow-shelf-player audio');
+        phone.wait_for_function(
+            """() => { const a = document.querySelector('.ow-shelf-player audio');
           const start = document.querySelector('.ow-shelf-player')._book.chapters[4].start;
           return a.readyState >= 1 && a.playbackRate === 1.5 && a.currentTime >= start && !a.paused; }""",
-                                timeout=60_000)
+            timeout=60_000,
+        )
         # Playing on, the name follows the position (never a chapter the audio is not in).
         assert phone.evaluate("""() => { const p = document.querySelector('.ow-shelf-player');
           const a = p.querySelector('audio'); a.pause(); a.dispatchEvent(new Event('timeupdate'));
@@ -270,9 +302,12 @@ def test_a_138_chapter_job_page_stays_short_and_quick(page, app, browser, tmp_pa
         phone.reload()
         tab(phone, "Shelf")
         phone.locator(".ow-shelf-book").filter(has_text="Long Whale").locator(".ow-shelf-open").click()
-        phone.wait_for_function("""() => { const a = document.querySelector('.ow-shelf-player audio');
+        phone.wait_for_function(
+            """() => { const a = document.querySelector('.ow-shelf-player audio');
           const start = document.querySelector('.ow-shelf-player')._book.chapters[4].start;
-          return a.readyState >= 1 && a.playbackRate === 1.5 && a.currentTime >= start; }""", timeout=60_000)
+          return a.readyState >= 1 && a.playbackRate === 1.5 && a.currentTime >= start; }""",
+            timeout=60_000,
+        )
         expect(phone.locator(".ow-shelf-speed")).to_have_value("1.5")
         width = phone.evaluate("document.documentElement.scrollWidth")
         assert width <= PHONE["width"] + 2, width
@@ -299,7 +334,9 @@ def test_a_login_survives_an_app_restart(browser, tmp_path):
         assert saved.stat().st_mode & 0o077 == 0 and first.password() not in saved.read_text()
         # Another password: the old logins are gone.
         env = {"OMNI_WEB_AUTH": "omni:another-pass-1"}
-        third = start_webapp(paths, port=free_port(), host="0.0.0.0", env=env, log_path=tmp_path / "third.log")
+        third = start_webapp(
+            paths, port=free_port(), host="0.0.0.0", env=env, log_path=tmp_path / "third.log"
+        )
         try:
             page.goto(third.url)
             expect(page.locator("input[type=password]")).to_be_visible(timeout=60_000)

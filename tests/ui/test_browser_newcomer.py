@@ -54,9 +54,18 @@ def _book(path: Path, *, title: str, chapters: int, cover: bytes | None = None) 
                  for n in range(1, chapters + 1)]
     nav = nav_xhtml([(name, f"Chapter {n}") for n, (name, _) in enumerate(documents, start=1)])
     extra = {"OEBPS/cover.png": cover} if cover else None
-    manifest = '<item id="cover" href="cover.png" media-type="image/png" properties="cover-image"/>' if cover else ""
-    return make_epub(path, documents, nav=nav, title=title, author="Test Writer", extra_files=extra,
-                     extra_manifest=manifest)
+    manifest = (
+        '<item id="cover" href="cover.png" media-type="image/png" properties="cover-image"/>' if cover else ""
+    )
+    return make_epub(
+        path,
+        documents,
+        nav=nav,
+        title=title,
+        author="Test Writer",
+        extra_files=extra,
+        extra_manifest=manifest,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +82,10 @@ def books(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def _numbered_book(path: Path) -> Path:
     """Chapter titles that carry their own numbers, as Moby-Dick's do."""
     titles = ["1. Loomings", "2. The Carpet-Bag"]
-    documents = [(f"c{n}.xhtml", xhtml(f"<h1>{t}</h1><p>Call me Ishmael. Some years ago I went to sea.</p>"))
-                 for n, t in enumerate(titles, start=1)]
+    documents = [
+        (f"c{n}.xhtml", xhtml(f"<h1>{t}</h1><p>Call me Ishmael. Some years ago I went to sea.</p>"))
+        for n, t in enumerate(titles, start=1)
+    ]
     nav = nav_xhtml([(name, t) for (name, _), t in zip(documents, titles, strict=True)])
     return make_epub(path, documents, nav=nav, title="Numbered Titles", author="Test Writer")
 
@@ -98,8 +109,9 @@ def _pick_voice(page, name: str) -> None:
 
 def _generate_and_follow(page) -> None:
     page.locator("#gen-generate").click()
-    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true",
-                                                                               timeout=60_000)
+    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute(
+        "aria-selected", "true", timeout=60_000
+    )
 
 
 def _served(link) -> Path:
@@ -113,8 +125,11 @@ def _in_view(page, selector: str) -> bool:
 
 
 def test_two_voices_keep_two_books_and_a_twin_opens_the_first(page, app, books):
-    outputs = Path(load_settings(DataPaths(Path(app.log_path.parent / "home"))).output_path(
-        DataPaths(app.log_path.parent / "home")))
+    outputs = Path(
+        load_settings(DataPaths(Path(app.log_path.parent / "home"))).output_path(
+            DataPaths(app.log_path.parent / "home")
+        )
+    )
     names = []
     _upload(page, books["short"], "Two Voices")
     for voice in ("Vivian", "Ryan"):
@@ -128,7 +143,9 @@ def test_two_voices_keep_two_books_and_a_twin_opens_the_first(page, app, books):
         link = page.locator("#jobs-download")
         expect(link).to_have_text("⬇ Two Voices.m4b", timeout=30_000)  # the file's name, not its server path
         names.append(_served(link))
-    assert names[0] != names[1] and "{Vivian - " in names[0].parent.name and "{Ryan - " in names[1].parent.name
+    assert (
+        names[0] != names[1] and "{Vivian - " in names[0].parent.name and "{Ryan - " in names[1].parent.name
+    )
     on_disk = sorted(p.resolve() for p in outputs.rglob("*.m4b") if ".parts" not in p.parts)
     assert names[0] in on_disk and names[1] in on_disk  # the first book was not overwritten
     shot(page, "jobs-two-voices")
@@ -215,7 +232,8 @@ def test_a_long_book_keeps_its_actions_in_view_and_reports_every_phase(page, boo
     for phase in ("rendering", "chapters", "book"):
         expect(detail.locator(f"[data-phase={phase}]")).to_contain_text("done")
     expect(page.locator(".toast-body").filter(has_text="Finished: Long Book").first).to_be_visible(
-        timeout=30_000)
+        timeout=30_000
+    )
     expect(page).to_have_title(re.compile(r"^✓ Long Book done"), timeout=30_000)
     page.evaluate("window.scrollTo(0, 0)")
     for action in ("#jobs-download", "#jobs-delete", "#jobs-rerun"):
@@ -317,7 +335,9 @@ def test_an_error_is_said_once_in_words_without_red_pills(page, tmp_path):
     expect(toast).to_have_count(1, timeout=60_000)
     _said_once(page, "Upload a book first")
     _no_error_pills(page)
-    assert not re.search(r"[a-z0-9]+_[a-z0-9_]+|Error:|Exception", toast.inner_text())  # no keys, no class names
+    assert not re.search(
+        r"[a-z0-9]+_[a-z0-9_]+|Error:|Exception", toast.inner_text()
+    )  # no keys, no class names
     shot(page, "generate-error-once")
 
 
@@ -371,7 +391,8 @@ def test_logs_follow_and_settings_show_the_real_port(page, app):
     assert "/v1/audio/speech HTTP" not in log.input_value()
     page.wait_for_function(
         "() => { const b = document.querySelector('#server-boot-log textarea');"
-        " return b && b.scrollHeight > b.clientHeight && b.scrollTop + b.clientHeight >= b.scrollHeight - 8; }",
+        " return b && b.scrollHeight > b.clientHeight && b.scrollTop + b.clientHeight >= b.scrollHeight - 8; "
+        "}",
         timeout=30_000,
     )
     shot(page, "server-boot-log-at-end")

@@ -29,7 +29,9 @@ def test_upload_shows_title_author_cover_and_preselected_chapters(ui_app):
     assert "The Waste Land" in header and "T.S. Eliot" in header and "7 chapters" in header
     assert cover["visible"] is True and cover["value"].endswith((".webp", ".png", ".jpg", ".jpeg"))
     labels = _labels(chapters)
-    assert labels[0].startswith("  1. The Waste Land") and "35 words" in labels[0] and "title page" in labels[0]
+    assert (
+        labels[0].startswith("  1. The Waste Land") and "35 words" in labels[0] and "title page" in labels[0]
+    )
     assert "595 words" in labels[1]
     assert "notes" in labels[6]
     assert chapters["value"] == [2, 3, 4, 5, 6]  # title page and notes are not read by default
@@ -53,7 +55,9 @@ def test_formats_no_reader_opens_are_told_to_convert_with_calibre(ui_app, tmp_pa
     for name in ("Moby Dick.rtf", "story.lit", "notes.doc"):
         other = tmp_path / name
         other.write_bytes(b"{\\rtf1 not a book omni-web reads")
-        header, _cover, _chapters, notice, box = ui_app.client().predict(handle_file(other), api_name="/book_upload")
+        header, _cover, _chapters, notice, box = ui_app.client().predict(
+            handle_file(other), api_name="/book_upload"
+        )
         assert name in header and "Calibre" in header and "ebook-convert" in header, header
         assert notice == "" and box is None
 
@@ -61,7 +65,9 @@ def test_formats_no_reader_opens_are_told_to_convert_with_calibre(ui_app, tmp_pa
 def test_a_damaged_pdf_is_refused_as_a_pdf(ui_app, tmp_path):
     other = tmp_path / "Moby Dick.pdf"
     other.write_bytes(b"%PDF-1.4 not really")
-    header, _cover, _chapters, notice, box = ui_app.client().predict(handle_file(other), api_name="/book_upload")
+    header, _cover, _chapters, notice, box = ui_app.client().predict(
+        handle_file(other), api_name="/book_upload"
+    )
     assert "Moby Dick.pdf" in header and "damaged PDF" in header, header
     assert notice == "" and box is None
 
@@ -76,7 +82,9 @@ def test_model_picker_reads_as_a_table(ui_app):
     for word in CAPABILITY_COLUMNS:
         starts = {label.index(f" {word}") + 1 for label in labels if f" {word}" in label}
         assert len(starts) == 1, f"'{word}' is not in one column: {starts}"
-    column = {word: min(text.index(word) for text in labels if f" {word}" in text) for word in CAPABILITY_COLUMNS}
+    column = {
+        word: min(text.index(word) for text in labels if f" {word}" in text) for word in CAPABILITY_COLUMNS
+    }
     assert column["tts"] < column["clone"] < column["design"]
     assert "downloaded" in info and chunk == 120
 
@@ -124,7 +132,10 @@ def test_added_clip_appears_in_clone_menus_with_its_transcript(ui_app, tmp_path)
     assert transcript["visible"] is True and transcript["value"] == EIGHT_SECONDS_TEXT
     assert "10-20 s of clean speech" in help_text
     stored = ui_app.paths.voices_dir / "narrator.wav"
-    assert stored.is_file() and (ui_app.paths.voices_dir / "narrator.txt").read_text().strip() == EIGHT_SECONDS_TEXT
+    assert (
+        stored.is_file()
+        and (ui_app.paths.voices_dir / "narrator.txt").read_text().strip() == EIGHT_SECONDS_TEXT
+    )
     # A clone-only model offers the same clip; CustomVoice (built-in speakers only) does not.
     custom_menu, *_ = client.predict(MODEL, None, api_name="/voice_menu")
     assert "clone:narrator" not in [key for _, key in custom_menu["choices"]]
@@ -132,7 +143,9 @@ def test_added_clip_appears_in_clone_menus_with_its_transcript(ui_app, tmp_path)
     assert [key for _, key in base_menu["choices"]] == ["clone:narrator"]
     with pytest.raises(AppError, match="(?i)whisper|transcri"):  # no faster-whisper weights in this cache
         client.predict("qwen3_tts_0_6b_base", "clone:narrator", api_name="/voice_transcribe")
-    saved = client.predict("qwen3_tts_0_6b_base", "clone:narrator", "Edited words.", api_name="/voice_save_transcript")
+    saved = client.predict(
+        "qwen3_tts_0_6b_base", "clone:narrator", "Edited words.", api_name="/voice_save_transcript"
+    )
     assert saved == "Edited words."
     assert (ui_app.paths.voices_dir / "narrator.txt").read_text().strip() == "Edited words."
 
@@ -172,7 +185,9 @@ def test_a_model_that_is_not_downloaded_is_refused_as_start_would(ui_app):
     client.predict(handle_file(DATA_DIR / "hefty-water.epub"), api_name="/book_upload")
     info = client.predict("higgs_audio_v3_tts", None, api_name="/voice_menu")
     before = {job.id for job in ui_app.services.library.jobs.list()}
-    with pytest.raises(AppError, match="Higgs Audio v3 TTS .* is not downloaded. Download it in the Models tab"):
+    with pytest.raises(
+        AppError, match="Higgs Audio v3 TTS .* is not downloaded. Download it in the Models tab"
+    ):
         client.predict([2], "higgs_audio_v3_tts", "default", "", "", 80, api_name="/generate")
     assert {job.id for job in ui_app.services.library.jobs.list()} == before
     assert info is not None
@@ -193,18 +208,21 @@ def _higgs_dialog(ui_app):
     client.predict("higgs_audio_v3_tts", None, api_name="/voice_menu")
     before = {job.id for job in ui_app.services.library.jobs.list()}
     notice, job_id, dialog_text, chunk, _ = client.predict(
-        [2], "higgs_audio_v3_tts", "default", "", "", 120, api_name="/generate")
+        [2], "higgs_audio_v3_tts", "default", "", "", 120, api_name="/generate"
+    )
     assert job_id == "" and notice == ""
     assert "80 words" in dialog_text and "120" in dialog_text
     assert {job.id for job in ui_app.services.library.jobs.list()} == before  # nothing queued yet
     notice, job_id, dialog_text, chunk, _ = client.predict(
-        [2], "higgs_audio_v3_tts", "default", "", "", 120, api_name="/generate_clamped")
+        [2], "higgs_audio_v3_tts", "default", "", "", 120, api_name="/generate_clamped"
+    )
     assert chunk == 80 and job_id and "Queued" in notice
     job = ui_app.services.library.jobs.get(job_id)
     assert job.params["chunk_words"] == 80 and job.params["chapters"] == [2]
     assert job.params["voice"]["kind"] == "default"
     notice, kept_id, _, chunk, _ = client.predict(
-        [2], "higgs_audio_v3_tts", "default", "", "", 120, api_name="/generate_keep")
+        [2], "higgs_audio_v3_tts", "default", "", "", 120, api_name="/generate_keep"
+    )
     kept = ui_app.services.library.jobs.get(kept_id).params
     assert chunk == 120 and kept["chunk_words"] == 120 and kept["keep_over_cap"] is True
     assert job.params["keep_over_cap"] is False

@@ -145,9 +145,12 @@ def test_the_finished_book_downloads_through_links_not_server_paths(ui_app, brow
         # A click on "MP3 files (zip)" downloads one MP3 per chapter, cut from the m4b (no MP3 setting).
         # The page's first ticks may send the panel again (same content, new elements); a click
         # whose element is replaced between press and release goes nowhere. Wait until it stays.
-        page.wait_for_function("""() => { const a = document.querySelector('#jobs-download-mp3');
+        page.wait_for_function(
+            """() => { const a = document.querySelector('#jobs-download-mp3');
             if (!a) { return false; } a.seen = a.seen || Date.now(); return Date.now() - a.seen > 5000; }""",
-                               polling=500, timeout=60_000)
+            polling=500,
+            timeout=60_000,
+        )
         with page.expect_download(timeout=180_000) as info:
             panel.locator("#jobs-download-mp3").click()
         assert info.value.suggested_filename == f"{m4b.stem} - MP3.zip"
@@ -157,13 +160,20 @@ def test_the_finished_book_downloads_through_links_not_server_paths(ui_app, brow
             names = archive.namelist()
             archive.extractall(tmp_path / "mp3")
         assert [n for n in names if n.endswith(".mp3")] == [
-            "01 - Hefty Water.mp3", "02 - The Switch.mp3", "03 - The Source.mp3", "04 - Hefty Ruby Water.mp3"]
-        lengths = [float(_ffprobe(tmp_path / "mp3" / n)["format"]["duration"]) for n in names if n.endswith(".mp3")]
+            "01 - Hefty Water.mp3",
+            "02 - The Switch.mp3",
+            "03 - The Source.mp3",
+            "04 - Hefty Ruby Water.mp3",
+        ]
+        lengths = [
+            float(_ffprobe(tmp_path / "mp3" / n)["format"]["duration"]) for n in names if n.endswith(".mp3")
+        ]
         assert abs(sum(lengths) - float(_ffprobe(m4b)["format"]["duration"])) < 0.5, lengths
         expect(panel).to_contain_text(re.compile(r"MP3 files \(zip\)\s+\d+(\.\d)? [KM]B"))  # made: its size
         # "Download all": the m4b and the four MP3s in one zip.
-        everything = page.request.get(base + panel.locator("#jobs-download-all").get_attribute("href"),
-                                      timeout=180_000)
+        everything = page.request.get(
+            base + panel.locator("#jobs-download-all").get_attribute("href"), timeout=180_000
+        )
         assert everything.status == 200
         with zipfile.ZipFile(io.BytesIO(everything.body())) as archive:
             assert archive.read(m4b.name) == m4b.read_bytes()
@@ -178,9 +188,12 @@ def test_the_finished_book_downloads_through_links_not_server_paths(ui_app, brow
         assert not any("/" in text for text in card.locator("a").all_inner_texts())
         zipped = page.request.get(base + mp3_link.get_attribute("href"))
         assert zipped.status == 200 and zipped.body() == saved.read_bytes()  # the cached zip
-        everything = page.request.get(base + card.get_by_role("link", name="Download all (zip)").get_attribute("href"),
-                                      timeout=180_000)
-        assert everything.status == 200 and m4b.name in zipfile.ZipFile(io.BytesIO(everything.body())).namelist()
+        everything = page.request.get(
+            base + card.get_by_role("link", name="Download all (zip)").get_attribute("href"), timeout=180_000
+        )
+        assert (
+            everything.status == 200 and m4b.name in zipfile.ZipFile(io.BytesIO(everything.body())).namelist()
+        )
         shot(page, "shelf-downloads")
     finally:
         context.close()
@@ -193,14 +206,23 @@ def test_the_finished_book_downloads_through_links_not_server_paths(ui_app, brow
 
 
 def test_only_output_and_voice_files_are_served(ui_app):
-    job = next(job for job in ui_app.services.library.jobs.list() if job.state is JobState.DONE and job.result.get("m4b"))
+    job = next(
+        job
+        for job in ui_app.services.library.jobs.list()
+        if job.state is JobState.DONE and job.result.get("m4b")
+    )
     anonymous = httpx.get(f"{ui_app.url}/gradio_api/file={job.result['m4b']}", timeout=30)
     assert anonymous.status_code in (401, 403)
     http = _logged_in(ui_app)
     served = http.get(f"/gradio_api/file={job.result['m4b']}")
     assert served.status_code == 200 and served.content == Path(job.result["m4b"]).read_bytes()
-    for private in (ui_app.paths.jobs_db, ui_app.paths.settings_file, next(ui_app.paths.logs_dir.glob("*.log")),
-                    ui_app.paths.backend_venv / "pyvenv.cfg", DATA_DIR / "hefty-water.epub"):
+    for private in (
+        ui_app.paths.jobs_db,
+        ui_app.paths.settings_file,
+        next(ui_app.paths.logs_dir.glob("*.log")),
+        ui_app.paths.backend_venv / "pyvenv.cfg",
+        DATA_DIR / "hefty-water.epub",
+    ):
         assert http.get(f"/gradio_api/file={private}").status_code == 403, private
 
 
@@ -245,14 +267,20 @@ def test_cancel_a_queued_and_a_running_job_then_resume(ui_app):
     short_id = _submit(client, "hefty-water.epub")
     queued = ui_app.services.library.jobs.get(short_id)
     assert queued.state is JobState.QUEUED
-    wait_for(lambda: ui_app.services.library.jobs.get(long_id).state is JobState.RUNNING, timeout_s=30,
-             what="the long job to start")
+    wait_for(
+        lambda: ui_app.services.library.jobs.get(long_id).state is JobState.RUNNING,
+        timeout_s=30,
+        what="the long job to start",
+    )
     overview, _pick, detail, *_ = client.predict(short_id, api_name="/jobs_refresh")
     assert "queued, #1 in line" in overview and "Waiting: #1 in the queue" in detail
     client.predict(short_id, api_name="/job_cancel")
     assert ui_app.services.library.jobs.get(short_id).state is JobState.CANCELLED
-    wait_for(lambda: (ui_app.services.library.jobs.get(long_id).progress.get("chunks_done") or 0) > 0,
-             timeout_s=60, what="the long job to render its first chunks")
+    wait_for(
+        lambda: (ui_app.services.library.jobs.get(long_id).progress.get("chunks_done") or 0) > 0,
+        timeout_s=60,
+        what="the long job to render its first chunks",
+    )
     client.predict(long_id, api_name="/job_cancel")
     cancelled = _wait_finished(ui_app, long_id, timeout_s=60)
     assert cancelled.state is JobState.CANCELLED
@@ -276,7 +304,7 @@ def test_mp3_chapters_are_offered_when_the_setting_asks_for_them(ui_app):
     m4b = _link(outputs[3])
     assert m4b.suffix == ".m4b" and m4b.is_file()
     # The MP3s are links in one fold, served from the output folder (no copies, no settings box).
-    fold = outputs[3][outputs[3].index('id="jobs-mp3s"'):]
+    fold = outputs[3][outputs[3].index('id="jobs-mp3s"') :]
     hrefs = [html.unescape(h) for h in re.findall(r'href="(gradio_api/file=[^"]+\.mp3)"', fold)]
     mp3s = [Path(unquote(h.removeprefix("gradio_api/file="))) for h in hrefs]
     assert len(mp3s) == 2 and "MP3 chapters · 2 files" in fold
@@ -313,12 +341,14 @@ def test_two_voices_keep_two_books_and_a_twin_opens_the_first(ui_app):
     assert books[0].name in html.unescape(downloads) and _link(downloads) == books[0].resolve()
     # The same request again: no twin is queued, the page offers the existing job instead.
     before = len(ui_app.services.library.jobs.list())
-    notice, job_id, _, _, confirm = client.predict([2, 3], MODEL, "speaker:Vivian", "", "", 250,
-                                                   api_name="/generate")
+    notice, job_id, _, _, confirm = client.predict(
+        [2, 3], MODEL, "speaker:Vivian", "", "", 250, api_name="/generate"
+    )
     assert job_id == "" and "already exists" in confirm and ids[0] in confirm
     assert len(ui_app.services.library.jobs.list()) == before
-    notice, job_id, *_ = client.predict([2, 3], MODEL, "speaker:Vivian", "", "", 250,
-                                        api_name="/generate_open_twin")
+    notice, job_id, *_ = client.predict(
+        [2, 3], MODEL, "speaker:Vivian", "", "", 250, api_name="/generate_open_twin"
+    )
     assert job_id == ids[0]
 
 
@@ -332,6 +362,9 @@ def test_run_again_is_a_new_job_with_its_own_queue_time_and_the_same_book(ui_app
     assert again_id and again_id != job_id  # the page follows the new row
     again = _wait_finished(ui_app, again_id)
     assert again.state is JobState.DONE, again.error
-    assert again.created_at > first.created_at and ui_app.services.library.jobs.get(job_id).state is JobState.DONE
+    assert (
+        again.created_at > first.created_at
+        and ui_app.services.library.jobs.get(job_id).state is JobState.DONE
+    )
     assert again.result["m4b"] == first.result["m4b"]  # the same file, rebuilt from cached chunks
     assert "Vivian" in outputs[0]  # the jobs list names the voice

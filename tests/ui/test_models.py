@@ -26,7 +26,9 @@ def hub() -> Iterator[FakeHub]:
     files = {"config.json": b'{"model_type": "voxtral"}\n', "model.safetensors": b"\0" * 300_000}
     # Bigger than huggingface_hub's 10 MiB read chunk, so a cancel lands mid-file.
     slow = {"config.json": b"{}\n", "model.safetensors": b"\1" * 24_000_000}
-    with FakeHub([FakeRepo(get_entry(VOXTRAL).repo_id, files), FakeRepo(get_entry(SLOW).repo_id, slow)]) as server:
+    with FakeHub(
+        [FakeRepo(get_entry(VOXTRAL).repo_id, files), FakeRepo(get_entry(SLOW).repo_id, slow)]
+    ) as server:
         yield server
 
 
@@ -46,8 +48,11 @@ def _checked(tree: dict[str, dict]) -> list[list[str]]:
 
 
 def _finish(app: RunningApp):
-    return wait_for(lambda: (s := app.ctx.tasks.snapshot(TASK_MODELS)).state.finished and s,
-                    timeout_s=60, what="the model changes to finish")
+    return wait_for(
+        lambda: (s := app.ctx.tasks.snapshot(TASK_MODELS)).state.finished and s,
+        timeout_s=60,
+        what="the model changes to finish",
+    )
 
 
 def test_tree_groups_by_org_and_checks_what_is_on_disk(app):
@@ -90,13 +95,17 @@ def test_unchecking_asks_first_then_stops_the_hosting_server_and_removes(app):
     confirm_text, _, _ = client.predict(*checked, api_name="/models_apply")
     # Models by the names users read, never by catalog key.
     assert "Remove 2 models" in confirm_text and get_entry(MODEL).label in confirm_text
-    assert get_entry(VOXTRAL).label in confirm_text and MODEL not in confirm_text and VOXTRAL not in confirm_text
+    assert (
+        get_entry(VOXTRAL).label in confirm_text and MODEL not in confirm_text and VOXTRAL not in confirm_text
+    )
     assert "running server hosting Qwen3-TTS 0.6B CustomVoice is stopped first" in confirm_text
     assert MODEL in installed_keys(cache_dir=app.cache_dir)  # nothing removed before the confirm
     client.predict(api_name="/models_confirm")
     done = _finish(app)
     assert done.state is RunState.DONE, done.message
-    assert done.result == f"Done: removed {get_entry(MODEL).label}, removed {get_entry(VOXTRAL).label}.", done.result
+    assert done.result == f"Done: removed {get_entry(MODEL).label}, removed {get_entry(VOXTRAL).label}.", (
+        done.result
+    )
     assert installed_keys(cache_dir=app.cache_dir) == {"qwen3_tts_0_6b_base"}
     assert app.services.server.owned_record() is None
     assert "Stopping the managed server hosting qwen3_tts_0_6b_customvoice" in done.log_text
@@ -110,8 +119,11 @@ def test_a_download_can_be_cancelled_and_nothing_is_half_installed(app, hub):
         checked = _checked(_tree(client))
         checked[ORGS.index("OpenMOSS")] = [SLOW]
         client.predict(*checked, api_name="/models_apply")
-        wait_for(lambda: f"Downloading {SLOW}" in app.ctx.tasks.snapshot(TASK_MODELS).log_text, timeout_s=60,
-                 what="the download to start")
+        wait_for(
+            lambda: f"Downloading {SLOW}" in app.ctx.tasks.snapshot(TASK_MODELS).log_text,
+            timeout_s=60,
+            what="the download to start",
+        )
         client.predict(api_name="/models_cancel")
         done = _finish(app)
     finally:

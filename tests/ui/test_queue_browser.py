@@ -23,9 +23,16 @@ TITLES = ("Queue One", "Queue Two", "Queue Three")
 
 def _books(folder) -> list[str]:
     text = "<p>The river ran past the mill all night, and nobody in the village slept through it.</p>" * 3
-    return [str(make_epub(folder / f"{title.lower().replace(' ', '-')}.epub",
-                          (("c1.xhtml", xhtml(f"<h1>One</h1>{text}")), ("c2.xhtml", xhtml(f"<h1>Two</h1>{text}"))),
-                          title=title)) for title in TITLES]
+    return [
+        str(
+            make_epub(
+                folder / f"{title.lower().replace(' ', '-')}.epub",
+                (("c1.xhtml", xhtml(f"<h1>One</h1>{text}")), ("c2.xhtml", xhtml(f"<h1>Two</h1>{text}"))),
+                title=title,
+            )
+        )
+        for title in TITLES
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -34,10 +41,16 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppProcess]:
     base = tmp_path_factory.mktemp("queue-browser")
     paths = prepare_root(base / "home", model_keys=(MODEL,))
     cache_model(base / "hf-cache", MODEL)
-    PresetBook(paths.presets_file).save(Preset(name="Quick", model_key=MODEL, voice={"kind": "speaker", "name": "Vivian"},
-                                               qa_level="off"))
-    running = start_webapp(paths, port=free_port(), host="0.0.0.0", env={"HF_HUB_CACHE": str(base / "hf-cache")},
-                           log_path=base / "webapp.log")
+    PresetBook(paths.presets_file).save(
+        Preset(name="Quick", model_key=MODEL, voice={"kind": "speaker", "name": "Vivian"}, qa_level="off")
+    )
+    running = start_webapp(
+        paths,
+        port=free_port(),
+        host="0.0.0.0",
+        env={"HF_HUB_CACHE": str(base / "hf-cache")},
+        log_path=base / "webapp.log",
+    )
     running.paths = paths  # type: ignore[attr-defined] - the test reads the job store behind the page
     try:
         yield running
@@ -79,8 +92,11 @@ def test_queue_controls_steer_the_worker(page, app, tmp_path) -> None:
     shot(page, "queue-steered")
     assert [job.title for job in store.queued()] == ["Queue Three", "Queue One", "Queue Two"]
     page.locator("#queue-resume-all").click()
-    wait_for(lambda: all(store.get(j.id).state.finished for j in (three, two)), timeout_s=240,
-             what="the two released books to finish")
+    wait_for(
+        lambda: all(store.get(j.id).state.finished for j in (three, two)),
+        timeout_s=240,
+        what="the two released books to finish",
+    )
     assert [store.get(j.id).state for j in (three, two)] == [JobState.DONE] * 2, store.get(three.id).error
     assert store.get(one.id).state is JobState.QUEUED  # held in its place while the others ran
     assert store.get(three.id).started_at < store.get(two.id).started_at  # the move to the top was obeyed

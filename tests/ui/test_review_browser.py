@@ -40,8 +40,14 @@ def reviewed_app(tmp_path: Path) -> Iterator[tuple[AppProcess, dict, Path, JobSt
     faulty = start_fake_server(MODEL, env={"FAKE_SGL_FAULTS": "silent", "FAKE_SGL_FAULT_SHARE": "0.3"},
                                log_path=tmp_path / "faulty.log")
     try:
-        request = ConvertRequest(book_path=DATA_DIR / "wasteland.epub", model_key=MODEL,
-                                 voice=VoiceChoice.speaker("Vivian"), chapters=(2, 3), qa_takes=1, chunk_words=40)
+        request = ConvertRequest(
+            book_path=DATA_DIR / "wasteland.epub",
+            model_key=MODEL,
+            voice=VoiceChoice.speaker("Vivian"),
+            chapters=(2, 3),
+            qa_takes=1,
+            chunk_words=40,
+        )
         with SpeechClient(faulty.base_url) as client:
             result = run_conversion(request, paths=paths, settings=load_settings(paths), client=client)
     finally:
@@ -52,15 +58,26 @@ def reviewed_app(tmp_path: Path) -> Iterator[tuple[AppProcess, dict, Path, JobSt
     store.finish(job.id, JobState.DONE, result=result.to_dict())
     log = tmp_path / "requests.jsonl"
     # Every request takes three seconds, so the long book below renders for minutes.
-    clean = start_fake_server(MODEL, env={"FAKE_SGL_REQUEST_LOG": str(log), "FAKE_SGL_LATENCY_S": "3.0"},
-                              log_path=tmp_path / "clean.log")
+    clean = start_fake_server(
+        MODEL,
+        env={"FAKE_SGL_REQUEST_LOG": str(log), "FAKE_SGL_LATENCY_S": "3.0"},
+        log_path=tmp_path / "clean.log",
+    )
     # A mastering setting changed since the book was made (a fix must still master as the book was).
-    settings = yaml.safe_load(paths.settings_file.read_text()) | {"remote_url": clean.base_url,
-                                                                  "aac_bitrate_kbps": 96}
+    settings = yaml.safe_load(paths.settings_file.read_text()) | {
+        "remote_url": clean.base_url,
+        "aac_bitrate_kbps": 96,
+    }
     paths.settings_file.write_text(yaml.safe_dump(settings), encoding="utf-8")
     app = start_webapp(paths, port=free_port(), log_path=tmp_path / "webapp.log")
     try:
-        yield app, read_report(find_report(result.output_dir)), log, store, _many_chunk_book(tmp_path / "long.epub")
+        yield (
+            app,
+            read_report(find_report(result.output_dir)),
+            log,
+            store,
+            _many_chunk_book(tmp_path / "long.epub"),
+        )
     finally:
         app.stop()
         clean.stop()
@@ -79,8 +96,14 @@ def page(browser, reviewed_app):
 
 def _long_job_running(store: JobStore, book: Path) -> str:
     """Queue a long book on the same server and model (as the worker sees it), wait until it renders."""
-    request = ConvertRequest(book_path=book, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"),
-                             chapters=tuple(range(1, INBOX_CHAPTERS + 1)), qa_takes=1, chunk_words=20)
+    request = ConvertRequest(
+        book_path=book,
+        model_key=MODEL,
+        voice=VoiceChoice.speaker("Vivian"),
+        chapters=tuple(range(1, INBOX_CHAPTERS + 1)),
+        qa_takes=1,
+        chunk_words=20,
+    )
     long = store.enqueue(CONVERT_JOB, request.to_dict(), title="Many Chunks")
 
     def rendering():
@@ -93,7 +116,8 @@ def _long_job_running(store: JobStore, book: Path) -> str:
 
 
 def test_a_regenerate_during_a_long_job_finishes_in_under_a_minute_and_rebuilds_one_chapter(
-        page, reviewed_app) -> None:
+    page, reviewed_app
+) -> None:
     _app, report, log, store, long_book = reviewed_app
     flagged = [c for c in report["chunks"] if c["verdict"] == "flagged"]
     assert flagged
@@ -120,17 +144,22 @@ def test_a_regenerate_during_a_long_job_finishes_in_under_a_minute_and_rebuilds_
 
     def fix_done():
         fixes = [job for job in store.list() if job.params.get("fix")]
-        assert not fixes or fixes[0].state in (JobState.QUEUED, JobState.RUNNING, JobState.DONE), fixes[0].error
+        assert not fixes or fixes[0].state in (JobState.QUEUED, JobState.RUNNING, JobState.DONE), fixes[
+            0
+        ].error
         return fixes and fixes[0].state is JobState.DONE and fixes[0]
 
     fix = wait_for(fix_done, timeout_s=LONG_S, interval_s=0.1, what="the regenerate job to finish")
     seconds = time.monotonic() - started
     long_state = store.get(long_id).state
     store.request_cancel(long_id)
-    print(f"\nregenerate of one chunk during a long job: {seconds:.1f} s from the click to done "
-          f"(click to queued {fix.created_at - clicked_at:.1f} s, queued {fix.started_at - fix.created_at:.1f} s, "
-          f"run {fix.finished_at - fix.started_at:.1f} s; long job {long_state.value}, "
-          f"{store.get(long_id).progress.get('chunks_done')} chunks in)")
+    print(
+        f"\nregenerate of one chunk during a long job: {seconds:.1f} s from the click to done "
+        f"(click to queued {fix.created_at - clicked_at:.1f} s, queued {fix.started_at - fix.created_at:.1f} "
+        "s, "
+        f"run {fix.finished_at - fix.started_at:.1f} s; long job {long_state.value}, "
+        f"{store.get(long_id).progress.get('chunks_done')} chunks in)"
+    )
     assert long_state is JobState.RUNNING  # it ran beside the long job, not after it
     assert seconds < 60
     assert fix.priority == REGENERATE_PRIORITY  # first in line
@@ -158,8 +187,15 @@ def _many_chunk_book(path: Path) -> Path:
     from tests.epub_builder import make_epub, nav_xhtml, xhtml
 
     sentence = "The long ship sailed north through the cold grey water {n} again."
-    documents = [(f"c{c:02d}.xhtml", xhtml(f"<h1>Part {c}</h1><p>" + " ".join(
-        sentence.format(n=f"{c}-{n}") for n in range(110)) + "</p>")) for c in range(1, INBOX_CHAPTERS + 1)]
+    documents = [
+        (
+            f"c{c:02d}.xhtml",
+            xhtml(
+                f"<h1>Part {c}</h1><p>" + " ".join(sentence.format(n=f"{c}-{n}") for n in range(110)) + "</p>"
+            ),
+        )
+        for c in range(1, INBOX_CHAPTERS + 1)
+    ]
     nav = nav_xhtml([(name, f"Part {n}") for n, (name, _) in enumerate(documents, start=1)])
     return make_epub(path, documents, nav=nav, title="Many Chunks", author="Test Writer")
 
@@ -170,11 +206,20 @@ def inbox_app(tmp_path: Path) -> Iterator[tuple[AppProcess, dict, Path]]:
     require_chromium()
     paths = prepare_root(tmp_path / "home", model_keys=(MODEL,))
     book = _many_chunk_book(tmp_path / "many.epub")
-    faulty = start_fake_server(MODEL, env={"FAKE_SGL_FAULTS": "silent", "FAKE_SGL_FAULT_SHARE": "1.0",
-                                           "FAKE_SGL_SLOTS": "32"}, log_path=tmp_path / "faulty.log")
+    faulty = start_fake_server(
+        MODEL,
+        env={"FAKE_SGL_FAULTS": "silent", "FAKE_SGL_FAULT_SHARE": "1.0", "FAKE_SGL_SLOTS": "32"},
+        log_path=tmp_path / "faulty.log",
+    )
     try:
-        request = ConvertRequest(book_path=book, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"),
-                                 chapters=tuple(range(1, INBOX_CHAPTERS + 1)), qa_takes=1, chunk_words=20)
+        request = ConvertRequest(
+            book_path=book,
+            model_key=MODEL,
+            voice=VoiceChoice.speaker("Vivian"),
+            chapters=tuple(range(1, INBOX_CHAPTERS + 1)),
+            qa_takes=1,
+            chunk_words=20,
+        )
         with SpeechClient(faulty.base_url) as client:
             result = run_conversion(request, paths=paths, settings=load_settings(paths), client=client)
     finally:
@@ -207,7 +252,9 @@ def test_hundreds_of_flagged_chunks_are_filtered_paged_and_accepted_in_two_click
         expect(page.locator("#review-listing tbody tr")).to_have_count(50)  # one page, not hundreds of rows
         # One set of counts: the job line says what the review says.
         expect(page.locator("#jobs-detail")).to_contain_text(f"0 retaken, {len(flagged)} flagged, 0 accepted")
-        expect(page.locator("#review-summary")).to_contain_text(f"0 retaken, {len(flagged)} flagged, 0 accepted")
+        expect(page.locator("#review-summary")).to_contain_text(
+            f"0 retaken, {len(flagged)} flagged, 0 accepted"
+        )
         # A chapter filter: only its chunks, and accept-all says how many it takes.
         in_third = sum(1 for c in flagged if int(c["chapter"]) == 3)
         page.locator("#review-chapter input").click()
@@ -221,7 +268,9 @@ def test_hundreds_of_flagged_chunks_are_filtered_paged_and_accepted_in_two_click
         # Two clicks: accept all, then confirm.
         page.locator("#review-accept-all").click()
         page.locator("#review-confirm-go").click()
-        expect(page.locator("#review-status")).to_contain_text(f"Accepted {len(flagged):,} chunks", timeout=60_000)
+        expect(page.locator("#review-status")).to_contain_text(
+            f"Accepted {len(flagged):,} chunks", timeout=60_000
+        )
         expect(page.locator("#review-summary")).to_contain_text(f"0 flagged, {len(flagged)} accepted")
         expect(page.locator("#jobs-detail")).to_contain_text(f"0 flagged, {len(flagged)} accepted")
         again = read_report(find_report(output_dir))

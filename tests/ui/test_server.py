@@ -25,13 +25,18 @@ def _healthy(client) -> tuple[str, str] | None:
 
 
 def test_load_shows_stopped_and_the_exact_command(ui_app):
-    status, boot_log, remote, model, command, gpus, workers, found = ui_app.client().predict(api_name="/server_load")
+    status, boot_log, remote, model, command, gpus, workers, found = ui_app.client().predict(
+        api_name="/server_load"
+    )
     assert gpus == "" and workers == "" and "GPU" in found  # the scale-out choices (tests/contract: a group)
     port = load_settings(ui_app.paths).server_port
     assert "stopped" in status and f"127.0.0.1:{port}" in status
     assert model == MODEL and remote == ""
     assert "SGLANG_OMNI_STRICT_PORT=1" in command
-    assert f"{ui_app.paths.backend_venv}/bin/sgl-omni serve --model-path Qwen/Qwen3-TTS-12Hz-0.6B-CustomVoice" in command
+    assert (
+        f"{ui_app.paths.backend_venv}/bin/sgl-omni serve --model-path Qwen/Qwen3-TTS-12Hz-0.6B-CustomVoice"
+        in command
+    )
     assert "configs/qwen3_tts.yaml" in command and f"--port {port}" in command
     other = ui_app.client().predict("higgs_audio_v3_tts", api_name="/server_command")
     assert "--model-path bosonai/higgs-audio-v3-tts-4b" in other and "higgs_audio_v3_tts.yaml" in other
@@ -88,8 +93,10 @@ def test_one_downloaded_model_starts_without_asking_then_stops(ui_app):
 
 def test_remote_url_is_saved_and_used_instead_of_a_local_start(ui_app):
     client = ui_app.client()
-    assert client.predict("http://127.0.0.1:9", api_name="/server_save_remote") == \
-        "Remote URL set to http://127.0.0.1:9."
+    assert (
+        client.predict("http://127.0.0.1:9", api_name="/server_save_remote")
+        == "Remote URL set to http://127.0.0.1:9."
+    )
     assert load_settings(ui_app.paths).remote_url == "http://127.0.0.1:9"
     notice, _ = client.predict(api_name="/server_start")
     assert "remote server URL is set" in notice

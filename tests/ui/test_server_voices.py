@@ -76,7 +76,9 @@ def test_upload_list_and_delete_on_the_running_server(app):
     try:
         client.predict(BASE, None, api_name="/voice_menu")
         info, listing, pick = client.predict(BASE, api_name="/server_voices")
-        assert "hosts Qwen3-TTS 0.6B Base" in info and "No voices uploaded" in listing and pick["choices"] == []
+        assert (
+            "hosts Qwen3-TTS 0.6B Base" in info and "No voices uploaded" in listing and pick["choices"] == []
+        )
 
         with pytest.raises(AppError, match="consent"):  # refused before anything is sent
             client.predict(BASE, "clone:narrator", "  ", "", api_name="/server_voice_upload")
@@ -85,18 +87,22 @@ def test_upload_list_and_delete_on_the_running_server(app):
         assert _server_uploads(app) == {}
 
         menu, help_text, transcript, instructions, info, listing, pick, name = client.predict(
-            BASE, "clone:narrator", CONSENT, "", api_name="/server_voice_upload")
+            BASE, "clone:narrator", CONSENT, "", api_name="/server_voice_upload"
+        )
         stored = _server_uploads(app)
         assert set(stored) == {"narrator"}
-        assert stored["narrator"]["consent"] == CONSENT and stored["narrator"]["ref_text"] == EIGHT_SECONDS_TEXT
+        assert (
+            stored["narrator"]["consent"] == CONSENT and stored["narrator"]["ref_text"] == EIGHT_SECONDS_TEXT
+        )
         assert stored["narrator"]["file_size"] > 100_000  # the 16-bit WAV clip itself
         assert "uploaded:narrator" in _keys(menu) and menu["value"] == "uploaded:narrator"
         assert "clone:narrator" in _keys(menu)  # the library clip stays offered
         assert "<td>narrator</td>" in listing and "The quick brown fox" in listing
         assert [tuple(choice) for choice in pick["choices"]] == [("narrator", "narrator")]
 
-        menu, *_rest, pick, name = client.predict(BASE, "clone:narrator", CONSENT, "narrator-2",
-                                                  api_name="/server_voice_upload")
+        menu, *_rest, pick, name = client.predict(
+            BASE, "clone:narrator", CONSENT, "narrator-2", api_name="/server_voice_upload"
+        )
         assert set(_server_uploads(app)) == {"narrator", "narrator-2"}
         assert menu["value"] == "uploaded:narrator-2" and name == ""
         # Another browser opening the menu sees the uploaded voices too.
@@ -107,7 +113,8 @@ def test_upload_list_and_delete_on_the_running_server(app):
         late.predict(BASE, None, api_name="/voice_menu")
         late.predict(BASE, api_name="/server_voices")
         menu, help_text, transcript, instructions, info, listing, pick = client.predict(
-            BASE, "uploaded:narrator", "narrator", api_name="/server_voice_delete")
+            BASE, "uploaded:narrator", "narrator", api_name="/server_voice_delete"
+        )
         assert set(_server_uploads(app)) == {"narrator-2"}
         assert "uploaded:narrator" not in _keys(menu) and "uploaded:narrator-2" in _keys(menu)
         assert menu["value"] == _keys(menu)[0]  # the deleted voice is no longer selected

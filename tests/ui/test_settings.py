@@ -21,14 +21,41 @@ def test_settings_load_save_and_persist(ui_app, tmp_path):
     assert values[16] == "audiobook" and values[17] == "skip"  # the loudness preset, footnotes
     assert values[18] == 900  # how long a job waits for a remote server that went away (the last field)
     out = tmp_path / "books-out"
-    saved = client.predict(7870, values[1], "http://127.0.0.1:9", 90, 4, 300, 900, 2000, str(out), "m4b", True,
-                           "base", "off", "asr", "small.en", 2, "acx", "end-of-paragraph", 120, api_name="/settings_save")
+    saved = client.predict(
+        7870,
+        values[1],
+        "http://127.0.0.1:9",
+        90,
+        4,
+        300,
+        900,
+        2000,
+        str(out),
+        "m4b",
+        True,
+        "base",
+        "off",
+        "asr",
+        "small.en",
+        2,
+        "acx",
+        "end-of-paragraph",
+        120,
+        api_name="/settings_save",
+    )
     assert str(out) in saved
     settings = load_settings(ui_app.paths)
-    assert (settings.web_port, settings.remote_url, settings.chunk_size_words, settings.concurrency) == \
-        (7870, "http://127.0.0.1:9", 90, 4)
-    assert (settings.pause_between_chunks_ms, settings.pause_after_heading_ms, settings.pause_between_chapters_ms) \
-        == (300, 900, 2000)
+    assert (settings.web_port, settings.remote_url, settings.chunk_size_words, settings.concurrency) == (
+        7870,
+        "http://127.0.0.1:9",
+        90,
+        4,
+    )
+    assert (
+        settings.pause_between_chunks_ms,
+        settings.pause_after_heading_ms,
+        settings.pause_between_chapters_ms,
+    ) == (300, 900, 2000)
     assert settings.output_path(ui_app.paths) == out and settings.also_mp3_chapters
     assert settings.transcription_model == "base" and settings.text_normalization == "off"
     assert (settings.qa_level, settings.qa_model, settings.qa_takes) == ("asr", "small.en", 2)
@@ -41,23 +68,46 @@ def test_settings_load_save_and_persist(ui_app, tmp_path):
     again = ui_app.client().predict(api_name="/settings_load")
     assert again[0] == 7870 and again[3] == 90 and again[8] == str(out)
     assert again[12] == "off" and list(again[13:16]) == ["asr", "small.en", 2]
-    client.predict(*again[:4], 0, 300, 900, 2000, "", "m4b", False, "small", "auto", "basic", "tiny.en", 3,
-                   "audiobook", "skip", None, api_name="/settings_save")
+    client.predict(
+        *again[:4],
+        0,
+        300,
+        900,
+        2000,
+        "",
+        "m4b",
+        False,
+        "small",
+        "auto",
+        "basic",
+        "tiny.en",
+        3,
+        "audiobook",
+        "skip",
+        None,
+        api_name="/settings_save",
+    )
     restored = load_settings(ui_app.paths)
-    assert restored.concurrency is None and restored.output_dir == "" and restored.remote_url == "http://127.0.0.1:9"
+    assert (
+        restored.concurrency is None
+        and restored.output_dir == ""
+        and restored.remote_url == "http://127.0.0.1:9"
+    )
     assert restored.remote_patience_s == 120  # an emptied box keeps the saved wait
     client.predict("", api_name="/server_save_remote")
 
 
 def test_invalid_settings_are_refused_with_the_rule(ui_app):
     values = ui_app.client().predict(api_name="/settings_load")
-    bad = list(values[:len(FIELDS)])  # the form's fields (the transcription-model box follows them)
+    bad = list(values[: len(FIELDS)])  # the form's fields (the transcription-model box follows them)
     bad[1] = 70000  # the SGLang-Omni port
     # The rule in the form's words: the field's label, not the settings file's key.
     with pytest.raises(AppError, match="Invalid setting: “SGLang-Omni port” must be between 1 and 65535"):
         ui_app.client().predict(*bad, api_name="/settings_save")
     bad[1], bad[FIELDS.index("remote_patience_s")] = values[1], -5
-    with pytest.raises(AppError, match="“Wait for a remote server that went away \\(seconds\\)” must be 0 or more"):
+    with pytest.raises(
+        AppError, match="“Wait for a remote server that went away \\(seconds\\)” must be 0 or more"
+    ):
         ui_app.client().predict(*bad, api_name="/settings_save")
 
 
@@ -73,8 +123,13 @@ def test_llm_endpoint_saved_and_tested_against_a_fake_chat_server(ui_app):
             client.predict(url, "qwen-7b", "wrong", 3, 30, api_name="/llm_test")
         client.predict(url + "/v1", "qwen-7b", "sk-local", 3, 30, api_name="/llm_save")
     settings = load_settings(ui_app.paths)
-    assert (settings.llm_url, settings.llm_model, settings.llm_api_key, settings.llm_concurrency,
-            settings.llm_timeout_s) == (url + "/v1", "qwen-7b", "sk-local", 3, 30)
+    assert (
+        settings.llm_url,
+        settings.llm_model,
+        settings.llm_api_key,
+        settings.llm_concurrency,
+        settings.llm_timeout_s,
+    ) == (url + "/v1", "qwen-7b", "sk-local", 3, 30)
     assert fake.received[0]["model"] == "qwen-7b"
     with pytest.raises(AppError, match="llm_url must start with http"):
         client.predict("gpu-box:8000", "", "", 2, 30, api_name="/llm_save")
@@ -96,20 +151,30 @@ def test_storage_section_shows_sizes_and_prunes_a_finished_book(ui_app, browser)
 
     paths = ui_app.paths
     store = JobStore(paths.jobs_db)
-    book = _book(paths.root, "Seeded", versions={f"{OLD}.{KEY_A}": 25_000, f"{OLD}.{KEY_B}": 9_000},
-                 chunks={"s1": 300_000, "s2": 150_000}, cache=paths.chunk_cache_dir, current=[f"{OLD}.{KEY_B}"],
-                 source=DATA_DIR / "hefty-water.epub")  # a real book: the Jobs and Shelf tabs read it
+    book = _book(
+        paths.root,
+        "Seeded",
+        versions={f"{OLD}.{KEY_A}": 25_000, f"{OLD}.{KEY_B}": 9_000},
+        chunks={"s1": 300_000, "s2": 150_000},
+        cache=paths.chunk_cache_dir,
+        current=[f"{OLD}.{KEY_B}"],
+        source=DATA_DIR / "hefty-water.epub",
+    )  # a real book: the Jobs and Shelf tabs read it
     store.set_flag("paused", "1")  # the app's worker must not pick the seeded job up (claim_next honours it)
     try:
         job = store.enqueue("convert", {"book_path": book["book_path"]}, title="Seeded")
         with sqlite3.connect(paths.jobs_db) as conn:  # a finished job, as if the worker had run it
-            conn.execute("UPDATE jobs SET state = ?, result = ?, finished_at = 1 WHERE id = ?",
-                         (JobState.DONE.value, json.dumps({"m4b": book["m4b"], "chapters": book["chapters"]}),
-                          job.id))  # fmt: skip
+            conn.execute(
+                "UPDATE jobs SET state = ?, result = ?, finished_at = 1 WHERE id = ?",
+                (JobState.DONE.value, json.dumps({"m4b": book["m4b"], "chapters": book["chapters"]}), job.id),
+            )
     finally:
         store.set_flag("paused", "0")
-    doomed = [paths.chunk_cache_dir / "s1.wav", paths.chunk_cache_dir / "s2.wav",
-              *sorted(book["parts"].glob(f"{OLD}.{KEY_A}.*"))]
+    doomed = [
+        paths.chunk_cache_dir / "s1.wav",
+        paths.chunk_cache_dir / "s2.wav",
+        *sorted(book["parts"].glob(f"{OLD}.{KEY_A}.*")),
+    ]
     on_disk = sum(p.stat().st_size for p in doomed)
     assert on_disk == 450_000 + 4 * 25_000
     context = browser.new_context(viewport=VIEWPORT)
@@ -140,7 +205,9 @@ def test_storage_section_shows_sizes_and_prunes_a_finished_book(ui_app, browser)
         assert not any(p.exists() for p in doomed)
         assert Path(book["m4b"]).is_file() and (paths.chunk_cache_dir / "s1.qa.json").is_file()
         assert (book["parts"] / f"{OLD}.{KEY_B}.m4a").is_file()  # the version the book uses
-        expect(table.locator("tr", has_text="Chunk cache: finished books")).to_have_count(0)  # 0 B rows hidden
+        expect(table.locator("tr", has_text="Chunk cache: finished books")).to_have_count(
+            0
+        )  # 0 B rows hidden
         shot(page, "settings-storage-pruned")
     finally:
         context.close()

@@ -26,7 +26,8 @@ def _stand_in_wheel(folder: Path) -> Path:
     files = {
         "sglang_omni/__init__.py": "VERSION = 'stand-in'\n",
         f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: sglang-omni\nVersion: {SGLANG_OMNI_VERSION}\n",
-        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: omni-web-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: omni-web-tests\nRoot-Is-Purelib: true\nTag: "
+                         "py3-none-any\n",
     }
     record = "".join(f"{name},,\n" for name in files) + f"{dist}/RECORD,,\n"
     with zipfile.ZipFile(wheel, "w") as archive:
@@ -59,8 +60,11 @@ def test_install_runs_in_the_background_with_a_live_log(app):
     client = app.client()
     status, log = client.predict(api_name="/setup_install")
     assert "Installing the SGLang-Omni backend" in status
-    done = wait_for(lambda: (s := app.ctx.tasks.snapshot(TASK_BACKEND)).state.finished and s,
-                    timeout_s=240, what="the backend install to finish")
+    done = wait_for(
+        lambda: (s := app.ctx.tasks.snapshot(TASK_BACKEND)).state.finished and s,
+        timeout_s=240,
+        what="the backend install to finish",
+    )
     assert done.state is RunState.DONE, done.log_text[-3000:]
     assert f"sglang-omni=={SGLANG_OMNI_VERSION}" in done.log_text
     assert f"Successfully installed sglang-omni-{SGLANG_OMNI_VERSION}" in done.log_text
@@ -83,8 +87,12 @@ def test_install_lines_put_this_machines_package_manager_first(data_paths, tmp_p
     from tests.fakes.fake_nvml import FakeNvml
 
     present = {"ffmpeg", "ffprobe", "pacman"}
-    report = collect_setup_report(data_paths, nvml=FakeNvml([]), cache_dir=tmp_path / "hf",
-                                  which=lambda name: f"/usr/bin/{name}" if name in present else None)
+    report = collect_setup_report(
+        data_paths,
+        nvml=FakeNvml([]),
+        cache_dir=tmp_path / "hf",
+        which=lambda name: f"/usr/bin/{name}" if name in present else None,
+    )
     html = render_tools(report)
     assert html.index("sudo pacman -S sox") < html.index("sudo apt install sox")  # the CLI's order too
     assert MISSING_TOOL_NOTE in html
@@ -96,8 +104,12 @@ def test_setup_tab_says_whether_calibre_is_there_for_kindle_books(data_paths, tm
     from tests.fakes.fake_nvml import FakeNvml
 
     for present in ({"ffmpeg", "ffprobe", "apt-get"}, {"ffmpeg", "ffprobe", "apt-get", "ebook-convert"}):
-        report = collect_setup_report(data_paths, nvml=FakeNvml([]), cache_dir=tmp_path / "hf",
-                                      which=lambda name, present=present: f"/usr/bin/{name}" if name in present else None)
+        report = collect_setup_report(
+            data_paths,
+            nvml=FakeNvml([]),
+            cache_dir=tmp_path / "hf",
+            which=lambda name, present=present: f"/usr/bin/{name}" if name in present else None,
+        )
         html, text = render_tools(report), render_setup_report(report)
         assert "<b>ebook-convert</b>" in html and "MOBI/AZW3/AZW books" in html
         if "ebook-convert" in present:

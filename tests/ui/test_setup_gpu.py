@@ -64,4 +64,7 @@ def test_server_command_uses_the_same_probe(app):
     command = app.client().predict("zonos2", api_name="/server_command")
     comment, line = command.strip().splitlines()
     assert comment.startswith("# GPU compute capability 8.6 < 8.9")
-    assert f"sgl-omni serve --model-path Zyphra/ZONOS2 --config {REPO_ROOT / 'configs' / 'zonos2_bf16.yaml'} " in line
+    assert (
+        f"sgl-omni serve --model-path Zyphra/ZONOS2 --config {REPO_ROOT / 'configs' / 'zonos2_bf16.yaml'} "
+        in line
+    )

@@ -87,14 +87,16 @@ LOG_LABEL = "Transcription model download"  # the box's task log (omni_web/ui/tr
 
 def _labelled(client, values: list[Any]) -> dict[str, Any]:
     """``/settings_load``'s values by their component's label, as the app describes its API."""
-    returns = client.view_api(return_format="dict", print_info=False)["named_endpoints"]["/settings_load"]["returns"]
+    returns = client.view_api(return_format="dict", print_info=False)["named_endpoints"]["/settings_load"][
+        "returns"
+    ]
     assert len(returns) == len(values)
     return {r["label"]: value for r, value in zip(returns, values, strict=True)}
 
 
 def _use_size(client, size: str) -> None:
     values = client.predict(api_name="/settings_load")
-    form = list(values[:len(FIELDS)])
+    form = list(values[: len(FIELDS)])
     form[SIZE] = size
     client.predict(*form, api_name="/settings_save")
 
@@ -154,11 +156,17 @@ def test_a_download_can_be_cancelled_and_leaves_nothing_installed(app, hub):
     hub.set_chunk_delay(0.002)  # 16 KiB per 2 ms: about 3 s for the big file
     try:
         client.predict("base", api_name="/transcriber_install")
-        running = wait_for(lambda: ((s := app.ctx.tasks.snapshot(TASK_TRANSCRIBER)).progress or 0) > 0 and s,
-                           timeout_s=60, what="the download to start")
+        running = wait_for(
+            lambda: ((s := app.ctx.tasks.snapshot(TASK_TRANSCRIBER)).progress or 0) > 0 and s,
+            timeout_s=60,
+            what="the download to start",
+        )
         assert running.running and running.title == "Downloading faster-whisper 'base'"
         base_total = format_bytes(sum(len(data) for data in BASE_FILES.values()))
-        assert running.progress_text.startswith("whisper-base: ") and f" / {base_total}, " in running.progress_text
+        assert (
+            running.progress_text.startswith("whisper-base: ")
+            and f" / {base_total}, " in running.progress_text
+        )
         client.predict(api_name="/transcriber_cancel")
         done = _finish(app)
     finally:

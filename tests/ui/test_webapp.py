@@ -59,7 +59,9 @@ def test_first_start_on_the_lan_prints_urls_and_a_stored_password(root, tmp_path
 
 
 def test_no_auth_is_an_explicit_opt_out(root, tmp_path):
-    app = start_webapp(root, port=free_port(), host="0.0.0.0", args=("--no-auth",), log_path=tmp_path / "a.log")
+    app = start_webapp(
+        root, port=free_port(), host="0.0.0.0", args=("--no-auth",), log_path=tmp_path / "a.log"
+    )
     try:
         assert "Login: none" in app.output()
         assert _config_status(app.url) == 200
@@ -70,18 +72,28 @@ def test_no_auth_is_an_explicit_opt_out(root, tmp_path):
 
 def test_jobs_survive_a_restart_and_an_interrupted_job_resumes(root, tmp_path):
     cache_model(tmp_path / "hf-cache", MODEL)  # Generate queues only downloaded models, as Start does
-    env = {"OMNI_WEB_AUTH": "reader:pw-123", "FAKE_SGL_LATENCY_S": "0.15", "HF_HUB_CACHE": str(tmp_path / "hf-cache")}
+    env = {
+        "OMNI_WEB_AUTH": "reader:pw-123",
+        "FAKE_SGL_LATENCY_S": "0.15",
+        "HF_HUB_CACHE": str(tmp_path / "hf-cache"),
+    }
     port = free_port()
     app = start_webapp(root, port=port, env=env, log_path=tmp_path / "first.log")
     store = JobStore(root.jobs_db)
     try:
         client = Client(app.url, auth=("reader", "pw-123"), verbose=False)
         client.predict(api_name="/generate_load")
-        _, _, chapters, *_ = client.predict(handle_file(DATA_DIR / "pg11-alice.epub"), api_name="/book_upload")
-        _, job_id, *_ = client.predict(chapters["value"], MODEL, "speaker:Vivian", "", "", 120,
-                                         api_name="/generate")
-        wait_for(lambda: (store.get(job_id).progress.get("chunks_done") or 0) >= 8, timeout_s=120,
-                 what="the job to render some chunks")
+        _, _, chapters, *_ = client.predict(
+            handle_file(DATA_DIR / "pg11-alice.epub"), api_name="/book_upload"
+        )
+        _, job_id, *_ = client.predict(
+            chapters["value"], MODEL, "speaker:Vivian", "", "", 120, api_name="/generate"
+        )
+        wait_for(
+            lambda: (store.get(job_id).progress.get("chunks_done") or 0) >= 8,
+            timeout_s=120,
+            what="the job to render some chunks",
+        )
     finally:
         app.stop(sig=signal.SIGKILL)  # a crash: no chance to tidy up
     interrupted = store.get(job_id)
@@ -92,10 +104,15 @@ def test_jobs_survive_a_restart_and_an_interrupted_job_resumes(root, tmp_path):
     again = start_webapp(root, port=port, env=env, log_path=tmp_path / "second.log")
     try:
         assert f"Resuming interrupted jobs: {job_id}" in again.output()
-        overview = Client(again.url, auth=("reader", "pw-123"), verbose=False).predict(api_name="/jobs_load")[0]
+        overview = Client(again.url, auth=("reader", "pw-123"), verbose=False).predict(api_name="/jobs_load")[
+            0
+        ]
         assert job_id in overview  # the same job after the restart
-        job = wait_for(lambda: (j := store.get(job_id)).state.finished and j, timeout_s=240,
-                       what="the resumed job to finish")
+        job = wait_for(
+            lambda: (j := store.get(job_id)).state.finished and j,
+            timeout_s=240,
+            what="the resumed job to finish",
+        )
         assert job.state is JobState.DONE, job.error
         assert job.result["chunks_cached"] >= done_before  # rendered chunks were not rendered again
         assert Path(job.result["m4b"]).is_file()

@@ -76,7 +76,9 @@ def real_method(module_name: str, class_name: str, method_name: str) -> Callable
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and item.name == method_name:
                     namespace: dict[str, object] = {}
-                    code = compile(ast.Module(body=[item], type_ignores=[]), str(path), "exec", flags=_FUTURE_FLAGS)
+                    code = compile(
+                        ast.Module(body=[item], type_ignores=[]), str(path), "exec", flags=_FUTURE_FLAGS
+                    )
                     exec(code, module.__dict__, namespace)  # noqa: S102 - the installed source, by design
                     return namespace[method_name]
     raise LookupError(f"{module_name}.{class_name}.{method_name} not found in the installed source")

@@ -56,7 +56,10 @@ def _placement(pipeline_config: object) -> dict[str, object]:
         return {"error": str(exc)}
     return {
         "gpus": {
-            str(gpu_id): {"stages": list(gpu.stage_names), "total_gpu_memory_fraction": gpu.total_gpu_memory_fraction}
+            str(gpu_id): {
+                "stages": list(gpu.stage_names),
+                "total_gpu_memory_fraction": gpu.total_gpu_memory_fraction,
+            }
             for gpu_id, gpu in plan.gpus.items()
         }
     }
@@ -103,7 +106,9 @@ def run_batch(cases: list[dict[str, object]]) -> list[dict[str, object]]:
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = run_one([str(arg) for arg in case["argv"]])
-        results.append({"id": case["id"], "exit_code": code, "stdout": out.getvalue(), "stderr": err.getvalue()})
+        results.append(
+            {"id": case["id"], "exit_code": code, "stdout": out.getvalue(), "stderr": err.getvalue()}
+        )
     return results
 
 

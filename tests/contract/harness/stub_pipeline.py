@@ -64,8 +64,17 @@ NATIVE_AUDIO = {
 }
 # Families whose AR stage the stub puts through the KV admission check with the
 # request's own max_new_tokens: the ones the API notes say do not clamp it first.
-KV_CHECKED = {"HiggsTtsPipelineConfig", "Zonos2PipelineConfig", "DotsTTSPipelineConfig", "S2ProPipelineConfig"}
-DEFAULT_MAX_NEW_TOKENS = {"HiggsTtsPipelineConfig": 2048, "S2ProPipelineConfig": 1024, "Zonos2PipelineConfig": 1024}
+KV_CHECKED = {
+    "HiggsTtsPipelineConfig",
+    "Zonos2PipelineConfig",
+    "DotsTTSPipelineConfig",
+    "S2ProPipelineConfig",
+}
+DEFAULT_MAX_NEW_TOKENS = {
+    "HiggsTtsPipelineConfig": 2048,
+    "S2ProPipelineConfig": 1024,
+    "Zonos2PipelineConfig": 1024,
+}
 # Prompt tokens are approximated: a chat-template overhead plus one token per four UTF-8 bytes.
 PROMPT_OVERHEAD_TOKENS = 32
 STREAM_CHUNK_S = 0.5
@@ -282,7 +291,11 @@ class StubCoordinator:
         for start in range(0, audio.shape[-1], step):
             chunk = self._payload(audio[..., start : start + step])
             yield StreamMessage(
-                request_id=request_id, from_stage="vocoder", chunk=chunk, stage_name="vocoder", modality="audio"
+                request_id=request_id,
+                from_stage="vocoder",
+                chunk=chunk,
+                stage_name="vocoder",
+                modality="audio",
             )
         yield CompleteMessage(
             request_id=request_id,
