@@ -17,7 +17,6 @@ pytestmark = pytest.mark.slow
 
 NOT_YET_GOOD = frozenset({
     "epub/haruko-html-jpeg.epub",
-    "fb2/fbe-regex-regression.fb2",
     "html/pg15122.html",
     "html/pg219.html",
     "html/pg46-old.html",
