@@ -8,7 +8,6 @@ running. A killed run started again renders only the chunks that are missing.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -23,6 +22,7 @@ from omni_web.deliver.abs_config import load_abs_config
 from omni_web.deliver.abs_delivery import deliver_after_job, delivery_text
 from omni_web.errors import BookNotFound, JobCancelled, OmniWebError
 from omni_web.jobs import JobStore
+from omni_web.library import Library
 from omni_web.master import PRESET_NAMES, summary_lines
 from omni_web.paths import DataPaths, data_root_from_env
 from omni_web.pipeline import (
@@ -33,7 +33,6 @@ from omni_web.pipeline import (
     parse_chapter_spec,
     serving_for,
 )
-from omni_web.pipeline.claims import OutputClaims
 from omni_web.qa import read_report
 from omni_web.server.serving import Serving
 from omni_web.services import build_server_manager
@@ -172,7 +171,7 @@ def _convert(args: argparse.Namespace) -> int:
         loudness=args.loudness,
         footnotes=args.footnotes,
     )
-    request = claim_cli_output_name(request, book, entry, paths, settings)
+    request = Library(paths, JobStore(paths.jobs_db)).claim_run_name(request, book, entry)
     manager = build_server_manager(paths, settings)
     was_ours = manager.owned_record() is not None
     serving = serving_for(manager, entry, api_url=args.api_url, on_log=_print_boot_line)
@@ -188,22 +187,6 @@ def _convert(args: argparse.Namespace) -> int:
         if started_here:
             print("Stopping the server started for this run.")
             manager.stop()
-
-
-def claim_cli_output_name(
-    request: ConvertRequest, book: Book, entry: CatalogEntry, paths: DataPaths, settings
-) -> ConvertRequest:
-    """The request with this run's own output name: the one the same convert claimed before, else
-    a new one no book file, web UI job or other convert holds (a second voice never overwrites)."""
-    output_root = request.output_dir or settings.output_path(paths)
-    request = dataclasses.replace(request, output_layout=settings.output_layout)
-    ui_names = {
-        ConvertRequest.read(job.params).output_name for job in JobStore(paths.jobs_db).list(limit=100_000)
-    }
-    name = OutputClaims(paths.output_claims_file).name_for(
-        request, output_root, book, entry, claimed={n for n in ui_names if isinstance(n, str)}
-    )
-    return dataclasses.replace(request, output_name=name)
 
 
 def render_request(request: ConvertRequest, book: Book, serving: Serving, paths: DataPaths, settings) -> int:

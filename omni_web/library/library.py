@@ -16,7 +16,7 @@ from typing import Any
 
 from omni_web.book import Book
 from omni_web.book.cache import BookCache
-from omni_web.catalog import get_entry
+from omni_web.catalog import CatalogEntry, get_entry
 from omni_web.client import VoiceChoice
 from omni_web.errors import BookError, BookNotFound, JobError, JobExists, OmniWebError, PresetError
 from omni_web.jobs import Job, JobStore, QueueControl
@@ -96,8 +96,7 @@ class Library:
         if request.output_name is None:
             output_root = Path(request.output_dir) if request.output_dir else settings.output_path(self.paths)
             request = dataclasses.replace(request, output_layout=settings.output_layout)
-            claimed = {other.output_name for _, other in jobs if other.output_name}
-            claimed |= OutputClaims(self.paths.output_claims_file).names()  # the command line's
+            claimed = _job_names(jobs) | OutputClaims(self.paths.output_claims_file).names()  # the CLI's too
             name = claim_output_name(output_root, book, entry, request.voice, layout=request.output_layout,
                                      metadata=request.metadata, claimed=claimed)
             request = dataclasses.replace(request, output_name=name)
@@ -140,6 +139,16 @@ class Library:
         return self.enqueue(
             self.prepare(request), allow_twin=allow_twin, priority=priority, idempotency_key=idempotency_key
         )
+
+    def claim_run_name(self, request: ConvertRequest, book: Book, entry: CatalogEntry) -> ConvertRequest:
+        """The request of a command-line run with its own output name: the one the same run claimed
+        before, else one no book file, queued job or other run holds (a second voice never overwrites)."""
+        settings = self.settings
+        output_root = Path(request.output_dir) if request.output_dir else settings.output_path(self.paths)
+        request = dataclasses.replace(request, output_layout=settings.output_layout)
+        name = OutputClaims(self.paths.output_claims_file).name_for(
+            request, output_root, book, entry, claimed=_job_names(self._conversion_jobs()))
+        return dataclasses.replace(request, output_name=name)
 
     def submit_fix(self, request: ConvertRequest, fix: FixPlan, *, title: str) -> Job:
         """Queue a regenerate (see :mod:`omni_web.pipeline.fix`) of the book ``title`` first in line;
@@ -339,3 +348,8 @@ class Library:
         ]
         removal = plan_output_removal(root, reported_files(job), kept=others)
         return JobDeletion(job=job, files=removal, store=self.jobs)
+
+
+def _job_names(jobs: list[tuple[Job, ConvertRequest]]) -> set[str]:
+    """The output names queued and finished conversions hold."""
+    return {request.output_name for _, request in jobs if request.output_name}
