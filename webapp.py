@@ -72,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     from omni_web.deliver.opds import mount_opds
     from omni_web.services import AppServices  # heavy imports after the arguments are known
     from omni_web.ui import UiContext, build_app, launch_options
+    from omni_web.ui.app import mount_page_poll
     from omni_web.ui.downloads import mount_downloads
     from omni_web.ui.sessions import keep_logins
 
@@ -96,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     # /downloads: a finished book's MP3 zip and zip of all, made on demand, behind the UI's login.
     mount_downloads(demo.app, services.library.jobs, lambda: services.settings.output_path(paths))
+    mount_page_poll(demo.app, ctx)  # /live/poll: what the page shows changes without Gradio timers
     _print_banner(ui_urls(args.host, args.port), credentials)
     try:
         demo.block_thread()

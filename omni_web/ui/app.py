@@ -17,10 +17,12 @@ import gradio as gr
 from omni_web.auth import Credentials
 from omni_web.ui import generate, jobs, models, queue_tab, server, settings, setup, shelf
 from omni_web.ui.context import OnLoad, UiContext
-from omni_web.ui.notify import build_notifier
+from omni_web.ui.live import POLL_JS, mount_live, poll_answer
+from omni_web.ui.menu_watch import serving_identity
+from omni_web.ui.notify import build_notifier, page_title
 from omni_web.ui.style import CSS, JS, THEME
 
-__all__ = ["MAX_UPLOAD_BYTES", "AppRefs", "build_app", "launch_options"]
+__all__ = ["MAX_UPLOAD_BYTES", "AppRefs", "build_app", "launch_options", "mount_page_poll"]
 
 # An EPUB or a voice clip; anything bigger is refused before it is written to disk.
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
@@ -88,9 +90,8 @@ def build_app(ctx: UiContext) -> tuple[gr.Blocks, AppRefs]:
     with gr.Blocks(title="omni-web", analytics_enabled=False, delete_cache=(3600, 6 * 3600)) as demo:
         gr.HTML(
             '<div class="ow-header"><span class="ow-logo">omni-web</span>'
-            '<span class="ow-tagline">Books (EPUB, PDF, Word, text …) → audiobooks with '
-            'SGLang-Omni</span></div>',
-            padding=False,
+            '<span class="ow-tagline">Books (EPUB, PDF, Word, text …) → audiobooks with SGLang-Omni</span></div>',
+            padding=False, js_on_load=POLL_JS,  # the page's one poll (omni_web/ui/live.py)
         )
         with gr.Tabs(elem_id="ow-tabs") as tabs:
             with gr.Tab("Generate", id="generate", elem_id="tab-generate"):
@@ -126,6 +127,20 @@ def build_app(ctx: UiContext) -> tuple[gr.Blocks, AppRefs]:
         _link_generate_to_jobs(ctx, refs)
         _link_first_run_to_tabs(refs)
     return demo, refs
+
+
+def mount_page_poll(gradio_app: Any, ctx: UiContext) -> None:
+    """``/live/poll`` for the page's poll (omni_web/ui/live.py), on the launched app."""
+
+    def title(jobs: list[Any]) -> str:
+        # Only a running job's share; the notifier's event names a finished one.
+        return page_title(jobs, None) if any(job.state.value == "running" for job in jobs) else ""
+
+    def answer(selected: str | None) -> dict[str, Any]:
+        identity = lambda: serving_identity(ctx.services.server.status(max_age_s=2.5))  # noqa: E731
+        return poll_answer(ctx.services, ctx.settings, ctx.paths, selected, identity, title)
+
+    mount_live(gradio_app, answer)
 
 
 def launch_options(

@@ -18,7 +18,7 @@ from omni_web.ui.errors import guarded
 __all__ = ["attach"]
 
 
-def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Timer) -> None:
+def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Button) -> None:
     """Add the delivery line and its Retry under the Jobs tab's job picker."""
     with gr.Row(elem_id="jobs-delivery"):
         status = gr.Markdown(elem_id="jobs-delivery-status")
@@ -45,5 +45,5 @@ def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Timer) -> None:
         return show(job_id)
 
     pick.change(show, [pick], [status, retry], api_visibility="private", show_progress="hidden")
-    timer.tick(show, [pick], [status, retry], api_visibility="private", show_progress="hidden")
+    timer.click(show, [pick], [status, retry], api_visibility="private", show_progress="hidden")
     retry.click(again, [pick], [status, retry], api_name="delivery_retry", concurrency_limit=1)

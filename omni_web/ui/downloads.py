@@ -12,7 +12,6 @@ reach a book the app itself made.
 from __future__ import annotations
 
 import logging
-import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,6 @@ from starlette.routing import Mount
 
 from omni_web.deliver.downloads import (
     BookDownloads,
-    ZipMember,
     book_downloads,
     everything_members,
     mp3_zip,
@@ -42,11 +40,13 @@ __all__ = [
     "downloads_html",
     "file_url",
     "job_book",
+    "logged_in",
     "mount_downloads",
     "shelf_links_html",
 ]
 
 DOWNLOADS_PREFIX = "/downloads"
+_BLOCK_BYTES = 1 << 20
 _MP3_ZIP, _ALL_ZIP = "mp3.zip", "all.zip"
 
 log = logging.getLogger(__name__)
@@ -177,7 +177,8 @@ def shelf_links_html(book: ShelfBook) -> str:
     return "".join(rows)
 
 
-def _logged_in(gradio_app: Any, request: Request) -> bool:
+def logged_in(gradio_app: Any, request: Request) -> bool:
+    """True when ``request`` carries a login of the launched Gradio app (or the app has none)."""
     if gradio_app.auth is None and getattr(gradio_app, "auth_dependency", None) is None:
         return True  # no login at all (loopback only, or --no-auth): as open as the UI
     cookie_id = gradio_app.cookie_id
@@ -199,31 +200,33 @@ def _serve(book: BookDownloads, kind: str) -> Response:
     if kind == _MP3_ZIP and made.is_file():
         return FileResponse(made, filename=book.mp3_zip_name, media_type="application/zip")
     if kind == _MP3_ZIP:
-        stream = _later(
-            book, lambda: [ZipMember(name, path, name) for path in [mp3_zip(book)] for name in _names(path)]
-        )
-        return StreamingResponse(stream, media_type="application/zip", headers=_attachment(book.mp3_zip_name))
-    return StreamingResponse(
-        _later(book, lambda: everything_members(book)),
-        media_type="application/zip",
-        headers=_attachment(book.everything_name),
-    )
+        return StreamingResponse(_made_later(book), media_type="application/zip",
+                                 headers=_attachment(book.mp3_zip_name))
+    return StreamingResponse(_everything_later(book), media_type="application/zip",
+                             headers=_attachment(book.everything_name))
 
 
-def _names(path: Path) -> list[str]:
-    with zipfile.ZipFile(path) as archive:
-        return archive.namelist()
-
-
-def _later(book: BookDownloads, members: Callable[[], list[ZipMember]]) -> Iterator[bytes]:
-    """The zip of ``members()``, worked out when the response body is first read (in Starlette's
-    thread pool); a failure then can only end the download, so it is logged."""
+def _made_later(book: BookDownloads) -> Iterator[bytes]:
+    """The MP3 zip's bytes once it is made (the same file later clicks get), read when the response
+    body is first read (in Starlette's thread pool); a failure then can only end the download."""
     try:
-        found = members()
+        made = mp3_zip(book)
     except OmniWebError as exc:
-        log.warning("Download for %s failed: %s", book.book, exc)
+        log.warning("The MP3 zip of %s failed: %s", book.book, exc)
         raise
-    yield from stream_zip(found)
+    with made.open("rb") as source:
+        while block := source.read(_BLOCK_BYTES):
+            yield block
+
+
+def _everything_later(book: BookDownloads) -> Iterator[bytes]:
+    """The zip of all, its members worked out (and the MP3s cut) once the body is first read."""
+    try:
+        members = everything_members(book)
+    except OmniWebError as exc:
+        log.warning("The zip of all of %s failed: %s", book.book, exc)
+        raise
+    yield from stream_zip(members)
 
 
 def build_downloads(gradio_app: Any, jobs: Any, output_root: Callable[[], Path]) -> FastAPI:
@@ -236,7 +239,7 @@ def build_downloads(gradio_app: Any, jobs: Any, output_root: Callable[[], Path])
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
 
     def login(request: Request) -> None:
-        if not _logged_in(gradio_app, request):
+        if not logged_in(gradio_app, request):
             raise HTTPException(401, "Log in to omni-web first, then open the link again.")
 
     def check(kind: str) -> None:

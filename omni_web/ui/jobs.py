@@ -24,15 +24,9 @@ import gradio as gr
 from omni_web.jobs import Job, JobState
 from omni_web.ui import delivery, readalong
 from omni_web.ui.context import OnLoad, UiContext
-from omni_web.ui.downloads import downloads_html
 from omni_web.ui.errors import guarded
-from omni_web.ui.jobview import (
-    chapters_html,
-    job_detail_html,
-    job_levels_html,
-    jobs_table_html,
-    ready_chapters,
-)
+from omni_web.ui.jobview import job_detail_html, jobs_table_html, ready_chapters
+from omni_web.ui.live import JOBS_TRIGGER, job_parts
 from omni_web.ui.review import build_review_panel
 
 __all__ = [
@@ -96,7 +90,7 @@ class JobsRefs:
     confirm_delete: gr.Button
     confirm_cancel: gr.Button
     shown: gr.State
-    timer: gr.Timer
+    timer: gr.Button  # the hidden refresh the page's poll clicks
     on_load: OnLoad | None = field(default=None)
 
 
@@ -139,7 +133,8 @@ def build(ctx: UiContext) -> JobsRefs:
             detail = gr.HTML(elem_id="jobs-detail", padding=False)
         with gr.Column(scale=2):
             downloads = gr.HTML(elem_id="jobs-downloads", padding=False)
-    timer = gr.Timer(2.0)
+    # Clicked by the page's poll when the jobs change (omni_web/ui/live.py); no timer ticks here.
+    timer = gr.Button("Refresh", visible="hidden", elem_id=JOBS_TRIGGER)
     # The chapters come right after the summary; the longer panels follow, folded.
     chapters = gr.HTML(elem_id="jobs-chapters", padding=False, js_on_load=_PLAY_JS)
     levels = gr.HTML(elem_id="jobs-levels-box", padding=False)
@@ -202,33 +197,22 @@ def _render(ctx: UiContext, selected: str | None, shown: dict[str, Any] | None) 
     else:
         pick = gr.skip()
     new["choices"] = _digest(repr(choices))
-    overview = jobs_table_html(jobs, positions)
-    if selected is None:
+    job = next((job for job in jobs if job.id == selected), None)
+    parts = job_parts(jobs, positions, job, output_root=ctx.settings.output_path(ctx.paths),
+                      remote_url=ctx.settings.remote_url, queue_paused=ctx.services.library.queue.paused)  # fmt: skip
+    overview = parts.pop("jobs-table")
+    if job is None:
         hidden = gr.update(visible=False)
         return [overview, pick, "", hidden, hidden, hidden, hidden, "", "", "", new]
-    job = next(job for job in jobs if job.id == selected)
     state = job.state
-    buttons = [
-        gr.update(visible=not state.finished),
-        gr.update(visible=state in (JobState.FAILED, JobState.CANCELLED)),
-        gr.update(visible=state is JobState.DONE),
-        gr.update(visible=state.finished),
-    ]
     before = shown if same_job else {}
-    parts = {
-        "downloads": downloads_html(job, output_root=ctx.settings.output_path(ctx.paths)),
-        "chapters": chapters_html(job),
-        # Sent only when it changed, so an opened levels fold stays open while the job goes on.
-        "levels": job_levels_html(job),
-    }
+    # A visibility sent to a hidden component makes Gradio's page walk its whole layout again:
+    # each button is sent only when it changes.
+    seen = (not state.finished, state in (JobState.FAILED, JobState.CANCELLED), state is JobState.DONE, state.finished)
+    buttons = [gr.update(visible=v) if _changed(new, before, f"button{i}", v) else gr.skip() for i, v in enumerate(seen)]
+    detail = parts.pop("jobs-detail")
+    # Sent only when it changed, so an opened levels fold stays open while the job goes on.
     sent = [html if _changed(new, before, key, html) else gr.skip() for key, html in parts.items()]
-    detail = job_detail_html(
-        job,
-        positions.get(job.id, 0),
-        remote_url=ctx.settings.remote_url,
-        running=[j for j in jobs if j.state is JobState.RUNNING],
-        queue_paused=state is JobState.QUEUED and ctx.services.library.queue.paused,
-    )
     return [overview, pick, detail, *buttons, *sent, new]
 
 
@@ -306,14 +290,8 @@ def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
         return _render(ctx, selected, shown)
 
     inputs = [refs.pick, refs.shown]
-    refs.timer.tick(
-        guarded(render),
-        inputs,
-        outputs,
-        show_progress="hidden",
-        api_name="jobs_refresh",
-        concurrency_limit=None,
-    )
+    refs.timer.click(guarded(render), inputs, outputs, show_progress="hidden", api_name="jobs_refresh",
+                     concurrency_limit=None)
     refs.pick.input(guarded(render), inputs, outputs, api_visibility="private")
     _wire_actions(ctx, refs, render, outputs)
     return OnLoad(guarded(lambda: render(None, None)), [], outputs)

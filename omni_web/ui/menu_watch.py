@@ -16,10 +16,10 @@ import gradio as gr
 from omni_web.server import ServerStatus
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
+from omni_web.ui.live import MENUS_TRIGGER
 
 __all__ = ["serving_identity", "wire_menu_watch"]
 
-_TICK_S = 3.0
 _STATUS_MAX_AGE_S = 2.5  # pages ticking within one interval share one look at the server
 
 # (model key, voice key to keep, server status) -> updates for every menu output, in order.
@@ -55,16 +55,11 @@ def wire_menu_watch(ctx: UiContext, *, model: gr.Dropdown, voice: gr.Dropdown, o
             return [serving_identity(status), *(gr.skip() for _ in outputs)]
         return [serving_identity(status), *render(model_key, voice_key, status)]
 
-    timer = gr.Timer(_TICK_S)
+    # Clicked by the page's poll when the server changes (omni_web/ui/live.py).
+    timer = gr.Button("Server changed", visible="hidden", elem_id=MENUS_TRIGGER)
     all_out = [seen, *outputs]
-    timer.tick(
-        guarded(check),
-        [model, voice, seen],
-        all_out,
-        show_progress="hidden",
-        api_name="menus_follow_server",
-        concurrency_limit=None,
-    )
+    timer.click(guarded(check), [model, voice, seen], all_out, show_progress="hidden", api_name="menus_follow_server",
+               concurrency_limit=None)
     for event in events:
         event.then(
             guarded(now), [model, voice, seen], all_out, show_progress="hidden", api_visibility="private"

@@ -17,11 +17,11 @@ from omni_web.jobs import Job, JobState
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.jobview import progress_of
+from omni_web.ui.live import NOTIFY_TRIGGER
 
 __all__ = ["APP_TITLE", "NotifyRefs", "build_notifier", "page_title"]
 
 APP_TITLE = "omni-web"
-_TICK_S = 3.0
 _SET_TITLE_JS = "(title) => { if (title) { document.title = title; } return []; }"
 
 
@@ -29,7 +29,7 @@ _SET_TITLE_JS = "(title) => { if (title) { document.title = title; } return []; 
 class NotifyRefs:
     """The notifier's timer, what the page saw, and the title it shows."""
 
-    timer: gr.Timer
+    timer: gr.Button
     seen: gr.State
     title: gr.Textbox
 
@@ -59,7 +59,9 @@ def _announce(job: Job) -> None:
 
 def build_notifier(ctx: UiContext) -> NotifyRefs:
     """Create and wire the notifier (call inside the Blocks, outside the tabs)."""
-    refs = NotifyRefs(gr.Timer(_TICK_S), gr.State({}), gr.Textbox(visible=False, elem_id="ow-page-title"))
+    # The page's poll clicks it when job states change (omni_web/ui/live.py) and sets the title itself.
+    refs = NotifyRefs(gr.Button("Notices", visible="hidden", elem_id=NOTIFY_TRIGGER), gr.State({}),
+                      gr.Textbox(visible=False, elem_id="ow-page-title"))
 
     def watch(seen: dict[str, Any] | None) -> tuple[dict[str, Any], str]:
         seen = dict(seen or {})
@@ -78,12 +80,7 @@ def build_notifier(ctx: UiContext) -> NotifyRefs:
         }
         return new, page_title(jobs, latest)
 
-    refs.timer.tick(
-        guarded(watch),
-        [refs.seen],
-        [refs.seen, refs.title],
-        show_progress="hidden",
-        api_name="job_notices",
-        concurrency_limit=None,
-    ).then(None, [refs.title], None, js=_SET_TITLE_JS)
+    refs.timer.click(guarded(watch), [refs.seen], [refs.seen, refs.title], show_progress="hidden",
+                    api_name="job_notices", concurrency_limit=None).then(
+        None, [refs.title], None, js=_SET_TITLE_JS)
     return refs

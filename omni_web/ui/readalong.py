@@ -184,7 +184,7 @@ def _render(ctx: UiContext, job: Job | None, number: str | None) -> str:
     return player_html(timings, _file_url(audio))
 
 
-def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Timer) -> ReadalongRefs:
+def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Button) -> ReadalongRefs:
     """Add the player under the Jobs tab's job picker (call inside the tab's layout)."""
     with gr.Accordion("Read along", open=False, elem_id="jobs-readalong"):
         chapter = gr.Dropdown(
@@ -248,14 +248,8 @@ def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Timer) -> ReadalongRefs:
         ]
 
     outputs = [refs.chapter, refs.view, refs.epub, refs.subtitles, refs.shown]
-    timer.tick(
-        guarded(refresh),
-        [pick, refs.chapter, refs.shown],
-        outputs,
-        show_progress="hidden",
-        api_name="readalong_refresh",
-        concurrency_limit=None,
-    )
+    timer.click(guarded(refresh), [pick, refs.chapter, refs.shown], outputs, show_progress="hidden",
+               api_name="readalong_refresh", concurrency_limit=None)
     pick.change(guarded(refresh), [pick, refs.chapter, refs.shown], outputs, api_visibility="private")
     refs.chapter.input(
         guarded(select),

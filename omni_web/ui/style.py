@@ -48,8 +48,9 @@ CSS = """
 .ow-bar { height: 10px; border-radius: 6px; background: #e2e8f0; overflow: hidden; min-width: 120px; }
 .ow-bar > div { height: 100%; background: linear-gradient(90deg, #6366f1, #818cf8); border-radius: 6px;
   transition: width 0.6s ease; }
-.ow-bar-unknown > div { width: 35%; animation: ow-slide 1.4s ease-in-out infinite; }
-@keyframes ow-slide { 0% { margin-left: -35%; } 100% { margin-left: 100%; } }
+/* Moved by transform, which the compositor draws: a margin would lay the page out again every frame. */
+.ow-bar-unknown > div { width: 35%; animation: ow-slide 1.4s ease-in-out infinite; will-change: transform; }
+@keyframes ow-slide { 0% { transform: translateX(-100%); } 100% { transform: translateX(286%); } }
 .ow-bar-text { display: block; font-size: 0.85em; color: var(--body-text-color-subdued); margin-top: 3px; }
 
 .ow-table { width: 100%; border-collapse: collapse; font-size: 0.92em; margin: 6px 0; border: none !important; }

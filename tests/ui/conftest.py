@@ -18,6 +18,7 @@ from omni_web.auth import Credentials
 from omni_web.paths import DataPaths
 from omni_web.services import AppServices
 from omni_web.ui import UiContext, build_app, launch_options
+from omni_web.ui.app import mount_page_poll
 from omni_web.ui.downloads import mount_downloads
 from tests.fakes.sgl_omni import free_port
 from tests.ui.helpers import FAST_FAKE_ENV, cache_model, prepare_root
@@ -70,9 +71,8 @@ def launch_app(
     port = free_port()
     options = launch_options(ctx, host="127.0.0.1", port=port, credentials=Credentials(USER, PASSWORD))
     demo.launch(**options, prevent_thread_lock=True)
-    mount_downloads(
-        demo.app, services.library.jobs, lambda: services.settings.output_path(paths)
-    )  # as webapp.py does
+    mount_downloads(demo.app, services.library.jobs, lambda: services.settings.output_path(paths))  # as webapp.py does
+    mount_page_poll(demo.app, ctx)
     try:
         yield RunningApp(f"http://127.0.0.1:{port}", paths, services, ctx, cache_dir)
     finally:
