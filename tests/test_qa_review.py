@@ -196,7 +196,33 @@ def test_a_running_job_lists_its_flagged_chunks_from_its_progress(tmp_path: Path
     rows, line, can_regenerate = flagged_rows(job, store)
     assert [(r.chapter, r.chunk, r.text) for r in rows] == [(2, 7, "Down the rabbit hole.")]
     assert "5 passed" in line and not can_regenerate
-    assert row_choice(rows[0]) == (
-        "chapter 2 · chunk 7 — the audio is 0.30 of the expected length: cut off or words skipped",
-        "2:7",
-    )
+    assert row_choice(rows[0]) == ("chapter 2 · chunk 7 — the audio is 0.30 of the expected length: cut off or words "
+                                   "skipped", "2:7")
+
+
+def test_flagged_chunks_of_a_running_job_are_accepted_while_it_renders(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from omni_web.jobs import Job, JobState
+    from omni_web.pipeline.progress import ConvertProgress, QaProgress
+    from omni_web.qa import ChunkRecord, TakeRecord, Verdict
+    from omni_web.ui.review import _ReviewActions
+
+    store = QaStore(tmp_path)
+    take = TakeRecord(number=1, seed=None, finish_reason="stop", duration_s=0.9, expected_s=3.0, duration_ratio=0.3,
+                      silence_share=0.1, longest_internal_silence_s=0.0, clipped_share=0.0, failures=("cut off",))
+    for chunk in (7, 8, 9):
+        store.save(ChunkRecord(key=f"k{chunk}", text=f"Line {chunk}.", level="basic", verdict=Verdict.FLAGGED,
+                               chosen=1, takes=(take,), chapter=2, chunk=chunk))
+    progress = ConvertProgress(phase="rendering", qa=QaProgress(flagged=3, passed=5, flagged_keys=("k7", "k8", "k9")))
+    job = Job(id="j", kind="convert", title="Alice", state=JobState.RUNNING, params={}, progress=progress.to_dict())
+    ctx = SimpleNamespace(paths=SimpleNamespace(chunk_cache_dir=tmp_path),
+                          services=SimpleNamespace(library=SimpleNamespace(jobs=SimpleNamespace(get=lambda _id: job))))
+    actions = _ReviewActions(ctx)
+    listed = actions.show_list("j")
+    assert "Accept works now" in listed[0]
+    said = actions.accept("j", "2:7")
+    assert said[0] == "Accepted chapter 2, chunk 7 as it is." and store.load("k7").verdict is Verdict.ACCEPTED
+    said = actions.accept_matching("j", None, None, 1)
+    assert said[0] == "Accepted 2 chunks as they are."
+    assert [store.load(f"k{n}").verdict for n in (8, 9)] == [Verdict.ACCEPTED, Verdict.ACCEPTED]

@@ -72,11 +72,8 @@ def flagged_rows(job: Job, store: QaStore) -> tuple[list[ReviewRow], str, bool]:
         return review_rows(target), qa_counts_line(target), True
     if qa is None:
         return [], "This job runs without audio QA.", False
-    return (
-        rows_for_keys(store, qa.flagged_keys),
-        f"{qa.line} so far (regenerate once the job is done).",
-        False,
-    )
+    return (rows_for_keys(store, qa.flagged_keys),
+            f"{qa.line} so far. Accept works now; regenerate once the job is done.", False)
 
 
 def row_choice(row: ReviewRow) -> tuple[str, str]:
@@ -267,18 +264,17 @@ class _ReviewActions:
         choices = [row_choice(r) for r in shown.rows]
         html = callout(line) if rows or not job_id else callout(line + " Nothing is waiting for review.")
         first = choices[0][1] if choices else None
-        return [
-            html,
-            gr.update(choices=choices, value=first),
-            *self.show_row(job_id, first),
-            gr.update(interactive=bool(rows)),
-            gr.update(interactive=bool(rows) and can_regenerate),
-            *render_inbox(shown, chapter, reason, can_accept=can_regenerate),
-        ]
+        return [html, gr.update(choices=choices, value=first), *self.show_row(job_id, first),
+                gr.update(interactive=bool(rows)), gr.update(interactive=bool(rows) and can_regenerate),
+                *render_inbox(shown, chapter, reason, can_accept=bool(rows))]
 
-    def accept_matching(
-        self, job_id: str | None, chapter: str | None, reason: str | None, page: float | None
-    ) -> list[Any]:
+    def accept_matching(self, job_id: str | None, chapter: str | None, reason: str | None,
+                        page: float | None) -> list[Any]:
+        if self.running(job_id):
+            rows, _, _ = self.rows_of(job_id)
+            shown = inbox_page(rows, chapter=int(chapter) if chapter else None, reason=reason or None)
+            accepted = self.accept_records(shown.matching)
+            return [f"Accepted {accepted:,} chunks as they are.", *self.show_list(job_id, chapter, reason, 1)]
         target = self.target(job_id)
         shown = inbox_page(
             review_rows(target), chapter=int(chapter) if chapter else None, reason=reason or None
@@ -297,6 +293,20 @@ class _ReviewActions:
             return ["", None, ""]
         return [row_detail_html(row), _audio(row.audio_path), row.text]
 
+    def running(self, job_id: str | None) -> bool:
+        """True while the job renders: its flagged chunks are accepted in their records, which the
+        report it writes at the end reads."""
+        return bool(job_id) and not self.jobs.get(job_id).state.finished
+
+    def accept_records(self, rows: Any) -> int:
+        accepted = 0
+        for row in rows:
+            record = self.store.load(row.record.key) if row.record is not None else None
+            if record is not None and record.verdict.needs_review:
+                self.store.save(record.accepted())
+                accepted += 1
+        return accepted
+
     def target(self, job_id: str | None) -> ReviewTarget:
         if not job_id:
             raise ReviewError("Pick a job first.")
@@ -307,6 +317,11 @@ class _ReviewActions:
 
     def accept(self, job_id: str | None, place: str | None, *filters: Any) -> list[Any]:
         chapter, chunk = _place(place)
+        if self.running(job_id):
+            row = self.find(job_id, place)
+            if row is None or not self.accept_records([row]):
+                raise ReviewError(f"Chunk {chunk} of chapter {chapter} is no longer flagged; nothing to accept.")
+            return [f"Accepted chapter {chapter}, chunk {chunk} as it is.", *self.show_list(job_id, *filters)]
         accept_chunk(self.target(job_id), chapter, chunk)
         return [f"Accepted chapter {chapter}, chunk {chunk} as it is.", *self.show_list(job_id, *filters)]
 
