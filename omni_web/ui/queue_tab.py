@@ -14,6 +14,7 @@ from typing import Any
 
 import gradio as gr
 
+from omni_web.catalog import CATALOG
 from omni_web.errors import OmniWebError
 from omni_web.jobs import Job
 from omni_web.ui import opds_import
@@ -139,28 +140,30 @@ def build(ctx: UiContext) -> QueueRefs:
 
 def _many_books(ctx: UiContext, pick: gr.Dropdown, outputs: list[Any], render) -> gr.Dropdown:
     """'Queue many books': one job per file with a preset (or the rules); returns the preset menu."""
-    with gr.Accordion("Queue many books", open=False, elem_id="queue-many"):
+    with gr.Accordion("Queue many books", open=False, elem_id="queue-many") as many:
         books = gr.File(label="Books (one job each)", file_count="multiple", elem_id="queue-books")
-        preset = gr.Dropdown(
-            label="Preset (empty: the rules in Settings pick one per book)",
-            choices=[],
-            elem_id="queue-preset",
-            allow_custom_value=True,
-        )  # checked by submit_book
+        with gr.Row():
+            preset = gr.Dropdown(label="Preset (empty: the model here, else the rules in Settings)", choices=[],
+                                 elem_id="queue-preset", allow_custom_value=True)  # checked by submit_book
+            model = gr.Dropdown(label="Model (with its default voice; no preset needed)",
+                                choices=[("", "")] + [(entry.label, entry.key) for entry in CATALOG], value="",
+                                elem_id="queue-model")
         queue_books = gr.Button("Queue them", variant="primary", elem_id="queue-books-go")
         report = gr.Markdown(elem_id="queue-books-report")
 
     @guarded
-    def queue_many(files: list[str] | None, preset_name: str | None, keep: str | None) -> tuple[Any, ...]:
+    def queue_many(files: list[str] | None, preset_name: str | None, model_key: str | None,
+                   keep: str | None) -> tuple[Any, ...]:  # fmt: skip
         if not files:
             raise gr.Error("Choose the books to queue first.")
-        outcomes = ctx.services.library.submit_many([Path(f) for f in files], preset=preset_name or None)
-        lines = [
-            f"- {name}: queued as {got.id}" if isinstance(got, Job) else f"- {name}: **not queued**: {got}"
-            for name, got in outcomes
-        ]
+        outcomes = ctx.services.library.submit_many([Path(f) for f in files], preset=preset_name or None,
+                                                    model_key=model_key or None)  # fmt: skip
+        lines = [f"- {name}: queued as {got.id}" if isinstance(got, Job) else f"- {name}: **not queued**: {got}"
+                 for name, got in outcomes]
         queued = sum(isinstance(got, Job) for _, got in outcomes)
         return (f"{queued} of {len(outcomes)} books queued.\n\n" + "\n".join(lines), None, *render(keep))
 
-    queue_books.click(queue_many, [books, preset, pick], [report, books, *outputs], api_name="queue_books")
+    queue_books.click(queue_many, [books, preset, model, pick], [report, books, *outputs], api_name="queue_books")
+    # A preset saved on Generate since the page opened shows when the form is opened (no reload).
+    many.expand(guarded(lambda: gr.update(choices=[""] + _preset_names(ctx))), None, preset, api_visibility="private")
     return preset
