@@ -44,7 +44,11 @@ def test_every_route_refuses_without_a_valid_token(api) -> None:
     token_id = token_store(services.paths).tokens()[0].id
     assert client.get("/jobs", headers=headers).status_code == 200
     token_store(services.paths).revoke(token_id)
-    assert client.get("/jobs", headers=headers).status_code == 401  # revoked at once
+    revoked = client.get("/jobs", headers=headers)
+    assert revoked.status_code == 401  # revoked at once
+    # A wrong token is told apart from none: each says what to do.
+    assert "not valid" in revoked.json()["detail"]["message"]
+    assert "is required" in client.get("/jobs").json()["detail"]["message"]
     stored = services.paths.api_tokens_file.read_text()
     assert headers["Authorization"].split()[1] not in stored  # hashed, never the secret
 

@@ -108,3 +108,15 @@ def test_a_chunk_given_up_settles_rendering_and_is_named_in_the_jobs_tab() -> No
     page = job_detail_html(job, 0)
     assert f"{total - 1}/{total} chunks, 1 failed · done" in page
     assert "Not in the book" in page and html.escape(named) in page
+
+
+def test_finishing_chapters_behind_rendering_shows_no_eta_of_its_own() -> None:
+    """Chapters are finished as they are rendered: their bar says it keeps up, not rendering's ETA again."""
+    phases = (PhaseProgress(name="rendering", label="Rendering", done=40, total=276, unit="chunks",
+                            state=PhaseState.ACTIVE, eta_s=600.0),
+              PhaseProgress(name="chapters", label="Finishing chapters", done=10, total=138, unit="chapters",
+                            state=PhaseState.ACTIVE, eta_s=600.0))  # fmt: skip
+    doc = ConvertProgress(phase="rendering", chunks_done=40, chunks_total=276, phases=phases)
+    job = Job(id="j", kind="convert", title="Long Whale", state=JobState.RUNNING, params={}, progress=doc.to_dict())
+    page = job_detail_html(job, 0)
+    assert page.count("ETA 10:00") == 1 and "10/138 chapters · keeps up with rendering" in page

@@ -79,7 +79,8 @@ def phase_rows(job: Job) -> tuple[PhaseProgress, ...]:
                           unit="chunks", state=state, eta_s=p.eta_s),)
 
 
-def _phase_html(phase: PhaseProgress, *, running: bool) -> str:
+def _phase_html(phase: PhaseProgress, *, running: bool, follows: str = "") -> str:
+    """One phase's bar; ``follows``: the active phase before it, whose end it waits for (no ETA of its own)."""
     counts = phase.counts
     if phase.state == PhaseState.DONE:
         fraction, note = 1.0, "done"
@@ -87,6 +88,8 @@ def _phase_html(phase: PhaseProgress, *, running: bool) -> str:
         fraction = _fraction(phase.done, phase.total)
         if not running:
             note = "stopped"
+        elif follows:
+            note = f"keeps up with {follows.lower()}"
         else:
             note = f"ETA {clock_str(phase.eta_s)}" if phase.eta_s is not None else "measuring speed"
     else:
@@ -95,6 +98,17 @@ def _phase_html(phase: PhaseProgress, *, running: bool) -> str:
     text = f"{counts} · {note}" if counts else note
     return f'<div class="ow-phase ow-phase-{esc(phase.state)}" data-phase="{esc(phase.name)}">' \
            f'{label}<div>{progress_bar(fraction, text=text)}</div></div>'
+
+
+def _phases_html(phases: tuple[PhaseProgress, ...], *, running: bool) -> str:
+    """Every phase's bar. A phase that works behind an earlier active one (chapters are finished as
+    they are rendered) shows no ETA of its own: it would only repeat the earlier one's."""
+    rows, ahead = [], ""
+    for phase in phases:
+        rows.append(_phase_html(phase, running=running, follows=ahead))
+        if phase.state == PhaseState.ACTIVE and not ahead:
+            ahead = phase.label
+    return "".join(rows)
 
 
 def _state_line(job: Job, position: int) -> str:
@@ -178,7 +192,7 @@ def job_detail_html(
     body += _fix_html(job, running, queue_paused)
     if job.state is not JobState.QUEUED and job.progress:
         running = job.state is JobState.RUNNING
-        body += "".join(_phase_html(phase, running=running) for phase in phase_rows(job))
+        body += _phases_html(phase_rows(job), running=running)
         facts = [f"elapsed {clock_str(elapsed_s(job, now=now))} (whole job)"]
         facts.append(f"{duration_str(result.duration_s if result else p.audio_s)} of audio")
         if p.words:
