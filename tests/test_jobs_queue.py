@@ -9,6 +9,7 @@ import pytest
 
 from omni_web.errors import JobError
 from omni_web.jobs import JobContext, JobState, JobStore, JobWorker, QueueControl
+from omni_web.jobs.store import URGENT_PRIORITY
 from omni_web.paths import DataPaths
 
 
@@ -237,3 +238,19 @@ def test_a_fix_starts_beside_a_long_job_of_its_model_and_waits_first_in_line_for
             event.set()
         worker.stop()
     assert started == ["long", "fix", "fix-other", "book"]
+
+
+def test_a_regenerate_is_never_a_sample_and_goes_before_the_samples(store: JobStore) -> None:
+    """Samples first on: a regenerate (urgent) runs as itself, first, not as a '(sample)' of chapter one."""
+    from omni_web.pipeline.review import REGENERATE_PRIORITY
+
+    assert REGENERATE_PRIORITY >= URGENT_PRIORITY  # what Regenerate queues with
+    book = store.enqueue("convert", {"n": 0}, title="Long book")
+    assert store.claim_next(samples_first=True).run_kind == "sample"
+    store.finish_sample(book.id, {"m4b": "x"})
+    assert store.claim_next(samples_first=True).id == book.id  # its full run now
+    other = store.enqueue("convert", {"n": 1}, title="Next book")
+    fix = store.enqueue("convert", {"n": 2}, title="Long book", priority=URGENT_PRIORITY)
+    claimed = store.claim_next(samples_first=True)
+    assert (claimed.id, claimed.run_kind) == (fix.id, "full")
+    assert store.claim_next(samples_first=True).id == other.id

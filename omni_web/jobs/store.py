@@ -61,6 +61,8 @@ _ADDED_COLUMNS = {
 }
 # The order the worker takes queued jobs in: higher priority first, then by place in line.
 QUEUE_ORDER = "priority DESC, COALESCE(position, seq), seq"
+# A job this urgent (a regenerate of a few chunks) is never run as a sample first: it is the fix itself.
+URGENT_PRIORITY = 100
 
 
 
@@ -278,7 +280,9 @@ class JobStore:
         made yet goes before any full run and is claimed as a sample run (``run_kind`` "sample").
         """
         now = self._clock()
-        order = f"{'sample_done ASC, ' if samples_first else ''}{QUEUE_ORDER}"
+        # Samples first: every job still owing its sample, and every urgent one, before full runs.
+        owes = f"(sample_done = 1 AND priority < {URGENT_PRIORITY}) ASC, "
+        order = f"{owes if samples_first else ''}{QUEUE_ORDER}"
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             paused = conn.execute("SELECT value FROM queue_flags WHERE name = 'paused'").fetchone()
@@ -294,7 +298,8 @@ class JobStore:
             if job is None or (accept is not None and not accept(job)):
                 conn.execute("COMMIT")
                 return None
-            run_kind = "sample" if samples_first and not job.sample_done else "full"
+            sample = samples_first and not job.sample_done and job.priority < URGENT_PRIORITY
+            run_kind = "sample" if sample else "full"
             conn.execute(
                 "UPDATE jobs SET state = ?, started_at = ?, updated_at = ?, error = '', run_kind = ?"
                 " WHERE id = ? AND state = ?",
