@@ -33,6 +33,7 @@ __all__ = [
     "JobsRefs",
     "build",
     "chapter_audio",
+    "default_job",
     "job_choices",
     "job_detail_html",
     "jobs_table_html",
@@ -107,6 +108,12 @@ def playable_chapters(job: Job) -> list[tuple[str, str]]:
 def chapter_audio(job: Job, number: int) -> Path | None:
     """The audio file of chapter ``number`` when it is ready (only paths the job itself reports)."""
     return next((path for n, _, path in ready_chapters(job) if n == number), None)
+
+
+def default_job(jobs: Sequence[Job]) -> str | None:
+    """The job a page opens on: the running one (what a user comes to watch), else the newest."""
+    running = next((job.id for job in jobs if job.state is JobState.RUNNING), None)
+    return running or (jobs[0].id if jobs else None)
 
 
 def _digest(text: str) -> str:
@@ -184,7 +191,7 @@ def _render(ctx: UiContext, selected: str | None, shown: dict[str, Any] | None) 
     positions = store.queue_positions()
     ids = [job.id for job in jobs]
     asked = selected
-    selected = selected if selected in ids else (ids[0] if ids else None)
+    selected = selected if selected in ids else default_job(jobs)
     new: dict[str, Any] = {"job": selected}
     choices = job_choices(jobs)
     same_job = shown.get("job") == selected

@@ -368,3 +368,13 @@ def test_run_again_is_a_new_job_with_its_own_queue_time_and_the_same_book(ui_app
     )
     assert again.result["m4b"] == first.result["m4b"]  # the same file, rebuilt from cached chunks
     assert "Vivian" in outputs[0]  # the jobs list names the voice
+
+
+def test_the_page_opens_on_the_running_job_not_the_newest_queued_one() -> None:
+    from omni_web.jobs import Job
+    from omni_web.ui.jobs import default_job
+
+    newest_first = [Job(id=i, kind="convert", title=i, state=s, params={})
+                    for i, s in (("q2", JobState.QUEUED), ("q1", JobState.QUEUED), ("r", JobState.RUNNING))]
+    assert default_job(newest_first) == "r"
+    assert default_job(newest_first[:2]) == "q2" and default_job([]) is None
