@@ -27,6 +27,8 @@ def test_an_empty_install_lists_three_steps_in_order() -> None:
     assert [step.tab for step in readiness.steps] == ["setup", "models", "server"]
     assert not readiness.can_run and not any(step.done for step in readiness.steps)
     assert readiness.next_step.tab == "setup" and "Install / Repair" in readiness.next_step.detail
+    # A newcomer who already runs a server is told on the first line how to use it instead.
+    assert "Already running sgl-omni" in readiness.next_step.detail and "Remote server URL" in readiness.next_step.detail
 
 
 def test_backend_and_a_model_are_enough_to_run() -> None:
