@@ -8,6 +8,7 @@ the same functions the API and ``python -m omni_web queue`` use; a timer re-read
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,16 +16,20 @@ from typing import Any
 import gradio as gr
 
 from omni_web.catalog import CATALOG
+from omni_web.client import VoiceKind
 from omni_web.errors import OmniWebError
-from omni_web.jobs import Job
+from omni_web.jobs import Job, JobState
+from omni_web.pipeline import ConvertRequest
 from omni_web.ui import opds_import
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
+from omni_web.ui.labels import model_name
+from omni_web.voices.names import display_name
 
 __all__ = ["QueueRefs", "build", "queue_rows"]
 
 _TICK_S = 3.0
-HEADERS = ["#", "Title", "Priority", "Held", "Sample", "Job"]
+HEADERS = ["#", "Title", "Voice", "Priority", "Held", "Sample", "Job"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,19 +42,19 @@ class QueueRefs:
     on_load: OnLoad | None = None
 
 
-def queue_rows(queued: list[Job]) -> list[list[Any]]:
-    """One table row per queued job, in run order."""
-    return [
-        [
-            place,
-            job.title,
-            job.priority,
-            "paused" if job.paused else "",
-            "made" if job.sample_done else "",
-            job.id,
-        ]
-        for place, job in enumerate(queued, start=1)
-    ]
+def _voice(job: Job) -> str:
+    request = ConvertRequest.read(job.params)
+    voice = request.voice
+    said = display_name(voice.name) if voice.kind is VoiceKind.SPEAKER and voice.name else voice.label
+    return f"{said} · {model_name(request.model_key)}" if request.model_key else said
+
+
+def queue_rows(queued: list[Job], running: Sequence[Job] = ()) -> list[list[Any]]:
+    """One table row per running job ("running"), then per queued job in run order, with its voice."""
+    rows: list[list[Any]] = [["running", job.title, _voice(job), job.priority, "", "made" if job.sample_done else "",
+                              job.id] for job in running]  # fmt: skip
+    return rows + [[place, job.title, _voice(job), job.priority, "paused" if job.paused else "",
+                    "made" if job.sample_done else "", job.id] for place, job in enumerate(queued, start=1)]
 
 
 def _preset_names(ctx: UiContext) -> list[str]:
@@ -91,7 +96,8 @@ def build(ctx: UiContext) -> QueueRefs:
         value = keep if keep in {job.id for job in state.queued} else None
         # A tick leaves the value alone: its answer may arrive after the user picked another job.
         menu = gr.update(choices=choices) if tick and (value or not keep) else gr.update(choices=choices, value=value)
-        return line, queue_rows(list(state.queued)), menu, state.samples_first
+        running = [job for job in ctx.services.library.jobs.list(limit=50) if job.state is JobState.RUNNING]
+        return line, queue_rows(list(state.queued), running), menu, state.samples_first
 
     def act(fn):
         @guarded

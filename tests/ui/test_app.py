@@ -78,3 +78,21 @@ def test_the_page_header_names_books_not_only_epub(ui_app):
         http.post("/login", data={"username": USER, "password": PASSWORD})
         config = http.get("/config").text
     assert "EPUB → audiobook with" not in config and "Books (EPUB, PDF, Word, text" in config
+
+
+def test_the_queue_table_shows_the_running_job_first_and_every_voice():
+    from pathlib import Path
+
+    from omni_web.client import VoiceChoice
+    from omni_web.jobs import Job, JobState
+    from omni_web.pipeline import ConvertRequest
+    from omni_web.ui.queue_tab import HEADERS, queue_rows
+
+    params = ConvertRequest(book_path=Path("a.epub"), model_key="qwen3_tts_0_6b_customvoice",
+                            voice=VoiceChoice.speaker("Uncle_Fu")).to_dict()
+    running = Job(id="r", kind="convert", title="Running book", state=JobState.RUNNING, params=params)
+    queued = Job(id="q", kind="convert", title="Queued book", state=JobState.QUEUED, params=params)
+    rows = queue_rows([queued], [running])
+    assert HEADERS[2] == "Voice" and [row[:3] for row in rows] == [
+        ["running", "Running book", "Uncle Fu · Qwen3-TTS 0.6B CustomVoice"],
+        [1, "Queued book", "Uncle Fu · Qwen3-TTS 0.6B CustomVoice"]]
