@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from omni_web.library import InboxWatcher, Preset
+from omni_web.library.inbox import inbox_refusals
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.services import AppServices
 from tests.conftest import DATA_DIR
@@ -72,6 +73,9 @@ def test_twenty_dropped_books_become_twenty_jobs_with_the_inbox_preset(services,
     assert (inbox / "failed" / "corrupt.epub").is_file()
     reason = (inbox / "failed" / "corrupt.epub.txt").read_text()
     assert "corrupt.epub was not queued" in reason and "zip" in reason.lower()
+    # The refusal is shown where the queue is, not only on disk.
+    refused = inbox_refusals(inbox)
+    assert [name for name, _ in refused] == ["corrupt.epub"] and "zip" in refused[0][1].lower()
     assert (inbox / "copying.epub.part").is_file()  # partial downloads are left alone
     book = services.library.jobs.list()[0].params["book_path"]
     assert "inbox" not in book  # the job reads its own copy, not the file the user may delete

@@ -22,12 +22,27 @@ from pathlib import Path
 
 from omni_web.errors import OmniWebError
 
-__all__ = ["InboxWatcher", "Outcome"]
+__all__ = ["InboxWatcher", "Outcome", "inbox_refusals"]
 
 log = logging.getLogger(__name__)
 
 TAKEN, FAILED = "taken", "failed"
 _SKIPPED_SUFFIXES = (".part", ".crdownload", ".tmp", ".partial", ".download")
+
+
+def inbox_refusals(folder: Path | None, *, limit: int = 5) -> list[tuple[str, str]]:
+    """The newest refused files of the inbox ``folder``: ``(file name, why)``, newest first."""
+    if folder is None:
+        return []
+    try:
+        notes = sorted((folder / FAILED).glob("*.txt"), key=lambda p: p.stat().st_mtime, reverse=True)[:limit]
+        found = []
+        for note in notes:
+            lines = [line for line in note.read_text(encoding="utf-8").splitlines()[1:] if line.strip()]
+            found.append((note.name.removesuffix(".txt"), " ".join(lines)))
+        return found
+    except OSError:  # a folder that went away between two looks: nothing to show
+        return []
 
 
 @dataclass(frozen=True, slots=True)

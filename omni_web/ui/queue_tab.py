@@ -19,6 +19,7 @@ from omni_web.catalog import CATALOG
 from omni_web.client import VoiceKind
 from omni_web.errors import OmniWebError
 from omni_web.jobs import Job, JobState
+from omni_web.library.inbox import inbox_refusals
 from omni_web.pipeline import ConvertRequest
 from omni_web.ui import opds_import
 from omni_web.ui.context import OnLoad, UiContext
@@ -47,6 +48,15 @@ def _voice(job: Job) -> str:
     voice = request.voice
     said = display_name(voice.name) if voice.kind is VoiceKind.SPEAKER and voice.name else voice.label
     return f"{said} · {model_name(request.model_key)}" if request.model_key else said
+
+
+def _refusals_md(ctx: UiContext) -> str:
+    """The inbox's newest refusals, so a dropped file that became no job is seen here, not only on disk."""
+    refused = inbox_refusals(ctx.settings.inbox_path(ctx.paths))
+    if not refused:
+        return ""
+    lines = "\n".join(f"- `{name}`: {why}" for name, why in refused)
+    return f"\n\n**Not queued from the inbox** (newest first; the files are in its `failed/` folder):\n{lines}"
 
 
 def queue_rows(queued: list[Job], running: Sequence[Job] = ()) -> list[list[Any]]:
@@ -91,7 +101,7 @@ def build(ctx: UiContext) -> QueueRefs:
     def render(keep: str | None = None, tick: bool = False) -> tuple[Any, ...]:
         state = ctx.services.library.queue.status()
         line = (f"**Queue {'paused' if state.paused else 'running'}** · {len(state.queued)} waiting · samples first "
-                f"{'on' if state.samples_first else 'off'}")
+                f"{'on' if state.samples_first else 'off'}") + _refusals_md(ctx)
         choices = [(f"#{place} {job.title} ({job.id})", job.id) for place, job in enumerate(state.queued, start=1)]
         value = keep if keep in {job.id for job in state.queued} else None
         # A tick leaves the value alone: its answer may arrive after the user picked another job.

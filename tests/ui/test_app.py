@@ -96,3 +96,14 @@ def test_the_queue_table_shows_the_running_job_first_and_every_voice():
     assert HEADERS[2] == "Voice" and [row[:3] for row in rows] == [
         ["running", "Running book", "Uncle Fu · Qwen3-TTS 0.6B CustomVoice"],
         [1, "Queued book", "Uncle Fu · Qwen3-TTS 0.6B CustomVoice"]]
+
+
+def test_inbox_refusals_show_on_the_queue_tab(tmp_path):
+    from types import SimpleNamespace
+
+    from omni_web.ui.queue_tab import _refusals_md
+
+    (tmp_path / "failed").mkdir()
+    (tmp_path / "failed" / "vm.txt").write_text("vm was not queued.\n\n'vm' is not a book.\n", encoding="utf-8")
+    ctx = SimpleNamespace(paths=None, settings=SimpleNamespace(inbox_path=lambda _paths: tmp_path))
+    assert "Not queued from the inbox" in _refusals_md(ctx) and "- `vm`: 'vm' is not a book." in _refusals_md(ctx)
