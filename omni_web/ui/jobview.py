@@ -88,6 +88,8 @@ def _phase_html(phase: PhaseProgress, *, running: bool, follows: str = "") -> st
         fraction = _fraction(phase.done, phase.total)
         if not running:
             note = "stopped"
+        elif follows == "the server":
+            note = "waits for the server"
         elif follows:
             note = f"keeps up with {follows.lower()}"
         else:
@@ -100,10 +102,11 @@ def _phase_html(phase: PhaseProgress, *, running: bool, follows: str = "") -> st
            f'{label}<div>{progress_bar(fraction, text=text)}</div></div>'
 
 
-def _phases_html(phases: tuple[PhaseProgress, ...], *, running: bool) -> str:
+def _phases_html(phases: tuple[PhaseProgress, ...], *, running: bool, waiting: bool = False) -> str:
     """Every phase's bar. A phase that works behind an earlier active one (chapters are finished as
-    they are rendered) shows no ETA of its own: it would only repeat the earlier one's."""
-    rows, ahead = [], ""
+    they are rendered) shows no ETA of its own: it would only repeat the earlier one's; while the
+    server is down no phase shows an ETA (it would only freeze)."""
+    rows, ahead = [], "the server" if waiting else ""
     for phase in phases:
         rows.append(_phase_html(phase, running=running, follows=ahead))
         if phase.state == PhaseState.ACTIVE and not ahead:
@@ -192,7 +195,7 @@ def job_detail_html(
     body += _fix_html(job, running, queue_paused)
     if job.state is not JobState.QUEUED and job.progress:
         running = job.state is JobState.RUNNING
-        body += _phases_html(phase_rows(job), running=running)
+        body += _phases_html(phase_rows(job), running=running, waiting=bool(progress_of(job).server_status))
         facts = [f"elapsed {clock_str(elapsed_s(job, now=now))} (whole job)"]
         facts.append(f"{duration_str(result.duration_s if result else p.audio_s)} of audio")
         if p.words:
@@ -339,26 +342,14 @@ def jobs_table_html(jobs: Sequence[Job], positions: Mapping[str, int]) -> str:
         return callout("No jobs yet. Queue one in the Generate tab.")
     rows = []
     for job in jobs:
-        eta = job_eta_s(job) if job.state is JobState.RUNNING else None
+        # While its server is down a running job waits: said so, and no ETA that only freezes.
+        waiting = job.state is JobState.RUNNING and bool(progress_of(job).server_status)
+        eta = job_eta_s(job) if job.state is JobState.RUNNING and not waiting else None
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(job.created_at))
-        model = (
-            f'{esc(model_name(request_of(job).model_key))} <span class="ow-dim">· {esc(voice_of(job))}</span>'
-        )
-        rows.append(
-            (
-                esc(job.title),
-                model,
-                badge(job.state.value),
-                _progress_cell(job, positions.get(job.id, 0)),
-                esc(clock_str(eta)),
-                esc(created),
-                f"<code>{esc(job.id)}</code>",
-            )
-        )
-    return (
-        '<div class="ow-scroll ow-scroll-short">'
-        + table(
-            ["Book", "Model · voice", "State", "Progress", "ETA", "Queued", "Job"], rows, raw_columns=range(7)
-        )
-        + "</div>"
-    )
+        model = f'{esc(model_name(request_of(job).model_key))} <span class="ow-dim">· {esc(voice_of(job))}</span>'
+        state = badge("waiting for server", tone="wait") if waiting else badge(job.state.value)
+        rows.append((esc(job.title), model, state,
+                     _progress_cell(job, positions.get(job.id, 0)), esc(clock_str(eta)), esc(created),
+                     f"<code>{esc(job.id)}</code>"))
+    return '<div class="ow-scroll ow-scroll-short">' + table(
+        ["Book", "Model · voice", "State", "Progress", "ETA", "Queued", "Job"], rows, raw_columns=range(7)) + "</div>"
