@@ -7,6 +7,7 @@ Thin: the record is read from :class:`omni_web.deliver.abs_delivery.DeliveryStor
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import gradio as gr
 
@@ -15,7 +16,13 @@ from omni_web.deliver.abs_delivery import DeliveryStore, deliver_book, delivery_
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 
-__all__ = ["attach"]
+__all__ = ["attach", "delivery_mark"]
+
+
+def delivery_mark(paths: Any, job_id: str) -> tuple[str, int] | None:
+    """What the delivery line of ``job_id`` depends on (state, deliveries), for the page's poll."""
+    record = DeliveryStore.for_paths(paths).for_job(job_id)
+    return (record.state, record.deliveries) if record is not None else None
 
 
 def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Button) -> None:

@@ -28,8 +28,8 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
 from starlette.routing import Mount
 
-from omni_web.deliver.abs_delivery import DeliveryStore
 from omni_web.jobs import Job, JobState
+from omni_web.ui.delivery import delivery_mark
 from omni_web.ui.downloads import downloads_html, logged_in
 from omni_web.ui.jobview import chapters_html, job_detail_html, job_levels_html, jobs_table_html
 from omni_web.ui.readalong import readalong_chapters
@@ -89,9 +89,7 @@ def poll_answer(services: Any, settings: Any, paths: Any, selected: str | None,
     parts = job_parts(jobs, positions, job, output_root=settings.output_path(paths), remote_url=settings.remote_url,
                       queue_paused=library.queue.paused)  # fmt: skip
     states = [(j.id, j.state.value) for j in jobs]
-    record = DeliveryStore.for_paths(paths).for_job(job.id) if job is not None else None
-    soft = (len(readalong_chapters(job)) if job is not None else 0,
-            (record.state, record.deliveries) if record is not None else None)  # fmt: skip
+    soft = (len(readalong_chapters(job)), delivery_mark(paths, job.id)) if job is not None else None
     return {
         "title": title(jobs[:50]),
         "jobs": digest((states, library.queue.paused)),

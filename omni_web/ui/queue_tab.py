@@ -19,13 +19,12 @@ from omni_web.catalog import CATALOG
 from omni_web.client import VoiceKind
 from omni_web.errors import OmniWebError
 from omni_web.jobs import Job, JobState
-from omni_web.library.inbox import inbox_refusals
+from omni_web.library import inbox_refusals
 from omni_web.pipeline import ConvertRequest
 from omni_web.ui import opds_import
 from omni_web.ui.context import OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.labels import model_name
-from omni_web.voices.names import display_name
 
 __all__ = ["QueueRefs", "build", "queue_rows"]
 
@@ -46,7 +45,8 @@ class QueueRefs:
 def _voice(job: Job) -> str:
     request = ConvertRequest.read(job.params)
     voice = request.voice
-    said = display_name(voice.name) if voice.kind is VoiceKind.SPEAKER and voice.name else voice.label
+    # A built-in speaker as people write it ("Uncle_Fu" -> "Uncle Fu").
+    said = " ".join(voice.name.replace("_", " ").split()) if voice.kind is VoiceKind.SPEAKER and voice.name else voice.label
     return f"{said} · {model_name(request.model_key)}" if request.model_key else said
 
 
