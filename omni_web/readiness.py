@@ -69,7 +69,9 @@ def first_run_readiness(
     backend = ReadinessStep(
         "Install the SGLang-Omni backend",
         backend_ok,
-        "Installed." if backend_ok else f"Backend {backend_state.value}: press Install / Repair in Setup (about 10 GB). "
+        "Installed."
+        if backend_ok
+        else f"Backend {backend_state.value}: press Install / Repair in Setup (about 10 GB). "
         "Already running sgl-omni on this or another machine? Skip these steps: put its URL in Server → "
         "Remote server URL.",
         "setup",

@@ -196,8 +196,10 @@ def test_a_running_job_lists_its_flagged_chunks_from_its_progress(tmp_path: Path
     rows, line, can_regenerate = flagged_rows(job, store)
     assert [(r.chapter, r.chunk, r.text) for r in rows] == [(2, 7, "Down the rabbit hole.")]
     assert "5 passed" in line and not can_regenerate
-    assert row_choice(rows[0]) == ("chapter 2 · chunk 7 — the audio is 0.30 of the expected length: cut off or words "
-                                   "skipped", "2:7")
+    assert row_choice(rows[0]) == (
+        "chapter 2 · chunk 7 — the audio is 0.30 of the expected length: cut off or words skipped",
+        "2:7",
+    )
 
 
 def test_flagged_chunks_of_a_running_job_are_accepted_while_it_renders(tmp_path: Path) -> None:

@@ -55,6 +55,7 @@ def build_api(library: Library) -> FastAPI:
                                 "mistyped or made on another omni-web. Make a new one in Settings → API tokens."},
                                 headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
 
+
     api = FastAPI(
         title="omni-web API",
         version="1",

@@ -250,8 +250,10 @@ class Library:
         link = Link(entry.acquisition, username=client.username or None, password=client.password)
         return self.intake(link, preset=preset, catalog=entry.catalog_metadata()).job
 
-    def submit_many(self, files: list[Path], *, preset: Preset | str | None = None, model_key: str | None = None,
-                    voice: VoiceChoice | None = None) -> list[tuple[str, Job | str]]:
+    def submit_many(
+        self, files: list[Path], *, preset: Preset | str | None = None, model_key: str | None = None,
+        voice: VoiceChoice | None = None,
+    ) -> list[tuple[str, Job | str]]:
         """Queue one job per file (a multi-upload), each from its own copy in the data root, with
         ``preset``, else ``model_key`` (and ``voice``, else the model's default voice), else the rules.
 
@@ -261,7 +263,8 @@ class Library:
         for path in files:
             try:
                 kept = keep_book(self.paths, Path(path))
-                outcomes.append((Path(path).name, self.submit_book(kept, preset=preset, model_key=model_key, voice=voice)))
+                job = self.submit_book(kept, preset=preset, model_key=model_key, voice=voice)
+                outcomes.append((Path(path).name, job))
             except OmniWebError as exc:
                 outcomes.append((Path(path).name, str(exc)))
         return outcomes

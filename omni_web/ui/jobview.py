@@ -346,10 +346,25 @@ def jobs_table_html(jobs: Sequence[Job], positions: Mapping[str, int]) -> str:
         waiting = job.state is JobState.RUNNING and bool(progress_of(job).server_status)
         eta = job_eta_s(job) if job.state is JobState.RUNNING and not waiting else None
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(job.created_at))
-        model = f'{esc(model_name(request_of(job).model_key))} <span class="ow-dim">· {esc(voice_of(job))}</span>'
+        model = (
+            f'{esc(model_name(request_of(job).model_key))} <span class="ow-dim">· {esc(voice_of(job))}</span>'
+        )
         state = badge("waiting for server", tone="wait") if waiting else badge(job.state.value)
-        rows.append((esc(job.title), model, state,
-                     _progress_cell(job, positions.get(job.id, 0)), esc(clock_str(eta)), esc(created),
-                     f"<code>{esc(job.id)}</code>"))
-    return '<div class="ow-scroll ow-scroll-short">' + table(
-        ["Book", "Model · voice", "State", "Progress", "ETA", "Queued", "Job"], rows, raw_columns=range(7)) + "</div>"
+        rows.append(
+            (
+                esc(job.title),
+                model,
+                state,
+                _progress_cell(job, positions.get(job.id, 0)),
+                esc(clock_str(eta)),
+                esc(created),
+                f"<code>{esc(job.id)}</code>",
+            )
+        )
+    return (
+        '<div class="ow-scroll ow-scroll-short">'
+        + table(
+            ["Book", "Model · voice", "State", "Progress", "ETA", "Queued", "Job"], rows, raw_columns=range(7)
+        )
+        + "</div>"
+    )

@@ -46,7 +46,8 @@ def _voice(job: Job) -> str:
     request = ConvertRequest.read(job.params)
     voice = request.voice
     # A built-in speaker as people write it ("Uncle_Fu" -> "Uncle Fu").
-    said = " ".join(voice.name.replace("_", " ").split()) if voice.kind is VoiceKind.SPEAKER and voice.name else voice.label
+    speaker = voice.kind is VoiceKind.SPEAKER and voice.name
+    said = " ".join(voice.name.replace("_", " ").split()) if speaker else voice.label
     return f"{said} · {model_name(request.model_key)}" if request.model_key else said
 
 
@@ -62,7 +63,7 @@ def _refusals_md(ctx: UiContext) -> str:
 def queue_rows(queued: list[Job], running: Sequence[Job] = ()) -> list[list[Any]]:
     """One table row per running job ("running"), then per queued job in run order, with its voice."""
     rows: list[list[Any]] = [["running", job.title, _voice(job), job.priority, "", "made" if job.sample_done else "",
-                              job.id] for job in running]  # fmt: skip
+                              job.id] for job in running]
     return rows + [[place, job.title, _voice(job), job.priority, "paused" if job.paused else "",
                     "made" if job.sample_done else "", job.id] for place, job in enumerate(queued, start=1)]
 
@@ -173,7 +174,7 @@ def _many_books(ctx: UiContext, pick: gr.Dropdown, outputs: list[Any], render) -
         if not files:
             raise gr.Error("Choose the books to queue first.")
         outcomes = ctx.services.library.submit_many([Path(f) for f in files], preset=preset_name or None,
-                                                    model_key=model_key or None)  # fmt: skip
+                                                    model_key=model_key or None)
         lines = [f"- {name}: queued as {got.id}" if isinstance(got, Job) else f"- {name}: **not queued**: {got}"
                  for name, got in outcomes]
         queued = sum(isinstance(got, Job) for _, got in outcomes)

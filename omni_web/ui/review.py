@@ -72,8 +72,11 @@ def flagged_rows(job: Job, store: QaStore) -> tuple[list[ReviewRow], str, bool]:
         return review_rows(target), qa_counts_line(target), True
     if qa is None:
         return [], "This job runs without audio QA.", False
-    return (rows_for_keys(store, qa.flagged_keys),
-            f"{qa.line} so far. Accept works now; regenerate once the job is done.", False)
+    return (
+        rows_for_keys(store, qa.flagged_keys),
+        f"{qa.line} so far. Accept works now; regenerate once the job is done.",
+        False,
+    )
 
 
 def row_choice(row: ReviewRow) -> tuple[str, str]:
@@ -264,12 +267,18 @@ class _ReviewActions:
         choices = [row_choice(r) for r in shown.rows]
         html = callout(line) if rows or not job_id else callout(line + " Nothing is waiting for review.")
         first = choices[0][1] if choices else None
-        return [html, gr.update(choices=choices, value=first), *self.show_row(job_id, first),
-                gr.update(interactive=bool(rows)), gr.update(interactive=bool(rows) and can_regenerate),
-                *render_inbox(shown, chapter, reason, can_accept=bool(rows))]
+        return [
+            html,
+            gr.update(choices=choices, value=first),
+            *self.show_row(job_id, first),
+            gr.update(interactive=bool(rows)),
+            gr.update(interactive=bool(rows) and can_regenerate),
+            *render_inbox(shown, chapter, reason, can_accept=bool(rows)),
+        ]
 
-    def accept_matching(self, job_id: str | None, chapter: str | None, reason: str | None,
-                        page: float | None) -> list[Any]:
+    def accept_matching(
+        self, job_id: str | None, chapter: str | None, reason: str | None, page: float | None
+    ) -> list[Any]:
         if self.running(job_id):
             rows, _, _ = self.rows_of(job_id)
             shown = inbox_page(rows, chapter=int(chapter) if chapter else None, reason=reason or None)
