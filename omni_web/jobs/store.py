@@ -61,9 +61,7 @@ _ADDED_COLUMNS = {
 }
 # The order the worker takes queued jobs in: higher priority first, then by place in line.
 QUEUE_ORDER = "priority DESC, COALESCE(position, seq), seq"
-# A job this urgent (a regenerate of a few chunks) is never run as a sample first: it is the fix itself.
-URGENT_PRIORITY = 100
-
+URGENT_PRIORITY = 100  # a job this urgent (a regenerate's few chunks) is never a sample run: it is the fix
 
 
 # Where a job is in its life: the run state tasks share (omni_web/runstate.py), under the name the
@@ -281,8 +279,7 @@ class JobStore:
         """
         now = self._clock()
         # Samples first: every job still owing its sample, and every urgent one, before full runs.
-        owes = f"(sample_done = 1 AND priority < {URGENT_PRIORITY}) ASC, "
-        order = f"{owes if samples_first else ''}{QUEUE_ORDER}"
+        order = (f"(sample_done = 1 AND priority < {URGENT_PRIORITY}) ASC, " if samples_first else "") + QUEUE_ORDER
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             paused = conn.execute("SELECT value FROM queue_flags WHERE name = 'paused'").fetchone()
@@ -298,8 +295,7 @@ class JobStore:
             if job is None or (accept is not None and not accept(job)):
                 conn.execute("COMMIT")
                 return None
-            sample = samples_first and not job.sample_done and job.priority < URGENT_PRIORITY
-            run_kind = "sample" if sample else "full"
+            run_kind = "sample" if samples_first and not job.sample_done and job.priority < URGENT_PRIORITY else "full"
             conn.execute(
                 "UPDATE jobs SET state = ?, started_at = ?, updated_at = ?, error = '', run_kind = ?"
                 " WHERE id = ? AND state = ?",
