@@ -249,17 +249,10 @@ def _judge_all(takes: list[_Take], level: QaLevel, asr_model: str, tmp: Path) ->
         asr = AsrPool(lambda: load_recogniser(asr_model, device="cpu", workers=workers), workers=workers)
         asr.recogniser()  # loaded before the clock starts, as a job loads it once
     by_key = {t.key: t for t in takes}
-    check = ChunkQa(
-        QaOptions(level=level, takes=1),
-        store=QaStore(tmp),
-        request_take=lambda item, seed: TakeAudio(by_key[item.key].wav, "stop"),
-        model_key=MODEL,
-        voice_label="bench",
-        language="English",
-        accepts_seed=True,
-        request_slots=2 * workers,
-        asr_pool=asr,
-    )
+    check = ChunkQa(QaOptions(level=level, takes=1), store=QaStore(tmp),
+                    request_take=lambda item, seed, budget: TakeAudio(by_key[item.key].wav, "stop"),
+                    model_key=MODEL, voice_label="bench", language="English", accepts_seed=True,
+                    request_slots=2 * workers, asr_pool=asr)
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=2 * workers) as pool:
         list(pool.map(check.take, takes))

@@ -173,7 +173,7 @@ def _timed_from_qa_words(source: ChapterSource, model_dir: str):
     store = QaStore(folder)
     pool = AsrPool(lambda: load_recogniser(model_dir, device="cpu", cpu_threads=1))
 
-    def no_request(item: object, seed: int | None) -> TakeAudio:
+    def no_request(item: object, seed: int | None, budget: int | None = None) -> TakeAudio:
         raise RuntimeError("the chunk file is the first take: nothing to request")
 
     qa = ChunkQa(

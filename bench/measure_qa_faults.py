@@ -84,7 +84,7 @@ def summary(path: Path, *, verbose: bool = False) -> None:
             found = find_faults(alignment, DEFAULT_THRESHOLDS)
             caught += bool(found.failures)
             if verbose and bool(found.failures) != bool(row["fault"]):
-                print(f"  {voice} {row['fault']}: {'; '.join(found.failures) or 'MISSED'}")
+                print(f"  {voice} {row['fault']}: {'; '.join(f.message for f in found.failures) or 'MISSED'}")
         n = len(items)
 
         def spread(values: list) -> str:

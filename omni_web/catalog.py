@@ -76,6 +76,9 @@ class CatalogEntry:
     channels: int = 1
     # Requests carry this max_new_tokens when set (Higgs 3000, ZONOS2 12288).
     request_max_new_tokens: int | None = None
+    # The most tokens a request may ask for (the server's cap for the family): the ceiling of the
+    # budget QA sizes to each chunk's text (omni_web/qa/budget.py). None: no budget is sent.
+    max_new_tokens_limit: int | None = None
     # Words per request the model can voice before its window cuts audio off (Higgs 80).
     max_words_per_request: int | None = None
     # Server-side `input` limit; None where the family has none (MOSS).
@@ -165,6 +168,7 @@ _VOXTRAL_PRESETS = (
 CATALOG: tuple[CatalogEntry, ...] = (
     CatalogEntry(
         key="qwen3_tts_0_6b_customvoice",
+        max_new_tokens_limit=2048,
         label="Qwen3-TTS 0.6B CustomVoice",
         repo_id="Qwen/Qwen3-TTS-12Hz-0.6B-CustomVoice",
         org="Qwen",
@@ -189,6 +193,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
     ),
     CatalogEntry(
         key="qwen3_tts_0_6b_base",
+        max_new_tokens_limit=2048,
         label="Qwen3-TTS 0.6B Base",
         repo_id="Qwen/Qwen3-TTS-12Hz-0.6B-Base",
         org="Qwen",
@@ -210,6 +215,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
     ),
     CatalogEntry(
         key="qwen3_tts_1_7b_base",
+        max_new_tokens_limit=2048,
         label="Qwen3-TTS 1.7B Base",
         repo_id="Qwen/Qwen3-TTS-12Hz-1.7B-Base",
         org="Qwen",
@@ -231,6 +237,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
     ),
     CatalogEntry(
         key="qwen3_tts_1_7b_voicedesign",
+        max_new_tokens_limit=2048,
         label="Qwen3-TTS 1.7B VoiceDesign",
         repo_id="Qwen/Qwen3-TTS-12Hz-1.7B-VoiceDesign",
         org="Qwen",
@@ -252,6 +259,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
     ),
     CatalogEntry(
         key="higgs_audio_v3_tts",
+        max_new_tokens_limit=3000,
         label="Higgs Audio v3 TTS",
         repo_id="bosonai/higgs-audio-v3-tts-4b",
         org="Boson AI",
@@ -277,6 +285,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
     ),
     CatalogEntry(
         key="moss_tts",
+        max_new_tokens_limit=4096,
         label="MOSS-TTS v1.5",
         repo_id="OpenMOSS-Team/MOSS-TTS-v1.5",
         org="OpenMOSS",
@@ -295,6 +304,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
     ),
     CatalogEntry(
         key="moss_tts_local",
+        max_new_tokens_limit=4096,
         label="MOSS-TTS Local v1.5",
         repo_id="OpenMOSS-Team/MOSS-TTS-Local-Transformer-v1.5",
         org="OpenMOSS",
@@ -314,6 +324,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
     ),
     CatalogEntry(
         key="voxtral_tts",
+        max_new_tokens_limit=4096,
         label="Voxtral TTS 4B",
         repo_id="mistralai/Voxtral-4B-TTS-2603",
         org="Mistral AI",
@@ -343,6 +354,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
     ),
     CatalogEntry(
         key="dots_tts_mf",
+        max_new_tokens_limit=500,
         label="dots.tts (MeanFlow)",
         repo_id="rednote-hilab/dots.tts-mf",
         org="rednote-hilab",
@@ -366,6 +378,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
     ),
     CatalogEntry(
         key="fish_s2_pro",
+        max_new_tokens_limit=2048,
         label="Fish Speech S2-Pro",
         repo_id="fishaudio/s2-pro",
         org="Fish Audio",
@@ -388,6 +401,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
     ),
     CatalogEntry(
         key="zonos2",
+        max_new_tokens_limit=12288,
         label="ZONOS2",
         repo_id="Zyphra/ZONOS2",
         org="Zyphra",

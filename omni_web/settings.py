@@ -81,6 +81,9 @@ class Settings:
     qa_takes: int = 3
     # auto: CUDA float16 when the model fits beside the TTS server, else CPU int8 (omni_web/qa/asr_models.py).
     qa_device: str = "auto"
+    # With asr: hear who reads each take (a speaker embedding against its voice), besides its pace,
+    # pitch and loudness, which every checked level compares (omni_web/qa/voice.py).
+    qa_voice: bool = True
     # Automation: the watched inbox ("" = <data root>/inbox, "off" = not watched) and the preset its
     # books get when no rule picks one (omni_web/library/inbox.py); where a finished, failed or flagged
     # job is announced: webhook URLs and Apprise URLs, separated by spaces, commas or new lines.

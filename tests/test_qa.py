@@ -10,6 +10,7 @@ import pytest
 from omni_web.qa import (
     ChunkQa,
     DurationRateTracker,
+    FindingKind,
     QaLevel,
     QaOptions,
     QaStore,
@@ -118,6 +119,10 @@ def test_skipped_and_shuffled_words_score_apart_from_a_clean_transcript() -> Non
 
 # --- judging --------------------------------------------------------------------------------------
 
+def _kinds(findings) -> set[FindingKind]:
+    return {f.kind for f in findings}
+
+
 def _take(number: int, audio: np.ndarray, finish: str | None = "stop"):
     tracker = DurationRateTracker(Thresholds())
     return basic_take(number=number, seed=None, finish_reason=finish,
@@ -128,10 +133,12 @@ def _take(number: int, audio: np.ndarray, finish: str | None = "stop"):
 def test_basic_checks_catch_cut_loop_silence_and_length_finish() -> None:
     full = _expected_s()
     assert _take(1, _speechlike(full)).passed
-    assert "cut off" in _take(1, _speechlike(full / 3)).failures[0]
-    assert "loop" in _take(1, _speechlike(full * 3)).failures[0]
-    assert any("silent" in f for f in _take(1, np.zeros(int(full * RATE))).failures)
-    assert "token limit" in _take(1, _speechlike(full), finish="length").failures[0]
+    cut = _take(1, _speechlike(full / 3)).failures[0]
+    assert cut.kind is FindingKind.CUT and "cut off" in cut.message and cut.figures["ratio"] < cut.figures["low"]
+    assert _take(1, _speechlike(full * 3)).failures[0].kind is FindingKind.LOOP
+    assert FindingKind.SILENT in _take(1, np.zeros(int(full * RATE))).kinds
+    budget = _take(1, _speechlike(full), finish="length").failures[0]
+    assert budget.kind is FindingKind.BUDGET and "token limit" in budget.message
 
 
 def test_best_take_prefers_passing_then_the_nearest_duration() -> None:
@@ -164,7 +171,7 @@ class _Server:
         self.faults = list(faults)
         self.seeds: list[int | None] = []
 
-    def __call__(self, item: _Item, seed: int | None) -> TakeAudio:
+    def __call__(self, item: _Item, seed: int | None, max_new_tokens: int | None = None) -> TakeAudio:
         text = item.text
         self.seeds.append(seed)
         fault = self.faults.pop(0) if self.faults else "clean"
@@ -241,11 +248,11 @@ def test_missing_words_count_as_skipped_only_when_the_audio_is_short_too() -> No
 
     words = TEXT.split()
     dropped = score_transcript(TEXT, " ".join(w for i, w in enumerate(words) if i % 3 != 2))
-    assert any("skipped" in f for f in asr_failures(dropped, Thresholds(), 0.7))
+    assert FindingKind.SKIPPED in _kinds(asr_failures(dropped, Thresholds(), 0.7))
     # The same transcript of full-length audio: the recogniser missed words, the model did not.
-    assert not any("skipped" in f for f in asr_failures(dropped, Thresholds(), 1.0))
+    assert FindingKind.SKIPPED not in _kinds(asr_failures(dropped, Thresholds(), 1.0))
     shuffled = score_transcript(TEXT, " ".join(reversed(words)))
-    assert any("word error rate" in f for f in asr_failures(shuffled, Thresholds(), 1.0))
+    assert FindingKind.WER in _kinds(asr_failures(shuffled, Thresholds(), 1.0))
 
 
 class _EnglishOnly:
@@ -366,7 +373,7 @@ def test_wer_limit_allows_more_misheard_words_on_short_texts_but_not_shuffles() 
     shuffled = score_transcript(text, "Not replied, had or not in my head, shocking more infillie.")
     assert misheard.wer == pytest.approx(0.7)
     assert asr_failures(misheard, thresholds, 1.0) == []
-    assert any("word error rate" in f for f in asr_failures(shuffled, thresholds, 1.0))
+    assert FindingKind.WER in _kinds(asr_failures(shuffled, thresholds, 1.0))
 
 
 def test_english_contractions_score_as_written_out() -> None:
@@ -422,6 +429,7 @@ def test_words_heard_out_of_order_fail_under_the_wer_limit() -> None:
     text = '"You must be," said the Cat, "or you wouldn\'t have come here."'
     score = score_transcript(text, "You must come, you be the handstand here, wouldn't cat, or you...")
     assert score.wer <= Thresholds().wer_limit(score.reference_words)
-    assert any("out of order" in f for f in asr_failures(score, Thresholds(), 1.0))
+    order = [f for f in asr_failures(score, Thresholds(), 1.0) if f.kind is FindingKind.ORDER]
+    assert order and "out of order" in order[0].message
     clean = score_transcript(text, "You must be, said the cat, or you wouldn't have come here.")
     assert asr_failures(clean, Thresholds(), 1.0) == []

@@ -10,6 +10,7 @@ import pytest
 
 from omni_web.qa.alignment import align_transcript, text_words
 from omni_web.qa.detectors import find_faults
+from omni_web.qa.findings import FindingKind
 from omni_web.qa.judge import with_transcript
 from omni_web.qa.records import TakeRecord
 from omni_web.qa.thresholds import DEFAULT_THRESHOLDS
@@ -33,25 +34,28 @@ def test_a_clean_take_with_scattered_mishearings_passes() -> None:
 def test_eight_words_left_out_are_one_gap_quoted_in_the_verdict() -> None:
     found = _findings(TAKES["gap"])
     assert len(found.failures) == 1, found.failures
-    assert found.failures[0] == "8 words not heard: 'hurried on alice started to her feet for'"
+    gap = found.failures[0]
+    assert gap.message == "8 words not heard: 'hurried on alice started to her feet for'"
+    assert gap.kind is FindingKind.GAP and gap.words == "hurried on alice started to her feet for"
+    assert gap.figures == {"words": 8}
 
 
 def test_eight_words_said_twice_are_a_repeat() -> None:
     found = _findings(TAKES["repeat"])
-    assert len(found.failures) == 1 and "said twice" in found.failures[0], found.failures
-    assert "alice started to her feet" in found.failures[0]
+    assert [f.kind for f in found.failures] == [FindingKind.REPEAT], found.failures
+    assert "said twice" in found.failures[0].message and "alice started to her feet" in found.failures[0].words
 
 
 def test_babble_after_the_text_is_extra_tail() -> None:
     found = _findings(TAKES["babble"])
-    assert found.failures == (
-        "8 words heard after the text ends (babble): 'and then the little voice went on about'",
-    )
+    assert [(f.kind, f.message) for f in found.failures] == [
+        (FindingKind.BABBLE, "8 words heard after the text ends (babble): 'and then the little voice went on about'")]
 
 
 def test_words_before_the_text_are_extra_head() -> None:
     found = _findings("Thank you for listening to this book today. " + TAKES["clean"])
-    assert len(found.failures) == 1 and found.failures[0].startswith("8 words heard before the text starts")
+    assert [f.kind for f in found.failures] == [FindingKind.BEFORE]
+    assert found.failures[0].message.startswith("8 words heard before the text starts")
 
 
 def test_words_not_in_the_text_inside_it_are_reported() -> None:
@@ -59,15 +63,15 @@ def test_words_not_in_the_text_inside_it_are_reported() -> None:
         "Alice started", "and the price of bread in the market town rose again Alice started"
     )
     found = _findings(inserted)
-    assert len(found.failures) == 1 and "the text does not have" in found.failures[0], found.failures
+    assert [f.kind for f in found.failures] == [FindingKind.INSERTED], found.failures
+    assert "the text does not have" in found.failures[0].message
 
 
 def test_a_gap_at_the_end_says_so() -> None:
     cut = TAKES["clean"].rsplit(" ", 9)[0]  # the last 9 words unheard
     found = _findings(cut)
-    assert len(found.failures) == 1 and found.failures[0].startswith(
-        "9 words not heard at the end: 'pop down a large"
-    )
+    assert [f.kind for f in found.failures] == [FindingKind.GAP]
+    assert found.failures[0].message.startswith("9 words not heard at the end: 'pop down a large")
 
 
 def test_short_texts_skip_the_gap_and_repeat_checks_with_a_note_but_keep_babble() -> None:
@@ -76,7 +80,7 @@ def test_short_texts_skip_the_gap_and_repeat_checks_with_a_note_but_keep_babble(
     found = _findings("Chapter one.", text)
     assert found.failures == () and "gap and repeat checks skipped: 6 words" in found.notes[0]
     babble = _findings("Chapter 1, Down the rabbit hole and then the little voice went on about.", text)
-    assert babble.failures and "after the text ends" in babble.failures[0]
+    assert babble.failures and babble.failures[0].kind is FindingKind.BABBLE
 
 
 def test_a_misheard_name_is_a_notice_not_a_failure() -> None:
@@ -87,9 +91,8 @@ def test_a_misheard_name_is_a_notice_not_a_failure() -> None:
         names={"dinah", "alice"},
     )
     assert found.failures == ()
-    assert found.notices == (
-        "the name 'dinah' was heard as 'diana': check it (a lexicon entry fixes a misread name)",
-    )
+    assert [(n.kind, n.message) for n in found.notices] == [
+        (FindingKind.NAME, "the name 'dinah' was heard as 'diana': check it (a lexicon entry fixes a misread name)")]
     assert _findings(text, text, names={"dinah"}).notices == ()
 
 
@@ -119,6 +122,18 @@ def test_findings_join_the_takes_failures(fault: str) -> None:
     )
     assert not judged.passed and judged.transcript == transcript
     assert TakeRecord.from_dict(judged.to_dict()).to_dict() == judged.to_dict()
+    assert TakeRecord.from_dict(judged.to_dict()).failures == judged.failures
+    assert FindingKind(fault) in judged.kinds
+
+
+def test_a_take_stored_before_kinds_were_kept_loads_its_sentences() -> None:
+    stored = {"number": 1, "seed": None, "finish_reason": "stop", "duration_s": 1.0, "expected_s": 3.0,
+              "duration_ratio": 0.33, "silence_share": 0.1, "longest_internal_silence_s": 0.2, "clipped_share": 0.0,
+              "failures": ["the audio is 0.33 of the expected length: cut off or words skipped"],
+              "notices": ["the name 'dinah' was heard as 'diana': check it"]}
+    take = TakeRecord.from_dict(stored)
+    assert take.kinds == {FindingKind.OTHER} and take.reasons == stored["failures"][0]
+    assert take.notices[0].message == stored["notices"][0] and not take.passed
 
 
 def test_the_review_marks_the_missing_repeated_and_extra_words_in_the_text() -> None:

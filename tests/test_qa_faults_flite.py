@@ -17,7 +17,7 @@ from omni_web.client import SpeechClient, VoiceChoice
 from omni_web.paths import DataPaths
 from omni_web.pipeline import ConvertRequest, run_conversion
 from omni_web.pipeline.review import open_review, review_rows
-from omni_web.qa import QaStore, find_report, marks_plain, read_report
+from omni_web.qa import Finding, FindingKind, QaStore, TakeRecord, find_report, marks_plain, read_report
 from omni_web.qa.wer import normalise_words
 from omni_web.render import RetryPolicy
 from omni_web.settings import Settings
@@ -57,19 +57,19 @@ def test_asr_qa_with_tiny_en_re_renders_dropped_and_repeated_clauses_on_flite_sp
         row = json.loads(line)
         requests.setdefault(row["input"], []).append(row)
     caught, missed, clean, false_flags = Counter(), Counter(), 0, []
-    for chunk in report["chunks"]:
-        sent = requests[chunk["text"]]
-        assert len(chunk["takes"]) == len(sent), chunk["text"][:40]
-        for take, row in zip(chunk["takes"], sent, strict=True):
+    for chunk in report.chunks:
+        sent = requests[chunk.text]
+        assert len(chunk.takes) == len(sent), chunk.text[:40]
+        for take, row in zip(chunk.takes, sent, strict=True):
             faulty = row["fault"] is not None and row["spoken"] != row["input"]  # short texts stay whole
             if faulty:
-                (caught if take["failures"] else missed)[row["fault"]] += 1
-                if row["fault"] == "gap" and take["failures"]:
-                    _assert_quotes_the_left_out_words(take["failures"], row)
+                (caught if take.failures else missed)[row["fault"]] += 1
+                if row["fault"] == "gap" and take.failures:
+                    _assert_quotes_the_left_out_words(take.failures, row)
             else:
                 clean += 1
-                if take["failures"]:
-                    false_flags.append((take["failures"], take["transcript"]))
+                if take.failures:
+                    false_flags.append((take.reasons, take.transcript))
     faulty_total = sum(caught.values()) + sum(missed.values())
     print(
         f"flite slt + tiny.en: caught {dict(caught)}, missed {dict(missed)}; "
@@ -79,22 +79,18 @@ def test_asr_qa_with_tiny_en_re_renders_dropped_and_repeated_clauses_on_flite_sp
     assert sum(caught.values()) >= 0.9 * faulty_total, (caught, missed)
     assert len(false_flags) <= 0.05 * clean, false_flags
     # The calibrated limits are in the report.
-    calibration = report["qa"]["calibration"]
+    calibration = report.qa.calibration
     assert calibration["samples"] >= 10, calibration
     # Every faulty chunk was re-rendered: the take in the book is a clean one wherever one came.
     store = QaStore(data_paths.chunk_cache_dir)
-    for chunk in report["chunks"]:
-        sent = requests[chunk["text"]]
+    for chunk in report.chunks:
+        sent = requests[chunk.text]
         if any(r["spoken"] == r["input"] for r in sent):
-            assert sent[chunk["chosen"] - 1]["spoken"] == chunk["text"], chunk["text"][:60]
-            assert store.load(chunk["key"]).verdict.value != "flagged"
+            assert sent[chunk.chosen - 1]["spoken"] == chunk.text, chunk.text[:60]
+            assert store.load(chunk.key).verdict.value != "flagged"
     # The review marks the words a take left out (a take of the book, rewritten as if kept).
-    gap_take = next(
-        (t, r)
-        for c in report["chunks"]
-        for t, r in zip(c["takes"], requests[c["text"]], strict=True)
-        if r["fault"] == "gap" and t["failures"]
-    )
+    gap_take = next((t, r) for c in report.chunks for t, r in zip(c.takes, requests[c.text], strict=True)
+                    if r["fault"] == "gap" and t.failures)
     _assert_review_marks(data_paths, result, gap_take)
 
 
@@ -105,14 +101,14 @@ def _left_out(row: dict) -> list[str]:
     return normalise_words(" ".join(words[start : start + len(words) - len(said)]))
 
 
-def _assert_quotes_the_left_out_words(failures: list[str], row: dict) -> None:
-    quoted = next(f for f in failures if "not heard" in f)
-    heard = set(normalise_words(quoted.split(":", 1)[1]))
+def _assert_quotes_the_left_out_words(failures: tuple[Finding, ...], row: dict) -> None:
+    quoted = next(f for f in failures if f.kind is FindingKind.GAP)
+    heard = set(normalise_words(quoted.words))
     left_out = _left_out(row)
     assert sum(w in heard for w in left_out) >= len(left_out) - 2, (quoted, left_out)
 
 
-def _assert_review_marks(data_paths: DataPaths, result, gap_take: tuple[dict, dict]) -> None:
+def _assert_review_marks(data_paths: DataPaths, result, gap_take: tuple[TakeRecord, dict]) -> None:
     take, row = gap_take
     target = open_review(find_report(result.output_dir))
     review = next(r for r in review_rows(target, only_flagged=False) if r.text == row["input"])
@@ -120,14 +116,9 @@ def _assert_review_marks(data_paths: DataPaths, result, gap_take: tuple[dict, di
     # Keep the faulty take as the chunk's choice, as a chunk whose every take failed is kept.
     from dataclasses import replace
 
-    from omni_web.qa import TakeRecord
-
-    faulty = TakeRecord.from_dict(take)
-    flagged = replace(
-        record,
-        takes=(*record.takes, faulty) if faulty not in record.takes else record.takes,
-        chosen=faulty.number,
-    )
+    faulty = take
+    flagged = replace(record, takes=(*record.takes, faulty) if faulty not in record.takes else record.takes,
+                      chosen=faulty.number)
     QaStore(data_paths.chunk_cache_dir).save(flagged)
     review = next(r for r in review_rows(target, only_flagged=False) if r.text == row["input"])
     missing = " ".join(m.text for m in review.marks if m.kind == "missing")

@@ -17,7 +17,7 @@ from omni_web.client import SpeechClient, VoiceChoice
 from omni_web.errors import ChunkFailed
 from omni_web.paths import DataPaths
 from omni_web.pipeline import ConvertRequest, run_conversion
-from omni_web.qa import QaStore, find_report, read_report
+from omni_web.qa import QaStore, Verdict, find_report, read_report
 from omni_web.render import RetryPolicy
 from omni_web.settings import Settings
 from tests.conftest import DATA_DIR
@@ -62,31 +62,26 @@ def test_basic_qa_retakes_every_faulty_chunk_and_flags_no_clean_one(data_paths: 
     faulty_requests = sum(1 for seq in faults.values() for f in seq if f)
     assert faulty_requests >= 10, "the fake should have returned faulty audio"
     wrong_flags = 0
-    for chunk in report["chunks"]:
-        sequence = faults[chunk["text"]]
-        takes = chunk["takes"]
-        assert len(takes) == len(sequence), chunk["key"]  # one take per request, none lost
+    for chunk in report.chunks:
+        sequence = faults[chunk.text]
+        takes = chunk.takes
+        assert len(takes) == len(sequence), chunk.key  # one take per request, none lost
         # Every faulty take was caught (failed), every clean take passed.
-        assert [not t["failures"] for t in takes] == [f is None for f in sequence], (
-            chunk["text"][:40],
-            takes,
-        )
-        chosen_fault = sequence[chunk["chosen"] - 1]
+        assert [t.passed for t in takes] == [f is None for f in sequence], (chunk.text[:40], takes)
+        chosen_fault = sequence[chunk.chosen - 1]
         if any(f is None for f in sequence):
-            assert chosen_fault is None and chunk["verdict"] in ("passed", "retaken")
+            assert chosen_fault is None and chunk.verdict in (Verdict.PASSED, Verdict.RETAKEN)
         else:
-            assert chunk["verdict"] == "flagged"
-        wrong_flags += chunk["verdict"] == "flagged" and any(f is None for f in sequence)
+            assert chunk.verdict is Verdict.FLAGGED
+        wrong_flags += chunk.verdict is Verdict.FLAGGED and any(f is None for f in sequence)
     assert wrong_flags == 0
-    counts = report["counts"]
-    assert counts["retaken"] >= 8 and counts["passed"] + counts["retaken"] + counts["flagged"] == len(
-        report["chunks"]
-    )
+    retaken, flagged = report.count(Verdict.RETAKEN), report.count(Verdict.FLAGGED)
+    assert retaken >= 8 and report.count(Verdict.PASSED) + retaken + flagged == len(report.chunks)
     # The progress document carried the QA counts while rendering.
-    assert docs[-1].qa is not None and docs[-1].qa.retaken == counts["retaken"]
-    assert docs[-1].qa.flagged == counts["flagged"] == len(docs[-1].qa.flagged_keys)
+    assert docs[-1].qa is not None and docs[-1].qa.retaken == retaken
+    assert docs[-1].qa.flagged == flagged == len(docs[-1].qa.flagged_keys)
     # The book holds only chosen takes: no triple-length loops, no thirds.
-    expected_s = sum(c["figures"]["duration_s"] for c in report["chunks"])
+    expected_s = sum(c.figures.duration_s for c in report.chunks)
     assert probe_duration_ms(result.m4b) / 1000 >= expected_s
 
 
@@ -115,7 +110,7 @@ def test_a_resumed_job_keeps_every_verdict_and_retakes_nothing(
     for key, record in before.items():
         assert store.load(key) == record  # verdicts and takes untouched
     report = read_report(find_report(result.output_dir))
-    assert {c["key"] for c in report["chunks"]} >= set(before)
+    assert report.keys >= set(before)
 
 
 def test_asr_level_with_the_real_tiny_en_model_catches_skipped_and_shuffled_words(
@@ -140,15 +135,15 @@ def test_asr_level_with_the_real_tiny_en_model_catches_skipped_and_shuffled_word
     faults = _faults_by_text(log)
     assert sum(1 for seq in faults.values() for f in seq if f) >= 5
     missed, false_positives = [], []
-    for chunk in report["chunks"]:
-        for take, fault in zip(chunk["takes"], faults[chunk["text"]], strict=True):
-            if fault and not take["failures"]:
+    for chunk in report.chunks:
+        for take, fault in zip(chunk.takes, faults[chunk.text], strict=True):
+            if fault and take.passed:
                 missed.append((fault, take))
-            if not fault and take["failures"]:
+            if not fault and not take.passed:
                 false_positives.append(take)
-            assert take["transcript"] is not None or take["failures"], take  # ASR ran on every sound take
-        if any(f is None for f in faults[chunk["text"]]):
-            assert chunk["verdict"] != "flagged", chunk
+            assert take.transcript is not None or not take.passed, take  # ASR ran on every sound take
+        if any(f is None for f in faults[chunk.text]):
+            assert chunk.verdict is not Verdict.FLAGGED, chunk
     assert not missed, missed
     assert not false_positives, false_positives
 

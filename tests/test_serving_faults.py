@@ -21,7 +21,7 @@ from omni_web.errors import ServerNotRunning
 from omni_web.paths import DataPaths
 from omni_web.pipeline import ConvertRequest, convert_served, plan_conversion, serving_for
 from omni_web.pipeline.review import open_review, prepare_regenerate, review_rows
-from omni_web.qa import read_report
+from omni_web.qa import Verdict, read_report
 from omni_web.render import RenderItem, chunk_audio_path
 from omni_web.server import ServerManager
 from omni_web.settings import Settings, load_settings
@@ -56,10 +56,10 @@ def check_book_without(result, item: RenderItem) -> None:
     (missing,) = result.missing_chunks
     assert (missing.key, missing.text, missing.chapter, missing.chunk) == (
         item.key, item.text, item.chapter_number, item.chunk_number)
-    rows = {row["key"]: row for row in read_report(result.qa_report)["chunks"]}
-    assert rows[item.key]["verdict"] == "flagged" and rows[item.key]["text"] == item.text
-    assert "crashed on this text" in rows[item.key]["note"]
-    assert sum(row["verdict"] == "flagged" for row in rows.values()) == 1
+    rows = {row.key: row for row in read_report(result.qa_report).chunks}
+    assert rows[item.key].verdict is Verdict.FLAGGED and rows[item.key].text == item.text
+    assert "crashed on this text" in rows[item.key].note
+    assert sum(row.verdict is Verdict.FLAGGED for row in rows.values()) == 1
 
 
 def test_a_poison_chunk_on_one_managed_server_fails_alone_and_the_book_is_delivered(

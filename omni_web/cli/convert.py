@@ -33,7 +33,8 @@ from omni_web.pipeline import (
     parse_chapter_spec,
     serving_for,
 )
-from omni_web.qa import read_report
+from omni_web.pipeline.claims import OutputClaims
+from omni_web.qa import Verdict, read_report
 from omni_web.server.serving import Serving
 from omni_web.services import build_server_manager
 from omni_web.settings import load_settings
@@ -265,13 +266,12 @@ def print_qa_summary(report: Path | None) -> None:
     """The QA line after a run: counts, the report, and how to review flagged chunks."""
     if report is None or not report.is_file():
         return
-    counts = read_report(report)["counts"]
-    print(
-        f"QA: {counts.get('passed', 0)} passed, {counts.get('retaken', 0)} retaken, "
-        f"{counts.get('flagged', 0)} flagged. Report: {report}"
-    )
-    if counts.get("flagged"):
-        print(f'Review the flagged chunks with: python -m omni_web review "{report}"')
+    document = read_report(report)
+    flagged = document.count(Verdict.FLAGGED)
+    print(f"QA: {document.count(Verdict.PASSED)} passed, {document.count(Verdict.RETAKEN)} retaken, "
+          f"{flagged} flagged. Report: {report}")
+    if flagged:
+        print(f"Review the flagged chunks with: python -m omni_web review \"{report}\"")
 
 
 def _print_boot_line(line: str) -> None:

@@ -29,7 +29,7 @@ from omni_web.pipeline.review import (
     prepare_regenerate,
     review_rows,
 )
-from omni_web.qa import marks_plain
+from omni_web.qa import Verdict, marks_plain
 from omni_web.services import build_server_manager
 from omni_web.settings import load_settings
 
@@ -95,11 +95,9 @@ def _review(args: argparse.Namespace) -> int:
         accept_chunk(target, chapter, chunk)
         print(f"Accepted chunk {chunk} of chapter {chapter} as it is.")
     rows = review_rows(target, only_flagged=not args.all)
-    counts = target.report["counts"]
-    print(
-        f"{target.title}: {counts.get('passed', 0)} passed, {counts.get('retaken', 0)} retaken, "
-        f"{len(review_rows(target))} flagged  ({target.report_path})"
-    )
+    report = target.report
+    print(f"{target.title}: {report.count(Verdict.PASSED)} passed, {report.count(Verdict.RETAKEN)} retaken, "
+          f"{len(review_rows(target))} flagged  ({target.report_path})")
     if not rows:
         print("No chunk is waiting for review." if not args.all else "The report has no chunks.")
         return 0
@@ -133,9 +131,7 @@ def _regenerate(args: argparse.Namespace) -> int:
     settings = load_settings(paths)
     target = resolve_target(args.target, paths)
     request = prepare_regenerate(target, args.chapter, args.chunk, text=args.text)
-    fix = plan_fix(
-        request, target.report.get("chapter_files") or {}, target.parts_dir, (args.chapter,), settings
-    )
+    fix = plan_fix(request, target.report.chapter_files, target.parts_dir, (args.chapter,), settings)
     entry = get_entry(request.model_key)
     book = load_book(request.book_path, options=settings.read_options(paths, footnotes=request.footnotes))
     manager = build_server_manager(paths, settings)

@@ -12,7 +12,6 @@ that name the book are rewritten to the new names, so review and regenerate find
 from __future__ import annotations
 
 import glob
-import json
 import logging
 import re
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from omni_web.deliver.layout import (
     taken_names,
 )
 from omni_web.errors import FfmpegError
-from omni_web.files import write_atomic
+from omni_web.qa import QaReport
 
 __all__ = ["BookMove", "MigrationPlan", "plan_migration"]
 
@@ -174,12 +173,11 @@ def _rewrite_report(book: BookMove) -> None:
     if not report.is_file():
         return
     try:
-        doc = json.loads(report.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        document = QaReport.read(report)
+    except ValueError:
         return
-    if isinstance(doc.get("request"), dict):
-        doc["request"].update(output_name=book.place.name, output_layout=OutputLayout.LIBRARY.value)
-        write_atomic(report, json.dumps(doc, indent=1, ensure_ascii=False))
+    if document.request:
+        document.with_request(output_name=book.place.name, output_layout=OutputLayout.LIBRARY.value).write(report)
 
 
 def _rewrite_jobs(store: Any, book: BookMove) -> None:

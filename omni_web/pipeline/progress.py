@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from omni_web.master.records import ChapterState
+from omni_web.qa import QaProgress
 from omni_web.records import JsonRecord
 
 __all__ = [
@@ -119,29 +120,6 @@ class PhaseProgress(JsonRecord):
             state=PhaseState.DONE if finished else PhaseState.ACTIVE,
             failed=failed,
         )
-
-
-@dataclass(frozen=True, slots=True)
-class QaProgress(JsonRecord):
-    """Audio QA verdicts so far (omni_web.qa): chunks passed, passed after a retake, flagged."""
-
-    level: str = "basic"
-    passed: int = 0
-    retaken: int = 0
-    flagged: int = 0
-    accepted: int = 0
-    unchecked: int = 0
-    requests: int = 0  # takes requested by this run
-    flagged_keys: tuple[str, ...] = ()  # chunk keys waiting for review (records in the chunk cache)
-    behind: int = 0  # takes the server has delivered that wait for speech recognition
-
-    @property
-    def line(self) -> str:
-        """``QA 270 passed, 6 retaken, 1 flagged`` for progress lines (and how far QA is behind)."""
-        text = f"QA {self.passed} passed, {self.retaken} retaken, {self.flagged} flagged"
-        text += f", {self.accepted} accepted" if self.accepted else ""
-        # Said, not hidden: takes waiting for their transcript hold chunks back from the book.
-        return text + (f"; QA {self.behind} chunks behind the server" if self.behind else "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,30 +17,31 @@ from typing import Any
 from omni_web.assemble import safe_filename
 from omni_web.book import Book
 from omni_web.catalog import CatalogEntry
-from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice
+from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice, VoiceKind
 from omni_web.files import write_atomic
 from omni_web.gpu import GpuProbe, probe_gpus
 from omni_web.paths import DataPaths
 from omni_web.pipeline.plan import ChapterWork, ConversionPlan, chapter_file_name
-from omni_web.pipeline.progress import QaProgress
 from omni_web.pipeline.request import ConvertRequest
 from omni_web.qa import (
     QA_REPORT_SUFFIX,
     AsrPool,
     ChunkPlace,
     ChunkQa,
-    QaCounts,
     QaLevel,
     QaOptions,
+    QaProgress,
+    QaReport,
     QaStore,
     TakeAudio,
+    TokenBudget,
+    VoiceChecks,
     asr_workers,
-    build_report,
     language_code,
+    load_encoder,
     load_recogniser,
     normalise_words,
     parse_level,
-    write_report,
 )
 from omni_web.qa.asr_models import choose_asr_device
 from omni_web.render import chunk_key
@@ -72,7 +73,8 @@ def qa_options(request: ConvertRequest, settings: Settings) -> QaOptions:
     device = settings.qa_device if settings.qa_device != "auto" else None  # None: chosen when the job starts
     return QaOptions(level=level, takes=request.qa_takes or settings.qa_takes,
                      asr_model=request.qa_model or settings.qa_model, asr_device=device,
-                     word_times=request.readalong)  # the read-along pass reuses the words
+                     word_times=request.readalong,  # the read-along pass reuses the words
+                     voice=settings.qa_voice)
 
 
 def load_text_edits(parts_dir: Path) -> dict[str, str]:
@@ -182,20 +184,18 @@ class JobQa:
         if not options.level.checks:
             return cls(options, None, None, concurrency)
 
-        def request_take(item: Any, seed: int | None) -> TakeAudio:
+        def request_take(item: Any, seed: int | None, max_new_tokens: int | None) -> TakeAudio:
             chunk_voice = getattr(item, "voice", None) or voice  # a cast job's voice for this chunk
-            result = client.speech(
-                entry, SpeechRequest(text=item.text, voice=chunk_voice, language=request.language, seed=seed)
-            )
-            return TakeAudio(result.audio, result.finish_reason)
+            result = client.speech(entry, SpeechRequest(text=item.text, voice=chunk_voice, language=request.language,
+                                                        seed=seed, max_new_tokens=max_new_tokens))
+            return TakeAudio(result.audio, result.finish_reason, result.completion_tokens)
 
         asr = None
         device_note = ""
+        asr_device = "cpu"
         if options.level is QaLevel.ASR:
-            choice = choose_asr_device(
-                options.asr_model, requested=options.asr_device, probe=gpu_probe or probe_gpus
-            )
-            device_note = choice.note
+            choice = choose_asr_device(options.asr_model, requested=options.asr_device, probe=gpu_probe or probe_gpus)
+            device_note, asr_device = choice.note, choice.device
             _log.info("%s", choice.note)
             # On a CUDA device one worker suffices; on the CPU half the cores transcribe at once.
             workers = asr_workers() if choice.device == "cpu" else 1
@@ -211,6 +211,7 @@ class JobQa:
             request_slots=concurrency,
             asr_pool=asr,
             names=qa_names(book, pronouncer, language) if asr is not None and book is not None else (),
+            voices=_voice_checks(options, voice, device=asr_device), budget=TokenBudget(entry.max_new_tokens_limit),
         )
         # With ASR, threads waiting for their transcript must not leave the server idle: run twice
         # as many threads as requests; the request gate keeps the batch at `concurrency`.
@@ -219,7 +220,7 @@ class JobQa:
             threads = (lambda: 2 * concurrency()) if callable(concurrency) else 2 * concurrency
         return cls(options, check, asr, threads, device_note)
 
-    def counts(self) -> QaCounts | None:
+    def counts(self) -> QaProgress | None:
         """Verdicts so far (None with QA off)."""
         return self.check.counts() if self.check is not None else None
 
@@ -241,26 +242,32 @@ class JobQa:
         path = qa_report_path(book_folder, plan, stem or request.output_name)
         if self.check is None and not always and not path.is_file():
             return None
-        document = build_report(
-            chunk_places(plan),
-            QaStore(paths.chunk_cache_dir),
-            title=plan.tags.title,
-            request=request.to_dict(),
-            options=self.options.to_dict(),
-        )
         # The limits this job calibrated from its accepted takes (WER, recall, duration ratio).
-        if self.check is not None:
-            document["qa"]["calibration"] = self.check.calibration.figures().to_dict()
-        if self.device_note:
-            document["qa"]["asr_device"] = self.device_note
-        document["parts_dir"] = str(parts_dir)
-        document["chapter_files"] = {str(w.number): w.file_name for w in plan.chapters}
-        return write_report(document, path)
+        calibration = self.check.calibration.figures().to_dict() if self.check is not None else None
+        settings = self.options.settings(calibration=calibration, asr_device=self.device_note or None)
+        report = QaReport.build(chunk_places(plan), QaStore(paths.chunk_cache_dir), title=plan.tags.title,
+                                request=request.to_dict(), qa=settings, parts_dir=parts_dir,
+                                chapter_files={str(w.number): w.file_name for w in plan.chapters})
+        return report.write(path)
 
     def close(self) -> None:
         """Stop the ASR worker."""
         if self.asr is not None:
             self.asr.close()
+
+
+def _voice_checks(options: QaOptions, voice: VoiceChoice, *, device: str) -> VoiceChecks | None:
+    """The job's voice and reading checks (None with them off); the speaker encoder only at the asr
+    level, on the recogniser's device, and a clone voice judged against its reference clip."""
+    if not options.voice:
+        return None
+
+    def reference_of(item: Any) -> Path | None:
+        chunk_voice = getattr(item, "voice", None) or voice
+        return chunk_voice.reference if chunk_voice.kind is VoiceKind.CLONE else None
+
+    encoder = (lambda: load_encoder(device)) if options.level is QaLevel.ASR else None
+    return VoiceChecks(options.thresholds, encoder=encoder, reference_of=reference_of)
 
 
 def _load_on(model: str, device: str, workers: int) -> Any:
@@ -280,7 +287,4 @@ def _load_on(model: str, device: str, workers: int) -> Any:
 def progress_fields(qa: JobQa) -> dict[str, Any]:
     """The ``qa`` field of the progress document (nothing with QA off)."""
     counts = qa.counts()
-    if counts is None:
-        return {}
-    values = {**counts.to_dict(), "flagged_keys": counts.flagged_keys}
-    return {"qa": QaProgress(level=qa.options.level.value, **values)}
+    return {"qa": counts} if counts is not None else {}

@@ -24,14 +24,16 @@ from omni_web.pipeline.request import ConvertRequest
 from omni_web.qa import (
     QA_REPORT_SUFFIX,
     ChunkRecord,
+    FindingKind,
     Mark,
+    QaReport,
     QaStore,
+    ReportChunk,
+    TakeRecord,
     Verdict,
     find_report,
     language_code,
     mark_text,
-    read_report,
-    write_report,
 )
 
 __all__ = [
@@ -59,7 +61,7 @@ class ReviewTarget:
     """A book's QA report and the chunk cache its records live in."""
 
     report_path: Path
-    report: dict[str, Any]
+    report: QaReport
     store: QaStore
 
     @property
@@ -70,7 +72,7 @@ class ReviewTarget:
         the claimed name was kept in them hold the file stem instead, which in the library layout
         names another folder (omni_web/deliver/layout.py).
         """
-        request = ConvertRequest.from_dict(self.report["request"])
+        request = ConvertRequest.from_dict(self.report.request)
         layout = OutputLayout(request.output_layout)
         found = name_of_files(
             self.report_path.parent, self.report_path.name.removesuffix(QA_REPORT_SUFFIX), layout
@@ -81,13 +83,20 @@ class ReviewTarget:
 
     @property
     def parts_dir(self) -> Path:
-        """The book's work folder (chapter files, text edits)."""
-        return Path(self.report["parts_dir"])
+        """The book's work folder (chapter files, text edits).
+
+        Raises:
+            ReviewError: the report does not name it (it was not written by a conversion).
+        """
+        if self.report.parts_dir is None:
+            raise ReviewError(f"{self.report_path} does not name the book's work folder: convert the book again "
+                              "to rebuild it.")
+        return self.report.parts_dir
 
     @property
     def title(self) -> str:
         """The book's title."""
-        return str(self.report.get("title", ""))
+        return self.report.title
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,9 +117,13 @@ class ReviewRow:
         return self.record.verdict if self.record is not None else Verdict.UNCHECKED
 
     @property
+    def _take(self) -> TakeRecord | None:
+        return self.record.chosen_take if self.record is not None else None
+
+    @property
     def figures(self) -> str:
         """``duration 0.33x expected, silent 4 %, WER 41 %``."""
-        take = self.record.chosen_take if self.record is not None else None
+        take = self._take
         if take is None:
             return ""
         parts = [f"duration {take.duration_ratio:.2f}x expected"] if take.duration_ratio is not None else []
@@ -122,20 +135,29 @@ class ReviewRow:
     @property
     def reasons(self) -> str:
         """Why the kept take failed."""
-        take = self.record.chosen_take if self.record is not None else None
-        return "; ".join(take.failures) if take is not None else ""
+        return self._take.reasons if self._take is not None else ""
+
+    @property
+    def first_reason(self) -> str:
+        """The first of :attr:`reasons` (for one-line lists)."""
+        take = self._take
+        return take.failures[0].message if take is not None and take.failures else ""
+
+    @property
+    def kinds(self) -> tuple[FindingKind, ...]:
+        """The kinds of the kept take's failures, each once, in the order found."""
+        take = self._take
+        return tuple(dict.fromkeys(f.kind for f in take.failures)) if take is not None else ()
 
     @property
     def transcript(self) -> str:
         """What speech recognition heard in the kept take ("" without ASR)."""
-        take = self.record.chosen_take if self.record is not None else None
-        return (take.transcript or "") if take is not None else ""
+        return (self._take.transcript or "") if self._take is not None else ""
 
     @property
     def notices(self) -> str:
         """What the reviewer should check in the kept take although it passed (a misheard name)."""
-        take = self.record.chosen_take if self.record is not None else None
-        return "; ".join(take.notices) if take is not None else ""
+        return "; ".join(n.message for n in self._take.notices) if self._take is not None else ""
 
     @property
     def marks(self) -> tuple[Mark, ...]:
@@ -169,10 +191,10 @@ def open_review(target: Path) -> ReviewTarget:
             "with QA off has none: convert it again with --qa basic (finished chunks are reused)."
         )
     try:
-        report = read_report(report_path)
+        report = QaReport.read(report_path)
     except ValueError as exc:
         raise ReviewError(str(exc)) from exc
-    return ReviewTarget(report_path, report, QaStore(Path(report["cache_dir"])))
+    return ReviewTarget(report_path, report, QaStore(report.cache_dir))
 
 
 def job_review_target(job_result: Mapping[str, Any] | None, job_id: str) -> Path:
@@ -188,28 +210,21 @@ def job_review_target(job_result: Mapping[str, Any] | None, job_id: str) -> Path
 def review_rows(target: ReviewTarget, *, only_flagged: bool = True) -> list[ReviewRow]:
     """The chunks of the book in reading order (only those waiting for review by default)."""
     rows: list[ReviewRow] = []
-    language = language_code(target.report.get("request", {}).get("language")) or "en"
-    for chunk in target.report["chunks"]:
-        record = target.store.load(chunk["key"])
-        row = ReviewRow(
-            int(chunk["chapter"]),
-            str(chunk["chapter_title"]),
-            int(chunk["chunk"]),
-            str(chunk["text"]),
-            target.store.audio_path(chunk["key"]),
-            record,
-            language,
-        )
+    language = language_code(ConvertRequest.read(target.report.request).language) or "en"
+    for chunk in target.report.chunks:
+        record = target.store.load(chunk.key)
+        row = ReviewRow(chunk.chapter, chunk.chapter_title, chunk.chunk, chunk.text,
+                        target.store.audio_path(chunk.key), record, language)
         if not only_flagged or row.verdict.needs_review:
             rows.append(row)
     return rows
 
 
-def _find(target: ReviewTarget, chapter: int, chunk: int) -> dict[str, Any]:
-    for row in target.report["chunks"]:
-        if int(row["chapter"]) == chapter and int(row["chunk"]) == chunk:
-            return row
-    chapters = sorted({int(r["chapter"]) for r in target.report["chunks"]})
+def _find(target: ReviewTarget, chapter: int, chunk: int) -> ReportChunk:
+    found = target.report.chunk_at(chapter, chunk)
+    if found is not None:
+        return found
+    chapters = target.report.chapters
     raise ReviewError(
         f"The book has no chunk {chunk} in chapter {chapter} (chapters: {', '.join(map(str, chapters))}). "
         "List them with: python -m omni_web review OUTPUT --all"
@@ -219,11 +234,12 @@ def _find(target: ReviewTarget, chapter: int, chunk: int) -> dict[str, Any]:
 def accept_chunk(target: ReviewTarget, chapter: int, chunk: int) -> ChunkRecord:
     """Accept a flagged chunk as it is (the book does not change; the review list does)."""
     row = _find(target, chapter, chunk)
-    record = target.store.load(row["key"])
+    record = target.store.load(row.key)
     if record is None:
         raise ReviewError(f"Chunk {chunk} of chapter {chapter} has no QA record; nothing to accept.")
-    accepted = _accept(target, row, record)
-    _write_counts(target)
+    accepted = record.accepted()
+    target.store.save(accepted)
+    target.report.with_records({row.key: accepted}).write(target.report_path)
     return accepted
 
 
@@ -232,33 +248,14 @@ def accept_chunks(target: ReviewTarget, places: Iterable[tuple[int, int]]) -> in
 
     Returns how many were accepted (a chunk without a QA record, or no longer flagged, is skipped).
     """
-    wanted = set(places)
-    accepted = 0
-    for row in target.report["chunks"]:
-        if (int(row["chapter"]), int(row["chunk"])) not in wanted:
-            continue
-        record = target.store.load(row["key"])
+    accepted: dict[str, ChunkRecord] = {}
+    for row in target.report.chunks_at(set(places)):
+        record = target.store.load(row.key)
         if record is not None and record.verdict.needs_review:
-            _accept(target, row, record)
-            accepted += 1
-    _write_counts(target)
-    return accepted
-
-
-def _accept(target: ReviewTarget, row: dict[str, Any], record: ChunkRecord) -> ChunkRecord:
-    accepted = record.accepted()
-    target.store.save(accepted)
-    row["verdict"] = accepted.verdict.value
-    row["note"] = accepted.note
-    return accepted
-
-
-def _write_counts(target: ReviewTarget) -> None:
-    counts = {v.value: 0 for v in Verdict}
-    for item in target.report["chunks"]:
-        counts[item["verdict"]] = counts.get(item["verdict"], 0) + 1
-    target.report["counts"] = counts
-    write_report(target.report, target.report_path)
+            accepted[row.key] = record.accepted()
+            target.store.save(accepted[row.key])
+    target.report.with_records(accepted).write(target.report_path)
+    return len(accepted)
 
 
 def prepare_regenerate(
@@ -270,14 +267,14 @@ def prepare_regenerate(
     rebuilds only that chapter's file and the book files.
     """
     row = _find(target, chapter, chunk)
-    spoken = str(row["text"])
+    spoken = row.text
     if text is not None and text.strip() and text.strip() != spoken:
         edits = load_text_edits(target.parts_dir)
         original = next((planned for planned, edited in edits.items() if edited == spoken), spoken)
         save_text_edit(target.parts_dir, original, text)
     else:
-        target.store.audio_path(row["key"]).unlink(missing_ok=True)
-    chapter_file = target.report.get("chapter_files", {}).get(str(chapter))
+        target.store.audio_path(row.key).unlink(missing_ok=True)
+    chapter_file = target.report.chapter_file(chapter)
     if chapter_file:
         (target.parts_dir / chapter_file).unlink(missing_ok=True)
     return target.request
@@ -299,11 +296,9 @@ def qa_counts_line(target: ReviewTarget) -> str:
     """``QA (basic): 270 passed, 6 retaken, 3 flagged, 2 accepted.``, counted from the chunks'
     records (fresher than the report's counts), so the job line and the review list say the same."""
     counts = Counter(row.verdict.value for row in review_rows(target, only_flagged=False))
-    level = (target.report.get("qa") or {}).get("level", "")
-    return (
-        f"QA ({level}): {counts[Verdict.PASSED.value]} passed, {counts[Verdict.RETAKEN.value]} retaken, "
-        f"{counts[Verdict.FLAGGED.value]} flagged, {counts[Verdict.ACCEPTED.value]} accepted."
-    )
+    level = target.report.qa.level
+    return (f"QA ({level}): {counts[Verdict.PASSED.value]} passed, {counts[Verdict.RETAKEN.value]} retaken, "
+            f"{counts[Verdict.FLAGGED.value]} flagged, {counts[Verdict.ACCEPTED.value]} accepted.")
 
 
 def finished_qa_line(job_result: dict[str, Any] | Any, job_id: str) -> str | None:

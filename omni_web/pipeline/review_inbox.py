@@ -1,34 +1,23 @@
 """The QA inbox for hundreds of flagged chunks: filter by chapter and by reason, one page at a time.
 
 Pure functions over :class:`~omni_web.pipeline.review.ReviewRow` lists, so the web UI and the CLI
-show the same filters and the same counts. A reason's kind is its text with the figures taken out
-("the audio is … of the expected length: cut off or words skipped"), so chunks that failed the
-same way fall under one filter whatever their numbers.
+show the same filters and the same counts. A reason is a finding's kind
+(:class:`~omni_web.qa.FindingKind`), recorded when the check ran, so chunks that failed the same way
+fall under one filter whatever their numbers.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from omni_web.pipeline.review import ReviewRow
+from omni_web.qa import FindingKind
 
-__all__ = ["PAGE_SIZE", "InboxPage", "inbox_page", "reason_kind", "row_kinds"]
+__all__ = ["PAGE_SIZE", "InboxPage", "inbox_page"]
 
 PAGE_SIZE = 50
-_FIGURE = re.compile(r"\d+(?:[.,]\d+)*\s*%?")
-
-
-def reason_kind(reason: str) -> str:
-    """One failure's text with its figures replaced by ``…`` (the same kind for every chunk)."""
-    return " ".join(_FIGURE.sub("…", reason).split())
-
-
-def row_kinds(row: ReviewRow) -> tuple[str, ...]:
-    """Every kind of failure of the row's kept take."""
-    return tuple(reason_kind(part) for part in row.reasons.split(";") if part.strip())
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +35,7 @@ class InboxPage:
     page: int
     pages: int
     chapters: tuple[tuple[int, int], ...]
-    reasons: tuple[tuple[str, int], ...]
+    reasons: tuple[tuple[FindingKind, int], ...]
 
     @property
     def line(self) -> str:
@@ -59,22 +48,16 @@ class InboxPage:
         return shown + (f" · page {self.page} of {self.pages}" if self.pages > 1 else "")
 
 
-def inbox_page(
-    rows: Sequence[ReviewRow],
-    *,
-    chapter: int | None = None,
-    reason: str | None = None,
-    page: int = 1,
-    size: int = PAGE_SIZE,
-) -> InboxPage:
-    """Filter ``rows`` (flagged, in reading order) by chapter and reason kind, and cut out ``page``."""
+def inbox_page(rows: Sequence[ReviewRow], *, chapter: int | None = None, reason: FindingKind | str | None = None,
+               page: int = 1, size: int = PAGE_SIZE) -> InboxPage:
+    """Filter ``rows`` (flagged, in reading order) by chapter and reason kind, and cut out ``page``.
+
+    ``reason`` is a :class:`FindingKind` or its value (a filter menu's); an unknown word matches nothing.
+    """
     chapters = Counter(row.chapter for row in rows)
-    reasons = Counter(kind for row in rows for kind in set(row_kinds(row)))
-    matching = tuple(
-        row
-        for row in rows
-        if (chapter is None or row.chapter == chapter) and (not reason or reason in row_kinds(row))
-    )
+    reasons = Counter(kind for row in rows for kind in row.kinds)
+    matching = tuple(row for row in rows if (chapter is None or row.chapter == chapter)
+                     and (not reason or reason in row.kinds))
     pages = max(1, -(-len(matching) // size))
     page = min(max(1, page), pages)
     start = (page - 1) * size

@@ -17,24 +17,30 @@ from omni_web.qa.asr import (
     model_folder,
 )
 from omni_web.qa.audio import AudioFigures, decode_wav, measure_audio
+from omni_web.qa.budget import TokenBudget
 from omni_web.qa.calibration import Calibration, CalibrationFigures
 from omni_web.qa.detectors import Findings, find_faults
+from omni_web.qa.drift import ChapterDrift
+from omni_web.qa.findings import Finding, FindingKind
+from omni_web.qa.hearing import VoiceChecks
 from omni_web.qa.judge import asr_failures, basic_take, best_take, with_transcript
 from omni_web.qa.marks import Mark, mark_text, marks_plain
+from omni_web.qa.progress import QaProgress
 from omni_web.qa.rate import DurationRateTracker, Expectation, TextUnits, text_units
 from omni_web.qa.records import ChunkRecord, QaStore, TakeRecord, Verdict
 from omni_web.qa.report import (
     QA_REPORT_SUFFIX,
     ChunkPlace,
-    FlaggedChunk,
-    build_report,
+    QaReport,
+    QaSettings,
+    ReportChunk,
     find_report,
-    flagged_chunks,
     read_report,
-    write_report,
 )
-from omni_web.qa.takes import ChunkQa, QaCounts, QaItem, QaOptions, TakeAudio, take_seed
+from omni_web.qa.speaker import SpeakerEncoder, load_encoder
+from omni_web.qa.takes import ChunkQa, QaItem, QaOptions, TakeAudio, take_seed
 from omni_web.qa.thresholds import DEFAULT_THRESHOLDS, QaLevel, Thresholds, parse_level
+from omni_web.qa.voice import Reading, VoiceJudge
 from omni_web.qa.wer import TranscriptScore, normalise_words, score_transcript
 
 __all__ = [
@@ -57,9 +63,20 @@ __all__ = [
     "ChunkRecord",
     "DurationRateTracker",
     "Expectation",
-    "FlaggedChunk",
+    "ChapterDrift",
+    "Finding",
+    "FindingKind",
     "Heard",
-    "QaCounts",
+    "QaProgress",
+    "QaReport",
+    "QaSettings",
+    "ReportChunk",
+    "Reading",
+    "SpeakerEncoder",
+    "TokenBudget",
+    "VoiceChecks",
+    "VoiceJudge",
+    "load_encoder",
     "QaItem",
     "QaLevel",
     "QaOptions",
@@ -75,10 +92,8 @@ __all__ = [
     "asr_failures",
     "basic_take",
     "best_take",
-    "build_report",
     "decode_wav",
     "find_report",
-    "flagged_chunks",
     "language_code",
     "load_recogniser",
     "measure_audio",
@@ -90,5 +105,4 @@ __all__ = [
     "take_seed",
     "text_units",
     "with_transcript",
-    "write_report",
 ]

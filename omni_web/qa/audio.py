@@ -26,6 +26,7 @@ class AudioFigures:
     longest_internal_silence_s: float  # not counting leading and trailing silence
     clipped_share: float  # share of samples at full scale
     peak_dbfs: float
+    speech_dbfs: float | None = None  # mean RMS level of the windows above the silence level
 
     @property
     def speech_s(self) -> float:
@@ -82,6 +83,7 @@ def measure_audio(data: bytes, thresholds: Thresholds) -> AudioFigures:
         longest_internal_silence_s=(max(internal) * window / rate) if internal else 0.0,
         clipped_share=clipped,
         peak_dbfs=_dbfs(peak),
+        speech_dbfs=float(20 * np.log10(np.mean(rms[~silent]))) if not silent.all() else None,
     )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -21,12 +22,13 @@ import numpy as np
 
 from omni_web.qa.thresholds import Thresholds
 
-__all__ = ["Calibration", "CalibrationFigures"]
+__all__ = ["Calibration", "CalibrationFigures", "robust_spread"]
 
 _MAD_TO_SIGMA = 1.4826  # MAD of a normal distribution times this is its standard deviation
 
 
-def _robust(values: deque[float]) -> tuple[float, float]:
+def robust_spread(values: Iterable[float]) -> tuple[float, float]:
+    """(median, MAD scaled to a standard deviation) of ``values``."""
     data = np.fromiter(values, dtype=np.float64)
     median = float(np.median(data))
     return median, _MAD_TO_SIGMA * float(np.median(np.abs(data - median)))
@@ -92,9 +94,9 @@ class Calibration:
         t = self._base
         with self._lock:
             samples, ratio_samples = len(self._wer), len(self._log_ratio)
-            wer = _robust(self._wer) if samples >= t.calibration_min_samples else None
-            recall = _robust(self._recall) if samples >= t.calibration_min_samples else None
-            ratio = _robust(self._log_ratio) if ratio_samples >= t.calibration_min_samples else None
+            wer = robust_spread(self._wer) if samples >= t.calibration_min_samples else None
+            recall = robust_spread(self._recall) if samples >= t.calibration_min_samples else None
+            ratio = robust_spread(self._log_ratio) if ratio_samples >= t.calibration_min_samples else None
         k = t.calibration_sigmas
         max_wer = min_recall = bounds = None
         if wer is not None and recall is not None:

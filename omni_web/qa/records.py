@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from omni_web.files import write_atomic
+from omni_web.qa.findings import Finding, FindingKind
+from omni_web.records import JsonRecord
 
 __all__ = ["ChunkRecord", "QaStore", "TakeRecord", "Verdict"]
 
@@ -34,7 +36,7 @@ class Verdict(enum.StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class TakeRecord:
+class TakeRecord(JsonRecord):
     """One request's audio and what the checks measured in it."""
 
     number: int  # 1-based, across the chunk's whole history (regenerations continue the count)
@@ -46,40 +48,51 @@ class TakeRecord:
     silence_share: float
     longest_internal_silence_s: float
     clipped_share: float
-    failures: tuple[str, ...] = ()  # why the take failed, in words a user reads
+    failures: tuple[Finding, ...] = ()  # why the take failed
     wer: float | None = None
     word_recall: float | None = None
     transcript: str | None = None
     asr_note: str = ""  # why speech recognition (or one of its checks) was skipped, when it was
     # Findings for the reviewer that do not fail the take (a name heard as another word).
-    notices: tuple[str, ...] = ()
+    notices: tuple[Finding, ...] = ()
     # With read-along on: each heard word as (text, start s, end s) in this take's audio, kept
     # for the chosen take only, and the SHA-256 of that audio (the words hold for that file only).
     words: tuple[tuple[str, float, float], ...] | None = None
     audio_sha256: str = ""
+    # The voice and the reading (omni_web/qa/voice.py): similarity to the voice's centre, words per
+    # second of speech, pitch centre, speech level; and the request's token budget and use.
+    similarity: float | None = None
+    pace_wps: float | None = None
+    pitch_hz: float | None = None
+    loudness_db: float | None = None
+    max_new_tokens: int | None = None
+    completion_tokens: int | None = None
 
     @property
     def passed(self) -> bool:
         """True when no check failed."""
         return not self.failures
 
+    @property
+    def reasons(self) -> str:
+        """Why the take failed, the sentences joined (empty when it passed)."""
+        return "; ".join(f.message for f in self.failures)
+
+    @property
+    def kinds(self) -> frozenset[FindingKind]:
+        """The kinds of its failures."""
+        return frozenset(f.kind for f in self.failures)
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON, figures rounded."""
         data = asdict(self)
-        for name in (
-            "duration_s",
-            "expected_s",
-            "duration_ratio",
-            "silence_share",
-            "longest_internal_silence_s",
-            "wer",
-            "word_recall",
-        ):
+        for name in ("duration_s", "expected_s", "duration_ratio", "silence_share", "longest_internal_silence_s",
+                     "wer", "word_recall", "similarity", "pace_wps", "pitch_hz", "loudness_db"):
             if data[name] is not None:
                 data[name] = round(data[name], 3)
         data["clipped_share"] = round(self.clipped_share, 5)
-        data["failures"] = list(self.failures)
-        data["notices"] = list(self.notices)
+        data["failures"] = [f.to_dict() for f in self.failures]
+        data["notices"] = [f.to_dict() for f in self.notices]
         if self.words is None:  # records without word times stay as they were
             del data["words"], data["audio_sha256"]
         else:
@@ -91,8 +104,8 @@ class TakeRecord:
         """Inverse of :meth:`to_dict` (unknown keys ignored)."""
         names = set(cls.__dataclass_fields__)
         values = {k: v for k, v in data.items() if k in names}
-        values["failures"] = tuple(values.get("failures") or ())
-        values["notices"] = tuple(values.get("notices") or ())
+        values["failures"] = tuple(Finding.read(f) for f in values.get("failures") or ())
+        values["notices"] = tuple(Finding.read(f) for f in values.get("notices") or ())
         if values.get("words") is not None:
             values["words"] = tuple((str(w[0]), float(w[1]), float(w[2])) for w in values["words"])
         return cls(**values)

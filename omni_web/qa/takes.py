@@ -16,7 +16,7 @@ import hashlib
 import logging
 import threading
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -24,16 +24,22 @@ from omni_web.errors import internal_error_message
 from omni_web.qa.alignment import align_transcript
 from omni_web.qa.asr import RECOGNITION_ERRORS, AsrPool, Heard, language_code
 from omni_web.qa.audio import measure_audio
+from omni_web.qa.budget import TokenBudget
 from omni_web.qa.calibration import Calibration
 from omni_web.qa.cues import cue_failures
 from omni_web.qa.detectors import find_faults
+from omni_web.qa.findings import FindingKind
+from omni_web.qa.hearing import VoiceChecks, with_reading
 from omni_web.qa.judge import basic_take, best_take, with_transcript
+from omni_web.qa.progress import QaProgress
 from omni_web.qa.rate import DurationRateTracker, text_units
 from omni_web.qa.records import ChunkRecord, QaStore, TakeRecord, Verdict
+from omni_web.qa.report import QaSettings
 from omni_web.qa.thresholds import DEFAULT_THRESHOLDS, QaLevel, Thresholds
+from omni_web.qa.voice import Reading
 from omni_web.qa.wer import score_transcript
 
-__all__ = ["ChunkQa", "QaCounts", "QaItem", "QaOptions", "TakeAudio", "take_seed"]
+__all__ = ["ChunkQa", "QaItem", "QaOptions", "TakeAudio", "take_seed"]
 
 _log = logging.getLogger(__name__)
 
@@ -47,14 +53,24 @@ class QaItem(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class TakeAudio:
-    """What one request returned: the WAV and the server's ``X-Finish-Reason``."""
+    """What one request returned: the WAV, the server's ``X-Finish-Reason`` and ``X-Completion-Tokens``."""
 
     audio: bytes
     finish_reason: str | None = None
+    completion_tokens: int | None = None
 
 
-# Sends one request for the item; ``seed`` is None for the first take (the request as it always was).
-RequestTake = Callable[[QaItem, "int | None"], TakeAudio]
+# Sends one request for the item: ``seed`` is None for the first take (the request as it always
+# was), ``max_new_tokens`` None for the catalog's budget.
+RequestTake = Callable[[QaItem, "int | None", "int | None"], TakeAudio]
+
+
+@dataclass(slots=True)
+class _Notes:
+    """What a take's judging knew that its record does not keep (for learning once it is accepted)."""
+
+    measured: bool = False  # judged against the job's own rate
+    reading: Reading | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,30 +85,13 @@ class QaOptions:
     # Hear takes with word timestamps and keep the chosen take's words (the job makes a
     # read-along book); off otherwise, since they make the ASR pass slower.
     word_times: bool = False
+    # Voice and reading checks: pace, pitch and loudness at every checked level, and who reads the
+    # take (a speaker embedding) at the asr level.
+    voice: bool = True
 
-    def to_dict(self) -> dict[str, object]:
-        """Plain JSON for reports."""
-        return {"level": self.level.value, "takes": self.takes, "asr_model": self.asr_model}
-
-
-@dataclass(frozen=True, slots=True)
-class QaCounts:
-    """Verdicts so far in one job."""
-
-    passed: int = 0
-    retaken: int = 0
-    flagged: int = 0
-    accepted: int = 0
-    unchecked: int = 0
-    requests: int = 0  # takes requested by this run
-    flagged_keys: tuple[str, ...] = ()
-    behind: int = 0  # takes waiting for speech recognition (queued or being heard)
-
-    def to_dict(self) -> dict[str, object]:
-        """Plain values for the progress document."""
-        return {"passed": self.passed, "retaken": self.retaken, "flagged": self.flagged,
-                "accepted": self.accepted, "unchecked": self.unchecked, "requests": self.requests,
-                "flagged_keys": list(self.flagged_keys), "behind": self.behind}
+    def settings(self, **found: object) -> QaSettings:
+        """The report's account of these choices (``found``: calibration, where the recogniser ran)."""
+        return QaSettings(level=self.level.value, takes=self.takes, asr_model=self.asr_model, **found)  # type: ignore[arg-type]
 
 
 class _RequestGate:
@@ -138,6 +137,8 @@ class ChunkQa:
         asr_pool: AsrPool | None = None,
         tracker: DurationRateTracker | None = None,
         names: Collection[str] = (),
+        voices: VoiceChecks | None = None,
+        budget: TokenBudget | None = None,
     ) -> None:
         self.options = options
         self.store = store
@@ -154,6 +155,9 @@ class ChunkQa:
         # Normalised words of the book's names and the lexicon's spoken forms: a take that says
         # another word for one of them is shown for review (a lexicon entry fixes it), not retaken.
         self._names = frozenset(names)
+        # Voice identity and reading checks, and the token budget of every request (None: off).
+        self.voices = voices
+        self.budget = budget
         self._lock = threading.Lock()
         self._counts: dict[str, int] = {v.value: 0 for v in Verdict} | {"requests": 0}
         self._flagged: list[str] = []  # keys of flagged chunks, for the review list of a running job
@@ -182,25 +186,29 @@ class ChunkQa:
         number = prior.next_take_number if prior is not None else 1
         takes: list[TakeRecord] = []
         audio_of: dict[int, bytes] = {}
-        measured: dict[int, bool] = {}  # take number -> judged against the job's own rate
+        notes: dict[int, _Notes] = {}  # take number -> what judging it knew
         unchecked = self.store.audio_path(item.key)
         if prior is None and unchecked.is_file():
             # A file from a QA-off run is the first take: checking it costs no request.
             audio = unchecked.read_bytes()
-            takes.append(self._judge(item, number, None, TakeAudio(audio), measured))
+            takes.append(self._judge(item, number, None, TakeAudio(audio), notes))
             audio_of[number] = audio
             number += 1
-        while not (takes and takes[-1].passed) and len(takes) < max(1, self.options.takes):
+        budget = self._first_budget(item)
+        while self._again(takes) and len(takes) < max(1, self.options.takes):
             seed = take_seed(item.key, number) if number > 1 and self._accepts_seed else None
+            if takes and FindingKind.BUDGET in takes[-1].kinds and self.budget is not None:
+                budget = self.budget.larger(takes[-1].max_new_tokens)  # stopped at its budget: a larger one
             with self._slots:
-                result = self._request_take(item, seed)
+                result = self._request_take(item, seed, budget)
             self._count_request()
-            takes.append(self._judge(item, number, seed, result, measured))
+            takes.append(replace(self._judge(item, number, seed, result, notes), max_new_tokens=budget,
+                                 completion_tokens=result.completion_tokens))
             audio_of[number] = result.audio
             number += 1
         best = best_take(takes)
         if best.passed:
-            self._calibrate(item.text, best, measured=measured.get(best.number, False))
+            self._accept(item, best, notes.get(best.number) or _Notes())
             verdict = Verdict.PASSED if best is takes[0] and not history else Verdict.RETAKEN
         else:
             verdict = Verdict.FLAGGED
@@ -220,6 +228,33 @@ class ChunkQa:
         self._count(verdict, item.key)
         return audio_of[best.number]
 
+    # --- budgets and learning ---------------------------------------------------------------------
+
+    def _first_budget(self, item: QaItem) -> int | None:
+        if self.budget is None:
+            return None
+        return self.budget.for_text(self._voice_of(item), text_units(item.text).count)
+
+    @staticmethod
+    def _again(takes: list[TakeRecord]) -> bool:
+        """True while the chunk needs another take: none yet, or the last failed (a take that
+        stopped at a budget already doubled once is not asked a third time)."""
+        if not takes:
+            return True
+        if takes[-1].passed:
+            return False
+        stopped = [t for t in takes if FindingKind.BUDGET in t.kinds and t.max_new_tokens is not None]
+        return len(stopped) < 2
+
+    def _accept(self, item: QaItem, take: TakeRecord, notes: _Notes) -> None:
+        self._calibrate(item.text, take, measured=notes.measured)
+        voice = self._voice_of(item)
+        if self.voices is not None and notes.reading is not None:
+            self.voices.learn(voice, notes.reading)
+        if self.budget is not None:
+            self.budget.learn(voice, units=text_units(item.text).count, tokens=take.completion_tokens,
+                              duration_s=take.duration_s)
+
     # --- checks -----------------------------------------------------------------------------------
 
     def _calibrate(self, text: str, take: TakeRecord, *, measured: bool) -> None:
@@ -233,38 +268,31 @@ class ChunkQa:
             units=text_units(text).count,
         )
 
-    def _judge(
-        self, item: QaItem, number: int, seed: int | None, result: TakeAudio, measured: dict[int, bool]
-    ) -> TakeRecord:
+    def _judge(self, item: QaItem, number: int, seed: int | None, result: TakeAudio,
+               notes: dict[int, _Notes]) -> TakeRecord:
         thresholds = self.calibration.thresholds()
         figures = measure_audio(result.audio, thresholds)
         voice = self._voice_of(item)
         expectation = self.tracker.expect(item.text, model=self._model, voice=voice)
-        measured[number] = expectation.measured
-        take = basic_take(
-            number=number,
-            seed=seed,
-            finish_reason=result.finish_reason,
-            figures=figures,
-            expectation=expectation,
-            thresholds=thresholds,
-        )
-        signal_ok = (
-            result.finish_reason != "length"
-            and figures.duration_s > 0.05
-            and figures.silence_share <= thresholds.max_silence_share
-        )
+        note = notes[number] = _Notes(measured=expectation.measured)
+        take = basic_take(number=number, seed=seed, finish_reason=result.finish_reason, figures=figures,
+                          expectation=expectation, thresholds=thresholds)
+        signal_ok = (result.finish_reason != "length" and figures.duration_s > 0.05
+                     and figures.silence_share <= thresholds.max_silence_share)
+        if signal_ok and take.passed and self.voices is not None:
+            # Heard before the words: a take in another voice is retaken without its transcript.
+            note.reading = self.voices.read(item, voice, result.audio, figures, len(item.text.split()))
+            similarity, found = self.voices.check(voice, note.reading)
+            take = with_reading(take, note.reading, similarity, found)
         if take.passed and self._asr is not None:
             take = self._transcribe(item, take, result.audio, thresholds)
-        if signal_ok and not any(w in f for f in take.failures for w in ("transcript", "heard", "twice")):
+        if signal_ok and not any(f.kind.skews_rate for f in take.failures):
             # Every take whose signal is sound feeds the rate: the median shrugs off the odd
             # loop or cut among them, and a model slower than the prior is learnt, not flagged.
             self.tracker.learn(item.text, figures.duration_s, model=self._model, voice=voice)
         return take
 
     def _transcribe(self, item: QaItem, take: TakeRecord, audio: bytes, thresholds: Thresholds) -> TakeRecord:
-        from dataclasses import replace
-
         assert self._asr is not None
         try:
             recogniser = self._asr.recogniser()
@@ -318,19 +346,12 @@ class ChunkQa:
         with self._lock:
             self._counts["requests"] += 1
 
-    def counts(self) -> QaCounts:
+    def counts(self) -> QaProgress:
         """Verdicts so far (cached chunks included)."""
         with self._lock:
             c = dict(self._counts)
             flagged = tuple(self._flagged)
         behind = self._asr.pending if self._asr is not None else 0
-        return QaCounts(
-            passed=c["passed"],
-            retaken=c["retaken"],
-            flagged=c["flagged"],
-            accepted=c["accepted"],
-            unchecked=c["unchecked"],
-            requests=c["requests"],
-            flagged_keys=flagged,
-            behind=behind,
-        )
+        return QaProgress(level=self.options.level.value, passed=c["passed"], retaken=c["retaken"],
+                          flagged=c["flagged"], accepted=c["accepted"], unchecked=c["unchecked"],
+                          requests=c["requests"], flagged_keys=flagged, behind=behind)

@@ -166,6 +166,31 @@ class Thresholds:
     # 0.5-0.8 and the high within 1.25-2.0 of the expected length.
     calibrated_ratio_low: tuple[float, float] = (0.5, 0.8)
     calibrated_ratio_high: tuple[float, float] = (1.25, 2.0)
+    # --- voice identity and reading (omni_web/qa/voice.py) ----------------------------------------
+    # Speaker-embedding similarity a take needs to its voice's centre before the job has calibrated
+    # that voice. resemblyzer on one-sentence Alice takes: flite slt against its own centre
+    # 0.97-0.99 (0.95 read 1.4 times faster), flite rms, awb, kal and espeak-ng against it 0.48-0.59.
+    min_voice_similarity: float = 0.7
+    # A calibrated limit (median - k sigma of the voice's accepted takes) stays within these.
+    calibrated_voice_similarity: tuple[float, float] = (0.65, 0.8)
+    # A built-in or designed voice has no reference: its centre is the mean of its first accepted
+    # takes, so nothing is judged by voice before this many.
+    voice_min_samples: int = 3
+    voice_window: int = 200
+    # Pace, pitch and loudness are judged on texts of at least this many words (a line of a few
+    # words is said with any pace), once the voice has this many accepted takes to compare with.
+    reading_min_words: int = 8
+    reading_min_samples: int = 8
+    # The least difference that fails a take, whatever the voice's spread: 1.2 times faster or
+    # slower (log), 3 semitones, 6 dB. flite slt reads Alice sentences at 4.0-4.25 words per second
+    # of speech (5.6-5.9 at tempo 1.4), its pitch centre at 167-170 Hz (rms 107, awb 127).
+    pace_log_floor: float = 0.18
+    # A reading outlier lies this many sigmas (MAD scaled) from the voice's median: flite slt's
+    # pace spreads with sigma 0.075 (log) over Alice sentences, so 3 sigmas is 1.25 times, where
+    # the 5 of the error-rate limits would let a take read 1.4 times faster through.
+    reading_sigmas: float = 3.0
+    pitch_semitones_floor: float = 3.0
+    loudness_db_floor: float = 6.0
     # --- takes ---------------------------------------------------------------------------------
     takes: int = 3  # a failing chunk is requested up to this many times in all
 

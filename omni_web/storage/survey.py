@@ -9,15 +9,17 @@ and the manifests the pipeline writes beside the chapter versions (:mod:`omni_we
 from __future__ import annotations
 
 import functools
-import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from omni_web.files import file_sha256
 from omni_web.jobs import Job, JobState, JobStore
 from omni_web.master.versions import BookManifest, ChapterVersion, chapter_versions, read_manifests
-from omni_web.pipeline import ConvertProgress, ConvertRequest, ConvertResult
+from omni_web.pipeline.convert import ConvertResult
+from omni_web.pipeline.progress import ConvertProgress
+from omni_web.pipeline.request import ConvertRequest
+from omni_web.qa import QaReport
 
 __all__ = ["BookFolder", "Survey", "survey"]
 
@@ -148,11 +150,10 @@ def _read_result(entry: BookFolder, result: ConvertResult, *, newest: bool) -> N
 def _report_keys(path: str) -> tuple[set[str], set[str]]:
     """Every chunk key of a QA report, and the ones still flagged there."""
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        report = QaReport.read(Path(path))
+    except ValueError:
         return set(), set()
-    rows = [row for row in document.get("chunks") or () if isinstance(row, Mapping) and row.get("key")]
-    return {str(r["key"]) for r in rows}, {str(r["key"]) for r in rows if r.get("verdict") == "flagged"}
+    return report.keys, report.flagged_keys
 
 
 def _digest(path: Path) -> str | None:

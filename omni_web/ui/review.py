@@ -35,14 +35,14 @@ from omni_web.pipeline.review import (
     rows_for_keys,
 )
 from omni_web.pipeline.review_inbox import inbox_page
-from omni_web.qa import Mark, QaStore, decode_wav
+from omni_web.qa import ChapterDrift, Mark, QaStore, decode_wav
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.lexicon import build_lexicon_panel
 from omni_web.ui.review_inbox import InboxRefs, ask_accept_all, build_inbox, inbox_outputs, render_inbox
 from omni_web.ui.widgets import callout, esc, table
 
-__all__ = ["ReviewRefs", "build_review_panel", "flagged_rows", "marks_html", "row_choice", "row_detail_html"]
+__all__ = ["ReviewRefs", "build_review_panel", "drift_html", "flagged_rows", "marks_html", "row_choice", "row_detail_html"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,10 +79,20 @@ def flagged_rows(job: Job, store: QaStore) -> tuple[list[ReviewRow], str, bool]:
     )
 
 
+def drift_html(drift: tuple[ChapterDrift, ...]) -> str:
+    """The voice and the reading chapter by chapter (empty when no take was measured)."""
+    rows = [(str(d.chapter), d.title, d.similarity_text, d.pace_text, d.pitch_text, str(d.retaken))
+            for d in drift if d.takes and (d.pace_median is not None or d.similarity_median is not None)]
+    if not rows:
+        return ""
+    headers = ("Chapter", "Title", "Voice similarity", "Pace", "Pitch", "Takes redone for voice or reading")
+    return f'<div id="review-drift"><p>How the voice and the reading wander, chapter by chapter:</p>' \
+           f"{table(headers, rows)}</div>"
+
+
 def row_choice(row: ReviewRow) -> tuple[str, str]:
     """Dropdown entry ``ch 3 · chunk 12 — the audio is 0.33 of …`` → ``3:12``."""
-    reason = row.reasons.split(";")[0]
-    return f"chapter {row.chapter} · chunk {row.chunk} — {reason[:70]}", f"{row.chapter}:{row.chunk}"
+    return f"chapter {row.chapter} · chunk {row.chunk} — {row.first_reason[:70]}", f"{row.chapter}:{row.chunk}"
 
 
 # Inline styles: the marks live in this panel only. Struck red: not heard; amber: said twice;
@@ -266,6 +276,7 @@ class _ReviewActions:
         )
         choices = [row_choice(r) for r in shown.rows]
         html = callout(line) if rows or not job_id else callout(line + " Nothing is waiting for review.")
+        html += drift_html(self.drift_of(job_id))
         first = choices[0][1] if choices else None
         return [
             html,
@@ -290,6 +301,15 @@ class _ReviewActions:
         )
         accepted = accept_chunks(target, [(row.chapter, row.chunk) for row in shown.matching])
         return [f"Accepted {accepted:,} chunks as they are.", *self.show_list(job_id, chapter, reason, 1)]
+
+    def drift_of(self, job_id: str | None) -> tuple[ChapterDrift, ...]:
+        job = self.jobs.get(job_id) if job_id else None
+        if job is None or job.state is not JobState.DONE:
+            return ()
+        try:
+            return open_review(job_review_target(job.result, job.id)).report.drift
+        except ReviewError:
+            return ()
 
     def find(self, job_id: str | None, place: str | None) -> ReviewRow | None:
         if not place:
@@ -340,20 +360,13 @@ class _ReviewActions:
         chapter, chunk = _place(place)
         target = self.target(job_id)
         # The text from the report, not from the review rows (those read every chunk's record).
-        spoken = next(
-            (
-                str(c["text"])
-                for c in target.report["chunks"]
-                if int(c["chapter"]) == chapter and int(c["chunk"]) == chunk
-            ),
-            None,
-        )
+        found = target.report.chunk_at(chapter, chunk)
+        spoken = found.text if found is not None else None
         edited = new_text if spoken is not None and (new_text or "").strip() != spoken else None
         request = prepare_regenerate(target, chapter, chunk, text=edited)
         # The same request on purpose (with the name the job claimed): it rebuilds that job's own files.
-        fix = plan_fix(
-            request, target.report.get("chapter_files") or {}, target.parts_dir, (chapter,), self.ctx.settings
-        )
+        fix = plan_fix(request, target.report.chapter_files, target.parts_dir, (chapter,),
+                       self.ctx.settings)
         services = self.ctx.services
         job = services.library.submit_fix(request, fix, title=self.jobs.get(job_id).title)
         running = [

@@ -18,6 +18,7 @@ from omni_web.deliver.layout import OutputLayout, book_place, claim_name, defaul
 from omni_web.deliver.metadata import tags_for_paths
 from omni_web.deliver.migrate import plan_migration
 from omni_web.jobs import JobStore
+from omni_web.qa import QaReport
 from tests.conftest import DATA_DIR
 
 pytestmark = pytest.mark.slow  # subprocesses, real ffmpeg
@@ -116,7 +117,7 @@ def test_migrate_moves_flat_books_with_their_companions_only_on_request(tmp_path
     folder = m4b.parent
     (folder / f"{stem}.readalong.epub").write_bytes(b"epub")
     (folder / f"{stem} - 01 - One.vtt").write_text("WEBVTT\n")
-    (folder / f"{stem}.qa.json").write_text(json.dumps({"request": {"output_name": stem}}))
+    QaReport(request={"output_name": stem}).write(folder / f"{stem}.qa.json")
     (folder / f"{stem} - ACX").mkdir()
     (folder / f"{stem} - ACX" / "01.mp3").write_bytes(b"mp3")
     (root / "MP3" / "Ann Writer" / stem).mkdir(parents=True)
@@ -161,8 +162,8 @@ def test_migrate_moves_flat_books_with_their_companions_only_on_request(tmp_path
         ).is_file()
     )
     assert not folder.exists() and not (root / "MP3").exists()
-    report = json.loads((new / "Hefty Water.qa.json").read_text())
-    assert report["request"] == {"output_name": new.name, "output_layout": "library"}
+    report = QaReport.read(new / "Hefty Water.qa.json")
+    assert report.request == {"output_name": new.name, "output_layout": "library"}
     moved = store.get(job.id)
     assert moved.result["m4b"] == str(new / "Hefty Water.m4b")
     assert moved.result["readalong_epub"] == str(new / "Hefty Water.readalong.epub")

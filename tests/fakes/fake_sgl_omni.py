@@ -49,6 +49,11 @@ Behaviour switches (environment variables, all optional):
                                    on ``FAKE_SGL_FAULT_SHARE`` (0..1) of requests
 ``FAKE_SGL_FAULT_LOG=path``        append {input, attempt, seed, fault} per speech request
 ``FAKE_SGL_VOICE=espeak|flite``    speak with espeak-ng or flite ``slt`` (real words) instead of tone bursts
+``FAKE_SGL_VOICE_MAP=A:slt,B:rms``  requested voices read by flite voices of their own (a cast)
+``FAKE_SGL_FAULTS=voice,fast,slow,runaway``  reading faults: another flite voice
+                                   (``FAKE_SGL_FAULT_VOICE``, default rms), read ``FAKE_SGL_FAULT_TEMPO``
+                                   (1.4) times faster or slower, or looping to ``max_new_tokens``
+``FAKE_SGL_TOKEN_S``               slot time per generated token (default 0), added to the latency
 ``FAKE_SGL_LEVEL_SPREAD_DB=S``     takes come back at uneven levels, like real TTS: each request's
                                    gain is picked from its text over -S..0 dB (default 0: all equal)
 Real variables honoured: ``SGLANG_OMNI_STRICT_PORT=1``, ``SPEAKER_SAMPLES_DIR`` (voices persist

@@ -13,7 +13,15 @@ the same hash, so it differs from chunk to chunk and from take to take.
 
 ``FAKE_SGL_VOICE=espeak`` (espeak-ng) or ``FAKE_SGL_VOICE=flite`` (Debian's flite, voice ``slt``, a
 far more natural voice) make the fake speak real words a speech recogniser can transcribe instead
-of its tone bursts.
+of its tone bursts. ``FAKE_SGL_VOICE_MAP=Vivian:slt,Ryan:rms,Aiden:awb`` gives requested voices
+flite voices of their own (a cast); other voices read with ``slt``.
+
+The reading faults a model makes: ``voice`` answers in another voice (flite
+``FAKE_SGL_FAULT_VOICE``, default ``rms``: the chunk "sounds like a different speaker"), ``fast``
+and ``slow`` read ``FAKE_SGL_FAULT_TEMPO`` (default 1.4) times faster or slower (sox ``tempo``, the
+pitch kept), and ``runaway`` misses its end token: the take loops until the request's
+``max_new_tokens`` and comes back with finish reason ``length``, holding its slot as long as that
+takes (``FAKE_SGL_TOKEN_S`` seconds per generated token, see ``fake_sgl_omni``).
 """
 
 from __future__ import annotations
@@ -33,7 +41,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["FAULT_MODES", "FaultPlan", "Faults", "espeak_pcm", "flite_pcm", "spoken_pcm"]
+__all__ = ["FAULT_MODES", "FaultPlan", "Faults", "espeak_pcm", "flite_pcm", "looped_pcm", "spoken_pcm", "tempo_pcm",
+           "voice_map"]
 
 # Text faults change what is spoken; audio faults change the audio of a clean reading.
 TEXT_FAULTS = ("drop", "shuffle", "gap", "repeat", "babble")
@@ -41,7 +50,8 @@ TEXT_FAULTS = ("drop", "shuffle", "gap", "repeat", "babble")
 _BABBLE = ("and then the little voice went on about the weather in the hills and the price of "
            "bread in town before it stopped").split()
 AUDIO_FAULTS = ("cut", "silent", "loop")
-FAULT_MODES = (*AUDIO_FAULTS, *TEXT_FAULTS)
+READING_FAULTS = ("voice", "fast", "slow", "runaway")
+FAULT_MODES = (*AUDIO_FAULTS, *TEXT_FAULTS, *READING_FAULTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +70,8 @@ class Faults:
     share: float = 0.0
     log: Path | None = None
     words: int = 8  # the length of a gap, a repeat or a babble
+    other_voice: str = "rms"  # the flite voice a ``voice`` fault answers in
+    tempo: float = 1.4  # how much faster (or slower) a ``fast`` (``slow``) take reads
     _seen: Counter[str] = field(default_factory=Counter)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -74,7 +86,9 @@ class Faults:
         share = float(environ.get("FAKE_SGL_FAULT_SHARE", "0") or 0)
         log = environ.get("FAKE_SGL_FAULT_LOG", "").strip()
         words = int(environ.get("FAKE_SGL_FAULT_WORDS", "8") or 8)
-        return cls(modes=modes, share=share if modes else 0.0, log=Path(log) if log else None, words=words)
+        return cls(modes=modes, share=share if modes else 0.0, log=Path(log) if log else None, words=words,
+                   other_voice=environ.get("FAKE_SGL_FAULT_VOICE", "").strip() or "rms",
+                   tempo=float(environ.get("FAKE_SGL_FAULT_TEMPO", "") or 1.4))
 
     def plan(self, text: str, seed: object) -> FaultPlan:
         """Decide the fault of this request (and log it)."""
@@ -115,8 +129,7 @@ class Faults:
             return FaultPlan(" ".join(shuffled), fault)
         return FaultPlan(text, fault)
 
-    @staticmethod
-    def apply(pcm: bytes, fault: str | None, *, channels: int) -> bytes:
+    def apply(self, pcm: bytes, fault: str | None, *, channels: int, rate: int) -> bytes:
         """Apply an audio fault to s16le ``pcm``."""
         frame = 2 * channels
         if fault == "cut":
@@ -125,7 +138,29 @@ class Faults:
             return b"\x00" * len(pcm)
         if fault == "loop":
             return pcm * 3
+        if fault in ("fast", "slow"):
+            return tempo_pcm(pcm, self.tempo if fault == "fast" else 1 / self.tempo, rate=rate, channels=channels)
         return pcm
+
+
+def tempo_pcm(pcm: bytes, factor: float, *, rate: int, channels: int) -> bytes:
+    """s16le ``pcm`` read ``factor`` times as fast, its pitch kept (sox ``tempo -s``: speech)."""
+    sox = shutil.which("sox")
+    if sox is None:
+        raise RuntimeError("the fast/slow faults need sox (apt-get install sox)")
+    raw = ["-t", "raw", "-r", str(rate), "-e", "signed", "-b", "16", "-c", str(channels)]
+    result = subprocess.run([sox, *raw, "-", *raw, "-", "tempo", "-s", f"{factor:.4f}"],  # noqa: S603
+                            input=pcm, capture_output=True, check=True, timeout=120)
+    return result.stdout
+
+
+def looped_pcm(pcm: bytes, seconds: float, *, rate: int, channels: int) -> bytes:
+    """``pcm`` said over and over until it lasts ``seconds`` (a take that never found its end)."""
+    frame = 2 * channels
+    size = int(seconds * rate) * frame
+    if not pcm:
+        return b"\x00" * size
+    return (pcm * (size // len(pcm) + 1))[:size]
 
 
 def _resampled(wav: bytes, *, rate: int, channels: int) -> bytes:
@@ -166,8 +201,14 @@ def flite_pcm(text: str, *, rate: int, channels: int, voice: str = "slt") -> byt
         return _resampled(out.read_bytes(), rate=rate, channels=channels)
 
 
-def spoken_pcm(text: str, *, voice: str, rate: int, channels: int) -> bytes:
-    """Real speech of ``text`` with the fake's voice ``espeak`` or ``flite``."""
+def spoken_pcm(text: str, *, voice: str, rate: int, channels: int, flite_voice: str = "slt") -> bytes:
+    """Real speech of ``text`` with the fake's voice ``espeak`` or ``flite`` (``flite_voice`` of flite's)."""
     if voice == "flite":
-        return flite_pcm(text, rate=rate, channels=channels)
+        return flite_pcm(text, rate=rate, channels=channels, voice=flite_voice)
     return espeak_pcm(text, rate=rate, channels=channels)
+
+
+def voice_map(value: str) -> dict[str, str]:
+    """``Vivian:slt,Ryan:rms`` as {requested voice (lower case): flite voice}."""
+    pairs = (part.split(":", 1) for part in value.split(",") if ":" in part)
+    return {name.strip().lower(): flite.strip() for name, flite in pairs if name.strip() and flite.strip()}

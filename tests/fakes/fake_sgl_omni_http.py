@@ -11,13 +11,14 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import math
 import os
 import sys
 import threading
 import time
 import uuid
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -31,7 +32,7 @@ from tests.fakes.fake_sgl_omni_audio import (
     wav_bytes,
 )
 from tests.fakes.fake_sgl_omni_errors import ApiError, bad_request, service_unavailable
-from tests.fakes.fake_sgl_omni_faults import Faults, spoken_pcm
+from tests.fakes.fake_sgl_omni_faults import FaultPlan, Faults, looped_pcm, spoken_pcm, voice_map
 from tests.fakes.fake_sgl_omni_speech import (
     GenerationPlan,
     PreparedSpeech,
@@ -93,7 +94,9 @@ class FakeSwitches:
     request_log: Path | None = None
     faults: Faults = field(default_factory=Faults)
     voice: str = "tones"  # or "espeak" / "flite": real words from espeak-ng or flite (voice slt)
+    voice_map: dict[str, str] = field(default_factory=dict)  # requested voice -> flite voice (a cast)
     level_spread_db: float = 0.0
+    token_s: float = 0.0  # slot time per generated token (a runaway's whole budget holds its slot)
 
     @classmethod
     def from_environ(cls, environ: dict[str, str]) -> FakeSwitches:
@@ -116,6 +119,8 @@ class FakeSwitches:
             faults=Faults.from_environ(environ),
             voice=environ.get("FAKE_SGL_VOICE", "").strip() or "tones",
             level_spread_db=_env_float(environ, "FAKE_SGL_LEVEL_SPREAD_DB", 0.0),
+            voice_map=voice_map(environ.get("FAKE_SGL_VOICE_MAP", "")),
+            token_s=_env_float(environ, "FAKE_SGL_TOKEN_S", 0.0),
         )
 
 
@@ -339,16 +344,15 @@ class _Handler(BaseHTTPRequestHandler):
             if exc.message.startswith("Request requires more tokens"):
                 _scheduler_log.warning("Rejecting request %s before scheduling: %s", request_id, exc.message)
             raise
-        pcm = self._generate(prepared, plan)
+        pcm, plan = self._generate(prepared, plan)
         family = state.ctx.model.family
         if prepared.stream:
             self._stream(prepared, plan, pcm_mono(pcm, channels=family.channels), request_id)
             return
         self._send_audio(prepared, plan, pcm, request_id)
 
-    def _generate(self, prepared: PreparedSpeech, plan: GenerationPlan) -> bytes:
+    def _generate(self, prepared: PreparedSpeech, plan: GenerationPlan) -> tuple[bytes, GenerationPlan]:
         state = self.state
-        family = state.ctx.model.family
         with state.lock:
             limit = state.switches.queue_limit
             if limit is not None and state.running >= state.switches.slots and state.pending >= limit:
@@ -360,38 +364,48 @@ class _Handler(BaseHTTPRequestHandler):
             state.pending -= 1
             state.running += 1
         try:
-            if state.switches.latency_s > 0:
-                time.sleep(state.switches.latency_s)
             fault = state.switches.faults.plan(prepared.input, prepared.get("seed"))
-            if state.switches.voice in ("espeak", "flite"):
-                pcm = spoken_pcm(
-                    fault.text,
-                    voice=state.switches.voice,
-                    rate=family.sample_rate_hz,
-                    channels=family.channels,
-                )
-                if plan.finish_reason == "length":  # cut where the token budget ran out
-                    pcm = pcm[: int(plan.duration_s * family.sample_rate_hz) * 2 * family.channels]
-            else:
-                seconds = plan.duration_s * len(fault.text.split()) / max(len(prepared.input.split()), 1)
-                pcm = synthesize_pcm(
-                    fault.text,
-                    voice_key=plan.voice_key,
-                    rate=family.sample_rate_hz,
-                    channels=family.channels,
-                    seconds_per_word=state.switches.seconds_per_word,
-                    duration_s=seconds,
-                )
-            pcm = Faults.apply(pcm, fault.fault, channels=family.channels)
-            return take_level(pcm, prepared.input, state.switches.level_spread_db)
+            pcm, plan = self._speak(prepared, plan, fault)
+            # The slot is held while the tokens are generated: a runaway holds it for its whole budget.
+            held = state.switches.latency_s + state.switches.token_s * plan.completion_tokens
+            if held > 0:
+                time.sleep(held)
+            return take_level(pcm, prepared.input, state.switches.level_spread_db), plan
         finally:
             with state.lock:
                 state.running -= 1
             state.slots.release()
 
-    def _send_audio(
-        self, prepared: PreparedSpeech, plan: GenerationPlan, pcm: bytes, request_id: str
-    ) -> None:
+    def _speak(self, prepared: PreparedSpeech, plan: GenerationPlan, fault: FaultPlan) -> tuple[bytes, GenerationPlan]:
+        switches = self.state.switches
+        family = self.state.ctx.model.family
+        rate, channels = family.sample_rate_hz, family.channels
+        if switches.voice in ("espeak", "flite"):
+            flite_voice = switches.voice_map.get(prepared.voice.lower(), "slt")
+            if fault.fault == "voice":
+                flite_voice = switches.faults.other_voice
+            pcm = spoken_pcm(fault.text, voice=switches.voice, rate=rate, channels=channels, flite_voice=flite_voice)
+            pcm = switches.faults.apply(pcm, fault.fault, channels=channels, rate=rate)
+            # Real speech sets the tokens: its length at the codec's frame rate, cut at the budget.
+            seconds = len(pcm) / (2 * channels * rate)
+            needed = math.ceil(seconds * plan.tokens_per_s)
+            plan = replace(plan, duration_s=seconds, completion_tokens=needed, finish_reason="stop")
+            if fault.fault == "runaway" or needed > plan.max_new_tokens:
+                seconds = plan.max_new_tokens / plan.tokens_per_s
+                pcm = looped_pcm(pcm, seconds, rate=rate, channels=channels) if fault.fault == "runaway" \
+                    else pcm[: int(seconds * rate) * 2 * channels]
+                plan = replace(plan, duration_s=seconds, completion_tokens=plan.max_new_tokens, finish_reason="length")
+            return pcm, plan
+        seconds = plan.duration_s * len(fault.text.split()) / max(len(prepared.input.split()), 1)
+        pcm = synthesize_pcm(fault.text, voice_key=plan.voice_key, rate=rate, channels=channels,
+                             seconds_per_word=switches.seconds_per_word, duration_s=seconds)
+        if fault.fault == "runaway":
+            seconds = plan.max_new_tokens / plan.tokens_per_s
+            pcm = looped_pcm(pcm, seconds, rate=rate, channels=channels)
+            plan = replace(plan, duration_s=seconds, completion_tokens=plan.max_new_tokens, finish_reason="length")
+        return switches.faults.apply(pcm, fault.fault, channels=channels, rate=rate), plan
+
+    def _send_audio(self, prepared: PreparedSpeech, plan: GenerationPlan, pcm: bytes, request_id: str) -> None:
         family = self.state.ctx.model.family
         fmt = prepared.response_format
         if fmt == "wav":

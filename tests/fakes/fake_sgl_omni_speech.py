@@ -123,6 +123,8 @@ class GenerationPlan:
     prompt_tokens: int
     completion_tokens: int
     voice_key: str
+    max_new_tokens: int = 0  # the request's budget after capping (what a runaway generates)
+    tokens_per_s: float = 12.5  # the family's codec frame rate
 
 
 def _raw_type_checks(payload: dict[str, object]) -> None:
@@ -486,4 +488,6 @@ def plan_generation(req: PreparedSpeech, ctx: SpeechContext) -> GenerationPlan:
     voice_key = "|".join([req.voice, *(ref.digest for ref in req.references)])
     if req.task_type == "VoiceDesign":  # a designed voice is its description
         voice_key += f"|design:{req.get('instructions')}"
-    return GenerationPlan(seconds / req.speed, finish, prompt_tokens, needed, voice_key)
+    return GenerationPlan(seconds / req.speed, finish, prompt_tokens, needed, voice_key, max_new_tokens,
+                          model.family.tokens_per_s)
+

