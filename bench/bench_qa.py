@@ -40,6 +40,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import bench_qa_voice  # noqa: E402 - the voice, reading and budget sections (bench/bench_qa_voice.py)
+
 from omni_web.book import chunk_chapter, load_book  # noqa: E402
 from omni_web.catalog import get_entry  # noqa: E402
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice  # noqa: E402
@@ -54,6 +56,7 @@ from omni_web.qa import (  # noqa: E402
     Thresholds,
     asr_workers,
     basic_take,
+    load_encoder,
     load_recogniser,
     measure_audio,
     score_transcript,
@@ -137,9 +140,9 @@ def timed_render(
         def synthesize(item: RenderItem) -> bytes:
             return client.speech(entry, SpeechRequest(text=item.text, voice=voice)).audio
 
-        def request_take(item: RenderItem, seed: int | None) -> TakeAudio:
-            result = client.speech(entry, SpeechRequest(text=item.text, voice=voice, seed=seed))
-            return TakeAudio(result.audio, result.finish_reason)
+        def request_take(item: RenderItem, seed: int | None, budget: int | None) -> TakeAudio:
+            result = client.speech(entry, SpeechRequest(text=item.text, voice=voice, seed=seed, max_new_tokens=budget))
+            return TakeAudio(result.audio, result.finish_reason, result.completion_tokens)
 
         check = None
         asr = None
@@ -314,15 +317,22 @@ def main() -> None:
         "--catch-words", type=int, default=160, help="chunk size for the catch rates (~120 words)"
     )
     parser.add_argument("--efficiency", action="store_true", help="also measure render efficiency (slow)")
+    parser.add_argument("--voice-chunks", type=int, default=60, help="chunks for the voice and pace rates")
+    parser.add_argument("--runaway-chunks", type=int, default=100, help="chunks for the runaway slot time")
+    parser.add_argument("--only-voice", action="store_true", help="only the voice, reading and budget sections")
     args = parser.parse_args()
     subprocess.run(["espeak-ng", "--version"], check=True, capture_output=True)  # noqa: S603, S607
     subprocess.run(["flite", "-lv"], check=True, capture_output=True)  # noqa: S603, S607
     load = os.getloadavg()
-    print(
-        f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} "
-        "(other work on the machine slows every figure below)"
-    )
-    catch_rates(book_chunks(args.catch_chunks, args.catch_words), args.asr_model)
+    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} "
+          "(other work on the machine slows every figure below)")
+    short = book_chunks(max(args.voice_chunks, args.runaway_chunks), args.words)
+    encoder = load_encoder()
+    bench_qa_voice.voice_catch(short[:args.voice_chunks], encoder)
+    bench_qa_voice.runaway_slots(short[:args.runaway_chunks])
+    bench_qa_voice.embedding_cost(short[:12], encoder)
+    if not args.only_voice:
+        catch_rates(book_chunks(args.catch_chunks, args.catch_words), args.asr_model)
     if args.efficiency:
         texts = book_chunks(args.chunks, args.words)
         basic, _ = cost_per_audio_second(texts[:12], args.asr_model)

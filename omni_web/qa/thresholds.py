@@ -180,7 +180,7 @@ class Thresholds:
     # Pace, pitch and loudness are judged on texts of at least this many words (a line of a few
     # words is said with any pace), once the voice has this many accepted takes to compare with.
     reading_min_words: int = 8
-    reading_min_samples: int = 8
+    reading_min_samples: int = 4  # the 1.2x floor below holds while four takes give a rough median
     # The least difference that fails a take, whatever the voice's spread: 1.2 times faster or
     # slower (log), 3 semitones, 6 dB. flite slt reads Alice sentences at 4.0-4.25 words per second
     # of speech (5.6-5.9 at tempo 1.4), its pitch centre at 167-170 Hz (rms 107, awb 127).

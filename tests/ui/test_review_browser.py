@@ -129,6 +129,12 @@ def test_a_regenerate_during_a_long_job_finishes_in_under_a_minute_and_rebuilds_
     page.get_by_text("Review audio QA").click()
     page.locator("#review-refresh").click()
     expect(page.locator("#review-summary")).to_contain_text(f"{len(flagged)} flagged", timeout=LONG_S * 1000)
+    # The drift report: each chapter's pace (and pitch) over its takes, from the report.
+    assert [d.chapter for d in report.drift] == [2, 3] and all(d.pace_median for d in report.drift), report.drift
+    drift = page.locator("#review-drift")
+    expect(drift.locator("tbody tr")).to_have_count(2)
+    expect(drift).to_contain_text(report.drift[0].pace_text)
+    expect(drift).to_contain_text(report.drift[1].title)
     first = flagged[0]
     expect(page.locator("#review-detail")).to_contain_text("silent")
     expect(page.locator("#review-text textarea")).to_have_value(first.text)
