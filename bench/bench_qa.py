@@ -15,10 +15,15 @@
    ceil(C/B)*L over the measured wall time; the QA runs are printed relative to QA off. The ASR
    runs on its own thread (one CTranslate2 thread: another core), off the request path.
 
+   A fourth run adds voice identity (the speaker embedding of every take) to asr: it should keep
+   >= 0.9 of asr's efficiency.
+3-5. Voice identity, pace, runaway budgets and the embedding's cost: see bench/bench_qa_voice.py.
+
 Targets: asr with tiny.en catches >= 90 % of flite's dropped / repeated clauses with <= 5 % false
 flags; basic costs under 1 % of wall time; asr keeps efficiency >= 0.9 of QA off.
 
     .venv/bin/python bench/bench_qa.py [--catch-chunks 24] [--words 120] [--efficiency] [--asr-model DIR_OR_SIZE]
+        [--voice-chunks 60] [--runaway-chunks 100] [--only-voice]
 
 Not a test: it prints numbers. The fake server is started and stopped by its own pid.
 """
@@ -54,6 +59,7 @@ from omni_web.qa import (  # noqa: E402
     QaStore,
     TakeAudio,
     Thresholds,
+    VoiceChecks,
     asr_workers,
     basic_take,
     load_encoder,
@@ -129,9 +135,8 @@ def cost_per_audio_second(texts: list[str], asr_model: str) -> tuple[float, floa
     return basic, asr
 
 
-def timed_render(
-    base_url: str, items: list[RenderItem], concurrency: int, cache_dir: Path, level: QaLevel, asr_model: str
-) -> tuple[float, float, float, ChunkQa | None]:
+def timed_render(base_url: str, items: list[RenderItem], concurrency: int, cache_dir: Path,
+                 level: QaLevel, asr_model: str, encoder=None) -> tuple[float, float, float, ChunkQa | None]:
     """(wall s, audio s, ASR busy s, the QA hook) of rendering ``items`` at ``level``."""
     entry = get_entry(MODEL)
     voice = VoiceChoice.speaker("Vivian")
@@ -155,17 +160,10 @@ def timed_render(
                 )
                 asr.recogniser()  # loaded before the clock starts, as a job loads it once
                 threads = concurrency * 2
-            check = ChunkQa(
-                QaOptions(level=level),
-                store=QaStore(cache_dir),
-                request_take=request_take,
-                model_key=MODEL,
-                voice_label="vivian",
-                language="English",
-                accepts_seed=True,
-                request_slots=concurrency,
-                asr_pool=asr,
-            )
+            voices = VoiceChecks(Thresholds(), encoder=lambda: encoder) if encoder is not None else None
+            check = ChunkQa(QaOptions(level=level), store=QaStore(cache_dir), request_take=request_take,
+                            model_key=MODEL, voice_label="vivian", language="English", accepts_seed=True,
+                            request_slots=concurrency, asr_pool=asr, voices=voices)
         started = time.perf_counter()
         summary = render_chunks(items, synthesize, cache_dir=cache_dir, concurrency=threads, check=check)
         wall = time.perf_counter() - started
@@ -188,15 +186,15 @@ def efficiency(texts: list[str], slots: int, latency_s: float, asr_model: str, b
             f"ideal ceil(C/B)*L = {ideal:.1f} s"
         )
         base = None
-        for level in (QaLevel.OFF, QaLevel.BASIC, QaLevel.ASR):
-            fingerprint = shaping_fingerprint({"bench": level.value})
-            items = [
-                RenderItem(chunk_key(t, fingerprint), t, i // 10, i // 10 + 1, "Bench", i % 10 + 1)
-                for i, t in enumerate(texts)
-            ]
-            wall, audio_s, busy, check = timed_render(
-                server.base_url, items, slots, Path(tmp) / level.value, level, asr_model
-            )
+        encoder = load_encoder()
+        runs = ((QaLevel.OFF, None), (QaLevel.BASIC, None), (QaLevel.ASR, None), (QaLevel.ASR, encoder))
+        for level, with_voice in runs:
+            name = level.value + ("+voice" if with_voice is not None else "")
+            fingerprint = shaping_fingerprint({"bench": name})
+            items = [RenderItem(chunk_key(t, fingerprint), t, i // 10, i // 10 + 1, "Bench", i % 10 + 1)
+                     for i, t in enumerate(texts)]
+            wall, audio_s, busy, check = timed_render(server.base_url, items, slots, Path(tmp) / name, level,
+                                                      asr_model, with_voice)
             eff = ideal / wall
             base = base or eff
             extra = ""
@@ -209,14 +207,10 @@ def efficiency(texts: list[str], slots: int, latency_s: float, asr_model: str, b
                     "of the wall time (on the render threads, beside the requests)"
                 )
             if level is QaLevel.ASR:
-                extra += (
-                    f"; ASR busy {busy:.1f} s = {busy / wall:.0%} of one core "
-                    f"({asr_workers()} worker(s) on {os.cpu_count()} cores)"
-                )
-            print(
-                f"  qa {level.value:<5}: {wall:6.1f} s, efficiency {eff:.3f}, vs QA off {eff / base:.3f}, "
-                f"{audio_s:.0f} s of audio{extra}"
-            )
+                extra += (f"; ASR busy {busy:.1f} s = {busy / wall:.0%} of one core "
+                          f"({asr_workers()} worker(s) on {os.cpu_count()} cores)")
+            print(f"  qa {name:<9}: {wall:6.1f} s, efficiency {eff:.3f}, vs QA off {eff / base:.3f}, "
+                  f"{audio_s:.0f} s of audio{extra}")
 
 
 CATCH_FAULTS = {"flite": ("gap", "repeat", "babble"), "espeak": ("drop", "shuffle", "gap", "repeat")}

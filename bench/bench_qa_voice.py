@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 import tempfile
 import time
 import zlib
@@ -99,16 +100,24 @@ def voice_catch(texts: list[str], encoder, *, share: float = 0.15) -> None:
                     qa.take(_Item(str(index), text))
                 wall = time.perf_counter() - started
                 caught = clean_failed = 0
+                how: Counter[str] = Counter()
+                why: Counter[str] = Counter()
                 for index in range(len(texts)):
                     first = qa.store.load(str(index)).takes[0]
                     if index in plan:
-                        caught += KIND_OF[fault] in first.kinds
-                    else:
-                        clean_failed += not first.passed
+                        caught += not first.passed
+                        how.update(f.kind.value for f in first.failures)
+                    elif not first.passed:
+                        clean_failed += 1
+                        why.update(f.kind.value for f in first.failures)
                 faulty, clean = len(plan), len(texts) - len(plan)
-                print(f"  {voice:<6} {fault:<5}: caught {caught}/{faulty} = {caught / max(faulty, 1):.0%} as "
-                      f"{KIND_OF[fault].value}; clean takes failed {clean_failed}/{clean} = "
-                      f"{clean_failed / max(clean, 1):.1%}; {wall:.0f} s")
+                print(f"  {voice:<6} {fault:<5}: caught {caught}/{faulty} = {caught / max(faulty, 1):.0%} "
+                      f"({_kinds(how)}); clean takes failed {clean_failed}/{clean} = "
+                      f"{clean_failed / max(clean, 1):.1%}{' (' + _kinds(why) + ')' if why else ''}; {wall:.0f} s")
+
+
+def _kinds(counts: Counter[str]) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in counts.most_common())
 
 
 def embedding_cost(texts: list[str], encoder) -> float:

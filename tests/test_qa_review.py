@@ -71,6 +71,7 @@ def test_review_lists_flagged_chunks_and_regenerate_redoes_one(
     listed = _cli(data_paths, "review", str(result.output_dir))
     assert listed.returncode == 0, listed.stderr
     assert f"{len(flagged)} flagged" in listed.stdout and "% of the audio is silent" in listed.stdout
+    assert f"chapter 2: voice -, pace {report.drift[0].pace_text}" in listed.stdout  # basic QA: no embedding
     target = flagged[0]
     chapter_files = {p.name: p.stat().st_mtime_ns for p in report.parts_dir.glob("*.m4a")}
     m4b_before = result.m4b.stat().st_mtime_ns

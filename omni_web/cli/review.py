@@ -98,6 +98,10 @@ def _review(args: argparse.Namespace) -> int:
     report = target.report
     print(f"{target.title}: {report.count(Verdict.PASSED)} passed, {report.count(Verdict.RETAKEN)} retaken, "
           f"{len(review_rows(target))} flagged  ({target.report_path})")
+    for drift in report.drift:  # how the voice and the reading wandered, chapter by chapter
+        if drift.takes and drift.pace_median is not None:
+            print(f"  chapter {drift.chapter}: voice {drift.similarity_text}, pace {drift.pace_text}, "
+                  f"pitch {drift.pitch_text}, {drift.retaken} takes redone for voice or reading")
     if not rows:
         print("No chunk is waiting for review." if not args.all else "The report has no chunks.")
         return 0

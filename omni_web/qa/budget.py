@@ -5,7 +5,7 @@ requests running to 2,048 tokens (164 s of audio), holding a batch slot 10-30 ti
 their chunk needs. So once a job knows its model's tokens per text unit (from the accepted takes'
 ``X-Completion-Tokens``, per voice), every request carries ``margin`` times what its text needs
 plus a few seconds' worth, never above the catalog's limit. Before the job has learnt the rate
-(its first few takes) requests carry the catalog's value, as they always did.
+(its first two takes) requests carry the catalog's value, as they always did.
 
 A take that stops at its budget (finish reason ``length``) is retaken once with twice the budget
 (capped at the limit); stopping again, it is flagged (see :class:`~omni_web.qa.takes.ChunkQa`).
@@ -25,7 +25,7 @@ __all__ = ["TokenBudget"]
 class TokenBudget:
     """Learns tokens per text unit and per second of audio from accepted takes; thread-safe."""
 
-    def __init__(self, limit: int | None, *, margin: float = 2.0, pad_s: float = 2.0, min_samples: int = 3,
+    def __init__(self, limit: int | None, *, margin: float = 2.0, pad_s: float = 2.0, min_samples: int = 2,
                  window: int = 200) -> None:
         self.limit = limit  # the catalog's ceiling (None: no budget is sent)
         self._margin = margin

@@ -181,10 +181,10 @@ class Thresholds:
     # words is said with any pace), once the voice has this many accepted takes to compare with.
     reading_min_words: int = 8
     reading_min_samples: int = 4  # the 1.2x floor below holds while four takes give a rough median
-    # The least difference that fails a take, whatever the voice's spread: 1.2 times faster or
-    # slower (log), 3 semitones, 6 dB. flite slt reads Alice sentences at 4.0-4.25 words per second
+    # The least difference that fails a take, whatever the voice's spread: 1.25 times faster or
+    # slower (log 0.22), 3 semitones, 6 dB. flite slt reads Alice sentences at 4.0-4.25 words per second
     # of speech (5.6-5.9 at tempo 1.4), its pitch centre at 167-170 Hz (rms 107, awb 127).
-    pace_log_floor: float = 0.18
+    pace_log_floor: float = 0.22
     # A reading outlier lies this many sigmas (MAD scaled) from the voice's median: flite slt's
     # pace spreads with sigma 0.075 (log) over Alice sentences, so 3 sigmas is 1.25 times, where
     # the 5 of the error-rate limits would let a take read 1.4 times faster through.
