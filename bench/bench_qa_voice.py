@@ -15,10 +15,10 @@
 from __future__ import annotations
 
 import statistics
-from collections import Counter
 import tempfile
 import time
 import zlib
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +26,6 @@ from omni_web.catalog import get_entry
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice
 from omni_web.qa import (
     ChunkQa,
-    FindingKind,
     QaLevel,
     QaOptions,
     QaStore,
@@ -42,7 +41,6 @@ from tests.fakes.sgl_omni import start_fake_server
 MODEL = "qwen3_tts_0_6b_customvoice"
 RATE = 16000
 OTHER_VOICES = ("rms", "awb", "kal")
-KIND_OF = {"voice": FindingKind.VOICE, "fast": FindingKind.PACE, "slow": FindingKind.PACE}
 
 
 @dataclass(frozen=True, slots=True)

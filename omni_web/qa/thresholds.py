@@ -179,7 +179,7 @@ class Thresholds:
     voice_window: int = 200
     # Pace, pitch and loudness are judged on texts of at least this many words (a line of a few
     # words is said with any pace), once the voice has this many accepted takes to compare with.
-    reading_min_words: int = 8
+    reading_min_words: int = 16  # flite's pace over 8-15 words spreads too wide to tell 1.25 times apart
     reading_min_samples: int = 4  # the 1.2x floor below holds while four takes give a rough median
     # The least difference that fails a take, whatever the voice's spread: 1.25 times faster or
     # slower (log 0.22), 3 semitones, 6 dB. flite slt reads Alice sentences at 4.0-4.25 words per second
