@@ -135,8 +135,15 @@ def cost_per_audio_second(texts: list[str], asr_model: str) -> tuple[float, floa
     return basic, asr
 
 
-def timed_render(base_url: str, items: list[RenderItem], concurrency: int, cache_dir: Path,
-                 level: QaLevel, asr_model: str, encoder=None) -> tuple[float, float, float, ChunkQa | None]:
+def timed_render(
+    base_url: str,
+    items: list[RenderItem],
+    concurrency: int,
+    cache_dir: Path,
+    level: QaLevel,
+    asr_model: str,
+    encoder=None,
+) -> tuple[float, float, float, ChunkQa | None]:
     """(wall s, audio s, ASR busy s, the QA hook) of rendering ``items`` at ``level``."""
     entry = get_entry(MODEL)
     voice = VoiceChoice.speaker("Vivian")
@@ -146,7 +153,9 @@ def timed_render(base_url: str, items: list[RenderItem], concurrency: int, cache
             return client.speech(entry, SpeechRequest(text=item.text, voice=voice)).audio
 
         def request_take(item: RenderItem, seed: int | None, budget: int | None) -> TakeAudio:
-            result = client.speech(entry, SpeechRequest(text=item.text, voice=voice, seed=seed, max_new_tokens=budget))
+            result = client.speech(
+                entry, SpeechRequest(text=item.text, voice=voice, seed=seed, max_new_tokens=budget)
+            )
             return TakeAudio(result.audio, result.finish_reason, result.completion_tokens)
 
         check = None
@@ -161,9 +170,18 @@ def timed_render(base_url: str, items: list[RenderItem], concurrency: int, cache
                 asr.recogniser()  # loaded before the clock starts, as a job loads it once
                 threads = concurrency * 2
             voices = VoiceChecks(Thresholds(), encoder=lambda: encoder) if encoder is not None else None
-            check = ChunkQa(QaOptions(level=level), store=QaStore(cache_dir), request_take=request_take,
-                            model_key=MODEL, voice_label="vivian", language="English", accepts_seed=True,
-                            request_slots=concurrency, asr_pool=asr, voices=voices)
+            check = ChunkQa(
+                QaOptions(level=level),
+                store=QaStore(cache_dir),
+                request_take=request_take,
+                model_key=MODEL,
+                voice_label="vivian",
+                language="English",
+                accepts_seed=True,
+                request_slots=concurrency,
+                asr_pool=asr,
+                voices=voices,
+            )
         started = time.perf_counter()
         summary = render_chunks(items, synthesize, cache_dir=cache_dir, concurrency=threads, check=check)
         wall = time.perf_counter() - started
@@ -191,10 +209,13 @@ def efficiency(texts: list[str], slots: int, latency_s: float, asr_model: str, b
         for level, with_voice in runs:
             name = level.value + ("+voice" if with_voice is not None else "")
             fingerprint = shaping_fingerprint({"bench": name})
-            items = [RenderItem(chunk_key(t, fingerprint), t, i // 10, i // 10 + 1, "Bench", i % 10 + 1)
-                     for i, t in enumerate(texts)]
-            wall, audio_s, busy, check = timed_render(server.base_url, items, slots, Path(tmp) / name, level,
-                                                      asr_model, with_voice)
+            items = [
+                RenderItem(chunk_key(t, fingerprint), t, i // 10, i // 10 + 1, "Bench", i % 10 + 1)
+                for i, t in enumerate(texts)
+            ]
+            wall, audio_s, busy, check = timed_render(
+                server.base_url, items, slots, Path(tmp) / name, level, asr_model, with_voice
+            )
             eff = ideal / wall
             base = base or eff
             extra = ""
@@ -207,10 +228,14 @@ def efficiency(texts: list[str], slots: int, latency_s: float, asr_model: str, b
                     "of the wall time (on the render threads, beside the requests)"
                 )
             if level is QaLevel.ASR:
-                extra += (f"; ASR busy {busy:.1f} s = {busy / wall:.0%} of one core "
-                          f"({asr_workers()} worker(s) on {os.cpu_count()} cores)")
-            print(f"  qa {name:<9}: {wall:6.1f} s, efficiency {eff:.3f}, vs QA off {eff / base:.3f}, "
-                  f"{audio_s:.0f} s of audio{extra}")
+                extra += (
+                    f"; ASR busy {busy:.1f} s = {busy / wall:.0%} of one core "
+                    f"({asr_workers()} worker(s) on {os.cpu_count()} cores)"
+                )
+            print(
+                f"  qa {name:<9}: {wall:6.1f} s, efficiency {eff:.3f}, vs QA off {eff / base:.3f}, "
+                f"{audio_s:.0f} s of audio{extra}"
+            )
 
 
 CATCH_FAULTS = {"flite": ("gap", "repeat", "babble"), "espeak": ("drop", "shuffle", "gap", "repeat")}
@@ -246,10 +271,17 @@ def _judge_all(takes: list[_Take], level: QaLevel, asr_model: str, tmp: Path) ->
         asr = AsrPool(lambda: load_recogniser(asr_model, device="cpu", workers=workers), workers=workers)
         asr.recogniser()  # loaded before the clock starts, as a job loads it once
     by_key = {t.key: t for t in takes}
-    check = ChunkQa(QaOptions(level=level, takes=1), store=QaStore(tmp),
-                    request_take=lambda item, seed, budget: TakeAudio(by_key[item.key].wav, "stop"),
-                    model_key=MODEL, voice_label="bench", language="English", accepts_seed=True,
-                    request_slots=2 * workers, asr_pool=asr)
+    check = ChunkQa(
+        QaOptions(level=level, takes=1),
+        store=QaStore(tmp),
+        request_take=lambda item, seed, budget: TakeAudio(by_key[item.key].wav, "stop"),
+        model_key=MODEL,
+        voice_label="bench",
+        language="English",
+        accepts_seed=True,
+        request_slots=2 * workers,
+        asr_pool=asr,
+    )
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=2 * workers) as pool:
         list(pool.map(check.take, takes))
@@ -313,17 +345,21 @@ def main() -> None:
     parser.add_argument("--efficiency", action="store_true", help="also measure render efficiency (slow)")
     parser.add_argument("--voice-chunks", type=int, default=60, help="chunks for the voice and pace rates")
     parser.add_argument("--runaway-chunks", type=int, default=100, help="chunks for the runaway slot time")
-    parser.add_argument("--only-voice", action="store_true", help="only the voice, reading and budget sections")
+    parser.add_argument(
+        "--only-voice", action="store_true", help="only the voice, reading and budget sections"
+    )
     args = parser.parse_args()
     subprocess.run(["espeak-ng", "--version"], check=True, capture_output=True)  # noqa: S603, S607
     subprocess.run(["flite", "-lv"], check=True, capture_output=True)  # noqa: S603, S607
     load = os.getloadavg()
-    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} "
-          "(other work on the machine slows every figure below)")
+    print(
+        f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} "
+        "(other work on the machine slows every figure below)"
+    )
     short = book_chunks(max(args.voice_chunks, args.runaway_chunks), args.words)
     encoder = load_encoder()
-    bench_qa_voice.voice_catch(short[:args.voice_chunks], encoder)
-    bench_qa_voice.runaway_slots(short[:args.runaway_chunks])
+    bench_qa_voice.voice_catch(short[: args.voice_chunks], encoder)
+    bench_qa_voice.runaway_slots(short[: args.runaway_chunks])
     bench_qa_voice.embedding_cost(short[:12], encoder)
     if not args.only_voice:
         catch_rates(book_chunks(args.catch_chunks, args.catch_words), args.asr_model)

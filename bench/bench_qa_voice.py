@@ -77,22 +77,36 @@ class _FirstTakeFaulty:
         index = int(item.key)
         self.asked[item.key] = self.asked.get(item.key, 0) + 1
         first_of_planned = index in self.plan and self.asked[item.key] == 1
-        pcm = _faulty(item.text, self.fault, index, self.voice) if first_of_planned else _reading(item.text, self.voice)
+        pcm = (
+            _faulty(item.text, self.fault, index, self.voice)
+            if first_of_planned
+            else _reading(item.text, self.voice)
+        )
         return TakeAudio(wav_bytes(pcm, rate=RATE, channels=1), "stop")
 
 
 def voice_catch(texts: list[str], encoder, *, share: float = 0.15) -> None:
     """Print catch and false-flag rates of the voice and pace checks per voice and fault."""
-    print(f"voice and reading checks: {len(texts)} Alice chunks, {share:.0%} of first takes faulty, "
-          f"speaker encoder {encoder.name}")
+    print(
+        f"voice and reading checks: {len(texts)} Alice chunks, {share:.0%} of first takes faulty, "
+        f"speaker encoder {encoder.name}"
+    )
     for voice in ("slt", "espeak"):
         for fault in ("voice", "fast", "slow"):
             plan = {i for i in range(len(texts)) if _drawn(i, share, f"{voice}{fault}")}
             request = _FirstTakeFaulty(plan, fault, voice)
             with tempfile.TemporaryDirectory() as tmp:
-                qa = ChunkQa(QaOptions(level=QaLevel.BASIC), store=QaStore(Path(tmp)), request_take=request,
-                             model_key=MODEL, voice_label=voice, language="English", accepts_seed=True,
-                             request_slots=1, voices=VoiceChecks(QaOptions().thresholds, encoder=lambda: encoder))
+                qa = ChunkQa(
+                    QaOptions(level=QaLevel.BASIC),
+                    store=QaStore(Path(tmp)),
+                    request_take=request,
+                    model_key=MODEL,
+                    voice_label=voice,
+                    language="English",
+                    accepts_seed=True,
+                    request_slots=1,
+                    voices=VoiceChecks(QaOptions().thresholds, encoder=lambda: encoder),
+                )
                 started = time.perf_counter()
                 for index, text in enumerate(texts):
                     qa.take(_Item(str(index), text))
@@ -109,9 +123,12 @@ def voice_catch(texts: list[str], encoder, *, share: float = 0.15) -> None:
                         clean_failed += 1
                         why.update(f.kind.value for f in first.failures)
                 faulty, clean = len(plan), len(texts) - len(plan)
-                print(f"  {voice:<6} {fault:<5}: caught {caught}/{faulty} = {caught / max(faulty, 1):.0%} "
-                      f"({_kinds(how)}); clean takes failed {clean_failed}/{clean} = "
-                      f"{clean_failed / max(clean, 1):.1%}{' (' + _kinds(why) + ')' if why else ''}; {wall:.0f} s")
+                print(
+                    f"  {voice:<6} {fault:<5}: caught {caught}/{faulty} = {caught / max(faulty, 1):.0%} "
+                    f"({_kinds(how)}); clean takes failed {clean_failed}/{clean} = "
+                    f"{clean_failed / max(clean, 1):.1%}"
+                    f"{' (' + _kinds(why) + ')' if why else ''}; {wall:.0f} s"
+                )
 
 
 def _kinds(counts: Counter[str]) -> str:
@@ -126,8 +143,10 @@ def embedding_cost(texts: list[str], encoder) -> float:
     for wav in wavs:
         encoder.embed(wav)
     cost = (time.process_time() - started) / audio_s
-    print(f"speaker embedding ({encoder.name}, one torch thread, resampling and VAD included): "
-          f"{cost * 1000:.1f} ms of CPU per second of audio over {audio_s:.0f} s")
+    print(
+        f"speaker embedding ({encoder.name}, one torch thread, resampling and VAD included): "
+        f"{cost * 1000:.1f} ms of CPU per second of audio over {audio_s:.0f} s"
+    )
     return cost
 
 
@@ -135,22 +154,41 @@ def runaway_slots(texts: list[str], *, share: float = 0.03, token_s: float = 0.0
     """Print the runaways' share of slot time with and without budgets, against the fake server."""
     entry = get_entry(MODEL)
     voice = VoiceChoice.speaker("Vivian")
-    env = {"FAKE_SGL_VOICE": "flite", "FAKE_SGL_FAULTS": "runaway", "FAKE_SGL_FAULT_SHARE": str(share),
-           "FAKE_SGL_TOKEN_S": str(token_s), "FAKE_SGL_SLOTS": "8"}
-    print(f"runaways: {len(texts)} chunks on the fake server (flite), {share:.0%} of requests loop to their "
-          f"max_new_tokens; slot time = tokens generated x {token_s * 1000:.1f} ms")
+    env = {
+        "FAKE_SGL_VOICE": "flite",
+        "FAKE_SGL_FAULTS": "runaway",
+        "FAKE_SGL_FAULT_SHARE": str(share),
+        "FAKE_SGL_TOKEN_S": str(token_s),
+        "FAKE_SGL_SLOTS": "8",
+    }
+    print(
+        f"runaways: {len(texts)} chunks on the fake server (flite), {share:.0%} of requests loop to their "
+        f"max_new_tokens; slot time = tokens generated x {token_s * 1000:.1f} ms"
+    )
     for budgeted in (False, True):
-        with tempfile.TemporaryDirectory() as tmp, \
-                start_fake_server(MODEL, env=env, log_path=Path(tmp) / "fake.log") as server, \
-                SpeechClient(server.base_url) as client:
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            start_fake_server(MODEL, env=env, log_path=Path(tmp) / "fake.log") as server,
+            SpeechClient(server.base_url) as client,
+        ):
+
             def request(item: _Item, seed: int | None, budget: int | None) -> TakeAudio:
-                result = client.speech(entry, SpeechRequest(text=item.text, voice=voice, seed=seed,
-                                                            max_new_tokens=budget))
+                result = client.speech(
+                    entry, SpeechRequest(text=item.text, voice=voice, seed=seed, max_new_tokens=budget)
+                )
                 return TakeAudio(result.audio, result.finish_reason, result.completion_tokens)
 
-            qa = ChunkQa(QaOptions(level=QaLevel.BASIC), store=QaStore(Path(tmp) / "qa"), request_take=request,
-                         model_key=MODEL, voice_label="vivian", language="English", accepts_seed=True,
-                         request_slots=1, budget=TokenBudget(entry.max_new_tokens_limit) if budgeted else None)
+            qa = ChunkQa(
+                QaOptions(level=QaLevel.BASIC),
+                store=QaStore(Path(tmp) / "qa"),
+                request_take=request,
+                model_key=MODEL,
+                voice_label="vivian",
+                language="English",
+                accepts_seed=True,
+                request_slots=1,
+                budget=TokenBudget(entry.max_new_tokens_limit) if budgeted else None,
+            )
             for index, text in enumerate(texts):
                 qa.take(_Item(str(index), text))
             _print_slots(qa, len(texts), budgeted)
@@ -166,8 +204,15 @@ def _print_slots(qa: ChunkQa, count: int, budgeted: bool) -> None:
     first_runaways = sum(1 for r in chunks if r.takes[0].finish_reason == "length")
     clean = [t for t in takes if t.finish_reason != "length" and t.completion_tokens]
     ratios = [t.max_new_tokens / t.completion_tokens for t in clean if t.max_new_tokens]
-    sent = f"median budget {statistics.median(ratios):.2f}x the tokens the take used" if ratios \
+    sent = (
+        f"median budget {statistics.median(ratios):.2f}x the tokens the take used"
+        if ratios
         else "no budget sent (the server's 2,048)"
-    print(f"  {'with budgets   ' if budgeted else 'without budgets'}: runaway takes {len(runaway)} of {len(takes)} "
-          f"hold {lost / max(total, 1):.1%} of slot time ({lost:,} of {total:,} tokens); chunks whose first take "
-          f"ran away {first_runaways}, passed on a retake {retaken}; {sent}")
+    )
+    print(
+        f"  {'with budgets   ' if budgeted else 'without budgets'}: "
+        f"runaway takes {len(runaway)} of {len(takes)} "
+        f"hold {lost / max(total, 1):.1%} of slot time ({lost:,} of {total:,} tokens); "
+        f"chunks whose first take "
+        f"ran away {first_runaways}, passed on a retake {retaken}; {sent}"
+    )

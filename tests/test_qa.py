@@ -52,6 +52,7 @@ def _expected_s(text: str = TEXT) -> float:
 
 # --- audio figures ------------------------------------------------------------------------------
 
+
 def test_speechlike_audio_has_pauses_but_is_not_silent() -> None:
     figures = measure_audio(_wav(_speechlike(6.0)), Thresholds())
     assert figures.duration_s == pytest.approx(6.0, abs=0.01)
@@ -78,6 +79,7 @@ def test_not_a_wav_raises_value_error() -> None:
 
 # --- duration rate --------------------------------------------------------------------------------
 
+
 def test_text_units_count_letters_or_cjk_characters() -> None:
     assert text_units("Hello, world 42!").count == 12
     units = text_units("他们确实是一群奇怪的人。")
@@ -100,6 +102,7 @@ def test_rate_tracker_uses_the_prior_then_a_robust_median_per_voice() -> None:
 
 # --- transcripts ----------------------------------------------------------------------------------
 
+
 def test_transcript_scores_normalise_case_punctuation_and_numbers() -> None:
     score = score_transcript("Chapter 3. It's 21 o'clock!", "chapter three, its twenty-one oclock")
     assert score.wer == 0 and score.recall == 1
@@ -119,22 +122,30 @@ def test_skipped_and_shuffled_words_score_apart_from_a_clean_transcript() -> Non
 
 # --- judging --------------------------------------------------------------------------------------
 
+
 def _kinds(findings) -> set[FindingKind]:
     return {f.kind for f in findings}
 
 
 def _take(number: int, audio: np.ndarray, finish: str | None = "stop"):
     tracker = DurationRateTracker(Thresholds())
-    return basic_take(number=number, seed=None, finish_reason=finish,
-                      figures=measure_audio(_wav(audio), Thresholds()),
-                      expectation=tracker.expect(TEXT, model="m", voice="v"), thresholds=Thresholds())
+    return basic_take(
+        number=number,
+        seed=None,
+        finish_reason=finish,
+        figures=measure_audio(_wav(audio), Thresholds()),
+        expectation=tracker.expect(TEXT, model="m", voice="v"),
+        thresholds=Thresholds(),
+    )
 
 
 def test_basic_checks_catch_cut_loop_silence_and_length_finish() -> None:
     full = _expected_s()
     assert _take(1, _speechlike(full)).passed
     cut = _take(1, _speechlike(full / 3)).failures[0]
-    assert cut.kind is FindingKind.CUT and "cut off" in cut.message and cut.figures["ratio"] < cut.figures["low"]
+    assert (
+        cut.kind is FindingKind.CUT and "cut off" in cut.message and cut.figures["ratio"] < cut.figures["low"]
+    )
     assert _take(1, _speechlike(full * 3)).failures[0].kind is FindingKind.LOOP
     assert FindingKind.SILENT in _take(1, np.zeros(int(full * RATE))).kinds
     budget = _take(1, _speechlike(full), finish="length").failures[0]
@@ -143,8 +154,11 @@ def test_basic_checks_catch_cut_loop_silence_and_length_finish() -> None:
 
 def test_best_take_prefers_passing_then_the_nearest_duration() -> None:
     full = _expected_s()
-    cut, near, far = _take(1, _speechlike(full / 3)), _take(2, _speechlike(full)), _take(3,
-                                                                                         _speechlike(full * 1.4))
+    cut, near, far = (
+        _take(1, _speechlike(full / 3)),
+        _take(2, _speechlike(full)),
+        _take(3, _speechlike(full * 1.4)),
+    )
     assert best_take([cut, far, near]).number == 2
     assert best_take([cut, _take(4, _speechlike(full * 3))]).number in (1, 4)
 

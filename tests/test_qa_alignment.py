@@ -43,13 +43,19 @@ def test_eight_words_left_out_are_one_gap_quoted_in_the_verdict() -> None:
 def test_eight_words_said_twice_are_a_repeat() -> None:
     found = _findings(TAKES["repeat"])
     assert [f.kind for f in found.failures] == [FindingKind.REPEAT], found.failures
-    assert "said twice" in found.failures[0].message and "alice started to her feet" in found.failures[0].words
+    assert (
+        "said twice" in found.failures[0].message and "alice started to her feet" in found.failures[0].words
+    )
 
 
 def test_babble_after_the_text_is_extra_tail() -> None:
     found = _findings(TAKES["babble"])
     assert [(f.kind, f.message) for f in found.failures] == [
-        (FindingKind.BABBLE, "8 words heard after the text ends (babble): 'and then the little voice went on about'")]
+        (
+            FindingKind.BABBLE,
+            "8 words heard after the text ends (babble): 'and then the little voice went on about'",
+        )
+    ]
 
 
 def test_words_before_the_text_are_extra_head() -> None:
@@ -92,7 +98,11 @@ def test_a_misheard_name_is_a_notice_not_a_failure() -> None:
     )
     assert found.failures == ()
     assert [(n.kind, n.message) for n in found.notices] == [
-        (FindingKind.NAME, "the name 'dinah' was heard as 'diana': check it (a lexicon entry fixes a misread name)")]
+        (
+            FindingKind.NAME,
+            "the name 'dinah' was heard as 'diana': check it (a lexicon entry fixes a misread name)",
+        )
+    ]
     assert _findings(text, text, names={"dinah"}).notices == ()
 
 
@@ -127,10 +137,19 @@ def test_findings_join_the_takes_failures(fault: str) -> None:
 
 
 def test_a_take_stored_before_kinds_were_kept_loads_its_sentences() -> None:
-    stored = {"number": 1, "seed": None, "finish_reason": "stop", "duration_s": 1.0, "expected_s": 3.0,
-              "duration_ratio": 0.33, "silence_share": 0.1, "longest_internal_silence_s": 0.2, "clipped_share": 0.0,
-              "failures": ["the audio is 0.33 of the expected length: cut off or words skipped"],
-              "notices": ["the name 'dinah' was heard as 'diana': check it"]}
+    stored = {
+        "number": 1,
+        "seed": None,
+        "finish_reason": "stop",
+        "duration_s": 1.0,
+        "expected_s": 3.0,
+        "duration_ratio": 0.33,
+        "silence_share": 0.1,
+        "longest_internal_silence_s": 0.2,
+        "clipped_share": 0.0,
+        "failures": ["the audio is 0.33 of the expected length: cut off or words skipped"],
+        "notices": ["the name 'dinah' was heard as 'diana': check it"],
+    }
     take = TakeRecord.from_dict(stored)
     assert take.kinds == {FindingKind.OTHER} and take.reasons == stored["failures"][0]
     assert take.notices[0].message == stored["notices"][0] and not take.passed

@@ -38,8 +38,13 @@ MODEL = "qwen3_tts_0_6b_customvoice"
 def _flagged_book(data_paths: DataPaths, fake_server, tmp_path: Path):
     """Wasteland chapters 2-3 with one take per chunk and 30 % silent answers: some chunks flagged."""
     server = fake_server(MODEL, env={"FAKE_SGL_FAULTS": "silent", "FAKE_SGL_FAULT_SHARE": "0.3"})
-    request = ConvertRequest(book_path=DATA_DIR / "wasteland.epub", model_key=MODEL,
-                             voice=VoiceChoice.speaker("Vivian"), chapters=(2, 3), qa_takes=1)
+    request = ConvertRequest(
+        book_path=DATA_DIR / "wasteland.epub",
+        model_key=MODEL,
+        voice=VoiceChoice.speaker("Vivian"),
+        chapters=(2, 3),
+        qa_takes=1,
+    )
     with SpeechClient(server.base_url) as client:
         result = run_conversion(
             request, paths=data_paths, settings=Settings(chunk_size_words=40), client=client
@@ -79,8 +84,17 @@ def test_review_lists_flagged_chunks_and_regenerate_redoes_one(
     clean = fake_server(MODEL, env={"FAKE_SGL_REQUEST_LOG": str(log)})
     # A mastering setting changed since the book was made: the fix still masters as the book was.
     save_settings(data_paths, Settings(aac_bitrate_kbps=96, pause_between_chapters_ms=900))
-    done = _cli(data_paths, "regenerate", str(result.output_dir), "--chapter", str(target.chapter),
-                "--chunk", str(target.chunk), "--api-url", clean.base_url)
+    done = _cli(
+        data_paths,
+        "regenerate",
+        str(result.output_dir),
+        "--chapter",
+        str(target.chapter),
+        "--chunk",
+        str(target.chunk),
+        "--api-url",
+        clean.base_url,
+    )
     assert done.returncode == 0, done.stderr
     assert f"Only chapter {target.chapter} is rebuilt; the other chapter is reused" in done.stdout
     requests = [json.loads(line) for line in log.read_text().splitlines()]
@@ -122,8 +136,19 @@ def test_regenerate_with_edited_text_and_accept(data_paths: DataPaths, fake_serv
     clean = fake_server(MODEL, env={"FAKE_SGL_REQUEST_LOG": str(log)})
     target = flagged[0]
     new_text = "April is the cruellest month, breeding lilacs out of the dead land, mixing memory and desire."
-    done = _cli(data_paths, "regenerate", job.id, "--chapter", str(target.chapter),
-                "--chunk", str(target.chunk), "--text", new_text, "--api-url", clean.base_url)
+    done = _cli(
+        data_paths,
+        "regenerate",
+        job.id,
+        "--chapter",
+        str(target.chapter),
+        "--chunk",
+        str(target.chunk),
+        "--text",
+        new_text,
+        "--api-url",
+        clean.base_url,
+    )
     assert done.returncode == 0, done.stderr
     assert [json.loads(line)["input"] for line in log.read_text().splitlines()] == [new_text]
     assert result.m4b.stat().st_mtime_ns != m4b_before
@@ -133,7 +158,9 @@ def test_regenerate_with_edited_text_and_accept(data_paths: DataPaths, fake_serv
     assert row.text == new_text and row.verdict is Verdict.PASSED
     if len(flagged) > 1:
         other = flagged[1]
-        accepted = _cli(data_paths, "review", str(result.output_dir), "--accept", f"{other.chapter}:{other.chunk}")
+        accepted = _cli(
+            data_paths, "review", str(result.output_dir), "--accept", f"{other.chapter}:{other.chunk}"
+        )
         assert accepted.returncode == 0, accepted.stderr
         assert f"chapter {other.chapter} chunk {other.chunk} " not in accepted.stdout.split("Accepted")[1]
         again = read_report(result.qa_report)
@@ -150,12 +177,36 @@ def test_a_running_job_lists_its_flagged_chunks_from_its_progress(tmp_path: Path
     from omni_web.ui.review import flagged_rows, row_choice
 
     store = QaStore(tmp_path)
-    take = TakeRecord(number=1, seed=None, finish_reason="stop", duration_s=0.9, expected_s=3.0, duration_ratio=0.3,
-                      silence_share=0.1, longest_internal_silence_s=0.0, clipped_share=0.0,
-                      failures=(Finding(FindingKind.CUT, "the audio is 0.30 of the expected length: cut off or "
-                                        "words skipped", {"ratio": 0.3}),))
-    store.save(ChunkRecord(key="k", text="Down the rabbit hole.", level="basic", verdict=Verdict.FLAGGED, chosen=1,
-                           takes=(take,), chapter=2, chunk=7))
+    take = TakeRecord(
+        number=1,
+        seed=None,
+        finish_reason="stop",
+        duration_s=0.9,
+        expected_s=3.0,
+        duration_ratio=0.3,
+        silence_share=0.1,
+        longest_internal_silence_s=0.0,
+        clipped_share=0.0,
+        failures=(
+            Finding(
+                FindingKind.CUT,
+                "the audio is 0.30 of the expected length: cut off or words skipped",
+                {"ratio": 0.3},
+            ),
+        ),
+    )
+    store.save(
+        ChunkRecord(
+            key="k",
+            text="Down the rabbit hole.",
+            level="basic",
+            verdict=Verdict.FLAGGED,
+            chosen=1,
+            takes=(take,),
+            chapter=2,
+            chunk=7,
+        )
+    )
     progress = ConvertProgress(phase="rendering", qa=QaProgress(flagged=1, passed=5, flagged_keys=("k",)))
     job = Job(
         id="j", kind="convert", title="Alice", state=JobState.RUNNING, params={}, progress=progress.to_dict()
@@ -163,13 +214,25 @@ def test_a_running_job_lists_its_flagged_chunks_from_its_progress(tmp_path: Path
     rows, line, can_regenerate = flagged_rows(job, store)
     assert [(r.chapter, r.chunk, r.text) for r in rows] == [(2, 7, "Down the rabbit hole.")]
     assert "5 passed" in line and not can_regenerate
-    assert row_choice(rows[0]) == ("chapter 2 · chunk 7 — the audio is 0.30 of the expected length: cut off or words "
-                                   "skipped", "2:7")
+    assert row_choice(rows[0]) == (
+        "chapter 2 · chunk 7 — the audio is 0.30 of the expected length: cut off or words skipped",
+        "2:7",
+    )
 
 
 def _flagged_row(tmp_path: Path, key: str, chapter: int, *findings: Finding) -> ReviewRow:
-    take = TakeRecord(number=1, seed=None, finish_reason="stop", duration_s=1.0, expected_s=1.0, duration_ratio=1.0,
-                      silence_share=0.1, longest_internal_silence_s=0.0, clipped_share=0.0, failures=findings)
+    take = TakeRecord(
+        number=1,
+        seed=None,
+        finish_reason="stop",
+        duration_s=1.0,
+        expected_s=1.0,
+        duration_ratio=1.0,
+        silence_share=0.1,
+        longest_internal_silence_s=0.0,
+        clipped_share=0.0,
+        failures=findings,
+    )
     record = ChunkRecord(key=key, text="text", level="asr", verdict=Verdict.FLAGGED, chosen=1, takes=(take,))
     return ReviewRow(chapter, "", 1, "text", tmp_path / f"{key}.wav", record)
 
@@ -178,10 +241,19 @@ def test_the_inbox_filters_by_the_kind_each_check_recorded(tmp_path: Path) -> No
     from omni_web.pipeline.review_inbox import inbox_page
 
     # Two wordings of a voice finding and a gap: the filter goes by kind, never by the sentence.
-    rows = [_flagged_row(tmp_path, "a", 1, Finding(FindingKind.VOICE, "sounds like another voice: similarity 0.41")),
-            _flagged_row(tmp_path, "b", 2, Finding(FindingKind.VOICE, "a voice unlike the reference (0.52)"),
-                         Finding(FindingKind.GAP, "6 words not heard: 'x'", {"words": 6}, "x")),
-            _flagged_row(tmp_path, "c", 2, Finding(FindingKind.OTHER, "an old report's sentence"))]
+    rows = [
+        _flagged_row(
+            tmp_path, "a", 1, Finding(FindingKind.VOICE, "sounds like another voice: similarity 0.41")
+        ),
+        _flagged_row(
+            tmp_path,
+            "b",
+            2,
+            Finding(FindingKind.VOICE, "a voice unlike the reference (0.52)"),
+            Finding(FindingKind.GAP, "6 words not heard: 'x'", {"words": 6}, "x"),
+        ),
+        _flagged_row(tmp_path, "c", 2, Finding(FindingKind.OTHER, "an old report's sentence")),
+    ]
     page = inbox_page(rows)
     assert dict(page.reasons) == {FindingKind.VOICE: 2, FindingKind.GAP: 1, FindingKind.OTHER: 1}
     assert [r.record.key for r in inbox_page(rows, reason="voice").matching] == ["a", "b"]
@@ -192,21 +264,57 @@ def test_the_inbox_filters_by_the_kind_each_check_recorded(tmp_path: Path) -> No
 def test_a_report_written_before_findings_had_kinds_still_opens(tmp_path: Path) -> None:
     from omni_web.pipeline.review import open_review, review_rows
 
-    take = {"number": 1, "seed": None, "finish_reason": "stop", "duration_s": 0.4, "expected_s": 2.0,
-            "duration_ratio": 0.2, "silence_share": 0.1, "longest_internal_silence_s": 0.0, "clipped_share": 0.0,
-            "failures": ["the audio is 0.20 of the expected length: cut off or words skipped"]}
-    QaStore(tmp_path / "cache").save(ChunkRecord.from_dict(
-        {"key": "k1", "text": "Down the rabbit hole.", "level": "basic", "verdict": "flagged", "chosen": 1,
-         "takes": [take]}))
+    take = {
+        "number": 1,
+        "seed": None,
+        "finish_reason": "stop",
+        "duration_s": 0.4,
+        "expected_s": 2.0,
+        "duration_ratio": 0.2,
+        "silence_share": 0.1,
+        "longest_internal_silence_s": 0.0,
+        "clipped_share": 0.0,
+        "failures": ["the audio is 0.20 of the expected length: cut off or words skipped"],
+    }
+    QaStore(tmp_path / "cache").save(
+        ChunkRecord.from_dict(
+            {
+                "key": "k1",
+                "text": "Down the rabbit hole.",
+                "level": "basic",
+                "verdict": "flagged",
+                "chosen": 1,
+                "takes": [take],
+            }
+        )
+    )
     # The document a version before the record wrote: no drift, no asr_device, sentences for failures.
-    old = {"version": 1, "title": "Alice", "written_at": "2026-01-01T00:00:00Z",
-           "qa": {"level": "basic", "takes": 3, "asr_model": "tiny.en"},
-           "counts": {"passed": 0, "retaken": 0, "flagged": 1, "accepted": 0, "unchecked": 0},
-           "cache_dir": str(tmp_path / "cache"), "request": {"book_path": "alice.epub", "model_key": "m"},
-           "chunks": [{"chapter": 1, "chapter_title": "One", "chunk": 1, "key": "k1", "text": "Down the rabbit hole.",
-                       "verdict": "flagged", "chosen": 1, "note": "", "audio": "k1.wav", "figures": take,
-                       "takes": [take]}],
-           "parts_dir": str(tmp_path / "parts"), "chapter_files": {"1": "001-x.m4a"}}
+    old = {
+        "version": 1,
+        "title": "Alice",
+        "written_at": "2026-01-01T00:00:00Z",
+        "qa": {"level": "basic", "takes": 3, "asr_model": "tiny.en"},
+        "counts": {"passed": 0, "retaken": 0, "flagged": 1, "accepted": 0, "unchecked": 0},
+        "cache_dir": str(tmp_path / "cache"),
+        "request": {"book_path": "alice.epub", "model_key": "m"},
+        "chunks": [
+            {
+                "chapter": 1,
+                "chapter_title": "One",
+                "chunk": 1,
+                "key": "k1",
+                "text": "Down the rabbit hole.",
+                "verdict": "flagged",
+                "chosen": 1,
+                "note": "",
+                "audio": "k1.wav",
+                "figures": take,
+                "takes": [take],
+            }
+        ],
+        "parts_dir": str(tmp_path / "parts"),
+        "chapter_files": {"1": "001-x.m4a"},
+    }
     path = tmp_path / "Alice.qa.json"
     path.write_text(json.dumps(old), encoding="utf-8")
     target = open_review(path)
@@ -215,4 +323,6 @@ def test_a_report_written_before_findings_had_kinds_still_opens(tmp_path: Path) 
     assert row.kinds == (FindingKind.OTHER,) and row.first_reason.startswith("the audio is 0.20")
     assert accept_chunks(target, [(1, 1)]) == 1
     again = read_report(path)
-    assert again.count(Verdict.ACCEPTED) == 1 and again.chunks[0].figures.failures[0].kind is FindingKind.OTHER
+    assert (
+        again.count(Verdict.ACCEPTED) == 1 and again.chunks[0].figures.failures[0].kind is FindingKind.OTHER
+    )

@@ -32,9 +32,13 @@ from omni_web.qa import (
 )
 from tests.fakes.fake_sgl_omni_faults import flite_pcm, looped_pcm, tempo_pcm
 
-pytestmark = [pytest.mark.slow,  # flite, sox and the speaker encoder
-              pytest.mark.skipif(shutil.which("flite") is None or shutil.which("sox") is None,
-                                 reason="needs flite and sox (apt-get install flite sox)")]
+pytestmark = [
+    pytest.mark.slow,  # flite, sox and the speaker encoder
+    pytest.mark.skipif(
+        shutil.which("flite") is None or shutil.which("sox") is None,
+        reason="needs flite and sox (apt-get install flite sox)",
+    ),
+]
 
 RATE = 16000
 TOKENS_PER_S = 12.5  # Qwen3-TTS's codec frame rate, as the fake server counts tokens
@@ -50,7 +54,7 @@ LINES = (
     "Then she looked at the sides of the well, and noticed that they were filled with cupboards and shelves.",
     "She took down a jar from one of the shelves as she passed, and it was labelled orange marmalade.",
     "She did not like to drop the jar for fear of killing somebody underneath, so managed to put it away.",
-    "Down, down, down. Would the fall never come to an end? I wonder how many miles I have fallen by this time.",
+    "Down, down, down. Would the fall never come to an end? I wonder how many miles I have fallen by now.",
 )
 
 
@@ -98,13 +102,22 @@ class _Item:
 
 def _qa(tmp_path: Path, encoder, request, *, budget: TokenBudget | None = None) -> ChunkQa:
     checks = VoiceChecks(QaOptions().thresholds, encoder=lambda: encoder)
-    return ChunkQa(QaOptions(level=QaLevel.BASIC), store=QaStore(tmp_path), request_take=request, model_key="m",
-                   voice_label=lambda item: item.voice, language="English", accepts_seed=True, request_slots=1,
-                   voices=checks, budget=budget)
+    return ChunkQa(
+        QaOptions(level=QaLevel.BASIC),
+        store=QaStore(tmp_path),
+        request_take=request,
+        model_key="m",
+        voice_label=lambda item: item.voice,
+        language="English",
+        accepts_seed=True,
+        request_slots=1,
+        voices=checks,
+        budget=budget,
+    )
 
 
 def _answer(voices: _Voices, faults: dict[tuple[str, int], tuple[str, float]]):
-    """A request hook: take n of a chunk in the fault's (voice, tempo) where one is planned, else its own voice."""
+    """A request hook: take n of a chunk in the planned fault's (voice, tempo), else in its own voice."""
     counts: dict[str, int] = {}
 
     def request(item: _Item, seed, budget=None) -> TakeAudio:
@@ -130,31 +143,40 @@ def test_takes_in_another_voice_are_retaken_and_say_so(tmp_path: Path, voices: _
             assert record.verdict is Verdict.RETAKEN and FindingKind.VOICE in first.kinds, record.takes
             verdict = first.failures[0]
             assert verdict.figures["similarity"] < 0.7 and verdict.message.startswith(
-                f"sounds like another voice: similarity {verdict.figures['similarity']:.2f}, this voice's takes 0.9")
+                f"sounds like another voice: similarity {verdict.figures['similarity']:.2f}, "
+                "this voice's takes 0.9"
+            )
             assert record.chosen_take.similarity > 0.9
         else:
             assert record.verdict is Verdict.PASSED, (item.text, record.takes[0].failures)
 
 
-def test_a_take_read_faster_or_slower_is_retaken_for_its_pace(tmp_path: Path, voices: _Voices, encoder) -> None:
+def test_a_take_read_faster_or_slower_is_retaken_for_its_pace(
+    tmp_path: Path, voices: _Voices, encoder
+) -> None:
     items = [_Item(f"k{i}", line) for i, line in enumerate(LINES)]
     qa = _qa(tmp_path, encoder, _answer(voices, {("k9", 1): ("slt", 1.4), ("k11", 1): ("slt", 1 / 1.4)}))
     for item in items:
         qa.take(item)
     store = QaStore(tmp_path)
     fast, slow = store.load("k9").takes[0], store.load("k11").takes[0]
-    assert FindingKind.PACE in fast.kinds and "times faster than this voice's other takes" in fast.reasons, fast
+    assert FindingKind.PACE in fast.kinds and "times faster than this voice's other takes" in fast.reasons, (
+        fast
+    )
     assert FindingKind.PACE in slow.kinds and "times slower" in slow.reasons, slow
     assert fast.similarity > 0.9  # the same voice, only faster: not a voice fault
     assert store.load("k9").verdict is Verdict.RETAKEN and store.load("k11").verdict is Verdict.RETAKEN
     assert [store.load(i.key).verdict for i in items[:9]] == [Verdict.PASSED] * 9
 
 
-def test_a_three_voice_cast_catches_a_quote_read_in_the_narrators_voice(tmp_path: Path, voices: _Voices,
-                                                                         encoder) -> None:
-    cast = [_Item(f"n{i}", LINES[i], "slt") for i in range(4)] + \
-        [_Item(f"r{i}", LINES[4 + i], "rms") for i in range(4)] + \
-        [_Item(f"q{i}", LINES[8 + i], "awb") for i in range(4)]
+def test_a_three_voice_cast_catches_a_quote_read_in_the_narrators_voice(
+    tmp_path: Path, voices: _Voices, encoder
+) -> None:
+    cast = (
+        [_Item(f"n{i}", LINES[i], "slt") for i in range(4)]
+        + [_Item(f"r{i}", LINES[4 + i], "rms") for i in range(4)]
+        + [_Item(f"q{i}", LINES[8 + i], "awb") for i in range(4)]
+    )
     order = [cast[i] for i in (0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11)]
     # The Rabbit's (rms) last quote and the Queen's (awb) come back in the narrator's voice.
     qa = _qa(tmp_path, encoder, _answer(voices, {("r3", 1): ("slt", 1.0), ("q3", 1): ("slt", 1.0)}))
@@ -167,8 +189,9 @@ def test_a_three_voice_cast_catches_a_quote_read_in_the_narrators_voice(tmp_path
     assert all(store.load(i.key).verdict is Verdict.PASSED for i in cast if i.key not in ("r3", "q3"))
 
 
-def test_a_runaway_is_retaken_once_with_a_larger_budget_then_flagged(tmp_path: Path, voices: _Voices,
-                                                                     encoder) -> None:
+def test_a_runaway_is_retaken_once_with_a_larger_budget_then_flagged(
+    tmp_path: Path, voices: _Voices, encoder
+) -> None:
     sent: dict[str, list[int | None]] = {}
     runaways = {("k5", 1), ("k9", 1), ("k9", 2)}  # k9 runs away twice
 
@@ -177,7 +200,9 @@ def test_a_runaway_is_retaken_once_with_a_larger_budget_then_flagged(tmp_path: P
         pcm = voices.pcm(item.text)
         if (item.key, len(sent[item.key])) in runaways:  # loops until its budget (the server's 2048)
             tokens = budget or 2048
-            return TakeAudio(_wav(looped_pcm(pcm, tokens / TOKENS_PER_S, rate=RATE, channels=1)), "length", tokens)
+            return TakeAudio(
+                _wav(looped_pcm(pcm, tokens / TOKENS_PER_S, rate=RATE, channels=1)), "length", tokens
+            )
         return TakeAudio(_wav(pcm), "stop", math.ceil(len(pcm) / 2 / RATE * TOKENS_PER_S))
 
     qa = _qa(tmp_path, encoder, request, budget=TokenBudget(2048))

@@ -33,7 +33,6 @@ from omni_web.pipeline import (
     parse_chapter_spec,
     serving_for,
 )
-from omni_web.pipeline.claims import OutputClaims
 from omni_web.qa import Verdict, read_report
 from omni_web.server.serving import Serving
 from omni_web.services import build_server_manager

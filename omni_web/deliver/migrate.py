@@ -97,9 +97,12 @@ def _tags(m4b: Path) -> tuple[AudiobookTags, str, str] | None:
     match = _NARRATOR.match(narrator)
     voice, model = (match["voice"], match["model"]) if match else ("", narrator or "narrator")
     series = found.get("show", "")
-    placing = AudiobookTags(title=found.get("title") or found.get("album") or m4b.parent.name,
-                            author=found.get("artist", ""), series=series,
-                            series_part=found.get("episode_id", "") if series else "")
+    placing = AudiobookTags(
+        title=found.get("title") or found.get("album") or m4b.parent.name,
+        author=found.get("artist", ""),
+        series=series,
+        series_part=found.get("episode_id", "") if series else "",
+    )
     return placing, voice, model
 
 
@@ -121,7 +124,7 @@ def _book_move(m4b: Path, root: Path, claimed: set[str]) -> BookMove | None:
             moves.append((folder / f"{stem}{suffix}", place.beside(suffix)))
     for path in sorted(folder.glob(f"{glob.escape(stem)} - *")):
         if path.is_file() and path.suffix in (".vtt", ".srt"):
-            moves.append((path, place.folder / f"{place.stem}{path.name[len(stem):]}"))
+            moves.append((path, place.folder / f"{place.stem}{path.name[len(stem) :]}"))
     if (folder / f"{stem} - ACX").is_dir():
         moves.append((folder / f"{stem} - ACX", place.acx_dir))
     mp3 = root / "MP3" / folder.parent.name / stem
@@ -177,7 +180,9 @@ def _rewrite_report(book: BookMove) -> None:
     except ValueError:
         return
     if document.request:
-        document.with_request(output_name=book.place.name, output_layout=OutputLayout.LIBRARY.value).write(report)
+        document.with_request(output_name=book.place.name, output_layout=OutputLayout.LIBRARY.value).write(
+            report
+        )
 
 
 def _rewrite_jobs(store: Any, book: BookMove) -> None:

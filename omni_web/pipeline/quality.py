@@ -71,10 +71,14 @@ def qa_options(request: ConvertRequest, settings: Settings) -> QaOptions:
     """The job's QA choices: the request's, else the user's Settings."""
     level = parse_level(request.qa_level or settings.qa_level)
     device = settings.qa_device if settings.qa_device != "auto" else None  # None: chosen when the job starts
-    return QaOptions(level=level, takes=request.qa_takes or settings.qa_takes,
-                     asr_model=request.qa_model or settings.qa_model, asr_device=device,
-                     word_times=request.readalong,  # the read-along pass reuses the words
-                     voice=settings.qa_voice)
+    return QaOptions(
+        level=level,
+        takes=request.qa_takes or settings.qa_takes,
+        asr_model=request.qa_model or settings.qa_model,
+        asr_device=device,
+        word_times=request.readalong,  # the read-along pass reuses the words
+        voice=settings.qa_voice,
+    )
 
 
 def load_text_edits(parts_dir: Path) -> dict[str, str]:
@@ -105,7 +109,8 @@ def apply_text_edits(plan: ConversionPlan, edits: dict[str, str]) -> ConversionP
     for work in plan.chapters:
         items = tuple(
             replace(item, text=edits[item.text], key=chunk_key(edits[item.text], plan.fingerprint))
-            if item.text in edits else item
+            if item.text in edits
+            else item
             for item in work.items
         )
         if items == work.items:
@@ -120,7 +125,8 @@ def chunk_places(plan: ConversionPlan) -> list[ChunkPlace]:
     """Every chunk of the plan, in reading order, as the QA report names it."""
     return [
         ChunkPlace(item.key, item.text, item.chapter_number, item.chapter_title, item.chunk_number)
-        for work in plan.chapters for item in work.items
+        for work in plan.chapters
+        for item in work.items
     ]
 
 
@@ -186,15 +192,25 @@ class JobQa:
 
         def request_take(item: Any, seed: int | None, max_new_tokens: int | None) -> TakeAudio:
             chunk_voice = getattr(item, "voice", None) or voice  # a cast job's voice for this chunk
-            result = client.speech(entry, SpeechRequest(text=item.text, voice=chunk_voice, language=request.language,
-                                                        seed=seed, max_new_tokens=max_new_tokens))
+            result = client.speech(
+                entry,
+                SpeechRequest(
+                    text=item.text,
+                    voice=chunk_voice,
+                    language=request.language,
+                    seed=seed,
+                    max_new_tokens=max_new_tokens,
+                ),
+            )
             return TakeAudio(result.audio, result.finish_reason, result.completion_tokens)
 
         asr = None
         device_note = ""
         asr_device = "cpu"
         if options.level is QaLevel.ASR:
-            choice = choose_asr_device(options.asr_model, requested=options.asr_device, probe=gpu_probe or probe_gpus)
+            choice = choose_asr_device(
+                options.asr_model, requested=options.asr_device, probe=gpu_probe or probe_gpus
+            )
             device_note, asr_device = choice.note, choice.device
             _log.info("%s", choice.note)
             # On a CUDA device one worker suffices; on the CPU half the cores transcribe at once.
@@ -211,7 +227,8 @@ class JobQa:
             request_slots=concurrency,
             asr_pool=asr,
             names=qa_names(book, pronouncer, language) if asr is not None and book is not None else (),
-            voices=_voice_checks(options, voice, device=asr_device), budget=TokenBudget(entry.max_new_tokens_limit),
+            voices=_voice_checks(options, voice, device=asr_device),
+            budget=TokenBudget(entry.max_new_tokens_limit),
         )
         # With ASR, threads waiting for their transcript must not leave the server idle: run twice
         # as many threads as requests; the request gate keeps the batch at `concurrency`.
@@ -245,9 +262,15 @@ class JobQa:
         # The limits this job calibrated from its accepted takes (WER, recall, duration ratio).
         calibration = self.check.calibration.figures().to_dict() if self.check is not None else None
         settings = self.options.settings(calibration=calibration, asr_device=self.device_note or None)
-        report = QaReport.build(chunk_places(plan), QaStore(paths.chunk_cache_dir), title=plan.tags.title,
-                                request=request.to_dict(), qa=settings, parts_dir=parts_dir,
-                                chapter_files={str(w.number): w.file_name for w in plan.chapters})
+        report = QaReport.build(
+            chunk_places(plan),
+            QaStore(paths.chunk_cache_dir),
+            title=plan.tags.title,
+            request=request.to_dict(),
+            qa=settings,
+            parts_dir=parts_dir,
+            chapter_files={str(w.number): w.file_name for w in plan.chapters},
+        )
         return report.write(path)
 
     def close(self) -> None:

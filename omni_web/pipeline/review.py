@@ -89,8 +89,10 @@ class ReviewTarget:
             ReviewError: the report does not name it (it was not written by a conversion).
         """
         if self.report.parts_dir is None:
-            raise ReviewError(f"{self.report_path} does not name the book's work folder: convert the book again "
-                              "to rebuild it.")
+            raise ReviewError(
+                f"{self.report_path} does not name the book's work folder: convert the book again "
+                "to rebuild it."
+            )
         return self.report.parts_dir
 
     @property
@@ -213,8 +215,15 @@ def review_rows(target: ReviewTarget, *, only_flagged: bool = True) -> list[Revi
     language = language_code(ConvertRequest.read(target.report.request).language) or "en"
     for chunk in target.report.chunks:
         record = target.store.load(chunk.key)
-        row = ReviewRow(chunk.chapter, chunk.chapter_title, chunk.chunk, chunk.text,
-                        target.store.audio_path(chunk.key), record, language)
+        row = ReviewRow(
+            chunk.chapter,
+            chunk.chapter_title,
+            chunk.chunk,
+            chunk.text,
+            target.store.audio_path(chunk.key),
+            record,
+            language,
+        )
         if not only_flagged or row.verdict.needs_review:
             rows.append(row)
     return rows
@@ -297,8 +306,10 @@ def qa_counts_line(target: ReviewTarget) -> str:
     records (fresher than the report's counts), so the job line and the review list say the same."""
     counts = Counter(row.verdict.value for row in review_rows(target, only_flagged=False))
     level = target.report.qa.level
-    return (f"QA ({level}): {counts[Verdict.PASSED.value]} passed, {counts[Verdict.RETAKEN.value]} retaken, "
-            f"{counts[Verdict.FLAGGED.value]} flagged, {counts[Verdict.ACCEPTED.value]} accepted.")
+    return (
+        f"QA ({level}): {counts[Verdict.PASSED.value]} passed, {counts[Verdict.RETAKEN.value]} retaken, "
+        f"{counts[Verdict.FLAGGED.value]} flagged, {counts[Verdict.ACCEPTED.value]} accepted."
+    )
 
 
 def finished_qa_line(job_result: dict[str, Any] | Any, job_id: str) -> str | None:

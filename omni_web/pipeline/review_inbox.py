@@ -48,16 +48,25 @@ class InboxPage:
         return shown + (f" · page {self.page} of {self.pages}" if self.pages > 1 else "")
 
 
-def inbox_page(rows: Sequence[ReviewRow], *, chapter: int | None = None, reason: FindingKind | str | None = None,
-               page: int = 1, size: int = PAGE_SIZE) -> InboxPage:
+def inbox_page(
+    rows: Sequence[ReviewRow],
+    *,
+    chapter: int | None = None,
+    reason: FindingKind | str | None = None,
+    page: int = 1,
+    size: int = PAGE_SIZE,
+) -> InboxPage:
     """Filter ``rows`` (flagged, in reading order) by chapter and reason kind, and cut out ``page``.
 
     ``reason`` is a :class:`FindingKind` or its value (a filter menu's); an unknown word matches nothing.
     """
     chapters = Counter(row.chapter for row in rows)
     reasons = Counter(kind for row in rows for kind in row.kinds)
-    matching = tuple(row for row in rows if (chapter is None or row.chapter == chapter)
-                     and (not reason or reason in row.kinds))
+    matching = tuple(
+        row
+        for row in rows
+        if (chapter is None or row.chapter == chapter) and (not reason or reason in row.kinds)
+    )
     pages = max(1, -(-len(matching) // size))
     page = min(max(1, page), pages)
     start = (page - 1) * size

@@ -25,8 +25,15 @@ __all__ = ["TokenBudget"]
 class TokenBudget:
     """Learns tokens per text unit and per second of audio from accepted takes; thread-safe."""
 
-    def __init__(self, limit: int | None, *, margin: float = 2.0, pad_s: float = 2.0, min_samples: int = 2,
-                 window: int = 200) -> None:
+    def __init__(
+        self,
+        limit: int | None,
+        *,
+        margin: float = 2.0,
+        pad_s: float = 2.0,
+        min_samples: int = 2,
+        window: int = 200,
+    ) -> None:
         self.limit = limit  # the catalog's ceiling (None: no budget is sent)
         self._margin = margin
         self._pad_s = pad_s

@@ -40,8 +40,12 @@ def _gap(alignment: Alignment, region: Region) -> Finding:
     heard = alignment.heard_of(region)
     where = " at the start" if region.at_start else " at the end" if region.at_end else ""
     instead = f" (heard {quote(heard, 6)} there)" if heard else ""
-    return Finding(FindingKind.GAP, f"{region.missing} words not heard{where}: {quote(text)}{instead}",
-                   {"words": region.missing}, text)
+    return Finding(
+        FindingKind.GAP,
+        f"{region.missing} words not heard{where}: {quote(text)}{instead}",
+        {"words": region.missing},
+        text,
+    )
 
 
 def _extra(kind: FindingKind, alignment: Alignment, region: Region, what: str) -> Finding:
@@ -57,20 +61,32 @@ def find_faults(alignment: Alignment, thresholds: Thresholds, *, names: Collecti
     words = len(alignment.text.words)
     inside = words >= t.min_words_for_alignment
     if not inside:
-        notes.append(f"gap and repeat checks skipped: {words} words, fewer than the "
-                     f"{t.min_words_for_alignment} they need")
+        notes.append(
+            f"gap and repeat checks skipped: {words} words, fewer than the "
+            f"{t.min_words_for_alignment} they need"
+        )
     for region in alignment.regions:
         if inside and region.missing >= t.gap_words:
             failures.append(_gap(alignment, region))
         elif region.extra >= t.extra_words and region.at_start:
             failures.append(_extra(FindingKind.BEFORE, alignment, region, "heard before the text starts"))
         elif region.extra >= t.extra_words and region.at_end:
-            failures.append(_extra(FindingKind.BABBLE, alignment, region, "heard after the text ends (babble)"))
+            failures.append(
+                _extra(FindingKind.BABBLE, alignment, region, "heard after the text ends (babble)")
+            )
         elif inside and region.extra >= t.repeat_words and alignment.repeats_text(region):
             failures.append(_extra(FindingKind.REPEAT, alignment, region, "said twice"))
         elif inside and region.extra >= t.inserted_words:
-            failures.append(_extra(FindingKind.INSERTED, alignment, region, "heard that the text does not have"))
-    notices = [Finding(FindingKind.NAME, f"the name '{name}' was heard as {quote(heard, 4)}: check it "
-                       "(a lexicon entry fixes a misread name)", words=name)
-               for name, heard in alignment.substitutions(names)]
+            failures.append(
+                _extra(FindingKind.INSERTED, alignment, region, "heard that the text does not have")
+            )
+    notices = [
+        Finding(
+            FindingKind.NAME,
+            f"the name '{name}' was heard as {quote(heard, 4)}: check it "
+            "(a lexicon entry fixes a misread name)",
+            words=name,
+        )
+        for name, heard in alignment.substitutions(names)
+    ]
     return Findings(tuple(failures), tuple(dict.fromkeys(notices)), tuple(notes))

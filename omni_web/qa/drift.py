@@ -67,8 +67,9 @@ def _percentiles(values: list[float]) -> tuple[float | None, float | None, float
     return round(float(low), 3), round(float(median), 3), round(float(high), 3)
 
 
-def chapter_drift(chapter: int, title: str, chosen: Iterable[TakeRecord | None],
-                  every: Iterable[TakeRecord] = ()) -> ChapterDrift:
+def chapter_drift(
+    chapter: int, title: str, chosen: Iterable[TakeRecord | None], every: Iterable[TakeRecord] = ()
+) -> ChapterDrift:
     """The drift of one chapter from its chunks' chosen takes (and every take, for the retake count)."""
     takes = [t for t in chosen if t is not None]
     similarity = [t.similarity for t in takes if t.similarity is not None]
@@ -76,8 +77,16 @@ def chapter_drift(chapter: int, title: str, chosen: Iterable[TakeRecord | None],
     pitch_low, pitch, pitch_high = _percentiles([t.pitch_hz for t in takes if t.pitch_hz])
     retaken = sum(1 for t in every if t.kinds & _READING_KINDS)
     return ChapterDrift(
-        chapter=chapter, title=title, takes=len(takes),
+        chapter=chapter,
+        title=title,
+        takes=len(takes),
         similarity_min=round(min(similarity), 3) if similarity else None,
         similarity_median=round(float(np.median(similarity)), 3) if similarity else None,
-        pace_low=pace_low, pace_median=pace, pace_high=pace_high,
-        pitch_low=pitch_low, pitch_median=pitch, pitch_high=pitch_high, retaken=retaken)
+        pace_low=pace_low,
+        pace_median=pace,
+        pace_high=pace_high,
+        pitch_low=pitch_low,
+        pitch_median=pitch,
+        pitch_high=pitch_high,
+        retaken=retaken,
+    )

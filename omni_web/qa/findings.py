@@ -52,7 +52,7 @@ class FindingKind(enum.StrEnum):
 
     @property
     def words_wrong(self) -> bool:
-        """True when the take's words (not its signal) were wrong: its length says nothing of the voice's pace."""
+        """True when the take's words (not its signal) were wrong: its length says nothing of the pace."""
         return self in _WORD_KINDS
 
     @property
@@ -87,10 +87,20 @@ _TITLES = {
     FindingKind.OTHER: "Other (an older report)",
 }
 
-_WORD_KINDS = frozenset({
-    FindingKind.WER, FindingKind.ORDER, FindingKind.RECALL, FindingKind.SKIPPED, FindingKind.WORDY,
-    FindingKind.GAP, FindingKind.REPEAT, FindingKind.BEFORE, FindingKind.BABBLE, FindingKind.INSERTED,
-})
+_WORD_KINDS = frozenset(
+    {
+        FindingKind.WER,
+        FindingKind.ORDER,
+        FindingKind.RECALL,
+        FindingKind.SKIPPED,
+        FindingKind.WORDY,
+        FindingKind.GAP,
+        FindingKind.REPEAT,
+        FindingKind.BEFORE,
+        FindingKind.BABBLE,
+        FindingKind.INSERTED,
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,5 +120,9 @@ class Finding(JsonRecord):
             return cls(FindingKind.OTHER, data)
         kind = data.get("kind")
         known = kind in FindingKind._value2member_map_
-        return cls(FindingKind(kind) if known else FindingKind.OTHER, str(data.get("message", "")),
-                   {str(k): float(v) for k, v in (data.get("figures") or {}).items()}, str(data.get("words", "")))
+        return cls(
+            FindingKind(kind) if known else FindingKind.OTHER,
+            str(data.get("message", "")),
+            {str(k): float(v) for k, v in (data.get("figures") or {}).items()},
+            str(data.get("words", "")),
+        )

@@ -30,18 +30,30 @@ __all__ = ["VoiceChecks", "with_reading"]
 _log = logging.getLogger(__name__)
 
 
-def with_reading(take: TakeRecord, reading: Reading, similarity: float | None,
-                 findings: list[Finding]) -> TakeRecord:
+def with_reading(
+    take: TakeRecord, reading: Reading, similarity: float | None, findings: list[Finding]
+) -> TakeRecord:
     """The take with its reading's figures and the failures the voice checks found."""
-    return replace(take, similarity=similarity, pace_wps=reading.pace_wps, pitch_hz=reading.pitch_hz,
-                   loudness_db=reading.loudness_db, failures=(*take.failures, *findings))
+    return replace(
+        take,
+        similarity=similarity,
+        pace_wps=reading.pace_wps,
+        pitch_hz=reading.pitch_hz,
+        loudness_db=reading.loudness_db,
+        failures=(*take.failures, *findings),
+    )
 
 
 class VoiceChecks:
     """Voice identity and reading checks of one job; thread-safe."""
 
-    def __init__(self, thresholds: Thresholds, *, encoder: Callable[[], SpeakerEncoder] | None = None,
-                 reference_of: Callable[[Any], Path | None] | None = None) -> None:
+    def __init__(
+        self,
+        thresholds: Thresholds,
+        *,
+        encoder: Callable[[], SpeakerEncoder] | None = None,
+        reference_of: Callable[[Any], Path | None] | None = None,
+    ) -> None:
         self.judge = VoiceJudge(thresholds)
         self._load = encoder
         self._encoder: SpeakerEncoder | None = None
@@ -74,8 +86,13 @@ class VoiceChecks:
                 embedding = None
         samples, rate = decode_wav(audio)
         speech = figures.speech_s
-        return Reading(embedding=embedding, words=words, pace_wps=words / speech if speech > 0.5 else None,
-                       pitch_hz=pitch_centre(samples, rate), loudness_db=figures.speech_dbfs)
+        return Reading(
+            embedding=embedding,
+            words=words,
+            pace_wps=words / speech if speech > 0.5 else None,
+            pitch_hz=pitch_centre(samples, rate),
+            loudness_db=figures.speech_dbfs,
+        )
 
     def _reference(self, item: Any, voice: str, encoder: SpeakerEncoder) -> None:
         with self._lock:

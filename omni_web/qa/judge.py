@@ -33,8 +33,12 @@ def basic_take(
     """The take's record with the finish reason, duration, silence and clipping checks applied."""
     failures: list[Finding] = []
     if finish_reason == "length":
-        failures.append(Finding(FindingKind.BUDGET,
-                                "the model stopped at its token limit (finish reason 'length'): the end is cut off"))
+        failures.append(
+            Finding(
+                FindingKind.BUDGET,
+                "the model stopped at its token limit (finish reason 'length'): the end is cut off",
+            )
+        )
     ratio: float | None = None
     expected = expectation.seconds if expectation.units.count > 0 else None
     if expected:
@@ -47,10 +51,17 @@ def basic_take(
         failures.extend(_length_failures(figures, ratio, expectation, thresholds))
     if figures.longest_internal_silence_s > thresholds.max_internal_silence_s:
         pause = figures.longest_internal_silence_s
-        failures.append(Finding(FindingKind.PAUSE, f"a silence of {pause:.1f} s inside the chunk", {"silence_s": pause}))
+        failures.append(
+            Finding(FindingKind.PAUSE, f"a silence of {pause:.1f} s inside the chunk", {"silence_s": pause})
+        )
     if figures.clipped_share > thresholds.max_clipped_share:
-        failures.append(Finding(FindingKind.CLIPPED, f"{figures.clipped_share:.2%} of the samples are clipped",
-                                {"clipped_share": figures.clipped_share}))
+        failures.append(
+            Finding(
+                FindingKind.CLIPPED,
+                f"{figures.clipped_share:.2%} of the samples are clipped",
+                {"clipped_share": figures.clipped_share},
+            )
+        )
     return TakeRecord(
         number=number,
         seed=seed,
@@ -76,34 +87,61 @@ def _short_line_failures(figures: AudioFigures, units: int, thresholds: Threshol
     least, most = thresholds.short_speech_bounds(units)
     speech = figures.speech_s
     if speech < least:
-        return [Finding(FindingKind.CUT, f"only {speech:.2f} s of speech for a short line (at least {least:.2f} s): "
-                        "silent or cut off", {"speech_s": speech, "least_s": least})]
+        return [
+            Finding(
+                FindingKind.CUT,
+                f"only {speech:.2f} s of speech for a short line (at least {least:.2f} s): silent or cut off",
+                {"speech_s": speech, "least_s": least},
+            )
+        ]
     if speech > most:
-        return [Finding(FindingKind.LOOP, f"{speech:.1f} s of speech for a short line (at most {most:.1f} s): "
-                        "a loop or babble", {"speech_s": speech, "most_s": most})]
+        return [
+            Finding(
+                FindingKind.LOOP,
+                f"{speech:.1f} s of speech for a short line (at most {most:.1f} s): a loop or babble",
+                {"speech_s": speech, "most_s": most},
+            )
+        ]
     return []
 
 
-def _length_failures(figures: AudioFigures, ratio: float | None, expectation: Expectation,
-                     thresholds: Thresholds) -> list[Finding]:
+def _length_failures(
+    figures: AudioFigures, ratio: float | None, expectation: Expectation, thresholds: Thresholds
+) -> list[Finding]:
     failures: list[Finding] = []
     if ratio is not None and expectation.units.count >= thresholds.min_units_for_ratio:
         low, high = thresholds.ratio_bounds(expectation.units.count, measured=expectation.measured)
         bounds = {"ratio": ratio, "low": low, "high": high}
         if ratio < low:
-            failures.append(Finding(FindingKind.CUT, f"the audio is {ratio:.2f} of the expected length: "
-                                    "cut off or words skipped", bounds))
+            failures.append(
+                Finding(
+                    FindingKind.CUT,
+                    f"the audio is {ratio:.2f} of the expected length: cut off or words skipped",
+                    bounds,
+                )
+            )
         elif ratio > high:
-            failures.append(Finding(FindingKind.LOOP, f"the audio is {ratio:.2f} times the expected length: "
-                                    "a loop or babble", bounds))
+            failures.append(
+                Finding(
+                    FindingKind.LOOP,
+                    f"the audio is {ratio:.2f} times the expected length: a loop or babble",
+                    bounds,
+                )
+            )
     if figures.silence_share > thresholds.max_silence_share:
-        failures.append(Finding(FindingKind.SILENT, f"{figures.silence_share:.0%} of the audio is silent",
-                                {"silence_share": figures.silence_share}))
+        failures.append(
+            Finding(
+                FindingKind.SILENT,
+                f"{figures.silence_share:.0%} of the audio is silent",
+                {"silence_share": figures.silence_share},
+            )
+        )
     return failures
 
 
-def asr_failures(score: TranscriptScore, thresholds: Thresholds,
-                 duration_ratio: float | None = None) -> list[Finding]:
+def asr_failures(
+    score: TranscriptScore, thresholds: Thresholds, duration_ratio: float | None = None
+) -> list[Finding]:
     """Why a transcript does not match its text (empty when it does).
 
     ``duration_ratio`` (measured / expected audio length) separates skipped words (short audio)
@@ -116,19 +154,45 @@ def asr_failures(score: TranscriptScore, thresholds: Thresholds,
     short_audio = duration_ratio is None or duration_ratio < thresholds.skipped_max_ratio
     figures = {"wer": score.wer, "recall": score.recall, "word_share": share}
     if score.wer > thresholds.wer_limit(score.reference_words):
-        failures.append(Finding(FindingKind.WER, f"the transcript differs from the text (word error rate "
-                                f"{score.wer:.0%})", figures))
+        failures.append(
+            Finding(
+                FindingKind.WER,
+                f"the transcript differs from the text (word error rate {score.wer:.0%})",
+                figures,
+            )
+        )
     elif score.recall >= thresholds.out_of_order_recall and score.wer >= thresholds.out_of_order_wer:
-        failures.append(Finding(FindingKind.ORDER, f"the words are spoken out of order ({score.recall:.0%} heard, "
-                                f"word error rate {score.wer:.0%})", figures))
-    if score.recall < thresholds.min_word_recall_any or (score.recall < thresholds.min_word_recall and short_audio):
-        failures.append(Finding(FindingKind.RECALL, f"only {score.recall:.0%} of the words were heard", figures))
+        failures.append(
+            Finding(
+                FindingKind.ORDER,
+                f"the words are spoken out of order ({score.recall:.0%} heard, "
+                f"word error rate {score.wer:.0%})",
+                figures,
+            )
+        )
+    if score.recall < thresholds.min_word_recall_any or (
+        score.recall < thresholds.min_word_recall and short_audio
+    ):
+        failures.append(
+            Finding(FindingKind.RECALL, f"only {score.recall:.0%} of the words were heard", figures)
+        )
     if share < thresholds.min_word_share and short_audio:
-        failures.append(Finding(FindingKind.SKIPPED, f"the transcript has {score.transcript_words} of "
-                                f"{score.reference_words} words and the audio is short: words skipped", figures))
+        failures.append(
+            Finding(
+                FindingKind.SKIPPED,
+                f"the transcript has {score.transcript_words} of "
+                f"{score.reference_words} words and the audio is short: words skipped",
+                figures,
+            )
+        )
     elif share > thresholds.max_word_share:
-        failures.append(Finding(FindingKind.WORDY, f"the transcript has {share:.1f} times the words of the text: "
-                                "a loop or babble", figures))
+        failures.append(
+            Finding(
+                FindingKind.WORDY,
+                f"the transcript has {share:.1f} times the words of the text: a loop or babble",
+                figures,
+            )
+        )
     return failures
 
 

@@ -25,8 +25,11 @@ def pitch_centre(samples: np.ndarray, rate: int) -> float | None:
     if rate <= 0 or len(samples) < rate // 4:
         return None
     step = rate / _RATE
-    signal = np.interp(np.arange(0, len(samples) - 1, step), np.arange(len(samples)), samples) if step != 1 \
+    signal = (
+        np.interp(np.arange(0, len(samples) - 1, step), np.arange(len(samples)), samples)
+        if step != 1
         else samples
+    )
     count = (len(signal) - _FRAME) // _HOP
     if count < 5:
         return None

@@ -86,8 +86,19 @@ class TakeRecord(JsonRecord):
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON, figures rounded."""
         data = asdict(self)
-        for name in ("duration_s", "expected_s", "duration_ratio", "silence_share", "longest_internal_silence_s",
-                     "wer", "word_recall", "similarity", "pace_wps", "pitch_hz", "loudness_db"):
+        for name in (
+            "duration_s",
+            "expected_s",
+            "duration_ratio",
+            "silence_share",
+            "longest_internal_silence_s",
+            "wer",
+            "word_recall",
+            "similarity",
+            "pace_wps",
+            "pitch_hz",
+            "loudness_db",
+        ):
             if data[name] is not None:
                 data[name] = round(data[name], 3)
         data["clipped_share"] = round(self.clipped_share, 5)

@@ -22,7 +22,15 @@ from omni_web.qa.drift import ChapterDrift, chapter_drift
 from omni_web.qa.records import ChunkRecord, QaStore, TakeRecord, Verdict
 from omni_web.records import JsonRecord
 
-__all__ = ["QA_REPORT_SUFFIX", "ChunkPlace", "QaReport", "QaSettings", "ReportChunk", "find_report", "read_report"]
+__all__ = [
+    "QA_REPORT_SUFFIX",
+    "ChunkPlace",
+    "QaReport",
+    "QaSettings",
+    "ReportChunk",
+    "find_report",
+    "read_report",
+]
 
 QA_REPORT_SUFFIX = ".qa.json"
 REPORT_VERSION = 1
@@ -58,11 +66,19 @@ class ReportChunk(JsonRecord):
     @classmethod
     def of(cls, place: ChunkPlace, record: ChunkRecord | None, audio: Path) -> ReportChunk:
         """The report's line for the chunk at ``place`` with its record (None: never checked)."""
-        return cls(chapter=place.chapter_number, chapter_title=place.chapter_title, chunk=place.chunk_number,
-                   key=place.key, text=place.text, verdict=record.verdict if record is not None else Verdict.UNCHECKED,
-                   chosen=record.chosen if record is not None else None, note=record.note if record is not None else "",
-                   audio=str(audio), figures=record.chosen_take if record is not None else None,
-                   takes=record.takes if record is not None else ())
+        return cls(
+            chapter=place.chapter_number,
+            chapter_title=place.chapter_title,
+            chunk=place.chunk_number,
+            key=place.key,
+            text=place.text,
+            verdict=record.verdict if record is not None else Verdict.UNCHECKED,
+            chosen=record.chosen if record is not None else None,
+            note=record.note if record is not None else "",
+            audio=str(audio),
+            figures=record.chosen_take if record is not None else None,
+            takes=record.takes if record is not None else (),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,13 +116,31 @@ class QaReport(JsonRecord):
     drift: tuple[ChapterDrift, ...] = ()  # per chapter: how the voice and the reading wandered
 
     @classmethod
-    def build(cls, places: Iterable[ChunkPlace], store: QaStore, *, title: str, request: Mapping[str, Any],
-              qa: QaSettings, parts_dir: Path | None = None, chapter_files: Mapping[str, str] | None = None) -> QaReport:
+    def build(
+        cls,
+        places: Iterable[ChunkPlace],
+        store: QaStore,
+        *,
+        title: str,
+        request: Mapping[str, Any],
+        qa: QaSettings,
+        parts_dir: Path | None = None,
+        chapter_files: Mapping[str, str] | None = None,
+    ) -> QaReport:
         """The report for the chunks at ``places``, their records read from ``store``."""
         chunks = tuple(ReportChunk.of(p, store.load(p.key), store.audio_path(p.key)) for p in places)
-        return cls(title=title, written_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), qa=qa,
-                   counts=_counts(chunks), cache_dir=store.cache_dir, request=dict(request), chunks=chunks,
-                   parts_dir=parts_dir, chapter_files=dict(chapter_files or {}), drift=_drift(chunks))
+        return cls(
+            title=title,
+            written_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            qa=qa,
+            counts=_counts(chunks),
+            cache_dir=store.cache_dir,
+            request=dict(request),
+            chunks=chunks,
+            parts_dir=parts_dir,
+            chapter_files=dict(chapter_files or {}),
+            drift=_drift(chunks),
+        )
 
     @classmethod
     def read(cls, path: Path) -> QaReport:
@@ -132,9 +166,11 @@ class QaReport(JsonRecord):
         return write_atomic(path, json.dumps(self.to_dict(), ensure_ascii=False, indent=1))
 
     def with_records(self, records: Mapping[str, ChunkRecord]) -> QaReport:
-        """The report with the chunks of ``records`` (by key) taking their verdict and note, counts recounted."""
-        chunks = tuple(replace(c, verdict=records[c.key].verdict, note=records[c.key].note) if c.key in records else c
-                       for c in self.chunks)
+        """The report with the chunks of ``records`` (by key) taking their verdict and note, recounted."""
+        chunks = tuple(
+            replace(c, verdict=records[c.key].verdict, note=records[c.key].note) if c.key in records else c
+            for c in self.chunks
+        )
         return replace(self, chunks=chunks, counts=_counts(chunks))
 
     def with_request(self, **changes: Any) -> QaReport:
@@ -177,9 +213,12 @@ def _drift(chunks: tuple[ReportChunk, ...]) -> tuple[ChapterDrift, ...]:
     by_chapter: dict[int, list[ReportChunk]] = {}
     for chunk in chunks:
         by_chapter.setdefault(chunk.chapter, []).append(chunk)
-    return tuple(chapter_drift(number, rows[0].chapter_title, (r.figures for r in rows),
-                               (t for r in rows for t in r.takes))
-                 for number, rows in sorted(by_chapter.items()))
+    return tuple(
+        chapter_drift(
+            number, rows[0].chapter_title, (r.figures for r in rows), (t for r in rows for t in r.takes)
+        )
+        for number, rows in sorted(by_chapter.items())
+    )
 
 
 def find_report(target: Path) -> Path | None:

@@ -88,13 +88,21 @@ def load_encoder(device: str = "cpu") -> ResemblyzerEncoder:
         import torch
         from resemblyzer import VoiceEncoder, preprocess_wav
     except ImportError as exc:
-        raise VoiceError(f"Voice checks need the resemblyzer package ({exc}). Install the app's requirements "
-                         "(pip install -r requirements.txt) or turn voice checks off in Settings.") from exc
+        raise VoiceError(
+            f"Voice checks need the resemblyzer package ({exc}). Install the app's requirements "
+            "(pip install -r requirements.txt) or turn voice checks off in Settings."
+        ) from exc
     # One thread: QA shares the CPU with faster-whisper and the render threads.
     torch.set_num_threads(1)
-    encoder = ResemblyzerEncoder(VoiceEncoder(device if device == "cuda" else "cpu", verbose=False), preprocess_wav)
+    encoder = ResemblyzerEncoder(
+        VoiceEncoder(device if device == "cuda" else "cpu", verbose=False), preprocess_wav
+    )
     # The first call compiles librosa's numba kernels (seconds): pay it here, not in a take.
     rng = np.random.default_rng(0)
-    encoder._embed((0.1 * np.sin(np.arange(2 * ENCODER_RATE) * 0.06) * rng.uniform(0.5, 1, 2 * ENCODER_RATE))
-                   .astype(np.float32), ENCODER_RATE)
+    encoder._embed(
+        (0.1 * np.sin(np.arange(2 * ENCODER_RATE) * 0.06) * rng.uniform(0.5, 1, 2 * ENCODER_RATE)).astype(
+            np.float32
+        ),
+        ENCODER_RATE,
+    )
     return encoder

@@ -91,7 +91,8 @@ class QaOptions:
 
     def settings(self, **found: object) -> QaSettings:
         """The report's account of these choices (``found``: calibration, where the recogniser ran)."""
-        return QaSettings(level=self.level.value, takes=self.takes, asr_model=self.asr_model, **found)  # type: ignore[arg-type]
+        settings = QaSettings(level=self.level.value, takes=self.takes, asr_model=self.asr_model)
+        return replace(settings, **found)
 
 
 class _RequestGate:
@@ -211,8 +212,13 @@ class ChunkQa:
             with self._slots:
                 result = self._request_take(item, seed, budget)
             self._count_request()
-            takes.append(replace(self._judge(item, number, seed, result, notes), max_new_tokens=budget,
-                                 completion_tokens=result.completion_tokens))
+            takes.append(
+                replace(
+                    self._judge(item, number, seed, result, notes),
+                    max_new_tokens=budget,
+                    completion_tokens=result.completion_tokens,
+                )
+            )
             audio_of[number] = result.audio
             number += 1
         best = best_take(takes)
@@ -267,8 +273,12 @@ class ChunkQa:
         if self.voices is not None and notes.reading is not None:
             self.voices.learn(voice, notes.reading)
         if self.budget is not None:
-            self.budget.learn(voice, units=text_units(item.text).count, tokens=take.completion_tokens,
-                              duration_s=take.duration_s)
+            self.budget.learn(
+                voice,
+                units=text_units(item.text).count,
+                tokens=take.completion_tokens,
+                duration_s=take.duration_s,
+            )
 
     # --- checks -----------------------------------------------------------------------------------
 
@@ -283,17 +293,27 @@ class ChunkQa:
             units=text_units(text).count,
         )
 
-    def _judge(self, item: QaItem, number: int, seed: int | None, result: TakeAudio,
-               notes: dict[int, _Notes]) -> TakeRecord:
+    def _judge(
+        self, item: QaItem, number: int, seed: int | None, result: TakeAudio, notes: dict[int, _Notes]
+    ) -> TakeRecord:
         thresholds = self.calibration.thresholds()
         figures = measure_audio(result.audio, thresholds)
         voice = self._voice_of(item)
         expectation = self.tracker.expect(item.text, model=self._model, voice=voice)
         note = notes[number] = _Notes(measured=expectation.measured)
-        take = basic_take(number=number, seed=seed, finish_reason=result.finish_reason, figures=figures,
-                          expectation=expectation, thresholds=thresholds)
-        signal_ok = (result.finish_reason != "length" and figures.duration_s > 0.05
-                     and figures.silence_share <= thresholds.max_silence_share)
+        take = basic_take(
+            number=number,
+            seed=seed,
+            finish_reason=result.finish_reason,
+            figures=figures,
+            expectation=expectation,
+            thresholds=thresholds,
+        )
+        signal_ok = (
+            result.finish_reason != "length"
+            and figures.duration_s > 0.05
+            and figures.silence_share <= thresholds.max_silence_share
+        )
         if signal_ok and take.passed and self.voices is not None:
             # Heard before the words: a take in another voice is retaken without its transcript.
             note.reading = self.voices.read(item, voice, result.audio, figures, len(item.text.split()))
@@ -367,6 +387,14 @@ class ChunkQa:
             c = dict(self._counts)
             flagged = tuple(self._flagged)
         behind = self._asr.pending if self._asr is not None else 0
-        return QaProgress(level=self.options.level.value, passed=c["passed"], retaken=c["retaken"],
-                          flagged=c["flagged"], accepted=c["accepted"], unchecked=c["unchecked"],
-                          requests=c["requests"], flagged_keys=flagged, behind=behind)
+        return QaProgress(
+            level=self.options.level.value,
+            passed=c["passed"],
+            retaken=c["retaken"],
+            flagged=c["flagged"],
+            accepted=c["accepted"],
+            unchecked=c["unchecked"],
+            requests=c["requests"],
+            flagged_keys=flagged,
+            behind=behind,
+        )

@@ -25,6 +25,7 @@ from omni_web.qa.thresholds import Thresholds
 
 __all__ = ["Reading", "VoiceJudge", "VoiceTrack"]
 
+
 @dataclass(frozen=True, slots=True)
 class Reading:
     """How one take was read: its embedding and figures (None where they could not be measured)."""
@@ -104,14 +105,25 @@ class VoiceJudge:
             pace = list(track.log_pace)
             pitch = list(track.semitones)
             loud = list(track.loudness)
-        similarity = cosine(reading.embedding, centre) if reading.embedding is not None and centre is not None else None
+        similarity = (
+            cosine(reading.embedding, centre)
+            if reading.embedding is not None and centre is not None
+            else None
+        )
         if similarity is not None:
             limit = self._voice_limit(accepted)
             if similarity < limit:
                 low, high = _spread(accepted) if len(accepted) >= 2 else (limit, limit)
-                usual = f"this voice's takes {low:.2f}-{high:.2f}" if len(accepted) >= 2 else "its reference clip"
-                findings.append(Finding(FindingKind.VOICE, f"sounds like another voice: similarity {similarity:.2f}, "
-                                        f"{usual}", {"similarity": similarity, "limit": limit}))
+                usual = (
+                    f"this voice's takes {low:.2f}-{high:.2f}" if len(accepted) >= 2 else "its reference clip"
+                )
+                findings.append(
+                    Finding(
+                        FindingKind.VOICE,
+                        f"sounds like another voice: similarity {similarity:.2f}, {usual}",
+                        {"similarity": similarity, "limit": limit},
+                    )
+                )
         if reading.words >= t.reading_min_words:
             findings.extend(self._reading(reading, pace, pitch, loud))
         return similarity, findings
@@ -124,7 +136,9 @@ class VoiceJudge:
         low, high = t.calibrated_voice_similarity
         return min(high, max(low, median - t.calibration_sigmas * sigma))
 
-    def _reading(self, reading: Reading, pace: list[float], pitch: list[float], loud: list[float]) -> list[Finding]:
+    def _reading(
+        self, reading: Reading, pace: list[float], pitch: list[float], loud: list[float]
+    ) -> list[Finding]:
         t = self._t
         found: list[Finding] = []
         if reading.pace_wps and len(pace) >= t.reading_min_samples:
@@ -133,23 +147,39 @@ class VoiceJudge:
             if abs(off) > max(t.pace_log_floor, t.reading_sigmas * sigma):
                 usual = math.exp(median)
                 how = "faster" if off > 0 else "slower"
-                found.append(Finding(FindingKind.PACE, f"read {math.exp(abs(off)):.2f} times {how} than this voice's "
-                                     f"other takes ({reading.pace_wps:.1f} words/s, usually {usual:.1f})",
-                                     {"pace_wps": reading.pace_wps, "usual_wps": usual}))
+                found.append(
+                    Finding(
+                        FindingKind.PACE,
+                        f"read {math.exp(abs(off)):.2f} times {how} than this voice's "
+                        f"other takes ({reading.pace_wps:.1f} words/s, usually {usual:.1f})",
+                        {"pace_wps": reading.pace_wps, "usual_wps": usual},
+                    )
+                )
         if reading.pitch_hz and len(pitch) >= t.reading_min_samples:
             median, sigma = robust_spread(pitch)
             off = 12 * math.log2(reading.pitch_hz) - median
             if abs(off) > max(t.pitch_semitones_floor, t.reading_sigmas * sigma):
                 usual = 2 ** (median / 12)
-                found.append(Finding(FindingKind.PITCH, f"pitched {abs(off):.1f} semitones {'higher' if off > 0 else 'lower'}"
-                                     f" than this voice's other takes ({reading.pitch_hz:.0f} Hz, usually {usual:.0f})",
-                                     {"pitch_hz": reading.pitch_hz, "usual_hz": usual}))
+                found.append(
+                    Finding(
+                        FindingKind.PITCH,
+                        f"pitched {abs(off):.1f} semitones {'higher' if off > 0 else 'lower'}"
+                        f" than this voice's other takes ({reading.pitch_hz:.0f} Hz, usually {usual:.0f})",
+                        {"pitch_hz": reading.pitch_hz, "usual_hz": usual},
+                    )
+                )
         if reading.loudness_db is not None and len(loud) >= t.reading_min_samples:
             median, sigma = robust_spread(loud)
             off = reading.loudness_db - median
             if abs(off) > max(t.loudness_db_floor, t.reading_sigmas * sigma):
-                found.append(Finding(FindingKind.LOUDNESS, f"{abs(off):.1f} dB {'louder' if off > 0 else 'quieter'} than "
-                                     f"this voice's other takes", {"loudness_db": reading.loudness_db, "usual_db": median}))
+                found.append(
+                    Finding(
+                        FindingKind.LOUDNESS,
+                        f"{abs(off):.1f} dB {'louder' if off > 0 else 'quieter'} than "
+                        f"this voice's other takes",
+                        {"loudness_db": reading.loudness_db, "usual_db": median},
+                    )
+                )
         return found
 
     def learn(self, voice: str, reading: Reading) -> None:

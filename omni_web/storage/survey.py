@@ -16,9 +16,7 @@ from pathlib import Path
 from omni_web.files import file_sha256
 from omni_web.jobs import Job, JobState, JobStore
 from omni_web.master.versions import BookManifest, ChapterVersion, chapter_versions, read_manifests
-from omni_web.pipeline.convert import ConvertResult
-from omni_web.pipeline.progress import ConvertProgress
-from omni_web.pipeline.request import ConvertRequest
+from omni_web.pipeline import ConvertProgress, ConvertRequest, ConvertResult
 from omni_web.qa import QaReport
 
 __all__ = ["BookFolder", "Survey", "survey"]

@@ -42,7 +42,15 @@ from omni_web.ui.lexicon import build_lexicon_panel
 from omni_web.ui.review_inbox import InboxRefs, ask_accept_all, build_inbox, inbox_outputs, render_inbox
 from omni_web.ui.widgets import callout, esc, table
 
-__all__ = ["ReviewRefs", "build_review_panel", "drift_html", "flagged_rows", "marks_html", "row_choice", "row_detail_html"]
+__all__ = [
+    "ReviewRefs",
+    "build_review_panel",
+    "drift_html",
+    "flagged_rows",
+    "marks_html",
+    "row_choice",
+    "row_detail_html",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,18 +89,26 @@ def flagged_rows(job: Job, store: QaStore) -> tuple[list[ReviewRow], str, bool]:
 
 def drift_html(drift: tuple[ChapterDrift, ...]) -> str:
     """The voice and the reading chapter by chapter (empty when no take was measured)."""
-    rows = [(str(d.chapter), d.title, d.similarity_text, d.pace_text, d.pitch_text, str(d.retaken))
-            for d in drift if d.takes and (d.pace_median is not None or d.similarity_median is not None)]
+    rows = [
+        (str(d.chapter), d.title, d.similarity_text, d.pace_text, d.pitch_text, str(d.retaken))
+        for d in drift
+        if d.takes and (d.pace_median is not None or d.similarity_median is not None)
+    ]
     if not rows:
         return ""
     headers = ("Chapter", "Title", "Voice similarity", "Pace", "Pitch", "Takes redone for voice or reading")
-    return f'<div id="review-drift"><p>How the voice and the reading wander, chapter by chapter:</p>' \
-           f"{table(headers, rows)}</div>"
+    return (
+        f'<div id="review-drift"><p>How the voice and the reading wander, chapter by chapter:</p>'
+        f"{table(headers, rows)}</div>"
+    )
 
 
 def row_choice(row: ReviewRow) -> tuple[str, str]:
     """Dropdown entry ``ch 3 · chunk 12 — the audio is 0.33 of …`` → ``3:12``."""
-    return f"chapter {row.chapter} · chunk {row.chunk} — {row.first_reason[:70]}", f"{row.chapter}:{row.chunk}"
+    return (
+        f"chapter {row.chapter} · chunk {row.chunk} — {row.first_reason[:70]}",
+        f"{row.chapter}:{row.chunk}",
+    )
 
 
 # Inline styles: the marks live in this panel only. Struck red: not heard; amber: said twice;
@@ -365,8 +381,7 @@ class _ReviewActions:
         edited = new_text if spoken is not None and (new_text or "").strip() != spoken else None
         request = prepare_regenerate(target, chapter, chunk, text=edited)
         # The same request on purpose (with the name the job claimed): it rebuilds that job's own files.
-        fix = plan_fix(request, target.report.chapter_files, target.parts_dir, (chapter,),
-                       self.ctx.settings)
+        fix = plan_fix(request, target.report.chapter_files, target.parts_dir, (chapter,), self.ctx.settings)
         services = self.ctx.services
         job = services.library.submit_fix(request, fix, title=self.jobs.get(job_id).title)
         running = [

@@ -82,14 +82,19 @@ def render_inbox(
     shown: InboxPage, chapter: str | None, reason: str | None, *, can_accept: bool
 ) -> tuple[Any, ...]:
     """Filter menus with their counts, the page number, accept-all's label, and the page's table."""
-    chapters = [("All chapters", _ALL)] + [(f"Chapter {number} · {count}", str(number))
-                                           for number, count in shown.chapters]
-    reasons = [("Every reason", _ALL)] + [(f"{kind.title} · {count}", kind.value) for kind, count in shown.reasons]
+    chapters = [("All chapters", _ALL)] + [
+        (f"Chapter {number} · {count}", str(number)) for number, count in shown.chapters
+    ]
+    reasons = [("Every reason", _ALL)] + [
+        (f"{kind.title} · {count}", kind.value) for kind, count in shown.reasons
+    ]
     chapter_value = chapter if chapter in {value for _, value in chapters} else _ALL
     reason_value = reason if reason in {value for _, value in reasons} else _ALL
     count = len(shown.matching)
-    rows = [(esc(row.chapter), esc(row.chunk), esc(row.text[:90]), esc(row.first_reason[:90]))
-            for row in shown.rows]
+    rows = [
+        (esc(row.chapter), esc(row.chunk), esc(row.text[:90]), esc(row.first_reason[:90]))
+        for row in shown.rows
+    ]
     listing = f'<div class="ow-dim" id="review-count">{esc(shown.line)}</div>'
     if rows:
         listing += (

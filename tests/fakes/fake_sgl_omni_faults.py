@@ -41,14 +41,25 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["FAULT_MODES", "FaultPlan", "Faults", "espeak_pcm", "flite_pcm", "looped_pcm", "spoken_pcm", "tempo_pcm",
-           "voice_map"]
+__all__ = [
+    "FAULT_MODES",
+    "FaultPlan",
+    "Faults",
+    "espeak_pcm",
+    "flite_pcm",
+    "looped_pcm",
+    "spoken_pcm",
+    "tempo_pcm",
+    "voice_map",
+]
 
 # Text faults change what is spoken; audio faults change the audio of a clean reading.
 TEXT_FAULTS = ("drop", "shuffle", "gap", "repeat", "babble")
 # What a model says after the text when it does not stop (a hallucinated outro, words of no chunk).
-_BABBLE = ("and then the little voice went on about the weather in the hills and the price of "
-           "bread in town before it stopped").split()
+_BABBLE = (
+    "and then the little voice went on about the weather in the hills and the price of "
+    "bread in town before it stopped"
+).split()
 AUDIO_FAULTS = ("cut", "silent", "loop")
 READING_FAULTS = ("voice", "fast", "slow", "runaway")
 FAULT_MODES = (*AUDIO_FAULTS, *TEXT_FAULTS, *READING_FAULTS)
@@ -86,9 +97,14 @@ class Faults:
         share = float(environ.get("FAKE_SGL_FAULT_SHARE", "0") or 0)
         log = environ.get("FAKE_SGL_FAULT_LOG", "").strip()
         words = int(environ.get("FAKE_SGL_FAULT_WORDS", "8") or 8)
-        return cls(modes=modes, share=share if modes else 0.0, log=Path(log) if log else None, words=words,
-                   other_voice=environ.get("FAKE_SGL_FAULT_VOICE", "").strip() or "rms",
-                   tempo=float(environ.get("FAKE_SGL_FAULT_TEMPO", "") or 1.4))
+        return cls(
+            modes=modes,
+            share=share if modes else 0.0,
+            log=Path(log) if log else None,
+            words=words,
+            other_voice=environ.get("FAKE_SGL_FAULT_VOICE", "").strip() or "rms",
+            tempo=float(environ.get("FAKE_SGL_FAULT_TEMPO", "") or 1.4),
+        )
 
     def plan(self, text: str, seed: object) -> FaultPlan:
         """Decide the fault of this request (and log it)."""
@@ -103,8 +119,10 @@ class Faults:
             fault = self.modes[zlib.crc32(f"mode|{attempt}|{text}".encode()) % len(self.modes)]
         planned = self.spoken(text, fault, attempt)
         if self.log is not None:
-            line = json.dumps({"input": text, "attempt": attempt, "seed": seed, "fault": fault,
-                               "spoken": planned.text}, ensure_ascii=False)
+            line = json.dumps(
+                {"input": text, "attempt": attempt, "seed": seed, "fault": fault, "spoken": planned.text},
+                ensure_ascii=False,
+            )
             with self._lock, self.log.open("a", encoding="utf-8") as handle:
                 handle.write(line + "\n")
         return planned
@@ -116,9 +134,9 @@ class Faults:
         # Inside the text, never at its edges: a real model drops or repeats a clause mid-chunk.
         start = 1 + zlib.crc32(f"at|{attempt}|{text}".encode()) % max(1, len(words) - n - 1)
         if fault == "gap" and len(words) >= n + 2:
-            return FaultPlan(" ".join(words[:start] + words[start + n:]), fault)
+            return FaultPlan(" ".join(words[:start] + words[start + n :]), fault)
         if fault == "repeat" and len(words) >= n + 2:
-            return FaultPlan(" ".join(words[:start + n] + words[start:]), fault)
+            return FaultPlan(" ".join(words[: start + n] + words[start:]), fault)
         if fault == "babble":
             return FaultPlan(" ".join([*words, *_BABBLE[:n]]), fault)
         if fault == "drop" and len(words) >= 3:
@@ -139,7 +157,9 @@ class Faults:
         if fault == "loop":
             return pcm * 3
         if fault in ("fast", "slow"):
-            return tempo_pcm(pcm, self.tempo if fault == "fast" else 1 / self.tempo, rate=rate, channels=channels)
+            return tempo_pcm(
+                pcm, self.tempo if fault == "fast" else 1 / self.tempo, rate=rate, channels=channels
+            )
         return pcm
 
 
@@ -149,8 +169,13 @@ def tempo_pcm(pcm: bytes, factor: float, *, rate: int, channels: int) -> bytes:
     if sox is None:
         raise RuntimeError("the fast/slow faults need sox (apt-get install sox)")
     raw = ["-t", "raw", "-r", str(rate), "-e", "signed", "-b", "16", "-c", str(channels)]
-    result = subprocess.run([sox, *raw, "-", *raw, "-", "tempo", "-s", f"{factor:.4f}"],  # noqa: S603
-                            input=pcm, capture_output=True, check=True, timeout=120)
+    result = subprocess.run(
+        [sox, *raw, "-", *raw, "-", "tempo", "-s", f"{factor:.4f}"],  # noqa: S603
+        input=pcm,
+        capture_output=True,
+        check=True,
+        timeout=120,
+    )
     return result.stdout
 
 
@@ -180,8 +205,12 @@ def espeak_pcm(text: str, *, rate: int, channels: int, voice: str = "en-us") -> 
     espeak = shutil.which("espeak-ng")
     if espeak is None:
         raise RuntimeError("FAKE_SGL_VOICE=espeak needs espeak-ng (apt-get install espeak-ng)")
-    result = subprocess.run([espeak, "--stdout", "-v", voice, "-s", "160", text],  # noqa: S603
-                            capture_output=True, check=True, timeout=120)
+    result = subprocess.run(
+        [espeak, "--stdout", "-v", voice, "-s", "160", text],  # noqa: S603
+        capture_output=True,
+        check=True,
+        timeout=120,
+    )
     return _resampled(result.stdout, rate=rate, channels=channels)
 
 
@@ -196,8 +225,12 @@ def flite_pcm(text: str, *, rate: int, channels: int, voice: str = "slt") -> byt
         # prose, pausing at sentence ends as a narrator does.
         source = Path(tmp) / "text.txt"
         source.write_text(text, encoding="utf-8")
-        subprocess.run([flite, "-voice", voice, "-f", str(source), "-o", str(out)],  # noqa: S603
-                       capture_output=True, check=True, timeout=120)
+        subprocess.run(
+            [flite, "-voice", voice, "-f", str(source), "-o", str(out)],  # noqa: S603
+            capture_output=True,
+            check=True,
+            timeout=120,
+        )
         return _resampled(out.read_bytes(), rate=rate, channels=channels)
 
 

@@ -376,7 +376,9 @@ class _Handler(BaseHTTPRequestHandler):
                 state.running -= 1
             state.slots.release()
 
-    def _speak(self, prepared: PreparedSpeech, plan: GenerationPlan, fault: FaultPlan) -> tuple[bytes, GenerationPlan]:
+    def _speak(
+        self, prepared: PreparedSpeech, plan: GenerationPlan, fault: FaultPlan
+    ) -> tuple[bytes, GenerationPlan]:
         switches = self.state.switches
         family = self.state.ctx.model.family
         rate, channels = family.sample_rate_hz, family.channels
@@ -384,7 +386,9 @@ class _Handler(BaseHTTPRequestHandler):
             flite_voice = switches.voice_map.get(prepared.voice.lower(), "slt")
             if fault.fault == "voice":
                 flite_voice = switches.faults.other_voice
-            pcm = spoken_pcm(fault.text, voice=switches.voice, rate=rate, channels=channels, flite_voice=flite_voice)
+            pcm = spoken_pcm(
+                fault.text, voice=switches.voice, rate=rate, channels=channels, flite_voice=flite_voice
+            )
             pcm = switches.faults.apply(pcm, fault.fault, channels=channels, rate=rate)
             # Real speech sets the tokens: its length at the codec's frame rate, cut at the budget.
             seconds = len(pcm) / (2 * channels * rate)
@@ -392,20 +396,35 @@ class _Handler(BaseHTTPRequestHandler):
             plan = replace(plan, duration_s=seconds, completion_tokens=needed, finish_reason="stop")
             if fault.fault == "runaway" or needed > plan.max_new_tokens:
                 seconds = plan.max_new_tokens / plan.tokens_per_s
-                pcm = looped_pcm(pcm, seconds, rate=rate, channels=channels) if fault.fault == "runaway" \
+                pcm = (
+                    looped_pcm(pcm, seconds, rate=rate, channels=channels)
+                    if fault.fault == "runaway"
                     else pcm[: int(seconds * rate) * 2 * channels]
-                plan = replace(plan, duration_s=seconds, completion_tokens=plan.max_new_tokens, finish_reason="length")
+                )
+                plan = replace(
+                    plan, duration_s=seconds, completion_tokens=plan.max_new_tokens, finish_reason="length"
+                )
             return pcm, plan
         seconds = plan.duration_s * len(fault.text.split()) / max(len(prepared.input.split()), 1)
-        pcm = synthesize_pcm(fault.text, voice_key=plan.voice_key, rate=rate, channels=channels,
-                             seconds_per_word=switches.seconds_per_word, duration_s=seconds)
+        pcm = synthesize_pcm(
+            fault.text,
+            voice_key=plan.voice_key,
+            rate=rate,
+            channels=channels,
+            seconds_per_word=switches.seconds_per_word,
+            duration_s=seconds,
+        )
         if fault.fault == "runaway":
             seconds = plan.max_new_tokens / plan.tokens_per_s
             pcm = looped_pcm(pcm, seconds, rate=rate, channels=channels)
-            plan = replace(plan, duration_s=seconds, completion_tokens=plan.max_new_tokens, finish_reason="length")
+            plan = replace(
+                plan, duration_s=seconds, completion_tokens=plan.max_new_tokens, finish_reason="length"
+            )
         return switches.faults.apply(pcm, fault.fault, channels=channels, rate=rate), plan
 
-    def _send_audio(self, prepared: PreparedSpeech, plan: GenerationPlan, pcm: bytes, request_id: str) -> None:
+    def _send_audio(
+        self, prepared: PreparedSpeech, plan: GenerationPlan, pcm: bytes, request_id: str
+    ) -> None:
         family = self.state.ctx.model.family
         fmt = prepared.response_format
         if fmt == "wav":

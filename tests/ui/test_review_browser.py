@@ -37,8 +37,11 @@ pytestmark = pytest.mark.browser
 def reviewed_app(tmp_path: Path) -> Iterator[tuple[AppProcess, dict, Path, JobStore]]:
     require_chromium()
     paths = prepare_root(tmp_path / "home", model_keys=(MODEL,))
-    faulty = start_fake_server(MODEL, env={"FAKE_SGL_FAULTS": "silent", "FAKE_SGL_FAULT_SHARE": "0.3"},
-                               log_path=tmp_path / "faulty.log")
+    faulty = start_fake_server(
+        MODEL,
+        env={"FAKE_SGL_FAULTS": "silent", "FAKE_SGL_FAULT_SHARE": "0.3"},
+        log_path=tmp_path / "faulty.log",
+    )
     try:
         request = ConvertRequest(
             book_path=DATA_DIR / "wasteland.epub",
@@ -130,7 +133,9 @@ def test_a_regenerate_during_a_long_job_finishes_in_under_a_minute_and_rebuilds_
     page.locator("#review-refresh").click()
     expect(page.locator("#review-summary")).to_contain_text(f"{len(flagged)} flagged", timeout=LONG_S * 1000)
     # The drift report: each chapter's pace (and pitch) over its takes, from the report.
-    assert [d.chapter for d in report.drift] == [2, 3] and all(d.pace_median for d in report.drift), report.drift
+    assert [d.chapter for d in report.drift] == [2, 3] and all(d.pace_median for d in report.drift), (
+        report.drift
+    )
     drift = page.locator("#review-drift")
     expect(drift.locator("tbody tr")).to_have_count(2)
     expect(drift).to_contain_text(report.drift[0].pace_text)
