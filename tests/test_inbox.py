@@ -158,8 +158,14 @@ def test_twenty_books_uploaded_at_once_give_twenty_jobs(services, tmp_path) -> N
 
 def test_twenty_books_queue_with_a_model_chosen_and_no_preset(services, tmp_path) -> None:
     """'Queue many books' with only a model picked: no preset and no rule needed, the model's default voice."""
-    files = [make_epub(tmp_path / f"m-{n:02}.epub", ((f"c{n}.xhtml", xhtml(f"<h1>Many {n}</h1><p>Text {n}.</p>")),),
-                       title=f"Many {n}") for n in range(20)]
+    files = [
+        make_epub(
+            tmp_path / f"m-{n:02}.epub",
+            ((f"c{n}.xhtml", xhtml(f"<h1>Many {n}</h1><p>Text {n}.</p>")),),
+            title=f"Many {n}",
+        )
+        for n in range(20)
+    ]
     refused = services.library.submit_many(files[:1])
     assert isinstance(refused[0][1], str) and "pick a preset or a" in refused[0][1]
     outcomes = services.library.submit_many(files, model_key="qwen3_tts_0_6b_customvoice")

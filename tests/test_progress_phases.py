@@ -115,9 +115,10 @@ def test_finishing_chapters_behind_rendering_shows_no_eta_of_its_own() -> None:
     phases = (PhaseProgress(name="rendering", label="Rendering", done=40, total=276, unit="chunks",
                             state=PhaseState.ACTIVE, eta_s=600.0),
               PhaseProgress(name="chapters", label="Finishing chapters", done=10, total=138, unit="chapters",
-                            state=PhaseState.ACTIVE, eta_s=600.0))  # fmt: skip
+                            state=PhaseState.ACTIVE, eta_s=600.0))
     doc = ConvertProgress(phase="rendering", chunks_done=40, chunks_total=276, phases=phases)
-    job = Job(id="j", kind="convert", title="Long Whale", state=JobState.RUNNING, params={}, progress=doc.to_dict())
+    job = Job(id="j", kind="convert", title="Long Whale", state=JobState.RUNNING, params={},
+              progress=doc.to_dict())
     page = job_detail_html(job, 0)
     assert page.count("ETA 10:00") == 1 and "10/138 chapters · keeps up with rendering" in page
 
@@ -125,11 +126,28 @@ def test_finishing_chapters_behind_rendering_shows_no_eta_of_its_own() -> None:
 def test_during_an_outage_the_job_says_it_waits_and_shows_no_frozen_eta() -> None:
     from omni_web.ui.jobview import jobs_table_html
 
-    phases = (PhaseProgress(name="rendering", label="Rendering", done=40, total=276, unit="chunks",
-                            state=PhaseState.ACTIVE, eta_s=600.0),)
-    doc = ConvertProgress(phase="rendering", chunks_done=40, chunks_total=276, phases=phases,
-                          server_status="Waiting for the server at http://127.0.0.1:8100", server_down_since=1.0)
-    job = Job(id="j", kind="convert", title="Long Whale", state=JobState.RUNNING, params={}, progress=doc.to_dict())
+    phases = (
+        PhaseProgress(
+            name="rendering",
+            label="Rendering",
+            done=40,
+            total=276,
+            unit="chunks",
+            state=PhaseState.ACTIVE,
+            eta_s=600.0,
+        ),
+    )
+    doc = ConvertProgress(
+        phase="rendering",
+        chunks_done=40,
+        chunks_total=276,
+        phases=phases,
+        server_status="Waiting for the server at http://127.0.0.1:8100",
+        server_down_since=1.0,
+    )
+    job = Job(
+        id="j", kind="convert", title="Long Whale", state=JobState.RUNNING, params={}, progress=doc.to_dict()
+    )
     table = jobs_table_html([job], {})
     assert "waiting for server" in table and "10:00" not in table
     page = job_detail_html(job, 0)

@@ -28,25 +28,42 @@ def test_an_empty_install_lists_three_steps_in_order() -> None:
     assert not readiness.can_run and not any(step.done for step in readiness.steps)
     assert readiness.next_step.tab == "setup" and "Install / Repair" in readiness.next_step.detail
     # A newcomer who already runs a server is told on the first line how to use it instead.
-    assert "Already running sgl-omni" in readiness.next_step.detail and "Remote server URL" in readiness.next_step.detail
+    assert (
+        "Already running sgl-omni" in readiness.next_step.detail
+        and "Remote server URL" in readiness.next_step.detail
+    )
 
 
 def test_backend_and_a_model_are_enough_to_run() -> None:
-    readiness = first_run_readiness(backend_state=BackendState.READY, downloaded={QWEN}, status=STOPPED,
-                                    settings=Settings(), model_labels={QWEN: "Qwen3-TTS 0.6B CustomVoice"})
+    readiness = first_run_readiness(
+        backend_state=BackendState.READY,
+        downloaded={QWEN},
+        status=STOPPED,
+        settings=Settings(),
+        model_labels={QWEN: "Qwen3-TTS 0.6B CustomVoice"},
+    )
     assert readiness.can_run and readiness.next_step.tab == "server"
     assert "Qwen3-TTS 0.6B CustomVoice" in readiness.steps[1].detail
-    half = first_run_readiness(backend_state=BackendState.READY, downloaded=set(), status=STOPPED,
-                               settings=Settings())
+    half = first_run_readiness(
+        backend_state=BackendState.READY, downloaded=set(), status=STOPPED, settings=Settings()
+    )
     assert not half.can_run and half.next_step.tab == "models"
 
 
 def test_a_remote_or_foreign_server_needs_nothing_installed() -> None:
-    remote = first_run_readiness(backend_state=BackendState.MISSING, downloaded=set(), status=STOPPED,
-                                 settings=Settings(remote_url="http://gpu:8100"))
+    remote = first_run_readiness(
+        backend_state=BackendState.MISSING,
+        downloaded=set(),
+        status=STOPPED,
+        settings=Settings(remote_url="http://gpu:8100"),
+    )
     assert remote.can_run and [step.tab for step in remote.steps] == ["server"]
-    foreign = first_run_readiness(backend_state=BackendState.MISSING, downloaded=set(),
-                                  status=_healthy(QWEN, owned=False), settings=Settings())
+    foreign = first_run_readiness(
+        backend_state=BackendState.MISSING,
+        downloaded=set(),
+        status=_healthy(QWEN, owned=False),
+        settings=Settings(),
+    )
     assert foreign.can_run
 
 

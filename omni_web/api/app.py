@@ -47,14 +47,23 @@ def build_api(library: Library) -> FastAPI:
 
     def require_token(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> None:
         if credentials is None:
-            raise HTTPException(status_code=401, detail={"message": "An API token is required: send "
-                                "'Authorization: Bearer <token>' with a token made in Settings → API tokens."},
-                                headers={"WWW-Authenticate": "Bearer"})
+            raise HTTPException(
+                status_code=401,
+                detail={
+                    "message": "An API token is required: send "
+                    "'Authorization: Bearer <token>' with a token made in Settings → API tokens."
+                },
+                headers={"WWW-Authenticate": "Bearer"},
+            )
         if tokens.verify(credentials.credentials) is None:
-            raise HTTPException(status_code=401, detail={"message": "This API token is not valid: it was revoked, "
-                                "mistyped or made on another omni-web. Make a new one in Settings → API tokens."},
-                                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
-
+            raise HTTPException(
+                status_code=401,
+                detail={
+                    "message": "This API token is not valid: it was revoked, "
+                    "mistyped or made on another omni-web. Make a new one in Settings → API tokens."
+                },
+                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            )
 
     api = FastAPI(
         title="omni-web API",

@@ -90,8 +90,10 @@ def build_app(ctx: UiContext) -> tuple[gr.Blocks, AppRefs]:
     with gr.Blocks(title="omni-web", analytics_enabled=False, delete_cache=(3600, 6 * 3600)) as demo:
         gr.HTML(
             '<div class="ow-header"><span class="ow-logo">omni-web</span>'
-            '<span class="ow-tagline">Books (EPUB, PDF, Word, text …) → audiobooks with SGLang-Omni</span></div>',
-            padding=False, js_on_load=POLL_JS,  # the page's one poll (omni_web/ui/live.py)
+            '<span class="ow-tagline">Books (EPUB, PDF, Word, text …) → audiobooks with '
+            'SGLang-Omni</span></div>',
+            padding=False,
+            js_on_load=POLL_JS,  # the page's one poll (omni_web/ui/live.py)
         )
         with gr.Tabs(elem_id="ow-tabs") as tabs:
             with gr.Tab("Generate", id="generate", elem_id="tab-generate"):

@@ -206,7 +206,7 @@ def _render(ctx: UiContext, selected: str | None, shown: dict[str, Any] | None) 
     new["choices"] = _digest(repr(choices))
     job = next((job for job in jobs if job.id == selected), None)
     parts = job_parts(jobs, positions, job, output_root=ctx.settings.output_path(ctx.paths),
-                      remote_url=ctx.settings.remote_url, queue_paused=ctx.services.library.queue.paused)  # fmt: skip
+                      remote_url=ctx.settings.remote_url, queue_paused=ctx.services.library.queue.paused)
     overview = parts.pop("jobs-table")
     if job is None:
         hidden = gr.update(visible=False)
@@ -215,8 +215,12 @@ def _render(ctx: UiContext, selected: str | None, shown: dict[str, Any] | None) 
     before = shown if same_job else {}
     # A visibility sent to a hidden component makes Gradio's page walk its whole layout again:
     # each button is sent only when it changes.
-    seen = (not state.finished, state in (JobState.FAILED, JobState.CANCELLED), state is JobState.DONE, state.finished)
-    buttons = [gr.update(visible=v) if _changed(new, before, f"button{i}", v) else gr.skip() for i, v in enumerate(seen)]
+    seen = (not state.finished, state in (JobState.FAILED, JobState.CANCELLED), state is JobState.DONE,
+            state.finished)
+    buttons = [
+        gr.update(visible=v) if _changed(new, before, f"button{i}", v) else gr.skip()
+        for i, v in enumerate(seen)
+    ]
     detail = parts.pop("jobs-detail")
     # Sent only when it changed, so an opened levels fold stays open while the job goes on.
     sent = [html if _changed(new, before, key, html) else gr.skip() for key, html in parts.items()]
@@ -297,8 +301,14 @@ def _wire(ctx: UiContext, refs: JobsRefs) -> OnLoad:
         return _render(ctx, selected, shown)
 
     inputs = [refs.pick, refs.shown]
-    refs.timer.click(guarded(render), inputs, outputs, show_progress="hidden", api_name="jobs_refresh",
-                     concurrency_limit=None)
+    refs.timer.click(
+        guarded(render),
+        inputs,
+        outputs,
+        show_progress="hidden",
+        api_name="jobs_refresh",
+        concurrency_limit=None,
+    )
     refs.pick.input(guarded(render), inputs, outputs, api_visibility="private")
     _wire_actions(ctx, refs, render, outputs)
     return OnLoad(guarded(lambda: render(None, None)), [], outputs)

@@ -98,8 +98,10 @@ def _phase_html(phase: PhaseProgress, *, running: bool, follows: str = "") -> st
         fraction, note = 0.0, "waiting"
     label = f'<span class="ow-phase-name">{esc(phase.label)}</span>'
     text = f"{counts} · {note}" if counts else note
-    return f'<div class="ow-phase ow-phase-{esc(phase.state)}" data-phase="{esc(phase.name)}">' \
-           f'{label}<div>{progress_bar(fraction, text=text)}</div></div>'
+    return (
+        f'<div class="ow-phase ow-phase-{esc(phase.state)}" data-phase="{esc(phase.name)}">'
+        f"{label}<div>{progress_bar(fraction, text=text)}</div></div>"
+    )
 
 
 def _phases_html(phases: tuple[PhaseProgress, ...], *, running: bool, waiting: bool = False) -> str:
@@ -126,8 +128,11 @@ def _state_line(job: Job, position: int) -> str:
     if job.state is JobState.DONE:
         result = result_of(job)
         audio = result.duration_s if result else None
-        missing = f" Not in the book (silence instead, flagged for review): {'; '.join(p.failed_chunks)}." \
-            if p.failed_chunks else ""
+        missing = (
+            f" Not in the book (silence instead, flagged for review): {'; '.join(p.failed_chunks)}."
+            if p.failed_chunks
+            else ""
+        )
         return f"Finished: {duration_str(audio)} of audio in {duration_str(elapsed_s(job))}.{missing}"
     return p.message or "Starting…"
 
@@ -140,9 +145,11 @@ def _waiting_html(job: Job, remote_url: str) -> str:
     since = time.strftime("%H:%M:%S", time.localtime(p.server_down_since or time.time()))
     url = request_of(job).api_url or remote_url
     if url:
-        remedy = (f"The job uses the server at {url}, which omni-web does not manage: start it again on its "
-                  "machine, or change the remote URL on the Server tab. The job goes on by itself when it "
-                  "answers; finished chunks are kept.")
+        remedy = (
+            f"The job uses the server at {url}, which omni-web does not manage: start it again on its "
+            "machine, or change the remote URL on the Server tab. The job goes on by itself when it "
+            "answers; finished chunks are kept."
+        )
     else:
         remedy = (
             "omni-web restarts the server it manages by itself; nothing to do. If it keeps failing, the "

@@ -63,31 +63,50 @@ def live_html(part: str, html: str, *, job: str = "") -> str:
 
 
 def job_parts(jobs: list[Job], positions: dict[str, int], job: Job | None, *, output_root: Path,
-              remote_url: str, queue_paused: bool) -> dict[str, str]:  # fmt: skip
+              remote_url: str, queue_paused: bool) -> dict[str, str]:
     """The Jobs tab's display parts by elem_id, wrapped for the poll (no job: the table alone)."""
     parts = {"jobs-table": jobs_table_html(jobs, positions)}
     if job is not None:
         running = [j for j in jobs if j.state is JobState.RUNNING]
         parts |= {
-            "jobs-detail": job_detail_html(job, positions.get(job.id, 0), remote_url=remote_url, running=running,
-                                           queue_paused=job.state is JobState.QUEUED and queue_paused),
+            "jobs-detail": job_detail_html(
+                job,
+                positions.get(job.id, 0),
+                remote_url=remote_url,
+                running=running,
+                queue_paused=job.state is JobState.QUEUED and queue_paused,
+            ),
             "jobs-downloads": downloads_html(job, output_root=output_root),
             "jobs-chapters": chapters_html(job),
             "jobs-levels-box": job_levels_html(job),
-        }  # fmt: skip
-    return {part: live_html(part, html, job=job.id if job is not None and part == "jobs-detail" else "")
-            for part, html in parts.items()}
+        }
+    return {
+        part: live_html(part, html, job=job.id if job is not None and part == "jobs-detail" else "")
+        for part, html in parts.items()
+    }
 
 
-def poll_answer(services: Any, settings: Any, paths: Any, selected: str | None,
-                server_identity: Callable[[], Any], title: Callable[[list[Job]], str]) -> dict[str, Any]:  # fmt: skip
+def poll_answer(
+    services: Any,
+    settings: Any,
+    paths: Any,
+    selected: str | None,
+    server_identity: Callable[[], Any],
+    title: Callable[[list[Job]], str],
+) -> dict[str, Any]:
     """What one poll returns: the title, the structural markers and the selected job's parts."""
     library = services.library
     jobs = library.jobs.list()
     positions = library.jobs.queue_positions()
     job = next((j for j in jobs if j.id == selected), None)
-    parts = job_parts(jobs, positions, job, output_root=settings.output_path(paths), remote_url=settings.remote_url,
-                      queue_paused=library.queue.paused)  # fmt: skip
+    parts = job_parts(
+        jobs,
+        positions,
+        job,
+        output_root=settings.output_path(paths),
+        remote_url=settings.remote_url,
+        queue_paused=library.queue.paused,
+    )
     states = [(j.id, j.state.value) for j in jobs]
     soft = (len(readalong_chapters(job)), delivery_mark(paths, job.id)) if job is not None else None
     return {
@@ -114,7 +133,8 @@ def mount_live(gradio_app: Any, answer: Callable[[str | None], dict[str, Any]]) 
 
 # Runs once, on the page (js_on_load of the app's header). A poll in flight is never doubled; a
 # failed one (the app restarting) just waits for the next.
-POLL_JS = """
+POLL_JS = (
+    """
 if (!window.__owLive) {
   window.__owLive = true;
   const seen = {}; const marks = {}; let busy = false; let softAt = 0;
@@ -153,4 +173,7 @@ if (!window.__owLive) {
   };
   setInterval(poll, 2000);
 }
-""".replace("JOBS", JOBS_TRIGGER).replace("NOTIFY", NOTIFY_TRIGGER).replace("MENUS", MENUS_TRIGGER)
+""".replace("JOBS", JOBS_TRIGGER)
+    .replace("NOTIFY", NOTIFY_TRIGGER)
+    .replace("MENUS", MENUS_TRIGGER)
+)

@@ -58,8 +58,14 @@ def wire_menu_watch(ctx: UiContext, *, model: gr.Dropdown, voice: gr.Dropdown, o
     # Clicked by the page's poll when the server changes (omni_web/ui/live.py).
     timer = gr.Button("Server changed", visible="hidden", elem_id=MENUS_TRIGGER)
     all_out = [seen, *outputs]
-    timer.click(guarded(check), [model, voice, seen], all_out, show_progress="hidden", api_name="menus_follow_server",
-               concurrency_limit=None)
+    timer.click(
+        guarded(check),
+        [model, voice, seen],
+        all_out,
+        show_progress="hidden",
+        api_name="menus_follow_server",
+        concurrency_limit=None,
+    )
     for event in events:
         event.then(
             guarded(now), [model, voice, seen], all_out, show_progress="hidden", api_visibility="private"

@@ -57,15 +57,29 @@ def _refusals_md(ctx: UiContext) -> str:
     if not refused:
         return ""
     lines = "\n".join(f"- `{name}`: {why}" for name, why in refused)
-    return f"\n\n**Not queued from the inbox** (newest first; the files are in its `failed/` folder):\n{lines}"
+    return (
+        f"\n\n**Not queued from the inbox** (newest first; the files are in its `failed/` folder):\n{lines}"
+    )
 
 
 def queue_rows(queued: list[Job], running: Sequence[Job] = ()) -> list[list[Any]]:
     """One table row per running job ("running"), then per queued job in run order, with its voice."""
-    rows: list[list[Any]] = [["running", job.title, _voice(job), job.priority, "", "made" if job.sample_done else "",
-                              job.id] for job in running]
-    return rows + [[place, job.title, _voice(job), job.priority, "paused" if job.paused else "",
-                    "made" if job.sample_done else "", job.id] for place, job in enumerate(queued, start=1)]
+    rows: list[list[Any]] = [
+        ["running", job.title, _voice(job), job.priority, "", "made" if job.sample_done else "", job.id]
+        for job in running
+    ]
+    return rows + [
+        [
+            place,
+            job.title,
+            _voice(job),
+            job.priority,
+            "paused" if job.paused else "",
+            "made" if job.sample_done else "",
+            job.id,
+        ]
+        for place, job in enumerate(queued, start=1)
+    ]
 
 
 def _preset_names(ctx: UiContext) -> list[str]:
@@ -160,27 +174,42 @@ def _many_books(ctx: UiContext, pick: gr.Dropdown, outputs: list[Any], render) -
     with gr.Accordion("Queue many books", open=False, elem_id="queue-many") as many:
         books = gr.File(label="Books (one job each)", file_count="multiple", elem_id="queue-books")
         with gr.Row():
-            preset = gr.Dropdown(label="Preset (empty: the model here, else the rules in Settings)", choices=[],
-                                 elem_id="queue-preset", allow_custom_value=True)  # checked by submit_book
-            model = gr.Dropdown(label="Model (with its default voice; no preset needed)",
-                                choices=[("", "")] + [(entry.label, entry.key) for entry in CATALOG], value="",
-                                elem_id="queue-model")
+            preset = gr.Dropdown(
+                label="Preset (empty: the model here, else the rules in Settings)",
+                choices=[],
+                elem_id="queue-preset",
+                allow_custom_value=True,
+            )  # checked by submit_book
+            model = gr.Dropdown(
+                label="Model (with its default voice; no preset needed)",
+                choices=[("", "")] + [(entry.label, entry.key) for entry in CATALOG],
+                value="",
+                elem_id="queue-model",
+            )
         queue_books = gr.Button("Queue them", variant="primary", elem_id="queue-books-go")
         report = gr.Markdown(elem_id="queue-books-report")
 
     @guarded
-    def queue_many(files: list[str] | None, preset_name: str | None, model_key: str | None,
-                   keep: str | None) -> tuple[Any, ...]:  # fmt: skip
+    def queue_many(
+        files: list[str] | None, preset_name: str | None, model_key: str | None, keep: str | None
+    ) -> tuple[Any, ...]:
         if not files:
             raise gr.Error("Choose the books to queue first.")
-        outcomes = ctx.services.library.submit_many([Path(f) for f in files], preset=preset_name or None,
-                                                    model_key=model_key or None)
-        lines = [f"- {name}: queued as {got.id}" if isinstance(got, Job) else f"- {name}: **not queued**: {got}"
-                 for name, got in outcomes]
+        outcomes = ctx.services.library.submit_many(
+            [Path(f) for f in files], preset=preset_name or None, model_key=model_key or None
+        )
+        lines = [
+            f"- {name}: queued as {got.id}" if isinstance(got, Job) else f"- {name}: **not queued**: {got}"
+            for name, got in outcomes
+        ]
         queued = sum(isinstance(got, Job) for _, got in outcomes)
         return (f"{queued} of {len(outcomes)} books queued.\n\n" + "\n".join(lines), None, *render(keep))
 
-    queue_books.click(queue_many, [books, preset, model, pick], [report, books, *outputs], api_name="queue_books")
+    queue_books.click(
+        queue_many, [books, preset, model, pick], [report, books, *outputs], api_name="queue_books"
+    )
     # A preset saved on Generate since the page opened shows when the form is opened (no reload).
-    many.expand(guarded(lambda: gr.update(choices=[""] + _preset_names(ctx))), None, preset, api_visibility="private")
+    many.expand(
+        guarded(lambda: gr.update(choices=[""] + _preset_names(ctx))), None, preset, api_visibility="private"
+    )
     return preset

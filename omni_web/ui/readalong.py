@@ -248,8 +248,14 @@ def attach(ctx: UiContext, pick: gr.Dropdown, timer: gr.Button) -> ReadalongRefs
         ]
 
     outputs = [refs.chapter, refs.view, refs.epub, refs.subtitles, refs.shown]
-    timer.click(guarded(refresh), [pick, refs.chapter, refs.shown], outputs, show_progress="hidden",
-               api_name="readalong_refresh", concurrency_limit=None)
+    timer.click(
+        guarded(refresh),
+        [pick, refs.chapter, refs.shown],
+        outputs,
+        show_progress="hidden",
+        api_name="readalong_refresh",
+        concurrency_limit=None,
+    )
     pick.change(guarded(refresh), [pick, refs.chapter, refs.shown], outputs, api_visibility="private")
     refs.chapter.input(
         guarded(select),

@@ -365,7 +365,8 @@ class _ReviewActions:
         if self.running(job_id):
             row = self.find(job_id, place)
             if row is None or not self.accept_records([row]):
-                raise ReviewError(f"Chunk {chunk} of chapter {chapter} is no longer flagged; nothing to accept.")
+                raise ReviewError(f"Chunk {chunk} of chapter {chapter} is no longer flagged; nothing to "
+                                  "accept.")
             return [f"Accepted chapter {chapter}, chunk {chunk} as it is.", *self.show_list(job_id, *filters)]
         accept_chunk(self.target(job_id), chapter, chunk)
         return [f"Accepted chapter {chapter}, chunk {chunk} as it is.", *self.show_list(job_id, *filters)]

@@ -71,7 +71,9 @@ def launch_app(
     port = free_port()
     options = launch_options(ctx, host="127.0.0.1", port=port, credentials=Credentials(USER, PASSWORD))
     demo.launch(**options, prevent_thread_lock=True)
-    mount_downloads(demo.app, services.library.jobs, lambda: services.settings.output_path(paths))  # as webapp.py does
+    mount_downloads(
+        demo.app, services.library.jobs, lambda: services.settings.output_path(paths)
+    )  # as webapp.py does
     mount_page_poll(demo.app, ctx)
     try:
         yield RunningApp(f"http://127.0.0.1:{port}", paths, services, ctx, cache_dir)

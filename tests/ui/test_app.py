@@ -104,9 +104,13 @@ def test_inbox_refusals_show_on_the_queue_tab(tmp_path):
     from omni_web.ui.queue_tab import _refusals_md
 
     (tmp_path / "failed").mkdir()
-    (tmp_path / "failed" / "vm.txt").write_text("vm was not queued.\n\n'vm' is not a book.\n", encoding="utf-8")
+    (tmp_path / "failed" / "vm.txt").write_text(
+        "vm was not queued.\n\n'vm' is not a book.\n", encoding="utf-8"
+    )
     ctx = SimpleNamespace(paths=None, settings=SimpleNamespace(inbox_path=lambda _paths: tmp_path))
-    assert "Not queued from the inbox" in _refusals_md(ctx) and "- `vm`: 'vm' is not a book." in _refusals_md(ctx)
+    assert "Not queued from the inbox" in _refusals_md(ctx) and "- `vm`: 'vm' is not a book." in _refusals_md(
+        ctx
+    )
 
 
 def test_the_page_poll_answers_behind_the_login_with_what_changed(ui_app):
@@ -119,5 +123,7 @@ def test_the_page_poll_answers_behind_the_login_with_what_changed(ui_app):
         http.post("/login", data={"username": USER, "password": PASSWORD})
         first, again = http.get("/live/poll").json(), http.get("/live/poll?job=nope").json()
     assert {"title", "jobs", "soft", "server", "parts"} <= set(first)
-    assert first["jobs"] == again["jobs"] and first["server"] == again["server"]  # nothing changed: same marks
+    assert (
+        first["jobs"] == again["jobs"] and first["server"] == again["server"]
+    )  # nothing changed: same marks
     assert 'data-part="jobs-table"' in first["parts"]["jobs-table"]

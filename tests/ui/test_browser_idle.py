@@ -67,8 +67,11 @@ def test_the_idle_jobs_page_of_a_running_long_book_keeps_the_main_thread_free(pa
     script = (end["ScriptDuration"] - start["ScriptDuration"]) / wall
     layout = (end["LayoutDuration"] - start["LayoutDuration"]) / wall
     with capsys.disabled():
-        print(f"\nIdle Jobs page, 138-chapter book rendering, {wall:.1f} s ({time.monotonic() - started:.1f} s wall): "
-              f"main thread busy {busy:.1%} (script {script:.1%}, layout {layout:.1%})")
+        print(
+            f"\nIdle Jobs page, 138-chapter book rendering, {wall:.1f} s ({time.monotonic() - started:.1f} s "
+            "wall): "
+            f"main thread busy {busy:.1%} (script {script:.1%}, layout {layout:.1%})"
+        )
     # The job did move during the window, so the page had real updates to show.
     assert rendering.first.text_content() != before_text
     assert busy < BUSY_LIMIT, f"main thread busy {busy:.1%} of {wall:.1f} idle seconds"

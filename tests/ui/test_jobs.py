@@ -374,7 +374,9 @@ def test_the_page_opens_on_the_running_job_not_the_newest_queued_one() -> None:
     from omni_web.jobs import Job
     from omni_web.ui.jobs import default_job
 
-    newest_first = [Job(id=i, kind="convert", title=i, state=s, params={})
-                    for i, s in (("q2", JobState.QUEUED), ("q1", JobState.QUEUED), ("r", JobState.RUNNING))]
+    newest_first = [
+        Job(id=i, kind="convert", title=i, state=s, params={})
+        for i, s in (("q2", JobState.QUEUED), ("q1", JobState.QUEUED), ("r", JobState.RUNNING))
+    ]
     assert default_job(newest_first) == "r"
     assert default_job(newest_first[:2]) == "q2" and default_job([]) is None
