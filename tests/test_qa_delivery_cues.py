@@ -10,7 +10,17 @@ from pathlib import Path
 import pytest
 
 from omni_web.client import VoiceChoice
-from omni_web.qa import AsrPool, ChunkQa, QaLevel, QaOptions, QaStore, TakeAudio, Verdict
+from omni_web.qa import (
+    AsrPool,
+    ChunkQa,
+    Finding,
+    FindingKind,
+    QaLevel,
+    QaOptions,
+    QaStore,
+    TakeAudio,
+    Verdict,
+)
 from omni_web.qa.cues import cue_failures
 from tests.fakes.fake_sgl_omni_faults import flite_pcm
 from tests.test_qa_short_lines import RATE, _Heard, _wav
@@ -46,7 +56,7 @@ def test_a_cue_read_aloud_is_retaken_and_the_clean_take_kept(tmp_path: Path, hea
     qa = ChunkQa(
         QaOptions(level=QaLevel.ASR),
         store=store,
-        request_take=lambda item, seed: TakeAudio(takes.pop(0), "stop"),
+        request_take=lambda item, seed, budget: TakeAudio(takes.pop(0), "stop"),
         model_key=model,
         voice_label="v",
         language="English",
@@ -60,8 +70,9 @@ def test_a_cue_read_aloud_is_retaken_and_the_clean_take_kept(tmp_path: Path, hea
         pool.close()
     record = store.load("k1")
     assert record.verdict is Verdict.RETAKEN and record.chosen == 2, record.takes
-    assert any("delivery cue was read aloud" in f for f in record.takes[0].failures), record.takes[0]
-    assert not any("delivery cue" in f for f in record.takes[1].failures)
+    assert any(f.kind is FindingKind.CUE for f in record.takes[0].failures), record.takes[0]
+    assert any("delivery cue was read aloud" in f.message for f in record.takes[0].failures)
+    assert not any(f.kind is FindingKind.CUE for f in record.takes[1].failures)
 
 
 def test_the_books_own_word_is_no_fault_and_a_plain_line_has_no_cue() -> None:
@@ -75,5 +86,5 @@ def test_the_books_own_word_is_no_fault_and_a_plain_line_has_no_cue() -> None:
         cue_failures("voxtral_tts", "whispered", text="Go.", transcript="whispering go") == []
     )  # no control
     assert cue_failures("fish_s2_pro", "whispered", text="Go.", transcript="Whispering, go.") == [
-        "the delivery cue was read aloud (whispering)"
+        Finding(FindingKind.CUE, "the delivery cue was read aloud (whispering)", words="whispering")
     ]

@@ -6,11 +6,12 @@ from __future__ import annotations
 from omni_web.catalog import get_entry
 from omni_web.delivery_cues import heard_control_words
 from omni_web.errors import UnknownModel
+from omni_web.qa.findings import Finding, FindingKind
 
 __all__ = ["cue_failures"]
 
 
-def cue_failures(model_key: str, delivery: str | None, *, text: str, transcript: str) -> list[str]:
+def cue_failures(model_key: str, delivery: str | None, *, text: str, transcript: str) -> list[Finding]:
     """The failure to record when the take says its cue's words (empty when it does not)."""
     if not delivery:
         return []
@@ -19,4 +20,7 @@ def cue_failures(model_key: str, delivery: str | None, *, text: str, transcript:
     except UnknownModel:
         return []  # a foreign server's model: no catalog control, no cue was sent
     heard = heard_control_words(entry, delivery, text=text, transcript=transcript)
-    return [f"the delivery cue was read aloud ({', '.join(heard)})"] if heard else []
+    if not heard:
+        return []
+    words = ", ".join(heard)
+    return [Finding(FindingKind.CUE, f"the delivery cue was read aloud ({words})", words=words)]

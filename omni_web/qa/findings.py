@@ -43,6 +43,7 @@ class FindingKind(enum.StrEnum):
     PACE = "pace"  # read much faster or slower than the voice's other takes
     PITCH = "pitch"  # pitched much higher or lower than the voice's other takes
     LOUDNESS = "loudness"  # much louder or quieter than the voice's other takes
+    CUE = "cue"  # a delivery cue (a style tag or instruction) heard as words
     OTHER = "other"  # a finding stored by a version that did not record kinds
 
     @property
@@ -84,6 +85,7 @@ _TITLES = {
     FindingKind.PACE: "Read too fast or too slow",
     FindingKind.PITCH: "Pitched too high or too low",
     FindingKind.LOUDNESS: "Too loud or too quiet",
+    FindingKind.CUE: "A delivery cue read aloud",
     FindingKind.OTHER: "Other (an older report)",
 }
 
@@ -99,6 +101,7 @@ _WORD_KINDS = frozenset(
         FindingKind.BEFORE,
         FindingKind.BABBLE,
         FindingKind.INSERTED,
+        FindingKind.CUE,
     }
 )
 
