@@ -226,7 +226,7 @@ class ChunkQa:
             # The last two takes are outliers of pace, pitch or loudness alike: that is how this
             # text reads (a line said quickly), not a fault of one take; kept, with a notice.
             best = best_take(takes[-2:])
-            best = replace(best, failures=(), notices=(*best.notices, *best.failures))
+            best = self._kept_as_it_reads(item, best, audio_of[best.number])
             takes = [best if t.number == best.number else t for t in takes]
         if best.passed:
             self._accept(item, best, notes.get(best.number) or _Notes())
@@ -248,6 +248,14 @@ class ChunkQa:
         self.store.save(record)
         self._count(verdict, item.key)
         return audio_of[best.number]
+
+    def _kept_as_it_reads(self, item: QaItem, take: TakeRecord, audio: bytes) -> TakeRecord:
+        """``take`` with its reading findings made notices; its words, never heard while its reading
+        failed, are heard now, so a take kept for its pace is still checked for what it says."""
+        take = replace(take, failures=(), notices=(*take.notices, *take.failures))
+        if self._asr is not None and take.transcript is None:
+            take = self._transcribe(item, take, audio, self.calibration.thresholds())
+        return take
 
     # --- budgets and learning ---------------------------------------------------------------------
 
