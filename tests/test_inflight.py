@@ -27,6 +27,7 @@ class SimServer:
     queue_limit: int | None = None
     audio_s: float = 2.0
     spread: float = 0.0  # chunks of 1-spread .. 1+spread times audio_s, each taking as much longer
+    fixed_share: float = 0.0  # of latency_s every request takes whatever its length (prefill, vocoder)
     now: float = 0.0
     running: int = 0
     waiting: list = field(default_factory=list)
@@ -61,7 +62,8 @@ class SimServer:
         return ticket
 
     def _took(self, ticket: object) -> float:
-        return self.latency_s * self.lengths[id(ticket)]
+        share = self.fixed_share
+        return self.latency_s * (share + (1 - share) * self.lengths[id(ticket)])
 
     def audio_of(self, ticket: object) -> float:
         return self.audio_s * self.lengths.pop(id(ticket))
@@ -127,6 +129,23 @@ def test_chunks_of_uneven_length_still_fill_the_width(width: int) -> None:
     assert state.full_at is not None and abs(state.full_at - width) <= max(2, width // 4), (
         run.controller.history
     )
+
+
+@pytest.mark.parametrize("fixed_share", [0.5, 1.0])
+@pytest.mark.parametrize("start", [8, 16])
+def test_short_chunks_slower_per_audio_second_do_not_talk_the_width_down(fixed_share: float, start: int) -> None:
+    # A request costs a fixed part whatever its length (the fake server: all of it), so a chapter
+    # heading returns less audio per second than a paragraph; that spread is not queueing, and the
+    # number held must not sink with it (a 138-chapter book of headings and short paragraphs fell to
+    # one request in flight on an 8-wide server).
+    server = SimServer(width=8, latency_s=1.0, spread=0.9, fixed_share=fixed_share)
+    chunks = 400
+    run = render(server, chunks, InFlightController(start, clock=server.clock))
+    mean_took = server.latency_s  # the lengths average 1
+    assert math.ceil(chunks / 8) * mean_took / run.wall_s >= 0.85, run.controller.history
+    state = run.controller.state()
+    assert state.full_at is not None and abs(state.full_at - 8) <= 2, run.controller.history
+    assert min(run.controller.history[1:], default=start) >= 6, run.controller.history
 
 
 def test_a_start_above_the_width_comes_down_to_it() -> None:

@@ -16,7 +16,9 @@ plus a small margin, so the batch never waits for the client's next request:
 - throughput comes from Little's law over the window: the mean number in flight while each
   request was out, times audio per second of request time;
 - the width is the last number whose doubling still helped; when the start was already at or
-  above it, that throughput over the speed of one request that did not wait (the fastest quarter's);
+  above it, the number served at once (see :func:`served_at_once`);
+- holding, steady windows refine the width: each answer's time is compared with the quickest seen
+  for audio of its length (see :class:`_QuickestTimes`), so uneven chunks are not read as waiting;
 - a refusal caps the number below the in-flight count it was sent at, for the rest of the run.
 
 The controller is pure: a clock is injected, nothing sleeps, every method is quick and
@@ -154,6 +156,32 @@ def margin_for(width: int) -> int:
     return max(1, math.ceil(width / 8))
 
 
+# Answers are compared with the quickest of similar length: lengths within this factor are alike.
+LENGTH_STEP = 1.1
+
+
+class _QuickestTimes:
+    """The quickest time seen for each length of audio, over the run: a request that took longer than
+    the quickest of its length waited (or the server slowed).
+
+    Comparing speeds instead (audio per second of request) reads uneven chunks as waiting: a request
+    costs a fixed part whatever its length (prefill, the vocoder's turn), so a chapter heading returns
+    less audio per second than a paragraph. A width lowered on that lowered the next window's figure
+    with it: a 138-chapter book of headings and short paragraphs fell to one request in flight.
+    """
+
+    def __init__(self) -> None:
+        self._by_length: dict[int, float] = {}
+
+    def unqueued_share(self, samples: list[_Sample]) -> float:
+        """Of the time these requests took, the share a request of its length needs unqueued."""
+        keys = [round(math.log(sample.audio_s, LENGTH_STEP)) for sample in samples]
+        quickest = self._by_length
+        for key, sample in zip(keys, samples, strict=True):
+            quickest[key] = min(quickest.get(key, math.inf), sample.took_s)
+        return sum(quickest[key] for key in keys) / sum(sample.took_s for sample in samples)
+
+
 @dataclass(frozen=True, slots=True)
 class _Sample:
     in_flight: float  # mean number in flight while it was
@@ -182,6 +210,7 @@ class InFlightController:
         self._base: float | None = None  # unqueued speed (audio s per request second)
         self._rate: float | None = None  # audio s per wall s in the last window
         self._helped = 0  # the largest number whose raise still bought throughput
+        self._quickest = _QuickestTimes()
         self._first_look = True  # the next window is the first since the number changed
         self._width: float | None = None  # the width as measured, smoothed while holding
         self._window = 0
@@ -292,6 +321,7 @@ class InFlightController:
         # The upper quartile: a window that started above the width still has its first wave served
         # at once, so its fastest requests show the speed of a request that did not wait.
         self._base = max(self._base or 0.0, speeds[(3 * len(speeds)) // 4])
+        unqueued = self._quickest.unqueued_share(samples)
         # Little's law: audio per wall second = requests in flight x audio per request-second; the
         # sums weigh a request that waited a whole turn of the batch as much as it cost.
         loaded = statistics.fmean(sample.in_flight for sample in samples)
@@ -300,7 +330,7 @@ class InFlightController:
         if self._phase is not Phase.RAISING:
             self._rate = rate
             if self._phase is Phase.HOLDING:
-                self._follow_width(rate, loaded)
+                self._follow_width(loaded * unqueued, loaded)
             return
         first_look, self._first_look = self._first_look, False
         if first_look and previous is not None and GROWTH * previous <= rate < CLEAR_GROWTH * previous:
@@ -309,7 +339,8 @@ class InFlightController:
             return
         self._rate = rate
         if previous is None:  # the first window: full already when most of it waited
-            grew = rate / self._base * GROWTH >= loaded
+            served = served_at_once(samples, rate, self._base, loaded)
+            grew = served * GROWTH >= loaded
         else:
             grew = rate >= GROWTH * previous
         if grew and previous is not None:
@@ -319,18 +350,16 @@ class InFlightController:
             return
         # Full: the last number whose doubling still helped; with none (the start was already at or
         # above the width), as many as were served at once: throughput over one request's speed.
-        width = self._helped or max(1, round(rate / self._base))
+        width = self._helped or max(1, round(served if previous is None else rate / self._base))
         self._width = float(width)
         self._phase = Phase.HOLDING
         self._full_at = min(width, self._ceiling)
         self._set(min(self._ceiling, width + margin_for(width)))
 
-    def _follow_width(self, rate: float, loaded: float) -> None:
+    def _follow_width(self, measured: float, loaded: float) -> None:
         """Holding: steady windows refine the width (the one that stopped the raise was a transient),
-        smoothed, never below a number that helped nor above a refusal's cap."""
-        if not self._base:
-            return
-        measured = rate / self._base
+        smoothed, never below a number that helped nor above a refusal's cap. ``measured`` is how many
+        were served at once: in flight, times the share of their time they did not wait."""
         if self._width is None:
             self._width = measured
         elif measured < (1 - QUEUED) * loaded:
@@ -351,3 +380,18 @@ class InFlightController:
         self._limit = max(1, limit)
         if self.history[-1] != self._limit:
             self.history.append(self._limit)
+
+
+def served_at_once(samples: list[_Sample], rate: float, base_speed: float, loaded: float) -> float:
+    """How many requests of the first window the server ran at once: the larger of two estimates.
+
+    Its first wave was served at once, waiting for nothing. Throughput over the speed of a request that did not wait holds when a request's time grows with
+    its audio; ``loaded`` times the quickest quarter's time over the mean time holds when every
+    request costs the same whatever its length (a fixed part: prefill, the vocoder's turn). Each
+    reads uneven chunks as waiting, so each alone is low on the other's kind; the larger is the closer.
+    """
+    by_speed = rate / base_speed
+    times = sorted(sample.took_s for sample in samples)
+    quick = times[len(times) - 1 - (3 * len(times)) // 4]  # the mirror of the speed's quartile
+    by_latency = loaded * quick / statistics.fmean(times)
+    return max(by_speed, by_latency)
