@@ -113,11 +113,6 @@ def test_a_resumed_job_keeps_every_verdict_and_retakes_nothing(
     assert report.keys >= set(before)
 
 
-@pytest.mark.xfail(
-    reason="known defect: the pace check (omni_web/qa/voice.py) fails a clean espeak take read at 4.8 words/s "
-    "against the voice's ~3.3; faults are still all caught. Fix the pace judge, then remove this mark.",
-    strict=False,
-)
 def test_asr_level_with_the_real_tiny_en_model_catches_skipped_and_shuffled_words(
     data_paths: DataPaths, fake_server, tmp_path: Path
 ) -> None:

@@ -20,6 +20,7 @@ from omni_web.errors import VoiceError
 from omni_web.qa.audio import AudioFigures, decode_wav
 from omni_web.qa.findings import Finding
 from omni_web.qa.pitch import pitch_centre
+from omni_web.qa.rate import paced_units
 from omni_web.qa.records import TakeRecord
 from omni_web.qa.speaker import SpeakerEncoder
 from omni_web.qa.thresholds import Thresholds
@@ -86,10 +87,12 @@ class VoiceChecks:
                 embedding = None
         samples, rate = decode_wav(audio)
         speech = figures.speech_s
+        spoken = paced_units(str(getattr(item, "text", "")))
         return Reading(
             embedding=embedding,
             words=words,
             pace_wps=words / speech if speech > 0.5 else None,
+            pace_cps=spoken / speech if speech > 0.5 and spoken else None,
             pitch_hz=pitch_centre(samples, rate),
             loudness_db=figures.speech_dbfs,
         )

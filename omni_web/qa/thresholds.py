@@ -179,15 +179,19 @@ class Thresholds:
     voice_window: int = 200
     # Pace, pitch and loudness are judged on texts of at least this many words (a line of a few
     # words is said with any pace), once the voice has this many accepted takes to compare with.
-    reading_min_words: int = 16  # flite's pace over 8-15 words spreads too wide to tell 1.25 times apart
-    reading_min_samples: int = 4  # the 1.2x floor below holds while four takes give a rough median
-    # The least difference that fails a take, whatever the voice's spread: 1.25 times faster or
-    # slower (log 0.22), 3 semitones, 6 dB. flite slt reads Alice sentences at 4.0-4.25 words per second
-    # of speech (5.6-5.9 at tempo 1.4), its pitch centre at 167-170 Hz (rms 107, awb 127).
-    pace_log_floor: float = 0.22
-    # A reading outlier lies this many sigmas (MAD scaled) from the voice's median: flite slt's
-    # pace spreads with sigma 0.075 (log) over Alice sentences, so 3 sigmas is 1.25 times, where
-    # the 5 of the error-rate limits would let a take read 1.4 times faster through.
+    # Pace is counted in spoken characters and pauses per second (qa.rate.paced_units), whose spread
+    # is narrow enough for 8-word lines and three takes (words per second swung 1.45 times between
+    # clean espeak takes of short and long words).
+    reading_min_words: int = 8
+    reading_min_samples: int = 3
+    # The least difference that fails a take, whatever the voice's spread: 1.22 times faster or
+    # slower (log 0.2), 3 semitones, 6 dB. flite slt's pace spreads with sigma ~0.06 (log) over Alice
+    # chunks; sox's tempo 1/1.4 measured only -0.2 on one of them, and a clean line 0.19 (letters
+    # are not sounds: "filled with cupboards and shelves"). Its pitch centre is at 167-170 Hz (rms
+    # 107, awb 127).
+    pace_log_floor: float = 0.2
+    # A reading outlier lies this many sigmas (MAD scaled) from the voice's median: 3 sigmas of
+    # flite slt's pace is 1.2 times, where the 5 of the error-rate limits would let 1.4 through.
     reading_sigmas: float = 3.0
     pitch_semitones_floor: float = 3.0
     loudness_db_floor: float = 6.0
