@@ -31,7 +31,7 @@ FIELDS = (
     "web_port", "server_port", "remote_url", "chunk_size_words", "concurrency", "pause_between_chunks_ms",
     "pause_after_heading_ms", "pause_between_chapters_ms", "output_dir", "output_format", "also_mp3_chapters",
     "transcription_model", "text_normalization", "qa_level", "qa_model", "qa_takes", "loudness",
-    "footnotes", "remote_patience_s",
+    "footnotes", "remote_patience_s", "qa_voice", "tables",
 )
 
 
@@ -110,7 +110,14 @@ def _servers_and_rendering() -> tuple[Any, ...]:
             elem_id="settings-footnotes",
             info='Never read mid-sentence; read after the paragraph as "Note: ..." (every book format).',
         )
-    return web_port, port_now, server_port, remote_url, patience, chunk, concurrency, normalization, footnotes
+        tables = gr.Radio(
+            [("read each row as a sentence", "rows"), ('a short "Table: ..." note', "note")],
+            label="Tables",
+            elem_id="settings-tables",
+            info="DOCX, ODT, HTML and EPUB books; a table's cells are never run together.",
+        )
+    return (web_port, port_now, server_port, remote_url, patience, chunk, concurrency, normalization, footnotes,
+            tables)
 
 
 def _pauses_output_and_qa(ctx: UiContext) -> tuple[tuple[Any, ...], TranscriberRefs]:
@@ -166,6 +173,12 @@ def _pauses_output_and_qa(ctx: UiContext) -> tuple[tuple[Any, ...], TranscriberR
             maximum=10,
             elem_id="settings-qa-takes",
         )
+        qa_voice = gr.Checkbox(
+            label="Hear who reads each take (asr level)",
+            elem_id="settings-qa-voice",
+            info="A speaker embedding tells a take read in another voice (on the CPU, beside the "
+            "render). Pace, pitch and loudness are compared at every checked level.",
+        )
     fields = (
         pause_chunk,
         pause_heading,
@@ -178,6 +191,7 @@ def _pauses_output_and_qa(ctx: UiContext) -> tuple[tuple[Any, ...], TranscriberR
         qa_level,
         qa_model,
         qa_takes,
+        qa_voice,
     )
     return fields, transcriber
 
@@ -188,10 +202,10 @@ def build(ctx: UiContext) -> SettingsRefs:
     with gr.Row(equal_height=False):
         left = _servers_and_rendering()
         right, transcriber = _pauses_output_and_qa(ctx)
-    web_port, port_now, server_port, remote_url, patience, chunk, concurrency, normalization, footnotes = left
+    (web_port, port_now, server_port, remote_url, patience, chunk, concurrency, normalization, footnotes,
+     tables) = left
     (pause_chunk, pause_heading, pause_chapter, output_dir, output_format, also_mp3, loudness, whisper,
-     qa_level,
-     qa_model, qa_takes) = right
+     qa_level, qa_model, qa_takes, qa_voice) = right
     save = gr.Button("Save settings", variant="primary", elem_id="settings-save")
     status = gr.Markdown(elem_id="settings-status")
     abs_fields, abs_saved = audiobookshelf.build(ctx)  # omni_web/ui/audiobookshelf.py: delivery, layout, migrate
@@ -200,7 +214,7 @@ def build(ctx: UiContext) -> SettingsRefs:
               pause_chapter,
               output_dir, output_format, also_mp3, whisper, normalization, qa_level, qa_model, qa_takes,
               loudness,
-              footnotes, patience)
+              footnotes, patience, qa_voice, tables)
     refs = SettingsRefs(fields, save, status, transcriber)
     labels = {name: str(box.label) for name, box in zip(FIELDS, fields, strict=True) if box.label}
 
@@ -215,6 +229,8 @@ def build(ctx: UiContext) -> SettingsRefs:
         changes["remote_patience_s"] = ctx.settings.remote_patience_s if patience is None else float(patience)
         changes["qa_takes"] = int(changes["qa_takes"] or 3)
         changes["qa_model"] = (changes["qa_model"] or "").strip()
+        changes["qa_voice"] = bool(changes["qa_voice"])
+        changes["tables"] = changes["tables"] or ctx.settings.tables
         changes["remote_url"] = (changes["remote_url"] or "").strip()
         changes["output_dir"] = (changes["output_dir"] or "").strip()
         try:

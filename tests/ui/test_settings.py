@@ -19,7 +19,8 @@ def test_settings_load_save_and_persist(ui_app, tmp_path):
     values = client.predict(api_name="/settings_load")
     assert values[3] == 120 and values[4] == 0 and values[9] == "m4b"  # chunk, concurrency (model default)
     assert values[16] == "audiobook" and values[17] == "skip"  # the loudness preset, footnotes
-    assert values[18] == 900  # how long a job waits for a remote server that went away (the last field)
+    assert values[18] == 900  # how long a job waits for a remote server that went away
+    assert values[19] is True and values[20] == "rows"  # voice identity in QA, tables read row by row
     out = tmp_path / "books-out"
     saved = client.predict(
         7870,
@@ -41,6 +42,8 @@ def test_settings_load_save_and_persist(ui_app, tmp_path):
         "acx",
         "end-of-paragraph",
         120,
+        False,
+        "note",
         api_name="/settings_save",
     )
     assert str(out) in saved
@@ -61,6 +64,7 @@ def test_settings_load_save_and_persist(ui_app, tmp_path):
     assert (settings.qa_level, settings.qa_model, settings.qa_takes) == ("asr", "small.en", 2)
     assert settings.loudness == "acx" and settings.footnotes == "end-of-paragraph"
     assert settings.remote_patience_s == 120
+    assert settings.qa_voice is False and settings.tables == "note"
     assert yaml.safe_load(ui_app.paths.settings_file.read_text())["remote_patience_s"] == 120
     assert yaml.safe_load(ui_app.paths.settings_file.read_text())["chunk_size_words"] == 90
     assert ui_app.services.server.settings.remote_url == "http://127.0.0.1:9"  # applied at once
@@ -85,6 +89,8 @@ def test_settings_load_save_and_persist(ui_app, tmp_path):
         "audiobook",
         "skip",
         None,
+        True,
+        "rows",
         api_name="/settings_save",
     )
     restored = load_settings(ui_app.paths)
@@ -94,6 +100,7 @@ def test_settings_load_save_and_persist(ui_app, tmp_path):
         and restored.remote_url == "http://127.0.0.1:9"
     )
     assert restored.remote_patience_s == 120  # an emptied box keeps the saved wait
+    assert restored.qa_voice is True and restored.tables == "rows"
     client.predict("", api_name="/server_save_remote")
 
 
