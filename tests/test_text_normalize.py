@@ -21,6 +21,9 @@ from omni_web.text import (
 from omni_web.text.roman import int_to_roman, roman_to_int
 
 ENGLISH = [
+    # A number run into capitals is said apart (it was "threeD", one made-up word); MP3 and H2O stay.
+    ("A 3D printer, a 4K screen and 5G, MP3 files and H2O.",
+     "A three D printer, a four K screen and five G, MP3 files and H2O."),
     ("CHAPTER XIV", "CHAPTER fourteen"),
     ("Chapter ii. The Pool", "Chapter two. The Pool"),
     ("XIV.", "Fourteen."),

@@ -63,6 +63,8 @@ GROWTH = 1.25
 # A first window after a raise this much better than the last is clear growth; between GROWTH and
 # this, the next window decides (see InFlightController._close_window).
 CLEAR_GROWTH = 1.8
+# A doubling that bought less than this is taken as nearly full: the next raise is by half.
+NEAR_DOUBLING = 1.9
 # Holding, a window whose throughput is this much short of what its requests in flight would give
 # unqueued had requests waiting: only such a window lowers the width.
 QUEUED = 0.15
@@ -346,7 +348,12 @@ class InFlightController:
         if grew and previous is not None:
             self._helped = self._limit  # this number still bought throughput: the width is at least it
         if grew and self._limit < self._ceiling:
-            self._set(min(self._ceiling, 2 * self._limit))
+            # A doubling that bought less than a near doubling found the server nearly full: the next
+            # raise is by half, enough to tell more width (x1.5 >= GROWTH) without sending twice the
+            # width, which behind a router overflowed its workers' queues (136 sent to 2 x 32).
+            nearly_full = previous is not None and rate < NEAR_DOUBLING * previous
+            step = 3 * self._limit // 2 if nearly_full else 2 * self._limit
+            self._set(min(self._ceiling, max(self._limit + 1, step)))
             return
         # Full: the last number whose doubling still helped; with none (the start was already at or
         # above the width), as many as were served at once: throughput over one request's speed.
