@@ -133,7 +133,9 @@ def test_chunks_of_uneven_length_still_fill_the_width(width: int) -> None:
 
 @pytest.mark.parametrize("fixed_share", [0.5, 1.0])
 @pytest.mark.parametrize("start", [8, 16])
-def test_short_chunks_slower_per_audio_second_do_not_talk_the_width_down(fixed_share: float, start: int) -> None:
+def test_short_chunks_slower_per_audio_second_do_not_talk_the_width_down(
+    fixed_share: float, start: int
+) -> None:
     # A request costs a fixed part whatever its length (the fake server: all of it), so a chapter
     # heading returns less audio per second than a paragraph; that spread is not queueing, and the
     # number held must not sink with it (a 138-chapter book of headings and short paragraphs fell to

@@ -22,7 +22,7 @@ DATA_TABLES = {
 }
 # 1,700 before the sweep (860 of them in omni_web); five came back packed into jobs/store.py (at 500
 # lines) and ui/queue_tab.py build (at 80): splitting those, not packing, is what brings them down.
-LONG_LINES_AT_MOST = 162
+LONG_LINES_AT_MOST = 161
 
 
 def _sources() -> list[Path]:

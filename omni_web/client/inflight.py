@@ -392,10 +392,11 @@ class InFlightController:
 def served_at_once(samples: list[_Sample], rate: float, base_speed: float, loaded: float) -> float:
     """How many requests of the first window the server ran at once: the larger of two estimates.
 
-    Its first wave was served at once, waiting for nothing. Throughput over the speed of a request that did not wait holds when a request's time grows with
-    its audio; ``loaded`` times the quickest quarter's time over the mean time holds when every
-    request costs the same whatever its length (a fixed part: prefill, the vocoder's turn). Each
-    reads uneven chunks as waiting, so each alone is low on the other's kind; the larger is the closer.
+    Its first wave was served at once, waiting for nothing. Throughput over the speed of a request
+    that did not wait holds when a request's time grows with its audio; ``loaded`` times the quickest
+    quarter's time over the mean time holds when every request costs the same whatever its length (a
+    fixed part: prefill, the vocoder's turn). Each reads uneven chunks as waiting, so each alone is
+    low on the other's kind; the larger is the closer.
     """
     by_speed = rate / base_speed
     times = sorted(sample.took_s for sample in samples)

@@ -116,8 +116,8 @@ def _servers_and_rendering() -> tuple[Any, ...]:
             elem_id="settings-tables",
             info="DOCX, ODT, HTML and EPUB books; a table's cells are never run together.",
         )
-    return (web_port, port_now, server_port, remote_url, patience, chunk, concurrency, normalization, footnotes,
-            tables)
+    servers = (web_port, port_now, server_port, remote_url, patience)
+    return (*servers, chunk, concurrency, normalization, footnotes, tables)
 
 
 def _pauses_output_and_qa(ctx: UiContext) -> tuple[tuple[Any, ...], TranscriberRefs]:
