@@ -140,7 +140,35 @@ def parts_from_text(body: str) -> list[Part]:
         blocks.append(paragraph(text))
     if title or blocks:
         parts.append(Part(title=title, blocks=tuple(blocks)))
+    parts = _half_titles_joined(parts)
     return _front_joined(parts) if spaced else parts
+
+
+# A part this short under the same title as the next is a half-title page, not a chapter.
+HALF_TITLE_WORDS = 40
+
+
+def _half_titles_joined(parts: list[Part]) -> list[Part]:
+    """A half-title page ("MOTS ET EXPRESSIONS. / DEUXIÈME ÉDITION." before the section of that name)
+    joined to the section it announces: one chapter, its heading once, as the HTML edition has it."""
+    joined: list[Part] = []
+    for part in parts:
+        before = joined[-1] if joined else None
+        if (
+            before is not None
+            and before.title
+            and _title_key(before.title) == _title_key(part.title)
+            and _words(before) < HALF_TITLE_WORDS
+        ):
+            page = tuple(block for block in before.blocks if not block.is_heading)
+            part = Part(title=part.title, blocks=(*part.blocks[:1], *page, *part.blocks[1:]), types=part.types)
+            joined.pop()
+        joined.append(part)
+    return joined
+
+
+def _title_key(title: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", title).casefold().split())
 
 
 def _is_heading(lines: list[str]) -> bool:
