@@ -18,7 +18,6 @@ pytestmark = pytest.mark.slow
 NOT_YET_GOOD = frozenset({
     "epub/haruko-html-jpeg.epub",
     "html/pg15122.html",
-    "html/pg219.html",
     "html/pg46-old.html",
     "html/pg46.html",
     "pdf/pdfjs-wikipedia.pdf",

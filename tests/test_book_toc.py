@@ -263,6 +263,9 @@ def test_classify_matter_rules() -> None:
     assert reason("The Cover Story", text="word " * 100) == ""
     assert reason("Chapter 1", text="A story that mentions Project Gutenberg once. " + "word " * 400) == ""
     assert reason("My Book", text="by Ann", book_title="My Book") == "title page"
+    # A byline set as a heading (Heart of Darkness's Gutenberg HTML) is the title page, not a chapter.
+    assert reason("By Joseph Conrad", text="") == "title page"
+    assert reason("By the Waters of Babylon", text="word " * 300) == ""  # a long chapter keeps its title
     assert reason("Chapter 1", text="Some words.", is_nav=True) == "table of contents"
 
 

@@ -99,6 +99,8 @@ _PG_PER_1000_WORDS = 5.0  # "Gutenberg" this often is boilerplate, not a book th
 _COPYRIGHT_MAX_WORDS = 400
 _COPYRIGHT_RE = re.compile(r"©|\(c\)\s*\d{4}|all rights reserved|\bisbn\b", re.IGNORECASE)
 _TITLE_PAGE_MAX_PARAGRAPH_WORDS = 20
+# A byline set as a heading ("By Joseph Conrad", Gutenberg's HTML title pages): a name, not a chapter.
+_BYLINE_RE = re.compile(r"(?i)by\s+[^\W\d_][\w.'’-]*(?:\s+[^\W\d_][\w.'’-]*){0,4}\s*$")
 _TOC_LINK_SHARE = 0.6
 _TOC_MIN_WORDS = 10
 
@@ -153,10 +155,8 @@ def _reason_from_title(signals: MatterSignals) -> str:
             return reason
     if "gutenberg" in key and ("licen" in key or "project" in key):
         return _gutenberg_reason(" ".join(block.text for block in signals.blocks).casefold())
-    if (
-        key == text_key(signals.book_title)
-        and _paragraph_words(signals.blocks) < _TITLE_PAGE_MAX_PARAGRAPH_WORDS
-    ):
+    short = _paragraph_words(signals.blocks) < _TITLE_PAGE_MAX_PARAGRAPH_WORDS
+    if short and (key == text_key(signals.book_title) or _BYLINE_RE.match(signals.title.strip())):
         return "title page"
     return ""
 
