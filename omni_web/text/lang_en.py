@@ -448,16 +448,6 @@ def read_years(text: str) -> str:
 _SIGNED_NUMBER_RE = re.compile(rf"(?P<minus>(?<![\w-])-)?{_NUMBER}")
 
 
-# A number run into one or two capitals is a name said apart: "3D" is "three D", "4K" "four K";
-# spelled as one word the voice read "threeD" as a single made-up word.
-_NUMBER_THEN_CAPITALS_RE = re.compile(r"(?<![\w.,])(\d+)(?=[A-Z]{1,2}\b)")
-
-
-def part_number_letters(text: str) -> str:
-    """ "3D" -> "3 D", "5G" -> "5 G" (then read as numbers); "MP3", "H2O" and "10th" are left."""
-    return _NUMBER_THEN_CAPITALS_RE.sub(r"\1 ", text)
-
-
 def read_numbers(text: str) -> str:
     """Every number left: "1,851" -> "one thousand eight hundred and fifty-one", "-5" -> "minus five",
     "3.14" -> "three point one four", "007" -> "zero zero seven"."""
@@ -501,7 +491,7 @@ RULES = LanguageRules(
         ("ordinals", read_ordinals),
         ("roman numerals", read_roman),
         ("years", read_years),
-        ("numbers run into capitals", part_number_letters),
+        ("numbers run into capitals", numbers.part_number_letters),
         ("numbers", read_numbers),
     ),
 )

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 from num2words import num2words
 
-__all__ = ["cardinal", "digit_by_digit", "ordinal", "parse_int", "year"]
+__all__ = [
+    "cardinal",
+    "digit_by_digit",
+    "ordinal",
+    "parse_int",
+    "part_number_letters",
+    "year",
+]
 
 # Beyond this num2words spells words nobody says ("one quadrillion..."): read digit by digit instead.
 _MAX_SPELLED = 10**15
@@ -36,3 +45,13 @@ def digit_by_digit(digits: str, lang: str) -> str:
 def parse_int(text: str) -> int:
     """An integer from digits with any grouping separators (",", ".", spaces) removed."""
     return int("".join(ch for ch in text if ch.isdigit()))
+
+
+# A number run into one or two capitals is a name said apart: "3D" is "three D", "4K" "four K";
+# spelled as one word the voice read "threeD" as a single made-up word.
+_NUMBER_THEN_CAPITALS_RE = re.compile(r"(?<![\w.,])(\d+)(?=[A-Z]{1,2}\b)")
+
+
+def part_number_letters(text: str) -> str:
+    """ "3D" -> "3 D", "5G" -> "5 G" (then read as numbers); "MP3", "H2O" and "10th" are left."""
+    return _NUMBER_THEN_CAPITALS_RE.sub(r"\1 ", text)
