@@ -161,7 +161,8 @@ def _half_titles_joined(parts: list[Part]) -> list[Part]:
             and _words(before) < HALF_TITLE_WORDS
         ):
             page = tuple(block for block in before.blocks if not block.is_heading)
-            part = Part(title=part.title, blocks=(*part.blocks[:1], *page, *part.blocks[1:]), types=part.types)
+            blocks = (*part.blocks[:1], *page, *part.blocks[1:])
+            part = Part(title=part.title, blocks=blocks, types=part.types)
             joined.pop()
         joined.append(part)
     return joined
