@@ -63,7 +63,8 @@ function open(book) {
   const rate = parseFloat(localStorage.getItem(store(book.id, 'rate')) || '1');
   player.querySelector('select').value = String(rate);
   audio.onloadedmetadata = () => {
-    audio.playbackRate = rate;
+    // The speed picked now, not at open: a pick made before the metadata came must not be undone.
+    audio.playbackRate = parseFloat(player.querySelector('select').value) || rate;
     audio.currentTime = parseFloat(localStorage.getItem(store(book.id, 'position')) || '0');
     mark(player, book);
   };
