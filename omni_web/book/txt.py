@@ -20,6 +20,7 @@ from omni_web.book.parts import Part, book_from_parts, heading, paragraph
 from omni_web.book.plainmarks import is_unspoken_paragraph, strip_plain_marks
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, read_limited
 from omni_web.book.spacing import CHAPTER_WORDS, paragraphs_of, spaced_headings
+from omni_web.book.text import text_key
 from omni_web.languages import LANGUAGE_NAMES
 
 __all__ = ["decode_text", "language_code", "load_txt", "parts_from_text"]
@@ -157,7 +158,7 @@ def _half_titles_joined(parts: list[Part]) -> list[Part]:
         if (
             before is not None
             and before.title
-            and _title_key(before.title) == _title_key(part.title)
+            and text_key(before.title) == text_key(part.title)
             and _words(before) < HALF_TITLE_WORDS
         ):
             page = tuple(block for block in before.blocks if not block.is_heading)
@@ -166,10 +167,6 @@ def _half_titles_joined(parts: list[Part]) -> list[Part]:
             joined.pop()
         joined.append(part)
     return joined
-
-
-def _title_key(title: str) -> str:
-    return " ".join(re.sub(r"[^\w\s]", " ", title).casefold().split())
 
 
 def _is_heading(lines: list[str]) -> bool:

@@ -33,9 +33,9 @@ class Reading:
     embedding: np.ndarray | None = field(default=None, repr=False)
     words: int = 0
     pace_wps: float | None = None  # words per second of speech (what a reader is told)
-    # Spoken characters per second of speech (qa.rate.text_units): what pace is judged on, since
-    # words per second swings with the words' length ("I did" against "conversation"): a clean
-    # espeak take of short words read 4.8 words/s where the voice's others read 3.3.
+    # Spoken characters and pauses per second of speech (qa.rate.paced_units): what pace is judged
+    # on, since words per second swings with the words' length ("I did" against "conversation"): a
+    # clean espeak take of short words read 4.8 words/s where the voice's others read 3.3.
     pace_cps: float | None = None
     pitch_hz: float | None = None  # median fundamental of its voiced frames
     loudness_db: float | None = None  # mean level of its speech, dBFS
