@@ -177,7 +177,7 @@ _CSS = """
 .ow-shelf-controls { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 6px 0; }
 .ow-shelf-chapters { display: flex; flex-direction: column; max-height: 200px; gap: 2px; padding: 4px; }
 .ow-shelf-chapter { text-align: left; }
-.ow-shelf-chapter.ow-current { background: var(--color-accent); color: white; }
+.ow-shelf-chapter.ow-current { background: var(--button-primary-background-fill); color: var(--button-primary-text-color); }
 """
 
 
