@@ -58,7 +58,7 @@ COUPLE = [
 def test_pronoun_tags_resolve_by_gender_and_bare_lines_take_turns() -> None:
     found = said(book_of(*COUPLE))
     assert [s for s, _, _ in found] == ["Tony", "Margaret", "Tony", "Margaret", "Tony"]
-    assert [r for _, _, r in found] == ["tag", "pronoun", "pronoun", "turn", "addressee"]
+    assert [r for _, _, r in found] == ["tag", "pronoun", "pronoun", "turns-before", "addressee"]
     assert all(c >= 0.6 for _, c, _ in found)
 
 
@@ -130,3 +130,35 @@ def test_the_grader_on_an_annotated_passage_counts_what_the_rules_get_right() ->
     # Chapter I is one long exchange of the Bennets opened by "said his lady" and "cried his wife".
     assert score.right["all"] >= 14 and score.right["all"] >= 0.75 * score.named["all"]
     assert score.right["pronoun/noun"] >= 5
+
+
+KITCHEN = (
+    "Anna and Ben sat in the kitchen. Anna was reading, and she did not look up. "
+    "Ben was cooking, and he hummed."
+)
+
+
+def test_lines_before_the_first_tag_take_their_turns_from_the_tags_after_them() -> None:
+    found = said(
+        book_of(KITCHEN, '"Is it ready?"', '"Nearly."', '"Good," said Anna.', '"Sit down then," said Ben.')
+    )
+    assert [s for s, _, _ in found] == ["Anna", "Ben", "Anna", "Ben"]
+    assert found[0][1] >= 0.6 and found[0][2] == "turns-after"  # its own turn: Anna's two lines on
+    assert found[1][2] == "turns-after"
+    assert found[1][1] < 0.6  # the other's turn, seen from one side only, is under the floor
+
+
+def test_tags_that_do_not_fit_two_people_taking_turns_leave_a_line_under_the_floor() -> None:
+    # Anna, someone, Ben: with two people Ben would have had the middle line, so a third speaks.
+    found = said(book_of(KITCHEN, '"Is it ready?" asked Anna.', '"Nearly."', '"Good," said Ben.'))
+    assert found[0][0] == "Anna" and found[2][0] == "Ben"
+    assert found[1][1] < 0.6 and not found[1][2].startswith("turns")
+
+
+def test_the_one_called_by_name_in_a_line_is_not_named_its_speaker() -> None:
+    lines = ['"Is it ready?" asked Anna.', '"Nearly," said Ben.']
+    found = said(book_of(KITCHEN, *lines, '"Then I will lay the table."'))
+    assert found[2][:1] == ("Anna",) and found[2][1] >= 0.6  # Anna's own turn
+    # The same turn calling Anna by name is someone else speaking to her: no name above the floor.
+    found = said(book_of(KITCHEN, *lines, '"Anna, lay the table."'))
+    assert found[2][1] < 0.6

@@ -142,6 +142,7 @@ class _Scene:
         self.addressee: str | None = None
         self.narration_words = 0
         self.just_spoke: str | None = None  # the speaker of the paragraph right before, if it spoke
+        self.since_spoken: list[str] = []  # characters the narration named since the last speech
 
     def mentions(self, text: str) -> list[str]:
         """Characters named in ``text``, in order."""
@@ -159,7 +160,9 @@ class _Scene:
 
     def narrated(self, text: str) -> None:
         """A paragraph of narration only: its names are remembered; a long stretch ends the scene."""
-        self.recent.extend(self.mentions(text))
+        named = self.mentions(text)
+        self.recent.extend(named)
+        self.since_spoken.extend(named)
         self.narration_words += len(text.split())
         self.just_spoke = None
         if self.narration_words > _SCENE_WORDS:
@@ -176,6 +179,7 @@ class _Scene:
         self.turns = 0 if tagged else self.turns + 1
         self.addressee = addressee if addressee != speaker else None
         self.just_spoke = speaker
+        self.since_spoken = []
 
     @property
     def last_speaker(self) -> str | None:
@@ -188,8 +192,11 @@ class _Scene:
         for name in reversed(local):
             if self.gender(name) is gender:
                 return name
-        # The other one of a conversation first, then whoever was mentioned last.
-        for name in [*reversed(self.exchange[-3:]), *reversed(self.recent[-30:])]:
+        # The one just spoken to, one the narration has named since, the other one of a
+        # conversation, then whoever was mentioned last.
+        spoken_to = [self.addressee] if self.addressee is not None else []
+        talking = [*reversed(self.exchange[-3:]), *reversed(self.recent[-30:])]
+        for name in [*spoken_to, *reversed(self.since_spoken), *talking]:
             if self.gender(name) is gender and name != self.just_spoke:
                 return name
         return None

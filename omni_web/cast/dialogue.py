@@ -28,6 +28,7 @@ from omni_web.cast.spans import (
     split_paragraph,
     split_paragraphs,
 )
+from omni_web.cast.turns import resolve_turns
 
 __all__ = [
     "DEFAULT_MIN_CONFIDENCE",
@@ -128,7 +129,8 @@ def chapter_dialogue(chapter: Chapter, style: QuoteStyle, *, roster: Roster | No
     def flush() -> None:
         texts = [chapter.blocks[i].text for i in run]
         split = [without_mentions(paragraph) for paragraph in split_paragraphs(texts, style)]
-        for paragraph, row in zip(split, attribute_speakers(split, roster=roster), strict=True):
+        rows = resolve_turns(split, attribute_speakers(split, roster=roster), roster=roster)
+        for paragraph, row in zip(split, rows, strict=True):
             paragraphs.append(paragraph)
             attributions.append(with_tag_deliveries(paragraph, row))
         run.clear()
