@@ -113,8 +113,9 @@ def test_fills_the_width_from_the_catalog_start(width: int, start: int) -> None:
     assert run.reached_at is not None and run.reached_at <= chunks * 0.1
     state = run.controller.state()
     assert state.phase is Phase.HOLDING
-    assert state.full_at is not None and abs(state.full_at - width) <= max(2,
-                                                                           width // 8), run.controller.history
+    assert state.full_at is not None and abs(state.full_at - width) <= max(2, width // 8), (
+        run.controller.history
+    )
     assert width <= state.limit <= width + 3 * margin_for(width)
 
 
@@ -200,3 +201,53 @@ def test_answers_to_requests_sent_before_a_change_do_not_count() -> None:
     controller.answered(stale, 0.1)  # a straggler from the first window: ignored
     controller.answered(late, 4.0)
     assert controller() == 16
+
+
+def _first_window_grows(controller: InFlightController, clock: list[float], start: int) -> None:
+    """Answer the start's first window as a server that ran them all at once."""
+    first = [controller.sent() for _ in range(start)]
+    clock[0] += 1.0
+    for ticket in first:
+        controller.answered(ticket, 1.0)
+
+
+def test_a_ramped_raise_is_sent_a_few_more_per_answer_and_a_refusal_stops_it() -> None:
+    # Behind a router the renderer's threads send a raise at once: a doubling that overflows the
+    # workers' queues is refused as many times as it overshot (16 on the real router). Ramped, the
+    # raise is allowed four more per answer, so at most about four are out past a full queue.
+    clock = [0.0]
+    controller = InFlightController(8, clock=lambda: clock[0], ramp=4)
+    _first_window_grows(controller, clock, 8)
+    assert controller.state().limit == 16  # raised...
+    assert controller() == 8  # ...but sent only as answers come back
+    tickets = [controller.sent() for _ in range(8)]
+    controller.answered(tickets.pop(), 1.0)
+    assert controller() == 12
+    tickets.extend(controller.sent() for _ in range(5))
+    refused = tickets.pop()
+    controller.refused(refused)  # the queue was full at 12 in flight
+    assert controller() == controller.state().limit == 11  # capped below it, the ramp over
+    unramped = InFlightController(8, clock=lambda: clock[0])
+    _first_window_grows(unramped, clock, 8)
+    assert unramped() == 16  # without a ramp the whole raise goes out at once
+
+
+def test_a_router_url_gets_a_ramped_controller() -> None:
+    from omni_web.server.router import RouterHealth, RouterWorker  # noqa: PLC0415
+    from omni_web.server.serving import ROUTER_RAMP, ForeignServing  # noqa: PLC0415
+    from omni_web.server.status import Endpoint  # noqa: PLC0415
+
+    workers = tuple(RouterWorker(f"http://127.0.0.1:{p}", "healthy", True) for p in (2, 3))
+    health = RouterHealth(200, "healthy", routable_workers=2, total_workers=2, workers=workers)
+    endpoint = Endpoint(base_url="http://127.0.0.1:1", model_key="m", model_id="m", owned=False)
+    for read, ramped in ((lambda url: health, True), (lambda url: None, False)):
+        clock = [0.0]
+        serving = ForeignServing(endpoint, patience_s=1, batch=8, read=read, clock=lambda c=clock: c[0])
+        controller = serving.in_flight(8)
+        start = controller()
+        _first_window_grows(controller, clock, start)
+        assert controller.state().limit == 2 * start
+        assert controller() == (start if ramped else 2 * start)
+        if ramped:
+            controller.answered(controller.sent(), 1.0)
+            assert controller() == start + ROUTER_RAMP

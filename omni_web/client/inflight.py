@@ -19,6 +19,8 @@ plus a small margin, so the batch never waits for the client's next request:
   above it, the number served at once (see :func:`served_at_once`);
 - holding, steady windows refine the width: each answer's time is compared with the quickest seen
   for audio of its length (see :class:`_QuickestTimes`), so uneven chunks are not read as waiting;
+- behind a router a raise is sent a few requests more per answer (``ramp``), so a worker queue
+  that overflows on the way refuses a few requests rather than the whole raise;
 - a refusal caps the number below the in-flight count it was sent at, for the rest of the run.
 
 The controller is pure: a clock is injected, nothing sleeps, every method is quick and
@@ -198,10 +200,18 @@ class InFlightController:
         start: the first number (the catalog's ``default_concurrency``).
         ceiling: never more than this (the renderer's thread cap).
         clock: seconds, monotonic (tests pass a fake).
+        ramp: send a raise this many requests more per answer rather than at once (0: at once).
+            Behind a router: its workers' queues are unknown, and a doubling sent at once that
+            overflows them is refused as many times as it overshot.
     """
 
     def __init__(
-        self, start: int, *, ceiling: int = MAX_IN_FLIGHT, clock: Callable[[], float] = time.monotonic
+        self,
+        start: int,
+        *,
+        ceiling: int = MAX_IN_FLIGHT,
+        clock: Callable[[], float] = time.monotonic,
+        ramp: int = 0,
     ) -> None:
         self._lock = threading.Lock()
         self._clock = clock
@@ -223,6 +233,8 @@ class InFlightController:
         self._peak = 0
         self._refusals = 0
         self._follow: Callable[[], int] | None = None
+        self._ramp_step = ramp
+        self._ramp: int | None = None  # while a raise is sent: the number allowed so far (see _set)
         self.history: list[int] = [self._limit]  # every number set, in order (logs, tests, bench)
 
     @classmethod
@@ -251,7 +263,7 @@ class InFlightController:
             with self._lock:
                 self._limit = self._full_at = value
         with self._lock:
-            return self._limit
+            return self._limit if self._ramp is None else min(self._limit, self._ramp)
 
     def state(self) -> InFlightState:
         """What the controller knows now."""
@@ -273,6 +285,15 @@ class InFlightController:
         with self._lock:
             now = self._tick()
             self._in_flight = max(0, self._in_flight - 1)
+            if self._ramp is not None:
+                self._ramp += self._ramp_step
+                if self._ramp >= self._limit:
+                    # Sent in full: the raise is judged on requests sent from now (those sent on the
+                    # way took the slots answers freed and never waited: they would read as growth).
+                    self._ramp = None
+                    self._window += 1
+                    self._samples = []
+                return
             took_s = now - ticket.sent_at
             if self._phase is Phase.FIXED or ticket.window != self._window or took_s <= 0 or audio_s <= 0:
                 return  # a request sent at an earlier number says nothing of this one
@@ -293,6 +314,7 @@ class InFlightController:
             self._refusals += 1
             if self._phase is Phase.FIXED:
                 return
+            self._ramp = None
             # The queue was full with this many in flight: never send as many again.
             self._ceiling = max(1, min(self._ceiling, ticket.in_flight - 1))
             if self._limit > self._ceiling:
@@ -384,6 +406,11 @@ class InFlightController:
     def _set(self, limit: int) -> None:
         self._window += 1  # answers to requests sent before this belong to the old number
         self._first_look = True
+        # A ramped raise is sent a few requests more per answer, not at once: a queue that fills
+        # on the way refuses a few, not the whole overshoot (a doubling sent at once to a router's
+        # two full workers was refused 16 times).
+        raising = limit > self._limit and self._phase is Phase.RAISING
+        self._ramp = self._limit if raising and self._ramp_step > 0 else None
         self._limit = max(1, limit)
         if self.history[-1] != self._limit:
             self.history.append(self._limit)

@@ -206,6 +206,11 @@ class SingleServing(_Base):
             return Recovery.RESTARTED
 
 
+# A raise behind a router is sent this many more requests per answer: a doubling is out within a
+# quarter turn of the batch, and a full worker queue refuses at most about this many.
+ROUTER_RAMP = 4
+
+
 class ForeignServing(_Base):
     """A server we did not start (Settings remote URL, ``--api-url``, or found on our port).
 
@@ -253,8 +258,11 @@ class ForeignServing(_Base):
 
     def in_flight(self, start: int) -> InFlightController:
         capacity = self._router_capacity()
-        # A router's workers' widths are not known: its routable workers times the start, then found.
-        return InFlightController(capacity() if capacity is not None else start)
+        # A router's workers' widths are not known: its routable workers times the start, then found,
+        # each raise ramped (a few more per answer).
+        if capacity is None:
+            return InFlightController(start, clock=self._clock)
+        return InFlightController(capacity(), clock=self._clock, ramp=ROUTER_RAMP)
 
     def recover(self, error: Exception) -> Recovery:
         if not isinstance(error, ServerUnreachable):
@@ -369,7 +377,7 @@ class GroupServing(_Base):
                     f"Waiting for the router at {self.endpoint.base_url}: it does not answer."
                     if health is None
                     else "Waiting for the server group: no worker is routable (0 of "
-                         f"{health.total_workers}); "
+                    f"{health.total_workers}); "
                     "chunks resume as soon as one is back."
                 )
                 if self._clock() >= deadline or not self._pause():
