@@ -16,7 +16,6 @@ from tests.corpus_judge import CORPUS, Expectation, Reading, corpus_files, judge
 pytestmark = pytest.mark.slow
 
 NOT_YET_GOOD = frozenset({
-    "epub/haruko-html-jpeg.epub",
     "html/pg15122.html",
     "html/pg46-old.html",
     "html/pg46.html",

@@ -16,6 +16,7 @@ import posixpath
 import re
 import zipfile
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
@@ -25,7 +26,7 @@ from lxml import etree
 
 from omni_web.book.chapters import build_chapters
 from omni_web.book.extract import DocumentText, Segment, extract_document
-from omni_web.book.model import Book, BookMetadata, CoverImage
+from omni_web.book.model import Book, BookMetadata, Chapter, CoverImage
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.package_meta import parse_identifiers, parse_series, parse_subjects, parse_subtitle
 from omni_web.book.package_meta import refinements as package_refinements
@@ -90,8 +91,9 @@ class _TolerantReader(epub.EpubReader):
             super()._parse_ncx(data)
 
 
-def load_book(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
-              options: ReadOptions = DEFAULT_OPTIONS) -> Book:
+def load_book(
+    path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, options: ReadOptions = DEFAULT_OPTIONS
+) -> Book:
     """Read an EPUB into chapters of speakable text, with metadata and cover.
 
     Args:
@@ -207,6 +209,7 @@ def _build_book(ebook: epub.EpubBook, path: Path, check: ArchiveCheck, options: 
             f"'{path.name}' has no text to read aloud: {detail} (a scanned or picture book?). omni-web "
             "reads text; use an EPUB with real text, e.g. an OCR'd edition."
         )
+    _refuse_a_picture_book(path, documents, chapters)
     texts = [chapter for chapter in chapters if chapter.word_count]
     if len(texts) == 1 and not texts[0].selected_by_default:
         # The book's only text (a page that repeats its title) is the book, not its title page.
@@ -216,6 +219,32 @@ def _build_book(ebook: epub.EpubBook, path: Path, check: ArchiveCheck, options: 
         )
     cover = _cover(ebook, check)
     return Book(metadata=metadata, cover=cover, chapters=chapters, source_path=path)
+
+
+# A book whose pages are this share pictures with no text, and whose text is short (a colophon, an
+# "about this edition" page), is a picture book (a manga, a scan): reading its few words is no
+# audiobook.
+_PICTURE_SHARE = 0.8
+_PICTURE_BOOK_WORDS = 1500
+
+
+def _refuse_a_picture_book(
+    path: Path, documents: dict[str, DocumentText], chapters: Sequence[Chapter]
+) -> None:
+    pictures = sum(
+        1
+        for document in documents.values()
+        if any(s.image_count for s in document.segments) and not any(s.blocks for s in document.segments)
+    )
+    words = sum(chapter.word_count for chapter in chapters)
+    if pictures < 4 or pictures < _PICTURE_SHARE * len(documents) or words >= _PICTURE_BOOK_WORDS:
+        return
+    titles = ", ".join(f"'{c.title}'" for c in chapters if c.word_count)
+    raise EmptyBook(
+        f"'{path.name}' is a picture book: {pictures} of its {len(documents)} pages are pictures with no "
+        f"text, and its only text is {words} words ({titles}). omni-web reads text aloud; use an edition "
+        "with real text (an OCR'd or text edition of the book)."
+    )
 
 
 def _is_fixed_layout(ebook: epub.EpubBook) -> bool:
