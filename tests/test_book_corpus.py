@@ -17,8 +17,6 @@ pytestmark = pytest.mark.slow
 
 NOT_YET_GOOD = frozenset({
     "html/pg15122.html",
-    "html/pg46-old.html",
-    "html/pg46.html",
     "pdf/pdfjs-wikipedia.pdf",
     "pdf/pdfminer-jo.pdf",
     "txt/pg4650.txt",

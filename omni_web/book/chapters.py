@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from omni_web.book.matter import MatterSignals, classify_matter
@@ -15,9 +16,23 @@ __all__ = ["build_chapters"]
 _GENERIC_TITLE_KEYS = frozenset(
     text_key(label)
     for label in (
-        "Start", "Start reading", "Begin", "Begin reading", "Beginning", "Text", "Content",
-        "Main text", "Commencer la lecture", "Début", "Début de la lecture", "Lecture",
-        "Empezar a leer", "Comenzar a leer", "Inizia a leggere", "Lesen beginnen", "Anfang",
+        "Start",
+        "Start reading",
+        "Begin",
+        "Begin reading",
+        "Beginning",
+        "Text",
+        "Content",
+        "Main text",
+        "Commencer la lecture",
+        "Début",
+        "Début de la lecture",
+        "Lecture",
+        "Empezar a leer",
+        "Comenzar a leer",
+        "Inizia a leggere",
+        "Lesen beginnen",
+        "Anfang",
     )
 )
 # "Chapter" in the book's language, for chapters nothing names (the title is spoken in that language).
@@ -114,9 +129,9 @@ def _chapter_word(language: str) -> str:
 def _title(section: Section, blocks: tuple[TextBlock, ...], landmark_title: str, book_title: str) -> str:
     """TOC title; else the first heading; else landmark or document title; else ""."""
     toc_title = " ".join(section.toc_title.split())
-    if toc_title and text_key(toc_title) not in _GENERIC_TITLE_KEYS:
+    if toc_title and text_key(toc_title) not in _GENERIC_TITLE_KEYS and not _is_credit(toc_title, book_title):
         return toc_title
-    heading = next((block.text for block in blocks if block.is_heading), "")
+    heading = _leading_heading(blocks, book_title)
     if heading:
         return _shorten(heading)
     for candidate in (toc_title, landmark_title):
@@ -126,6 +141,35 @@ def _title(section: Section, blocks: tuple[TextBlock, ...], landmark_title: str,
     if doc_title and text_key(doc_title) != text_key(book_title):
         return _shorten(doc_title)
     return ""
+
+
+# A credit set as a heading on a title page: "WITH ILLUSTRATIONS BY JOHN LEECH", "Illustrated by …".
+_CREDIT_RE = re.compile(
+    r"(?i)^(?:with\s+)?(?:illustrations|illustrated|drawings|pictures|engravings)\b.*\bby\b"
+)
+_AUTHOR_IN_TITLE_RE = re.compile(r"(?i),?\s+by\s+(.+)$")  # "A Christmas Carol, by Charles Dickens"
+
+
+def _leading_heading(blocks: tuple[TextBlock, ...], book_title: str) -> str:
+    """The first heading, passing over a title page's author and credit headings when a heading
+    follows them before the text ("CHARLES DICKENS", "WITH ILLUSTRATIONS BY JOHN LEECH", "PREFACE")."""
+    leading: list[str] = []
+    for block in blocks:
+        if not block.is_heading:
+            break
+        leading.append(block.text)
+    chosen = next((text for text in leading if not _is_credit(text, book_title)), None)
+    if chosen is not None:
+        return chosen
+    return next((block.text for block in blocks if block.is_heading), "")
+
+
+def _is_credit(text: str, book_title: str) -> bool:
+    """Whether a heading is the author's name as the book title gives it, or an illustrator's credit."""
+    author = _AUTHOR_IN_TITLE_RE.search(book_title)
+    return bool(_CREDIT_RE.match(text.strip())) or (
+        author is not None and text_key(text) == text_key(author.group(1))
+    )
 
 
 def _shorten(title: str) -> str:
