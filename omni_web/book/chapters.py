@@ -5,6 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from omni_web.book.headings import (
+    is_bare_chapter_label,
+    is_chapter_heading,
+    is_named_section,
+    looks_like_title_line,
+)
 from omni_web.book.matter import MatterSignals, classify_matter
 from omni_web.book.model import Chapter, TextBlock
 from omni_web.book.text import text_key
@@ -67,7 +73,12 @@ _FRONT_MATTER_MAX_WORDS = 20  # heading-only pages before the body ("Edition 3.0
 
 
 def build_chapters(
-    sections: Sequence[Section], *, book_title: str, landmarks: Sequence[Landmark] = (), language: str = ""
+    sections: Sequence[Section],
+    *,
+    book_title: str,
+    landmarks: Sequence[Landmark] = (),
+    language: str = "",
+    authors: Sequence[str] = (),
 ) -> tuple[Chapter, ...]:
     """Turn sections into numbered chapters with real titles and default selection.
 
@@ -81,12 +92,13 @@ def build_chapters(
         kinds_at.setdefault((landmark.path, landmark.fragment), set()).update(landmark.kinds)
         titles_at.setdefault((landmark.path, landmark.fragment), landmark.title)
     drafts: list[tuple[Section, tuple[TextBlock, ...], int, str, str, frozenset[str]]] = []
+    credits = _author_keys(book_title, authors)
     for index, section in enumerate(sections):
         blocks = tuple(block for segment in section.segments for block in segment.blocks)
         words = sum(segment.word_count for segment in section.segments)
         place = (section.path, section.fragment)
         landmark_kinds = frozenset(kinds_at.get(place, ()))
-        title = _title(section, blocks, titles_at.get(place, ""), book_title)
+        title = _title(section, blocks, titles_at.get(place, ""), book_title, credits)
         signals = MatterSignals(
             title=title,
             blocks=blocks,
@@ -104,10 +116,13 @@ def build_chapters(
             title = reason[:1].upper() + reason[1:] if reason else f"{_chapter_word(language)} {index + 1}"
         drafts.append((section, blocks, words, title, reason, landmark_kinds))
     body_start = _body_start(drafts)
+    end = _the_end(drafts)
     chapters = []
     for index, (section, blocks, words, title, reason, _) in enumerate(drafts):
         if not reason and index < body_start and _is_front_page(blocks, words):
             reason = "front matter"
+        if not reason and end is not None and index > end and not is_named_section(title):
+            reason = "after the end of the book"  # a publisher's catalogue, advertisements
         chapters.append(
             Chapter(
                 index=index,
@@ -122,16 +137,40 @@ def build_chapters(
     return tuple(chapters)
 
 
+_END_KEYS = frozenset({"theend", "finis", "end"})
+_END_MAX_WORDS = 10
+
+
+def _the_end(
+    drafts: list[tuple[Section, tuple[TextBlock, ...], int, str, str, frozenset[str]]],
+) -> int | None:
+    """Index of a last-page chapter that is only "THE END.", if the book has one."""
+    ends = [
+        index
+        for index, (_, _, words, title, _, _) in enumerate(drafts)
+        if text_key(title) in _END_KEYS and words <= _END_MAX_WORDS
+    ]
+    return ends[-1] if ends else None
+
+
 def _chapter_word(language: str) -> str:
     return _CHAPTER_WORDS.get(language.split("-")[0].lower(), "Chapter")
 
 
-def _title(section: Section, blocks: tuple[TextBlock, ...], landmark_title: str, book_title: str) -> str:
+def _title(
+    section: Section,
+    blocks: tuple[TextBlock, ...],
+    landmark_title: str,
+    book_title: str,
+    credits: frozenset[str],
+) -> str:
     """TOC title; else the first heading; else landmark or document title; else ""."""
     toc_title = " ".join(section.toc_title.split())
-    if toc_title and text_key(toc_title) not in _GENERIC_TITLE_KEYS and not _is_credit(toc_title, book_title):
-        return toc_title
-    heading = _leading_heading(blocks, book_title)
+    heading = _leading_heading(blocks, credits)
+    if toc_title and text_key(toc_title) not in _GENERIC_TITLE_KEYS and not _is_credit(toc_title, credits):
+        # The TOC's "CHAPTER I." is the page's "CHAPTER I." with its title after it.
+        joined = text_key(heading).startswith(text_key(toc_title)) and len(heading) > len(toc_title)
+        return _shorten(heading) if joined and is_bare_chapter_label(toc_title) else toc_title
     if heading:
         return _shorten(heading)
     for candidate in (toc_title, landmark_title):
@@ -150,7 +189,7 @@ _CREDIT_RE = re.compile(
 _AUTHOR_IN_TITLE_RE = re.compile(r"(?i),?\s+by\s+(.+)$")  # "A Christmas Carol, by Charles Dickens"
 
 
-def _leading_heading(blocks: tuple[TextBlock, ...], book_title: str) -> str:
+def _leading_heading(blocks: tuple[TextBlock, ...], credits: frozenset[str]) -> str:
     """The first heading, passing over a title page's author and credit headings when a heading
     follows them before the text ("CHARLES DICKENS", "WITH ILLUSTRATIONS BY JOHN LEECH", "PREFACE")."""
     leading: list[str] = []
@@ -158,18 +197,25 @@ def _leading_heading(blocks: tuple[TextBlock, ...], book_title: str) -> str:
         if not block.is_heading:
             break
         leading.append(block.text)
-    chosen = next((text for text in leading if not _is_credit(text, book_title)), None)
-    if chosen is not None:
-        return chosen
-    return next((block.text for block in blocks if block.is_heading), "")
+    kept = [text for text in leading if not _is_credit(text, credits)]
+    if not kept:
+        return next((block.text for block in blocks if block.is_heading), "")
+    # "CHAPTER I." over "HER TWELFTH BIRTHDAY": the label and its title are one title.
+    if len(kept) > 1 and is_bare_chapter_label(kept[0]) and not is_chapter_heading(kept[1]):
+        if looks_like_title_line(kept[1]):
+            return f"{kept[0]} {kept[1]}"
+    return kept[0]
 
 
-def _is_credit(text: str, book_title: str) -> bool:
-    """Whether a heading is the author's name as the book title gives it, or an illustrator's credit."""
-    author = _AUTHOR_IN_TITLE_RE.search(book_title)
-    return bool(_CREDIT_RE.match(text.strip())) or (
-        author is not None and text_key(text) == text_key(author.group(1))
-    )
+def _author_keys(book_title: str, authors: Sequence[str]) -> frozenset[str]:
+    """The authors' names as keys, with the one a title gives after "by"."""
+    named = _AUTHOR_IN_TITLE_RE.search(book_title)
+    return frozenset(text_key(a) for a in (*authors, *([named.group(1)] if named else ())) if a.strip())
+
+
+def _is_credit(text: str, credits: frozenset[str]) -> bool:
+    """Whether a heading is an author's name or an illustrator's credit."""
+    return bool(_CREDIT_RE.match(text.strip())) or text_key(text) in credits
 
 
 def _shorten(title: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_chapter_heading", "looks_like_title_line"]
+__all__ = ["is_bare_chapter_label", "is_chapter_heading", "is_named_section", "looks_like_title_line"]
 
 _NUMBER_WORDS = (
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -52,6 +52,17 @@ def is_chapter_heading(line: str, *, allow_bare_roman: bool = False) -> bool:
     if _NAMED_RE.match(text):
         return True
     return allow_bare_roman and bool(_BARE_ROMAN_RE.match(text))
+
+
+def is_bare_chapter_label(line: str) -> bool:
+    """A numbered heading with no title after the number ("CHAPTER I.", "Stave 3")."""
+    match = _NUMBERED_RE.match(" ".join(line.split()))
+    return match is not None and not match.group("rest").strip()
+
+
+def is_named_section(line: str) -> bool:
+    """One of the unnumbered section names: Preface, Epilogue, Afterword, Appendix, ..."""
+    return bool(_NAMED_RE.match(" ".join(line.split())))
 
 
 def looks_like_title_line(line: str) -> bool:

@@ -156,7 +156,9 @@ def _reason_from_title(signals: MatterSignals) -> str:
     if "gutenberg" in key and ("licen" in key or "project" in key):
         return _gutenberg_reason(" ".join(block.text for block in signals.blocks).casefold())
     short = _paragraph_words(signals.blocks) < _TITLE_PAGE_MAX_PARAGRAPH_WORDS
-    if short and (key == text_key(signals.book_title) or _BYLINE_RE.match(signals.title.strip())):
+    # The book's title, or its half title ("The Little Colonel's Hero, by Annie Fellows Johnston").
+    titles = {text_key(signals.book_title), text_key(re.sub(r"(?i),?\s+by\s+.*$", "", signals.book_title))}
+    if short and (key in titles or _BYLINE_RE.match(signals.title.strip())):
         return "title page"
     return ""
 

@@ -80,12 +80,15 @@ def book_from_parts(
     sections = []
     for number, part in enumerate(kept, start=1):
         words = sum(count_words(block.text) for block in part.blocks)
-        segment = Segment(anchor=None, blocks=part.blocks, image_count=0, link_words=0, types=part.types,
-                          word_count=words)
+        segment = Segment(
+            anchor=None, blocks=part.blocks, image_count=0, link_words=0, types=part.types, word_count=words
+        )
         sections.append(
             Section(toc_title=part.title, path=page_name(number), fragment="", segments=(segment,))
         )
-    chapters = build_chapters(sections, book_title=metadata.title, language=metadata.language)
+    chapters = build_chapters(
+        sections, book_title=metadata.title, language=metadata.language, authors=metadata.authors
+    )
     if len(chapters) == 1 and chapters[0].word_count and not chapters[0].selected_by_default:
         # The whole book is one chapter named after the book: that is the text, not a title page.
         chapters = (dataclasses.replace(chapters[0], selected_by_default=True, matter_reason=""),)

@@ -192,6 +192,20 @@ def _opens_chapters(root: etree._Element, headings: list[etree._Element]) -> boo
     return 2 * sum(length >= _CHAPTER_WORDS for length in lengths) > len(lengths)
 
 
+_GUTENBERG_TITLE_RE = re.compile(r"(?i)^the\s+project\s+gutenberg\s+e-?book\s+of\s+")
+_BY_RE = re.compile(r"(?i),\s+by\s+(?P<author>[^,]{3,80}?)\.?$")
+
+
+def _title_and_author(page_title: str) -> tuple[str, str]:
+    """A page title without Gutenberg's "The Project Gutenberg eBook of" and its ", by Author" (given
+    apart): "The Project Gutenberg eBook of The Little Colonel's Hero, by Annie Fellows Johnston."."""
+    title = _GUTENBERG_TITLE_RE.sub("", page_title.strip())
+    by = _BY_RE.search(title)
+    if by is None:
+        return title, ""
+    return title[: by.start()].strip(), by.group("author").strip()
+
+
 def _metadata(root: etree._Element, path: Path, title: str, authors: tuple[str, ...]) -> BookMetadata:
     metas: dict[str, str] = {}
     page_title = ""
@@ -208,6 +222,8 @@ def _metadata(root: etree._Element, path: Path, title: str, authors: tuple[str, 
         or metas.get("dc.language", "")
     )
     author = metas.get("author") or metas.get("dc.creator") or metas.get("dcterms.creator") or ""
+    page_title, by = _title_and_author(page_title)
+    author = author or by
     return BookMetadata(
         title=metas.get("dc.title") or metas.get("dcterms.title") or page_title or title or path.stem,
         authors=authors or ((author,) if author else ()),
