@@ -147,6 +147,12 @@ def test_hefty_water_tiny_book_without_author() -> None:
     assert "(hydrogen)" not in ruby  # ruby annotations (rt/rp) are not read twice
 
 
+def test_a_code_sample_is_not_read_aloud_symbol_by_symbol() -> None:
+    source = _text(_book("hefty-water.epub"), 2)  # "The Source": a sentence, then a <pre><code> listing
+    assert "<switch" not in source and "<sub>" not in source and "molecule" not in source
+    assert source.endswith("regardless of whether it supports the switch element.")  # inline <code> read
+
+
 def test_childrens_literature_nested_toc_flattened_in_reading_order() -> None:
     book = _book("childrens-literature.epub")
     titles = _titles(book)

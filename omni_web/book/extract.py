@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from omni_web.book.codeblocks import is_code_block
 from omni_web.book.model import BlockKind, TextBlock
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions, note_paragraph, table_lines
 from omni_web.book.safety import parse_xml
@@ -417,7 +418,7 @@ class _Walker:
             return True  # <epub:switch>: read only its XHTML <epub:default> fallback
         if _HIDDEN_STYLE_RE.search(element.get("style", "")):
             return True
-        if types & (_NOTEREF_TYPES | _PAGEBREAK_TYPES):
+        if types & (_NOTEREF_TYPES | _PAGEBREAK_TYPES) or is_code_block(element, tag):
             return True
         classes = element.get("class", "").lower().split()
         if _NUMBER_CLASSES.intersection(classes) or _NAV_CLASSES.intersection(classes):
