@@ -226,7 +226,7 @@ def test_a_ramped_raise_is_sent_a_few_more_per_answer_and_a_refusal_stops_it() -
     tickets.extend(controller.sent() for _ in range(5))
     refused = tickets.pop()
     controller.refused(refused)  # the queue was full at 12 in flight
-    assert controller() == controller.state().limit == 11  # capped below it, the ramp over
+    assert controller() == controller.state().limit == 8  # back to the number before the raise
     unramped = InFlightController(8, clock=lambda: clock[0])
     _first_window_grows(unramped, clock, 8)
     assert unramped() == 16  # without a ramp the whole raise goes out at once

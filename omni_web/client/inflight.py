@@ -21,7 +21,8 @@ plus a small margin, so the batch never waits for the client's next request:
   for audio of its length (see :class:`_QuickestTimes`), so uneven chunks are not read as waiting;
 - behind a router a raise is sent a few requests more per answer (``ramp``), so a worker queue
   that overflows on the way refuses a few requests rather than the whole raise;
-- a refusal caps the number below the in-flight count it was sent at, for the rest of the run.
+- a refusal caps the number below the in-flight count it was sent at (refused while raising: at
+  the number before the raise), for the rest of the run.
 
 The controller is pure: a clock is injected, nothing sleeps, every method is quick and
 thread-safe. :meth:`InFlightController.fixed` keeps the number a server's own config gives (a
@@ -234,6 +235,7 @@ class InFlightController:
         self._refusals = 0
         self._follow: Callable[[], int] | None = None
         self._ramp_step = ramp
+        self._before_raise = 0  # the number sent before the current raise, with no refusal
         self._ramp: int | None = None  # while a raise is sent: the number allowed so far (see _set)
         self.history: list[int] = [self._limit]  # every number set, in order (logs, tests, bench)
 
@@ -315,8 +317,13 @@ class InFlightController:
             if self._phase is Phase.FIXED:
                 return
             self._ramp = None
-            # The queue was full with this many in flight: never send as many again.
-            self._ceiling = max(1, min(self._ceiling, ticket.in_flight - 1))
+            # The queue was full with this many in flight: never send as many again. Refused while
+            # raising, the number before the raise is the one known to fit: behind a router the
+            # workers' queues fill unevenly, and stepping down one refusal at a time cost several.
+            cap = ticket.in_flight - 1
+            if self._phase is Phase.RAISING and self._before_raise:
+                cap = min(cap, self._before_raise)
+            self._ceiling = max(1, min(self._ceiling, cap))
             if self._limit > self._ceiling:
                 # Lowered without opening a new window: the answers coming still judge the raise.
                 self._limit = self._ceiling
@@ -410,6 +417,8 @@ class InFlightController:
         # on the way refuses a few, not the whole overshoot (a doubling sent at once to a router's
         # two full workers was refused 16 times).
         raising = limit > self._limit and self._phase is Phase.RAISING
+        if raising:
+            self._before_raise = self._limit
         self._ramp = self._limit if raising and self._ramp_step > 0 else None
         self._limit = max(1, limit)
         if self.history[-1] != self._limit:
