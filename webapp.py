@@ -74,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     from omni_web.ui import UiContext, build_app, launch_options
     from omni_web.ui.app import mount_page_poll
     from omni_web.ui.downloads import mount_downloads
+    from omni_web.ui.login_page import mount_login_page
     from omni_web.ui.sessions import keep_logins
 
     services = AppServices.create(paths)
@@ -98,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     # /downloads: a finished book's MP3 zip and zip of all, made on demand, behind the UI's login.
     mount_downloads(demo.app, services.library.jobs, lambda: services.settings.output_path(paths))
     mount_page_poll(demo.app, ctx)  # /live/poll: what the page shows changes without Gradio timers
+    mount_login_page(demo.app)  # Gradio's login page keeps the username after a wrong password
     _print_banner(ui_urls(args.host, args.port), credentials)
     try:
         demo.block_thread()

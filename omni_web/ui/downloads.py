@@ -37,6 +37,7 @@ from omni_web.ui.widgets import esc, size_str
 __all__ = [
     "DOWNLOADS_PREFIX",
     "build_downloads",
+    "current_user",
     "downloads_html",
     "file_url",
     "job_book",
@@ -181,11 +182,16 @@ def logged_in(gradio_app: Any, request: Request) -> bool:
     """True when ``request`` carries a login of the launched Gradio app (or the app has none)."""
     if gradio_app.auth is None and getattr(gradio_app, "auth_dependency", None) is None:
         return True  # no login at all (loopback only, or --no-auth): as open as the UI
+    return current_user(gradio_app, request) is not None
+
+
+def current_user(gradio_app: Any, request: Request) -> str | None:
+    """The user ``request``'s login cookie names on the launched Gradio app, None without one."""
     cookie_id = gradio_app.cookie_id
     token = request.cookies.get(f"access-token-{cookie_id}") or request.cookies.get(
         f"access-token-unsecure-{cookie_id}"
     )
-    return token is not None and gradio_app.tokens.get(token) is not None
+    return gradio_app.tokens.get(token) if token is not None else None
 
 
 def _attachment(name: str) -> dict[str, str]:
