@@ -47,6 +47,7 @@ JUNK = {
     "*** START/END": re.compile(r"\*\*\* ?(?:START|END)"),
     "Previous topic": re.compile(r"Previous topic"),
     "Next topic": re.compile(r"Next topic"),
+    "citation mark": re.compile(r"[^\s\[]\[\d{1,3}\]"),  # "Firefox[4]": a note number, not a word
 }
 _SPACE_RE = re.compile(r"\s+")
 

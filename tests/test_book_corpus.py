@@ -16,7 +16,6 @@ from tests.corpus_judge import CORPUS, Expectation, Reading, corpus_files, judge
 pytestmark = pytest.mark.slow
 
 NOT_YET_GOOD = frozenset({
-    "pdf/pdfjs-wikipedia.pdf",
     "pdf/pdfminer-jo.pdf",
     "txt/pg4650.txt",
 })

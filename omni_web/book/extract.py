@@ -488,5 +488,18 @@ def _is_marker(element: etree._Element, tag: str) -> bool:
             return False
     elif not any(localname(child) == "a" for child in element.iter()):
         return False
-    text = element_text(element)
+    text = " ".join(_text_without_page_numbers(element).split())
     return len(text) <= _MARKER_MAX_CHARS and not _LETTER_RE.search(text)
+
+
+def _text_without_page_numbers(element: etree._Element) -> str:
+    """The element's text, leaving out page numbers set inside it ("[9]<span class=pagenum>[Pg 96]")."""
+    parts = [element.text or ""]
+    for child in element:
+        page_number = isinstance(child.tag, str) and _NUMBER_CLASSES.intersection(
+            (child.get("class") or "").lower().split()
+        )
+        if isinstance(child.tag, str) and not page_number:
+            parts.append(_text_without_page_numbers(child))
+        parts.append(child.tail or "")
+    return "".join(parts)

@@ -128,6 +128,8 @@ def _without_gutenberg(parts: list[Part]) -> list[Part]:
 
 _FRONT_MAX_WORDS = 300
 _FRONT_LINE_WORDS = 8
+_PROSE_WORDS = 30
+_SENTENCE_ENDS = (".", "!", "?", '"', "”")
 
 
 def _mark_front(parts: list[Part]) -> list[Part]:
@@ -137,7 +139,15 @@ def _mark_front(parts: list[Part]) -> list[Part]:
         has_heading = any(b.is_heading for b in parts[0].blocks)
         # Title pages, lists of the author's books and contents are short lines, not prose.
         short_lines = words < _FRONT_LINE_WORDS * len(parts[0].blocks)
-        if short_lines or (words < _FRONT_MAX_WORDS and not (has_heading and words > _FRONT_MAX_WORDS // 3)):
+        # A paragraph of prose is the text, not a title page (an article's lead before its sections).
+        prose = any(
+            not b.is_heading
+            and count_words(b.text) >= _PROSE_WORDS
+            and b.text.rstrip().endswith(_SENTENCE_ENDS)
+            for b in parts[0].blocks
+        )
+        short = words < _FRONT_MAX_WORDS and not (has_heading and words > _FRONT_MAX_WORDS // 3)
+        if short_lines or (short and not prose):
             return [
                 Part(title="Title page", blocks=parts[0].blocks, types=frozenset({"titlepage"})),
                 *parts[1:],

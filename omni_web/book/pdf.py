@@ -434,7 +434,16 @@ def _is_contents_title(text: str) -> bool:
 def _blocks(paras: list[TextPara]) -> tuple[TextBlock, ...]:
     """The paragraphs as blocks, without lines of a table of contents ("1.2 Räume . . . . . 6")."""
     return tuple(
-        heading(p.text) if p.is_heading else paragraph(p.text)
+        heading(p.text) if p.is_heading else paragraph(_without_citations(p.text))
         for p in paras
         if not (leaders := len(_LEADERS_RE.findall(p.text))) or (leaders < 2 and len(p.text.split()) > 15)
     )
+
+
+# A reference mark set against a word: "Firefox[4]", "XFA[23][24]", "[citation needed]" (a printed
+# web page, a paper): the listener hears the sentence, not the note numbers.
+_CITATION_RE = re.compile(r"(?<=[^\s\[])\[(?:\d{1,3}(?:\s*[,–-]\s*\d{1,3})*|citation needed)\]")
+
+
+def _without_citations(text: str) -> str:
+    return _CITATION_RE.sub("", text)

@@ -1,4 +1,5 @@
-"""Plain-text markup that is never spoken: ``_italics_``, ``=bold=``, ``{1}`` note marks, ``[Illustration]``.
+"""Plain-text markup that is never spoken: ``_italics_``, ``=bold=``, ``{1}`` and ``word[1]`` note marks,
+``[Illustration]``.
 
 Gutenberg's plain-text editions (and many texts made like them) mark emphasis with underscores or
 equals signs, footnote references with braces, and pictures or transcriber's notes with
@@ -14,6 +15,8 @@ __all__ = ["is_unspoken_paragraph", "strip_plain_marks"]
 _ITALIC_RE = re.compile(r"(?<![\w_])_(?=\S)([^_]+?)(?<=\S)_(?![\w_])")
 _BOLD_RE = re.compile(r"(?<![\w=])=(?=\S)([^=]+?)(?<=\S)=(?![\w=])")
 _NOTE_MARK_RE = re.compile(r"\{(?:\d{1,3}|[ivxlc]{1,6}|[a-z]|[*†‡]|[a-z]+)\}", re.IGNORECASE)
+# "boebi's[1]": a bracketed note number set against the word it annotates.
+_BRACKET_MARK_RE = re.compile(r"(?<=[^\s\[])\[\d{1,3}\]")
 _BRACKET_NOTE_RE = re.compile(
     r"\[(?:Illustration|Picture|Image|Decoration|Transcriber'?s?'? [Nn]ote|Note Project Gutenberg|Note PG|"
     r"Sidenote|Footnote mark)\b[^\]]*\]",
@@ -31,6 +34,7 @@ def strip_plain_marks(text: str) -> str:
     text = _ITALIC_RE.sub(r"\1", text)
     text = _BOLD_RE.sub(r"\1", text)
     text = _NOTE_MARK_RE.sub("", text)
+    text = _BRACKET_MARK_RE.sub("", text)
     text = _LEFTOVER_RE.sub(" ", text)
     return _SPACE_RE.sub(" ", text).strip()
 
