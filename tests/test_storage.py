@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from omni_web.master.versions import chapter_versions, read_manifests, remove_superseded
+from omni_web.master.versions import chapter_versions, read_manifests, read_work_keys, remove_superseded
 
 OLD, KEY_A, KEY_B = "001-aaaaaaaaaaaaaaaa", "321186b7ea", "c84cd1f640"
 
@@ -71,6 +71,7 @@ def test_a_new_mastering_version_replaces_the_old_after_the_book_is_rebuilt(data
     assert second.m4b is not None and second.m4b.is_file()
     (manifest,) = read_manifests(parts)
     assert manifest.versions == after and manifest.book == str(second.m4b)
+    assert read_work_keys(parts) == manifest.chunk_keys  # the run said what it makes from its start
     # The job store holds the real result document: Storage ties every chunk file to the book.
     from omni_web.jobs.store import JobState, JobStore
     from omni_web.storage import prune_plan, storage_report
@@ -247,3 +248,34 @@ def test_cli_dry_run_then_prune(library, monkeypatch, capsys) -> None:
     assert main(["storage", "--prune"]) == 0
     assert "Freed 12.4 kB (12400 bytes, 7 files)" in capsys.readouterr().out
     assert not (paths.chunk_cache_dir / "d1.wav").exists()
+
+
+def test_a_book_rendering_for_hours_owns_its_chunks_before_its_manifest(data_paths) -> None:
+    """A running long book has no manifest and no result yet: its chunks were '0 B' on its row and
+    all 'not tied to a finished book'. The job's record of the chunks it makes ties them to it."""
+    from omni_web.jobs.store import JobStore
+    from omni_web.master.versions import write_work_keys
+    from omni_web.settings import Settings
+    from omni_web.storage import prune_plan, storage_report
+
+    class _Spec:
+        keys = ("m1", "m2")
+
+    parts = data_paths.root / "outputs" / ".parts" / "Moby-0123456789ab"
+    parts.mkdir(parents=True)
+    _version(parts, f"{OLD}.{KEY_A}", 500)
+    write_work_keys(parts, [_Spec()])
+    cache = data_paths.chunk_cache_dir
+    cache.mkdir(parents=True, exist_ok=True)
+    for key, size in (("m1", 3000), ("m2", 4000), ("stray", 50)):
+        (cache / f"{key}.wav").write_bytes(b"w" * size)
+    store = JobStore(data_paths.jobs_db)
+    job = store.enqueue("convert", {"book_path": str(data_paths.root / "moby.epub")}, title="Moby")
+    store.claim_next()  # running, chapter 1 mastered
+    chapter = {"number": 1, "state": "ready", "audio_path": str(parts / f"{OLD}.{KEY_A}.m4a")}
+    store.update_progress(job.id, {"chapters": [chapter]})
+    report = storage_report(data_paths, Settings())
+    assert report.size_of("chunks_busy") == 7000 and report.size_of("chunks_untracked") == 50
+    (moby,) = report.books
+    assert moby.busy and moby.chunk_bytes == 7000 and moby.chunks == 2
+    assert not {p.name for p, _ in prune_plan(data_paths, Settings()).files} & {"m1.wav", "m2.wav"}

@@ -28,14 +28,19 @@ __all__ = [
     "ChapterVersion",
     "chapter_versions",
     "read_manifests",
+    "read_work_keys",
     "remove_superseded",
     "version_base",
     "write_manifest",
+    "write_work_keys",
 ]
 
 log = logging.getLogger(__name__)
 
 MANIFEST_SUFFIX = ".book.json"
+# The chunks of the book a job is making in the folder: a long book renders for hours before its
+# manifest exists, and its chunks would be no book's until then (storage showed 0 B for it).
+WORK_KEYS_FILE = "in-work.chunks.json"
 # "003-1a2b3c4d5e6f7a8b.321186b7ea.m4a", "credits-opening-fe8857e8aa01.c84cd1f640.mp3.levels.json"
 _VERSION_FILE = re.compile(
     r"^(?P<base>(?P<chapter>\d{3}|credits-(?:opening|closing))-[0-9a-f]{12,16}\.[0-9a-f]{10})\.[a-z0-9.]+$"
@@ -118,6 +123,20 @@ def write_manifest(folder: Path, book: Path, specs: Iterable[ChapterSpec], optio
     }
     name = book.stem if book.suffix else book.name
     return write_atomic(folder / f"{name}{MANIFEST_SUFFIX}", json.dumps(data, indent=1))
+
+
+def write_work_keys(folder: Path, specs: Iterable[ChapterSpec]) -> Path:
+    """Record the chunk keys of the chapters a job is making in ``folder`` (the newest run's)."""
+    return write_atomic(folder / WORK_KEYS_FILE, json.dumps(sorted({k for s in specs for k in s.keys})))
+
+
+def read_work_keys(folder: Path) -> frozenset[str]:
+    """The chunk keys :func:`write_work_keys` recorded in ``folder`` (none when unreadable)."""
+    try:
+        keys = json.loads((folder / WORK_KEYS_FILE).read_text(encoding="utf-8"))
+        return frozenset(str(key) for key in keys)
+    except (OSError, ValueError, TypeError):
+        return frozenset()
 
 
 def remove_superseded(folder: Path, records: Iterable[MasteredChapter], *, older_than: float) -> int:

@@ -30,6 +30,7 @@ from omni_web.deliver.sidecars import Narration
 from omni_web.errors import PoisonChunk, UnknownVoice, VoiceError
 from omni_web.gpuwatch import GpuSampler
 from omni_web.master import ChapterSpec, LoudnessPreset, MasteredChapter, get_preset
+from omni_web.master.versions import write_work_keys
 from omni_web.paths import DataPaths
 from omni_web.pipeline.mastering import (
     BookFiles,
@@ -280,6 +281,7 @@ def _start_finisher(job: _Job, specs: list[ChapterSpec], *, settings: Settings, 
 
     cached_chunk = partial(_cached_chunk, paths.chunk_cache_dir)
     cover = _write_cover(job.plan.book, job.parts_dir)
+    write_work_keys(job.parts_dir, specs)  # storage ties the chunks to this book before it is finished
     finisher = ChapterFinisher(specs, job.parts_dir, options, on_state=tracker.chapter_state, on_ready=ready,
                                remaster=remaster,
                                cached_chunk=cached_chunk,

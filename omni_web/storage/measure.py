@@ -201,7 +201,7 @@ def _output_kind(name: str) -> str:
 
 def _book_usage(entry: BookFolder, cache: Path) -> BookUsage:
     chunk_bytes = chunks = 0
-    for key in entry.chunk_keys:
+    for key in entry.chunk_keys | entry.work_keys:  # a cancelled run's chunks are still its book's
         try:
             chunk_bytes += (cache / f"{key}.wav").stat().st_size
             chunks += 1

@@ -15,7 +15,13 @@ from pathlib import Path
 
 from omni_web.files import file_sha256
 from omni_web.jobs import Job, JobState, JobStore
-from omni_web.master.versions import BookManifest, ChapterVersion, chapter_versions, read_manifests
+from omni_web.master.versions import (
+    BookManifest,
+    ChapterVersion,
+    chapter_versions,
+    read_manifests,
+    read_work_keys,
+)
 from omni_web.pipeline import ConvertProgress, ConvertRequest, ConvertResult
 from omni_web.qa import QaReport
 
@@ -34,6 +40,7 @@ class BookFolder:
     manifests: list[BookManifest] = field(default_factory=list)
     current: set[str] = field(default_factory=set)  # version bases a finished book uses
     chunk_keys: set[str] = field(default_factory=set)  # chunks its finished books were built from
+    work_keys: frozenset[str] = frozenset()  # chunks of the book its newest run makes (finished or not)
     flagged: set[str] = field(default_factory=set)  # chunks its QA report still asks a person about
     books: set[Path] = field(default_factory=set)  # finished books (m4b or MP3 folder) on disk
     book_paths: set[Path] = field(default_factory=set)  # the source books its jobs read
@@ -98,6 +105,8 @@ def survey(store: JobStore, parts_roots: Iterable[Path]) -> Survey:
             or bool(entry.book_paths & busy_books)
             or any(_digest(p) in busy_digests for p in entry.book_paths)
         )
+        if entry.busy:  # a book in work: its chunks are its own (kept) long before its manifest exists
+            entry.chunk_keys |= entry.work_keys
         for manifest in entry.manifests:
             entry.current |= manifest.versions
             entry.chunk_keys |= manifest.chunk_keys
@@ -112,7 +121,8 @@ def survey(store: JobStore, parts_roots: Iterable[Path]) -> Survey:
 
 def _folder(path: Path) -> BookFolder:
     title = path.name.rpartition("-")[0] or path.name
-    return BookFolder(path, title=title, versions=chapter_versions(path), manifests=read_manifests(path))
+    return BookFolder(path, title=title, versions=chapter_versions(path), manifests=read_manifests(path),
+                      work_keys=read_work_keys(path))
 
 
 def _resolved(raw: object) -> Path:
