@@ -17,7 +17,6 @@ pytestmark = pytest.mark.slow
 
 NOT_YET_GOOD = frozenset({
     "pdf/pdfminer-jo.pdf",
-    "txt/pg4650.txt",
 })
 # Gutenberg books whose TXT and HTML editions do not give the same chapters yet (strict xfail).
 # pg15122: a children's play inside chapter XIII has ACT and SCENE headings, read as chapters in both.

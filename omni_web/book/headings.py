@@ -27,7 +27,9 @@ _KEYWORDS = r"(?:chapter|chap\.|part|book|volume|vol\.|section|canto|letter|act|
 _NUMBERED_RE = re.compile(rf"^{_KEYWORDS}\s+{_NUMBER}\b\s*[.:—–-]?\s*(?P<rest>.*)$", re.IGNORECASE)
 _NAMED_RE = re.compile(
     r"^(?:prologue|epilogue|preface|foreword|introduction|afterword|postscript|appendix(?:\s+\w{1,4})?|"
-    r"conclusion|interlude|author'?s note|l'envoi)\s*[.:]?$",
+    r"conclusion|interlude|author'?s note|l'envoi|"
+    r"(?:editor|translator)[’']?s?[’']? (?:preface|note|introduction)|"
+    r"(?:pr[ée]face|avertissement|note) (?:de l[’'] ?[ée]diteur|du traducteur))\s*[.:]?$",
     re.IGNORECASE,
 )
 _BARE_ROMAN_RE = re.compile(r"^(?=[IVXLC]{1,7}\.?$)[IVXLC]+\.?$")  # "XII." alone on its line

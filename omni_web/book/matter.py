@@ -83,6 +83,21 @@ _TITLE_PREFIXES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("notes", ("noteson", "notesto", "endnotes")),
     ("other books by the author", ("alsoby", "otherbooksby", "bythesameauthor", "otherworksby")),
     ("errata", ("errata", "erratum", "corrigenda", "druckfehler")),
+    # A later editor's or translator's preface is about the edition, not the book.
+    (
+        "editor's preface",
+        (
+            "editorspreface",
+            "editorsnote",
+            "translatorspreface",
+            "translatorsnote",
+            "préfacedeléditeur",
+            "prefacedelediteur",
+            "avertissementdeléditeur",
+            "notedeléditeur",
+            "préfacedutraducteur",
+        ),
+    ),
     (
         "transcriber's notes",
         (

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from omni_web.book.gutenberg import strip_gutenberg
-from omni_web.book.headings import is_chapter_heading, looks_like_title_line
+from omni_web.book.headings import is_chapter_heading, is_named_section, looks_like_title_line
 from omni_web.book.model import Book, BookMetadata
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.parts import Part, book_from_parts, heading, paragraph
@@ -122,6 +122,12 @@ def parts_from_text(body: str) -> list[Part]:
                 )
             )
             title, blocks, pending_subtitle = "", [], False
+            continue
+        if pending_subtitle and len(lines) == 1 and is_named_section(lines[0]):
+            # "CHAPITRE XXX." over "Conclusion.": the chapter's title, not a section of its own.
+            title = _join_title([title, lines[0]])
+            blocks = [heading(title)]
+            pending_subtitle = False
             continue
         if index in spaced or (not spaced and _is_heading(lines)):
             if title or blocks:
