@@ -15,9 +15,7 @@ from tests.corpus_judge import CORPUS, Expectation, Reading, corpus_files, judge
 
 pytestmark = pytest.mark.slow
 
-NOT_YET_GOOD = frozenset({
-    "pdf/pdfminer-jo.pdf",
-})
+NOT_YET_GOOD: frozenset[str] = frozenset()
 # Gutenberg books whose TXT and HTML editions do not give the same chapters yet (strict xfail).
 # pg15122: a children's play inside chapter XIII has ACT and SCENE headings, read as chapters in both.
 NOT_YET_SAME = frozenset({"pg15122", "pg24675"})

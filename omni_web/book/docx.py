@@ -31,9 +31,8 @@ _BLIP = "{http://schemas.openxmlformats.org/drawingml/2006/main}blip"
 _EMBED = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}embed"
 
 
-def load_docx(
-    path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, options: ReadOptions = DEFAULT_OPTIONS
-) -> Book:
+def load_docx(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
+              options: ReadOptions = DEFAULT_OPTIONS) -> Book:
     """Read a Word document.
 
     Raises:
@@ -41,13 +40,8 @@ def load_docx(
         NotAnEpub: not a readable DOCX.
         EmptyBook: nothing to read aloud.
     """
-    with office_archive(
-        path,
-        kind="Word document",
-        app="Word or LibreOffice",
-        limits=limits,
-        unreadable=(etree.XMLSyntaxError,),
-    ) as archive:
+    with office_archive(path, kind="Word document", app="Word or LibreOffice", limits=limits,
+                        unreadable=(etree.XMLSyntaxError,)) as archive:
         notes = _notes(archive) if options.notes_at_paragraph_end else {}
         root = parse_xml(archive.read(_main_part(archive)))
         styles = style_map(

@@ -19,20 +19,8 @@ from omni_web.book.options import table_lines
 __all__ = ["BodyItem", "StyleMap", "body_items", "style_map"]
 
 _HEADING_RE = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
-_SKIPPED = frozenset(
-    {
-        "del",
-        "delText",
-        "instrText",
-        "fldData",
-        "footnoteReference",
-        "endnoteReference",
-        "commentReference",
-        "Fallback",
-        "rPr",
-        "pPr",
-    }
-)
+_SKIPPED = frozenset({"del", "delText", "instrText", "fldData", "footnoteReference", "endnoteReference",
+                      "commentReference", "Fallback", "rPr", "pPr"})
 
 
 @dataclass(frozen=True, slots=True)

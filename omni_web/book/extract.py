@@ -20,6 +20,7 @@ from lxml import etree
 
 from omni_web.book.codeblocks import is_code_block
 from omni_web.book.model import BlockKind, TextBlock
+from omni_web.book.notemarks import NUMBER_CLASSES, is_note_marker
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions, note_paragraph, table_lines
 from omni_web.book.safety import parse_xml
 from omni_web.book.svgtext import svg_paragraphs
@@ -64,10 +65,6 @@ _NOTE_TYPES = _NOTES_SECTION_TYPES | {
     "doc-footnote",
     "doc-endnote",
 }
-# Publisher classes for printed page and line numbers ("pagenum" is Project Gutenberg's).
-_NUMBER_CLASSES = frozenset(
-    {"pagenum", "pageno", "page-number", "pagenumber", "lnum", "linenum", "linenumber", "line-number"}
-)
 # Web-help navigation kept in book pages (DITA, Sphinx, DocBook): "Previous topic: ... Next topic: ...".
 _NAV_CLASSES = frozenset(
     {
@@ -84,10 +81,8 @@ _NAV_CLASSES = frozenset(
     }
 )
 _NOTE_ID_RE = re.compile(r"foot-?note|end-?note", re.IGNORECASE)
-_LETTER_RE = re.compile(r"[^\W\d_]")
 _SPACE_RE = re.compile(r"\s+")
 _HIDDEN_STYLE_RE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
-_MARKER_MAX_CHARS = 8  # "[12]", "*", "†": longer link texts without letters are kept
 # Note bodies are read only on a notes page: headings only besides the notes, or under a tenth of them.
 _NOTES_PAGE_RATIO = 10
 
@@ -421,9 +416,9 @@ class _Walker:
         if types & (_NOTEREF_TYPES | _PAGEBREAK_TYPES) or is_code_block(element, tag):
             return True
         classes = element.get("class", "").lower().split()
-        if _NUMBER_CLASSES.intersection(classes) or _NAV_CLASSES.intersection(classes):
+        if NUMBER_CLASSES.intersection(classes) or _NAV_CLASSES.intersection(classes):
             return True
-        return tag in ("a", "sup") and _is_marker(element, tag)
+        return tag in ("a", "sup") and is_note_marker(element, tag)
 
     def _join_heading_group(self, first_block: int) -> None:
         """A <header>/<hgroup> of several headings ("Chapter 2" + "What is cancer?") is one heading."""
@@ -478,28 +473,3 @@ def _is_note(element: etree._Element, tag: str, types: frozenset[str]) -> bool:
         label = f"{element.get('id', '')} {element.get('class', '')}"
         return bool(_NOTE_ID_RE.search(label))
     return False
-
-
-def _is_marker(element: etree._Element, tag: str) -> bool:
-    """A note marker: an internal link or a linked <sup> whose text has no letters ("[1]", "*")."""
-    if tag == "a":
-        href = element.get("href", "")
-        if "#" not in href or href.startswith(("http:", "https:", "mailto:")):
-            return False
-    elif not any(localname(child) == "a" for child in element.iter()):
-        return False
-    text = " ".join(_text_without_page_numbers(element).split())
-    return len(text) <= _MARKER_MAX_CHARS and not _LETTER_RE.search(text)
-
-
-def _text_without_page_numbers(element: etree._Element) -> str:
-    """The element's text, leaving out page numbers set inside it ("[9]<span class=pagenum>[Pg 96]")."""
-    parts = [element.text or ""]
-    for child in element:
-        page_number = isinstance(child.tag, str) and _NUMBER_CLASSES.intersection(
-            (child.get("class") or "").lower().split()
-        )
-        if isinstance(child.tag, str) and not page_number:
-            parts.append(_text_without_page_numbers(child))
-        parts.append(child.tail or "")
-    return "".join(parts)

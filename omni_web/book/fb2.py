@@ -36,31 +36,14 @@ __all__ = ["load_fb2"]
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 _XHTML = "http://www.w3.org/1999/xhtml"
 _EPUB_NS = "http://www.idpf.org/2007/ops"
-_TEXT_TAGS = {
-    "p": "p",
-    "v": "p",
-    "subtitle": "h4",
-    "text-author": "p",
-    "epigraph": "blockquote",
-    "cite": "blockquote",
-    "poem": "div",
-    "stanza": "div",
-    "emphasis": "em",
-    "strong": "strong",
-    "strikethrough": "s",
-    "sub": "sub",
-    "sup": "sup",
-    "code": "code",
-    "table": "table",
-    "tr": "tr",
-    "td": "td",
-    "th": "th",
-}
+_TEXT_TAGS = {"p": "p", "v": "p", "subtitle": "h4", "text-author": "p", "epigraph": "blockquote",
+              "cite": "blockquote", "poem": "div", "stanza": "div", "emphasis": "em", "strong": "strong",
+              "strikethrough": "s", "sub": "sub", "sup": "sup", "code": "code", "table": "table", "tr": "tr",
+              "td": "td", "th": "th"}
 
 
-def load_fb2(
-    path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, options: ReadOptions = DEFAULT_OPTIONS
-) -> Book:
+def load_fb2(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
+             options: ReadOptions = DEFAULT_OPTIONS) -> Book:
     """Read a FictionBook.
 
     Raises:
@@ -70,10 +53,8 @@ def load_fb2(
     """
     data = _fb2_bytes(path, limits)
     if has_entity_declaration(data):
-        raise UnsafeBook(
-            f"'{path.name}' declares XML entities, which FictionBooks do not need and which can "
-            "exhaust memory; it was not opened."
-        )
+        raise UnsafeBook(f"'{path.name}' declares XML entities, which FictionBooks do not need and which can "
+                         "exhaust memory; it was not opened.")
     try:
         root = parse_xml(data, recover=True)
     except etree.XMLSyntaxError as exc:

@@ -12,9 +12,8 @@ from dataclasses import dataclass
 
 __all__ = ["END_RE", "START_RE", "GutenbergText", "is_producer_line", "strip_gutenberg"]
 
-START_RE = re.compile(
-    r"^\s*\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG E-?(?:BOOK|TEXT).*$", re.IGNORECASE | re.MULTILINE
-)
+START_RE = re.compile(r"^\s*\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG E-?(?:BOOK|TEXT).*$",
+                      re.IGNORECASE | re.MULTILINE)
 # Old e-texts put the licence ("small print") first and the book right after its last line; later
 # ones put it at the end, so this line only starts the book in a text's first half.
 _SMALL_PRINT_END_RE = re.compile(r"^\s*\*?END\*?\s*THE SMALL PRINT!.*$", re.IGNORECASE | re.MULTILINE)

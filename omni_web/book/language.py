@@ -23,15 +23,10 @@ _STOPWORDS = {
     "pt": "o a os as de que e um uma em não para com por se do da dos das no na mais como",
 }
 _WORDS = {code: frozenset(words.split()) for code, words in _STOPWORDS.items()}
-_SCRIPTS = (
-    ("el", re.compile(r"[\u0370-\u03ff]")),
-    ("he", re.compile(r"[\u0590-\u05ff]")),
-    ("ar", re.compile(r"[\u0600-\u06ff]")),
-    ("ja", re.compile(r"[\u3040-\u30ff]")),
-    ("ko", re.compile(r"[\uac00-\ud7af]")),
-    ("ru", re.compile(r"[\u0400-\u04ff]")),
-    ("zh", re.compile(r"[\u4e00-\u9fff]")),
-)
+_SCRIPTS = (("el", re.compile(r"[\u0370-\u03ff]")), ("he", re.compile(r"[\u0590-\u05ff]")),
+            ("ar", re.compile(r"[\u0600-\u06ff]")), ("ja", re.compile(r"[\u3040-\u30ff]")),
+            ("ko", re.compile(r"[\uac00-\ud7af]")), ("ru", re.compile(r"[\u0400-\u04ff]")),
+            ("zh", re.compile(r"[\u4e00-\u9fff]")))
 _WORD_RE = re.compile(r"[^\W\d_]+")
 _SAMPLE_CHARS = 20_000
 _MIN_HITS = 8  # stopwords needed before any guess: a title page says nothing

@@ -28,9 +28,8 @@ _TITLE_BLOCK_RE = re.compile(r"\A(%[^\n]*\n(?:[ \t]+\S[^\n]*\n)*){1,3}")
 _FIELD_RE = re.compile(r"^(title|author)\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 
 
-def load_markdown(
-    path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, options: ReadOptions = DEFAULT_OPTIONS
-) -> Book:
+def load_markdown(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
+                  options: ReadOptions = DEFAULT_OPTIONS) -> Book:
     """Read a Markdown book.
 
     Raises:
@@ -45,24 +44,18 @@ def load_markdown(
     front = _FRONT_MATTER_RE.match(text)
     if front:
         fields = {m.group(1).lower(): m.group(2).strip("\"' ") for m in _FIELD_RE.finditer(front.group(1))}
-        text = text[front.end() :]
+        text = text[front.end():]
     block = _TITLE_BLOCK_RE.match(text)
     if block:
         lines = [" ".join(part.split()) for part in re.split(r"^%", block.group(0), flags=re.MULTILINE)[1:]]
         fields = {"title": lines[0], **({"author": lines[1].split(";")[0].strip()} if len(lines) > 1 else {})}
-        text = text[block.end() :]
+        text = text[block.end():]
     text = _ATTRIBUTES_RE.sub("", _FENCED_DIV_RE.sub("", text))
     renderer = MarkdownIt("commonmark", {"html": False}).enable("table")
-    html = f'<html><head><meta charset="utf-8"/></head><body>{renderer.render(text)}</body></html>'
+    html = f"<html><head><meta charset=\"utf-8\"/></head><body>{renderer.render(text)}</body></html>"
     root = parse_html(html.encode("utf-8"))
     for pre in [e for e in root.iter("pre")]:
         pre.getparent().remove(pre)  # code blocks are for the eye: commands and markup, not sentences
     author = fields.get("author", "")
-    return book_from_html(
-        root,
-        path=path,
-        source_format="markdown",
-        title=fields.get("title", ""),
-        authors=(author,) if author else (),
-        options=options,
-    )
+    return book_from_html(root, path=path, source_format="markdown", title=fields.get("title", ""),
+                          authors=(author,) if author else (), options=options)

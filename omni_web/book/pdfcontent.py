@@ -30,16 +30,8 @@ _TOKEN_RE = re.compile(
 )
 _INLINE_IMAGE_RE = re.compile(rb"(?:^|[" + _DELIMITERS + rb"])BI(?:$|[" + _DELIMITERS + rb"])")
 _NAME_ESCAPE_RE = re.compile(rb"#([0-9A-Fa-f]{2})")
-_ESCAPES = {
-    ord("n"): b"\n",
-    ord("r"): b"\r",
-    ord("t"): b"\t",
-    ord("b"): b"\b",
-    ord("f"): b"\f",
-    ord("("): b"(",
-    ord(")"): b")",
-    ord("\\"): b"\\",
-}
+_ESCAPES = {ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("b"): b"\b", ord("f"): b"\f",
+            ord("("): b"(", ord(")"): b")", ord("\\"): b"\\"}
 
 
 def has_inline_image(data: bytes) -> bool:
@@ -125,7 +117,7 @@ def _literal_string(data: bytes, pos: int) -> tuple[bytes, int]:
             elif 0x30 <= nxt <= 0x37:  # up to three octal digits
                 digits = bytes((nxt,))
                 while len(digits) < 3 and pos < end and 0x30 <= data[pos] <= 0x37:
-                    digits += data[pos : pos + 1]
+                    digits += data[pos:pos + 1]
                     pos += 1
                 out.append(int(digits, 8) & 0xFF)
             elif nxt == 0x0D:  # a line continued: backslash, CR, optional LF

@@ -371,13 +371,8 @@ def _join(text: str, line: str) -> str:
     return f"{text} {line}"
 
 
-def paragraphs(
-    pages: Sequence[PageLines],
-    *,
-    body: float | None = None,
-    min_heading: float | None = None,
-    notes: bool = False,
-) -> list[TextPara]:
+def paragraphs(pages: Sequence[PageLines], *, body: float | None = None, min_heading: float | None = None,
+               notes: bool = False) -> list[TextPara]:
     """Rebuilt paragraphs and headings of all pages, in reading order; with ``notes``, each
     footnote follows the paragraph that references it ("Note: ...")."""
     size = body if body is not None else body_size(pages)
@@ -388,12 +383,9 @@ def paragraphs(
     cleaned = [(page, clean_page(page, running, size)) for page in pages]
     # The usual gap between lines of the book (not a blank line's), measured over all pages: a
     # page with two lines says nothing about it.
-    gaps = sorted(
-        a.y1 - b.y1 - b.size
-        for _, (lines, _notes) in cleaned
-        for a, b in zip(lines, lines[1:], strict=False)
-        if 0 < a.y0 - b.y1 < size * 3 and abs(a.size - size) < 1 and abs(b.size - size) < 1
-    )
+    gaps = sorted(a.y1 - b.y1 - b.size for _, (lines, _notes) in cleaned for a, b in zip(lines, lines[1:],
+                                                                                         strict=False)
+                  if 0 < a.y0 - b.y1 < size * 3 and abs(a.size - size) < 1 and abs(b.size - size) < 1)
     leading = gaps[len(gaps) // 4] if gaps else size * 0.3
     for page, (lines, page_notes) in cleaned:
         queue = list(page_notes) if notes else []

@@ -17,6 +17,8 @@ from typing import Any
 
 from omni_web.book.model import CoverImage
 from omni_web.book.pdflayout import Line, PageLines
+from omni_web.book.pdfvertical import columns_as_lines
+from omni_web.book.pdfvertical import reads_down as _reads_down
 from omni_web.errors import UnsafeBook
 
 __all__ = ["MAX_PDF_PAGES", "MAX_PDF_SECONDS", "PdfPages", "read_pdf_pages"]
@@ -58,6 +60,7 @@ def read_pdf_pages(document: Any, *, name: str, max_seconds: float = MAX_PDF_SEC
     from omni_web.book.pdfcontent import page_interpreter
 
     device = _device()
+    vertical = None
     interpreter = page_interpreter(device.rsrcmgr, device)
     deadline = time.monotonic() + max_seconds
     pages: list[PageLines] = []
@@ -76,6 +79,13 @@ def read_pdf_pages(document: Any, *, name: str, max_seconds: float = MAX_PDF_SEC
         interpreter.process_page(page)
         layout = device.get_result()
         lines, page_images = _page_lines(layout)
+        if _reads_down(lines):
+            # Vertical writing (Japanese, Chinese) laid out as rows reads across its columns:
+            # the page again with vertical lines, its columns right to left.
+            vertical = vertical or _device(vertical=True)
+            page_interpreter(vertical.rsrcmgr, vertical).process_page(page)
+            layout = vertical.get_result()
+            lines = columns_as_lines(_page_lines(layout, vertical=True)[0], layout.height)
         images += len(page_images)
         scanned += _is_scanned_page(lines, page_images, layout)
         if index == 0 and page_images:
@@ -107,7 +117,7 @@ def _is_scanned_page(lines: list[Line], images: list[Any], layout: Any) -> bool:
     return largest >= area * _SCAN_PICTURE_SHARE and sum(len(x.text.split()) for x in lines) <= _STRAY_WORDS
 
 
-def _device() -> Any:
+def _device(*, vertical: bool = False) -> Any:
     """pdfminer's page aggregator, with fonts mended from their programs and unmapped letters counted.
 
     The classes are made here so that pdfminer is imported only when a PDF is read.
@@ -137,7 +147,8 @@ def _device() -> Any:
             return ""  # never "(cid:18)": counted, and the book says how many were left out
 
     # boxes_flow=None: pdflayout orders lines itself; all_texts: a page drawn as one form has its text there.
-    return Pages(Fonts(caching=True), laparams=LAParams(line_margin=0.5, boxes_flow=None, all_texts=True))
+    laparams = LAParams(line_margin=0.5, boxes_flow=None, all_texts=True, detect_vertical=vertical)
+    return Pages(Fonts(caching=True), laparams=laparams)
 
 
 def _middle_has_text(document: Any, interpreter: Any, device: Any) -> bool:
@@ -158,14 +169,16 @@ def _middle_has_text(document: Any, interpreter: Any, device: Any) -> bool:
     return bool(_page_lines(device.get_result())[0])
 
 
-def _page_lines(layout: Any) -> tuple[list[Line], list[Any]]:
-    from pdfminer.layout import LTChar, LTFigure, LTImage, LTTextBox, LTTextLine
+def _page_lines(layout: Any, *, vertical: bool = False) -> tuple[list[Line], list[Any]]:
+    from pdfminer.layout import LTChar, LTFigure, LTImage, LTTextBox, LTTextLine, LTTextLineVertical
 
     lines: list[Line] = []
     images: list[Any] = []
     page_area = layout.width * layout.height
 
     def visit(item: Any) -> None:
+        if vertical and isinstance(item, LTTextLine) and not isinstance(item, LTTextLineVertical):
+            return  # a vertical page's row lines (a page number) are left out
         if isinstance(item, LTTextLine):
             line = _line(item, LTChar)
             # a line drawn twice over itself (overprinted bold, a shadow) is read once

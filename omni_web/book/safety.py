@@ -135,9 +135,8 @@ def has_entity_declaration(data: bytes) -> bool:
     return any(marker in data for marker in _ENTITY_MARKERS)
 
 
-def check_archive(
-    archive: zipfile.ZipFile, *, name: str, limits: ArchiveLimits = DEFAULT_LIMITS
-) -> ArchiveCheck:
+def check_archive(archive: zipfile.ZipFile, *, name: str,
+                  limits: ArchiveLimits = DEFAULT_LIMITS) -> ArchiveCheck:
     """Check sizes, structure, markup and encryption of an open EPUB archive.
 
     Args:

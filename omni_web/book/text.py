@@ -35,45 +35,15 @@ _WORD_RE = re.compile(f"[{_CJK_CHARS}]|[^\\s{_CJK_CHARS}]*?(?![{_CJK_CHARS}])[^\
 # Characters replaced one for one (spaces, invisible marks, ligatures, typographic quotes).
 _TRANSLATE = str.maketrans(
     {
-        "\u00a0": " ",
-        "\u2000": " ",
-        "\u2001": " ",
-        "\u2002": " ",
-        "\u2003": " ",
-        "\u2004": " ",
-        "\u2005": " ",
-        "\u2006": " ",
-        "\u2007": " ",
-        "\u2008": " ",
-        "\u2009": " ",
-        "\u200a": " ",
-        "\u202f": " ",
-        "\u205f": " ",
-        "\u3000": " ",
-        "\u00ad": "",
-        "\u200b": "",
-        "\u2060": "",
-        "\ufeff": "",
-        "\ufb00": "ff",
-        "\ufb01": "fi",
-        "\ufb02": "fl",
-        "\ufb03": "ffi",
-        "\ufb04": "ffl",
-        "\ufb05": "st",
-        "\ufb06": "st",
-        "\u201c": '"',
-        "\u201d": '"',
-        "\u201e": '"',
-        "\u201f": '"',
-        "\u2033": '"',
-        "\u2018": "'",
-        "\u2019": "'",
-        "\u201a": "'",
-        "\u201b": "'",
-        "\u2032": "'",
-        "\u2010": "-",
-        "\u2011": "-",
-        "\u2212": "-",
+        "\u00a0": " ", "\u2000": " ", "\u2001": " ", "\u2002": " ", "\u2003": " ", "\u2004": " ",
+        "\u2005": " ", "\u2006": " ", "\u2007": " ", "\u2008": " ", "\u2009": " ", "\u200a": " ",
+        "\u202f": " ", "\u205f": " ", "\u3000": " ",
+        "\u00ad": "", "\u200b": "", "\u2060": "", "\ufeff": "",
+        "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
+        "\ufb05": "st", "\ufb06": "st",
+        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+        "\u2010": "-", "\u2011": "-", "\u2212": "-",
         "\u2026": "...",
         # Small capitals set as their own letters ("Jᴇᴀɴ-Bᴇʀɴᴀʀᴅ"): the TTS knows the plain ones.
         **dict(zip("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘꞯʀꜱᴛᴜᴠᴡʏᴢ", "abcdefghijklmnopqrstuvwyz", strict=True)),
@@ -94,7 +64,9 @@ _COMMA_AFTER_OPEN_RE = re.compile(r"(?<=[(\[])\s*,\s*")
 
 # Clause punctuation where an over-long sentence may be cut (after the mark).
 CLAUSE_PUNCTUATION = ",;:\u060c\u061b\u3001\uff0c\uff1b\uff1a"
-_CLAUSE_CUT_RE = re.compile("(?<=[,;:\u060c\u061b])\\s+|(?<=[\u3001\uff0c\uff1b\uff1a])\\s*(?=\\S)")
+_CLAUSE_CUT_RE = re.compile(
+    "(?<=[,;:\u060c\u061b])\\s+|(?<=[\u3001\uff0c\uff1b\uff1a])\\s*(?=\\S)"
+)
 
 # A run of sentence-final punctuation and the closing quotes or brackets after it.
 _CLOSERS = "\"')\\]\u00bb\u300d\u300f\u3011\u3015\uff09"

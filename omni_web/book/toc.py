@@ -132,10 +132,8 @@ def _walk_nav_list(list_element: etree._Element, nav_path: str, depth: int, out:
             continue
         label = next((child for child in item if localname(child) not in ("ol", "ul", "")), None)
         if label is not None:
-            link = (
-                label
-                if localname(label) == "a"
-                else next((el for el in label.iter() if localname(el) == "a"), None)
+            link = label if localname(label) == "a" else next(
+                (el for el in label.iter() if localname(el) == "a"), None
             )
             target = resolve_href(link.get("href", ""), nav_path) if link is not None else None
             if target is not None:
@@ -236,9 +234,8 @@ def _join_page_turns(section: Section) -> Section:
     for segment in section.segments:
         previous = next((s for s in reversed(segments) if s.blocks), None)
         if previous is not None and segment.blocks and _continues(previous.blocks[-1], segment.blocks[0]):
-            joined = TextBlock(
-                kind=previous.blocks[-1].kind, text=f"{previous.blocks[-1].text} {segment.blocks[0].text}"
-            )
+            joined = TextBlock(kind=previous.blocks[-1].kind,
+                               text=f"{previous.blocks[-1].text} {segment.blocks[0].text}")
             segments[segments.index(previous)] = dataclasses.replace(
                 previous, blocks=(*previous.blocks[:-1], joined)
             )

@@ -25,13 +25,8 @@ from omni_web.languages import LANGUAGE_NAMES
 
 __all__ = ["decode_text", "language_code", "load_txt", "parts_from_text"]
 
-_BOMS = (
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 _LATIN_PAGES = ("cp125", "iso8859", "latin", "mac", "cp850", "cp437", "windows125")
 _SEPARATOR_RE = re.compile(r"^[\s*#~=_\-·•⁂]+$")  # "*   *   *": a scene break, nothing to say
 
@@ -59,14 +54,13 @@ def decode_text(data: bytes) -> str:
 
 
 def language_code(name: str) -> str:
-    """ "English" → "en"; codes pass through; "" stays ""."""
+    """"English" → "en"; codes pass through; "" stays ""."""
     value = name.strip()
     return LANGUAGE_NAMES.get(value.lower(), value if len(value) <= 8 else "")
 
 
-def load_txt(
-    path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS, options: ReadOptions = DEFAULT_OPTIONS
-) -> Book:
+def load_txt(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
+             options: ReadOptions = DEFAULT_OPTIONS) -> Book:
     """Read a plain-text book.
 
     Raises:
