@@ -144,6 +144,8 @@ CSS = """
 .ow-fold > summary { display: flex; align-items: baseline; gap: 6px; flex-wrap: wrap; list-style: none; }
 .ow-fold > summary::before { content: "▸"; color: var(--body-text-color-subdued); }
 .ow-fold[open] > summary::before { content: "▾"; }
+/* A menu's text stops before its arrow (a long job name ran under it). */
+.secondary-wrap input[role=combobox] { padding-right: 26px; text-overflow: ellipsis; }
 @media (max-width: 600px) {
   .ow-phase { grid-template-columns: 1fr; gap: 2px; }
   .ow-scroll td, .ow-scroll th { padding: 3px 4px !important; }
@@ -151,8 +153,16 @@ CSS = """
   #jobs-bar { flex-wrap: wrap; }
   #jobs-bar > :first-child { flex: 1 1 100% !important; }
   #jobs-bar > button { flex: 1 1 auto !important; min-width: 0 !important; }
-  /* The jobs list keeps book, model, state and progress on a phone. */
+  /* The jobs list keeps book, state and progress on a phone (the job's page names model and voice). */
+  #jobs-table td:nth-child(2), #jobs-table th:nth-child(2) { display: none; }
   #jobs-table td:nth-child(n+5), #jobs-table th:nth-child(n+5) { display: none; }
+  /* Tables fit the screen: long words (model ids, paths) break, nothing is held on one line. */
+  .ow-table { font-size: 0.85em; }
+  .ow-table td, .ow-table th { overflow-wrap: anywhere; padding: 4px 4px; }
+  #jobs-table .ow-table td { overflow-wrap: break-word; }
+  .ow-table td.ow-nowrap, .ow-nowrap { white-space: normal; }
+  .ow-bar { min-width: 48px; }
+  .ow-kv th { width: 7em; }
 }
 """
 

@@ -1,0 +1,89 @@
+"""The app on a phone (390x844) in Debian's chromium through ``webapp.py``: no tab is wider than the
+screen, and nothing inside a tab scrolls sideways (the jobs table did; a job's long title ran under
+the job menu's arrow). A converted book gives the Jobs and Shelf tabs real rows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.ui.browser_kit import LONG_S, expect, open_page, serve_webapp, shot, tab, upload_test_book
+from tests.ui.helpers import AppProcess
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+TABS = ("Generate", "Jobs", "Shelf", "Queue", "Server", "Models", "Setup", "Settings")
+
+# Every visible element that scrolls sideways (its content wider than its box, overflow-x scrolls)
+# or pokes out past the screen's right edge; text areas and code are left to scroll.
+OVERFLOWS_JS = """() => {
+  // Gradio lays the tab buttons that do not fit out of view, behind its own overflow menu.
+  const SKIP = 'textarea, pre, code, .cm-editor, [role=listbox], .tab-container';
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const box = el.getBoundingClientRect();
+    if (!box.width || !box.height || el.closest(SKIP)) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden') continue;
+    const scrolls = ['auto', 'scroll'].includes(style.overflowX) && el.scrollWidth > el.clientWidth + 2;
+    const clipped = el.parentElement && el.parentElement.closest('.ow-scroll');
+    if (scrolls || (box.right > window.innerWidth + 2 && !clipped)) {
+      out.push(`${el.tagName.toLowerCase()}#${el.id}.${String(el.className).slice(0, 40)}`
+               + ` right=${Math.round(box.right)} scroll=${el.scrollWidth}/${el.clientWidth}`);
+    }
+  }
+  return out.slice(0, 20);
+}"""
+
+
+def _open_tab(phone, name: str) -> None:
+    """A tab in view is clicked; the others are in the tab row's overflow menu on a phone."""
+    shown = phone.get_by_role("tab", name=name, exact=True)
+    if shown.is_visible():
+        shown.click()
+    else:
+        phone.locator(".overflow-menu > button").first.click()
+        phone.locator(".overflow-dropdown").get_by_role("button", name=name, exact=True).click()
+    expect(phone.locator(f"#tab-{name.lower()}")).to_be_visible()
+
+
+# How far the job menu's text runs past the left edge of the menu's arrow (0 or less: it stops before).
+UNDER_ARROW_JS = """() => {
+  const input = document.querySelector('#jobs-pick input');
+  const icon = document.querySelector('#jobs-pick .icon-wrap');
+  const box = input.getBoundingClientRect();
+  return box.right - parseFloat(getComputedStyle(input).paddingRight) - icon.getBoundingClientRect().left;
+}"""
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppProcess]:
+    yield from serve_webapp(tmp_path_factory, "browser-phone", {})
+
+
+@pytest.fixture
+def phone(browser, app):
+    yield from open_page(browser, app, PHONE)
+
+
+def test_no_tab_is_wider_than_a_phone(page, phone):
+    tab(page, "Server")  # a book made on the desktop first, so Jobs and Shelf have rows
+    page.locator("#server-start").click()
+    expect(page.locator("#server-status-line")).to_contain_text("healthy", timeout=LONG_S * 1000)
+    upload_test_book(page, "hefty-water.epub", "Hefty Water")
+    page.locator("#gen-generate").click()
+    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#jobs-table")).to_contain_text("done", timeout=LONG_S * 1000)
+    phone.reload()
+    expect(phone.get_by_role("tab", name="Jobs", exact=True)).to_be_visible(timeout=60_000)
+    found = {}
+    for name in TABS:
+        _open_tab(phone, name)
+        if name == "Jobs":
+            assert phone.evaluate(UNDER_ARROW_JS) <= 1, "the job menu's text runs under its arrow"
+        shot(phone, f"phone-{name.lower()}")
+        found[name] = (phone.evaluate("document.documentElement.scrollWidth"), phone.evaluate(OVERFLOWS_JS))
+    wide = {name: v for name, v in found.items() if v[0] > PHONE["width"] + 2 or v[1]}
+    assert not wide, "\n".join(f"{k}: {v}" for k, v in wide.items())
