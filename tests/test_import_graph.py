@@ -135,6 +135,7 @@ def test_the_cycle_finder_sees_deferred_and_type_checking_imports() -> None:
 # - ``deliver`` sits under ``pipeline``, which hands a finished book to it;
 # - ``assemble`` and ``master`` are ffmpeg work that ``cast``, ``readalong`` and ``deliver`` use, so
 #   the media floor holds render, assemble, qa, master, readalong and cast together;
+# - ``farm`` is a face beside ``api``: the app's /farm/v1 routes and the agent a GPU box runs;
 # - ``settings`` reads a book's options and ``server`` talks to its ``client``: one serving floor.
 FLOORS: tuple[tuple[str, ...], ...] = (
     (
@@ -162,7 +163,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("deliver",),
     ("pipeline", "preview", "pronunciation"),
     ("jobs", "library", "storage"),
-    ("services", "api", "ui"),
+    ("services", "api", "ui", "farm"),
     ("cli", "__main__"),
 )
 FLOOR = {name: level for level, names in enumerate(FLOORS) for name in names}

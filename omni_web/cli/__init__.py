@@ -34,6 +34,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "token",
     "outputs",
     "storage",
+    "agent",
 )
 # Command → (its module, its one-line help), in the help's order; a test keeps it equal to what
 # the modules register.
@@ -56,6 +57,7 @@ COMMANDS = MappingProxyType(
         "token": ("token", "create, list and revoke API tokens"),
         "outputs": ("outputs", "manage the finished books in the output folder"),
         "storage": ("storage", "show what the data root holds; prune the cache of finished books"),
+        "agent": ("agent", "on a GPU box: join an app's farm with a farm token and serve its model"),
     }
 )
 

@@ -1,5 +1,8 @@
 """``token``: API tokens for ``/api/v1`` (the same ones Settings → API tokens shows).
 
+With ``--farm`` the same actions work on the farm tokens GPU boxes join with
+(``python -m omni_web agent join URL --token T``).
+
     python -m omni_web token create NAME     prints the token once
     python -m omni_web token list
     python -m omni_web token revoke ID
@@ -11,6 +14,7 @@ import argparse
 import time
 
 from omni_web.api.tokens import TokenStore
+from omni_web.farm import farm_token_store
 from omni_web.paths import data_root_from_env
 
 __all__ = ["register"]
@@ -20,6 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``token create|list|revoke``."""
     parser = subparsers.add_parser("token", help="create, list and revoke API tokens",
                                    description="API tokens for /api/v1; stored hashed, shown once.")
+    parser.add_argument("--farm", action="store_true", help="farm tokens (for agent join), not API tokens")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     create = actions.add_parser("create", help="make a token and print it (once)")
     create.add_argument("name", help="what it is for, e.g. 'calibre-hook'")
@@ -32,12 +37,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     revoke.set_defaults(handler=_revoke)
 
 
-def _store() -> TokenStore:
-    return TokenStore(data_root_from_env().ensure().api_tokens_file)
+def _store(args: argparse.Namespace) -> TokenStore:
+    paths = data_root_from_env().ensure()
+    return farm_token_store(paths) if args.farm else TokenStore(paths.api_tokens_file)
 
 
 def _create(args: argparse.Namespace) -> int:
-    token, secret = _store().create(args.name)
+    token, secret = _store(args).create(args.name)
     print(secret)
     print(
         f"(token {token.id} '{token.name}': shown once, stored hashed; revoke with: python -m omni_web token "
@@ -48,7 +54,7 @@ def _create(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    for token in _store().tokens():
+    for token in _store(args).tokens():
         print(
             f"{token.id}  {token.name}  created "
             f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(token.created_at))}"
@@ -57,6 +63,6 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _revoke(args: argparse.Namespace) -> int:
-    _store().revoke(args.id)
+    _store(args).revoke(args.id)
     print(f"revoked {args.id}")
     return 0

@@ -17,7 +17,8 @@ module that meets them, and chained with ``from exc``.
     │   │   └── BootTimeout
     │   ├── PortTaken               the port is held; names both ports and the remedy
     │   ├── ForeignServer           a server we did not start hosts another model
-    │   └── ServerNotRunning
+    │   ├── ServerNotRunning
+    │   └── FarmRefused         an agent's farm token was refused by the app
     ├── SpeechError                 the server answered a speech/voice request with an error
     │   ├── KVCapacityError         "Request requires more tokens than the thinker KV cache…"
     │   ├── UnknownVoice            refused before any request
@@ -118,6 +119,7 @@ from omni_web.errors.models import (
 )
 from omni_web.errors.server import (
     BootTimeout,
+    FarmRefused,
     ForeignServer,
     PortTaken,
     ServerError,
@@ -184,6 +186,7 @@ __all__ = [
     "ServerError",
     "ServerMisconfigured",
     "ServerNotRunning",
+    "FarmRefused",
     "ServerStartError",
     "ServerUnavailable",
     "ServerUnreachable",

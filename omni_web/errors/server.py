@@ -8,6 +8,7 @@ from omni_web.errors.base import OmniWebError
 
 __all__ = [
     "BootTimeout",
+    "FarmRefused",
     "ForeignServer",
     "PortTaken",
     "ServerError",
@@ -80,3 +81,15 @@ class ForeignServer(ServerError):
 
 class ServerNotRunning(ServerError):
     """An operation needs a running server and none answers."""
+
+
+class FarmRefused(ServerError):
+    """An agent's farm token was refused by the app (missing, mistyped or revoked)."""
+
+    def __init__(self, app_url: str) -> None:
+        self.app_url = app_url
+        super().__init__(
+            f"The app at {app_url} refused this box: its farm token is missing, mistyped or revoked. "
+            "Make a farm token in the app's Settings (CLI: python -m omni_web farm token create) and "
+            "pass it with --token."
+        )

@@ -7,11 +7,15 @@
   :mod:`~omni_web.server.bootlog`, :mod:`~omni_web.server.discovery`: the parts it is built from.
 """
 
+from omni_web.server.boot import new_log_path, write_log_header
 from omni_web.server.discovery import EndpointProbe, hosted_model_id, probe_endpoint
 from omni_web.server.manager import ServerManager
+from omni_web.server.process import launch, log_tail, terminate_group
 from omni_web.server.record import ServerRecord, load_record, record_matches_process
+from omni_web.server.router import add_worker, drain_worker, remove_worker
 from omni_web.server.spec import ServeSpec, build_argv, build_serve_spec, shell_command
 from omni_web.server.status import Endpoint, ServerState, ServerStatus
+from omni_web.server.workers import free_ports
 
 __all__ = [
     "Endpoint",
@@ -21,11 +25,20 @@ __all__ = [
     "ServerRecord",
     "ServerState",
     "ServerStatus",
+    "add_worker",
     "build_argv",
     "build_serve_spec",
+    "drain_worker",
+    "free_ports",
     "hosted_model_id",
+    "launch",
     "load_record",
+    "log_tail",
+    "new_log_path",
     "probe_endpoint",
     "record_matches_process",
+    "remove_worker",
     "shell_command",
+    "terminate_group",
+    "write_log_header",
 ]

@@ -27,6 +27,7 @@ __all__ = [
     "RouterHealth",
     "RouterWorker",
     "add_worker",
+    "drain_worker",
     "is_router_health",
     "read_router_health",
     "remove_worker",
@@ -155,6 +156,21 @@ def add_worker(router_url: str, worker_url: str, *, timeout_s: float = _TIMEOUT_
     raise ServerError(
         f"The router at {router_url} refused the worker {worker_url} (HTTP {response.status_code}: {text})."
     )
+
+
+def drain_worker(router_url: str, worker_url: str, *, timeout_s: float = _TIMEOUT_S) -> bool:
+    """``PUT /workers/{id} {"disabled": true}``: no new requests; in-flight ones finish.
+
+    Returns False when the router does not have the worker (or cannot be reached).
+    """
+    try:
+        response = httpx.put(
+            f"{router_url.rstrip('/')}/workers/{worker_id(worker_url)}", json={"disabled": True},
+            timeout=timeout_s,
+        )
+    except httpx.HTTPError:
+        return False
+    return response.is_success
 
 
 def remove_worker(router_url: str, worker_url: str, *, timeout_s: float = _TIMEOUT_S) -> bool:

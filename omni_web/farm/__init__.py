@@ -1,0 +1,23 @@
+"""A farm: GPU boxes that join the app with one command and serve behind its router.
+
+``agent`` (box side) reports the box's GPUs, starts one `sgl-omni serve` per GPU on the app's
+request and serves a small token-guarded HTTP API (``agent_api``); ``registry`` (app side)
+keeps the boxes that joined with a farm token and adds their workers to the app's router;
+``app_api`` is the app's ``/farm/v1`` routes the agents call.
+"""
+
+from omni_web.farm.agent import AgentOptions, join_farm
+from omni_web.farm.app_api import FARM_PREFIX, build_farm_api, mount_farm
+from omni_web.farm.registry import FarmBox, FarmRegistry
+from omni_web.farm.tokens import farm_token_store
+
+__all__ = [
+    "FARM_PREFIX",
+    "AgentOptions",
+    "FarmBox",
+    "FarmRegistry",
+    "build_farm_api",
+    "farm_token_store",
+    "join_farm",
+    "mount_farm",
+]

@@ -1,0 +1,112 @@
+"""Test and bench helpers for the farm: the app's farm API on a loopback port, agents as processes.
+
+Each agent is a separate ``python -m omni_web agent join`` with its own data root whose backend
+venv holds the fake ``sgl-omni`` (tests/fakes); processes are stopped by their own pid.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+
+from omni_web.farm.app_api import build_farm_api
+from omni_web.farm.registry import FarmRegistry
+from omni_web.paths import DataPaths
+from tests.fakes.sgl_omni import free_port, install_fake_sgl_omni
+
+__all__ = ["AgentProcess", "FarmApp", "start_agent", "start_farm_app", "wait_for"]
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def wait_for(predicate: Callable[[], object], what: str, timeout_s: float = 120.0) -> object:
+    """Poll ``predicate`` until it returns something true; fail with ``what`` after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+@dataclass
+class FarmApp:
+    """The app's ``/farm/v1`` served by uvicorn on a thread."""
+
+    url: str
+    registry: FarmRegistry
+    server: uvicorn.Server
+    thread: threading.Thread
+
+    def stop(self) -> None:
+        """Stop serving."""
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+def start_farm_app(registry: FarmRegistry) -> FarmApp:
+    """Serve ``registry``'s farm API on a free loopback port."""
+    from fastapi import FastAPI
+    from starlette.routing import Mount
+
+    from omni_web.farm.app_api import FARM_PREFIX
+
+    port = free_port()
+    app = FastAPI()
+    app.router.routes.insert(0, Mount(FARM_PREFIX, app=build_farm_api(registry)))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    wait_for(lambda: server.started, "the farm app to listen", 30)
+    return FarmApp(f"http://127.0.0.1:{port}", registry, server, thread)
+
+
+@dataclass
+class AgentProcess:
+    """One agent process and its data root."""
+
+    popen: subprocess.Popen[str]
+    home: Path
+    log_path: Path
+
+    def output(self) -> str:
+        """What it printed so far."""
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def stop(self, sig: int = signal.SIGTERM, timeout_s: float = 30.0) -> int | None:
+        """Signal the agent's process group (it and its servers) and wait for it."""
+        if self.popen.poll() is None:
+            os.killpg(self.popen.pid, sig)
+            try:
+                self.popen.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.popen.pid, signal.SIGKILL)
+                self.popen.wait(timeout=timeout_s)
+        return self.popen.returncode
+
+
+def start_agent(app_url: str, token: str, home: Path, *, gpus: str = "0", env: dict[str, str] | None = None
+                ) -> AgentProcess:
+    """``python -m omni_web agent join`` with its own data root holding the fake backend."""
+    install_fake_sgl_omni(DataPaths(root=home).backend_venv)
+    log_path = home / "agent-stdout.log"
+    argv = [sys.executable, "-m", "omni_web", "agent", "join", app_url, "--token", token, "--gpus", gpus,
+            "--host", "127.0.0.1", "--advertise", "127.0.0.1", "--name", home.name]
+    full_env = {**os.environ, "OMNI_WEB_HOME": str(home), **(env or {})}
+    with open(log_path, "w", encoding="utf-8") as log:
+        popen = subprocess.Popen(
+            argv, cwd=REPO, env=full_env, stdout=log, stderr=subprocess.STDOUT, text=True,
+            start_new_session=True,
+        )
+    return AgentProcess(popen, home, log_path)
