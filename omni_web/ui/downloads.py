@@ -31,7 +31,7 @@ from omni_web.deliver.downloads import (
 from omni_web.deliver.shelf import ShelfBook, book_by_id
 from omni_web.errors import JobNotFound, OmniWebError
 from omni_web.jobs import Job, JobState
-from omni_web.pipeline import ConvertRequest, ConvertResult
+from omni_web.pipeline import ConvertResult
 from omni_web.ui.widgets import esc, size_str
 
 __all__ = [
@@ -156,14 +156,22 @@ def downloads_html(job: Job, *, output_root: Path) -> str:
     the book is on the server (for copying by hand)."""
     book = job_book(job)
     if book is None:
-        name = ConvertRequest.read(job.params).output_name
         if job.state is JobState.DONE:
             return '<div class="ow-dim">This job left no book file to download.</div>'
-        where = f' <span class="ow-where">{esc(f"{output_root}/…/{name}.m4b")}</span>' if name else ""
-        return f'<div class="ow-dim">The downloads appear here when the job is done.{where}</div>'
+        return '<div class="ow-dim">The downloads appear here when the job is done.</div>'
     rows = _links(book, f"downloads/job/{quote(job.id, safe='')}", "jobs")
-    where = f'<div class="ow-dim ow-where">On the server: <code>{esc(book.book)}</code></div>'
+    where = f'<div class="ow-dim ow-where">{_where(book.book, output_root)}</div>'
     return f'<div class="ow-dl" id="jobs-dl-list">{"".join(rows)}</div>{_exported_mp3s(book)}{where}'
+
+
+def _where(book: Path, output_root: Path) -> str:
+    """Where the book is, for copying by hand, named from the output folder the user chose in
+    Settings: never the server's absolute path (a newcomer on another machine has no use for it)."""
+    try:
+        inside = book.resolve().relative_to(Path(output_root).resolve())
+    except (OSError, ValueError):
+        inside = Path(book.name)
+    return f"In the output folder: <code>{esc(inside.as_posix())}</code>"
 
 
 def shelf_links_html(book: ShelfBook) -> str:

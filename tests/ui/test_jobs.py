@@ -101,7 +101,10 @@ def test_a_book_goes_from_upload_to_a_downloadable_m4b(ui_app):
     # The download link serves the job's own file from the output folder (no copy in Gradio's cache).
     m4b = _link(downloads)
     assert m4b == Path(job.result["m4b"]).resolve() and m4b.is_relative_to(ui_app.paths.outputs_dir.resolve())
-    assert str(m4b) in downloads  # where the file is, shown
+    where = m4b.relative_to(ui_app.paths.outputs_dir.resolve()).as_posix()
+    assert f"In the output folder: <code>{where}</code>" in downloads  # where the file is, shown
+    shown = re.sub(r"<[^>]+>", " ", downloads)  # the text a user reads (links carry their own URLs)
+    assert str(ui_app.paths.outputs_dir) not in shown  # never the server's absolute path
     http = _logged_in(ui_app)
     served = http.get("/" + _href(downloads))
     assert served.status_code == 200 and served.content == m4b.read_bytes()
@@ -136,7 +139,9 @@ def test_the_finished_book_downloads_through_links_not_server_paths(ui_app, brow
         expect(panel.locator("#jobs-download-mp3")).to_have_text("MP3 files (zip)")
         texts = panel.locator("a").all_inner_texts()
         assert texts and not any("/" in text for text in texts), texts  # names, never server paths
-        expect(panel.locator(".ow-where")).to_contain_text(str(m4b))  # small, for copying by hand
+        where = panel.locator(".ow-where")  # small, for copying by hand: from the output folder
+        expect(where).to_contain_text(f"In the output folder: {m4b.parent.name}/{m4b.name}")
+        assert str(m4b.parent.parent) not in where.inner_text()  # never the server's absolute path
 
         # The m4b, as the link serves it.
         base = ui_app.url + "/"
