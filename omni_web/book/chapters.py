@@ -137,6 +137,7 @@ def build_chapters(
     return tuple(chapters)
 
 
+_IMPRINT_LINE_WORDS = 10
 _END_KEYS = frozenset({"theend", "finis", "end"})
 _END_MAX_WORDS = 10
 
@@ -246,5 +247,9 @@ def _body_start(drafts: list[tuple[Section, tuple[TextBlock, ...], int, str, str
 
 
 def _is_front_page(blocks: tuple[TextBlock, ...], words: int) -> bool:
-    """A short page of headings only ("Edition 3.0", a half title); a dedication has prose."""
-    return words < _FRONT_MATTER_MAX_WORDS and all(block.is_heading for block in blocks)
+    """A short page of headings, or of short lines in capitals (a title page's imprint: "ARNHEM, D. A.
+    THIEME."); a dedication has prose."""
+    return words < _FRONT_MATTER_MAX_WORDS and all(
+        block.is_heading or (block.text.isupper() and len(block.text.split()) <= _IMPRINT_LINE_WORDS)
+        for block in blocks
+    )

@@ -58,6 +58,8 @@ _TITLE_REASONS: tuple[tuple[str, frozenset[str]], ...] = (
                 "目次",
                 "目录",
                 "المحتويات",
+                "inhoud",
+                "inhoudsopgave",
                 "فهرسالمحتويات",
             }
         ),

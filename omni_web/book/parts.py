@@ -71,6 +71,7 @@ def book_from_parts(
         EmptyBook: no part has anything to read aloud.
     """
     kept = _mark_front([part for part in _without_gutenberg(list(parts)) if part.blocks or part.title])
+    kept = _continued_titles(kept)
     if not metadata.language:
         sample = " ".join(block.text for part in kept for block in part.blocks[:50])
         metadata = dataclasses.replace(metadata, language=detect_language(sample))
@@ -124,6 +125,25 @@ def _without_gutenberg(parts: list[Part]) -> list[Part]:
         if blocks:
             kept.append(dataclasses.replace(part, blocks=blocks))
     return kept
+
+
+# A title cut after a comma, with a word or two under it ("DE GETERGDE ZACHTMOEDIGHEID," / "OF,"),
+# goes on in the next heading ("»'T SOP WAS DE KOOL NIET WAARD."): one chapter, as the contents has it.
+_CONTINUED_TITLE_WORDS = 3
+
+
+def _continued_titles(parts: list[Part]) -> list[Part]:
+    joined: list[Part] = []
+    for part in parts:
+        before = joined[-1] if joined else None
+        if before is not None and before.title.rstrip().endswith(",") and part.title:
+            between = [b.text for b in before.blocks if not b.is_heading]
+            if sum(count_words(text) for text in between) <= _CONTINUED_TITLE_WORDS:
+                title = " ".join([before.title, *between, part.title])
+                joined[-1] = Part(title=title, blocks=(*before.blocks, *part.blocks), types=part.types)
+                continue
+        joined.append(part)
+    return joined
 
 
 _FRONT_MAX_WORDS = 300

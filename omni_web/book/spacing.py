@@ -72,10 +72,15 @@ def _looks_like_heading(paragraph: Paragraph) -> bool:
         len(paragraph.lines) <= 2
         and len(first) <= _MAX_HEADING_CHARS
         and paragraph.words <= _MAX_HEADING_WORDS
-        and not first.endswith((",", ";", ":", "-"))
+        and (not first.endswith((",", ";", ":", "-")) or _continued_capitals(first))
         and not first.startswith(("[", "(", "*", '"', "'", "\u201c", "\u2018"))
         and not _is_sentence(" ".join(paragraph.lines))
     )
+
+
+def _continued_capitals(line: str) -> bool:
+    """A title in capitals cut after a comma ("DE GETERGDE ZACHTMOEDIGHEID,"): it goes on below."""
+    return line.endswith(",") and line.isupper() and len(line.split()) >= 2
 
 
 def _is_sentence(text: str) -> bool:

@@ -117,6 +117,11 @@ def parts_from_text(body: str) -> list[Part]:
             )
             title, blocks, pending_subtitle = "", [], False
             continue
+        if title.endswith(",") and len(blocks) == 1 and len(lines) == 1 and lines[0].isupper():
+            # A title in capitals cut after a comma goes on ("…ZACHTMOEDIGHEID," / "OF," / "»'T SOP…").
+            title = f"{title} {lines[0]}"
+            blocks = [heading(title)]
+            continue
         if pending_subtitle and len(lines) == 1 and is_named_section(lines[0]):
             # "CHAPITRE XXX." over "Conclusion.": the chapter's title, not a section of its own.
             title = _join_title([title, lines[0]])
@@ -164,7 +169,7 @@ def _half_titles_joined(parts: list[Part]) -> list[Part]:
         if (
             before is not None
             and before.title
-            and text_key(before.title) == text_key(part.title)
+            and (text_key(before.title) == text_key(part.title) or _bare_continued_title(before))
             and _words(before) < HALF_TITLE_WORDS
         ):
             page = tuple(block for block in before.blocks if not block.is_heading)
@@ -173,6 +178,12 @@ def _half_titles_joined(parts: list[Part]) -> list[Part]:
             joined.pop()
         joined.append(part)
     return joined
+
+
+def _bare_continued_title(part: Part) -> bool:
+    """A title page set as a title cut after a comma, with only lines in capitals under it ("LUCIE VOS," /
+    "ENTRE NOUS, I." / "MOTS ET EXPRESSIONS." / "DEUXIÈME ÉDITION.")."""
+    return "," in part.title and part.title.isupper() and all(block.text.isupper() for block in part.blocks)
 
 
 def _is_heading(lines: list[str]) -> bool:

@@ -193,14 +193,20 @@ def _opens_chapters(root: etree._Element, headings: list[etree._Element]) -> boo
 
 
 _GUTENBERG_TITLE_RE = re.compile(r"(?i)^the\s+project\s+gutenberg\s+e-?book\s+of\s+")
-_BY_RE = re.compile(r"(?i),\s+by\s+(?P<author>[^,]{3,80}?)\.?$")
+_GUTENBERG_TAIL_RE = re.compile(r"(?i),?\s+an?\s+project\s+gutenberg\s+e-?book\.?$")
+_BY_RE = re.compile(r"(?i),?\s+by\s+(?P<author>[^,]{3,80}?)\.?$")
+_BY_COMMA_RE = re.compile(r"(?i),\s+by\s+(?P<author>[^,]{3,80}?)\.?$")
 
 
 def _title_and_author(page_title: str) -> tuple[str, str]:
     """A page title without Gutenberg's "The Project Gutenberg eBook of" and its ", by Author" (given
     apart): "The Project Gutenberg eBook of The Little Colonel's Hero, by Annie Fellows Johnston."."""
     title = _GUTENBERG_TITLE_RE.sub("", page_title.strip())
-    by = _BY_RE.search(title)
+    untailed = _GUTENBERG_TAIL_RE.sub("", title)
+    # "X by Y, a Project Gutenberg eBook" names its author without a comma; other titles need one
+    # ("Stand by Me" is a title).
+    by = _BY_RE.search(untailed) if untailed != title else _BY_COMMA_RE.search(title)
+    title = untailed
     if by is None:
         return title, ""
     return title[: by.start()].strip(), by.group("author").strip()
