@@ -17,8 +17,7 @@ pytestmark = pytest.mark.slow
 
 NOT_YET_GOOD: frozenset[str] = frozenset()
 # Gutenberg books whose TXT and HTML editions do not give the same chapters yet (strict xfail).
-# pg15122: a children's play inside chapter XIII has ACT and SCENE headings, read as chapters in both.
-NOT_YET_SAME = frozenset({"pg15122"})
+NOT_YET_SAME: frozenset[str] = frozenset()
 # The old plain-text Metamorphosis prints no chapter headings at all: its three parts are a blank line apart.
 NO_HEADINGS_IN_TEXT = frozenset({"pg5200-old"})
 FILES = corpus_files()

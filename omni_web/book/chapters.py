@@ -140,18 +140,27 @@ def build_chapters(
 _IMPRINT_LINE_WORDS = 10
 _END_KEYS = frozenset({"theend", "finis", "end"})
 _END_MAX_WORDS = 10
+_AFTER_END_SHARE = 0.2
 
 
 def _the_end(
     drafts: list[tuple[Section, tuple[TextBlock, ...], int, str, str, frozenset[str]]],
 ) -> int | None:
-    """Index of a last-page chapter that is only "THE END.", if the book has one."""
+    """Index of the chapter that ends the book: a last page that is only "THE END.", or a chapter
+    closing on it."""
     ends = [
         index
-        for index, (_, _, words, title, _, _) in enumerate(drafts)
-        if text_key(title) in _END_KEYS and words <= _END_MAX_WORDS
+        for index, (_, blocks, words, title, _, _) in enumerate(drafts)
+        if (text_key(title) in _END_KEYS and words <= _END_MAX_WORDS)
+        or (blocks and text_key(blocks[-1].text) in _END_KEYS)  # the last chapter closing on it
     ]
-    return ends[-1] if ends else None
+    if not ends:
+        return None
+    # What follows the end is a catalogue or advertisements only when it is a small part of the book
+    # (a story that ends "THE END" inside a collection is followed by more stories).
+    total = sum(draft[2] for draft in drafts)
+    after = sum(draft[2] for draft in drafts[ends[-1] + 1 :])
+    return ends[-1] if after <= _AFTER_END_SHARE * total else None
 
 
 def _chapter_word(language: str) -> str:

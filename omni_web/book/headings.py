@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_bare_chapter_label", "is_chapter_heading", "is_named_section", "looks_like_title_line"]
+__all__ = [
+    "heading_keyword",
+    "is_bare_chapter_label", "is_chapter_heading", "is_named_section", "looks_like_title_line"]
 
 _NUMBER_WORDS = (
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -54,6 +56,12 @@ def is_chapter_heading(line: str, *, allow_bare_roman: bool = False) -> bool:
     if _NAMED_RE.match(text):
         return True
     return allow_bare_roman and bool(_BARE_ROMAN_RE.match(text))
+
+
+def heading_keyword(line: str) -> str:
+    """The word a numbered heading names its level by ("chapter", "act", "scene"), or ""."""
+    match = _NUMBERED_RE.match(" ".join(line.split()))
+    return match.group(0).split()[0].casefold().rstrip(".") if match else ""
 
 
 def is_bare_chapter_label(line: str) -> bool:

@@ -11,6 +11,7 @@ knows the format. Each chapter's ``source_href`` names the page it gets in the E
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,10 +19,11 @@ from pathlib import Path
 from omni_web.book.chapters import build_chapters
 from omni_web.book.extract import Segment, extract_document
 from omni_web.book.gutenberg import END_RE, START_RE, is_producer_line
+from omni_web.book.headings import heading_keyword
 from omni_web.book.language import detect_language
 from omni_web.book.model import BlockKind, Book, BookMetadata, CoverImage, TextBlock
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
-from omni_web.book.text import count_words
+from omni_web.book.text import count_words, text_key
 from omni_web.book.toc import Section
 from omni_web.errors import EmptyBook
 
@@ -71,7 +73,7 @@ def book_from_parts(
         EmptyBook: no part has anything to read aloud.
     """
     kept = _mark_front([part for part in _without_gutenberg(list(parts)) if part.blocks or part.title])
-    kept = _continued_titles(kept)
+    kept = _inner_sections_joined(_continued_titles(kept))
     if not metadata.language:
         sample = " ".join(block.text for part in kept for block in part.blocks[:50])
         metadata = dataclasses.replace(metadata, language=detect_language(sample))
@@ -142,6 +144,33 @@ def _continued_titles(parts: list[Part]) -> list[Part]:
                 title = " ".join([before.title, *between, part.title])
                 joined[-1] = Part(title=title, blocks=(*before.blocks, *part.blocks), types=part.types)
                 continue
+        joined.append(part)
+    return joined
+
+
+_END_KEYS = frozenset({"theend", "finis"})
+_PLAY_KEYWORDS = frozenset({"act", "scene"})  # a play inside a novel (higher levels, "BOOK II", stay)
+_MIN_CHAPTERS_FOR_LEVEL = 3
+
+
+def _inner_sections_joined(parts: list[Part]) -> list[Part]:
+    """Headings below the book's chapter level read inside their chapter: in a book of "CHAPTER"s, a
+    play's "ACT II." or "SCENE I." between two chapters is part of the chapter it is in; so is a
+    closing "THE END." page."""
+    keywords = [heading_keyword(part.title) for part in parts]
+    counted = Counter(k for k in keywords if k)
+    level = counted.most_common(1)[0][0] if counted else ""
+    if counted.get(level, 0) < _MIN_CHAPTERS_FOR_LEVEL:
+        return parts
+    joined: list[Part] = []
+    inside = False  # a chapter of the book's level has started
+    for part, keyword in zip(parts, keywords, strict=True):
+        inner = (keyword in _PLAY_KEYWORDS and keyword != level) or text_key(part.title) in _END_KEYS
+        if inside and inner and joined:
+            before = joined[-1]
+            joined[-1] = Part(title=before.title, blocks=(*before.blocks, *part.blocks), types=before.types)
+            continue
+        inside = inside or keyword == level
         joined.append(part)
     return joined
 
