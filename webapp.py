@@ -70,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     from omni_web.api import mount_api
     from omni_web.deliver.opds import mount_opds
+    from omni_web.farm import FarmRegistry, FarmWatcher, group_target, mount_farm
     from omni_web.services import AppServices  # heavy imports after the arguments are known
     from omni_web.ui import UiContext, build_app, launch_options
     from omni_web.ui.app import mount_page_poll
@@ -98,12 +99,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     # /downloads: a finished book's MP3 zip and zip of all, made on demand, behind the UI's login.
     mount_downloads(demo.app, services.library.jobs, lambda: services.settings.output_path(paths))
+    # /farm/v1: GPU boxes join with a farm token (agent join); their workers go into the group's router.
+    farm = FarmRegistry(paths, group_target(services.server))
+    mount_farm(demo.app, farm)
+    farm_watch = FarmWatcher(farm)
+    farm_watch.start()
     mount_page_poll(demo.app, ctx)  # /live/poll: what the page shows changes without Gradio timers
     mount_login_page(demo.app)  # Gradio's login page keeps the username after a wrong password
     _print_banner(ui_urls(args.host, args.port), credentials)
     try:
         demo.block_thread()
     finally:
+        farm_watch.stop()
         services.stop()
     return 0
 

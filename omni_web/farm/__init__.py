@@ -10,14 +10,17 @@ from omni_web.farm.agent import AgentOptions, join_farm
 from omni_web.farm.app_api import FARM_PREFIX, build_farm_api, mount_farm
 from omni_web.farm.registry import FarmBox, FarmRegistry
 from omni_web.farm.tokens import farm_token_store
+from omni_web.farm.watch import FarmWatcher, group_target
 
 __all__ = [
     "FARM_PREFIX",
     "AgentOptions",
     "FarmBox",
     "FarmRegistry",
+    "FarmWatcher",
     "build_farm_api",
     "farm_token_store",
+    "group_target",
     "join_farm",
     "mount_farm",
 ]

@@ -131,7 +131,7 @@ class FarmRegistry:
             return
         self._unroute(box)
         try:
-            self._call(box, "POST", "/stop", timeout_s=30.0)
+            self.call_agent(box, "POST", "/stop", timeout_s=30.0)
         except ServerError:
             pass  # an agent that cannot be reached has nothing routed any more either
         self._save(None, drop=box_id)
@@ -155,7 +155,7 @@ class FarmRegistry:
                       worker_urls=(), message="")
         self._save(box)
         try:
-            status = self._call(box, "POST", "/serve", {"model": model_key, "timeout_s": self._timeout_s},
+            status = self.call_agent(box, "POST", "/serve", {"model": model_key, "timeout_s": self._timeout_s},
                                 timeout_s=self._timeout_s + 30)
         except ServerError as exc:
             box = replace(box, state="failed", message=str(exc))
@@ -177,7 +177,7 @@ class FarmRegistry:
         power cut must never leave a worker routed that the app cannot reach)."""
         for box in self.boxes():
             try:
-                status = self._call(box, "GET", "/status", timeout_s=5.0)
+                status = self.call_agent(box, "GET", "/status", timeout_s=5.0)
             except ServerError as exc:
                 if box.worker_urls or box.state != "lost":
                     self._unroute(box)
@@ -195,7 +195,7 @@ class FarmRegistry:
         box = self.box(box_id)
         if box is None:
             return ""
-        return str(self._call(box, "GET", f"/log?lines={lines}", timeout_s=10.0).get("text", ""))
+        return str(self.call_agent(box, "GET", f"/log?lines={lines}", timeout_s=10.0).get("text", ""))
 
     def _unroute(self, box: FarmBox, *, only: list[str] | None = None) -> None:
         target = self._target()
@@ -208,7 +208,7 @@ class FarmRegistry:
             except ServerError:
                 pass  # no router to remove it from: nothing is routed
 
-    def _call(self, box: FarmBox, method: str, path: str, body: dict[str, Any] | None = None, *,
+    def call_agent(self, box: FarmBox, method: str, path: str, body: dict[str, Any] | None = None, *,
               timeout_s: float) -> dict[str, Any]:
         try:
             response = httpx.request(method, box.agent_url + path, json=body, timeout=timeout_s,

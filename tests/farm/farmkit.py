@@ -21,9 +21,19 @@ import uvicorn
 from omni_web.farm.app_api import build_farm_api
 from omni_web.farm.registry import FarmRegistry
 from omni_web.paths import DataPaths
+from omni_web.server.group import router_argv
+from omni_web.server.router import read_router_health, warm_voice_registry
 from tests.fakes.sgl_omni import free_port, install_fake_sgl_omni
 
-__all__ = ["AgentProcess", "FarmApp", "start_agent", "start_farm_app", "wait_for"]
+__all__ = [
+    "AgentProcess",
+    "FarmApp",
+    "RouterProcess",
+    "start_agent",
+    "start_farm_app",
+    "start_router",
+    "wait_for",
+]
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -110,3 +120,42 @@ def start_agent(app_url: str, token: str, home: Path, *, gpus: str = "0", env: d
             start_new_session=True,
         )
     return AgentProcess(popen, home, log_path)
+
+
+@dataclass
+class RouterProcess:
+    """The real router (contract venv) on a loopback port."""
+
+    popen: subprocess.Popen[bytes]
+    url: str
+
+    def stop(self) -> None:
+        """SIGTERM its group, then SIGKILL."""
+        if self.popen.poll() is None:
+            os.killpg(self.popen.pid, signal.SIGTERM)
+            try:
+                self.popen.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.popen.pid, signal.SIGKILL)
+                self.popen.wait(timeout=10)
+
+
+def start_router(router_exe: Path, urls: list[str], work: Path) -> RouterProcess:
+    """The router in front of ``urls``, once they are all routable and its voice registry is warm."""
+    port = free_port()
+    argv = router_argv(router_exe, host="127.0.0.1", port=port, worker_urls=urls, state_dir=work / "router-state")
+    argv += ["--log-level", "warning"]
+    log_path = work / f"router-{port}.log"
+    with log_path.open("wb") as log:
+        popen = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    router = RouterProcess(popen, f"http://127.0.0.1:{port}")
+
+    def ready() -> bool:
+        if popen.poll() is not None:
+            raise AssertionError(f"router exited: {log_path.read_text()[-2000:]}")
+        health = read_router_health(router.url, timeout_s=2)
+        return health is not None and health.all_routable and health.total_workers == len(urls)
+
+    wait_for(ready, "the router to see every worker routable", 60)
+    warm_voice_registry(router.url)
+    return router

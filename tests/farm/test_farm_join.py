@@ -46,7 +46,7 @@ def test_a_joined_box_serves_the_model_it_is_told(farm_app: FarmApp, tmp_path: P
     try:
         box = wait_for(lambda: farm_app.registry.boxes(), "the box to join", 60)[0]
         assert [g["index"] for g in box.gpus] == [0, 1]
-        served = farm_app.registry._call(box, "POST", "/serve", {"model": MODEL}, timeout_s=120)
+        served = farm_app.registry.call_agent(box, "POST", "/serve", {"model": MODEL}, timeout_s=120)
         urls = [w["url"] for w in served["workers"]]
         assert len(urls) == 2 and all(httpx.get(f"{u}/health").status_code == 200 for u in urls)
         assert {w["gpu"] for w in served["workers"]} == {0, 1}

@@ -1,0 +1,203 @@
+"""Benchmark: a farm of 1, 2 and 3 "boxes", each an agent process with its own data root and one
+fake GPU (the fake `sgl-omni`), joined with a farm token to an app side whose router is the REAL
+SGLang-Omni router (contract venv).
+
+Rows:
+- efficiency for N boxes: C chunks rendered by omni-web's renderer through the router at the
+  concurrency a group uses (GroupCapacity); ideal = ceil(C / (N*B)) * L; speed-up against 1 box;
+- join: seconds from starting `agent join` on a new box, mid-book, to the first request routed to it;
+- kill: a box SIGKILLed (agent and its server) mid-book: chunks lost (missing at the end).
+
+    .venv/bin/python bench/bench_farm.py [--chunks 120] [--slots 4] [--latency 0.5]
+
+Every process is started here and stopped by its own pid. Not a test: it prints numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_throughput import MODEL, generated_items  # noqa: E402
+
+from omni_web.catalog import get_entry  # noqa: E402
+from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice  # noqa: E402
+from omni_web.errors import OmniWebError  # noqa: E402
+from omni_web.farm import FarmRegistry, FarmWatcher, farm_token_store  # noqa: E402
+from omni_web.paths import DataPaths  # noqa: E402
+from omni_web.render import render_chunks  # noqa: E402
+from omni_web.server.capacity import GroupCapacity  # noqa: E402
+from omni_web.server.router import read_router_health  # noqa: E402
+from tests.contract.setup_env import ensure_contract_venv  # noqa: E402
+from tests.fakes.sgl_omni import install_router  # noqa: E402
+from tests.farm.farmkit import start_agent, start_farm_app, start_router, wait_for  # noqa: E402
+
+
+class Farm:
+    """The app side (registry, farm API, router) and the boxes of one bench scenario."""
+
+    def __init__(self, work: Path, router_exe: Path, env: dict[str, str]) -> None:
+        self.work = work
+        self.env = env
+        self.router_exe = router_exe
+        self.target: tuple[str, str] | None = None
+        paths = DataPaths(root=work / "app").ensure()
+        self.registry = FarmRegistry(paths, lambda: self.target)
+        self.app = start_farm_app(self.registry)
+        self.secret = farm_token_store(paths).create("bench")[1]
+        self.agents: list = []
+        self.router = None
+
+    def request_log(self, index: int) -> Path:
+        return self.work / f"box{index}-requests.jsonl"
+
+    def add_box(self):
+        index = len(self.agents)
+        env = {**self.env, "FAKE_SGL_REQUEST_LOG": str(self.request_log(index))}
+        agent = start_agent(self.app.url, self.secret, self.work / f"box{index}", gpus="0", env=env)
+        self.agents.append(agent)
+        return agent
+
+    def first_box_and_router(self) -> None:
+        """Box 0 serves, the router starts in front of it, and the farm targets that router."""
+        self.add_box()
+        box = wait_for(lambda: self.registry.boxes(), "box 0 to join", 60)[0]
+        status = self.registry.call_agent(box, "POST", "/serve", {"model": MODEL}, timeout_s=120)
+        self.router = start_router(self.router_exe, [w["url"] for w in status["workers"]], self.work)
+        self.target = (self.router.url, MODEL)
+        self.registry.place(box.id)
+
+    def routable(self) -> int:
+        health = read_router_health(self.router.url, timeout_s=2)
+        return health.routable_workers if health is not None else 0
+
+    def routed(self, index: int) -> int:
+        log = self.request_log(index)
+        return len(log.read_text(encoding="utf-8").splitlines()) if log.exists() else 0
+
+    def stop(self) -> None:
+        for agent in self.agents:
+            agent.stop(signal.SIGTERM)
+        if self.router is not None:
+            self.router.stop()
+        self.app.stop()
+
+
+def render(farm: Farm, chunks: int, slots: int, salt: str, cache: Path) -> tuple[float, int]:
+    """Render ``chunks`` through the farm's router; (wall seconds, chunks missing at the end)."""
+    items = generated_items(chunks, 20, salt=salt)
+    entry = get_entry(MODEL)
+    voice = VoiceChoice.speaker("Vivian")
+    with SpeechClient(farm.router.url, local_server=False) as client:
+
+        def synthesize(item):
+            return client.speech(entry, SpeechRequest(text=item.text, voice=voice)).audio
+
+        started = time.perf_counter()
+        try:
+            render_chunks(items, synthesize, cache_dir=cache, concurrency=GroupCapacity(farm.router.url, slots))
+        except OmniWebError as exc:
+            print(f"  render stopped: {exc}")
+        wall = time.perf_counter() - started
+    missing = sum(1 for item in items if not (cache / f"{item.key}.wav").is_file())
+    return wall, missing
+
+
+def efficiency(n_boxes: int, args: argparse.Namespace, router_exe: Path, work: Path) -> dict:
+    farm = Farm(work / f"eff{n_boxes}", router_exe, _env(args))
+    try:
+        farm.first_box_and_router()
+        for _ in range(n_boxes - 1):
+            farm.add_box()
+        wait_for(lambda: farm.routable() == n_boxes, f"{n_boxes} routable workers", 180)
+        wall, missing = render(farm, args.chunks, args.slots, f"farm-{n_boxes}-{time.time()}", farm.work / "chunks")
+        ideal = math.ceil(args.chunks / (n_boxes * args.slots)) * args.latency
+        return {"n": n_boxes, "wall": wall, "ideal": ideal, "missing": missing,
+                "routed": [farm.routed(i) for i in range(n_boxes)]}
+    finally:
+        farm.stop()
+
+
+def join_and_kill(args: argparse.Namespace, router_exe: Path, work: Path) -> dict:
+    """One box renders; a second joins mid-book (timed) and is killed once it has work."""
+    farm = Farm(work / "faults", router_exe, _env(args))
+    watcher = FarmWatcher(farm.registry, interval_s=1.0)
+    result: dict = {}
+    try:
+        farm.first_box_and_router()
+        watcher.start()
+        chunks = args.chunks * 3
+        done = threading.Event()
+
+        def run() -> None:
+            result["wall"], result["missing"] = render(farm, chunks, args.slots, f"faults-{time.time()}",
+                                                       farm.work / "chunks")
+            done.set()
+
+        threading.Thread(target=run, daemon=True).start()
+        wait_for(lambda: farm.routed(0) >= args.slots, "box 0 to get work", 60)
+        joined = time.monotonic()
+        agent = farm.add_box()
+        wait_for(lambda: farm.routed(1) > 0, "box 1 to get a request", 180)
+        result["join_s"] = time.monotonic() - joined
+        wait_for(lambda: farm.routed(1) >= 3 * args.slots, "box 1 to be busy", 120)
+        box = next(b for b in farm.registry.boxes() if b.agent_url and b.name == "box1")
+        pids = [w["pid"] for w in farm.registry.call_agent(box, "GET", "/status", timeout_s=5)["workers"]]
+        for pid in pids:
+            os.killpg(pid, signal.SIGKILL)  # a power cut: the server and the agent at once
+        os.killpg(agent.popen.pid, signal.SIGKILL)
+        result["killed_at"] = farm.routed(1)
+        wait_for(done.is_set, "the book to finish", 600)
+        result["chunks"] = chunks
+        return result
+    finally:
+        watcher.stop()
+        farm.stop()
+
+
+def _env(args: argparse.Namespace) -> dict[str, str]:
+    return {"FAKE_SGL_SLOTS": str(args.slots), "FAKE_SGL_LATENCY_S": str(args.latency),
+            "FAKE_SGL_SECONDS_PER_WORD": "0.01"}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=120)
+    parser.add_argument("--slots", type=int, default=4)
+    parser.add_argument("--latency", type=float, default=0.5)
+    parser.add_argument("--boxes", default="1,2,3")
+    args = parser.parse_args()
+    venv = ensure_contract_venv()
+    with tempfile.TemporaryDirectory(prefix="bench-farm-") as tmp:
+        work = Path(tmp)
+        router_exe = install_router(work / "router-venv", venv.python)
+        print(f"real router (sglang-omni 0.1.9); boxes = agent processes, 1 fake GPU each; C={args.chunks} "
+              f"chunks, B={args.slots} slots, L={args.latency:g} s")
+        print(f"{'boxes':>5} {'ideal s':>8} {'wall s':>8} {'vs ideal':>8} {'speed-up':>8}  requests per box   lost")
+        rows = [efficiency(int(n), args, router_exe, work) for n in args.boxes.split(",")]
+        one = next((r["wall"] for r in rows if r["n"] == 1), None)
+        for r in rows:
+            speed = f"{one / r['wall']:.2f}x" if one else "-"
+            batch = f"{(one / r['wall']) / r['n']:.3f}" if one else "-"
+            print(f"{r['n']:>5} {r['ideal']:>8.2f} {r['wall']:>8.2f} {r['ideal'] / r['wall']:>8.3f} {speed:>8}  "
+                  f"{' / '.join(map(str, r['routed'])):<18} {r['missing']:>4}   efficiency vs 1 box: {batch}")
+        faults = join_and_kill(args, router_exe, work)
+        print(f"join mid-book: {faults['join_s']:.1f} s from `agent join` to its first routed request")
+        print(f"kill mid-book: box SIGKILLed after {faults['killed_at']} requests; "
+              f"{faults['missing']} of {faults['chunks']} chunks lost; book finished in {faults['wall']:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
