@@ -106,7 +106,8 @@ def render(farm: Farm, chunks: int, slots: int, salt: str, cache: Path) -> tuple
 
         started = time.perf_counter()
         try:
-            render_chunks(items, synthesize, cache_dir=cache, concurrency=GroupCapacity(farm.router.url, slots))
+            capacity = GroupCapacity(farm.router.url, slots)
+            render_chunks(items, synthesize, cache_dir=cache, concurrency=capacity)
         except OmniWebError as exc:
             print(f"  render stopped: {exc}")
         wall = time.perf_counter() - started
@@ -121,7 +122,8 @@ def efficiency(n_boxes: int, args: argparse.Namespace, router_exe: Path, work: P
         for _ in range(n_boxes - 1):
             farm.add_box()
         wait_for(lambda: farm.routable() == n_boxes, f"{n_boxes} routable workers", 180)
-        wall, missing = render(farm, args.chunks, args.slots, f"farm-{n_boxes}-{time.time()}", farm.work / "chunks")
+        salt = f"farm-{n_boxes}-{time.time()}"
+        wall, missing = render(farm, args.chunks, args.slots, salt, farm.work / "chunks")
         ideal = math.ceil(args.chunks / (n_boxes * args.slots)) * args.latency
         return {"n": n_boxes, "wall": wall, "ideal": ideal, "missing": missing,
                 "routed": [farm.routed(i) for i in range(n_boxes)]}
@@ -184,18 +186,21 @@ def main() -> int:
         router_exe = install_router(work / "router-venv", venv.python)
         print(f"real router (sglang-omni 0.1.9); boxes = agent processes, 1 fake GPU each; C={args.chunks} "
               f"chunks, B={args.slots} slots, L={args.latency:g} s")
-        print(f"{'boxes':>5} {'ideal s':>8} {'wall s':>8} {'vs ideal':>8} {'speed-up':>8}  requests per box   lost")
+        print(f"{'boxes':>5} {'ideal s':>8} {'wall s':>8} {'vs ideal':>8} {'speed-up':>8}  "
+              "requests per box   lost")
         rows = [efficiency(int(n), args, router_exe, work) for n in args.boxes.split(",")]
         one = next((r["wall"] for r in rows if r["n"] == 1), None)
         for r in rows:
             speed = f"{one / r['wall']:.2f}x" if one else "-"
             batch = f"{(one / r['wall']) / r['n']:.3f}" if one else "-"
-            print(f"{r['n']:>5} {r['ideal']:>8.2f} {r['wall']:>8.2f} {r['ideal'] / r['wall']:>8.3f} {speed:>8}  "
+            print(f"{r['n']:>5} {r['ideal']:>8.2f} {r['wall']:>8.2f} {r['ideal'] / r['wall']:>8.3f} "
+                  f"{speed:>8}  "
                   f"{' / '.join(map(str, r['routed'])):<18} {r['missing']:>4}   efficiency vs 1 box: {batch}")
         faults = join_and_kill(args, router_exe, work)
         print(f"join mid-book: {faults['join_s']:.1f} s from `agent join` to its first routed request")
         print(f"kill mid-book: box SIGKILLed after {faults['killed_at']} requests; "
-              f"{faults['missing']} of {faults['chunks']} chunks lost; book finished in {faults['wall']:.1f} s")
+              f"{faults['missing']} of {faults['chunks']} chunks lost; "
+              f"book finished in {faults['wall']:.1f} s")
     return 0
 
 

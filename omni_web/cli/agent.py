@@ -31,6 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     join.add_argument("--host", default="0.0.0.0", help="interface for the agent and its servers")
     join.add_argument("--port", type=int, default=0, help="the agent's port (default: first free from 30090)")
     join.add_argument("--advertise", default="", help="address the app reaches this box at (default: found)")
+    join.add_argument("--worker-port", type=int, default=30100,
+                      help="the servers take the first free ports from here (default 30100)")
     join.add_argument("--gpus", default=None, help="GPU indices to serve on, e.g. 0,1 (default: all)")
     join.set_defaults(handler=_join)
 
@@ -41,6 +43,6 @@ def _join(args: argparse.Namespace) -> int:
         signal.signal(signum, lambda *_: stop.set())
     options = AgentOptions(
         app_url=args.app_url, token=args.token, name=args.name, host=args.host, port=args.port,
-        advertise_host=args.advertise, gpus=parse_gpu_spec(args.gpus),
+        advertise_host=args.advertise, gpus=parse_gpu_spec(args.gpus), worker_port=args.worker_port,
     )
     return join_farm(data_root_from_env(), options, stop=stop)

@@ -43,6 +43,7 @@ class AgentOptions:
     port: int = 0  # 0: the first free port from 30090
     advertise_host: str = ""  # "": the address this box reaches the app from
     gpus: tuple[int, ...] | None = None  # None: every GPU NVML reports
+    worker_port: int = 30100  # the servers take the first free ports from here
 
 
 def box_gpus(probe: GpuProbe, wanted: Sequence[int] | None) -> tuple[BoxGpu, ...]:
@@ -95,7 +96,8 @@ def join_farm(paths: DataPaths, options: AgentOptions, *, stop: threading.Event,
     gpus = box_gpus(probe_gpus(nvml), options.gpus)
     advertise = options.advertise_host or reach_host(options.app_url)
     port = options.port or free_ports(options.host, 30090, 1, avoid=set())[0]
-    servers = BoxServers(paths, gpus, host=options.host, advertise_host=advertise)
+    servers = BoxServers(paths, gpus, host=options.host, advertise_host=advertise,
+                         first_port=options.worker_port)
     secret = secrets.token_urlsafe(32)
     log_path = paths.logs_dir / "farm-agent.log"
     _log_to(log_path)

@@ -155,8 +155,8 @@ class FarmRegistry:
                       worker_urls=(), message="")
         self._save(box)
         try:
-            status = self.call_agent(box, "POST", "/serve", {"model": model_key, "timeout_s": self._timeout_s},
-                                timeout_s=self._timeout_s + 30)
+            asked = {"model": model_key, "timeout_s": self._timeout_s}
+            status = self.call_agent(box, "POST", "/serve", asked, timeout_s=self._timeout_s + 30)
         except ServerError as exc:
             box = replace(box, state="failed", message=str(exc))
             self._save(box)

@@ -106,13 +106,16 @@ class AgentProcess:
         return self.popen.returncode
 
 
-def start_agent(app_url: str, token: str, home: Path, *, gpus: str = "0", env: dict[str, str] | None = None
-                ) -> AgentProcess:
+def start_agent(
+    app_url: str, token: str, home: Path, *, gpus: str = "0", env: dict[str, str] | None = None
+) -> AgentProcess:
     """``python -m omni_web agent join`` with its own data root holding the fake backend."""
     install_fake_sgl_omni(DataPaths(root=home).backend_venv)
     log_path = home / "agent-stdout.log"
     argv = [sys.executable, "-m", "omni_web", "agent", "join", app_url, "--token", token, "--gpus", gpus,
-            "--host", "127.0.0.1", "--advertise", "127.0.0.1", "--name", home.name]
+            "--host", "127.0.0.1", "--advertise", "127.0.0.1", "--name", home.name,
+            # boxes share this machine's ports: each starts its servers on a range of its own
+            "--worker-port", str(free_port())]
     full_env = {**os.environ, "OMNI_WEB_HOME": str(home), **(env or {})}
     with open(log_path, "w", encoding="utf-8") as log:
         popen = subprocess.Popen(
@@ -143,7 +146,8 @@ class RouterProcess:
 def start_router(router_exe: Path, urls: list[str], work: Path) -> RouterProcess:
     """The router in front of ``urls``, once they are all routable and its voice registry is warm."""
     port = free_port()
-    argv = router_argv(router_exe, host="127.0.0.1", port=port, worker_urls=urls, state_dir=work / "router-state")
+    state_dir = work / "router-state"
+    argv = router_argv(router_exe, host="127.0.0.1", port=port, worker_urls=urls, state_dir=state_dir)
     argv += ["--log-level", "warning"]
     log_path = work / f"router-{port}.log"
     with log_path.open("wb") as log:
