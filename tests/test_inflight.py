@@ -77,12 +77,17 @@ class Run:
     controller: InFlightController
 
 
-def render(server: SimServer, chunks: int, controller: InFlightController) -> Run:
-    """Send ``chunks`` requests the way the renderer does; a refused one is sent again later."""
+def render(server: SimServer, chunks: int, controller: InFlightController, *, burst: bool = False) -> Run:
+    """Send ``chunks`` requests the way the renderer does; a refused one is sent again later.
+
+    With ``burst``, every request the number allows goes out before any refusal is heard, as the
+    renderer's threads released together by a raise do: a refusal stops only the next answer's sends.
+    """
     left, done, refusals, reached = chunks, 0, 0, None
     in_flight = 0
     while done < chunks:
-        while left and in_flight < controller():
+        allowed = controller()
+        while left and in_flight < (allowed if burst else controller()):
             ticket = controller.sent()
             if server.submit(ticket):
                 in_flight += 1
@@ -90,7 +95,9 @@ def render(server: SimServer, chunks: int, controller: InFlightController) -> Ru
             else:
                 controller.refused(ticket)
                 refusals += 1
-                break
+                if not burst:
+                    break
+                allowed -= 1  # this thread takes the chunk again after the next answer
         if reached is None and in_flight >= server.width:
             reached = done
         ticket = server.next_answer()
@@ -251,3 +258,77 @@ def test_a_router_url_gets_a_ramped_controller() -> None:
         if ramped:
             controller.answered(controller.sent(), 1.0)
             assert controller() == start + ROUTER_RAMP
+
+
+@dataclass
+class SimRouter:
+    """``workers`` simulated servers behind a least-request router: each request goes to the worker
+    with the fewest open (running or queued); a worker whose queue is full refuses it (503)."""
+
+    workers: int
+    worker_width: int
+    latency_s: float
+    queue_limit: int
+    audio_s: float = 2.0
+    now: float = 0.0
+    events: list = field(default_factory=list)
+    seq: itertools.count = field(default_factory=itertools.count)
+    running: list = field(default_factory=list)
+    waiting: list = field(default_factory=list)
+    placed: dict = field(default_factory=dict)  # ticket -> its worker
+
+    def __post_init__(self) -> None:
+        self.width = self.workers * self.worker_width  # what the renderer should keep busy
+        self.running = [0] * self.workers
+        self.waiting = [[] for _ in range(self.workers)]
+
+    def clock(self) -> float:
+        return self.now
+
+    def submit(self, ticket: object) -> bool:
+        worker = min(range(self.workers), key=lambda w: self.running[w] + len(self.waiting[w]))
+        if self.running[worker] < self.worker_width:
+            self._start(worker, ticket)
+            return True
+        if len(self.waiting[worker]) >= self.queue_limit:
+            return False
+        self.waiting[worker].append(ticket)
+        return True
+
+    def _start(self, worker: int, ticket: object) -> None:
+        self.running[worker] += 1
+        self.placed[id(ticket)] = worker
+        heapq.heappush(self.events, (self.now + self.latency_s, next(self.seq), ticket))
+
+    def next_answer(self) -> object:
+        at, _, ticket = heapq.heappop(self.events)
+        self.now = at
+        worker = self.placed.pop(id(ticket))
+        self.running[worker] -= 1
+        if self.waiting[worker]:
+            self._start(worker, self.waiting[worker].pop(0))
+        return ticket
+
+    def audio_of(self, ticket: object) -> float:
+        return self.audio_s
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_behind_a_router_the_workers_are_filled_with_a_handful_of_refusals(workers: int) -> None:
+    # Two (three) workers of 32 behind the router, each queue as deep as its batch: the router says
+    # nothing of their width, and a probe that doubled past both queues was refused 16 times.
+    from omni_web.server.serving import ROUTER_RAMP  # noqa: PLC0415
+
+    router = SimRouter(workers=workers, worker_width=32, latency_s=4.0, queue_limit=32)
+    total = workers * 32
+    chunks = 20 * total
+    start = workers * (16 + 1)  # the catalog's start per routable worker, as ForeignServing sizes it
+    controller = InFlightController(start, clock=router.clock, ramp=ROUTER_RAMP)
+    run = render(router, chunks, controller, burst=True)  # type: ignore[arg-type]
+    history = run.controller.history
+    assert math.ceil(chunks / total) * 4.0 / run.wall_s >= 0.9, history
+    assert run.refusals <= 5, history
+    assert run.reached_at is not None and run.reached_at <= chunks * 0.1, history
+    state = run.controller.state()
+    assert state.full_at is not None and abs(state.full_at - total) <= margin_for(total), history
+    assert state.limit <= total + 3 * margin_for(total), history  # not held with the queues full
