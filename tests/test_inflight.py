@@ -276,17 +276,23 @@ class SimRouter:
     running: list = field(default_factory=list)
     waiting: list = field(default_factory=list)
     placed: dict = field(default_factory=dict)  # ticket -> its worker
+    routable: int = 0  # workers taking requests (the first ones); 0: all
 
     def __post_init__(self) -> None:
-        self.width = self.workers * self.worker_width  # what the renderer should keep busy
+        self.routable = self.routable or self.workers
         self.running = [0] * self.workers
         self.waiting = [[] for _ in range(self.workers)]
+
+    @property
+    def width(self) -> int:
+        """What the renderer should keep busy: the routable workers' batches."""
+        return self.routable * self.worker_width
 
     def clock(self) -> float:
         return self.now
 
     def submit(self, ticket: object) -> bool:
-        worker = min(range(self.workers), key=lambda w: self.running[w] + len(self.waiting[w]))
+        worker = min(range(self.routable), key=lambda w: self.running[w] + len(self.waiting[w]))
         if self.running[worker] < self.worker_width:
             self._start(worker, ticket)
             return True
@@ -332,3 +338,24 @@ def test_behind_a_router_the_workers_are_filled_with_a_handful_of_refusals(worke
     state = run.controller.state()
     assert state.full_at is not None and abs(state.full_at - total) <= margin_for(total), history
     assert state.limit <= total + 3 * margin_for(total), history  # not held with the queues full
+
+
+def test_behind_a_router_a_worker_that_leaves_and_comes_back_moves_the_number_in_step() -> None:
+    # The controller scales what it learnt per worker by the router's routable workers: one leaving
+    # must not fill the other's queue until refused (a refusal's cap would then hold for the rest of
+    # the run, and the held width sank to one worker's), and its return must fill both again.
+    from omni_web.server.serving import ROUTER_RAMP  # noqa: PLC0415
+
+    router = SimRouter(workers=2, worker_width=32, latency_s=4.0, queue_limit=32)
+    controller = InFlightController(34, clock=router.clock, ramp=ROUTER_RAMP, workers=lambda: router.routable)
+    phases = []
+    for routable in (2, 1, 2):
+        router.routable = routable
+        started, chunks = router.now, 20 * router.width
+        run = render(router, chunks, controller, burst=True)  # type: ignore[arg-type]
+        phases.append((math.ceil(chunks / router.width) * 4.0 / (router.now - started), run.refusals))
+    history = controller.history
+    assert all(efficiency >= 0.9 for efficiency, _ in phases), (phases, history)
+    assert sum(refusals for _, refusals in phases) <= 5, (phases, history)
+    state = controller.state()
+    assert state.full_at is not None and abs(state.full_at - 64) <= margin_for(64), history

@@ -22,7 +22,10 @@ plus a small margin, so the batch never waits for the client's next request:
 - behind a router a raise is sent a few requests more per answer (``ramp``), so a worker queue
   that overflows on the way refuses a few requests rather than the whole raise;
 - a refusal caps the number below the in-flight count it was sent at (refused while raising: at
-  the number before the raise), for the rest of the run.
+  the number before the raise), for the rest of the run;
+- behind a router (``workers``: its routable workers, read from ``/health``) what was learnt is per
+  worker times their count: a worker leaving or coming back moves the number, its width and a
+  refusal's cap in step.
 
 The controller is pure: a clock is injected, nothing sleeps, every method is quick and
 thread-safe. :meth:`InFlightController.fixed` keeps the number a server's own config gives (a
@@ -204,6 +207,10 @@ class InFlightController:
         ramp: send a raise this many requests more per answer rather than at once (0: at once).
             Behind a router: its workers' queues are unknown, and a doubling sent at once that
             overflows them is refused as many times as it overshot.
+        workers: behind a router, how many workers take requests now (read when called). What was
+            learnt (width, refusals' cap, the number) is per worker times this count: a worker
+            that leaves lowers it in step instead of filling the others' queues until refused, and
+            one that comes back raises it again (a refusal's cap is otherwise for the whole run).
     """
 
     def __init__(
@@ -213,10 +220,11 @@ class InFlightController:
         ceiling: int = MAX_IN_FLIGHT,
         clock: Callable[[], float] = time.monotonic,
         ramp: int = 0,
+        workers: Callable[[], int] | None = None,
     ) -> None:
         self._lock = threading.Lock()
         self._clock = clock
-        self._ceiling = max(1, ceiling)
+        self._ceiling = self._given_ceiling = max(1, ceiling)
         self._limit = max(1, min(start, self._ceiling))
         self._phase = Phase.RAISING
         self._full_at: int | None = None
@@ -237,6 +245,8 @@ class InFlightController:
         self._ramp_step = ramp
         self._before_raise = 0  # the number sent before the current raise, with no refusal
         self._ramp: int | None = None  # while a raise is sent: the number allowed so far (see _set)
+        self._workers = workers
+        self._known_workers = max(1, workers()) if workers is not None else 1
         self.history: list[int] = [self._limit]  # every number set, in order (logs, tests, bench)
 
     @classmethod
@@ -264,7 +274,10 @@ class InFlightController:
             value = max(1, follow())
             with self._lock:
                 self._limit = self._full_at = value
+        workers = self._workers() if self._workers is not None else 0
         with self._lock:
+            if workers > 0 and workers != self._known_workers:  # none routable: the serving waits
+                self._rescale(workers)
             return self._limit if self._ramp is None else min(self._limit, self._ramp)
 
     def state(self) -> InFlightState:
@@ -410,13 +423,33 @@ class InFlightController:
         if limit != self._limit:
             self._set(limit)
 
-    def _set(self, limit: int) -> None:
+    def _rescale(self, workers: int) -> None:
+        """The router's routable workers changed: scale what was learnt per worker (callers hold the lock)."""
+        factor = workers / self._known_workers
+        self._known_workers = workers
+
+        def scaled(number: int) -> int:
+            return max(1, round(number * factor))
+
+        if self._ceiling < self._given_ceiling:  # a refusal's cap: one worker's queue times the workers
+            self._ceiling = min(self._given_ceiling, scaled(self._ceiling))
+        self._helped, self._before_raise = round(self._helped * factor), round(self._before_raise * factor)
+        if self._width is not None:
+            self._width *= factor
+        if self._full_at is not None:
+            self._full_at = min(self._ceiling, scaled(self._full_at))
+        if self._rate is not None:
+            self._rate *= factor  # a raise is still judged against the last window, per worker
+        self._samples = []
+        self._set(min(self._ceiling, scaled(self._limit)), ramped=False)  # new workers are empty
+
+    def _set(self, limit: int, *, ramped: bool = True) -> None:
         self._window += 1  # answers to requests sent before this belong to the old number
         self._first_look = True
         # A ramped raise is sent a few requests more per answer, not at once: a queue that fills
         # on the way refuses a few, not the whole overshoot (a doubling sent at once to a router's
         # two full workers was refused 16 times).
-        raising = limit > self._limit and self._phase is Phase.RAISING
+        raising = ramped and limit > self._limit and self._phase is Phase.RAISING
         if raising:
             self._before_raise = self._limit
         self._ramp = self._limit if raising and self._ramp_step > 0 else None

@@ -55,6 +55,7 @@ class GroupCapacity:
         self._lock = threading.Lock()
         self._read_at: float | None = None
         self._value = batch + 1
+        self._routable = 1  # routable workers at the last read (the in-flight controller scales by it)
         self.history: list[int] = []  # every distinct value, in order (for logs and tests)
 
     def __call__(self) -> int:
@@ -72,4 +73,11 @@ class GroupCapacity:
                              health.routable_workers, value)
                     self.history.append(value)
                 self._value = value
+                self._routable = health.routable_workers
             return self._value
+
+    def routable_workers(self) -> int:
+        """Workers taking requests at the last read of ``/health`` (read again when stale)."""
+        self()
+        with self._lock:
+            return self._routable

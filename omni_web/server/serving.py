@@ -259,10 +259,12 @@ class ForeignServing(_Base):
     def in_flight(self, start: int) -> InFlightController:
         capacity = self._router_capacity()
         # A router's workers' widths are not known: its routable workers times the start, then found,
-        # each raise ramped (a few more per answer).
+        # each raise ramped (a few more per answer), and scaled as workers leave or come back.
         if capacity is None:
             return InFlightController(start, clock=self._clock)
-        return InFlightController(capacity(), clock=self._clock, ramp=ROUTER_RAMP)
+        return InFlightController(
+            capacity(), clock=self._clock, ramp=ROUTER_RAMP, workers=capacity.routable_workers
+        )
 
     def recover(self, error: Exception) -> Recovery:
         if not isinstance(error, ServerUnreachable):
