@@ -245,9 +245,9 @@ def test_a_router_url_gets_a_ramped_controller() -> None:
     from omni_web.server.status import Endpoint  # noqa: PLC0415
 
     workers = tuple(RouterWorker(f"http://127.0.0.1:{p}", "healthy", True) for p in (2, 3))
-    health = RouterHealth(200, "healthy", routable_workers=2, total_workers=2, workers=workers)
+    health = [RouterHealth(200, "healthy", routable_workers=2, total_workers=2, workers=workers)]
     endpoint = Endpoint(base_url="http://127.0.0.1:1", model_key="m", model_id="m", owned=False)
-    for read, ramped in ((lambda url: health, True), (lambda url: None, False)):
+    for read, ramped in ((lambda url: health[0], True), (lambda url: None, False)):
         clock = [0.0]
         serving = ForeignServing(endpoint, patience_s=1, batch=8, read=read, clock=lambda c=clock: c[0])
         controller = serving.in_flight(8)
@@ -258,6 +258,11 @@ def test_a_router_url_gets_a_ramped_controller() -> None:
         if ramped:
             controller.answered(controller.sent(), 1.0)
             assert controller() == start + ROUTER_RAMP
+            # One worker leaves: at the next read of /health the number is one worker's share.
+            health[0] = RouterHealth(200, "healthy", routable_workers=1, total_workers=2, workers=workers[:1])
+            clock[0] += 60.0
+            assert controller() == start  # half of the raise (2 x start), sent at once
+            assert controller.state().limit == start
 
 
 @dataclass

@@ -245,7 +245,9 @@ class ForeignServing(_Base):
         if not self._looked:
             self._looked = True
             if self._read(self.endpoint.base_url) is not None:
-                self._capacity = GroupCapacity(self.endpoint.base_url, self._batch, read=self._read)
+                self._capacity = GroupCapacity(
+                    self.endpoint.base_url, self._batch, read=self._read, clock=self._clock
+                )
         return self._capacity
 
     @property
