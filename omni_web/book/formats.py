@@ -11,6 +11,7 @@ import re
 import zipfile
 from pathlib import Path
 
+from omni_web.book.letterspacing import without_letter_spacing
 from omni_web.book.model import Book
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits
@@ -186,7 +187,7 @@ def load_book(
             f"'{path.name}' cannot be read ({exc.strerror or exc}). Check the file and its permissions."
         ) from exc
     try:
-        return _reader(kind)(path, limits=limits, options=options)
+        return without_letter_spacing(_reader(kind)(path, limits=limits, options=options))
     except FileNotFoundError as exc:
         raise BookNotFound(path, remedy="Check the path and try again.") from exc
     except OSError as exc:
