@@ -121,7 +121,12 @@ def efficiency(n_boxes: int, args: argparse.Namespace, router_exe: Path, work: P
         farm.first_box_and_router()
         for _ in range(n_boxes - 1):
             farm.add_box()
-        wait_for(lambda: farm.routable() == n_boxes, f"{n_boxes} routable workers", 180)
+        try:
+            wait_for(lambda: farm.routable() == n_boxes, f"{n_boxes} routable workers", 180)
+        except AssertionError:
+            for box in farm.registry.boxes():
+                print(f"  box {box.name}: {box.state} {box.worker_urls} {box.message}")
+            raise
         salt = f"farm-{n_boxes}-{time.time()}"
         wall, missing = render(farm, args.chunks, args.slots, salt, farm.work / "chunks")
         ideal = math.ceil(args.chunks / (n_boxes * args.slots)) * args.latency
@@ -188,9 +193,11 @@ def main() -> int:
               f"chunks, B={args.slots} slots, L={args.latency:g} s")
         print(f"{'boxes':>5} {'ideal s':>8} {'wall s':>8} {'vs ideal':>8} {'speed-up':>8}  "
               "requests per box   lost")
-        rows = [efficiency(int(n), args, router_exe, work) for n in args.boxes.split(",")]
-        one = next((r["wall"] for r in rows if r["n"] == 1), None)
-        for r in rows:
+        rows: list[dict] = []
+        for n in args.boxes.split(","):
+            rows.append(efficiency(int(n), args, router_exe, work))
+            r = rows[-1]
+            one = rows[0]["wall"] if rows[0]["n"] == 1 else None
             speed = f"{one / r['wall']:.2f}x" if one else "-"
             batch = f"{(one / r['wall']) / r['n']:.3f}" if one else "-"
             print(f"{r['n']:>5} {r['ideal']:>8.2f} {r['wall']:>8.2f} {r['ideal'] / r['wall']:>8.3f} "
