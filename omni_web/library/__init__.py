@@ -1,5 +1,6 @@
 """The library: books queued, steered and found (submit, duplicates and name claims, presets and
-rules, intake from upload, inbox, link and OPDS, notifications), over the job queue of :mod:`omni_web.jobs`."""
+rules, intake from upload, inbox, link and OPDS, notifications), over the job queue of
+:mod:`omni_web.jobs`."""
 
 from omni_web.library.deletion import JobDeletion
 from omni_web.library.estimate import Estimate, estimate_book, measured_rate

@@ -1,4 +1,5 @@
-"""What the library's jobs are: a conversion's params beside its request, fixes, and which jobs share a server."""
+"""What the library's jobs are: a conversion's params beside its request, fixes, and which jobs share a
+server."""
 
 from __future__ import annotations
 

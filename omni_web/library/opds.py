@@ -20,7 +20,11 @@ from omni_web.errors import BookError
 
 __all__ = ["OpdsClient", "OpdsEntry", "OpdsFeed", "apply_catalog_metadata", "parse_feed"]
 
-_NS = {"a": "http://www.w3.org/2005/Atom", "dc": "http://purl.org/dc/terms/", "os": "http://a9.com/-/spec/opensearch/1.1/"}
+_NS = {
+    "a": "http://www.w3.org/2005/Atom",
+    "dc": "http://purl.org/dc/terms/",
+    "os": "http://a9.com/-/spec/opensearch/1.1/",
+}
 _ACQUISITION = "http://opds-spec.org/acquisition"
 _BOOK_TYPES = (
     "application/epub+zip",
@@ -49,7 +53,8 @@ class OpdsEntry:
     navigation: str = ""
 
     def catalog_metadata(self) -> dict[str, Any]:
-        """What the catalog knows beyond the file, to carry into the book's metadata (empty fields left out)."""
+        """What the catalog knows beyond the file, to carry into the book's metadata (empty fields left
+        out)."""
         found = {
             "authors": list(self.authors),
             "series": self.series,

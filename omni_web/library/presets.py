@@ -117,7 +117,8 @@ class Preset:
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """``field`` of the book contains ``value`` (case ignored; a language matches by its prefix) → ``preset``."""
+    """``field`` of the book contains ``value`` (case ignored; a language matches by its prefix) →
+    ``preset``."""
 
     field: str
     value: str

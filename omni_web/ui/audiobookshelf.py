@@ -15,11 +15,52 @@ import gradio as gr
 
 from omni_web.deliver.abs_client import AbsClient
 from omni_web.deliver.abs_config import AbsConfig, load_abs_config, save_abs_config
-from omni_web.deliver.migrate import plan_migration
+from omni_web.deliver.migrate import MigrationPlan, plan_migration
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 
 __all__ = ["build"]
+
+_LAYOUTS = [("one folder per book and narrator (library)", "library"), ("flat (older)", "flat")]
+_LAYOUT_INFO = "Library: what Audiobookshelf and Storyteller expect; MP3 and ACX sets in mp3/ and acx/."
+_READALONG_AUDIO = [
+    ("AAC (every reader)", "aac"),
+    ("Opus (about 0.4× the audio size; EPUB 3.3 readers)", "opus"),
+]
+
+
+def _config_from(
+    on: object, url: object, token: object, library: object, how: object, path: object
+) -> AbsConfig:
+    """The delivery settings as the form gives them (text trimmed, blanks as empty)."""
+    return dataclasses.replace(
+        AbsConfig(),
+        enabled=bool(on),
+        url=str(url or "").strip(),
+        token=str(token or "").strip(),
+        library=str(library or ""),
+        mode=str(how),
+        folder_path=str(path or "").strip(),
+    )
+
+
+def _listed_libraries(url: str, token: str, chosen: str | None) -> tuple[str, dict]:
+    """The server's libraries as the dropdown's choices, keeping the chosen one if the server has it."""
+    with AbsClient(url.strip(), token) as client:
+        libraries = client.libraries()
+    choices = [(lib.label, lib.id) for lib in libraries]
+    value = chosen if chosen in {lib.id for lib in libraries} else (choices[0][1] if choices else None)
+    listed = ", ".join(lib.label for lib in libraries) or "none this token can see"
+    return f"Connected. Libraries: {listed}.", gr.update(choices=choices, value=value)
+
+
+def _planned_moves(found: MigrationPlan) -> tuple[str, dict]:
+    """What a move would do, and the Move button shown only when there is something to move."""
+    if not found.books:
+        return "No flat-layout book to move.", gr.update(visible=False)
+    names = "\n".join(f"- `{b.m4b.name}` → `{b.place.folder.name}/`" for b in found.books)
+    counted = f"{len(found.books)} books ({found.move_count} files and folders)"
+    return f"{counted} would move:\n{names}", gr.update(visible=True)
 
 
 def build(ctx: UiContext) -> tuple[list[Any], Callable[[], list[Any]]]:
@@ -27,17 +68,19 @@ def build(ctx: UiContext) -> tuple[list[Any], Callable[[], list[Any]]]:
     load fills and the function that gives their saved values (settings may change in another browser)."""
     config = load_abs_config(ctx.paths)
     with gr.Accordion("Library delivery (Audiobookshelf, output layout)", open=False, elem_id="settings-abs"):
-        layout = gr.Radio([("one folder per book and narrator (library)", "library"), ("flat (older)", "flat")],
-                          value=ctx.settings.output_layout, label="Output layout", elem_id="settings-layout",
-                          info="Library: what Audiobookshelf and Storyteller expect; MP3 and ACX sets in mp3/ and acx/.")
-        audio = gr.Radio([("AAC (every reader)", "aac"), ("Opus (about 0.4× the audio size; EPUB 3.3 readers)", "opus")],
-                         value=ctx.settings.readalong_audio, label="Read-along EPUB audio", elem_id="settings-ra-audio")
+        layout = gr.Radio(_LAYOUTS, value=ctx.settings.output_layout, label="Output layout",
+                          elem_id="settings-layout", info=_LAYOUT_INFO)
+        audio = gr.Radio(_READALONG_AUDIO, value=ctx.settings.readalong_audio, label="Read-along EPUB audio",
+                         elem_id="settings-ra-audio")
         enabled = gr.Checkbox(value=config.enabled, label="Deliver finished books to Audiobookshelf",
                               elem_id="settings-abs-enabled")
-        url = gr.Textbox(value=config.url, label="Server URL", placeholder="http://nas.lan:13378", elem_id="settings-abs-url")
-        token = gr.Textbox(value=config.token, label="API token", type="password", elem_id="settings-abs-token",
+        url = gr.Textbox(value=config.url, label="Server URL", placeholder="http://nas.lan:13378",
+                         elem_id="settings-abs-url")
+        token = gr.Textbox(value=config.token, label="API token", type="password",
+                           elem_id="settings-abs-token",
                            info="Stored owner-only in state/audiobookshelf.json.")
-        library = gr.Dropdown(choices=[config.library] if config.library else [], value=config.library or None,
+        known_library = [config.library] if config.library else []
+        library = gr.Dropdown(choices=known_library, value=config.library or None,
                               label="Library", allow_custom_value=True, elem_id="settings-abs-library",
                               info="Test fills this list from the server.")
         mode = gr.Radio([("upload", "upload"), ("write into the library folder, then scan", "folder")],
@@ -53,38 +96,28 @@ def build(ctx: UiContext) -> tuple[list[Any], Callable[[], list[Any]]]:
 
     @guarded
     def run_test(url_value: str, token_value: str, chosen: str | None) -> tuple[str, dict]:
-        with AbsClient(url_value.strip(), token_value) as client:
-            libraries = client.libraries()
-        choices = [(lib.label, lib.id) for lib in libraries]
-        value = chosen if chosen in {lib.id for lib in libraries} else (choices[0][1] if choices else None)
-        listed = ", ".join(lib.label for lib in libraries) or "none this token can see"
-        return f"Connected. Libraries: {listed}.", gr.update(choices=choices, value=value)
+        return _listed_libraries(url_value, token_value, chosen)
 
     @guarded
     def run_save(layout_value: str, audio_value: str, *values: object) -> str:
-        on, url_value, token_value, lib, how, path = values
-        saved = save_abs_config(ctx.paths, dataclasses.replace(
-            AbsConfig(), enabled=bool(on), url=str(url_value or "").strip(), token=str(token_value or "").strip(),
-            library=str(lib or ""), mode=str(how), folder_path=str(path or "").strip()))
+        saved = save_abs_config(ctx.paths, _config_from(*values))
         ctx.save_settings(dataclasses.replace(ctx.settings, output_layout=layout_value,
                                               readalong_audio=audio_value).validate())
         return f"Saved. Layout: {layout_value}. Delivery: {'on' if saved.active else 'off'}."
 
     @guarded
     def run_plan() -> tuple[str, dict]:
-        found = plan_migration(ctx.settings.output_path(ctx.paths))
-        if not found.books:
-            return "No flat-layout book to move.", gr.update(visible=False)
-        names = "\n".join(f"- `{b.m4b.name}` → `{b.place.folder.name}/`" for b in found.books)
-        return f"{len(found.books)} books ({found.move_count} files and folders) would move:\n{names}", gr.update(visible=True)
+        return _planned_moves(plan_migration(ctx.settings.output_path(ctx.paths)))
 
     @guarded
     def run_move() -> tuple[str, dict]:
-        moved = plan_migration(ctx.settings.output_path(ctx.paths)).execute(job_store=ctx.services.library.jobs)
+        migration = plan_migration(ctx.settings.output_path(ctx.paths))
+        moved = migration.execute(job_store=ctx.services.library.jobs)
         return f"Moved {moved} books into the library layout.", gr.update(visible=False)
 
     test.click(run_test, [url, token, library], [status, library], api_name="abs_test")
-    save.click(run_save, [layout, audio, enabled, url, token, library, mode, folder], status, api_name="abs_save")
+    fields = [layout, audio, enabled, url, token, library, mode, folder]
+    save.click(run_save, fields, status, api_name="abs_save")
     plan.click(run_plan, None, [status, move], api_name="outputs_migrate_plan")
     move.click(run_move, None, [status, move], api_name="outputs_migrate", concurrency_limit=1)
 
@@ -95,4 +128,4 @@ def build(ctx: UiContext) -> tuple[list[Any], Callable[[], list[Any]]]:
                 gr.update(choices=[now.library] if now.library else [], value=now.library or None), now.mode,
                 now.folder_path]
 
-    return [layout, audio, enabled, url, token, library, mode, folder], saved
+    return fields, saved

@@ -8,7 +8,7 @@ the same functions the API and ``python -m omni_web queue`` use; a timer re-read
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,8 @@ __all__ = ["QueueRefs", "build", "queue_rows"]
 
 _TICK_S = 3.0
 HEADERS = ["#", "Title", "Voice", "Priority", "Held", "Sample", "Job"]
+_MOVES = (("top", "⤒ Top"), ("up", "↑ Up"), ("down", "↓ Down"), ("bottom", "⤓ Bottom"))
+_SAMPLE_MINUTES = "Sample length, minutes (0: the first chapter; else whole chapters)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,40 +91,59 @@ def _preset_names(ctx: UiContext) -> list[str]:
         return []
 
 
-def build(ctx: UiContext) -> QueueRefs:
-    """Create the Queue tab's components and wire them (inside a ``gr.Tab``)."""
-    status = gr.Markdown(elem_id="queue-status")
-    table = gr.Dataframe(headers=HEADERS, interactive=False, elem_id="queue-table", wrap=True)
-    with gr.Row():
-        pick = gr.Dropdown(label="Queued job", choices=[], elem_id="queue-pick", scale=3)
-        priority = gr.Number(label="Priority (higher runs first)", precision=0, value=0, elem_id="queue-priority",
-                             scale=1)
-    with gr.Row():
-        moves = {where: gr.Button(label, size="sm", elem_id=f"queue-{where}")
-                 for where, label in (("top", "⤒ Top"), ("up", "↑ Up"), ("down", "↓ Down"), ("bottom", "⤓ Bottom"))}
-        hold = gr.Button("Pause job", size="sm", elem_id="queue-hold")
-        release = gr.Button("Resume job", size="sm", elem_id="queue-release")
-        set_priority = gr.Button("Set priority", size="sm", elem_id="queue-set-priority")
-        cancel = gr.Button("Cancel job", size="sm", variant="stop", elem_id="queue-cancel")
-    with gr.Row():
-        pause_all = gr.Button("Pause queue", elem_id="queue-pause-all")
-        resume_all = gr.Button("Resume queue", elem_id="queue-resume-all")
-        samples = gr.Checkbox(label="Samples first: every book's first chapter before any full book",
-                              elem_id="queue-samples")
-        minutes = gr.Number(label="Sample length, minutes (0: the first chapter; else whole chapters)", value=0,
-                            minimum=0, precision=0, elem_id="queue-sample-minutes")
-    outputs = [status, table, pick, samples]
+@dataclass(frozen=True, slots=True)
+class _JobButtons:
+    """The buttons that act on the picked job."""
+
+    moves: dict[str, gr.Button]
+    hold: gr.Button
+    release: gr.Button
+    set_priority: gr.Button
+    cancel: gr.Button
+
+
+def _job_buttons() -> _JobButtons:
+    """Create the picked job's buttons (inside a ``gr.Row``)."""
+    moves = {where: gr.Button(label, size="sm", elem_id=f"queue-{where}") for where, label in _MOVES}
+    return _JobButtons(
+        moves=moves,
+        hold=gr.Button("Pause job", size="sm", elem_id="queue-hold"),
+        release=gr.Button("Resume job", size="sm", elem_id="queue-release"),
+        set_priority=gr.Button("Set priority", size="sm", elem_id="queue-set-priority"),
+        cancel=gr.Button("Cancel job", size="sm", variant="stop", elem_id="queue-cancel"),
+    )
+
+
+def _renderer(ctx: UiContext) -> Callable[..., tuple[Any, ...]]:
+    """The function that reads the queue into the status line, the table, the job menu and the switch."""
 
     def render(keep: str | None = None, tick: bool = False) -> tuple[Any, ...]:
         state = ctx.services.library.queue.status()
-        line = (f"**Queue {'paused' if state.paused else 'running'}** · {len(state.queued)} waiting · samples first "
-                f"{'on' if state.samples_first else 'off'}") + _refusals_md(ctx)
-        choices = [(f"#{place} {job.title} ({job.id})", job.id) for place, job in enumerate(state.queued, start=1)]
+        running_or_paused = "paused" if state.paused else "running"
+        samples_first = "on" if state.samples_first else "off"
+        line = (
+            f"**Queue {running_or_paused}** · {len(state.queued)} waiting · samples first {samples_first}"
+            + _refusals_md(ctx)
+        )
+        queued = enumerate(state.queued, start=1)
+        choices = [(f"#{place} {job.title} ({job.id})", job.id) for place, job in queued]
         value = keep if keep in {job.id for job in state.queued} else None
         # A tick leaves the value alone: its answer may arrive after the user picked another job.
-        menu = gr.update(choices=choices) if tick and (value or not keep) else gr.update(choices=choices, value=value)
-        running = [job for job in ctx.services.library.jobs.list(limit=50) if job.state is JobState.RUNNING]
+        leave_value = tick and (value or not keep)
+        menu = gr.update(choices=choices) if leave_value else gr.update(choices=choices, value=value)
+        listed = ctx.services.library.jobs.list(limit=50)
+        running = [job for job in listed if job.state is JobState.RUNNING]
         return line, queue_rows(list(state.queued), running), menu, state.samples_first
+
+    return render
+
+
+def _wire_job_buttons(
+    ctx: UiContext, buttons: _JobButtons, priority: gr.Number, outputs: list[Any], render: Callable
+) -> None:
+    """Each job button calls the queue with the picked job, then shows the queue again."""
+    pick = outputs[2]
+    queue = ctx.services.library.queue
 
     def act(fn):
         @guarded
@@ -134,14 +155,23 @@ def build(ctx: UiContext) -> QueueRefs:
 
         return handler
 
-    for where, button in moves.items():
-        button.click(act(lambda job_id, where=where: ctx.services.library.queue.move(job_id, where)), [pick], outputs,
-                     api_name=f"queue_{where}")
-    hold.click(act(ctx.services.library.queue.pause_job), [pick], outputs, api_name="queue_hold")
-    release.click(act(ctx.services.library.queue.resume_job), [pick], outputs, api_name="queue_release")
-    set_priority.click(act(lambda job_id, n: ctx.services.library.queue.set_priority(job_id, int(n or 0))), [pick, priority],
-                       outputs, api_name="queue_priority")
-    cancel.click(act(ctx.services.library.jobs.request_cancel), [pick], outputs, api_name="queue_cancel")
+    for where, button in buttons.moves.items():
+        move = act(lambda job_id, where=where: queue.move(job_id, where))
+        button.click(move, [pick], outputs, api_name=f"queue_{where}")
+    buttons.hold.click(act(queue.pause_job), [pick], outputs, api_name="queue_hold")
+    buttons.release.click(act(queue.resume_job), [pick], outputs, api_name="queue_release")
+    reprioritise = act(lambda job_id, n: queue.set_priority(job_id, int(n or 0)))
+    buttons.set_priority.click(reprioritise, [pick, priority], outputs, api_name="queue_priority")
+    cancel = act(ctx.services.library.jobs.request_cancel)
+    buttons.cancel.click(cancel, [pick], outputs, api_name="queue_cancel")
+
+
+def _wire_queue_switches(
+    ctx: UiContext, pause_all: gr.Button, resume_all: gr.Button, outputs: list[Any], render: Callable
+) -> None:
+    """Pause and resume the whole queue, and samples first on or off."""
+    pick, samples = outputs[2], outputs[3]
+    queue = ctx.services.library.queue
 
     def switch(fn):
         def handler(keep: str | None) -> tuple[Any, ...]:
@@ -150,21 +180,51 @@ def build(ctx: UiContext) -> QueueRefs:
 
         return guarded(handler)
 
-    pause_all.click(switch(ctx.services.library.queue.pause), [pick], outputs, api_name="queue_pause_all")
-    resume_all.click(switch(ctx.services.library.queue.resume), [pick], outputs, api_name="queue_resume_all")
-    samples.input(guarded(lambda on, keep: (ctx.services.library.queue.set_samples_first(bool(on)), render(keep))[1]),
-                  [samples, pick], outputs, api_name="queue_samples")
+    pause_all.click(switch(queue.pause), [pick], outputs, api_name="queue_pause_all")
+    resume_all.click(switch(queue.resume), [pick], outputs, api_name="queue_resume_all")
+
+    @guarded
+    def samples_first(on: bool, keep: str | None) -> tuple[Any, ...]:
+        queue.set_samples_first(bool(on))
+        return render(keep)
+
+    samples.input(samples_first, [samples, pick], outputs, api_name="queue_samples")
+
+
+def build(ctx: UiContext) -> QueueRefs:
+    """Create the Queue tab's components and wire them (inside a ``gr.Tab``)."""
+    status = gr.Markdown(elem_id="queue-status")
+    table = gr.Dataframe(headers=HEADERS, interactive=False, elem_id="queue-table", wrap=True)
+    with gr.Row():
+        pick = gr.Dropdown(label="Queued job", choices=[], elem_id="queue-pick", scale=3)
+        priority = gr.Number(label="Priority (higher runs first)", precision=0, value=0,
+                             elem_id="queue-priority", scale=1)
+    with gr.Row():
+        buttons = _job_buttons()
+    with gr.Row():
+        pause_all = gr.Button("Pause queue", elem_id="queue-pause-all")
+        resume_all = gr.Button("Resume queue", elem_id="queue-resume-all")
+        samples = gr.Checkbox(label="Samples first: every book's first chapter before any full book",
+                              elem_id="queue-samples")
+        minutes = gr.Number(label=_SAMPLE_MINUTES, value=0, minimum=0, precision=0,
+                            elem_id="queue-sample-minutes")
+    outputs = [status, table, pick, samples]
+    render = _renderer(ctx)
+    _wire_job_buttons(ctx, buttons, priority, outputs, render)
+    _wire_queue_switches(ctx, pause_all, resume_all, outputs, render)
 
     preset = _many_books(ctx, pick, outputs, render)
     opds_import.build(ctx, preset)
-    minutes.change(guarded(lambda n: ctx.services.library.queue.set_sample_minutes(float(n or 0))), [minutes], None,
-                   api_name="queue_sample_minutes")
+    queue = ctx.services.library.queue
+    set_minutes = guarded(lambda n: queue.set_sample_minutes(float(n or 0)))
+    minutes.change(set_minutes, [minutes], None, api_name="queue_sample_minutes")
     timer = gr.Timer(_TICK_S)
     timer.tick(guarded(lambda keep: render(keep, tick=True)), [pick], outputs, show_progress="hidden",
                api_visibility="private")
 
     def load() -> tuple[Any, ...]:
-        return (*render(), gr.update(choices=[""] + _preset_names(ctx), value=""), ctx.services.library.queue.sample_minutes)
+        presets = gr.update(choices=[""] + _preset_names(ctx), value="")
+        return (*render(), presets, queue.sample_minutes)
 
     return QueueRefs(status, table, pick, on_load=OnLoad(load, [], [*outputs, preset, minutes]))
 
