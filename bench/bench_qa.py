@@ -203,7 +203,7 @@ def efficiency(texts: list[str], slots: int, latency_s: float, asr_model: str, b
             "s/request, "
             f"ideal ceil(C/B)*L = {ideal:.1f} s"
         )
-        base = None
+        base = asr_eff = None
         encoder = load_encoder()
         runs = ((QaLevel.OFF, None), (QaLevel.BASIC, None), (QaLevel.ASR, None), (QaLevel.ASR, encoder))
         for level, with_voice in runs:
@@ -227,6 +227,10 @@ def efficiency(texts: list[str], slots: int, latency_s: float, asr_model: str, b
                     f"; basic checks {basic_cost * audio_s:.2f} s of CPU = {basic_cost * audio_s / wall:.2%} "
                     "of the wall time (on the render threads, beside the requests)"
                 )
+            if level is QaLevel.ASR and with_voice is None:
+                asr_eff = eff
+            if with_voice is not None and asr_eff:
+                extra += f"; vs asr without voice {eff / asr_eff:.3f} (target >= 0.9)"
             if level is QaLevel.ASR:
                 extra += (
                     f"; ASR busy {busy:.1f} s = {busy / wall:.0%} of one core "
@@ -234,7 +238,7 @@ def efficiency(texts: list[str], slots: int, latency_s: float, asr_model: str, b
                 )
             print(
                 f"  qa {name:<9}: {wall:6.1f} s, efficiency {eff:.3f}, vs QA off {eff / base:.3f}, "
-                f"{audio_s:.0f} s of audio{extra}"
+                f"{audio_s:.0f} s of audio{extra}; load average {os.getloadavg()[0]:.1f}"
             )
 
 
