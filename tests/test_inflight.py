@@ -338,7 +338,7 @@ def test_behind_a_router_the_workers_are_filled_with_a_handful_of_refusals(worke
     run = render(router, chunks, controller, burst=True)  # type: ignore[arg-type]
     history = run.controller.history
     assert math.ceil(chunks / total) * 4.0 / run.wall_s >= 0.9, history
-    assert run.refusals <= 5, history
+    assert run.refusals <= 2, history  # a handful is the bound; the probe stays under the queues
     assert run.reached_at is not None and run.reached_at <= chunks * 0.1, history
     state = run.controller.state()
     assert state.full_at is not None and abs(state.full_at - total) <= margin_for(total), history

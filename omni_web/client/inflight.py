@@ -394,7 +394,10 @@ class InFlightController:
             # raise is by half, enough to tell more width (x1.5 >= GROWTH) without sending twice the
             # width, which behind a router overflowed its workers' queues (136 sent to 2 x 32).
             nearly_full = previous is not None and rate < NEAR_DOUBLING * previous
-            step = 3 * self._limit // 2 if nearly_full else 2 * self._limit
+            # Ramped (behind a router), only the first raise doubles: the doubling after it overflowed
+            # two 32-wide workers' queues (68 -> 136, 8 refused on the real router) even at x1.9.
+            cautious = self._ramp_step > 0 and self._helped > 0
+            step = 3 * self._limit // 2 if nearly_full or cautious else 2 * self._limit
             self._set(min(self._ceiling, max(self._limit + 1, step)))
             return
         # Full: the last number whose doubling still helped; with none (the start was already at or
