@@ -21,8 +21,11 @@ __all__ = ["register"]
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``agent join``."""
-    parser = subparsers.add_parser("agent", help="on a GPU box: join an app's farm with a farm token",
-                                   description="Run this box's farm agent.")
+    parser = subparsers.add_parser(
+        "agent",
+        help="on a GPU box: join an app's farm with a farm token and serve its model",
+        description="Run this box's farm agent.",
+    )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     join = actions.add_parser("join", help="join the app at URL and serve what it asks")
     join.add_argument("app_url", help="the app, e.g. http://lab-pc:7860")

@@ -14,6 +14,7 @@ import sys
 from omni_web.catalog import get_entry, keys
 from omni_web.cli.endpoint import add_endpoint_options, apply_endpoint_options
 from omni_web.errors import OmniWebError, SettingsError
+from omni_web.farm import FarmRegistry, farm_lines, group_target
 from omni_web.paths import data_root_from_env
 from omni_web.pipeline.serving import first_gpu_compute_capability
 from omni_web.server.group import group_pids
@@ -178,6 +179,9 @@ def _stop(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace) -> int:
     manager, _ = _settings(args)
     state = _print_status(manager)
+    farm = FarmRegistry(data_root_from_env(), group_target(manager))
+    for line in farm_lines(farm.boxes(), manager.group.router_health()):
+        print(line)
     if state is ServerState.HEALTHY:
         return 0
     return EXIT_STOPPED if state is ServerState.STOPPED else EXIT_NOT_READY

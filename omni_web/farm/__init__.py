@@ -10,6 +10,7 @@ from omni_web.farm.agent import AgentOptions, join_farm
 from omni_web.farm.app_api import FARM_PREFIX, build_farm_api, mount_farm
 from omni_web.farm.registry import FarmBox, FarmRegistry
 from omni_web.farm.tokens import farm_token_store
+from omni_web.farm.view import farm_lines
 from omni_web.farm.watch import FarmWatcher, group_target
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "FarmRegistry",
     "FarmWatcher",
     "build_farm_api",
+    "farm_lines",
     "farm_token_store",
     "group_target",
     "join_farm",

@@ -12,7 +12,7 @@ from omni_web.server.discovery import EndpointProbe, hosted_model_id, probe_endp
 from omni_web.server.manager import ServerManager
 from omni_web.server.process import launch, log_tail, terminate_group
 from omni_web.server.record import ServerRecord, load_record, record_matches_process
-from omni_web.server.router import add_worker, drain_worker, remove_worker
+from omni_web.server.router import RouterHealth, add_worker, drain_worker, remove_worker
 from omni_web.server.spec import ServeSpec, build_argv, build_serve_spec, shell_command
 from omni_web.server.status import Endpoint, ServerState, ServerStatus
 from omni_web.server.workers import free_ports
@@ -20,6 +20,7 @@ from omni_web.server.workers import free_ports
 __all__ = [
     "Endpoint",
     "EndpointProbe",
+    "RouterHealth",
     "ServeSpec",
     "ServerManager",
     "ServerRecord",

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from omni_web.farm.registry import FarmRegistry
+from omni_web.farm.registry import FarmBox, FarmRegistry
 from omni_web.farm.tokens import farm_token_store
 from omni_web.paths import DataPaths
-from tests.fakes.sgl_omni import install_fake_sgl_omni
 from tests.farm.farmkit import FarmApp, start_agent, start_farm_app, wait_for
 
 MODEL = "qwen3_tts_0_6b_customvoice"
@@ -67,4 +69,21 @@ def _refused(url: str) -> bool:
     return False
 
 
-del install_fake_sgl_omni
+
+def test_server_status_lists_the_farm_boxes_gpus_and_workers(tmp_path: Path) -> None:
+    home = tmp_path / "app"
+    paths = DataPaths(root=home).ensure()
+    registry = FarmRegistry(paths, lambda: None)
+    box = FarmBox(id="b1", name="lab-1", agent_url="http://10.0.0.5:30090", secret="s",
+                  gpus=({"index": 0, "name": "RTX 4090", "compute_capability": [8, 9],
+                         "total_memory_bytes": 24 * 1024**3},),
+                  model_key=MODEL, worker_urls=("http://10.0.0.5:30100",), state="serving", joined_at=1.0)
+    registry._save(box)
+    argv = [sys.executable, "-m", "omni_web", "server", "status"]
+    env = {**os.environ, "OMNI_WEB_HOME": str(home)}
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    lines = done.stdout.splitlines()
+    assert "Farm: 1 box" in lines
+    assert f"  box lab-1 (http://10.0.0.5:30090): serving {MODEL}, joined " in done.stdout
+    assert "    GPU 0: RTX 4090, cc 8.9, 24.0 GiB" in lines
+    assert "      worker http://10.0.0.5:30100: not in the router" in lines
