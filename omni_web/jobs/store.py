@@ -18,12 +18,11 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from omni_web.errors import JobError, JobNotFound
-from omni_web.runstate import RunState
+from omni_web.jobs._record import URGENT_PRIORITY, Job, JobState
 
 __all__ = ["Job", "JobState", "JobStore"]
 
@@ -61,67 +60,6 @@ _ADDED_COLUMNS = {
 }
 # The order the worker takes queued jobs in: higher priority first, then by place in line.
 QUEUE_ORDER = "priority DESC, COALESCE(position, seq), seq"
-URGENT_PRIORITY = 100  # a job this urgent (a regenerate's few chunks) is never a sample run: it is the fix
-
-
-# Where a job is in its life: the run state tasks share (omni_web/runstate.py), under the name the
-# queue's code reads it by.
-JobState = RunState
-
-
-@dataclass(frozen=True, slots=True)
-class Job:
-    """One row of the queue, as read; ``params``, ``progress`` and ``result`` are plain JSON."""
-
-    id: str
-    kind: str
-    title: str
-    state: JobState
-    params: Mapping[str, Any]
-    progress: Mapping[str, Any] = field(default_factory=dict)
-    result: Mapping[str, Any] = field(default_factory=dict)
-    error: str = ""
-    cancel_requested: bool = False
-    created_at: float = 0.0
-    started_at: float | None = None
-    finished_at: float | None = None
-    updated_at: float = 0.0
-    priority: int = 0
-    position: float = 0.0  # place in line among equal priorities (lower runs first)
-    paused: bool = False
-    sample_done: bool = False
-    run_kind: str = "full"  # "sample" while a samples-first pass of the job runs
-    sample: Mapping[str, Any] = field(default_factory=dict)  # the sample pass's result
-
-    @classmethod
-    def from_row(cls, row: sqlite3.Row) -> Job:
-        """Convert a database row (the one boundary where dicts become records)."""
-        return cls(
-            id=row["id"],
-            kind=row["kind"],
-            title=row["title"],
-            state=JobState(row["state"]),
-            params=json.loads(row["params"]),
-            progress=json.loads(row["progress"]),
-            result=json.loads(row["result"]),
-            error=row["error"],
-            cancel_requested=bool(row["cancel_requested"]),
-            created_at=row["created_at"],
-            started_at=row["started_at"],
-            finished_at=row["finished_at"],
-            updated_at=row["updated_at"],
-            priority=int(row["priority"]),
-            position=float(row["position"] if row["position"] is not None else row["seq"]),
-            paused=bool(row["paused"]),
-            sample_done=bool(row["sample_done"]),
-            run_kind=row["run_kind"],
-            sample=json.loads(row["sample"]),
-        )
-
-    @property
-    def is_sample_run(self) -> bool:
-        """True while the worker runs this job's samples-first pass (the runner renders a sample)."""
-        return self.run_kind == "sample"
 
 
 class JobStore:
@@ -279,7 +217,8 @@ class JobStore:
         """
         now = self._clock()
         # Samples first: every job still owing its sample, and every urgent one, before full runs.
-        order = (f"(sample_done = 1 AND priority < {URGENT_PRIORITY}) ASC, " if samples_first else "") + QUEUE_ORDER
+        owing_first = f"(sample_done = 1 AND priority < {URGENT_PRIORITY}) ASC, "
+        order = (owing_first if samples_first else "") + QUEUE_ORDER
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             paused = conn.execute("SELECT value FROM queue_flags WHERE name = 'paused'").fetchone()
@@ -287,7 +226,7 @@ class JobStore:
                 []
                 if paused is not None and paused["value"] == "1"
                 else conn.execute(
-                    f"SELECT * FROM jobs WHERE state = ? AND paused = 0 ORDER BY {order}",  # noqa: S608 - our columns
+                    f"SELECT * FROM jobs WHERE state = ? AND paused = 0 ORDER BY {order}",  # noqa: S608
                     (JobState.QUEUED.value,),
                 ).fetchall()
             )
@@ -295,7 +234,7 @@ class JobStore:
             if job is None or (accept is not None and not accept(job)):
                 conn.execute("COMMIT")
                 return None
-            run_kind = "sample" if samples_first and not job.sample_done and job.priority < URGENT_PRIORITY else "full"
+            run_kind = "sample" if samples_first and job.owes_sample else "full"
             conn.execute(
                 "UPDATE jobs SET state = ?, started_at = ?, updated_at = ?, error = '', run_kind = ?"
                 " WHERE id = ? AND state = ?",
@@ -455,9 +394,10 @@ class JobStore:
     def delete(self, job_id: str) -> None:
         """Forget a finished job (its output files stay)."""
         finished = [s.value for s in JobState if s.finished]
+        marks = ", ".join("?" * len(finished))
         with self._connect() as conn:
             cursor = conn.execute(
-                f"DELETE FROM jobs WHERE id = ? AND state IN ({', '.join('?' * len(finished))})",  # noqa: S608
+                f"DELETE FROM jobs WHERE id = ? AND state IN ({marks})",  # noqa: S608 - our placeholders
                 (job_id, *finished),
             )
         if cursor.rowcount == 0:
@@ -475,7 +415,7 @@ class JobStore:
         states = ", ".join("?" * len(from_states))
         with self._connect() as conn:
             cursor = conn.execute(
-                f"UPDATE jobs SET {assignments} WHERE id = ? AND state IN ({states})",  # noqa: S608 - our columns
+                f"UPDATE jobs SET {assignments} WHERE id = ? AND state IN ({states})",  # noqa: S608
                 (*values.values(), job_id, *(s.value for s in from_states)),
             )
             if (
@@ -495,6 +435,9 @@ class JobStore:
         values["updated_at"] = self._clock()
         assignments = ", ".join(f"{name} = ?" for name in values)
         with self._connect() as conn:
-            cursor = conn.execute(f"UPDATE jobs SET {assignments} WHERE id = ?", (*values.values(), job_id))  # noqa: S608 - column names are ours
+            cursor = conn.execute(
+                f"UPDATE jobs SET {assignments} WHERE id = ?",  # noqa: S608 - column names are ours
+                (*values.values(), job_id),
+            )
         if cursor.rowcount == 0:
             raise JobNotFound(job_id)
