@@ -14,7 +14,7 @@ import threading
 
 from omni_web.farm import AgentOptions, join_farm
 from omni_web.paths import data_root_from_env
-from omni_web.server.gpus import parse_gpu_spec
+from omni_web.server import parse_gpu_spec
 
 __all__ = ["register"]
 

@@ -25,6 +25,7 @@ from omni_web.master.records import (
     MasterOptions,
 )
 from omni_web.master.report import LevelsReport, read_levels_report, summary_lines
+from omni_web.master.versions import write_work_keys
 
 __all__ = [
     "ChapterState",
@@ -46,4 +47,5 @@ __all__ = [
     "measure_file",
     "read_levels_report",
     "summary_lines",
+    "write_work_keys",
 ]

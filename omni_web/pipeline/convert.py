@@ -29,8 +29,7 @@ from omni_web.deliver.metadata import effective_metadata
 from omni_web.deliver.sidecars import Narration
 from omni_web.errors import PoisonChunk, UnknownVoice, VoiceError
 from omni_web.gpuwatch import GpuSampler
-from omni_web.master import ChapterSpec, LoudnessPreset, MasteredChapter, get_preset
-from omni_web.master.versions import write_work_keys
+from omni_web.master import ChapterSpec, LoudnessPreset, MasteredChapter, get_preset, write_work_keys
 from omni_web.paths import DataPaths
 from omni_web.pipeline.mastering import (
     BookFiles,

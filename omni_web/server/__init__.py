@@ -9,6 +9,7 @@
 
 from omni_web.server.boot import new_log_path, write_log_header
 from omni_web.server.discovery import EndpointProbe, hosted_model_id, probe_endpoint
+from omni_web.server.gpus import parse_gpu_spec
 from omni_web.server.manager import ServerManager
 from omni_web.server.process import launch, log_tail, terminate_group
 from omni_web.server.record import ServerRecord, load_record, record_matches_process
@@ -36,6 +37,7 @@ __all__ = [
     "load_record",
     "log_tail",
     "new_log_path",
+    "parse_gpu_spec",
     "probe_endpoint",
     "record_matches_process",
     "remove_worker",
