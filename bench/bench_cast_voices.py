@@ -1,13 +1,14 @@
-"""Benchmark: does a full cast (a voice per main character, lines said their way) still fill the
+r"""Benchmark: does a full cast (a voice per main character, lines said their way) still fill the
 server's batch? The same chapters rendered one voice, with a dialogue voice, and with the cast the
 app picks with no click (eight Qwen3-TTS speakers, delivery labels on), against the fake sgl-omni
 with B parallel slots and a per-request time that grows with the words. Slot fill is the time
 requests spent in flight divided by (render time x B), the render time running from the first
-request to the last answer ("voices" counts voice and delivery pairs); the cast's fill over the plain book's is the
-efficiency the cast keeps. Short narration requests (4 words or fewer: "said the Hatter") would be
-attribution fragments cut off their quote's narration.
+request to the last answer ("voices" counts voice and delivery pairs); the cast's fill over the plain
+book's is the efficiency the cast keeps. Short narration requests (4 words or fewer: "said the
+Hatter") would be attribution fragments cut off their quote's narration.
 
-    .venv/bin/python bench/bench_cast_voices.py [--book tests/data/pg11-alice.epub] [--slots 16] [--chapters 12,13]
+    .venv/bin/python bench/bench_cast_voices.py [--book tests/data/pg11-alice.epub] [--slots 16] \
+        [--chapters 12,13]
 
 Not a test: it prints a table. The fake server is started and stopped by its own pid.
 """

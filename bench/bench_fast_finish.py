@@ -54,7 +54,12 @@ from omni_web.assemble.join import EncodedChapter, join_m4b  # noqa: E402
 from omni_web.deliver.layout import OutputLayout, book_place  # noqa: E402
 from omni_web.master import ChapterSpec, MasteredChapter, get_preset, master_chapter  # noqa: E402
 from omni_web.master.records import chapter_paths, chunks_stamp  # noqa: E402
-from omni_web.pipeline.mastering import ChapterFinisher, finish_book, master_options, measured_levels  # noqa: E402
+from omni_web.pipeline.mastering import (  # noqa: E402
+    ChapterFinisher,
+    finish_book,
+    master_options,
+    measured_levels,
+)
 
 RATE = 24000
 CHUNK_S = (9.0, 11.5, 7.25, 13.0, 10.5, 8.75)
@@ -196,8 +201,14 @@ def run_master(workdir: Path, chapter_s: float, results) -> None:  # noqa: ANN00
                  "limited_again": record.limited_again})
 
 
-def clone_mastered(source_dir: Path, folder: Path, spec: ChapterSpec, opts, chunk_files: list[Path],  # noqa: ANN001
-                   miss_db: float = 0.0) -> None:
+def clone_mastered(
+    source_dir: Path,
+    folder: Path,
+    spec: ChapterSpec,
+    opts,  # noqa: ANN001
+    chunk_files: list[Path],
+    miss_db: float = 0.0,
+) -> None:
     """Chapter ``spec`` as an already mastered chapter: hard links to the step-1 chapter's files."""
     source = next(source_dir.glob("*.json"))
     record = json.loads(source.read_text(encoding="utf-8"))
@@ -218,7 +229,14 @@ def clone_mastered(source_dir: Path, folder: Path, spec: ChapterSpec, opts, chun
     target["record"].write_text(json.dumps(record), encoding="utf-8")
 
 
-def run_book(workdir: Path, book: Book, render_x: float, stream_all: bool, miss_db: float, results) -> None:  # noqa: ANN001
+def run_book(
+    workdir: Path,
+    book: Book,
+    render_x: float,
+    stream_all: bool,
+    miss_db: float,
+    results,  # noqa: ANN001
+) -> None:
     """Child: the last chapter (or every chapter) arrives at ``render_x``; time the finish."""
     takes = make_chunks(workdir / "takes")
     opts = options()

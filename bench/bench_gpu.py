@@ -1,4 +1,5 @@
-"""Benchmark on a real GPU: audio seconds per GPU-second per model and requests in flight, and books per GPU-hour.
+r"""Benchmark on a real GPU: audio seconds per GPU-second per model and requests in flight, and books per
+GPU-hour.
 
 For each installed model (or --models), omni-web starts its managed server as a job would (the
 throughput profile where the card has room for it), then renders the same generated chunks at
@@ -10,7 +11,8 @@ NVML samples GPU 0. Printed per row:
 - audio s / busy GPU-s: per second the GPU was busy (NVML utilisation), what the engine could do;
 - books / GPU-h: 10-hour books (36,000 s of audio) per GPU-hour at the wall rate.
 
-    .venv/bin/python bench/bench_gpu.py [--models qwen3_tts_0_6b_customvoice] [--chunks 256] [--in-flight 1,16,64]
+    .venv/bin/python bench/bench_gpu.py [--models qwen3_tts_0_6b_customvoice] [--chunks 256] \
+        [--in-flight 1,16,64]
 
 Needs an NVIDIA GPU (NVML), the sglang-omni backend installed and the model's weights in the cache
 (Models tab / python -m omni_web models install). Anything missing: it prints why and exits 0.

@@ -34,7 +34,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from omni_web.book import load_book  # noqa: E402
 from omni_web.book.text import normalize_text, split_sentences  # noqa: E402
-from omni_web.qa import AsrPool, ChunkQa, QaLevel, QaOptions, QaStore, TakeAudio, load_recogniser  # noqa: E402
+from omni_web.qa import (  # noqa: E402
+    AsrPool,
+    ChunkQa,
+    QaLevel,
+    QaOptions,
+    QaStore,
+    TakeAudio,
+    load_recogniser,
+)
 from omni_web.readalong import (  # noqa: E402
     ChapterSource,
     ChunkSource,

@@ -213,7 +213,7 @@ def test_the_layer_check_fails_on_a_planted_upward_import() -> None:
 # A package's ``__init__`` is its face: code outside the package imports through it, unless the
 # module it needs is private (``_name``). Today's bypasses are counted, and the count may only go
 # down; a new bypass fails here (lower the number when you remove some).
-FACE_BYPASSES_AT_MOST = 174  # 186 when counted first; others added some before this guard landed
+FACE_BYPASSES_AT_MOST = 173  # 186 when counted first; others added some before this guard landed
 PACKAGES = {name for name, path in MODULES.items() if path.name == "__init__.py"}
 
 

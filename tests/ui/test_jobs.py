@@ -123,7 +123,8 @@ def test_the_finished_book_downloads_through_links_not_server_paths(ui_app, brow
     from tests.ui.browser_kit import VIEWPORT, expect, job_badge, require_chromium, shot, tab
 
     require_chromium()
-    job = next(job for job in ui_app.services.library.jobs.list() if job.state is JobState.DONE)  # the book above
+    # The book the test above converted.
+    job = next(job for job in ui_app.services.library.jobs.list() if job.state is JobState.DONE)
     m4b = Path(job.result["m4b"])
     context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
     try:
