@@ -21,7 +21,8 @@ DATA_TABLES = {
     "omni_web/ui/shelf.py": "the shelf player's JavaScript",
 }
 # 1,700 before the sweep (860 of them in omni_web); jobs/store.py (split: the Job record in jobs/_record.py)
-# and the Queue tab's build (split by job) were reshaped when they were split (161 -> 128); bench and test lines after them (-> 119).
+# and the Queue tab's build (split by job) were reshaped when they were split (161 -> 128); bench and
+# test lines after them (-> 119).
 LONG_LINES_AT_MOST = 119
 
 
