@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -220,9 +221,13 @@ def _line(item: Any, char_type: type) -> Line | None:
     for c in item:
         piece = c.get_text()
         if isinstance(c, char_type):
-            if _overprinted(c, drawn.get(piece, ())):
+            same = drawn.get(piece)
+            if same is None:
+                drawn[piece] = [c]  # the letter's first time on the line: nothing to compare with
+            elif _overprinted(c, same):
                 continue  # bold faked by printing each letter (or word) twice, a hair apart: "DDaattaa"
-            drawn.setdefault(piece, []).append(c)
+            else:
+                same.append(c)
         # A note marker: a digit or symbol set small and raised ("word¹"), never read mid-sentence.
         if (
             isinstance(c, char_type)
@@ -237,8 +242,9 @@ def _line(item: Any, char_type: type) -> Line | None:
     joined = "".join(text).replace("\n", " ").strip()
     if not joined:
         return None
-    bold = sum(1 for c in chars if _BOLD_RE.search(c.fontname)) * 2 > len(chars)
-    italic = sum(1 for c in chars if _ITALIC_RE.search(c.fontname)) * 2 > len(chars)
+    fonts = Counter(c.fontname for c in chars)  # a line sets a few fonts: each name is searched once
+    bold = sum(n for font, n in fonts.items() if _BOLD_RE.search(font)) * 2 > len(chars)
+    italic = sum(n for font, n in fonts.items() if _ITALIC_RE.search(font)) * 2 > len(chars)
     return Line(
         text=joined,
         size=size,
