@@ -13,8 +13,8 @@ How (one chapter, ``audiobook``-like presets):
 2. **Apply, when pass 1 is off target.** loudnorm pass 2 in linear mode (predicted with
    loudnorm's own rule, then checked in its JSON) on the leveled copy, encoded in the same run to
    the chapter's final AAC (an ``.m4a`` for the browser and an ADTS twin the book is joined from),
-   plus MP3 and lossless masters when asked. When linear mode would break the peak limit, the chapter is limited first and measured
-   again; the dynamic (pumping) result is never shipped.
+   plus MP3 and lossless masters when asked. When linear mode would break the peak limit, the
+   chapter is limited first and measured again; the dynamic (pumping) result is never shipped.
 
 The chapter's length is padded with room tone to a whole number of AAC frames, so chapters join by
 stream copy with marks that land exactly where each chapter's audio starts. Every chunk's start in

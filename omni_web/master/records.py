@@ -121,7 +121,8 @@ class MasteredChapter:
         return self.samples * 1000 / self.sample_rate_hz
 
     def audio(self, *, mp3: bool = False) -> ChapterAudio:
-        """The chapter as the assembly reads it: its AAC file, or with ``mp3`` its MP3 (ValueError without one)."""
+        """The chapter as the assembly reads it: its AAC file, or with ``mp3`` its MP3 (ValueError
+        without one)."""
         path = self.mp3 if mp3 else self.m4a
         if path is None:
             raise ValueError(f"Chapter {self.number} has no MP3 file; it was mastered without one.")

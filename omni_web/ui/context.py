@@ -69,8 +69,9 @@ class UiContext:
     ``hf_cache_dir`` and ``hf_endpoint`` are None for the standard Hugging Face cache and hub;
     ``backend_index_args`` are extra pip arguments for the backend install (e.g. a local wheel
     folder: ``--no-index --find-links DIR``). ``nvml`` is a pynvml-like object for the GPU probe
-    (None: ``import pynvml``); ``web_port`` is the port the app was launched on; ``whisper_loader`` loads faster-whisper for transcripts, called like
-    ``omni_web.voices.load_whisper_model`` (None: that function). Tests point them all elsewhere.
+    (None: ``import pynvml``); ``web_port`` is the port the app was launched on; ``whisper_loader``
+    loads faster-whisper for transcripts, called like ``omni_web.voices.load_whisper_model`` (None:
+    that function). Tests point them all elsewhere.
     """
 
     services: Services

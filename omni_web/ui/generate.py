@@ -132,7 +132,8 @@ def build(ctx: UiContext) -> GenerateRefs:
             book_details = book_metadata.build()  # omni_web/ui/book_metadata.py: title, authors, series
             chapters = gr.CheckboxGroup(label="Chapters", elem_id="gen-chapters",
                                         elem_classes=["ow-chapters"],
-                                        info="Front and back matter are unchecked; check what should be read.")
+                                        info="Front and back matter are unchecked; check what should "
+                                             "be read.")
             with gr.Row():
                 select_all = gr.Button("All", size="sm")
                 select_none = gr.Button("None", size="sm")

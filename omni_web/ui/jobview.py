@@ -80,7 +80,8 @@ def phase_rows(job: Job) -> tuple[PhaseProgress, ...]:
 
 
 def _phase_html(phase: PhaseProgress, *, running: bool, follows: str = "") -> str:
-    """One phase's bar; ``follows``: the active phase before it, whose end it waits for (no ETA of its own)."""
+    """One phase's bar; ``follows``: the active phase before it, whose end it waits for (no ETA of its
+    own)."""
     counts = phase.counts
     if phase.state == PhaseState.DONE:
         fraction, note = 1.0, "done"

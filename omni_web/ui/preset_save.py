@@ -37,7 +37,8 @@ def build(ctx: UiContext, form: list[Any]) -> gr.Button:
             raise gr.Error("Give the preset a name first.")
         preset = Preset.from_request(label, build_request(ctx, *values))
         saved = ctx.services.library.presets.save(dataclasses.replace(preset, chapters=chapters or "default"))
-        return f"Saved preset **{saved.name}** ({saved.model_key}). Pick it in Queue → Queue many books or in Settings."
+        where = "Pick it in Queue → Queue many books or in Settings."
+        return f"Saved preset **{saved.name}** ({saved.model_key}). {where}"
 
     save.click(store, [name, policy, *form], status, api_name="preset_from_generate")
     return save

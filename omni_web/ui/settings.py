@@ -208,7 +208,7 @@ def build(ctx: UiContext) -> SettingsRefs:
      qa_level, qa_model, qa_takes, qa_voice) = right
     save = gr.Button("Save settings", variant="primary", elem_id="settings-save")
     status = gr.Markdown(elem_id="settings-status")
-    abs_fields, abs_saved = audiobookshelf.build(ctx)  # omni_web/ui/audiobookshelf.py: delivery, layout, migrate
+    abs_fields, abs_saved = audiobookshelf.build(ctx)  # delivery, layout, migrate
     llm_fields, llm_saved = llm_settings.build(ctx)  # the cast's optional LLM labeller
     fields = (web_port, server_port, remote_url, chunk, concurrency, pause_chunk, pause_heading,
               pause_chapter,

@@ -61,7 +61,8 @@ def transcriber_status_html(ctx: UiContext, size: str | None) -> str:
         )
     saved = ctx.settings.transcription_model
     if size.strip() != saved:
-        line += f'<div class="ow-dim">Transcripts use the saved size, {esc(saved)}, until you save this one.</div>'
+        until = f"Transcripts use the saved size, {esc(saved)}, until you save this one."
+        line += f'<div class="ow-dim">{until}</div>'
     return f'<div class="ow-whisper">{line}</div>'
 
 
