@@ -15,6 +15,7 @@ from typing import Any
 import gradio as gr
 
 from omni_web.api.tokens import TokenStore
+from omni_web.farm import farm_token_store
 from omni_web.library import RULE_FIELDS, Preset, Rule
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
@@ -184,19 +185,19 @@ def _inbox_and_notify_section(ctx: UiContext) -> tuple[list[Any], Any]:
     return fields, render
 
 
-def _tokens_section(ctx: UiContext) -> tuple[list[Any], Any]:
-    store = TokenStore(ctx.paths.api_tokens_file)
-    with gr.Accordion("API tokens", open=False, elem_id="auto-tokens"):
-        listing = gr.Markdown(elem_id="auto-tokens-list")
+def _tokens_section(
+    store: TokenStore, *, title: str, prefix: str, api: str, example: str
+) -> tuple[list[Any], Any]:
+    """A token list with create and revoke; ``prefix`` names its elements, ``api`` its endpoints."""
+    with gr.Accordion(title, open=False, elem_id=f"{prefix}s"):
+        listing = gr.Markdown(elem_id=f"{prefix}s-list")
         with gr.Row():
-            name = gr.Textbox(
-                label="New token's name", placeholder="e.g. calibre-hook", elem_id="auto-token-name"
-            )
-            create = gr.Button("Create token", size="sm", elem_id="auto-token-create")
-        shown = gr.Markdown(elem_id="auto-token-secret")
+            name = gr.Textbox(label="New token's name", placeholder=example, elem_id=f"{prefix}-name")
+            create = gr.Button("Create token", size="sm", elem_id=f"{prefix}-create")
+        shown = gr.Markdown(elem_id=f"{prefix}-secret")
         with gr.Row():
-            pick = gr.Dropdown(label="Token", choices=[], elem_id="auto-token-pick", allow_custom_value=True)
-            revoke = gr.Button("Revoke", variant="stop", size="sm", elem_id="auto-token-revoke")
+            pick = gr.Dropdown(label="Token", choices=[], elem_id=f"{prefix}-pick", allow_custom_value=True)
+            revoke = gr.Button("Revoke", variant="stop", size="sm", elem_id=f"{prefix}-revoke")
     outputs = [listing, pick]
 
     def render() -> tuple[Any, ...]:
@@ -214,14 +215,22 @@ def _tokens_section(ctx: UiContext) -> tuple[list[Any], Any]:
         store.revoke(token_id)
         return (f"Revoked `{token_id}`.", *render())
 
-    create.click(guarded(make), [name], [shown, *outputs], api_name="token_create")
-    revoke.click(guarded(drop), [pick], [shown, *outputs], api_name="token_revoke")
+    create.click(guarded(make), [name], [shown, *outputs], api_name=f"{api}_create")
+    revoke.click(guarded(drop), [pick], [shown, *outputs], api_name=f"{api}_revoke")
     return outputs, render
 
 
 def build(ctx: UiContext) -> tuple[list[Any], Any]:
     """Build the sections; returns (outputs, load function) for the Settings tab's page load."""
-    sections = [_presets_section(ctx), _inbox_and_notify_section(ctx), _tokens_section(ctx)]
+    sections = [
+        _presets_section(ctx),
+        _inbox_and_notify_section(ctx),
+        _tokens_section(TokenStore(ctx.paths.api_tokens_file), title="API tokens", prefix="auto-token",
+                        api="token", example="e.g. calibre-hook"),
+        # GPU boxes join with these: python -m omni_web agent join <this app's URL> --token <token>
+        _tokens_section(farm_token_store(ctx.paths), title="Farm tokens (GPU boxes: agent join)",
+                        prefix="auto-farm-token", api="farm_token", example="e.g. lab-boxes"),
+    ]
     outputs = [component for section_outputs, _ in sections for component in section_outputs]
 
     def load() -> list[Any]:

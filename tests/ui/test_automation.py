@@ -9,6 +9,7 @@ import json
 from gradio_client import handle_file
 
 from omni_web.api import token_store
+from omni_web.farm import farm_token_store
 from omni_web.library import Preset, Rule
 from omni_web.pipeline.request import ConvertRequest
 from tests.conftest import DATA_DIR
@@ -52,6 +53,15 @@ def test_presets_rules_inbox_and_tokens_from_the_ui(ui_app):
     assert token_store(ui_app.paths).verify(secret) == token and secret not in listing
     client.predict(token.id, api_name="/token_revoke")
     assert token_store(ui_app.paths).verify(secret) is None
+
+    # Farm tokens: a store of their own; an API token does not let a box join, nor the reverse.
+    shown, listing, _ = client.predict("lab", api_name="/farm_token_create")
+    farm_secret = shown.split("`")[1]
+    (farm_token,) = farm_token_store(ui_app.paths).tokens()
+    assert farm_token_store(ui_app.paths).verify(farm_secret) == farm_token and farm_secret not in listing
+    assert token_store(ui_app.paths).verify(farm_secret) is None
+    client.predict(farm_token.id, api_name="/farm_token_revoke")
+    assert farm_token_store(ui_app.paths).verify(farm_secret) is None
 
 
 def test_opds_import_from_the_queue_tab(ui_app, catalog):  # noqa: F811 - the fixture from tests/test_opds_import.py
