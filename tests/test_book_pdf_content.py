@@ -67,6 +67,14 @@ def test_strings_names_and_nesting() -> None:
     assert list(content_objects(data)) == _pdfminer_objects(data)
 
 
+def test_spaces_and_comments_around_the_tokens_are_read_past() -> None:
+    # The reader takes spaces and comments with the token after them; a stream may end in either.
+    data = b"  % opening comment\n\x00BT\r\n% between\n/F1 9 Tf (a) Tj ET \n% last line, no newline"
+    assert list(content_objects(data)) == _pdfminer_objects(data)
+    assert len(list(content_objects(data))) == 7
+    assert list(content_objects(b" \n\t ")) == []
+
+
 def test_inline_images_are_left_to_pdfminer() -> None:
     assert has_inline_image(b"q 10 0 0 10 0 0 cm BI /W 1 /H 1 ID \x00 EI Q")
     assert not has_inline_image(b"BT /BIG 12 Tf (ABIDE) Tj ET")  # a "(BI)" string would only cost speed

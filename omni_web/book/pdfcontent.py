@@ -17,17 +17,18 @@ from typing import Any
 __all__ = ["content_objects", "has_inline_image", "page_interpreter"]
 
 _DELIMITERS = rb"\s\[\]()<>{}/%"
+# Spaces and comments before a token are taken with it: one match per token, not two.
 _TOKEN_RE = re.compile(
-    rb"(?P<space>[\s\x00]+)"
-    rb"|(?P<comment>%[^\r\n]*)"
-    rb"|(?P<number>[+-]?(?:\d+\.?\d*|\.\d+))(?![^" + _DELIMITERS + rb"])"
+    rb"(?:[\s\x00]+|%[^\r\n]*)*+"
+    rb"(?:(?P<number>[+-]?(?:\d+\.?\d*|\.\d+))(?![^" + _DELIMITERS + rb"])"
     rb"|(?P<name>/[^" + _DELIMITERS + rb"]*)"
     rb"|(?P<dictopen><<)|(?P<dictclose>>>)"
     rb"|(?P<hex><[0-9A-Fa-f\s]*>)"
     rb"|(?P<open>[\[{])|(?P<close>[\]}])"
     rb"|(?P<string>\()"
-    rb"|(?P<keyword>[^" + _DELIMITERS + rb"]+)"
+    rb"|(?P<keyword>[^" + _DELIMITERS + rb"]+))"
 )
+_TRAILING_RE = re.compile(rb"(?:[\s\x00]+|%[^\r\n]*)*+\Z")
 _INLINE_IMAGE_RE = re.compile(rb"(?:^|[" + _DELIMITERS + rb"])BI(?:$|[" + _DELIMITERS + rb"])")
 _NAME_ESCAPE_RE = re.compile(rb"#([0-9A-Fa-f]{2})")
 _ESCAPES = {ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("b"): b"\b", ord("f"): b"\f",
@@ -53,11 +54,12 @@ def content_objects(data: bytes) -> Iterator[Any]:
     while pos < end:
         match = _TOKEN_RE.match(data, pos)
         if match is None:
+            if _TRAILING_RE.match(data, pos):
+                break  # spaces or a comment after the last token
             raise ValueError(f"unexpected byte at {pos}")
-        kind, token = match.lastgroup, match.group()
+        kind = match.lastgroup
+        token = match.group(kind)
         pos = match.end()
-        if kind in ("space", "comment"):
-            continue
         if kind == "string":
             value, pos = _literal_string(data, pos)
         elif kind == "number":
