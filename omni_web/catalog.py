@@ -144,7 +144,8 @@ _QWEN_CUSTOMVOICE_SPEAKERS = (
     "Ono_Anna",
     "Sohee",
 )
-# Voxtral presets named on its card; GET /v1/audio/voices does not list them (sglang_omni/serve/openai_api.py).
+# Voxtral presets named on its card; GET /v1/audio/voices does not list them
+# (sglang_omni/serve/openai_api.py).
 # Qwen3-TTS CustomVoice speakers as its card describes them (gender, age).
 _QWEN_SPEAKER_TRAITS = (
     ("Vivian", "female", "young"),

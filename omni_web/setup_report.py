@@ -118,7 +118,8 @@ def _tool_lines(report: SetupReport) -> list[str]:
     width = max(len(tool.name) for tool in report.tools)
     for tool in report.tools:
         where = tool.path or "MISSING"
-        lines.append(f"  {_mark(tool.found)}{tool.name:<{width}}  {where}  (needed by {tool.required_by_str})")
+        needed_by = f"(needed by {tool.required_by_str})"
+        lines.append(f"  {_mark(tool.found)}{tool.name:<{width}}  {where}  {needed_by}")
         if not tool.found:
             lines += [f"        {manager}: {command}" for manager, command in report.install_commands(tool)]
     if report.tools_missing:

@@ -104,7 +104,8 @@ class ChatClient:
                 "Labels need a model that follows JSON instructions (an instruct model, 7B or larger).",
                 url=chat_url(self.url),
             )
-        return f"{answer.model or 'The model'} answered in {answer.usage.seconds:.1f} s ({answer.usage.summary})."
+        who = answer.model or "The model"
+        return f"{who} answered in {answer.usage.seconds:.1f} s ({answer.usage.summary})."
 
     def complete(self, system: str, user: str, *, json_answer: bool = True) -> ChatAnswer:
         """Send one system + user message pair; the answer's text and cost.

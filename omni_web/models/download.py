@@ -89,7 +89,8 @@ class DownloadProgress:
     @property
     def summary(self) -> str:
         """``Qwen3-TTS 0.6B Base: 1.2 GB / 2.5 GB, 3/9 files`` (the model by name, not by key)."""
-        return f"{model_label(self.key)}: {self.downloaded_str} / {self.total_str}, {self.files_done}/{self.files_total} files"
+        files = f"{self.files_done}/{self.files_total} files"
+        return f"{model_label(self.key)}: {self.downloaded_str} / {self.total_str}, {files}"
 
 
 ProgressCallback = Callable[[DownloadProgress], None]

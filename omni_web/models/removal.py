@@ -77,7 +77,8 @@ class RemovalPlan:
         if not self.items:
             return "Nothing to remove."
         plural = "model" if len(self.items) == 1 else "models"
-        return f"Remove {len(self.items)} {plural} ({', '.join(item.label for item in self.items)}), freeing {self.expected_freed_str}."
+        labels = ", ".join(item.label for item in self.items)
+        return f"Remove {len(self.items)} {plural} ({labels}), freeing {self.expected_freed_str}."
 
     def execute(self, *, stop_server_hosting: StopServerHosting | None = None) -> int:
         """Stop servers hosting the models (when given a way to), delete the files; return bytes freed.

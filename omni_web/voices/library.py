@@ -195,7 +195,8 @@ class VoiceLibrary:
             if txt.exists():
                 os.replace(txt, target.with_suffix(".txt"))
         except OSError as exc:
-            raise VoiceError(f"Could not rename '{voice.name}' to '{target_name}': {exc.strerror or exc}.") from exc
+            why = exc.strerror or exc
+            raise VoiceError(f"Could not rename '{voice.name}' to '{target_name}': {why}.") from exc
         return _read_voice(target)
 
     def delete(self, name: str) -> None:

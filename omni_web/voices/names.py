@@ -1,7 +1,8 @@
 """Voice names: one rule for the library's file names and the server's upload names.
 
 The server accepts upload names matching ``^(?=.*[A-Za-z0-9])[A-Za-z0-9_.-]+$``, compares them
-case-insensitively and reserves ``default`` (``DEFAULT_VOICE_PRESETS`` in ``sglang_omni/serve/speech_voices.py``).
+case-insensitively and reserves ``default`` (``DEFAULT_VOICE_PRESETS`` in
+``sglang_omni/serve/speech_voices.py``).
 Library names follow the same rule, so any library voice can be uploaded under its own name, and
 add two more for the file system: no leading dot (no hidden files, no ``..``) and at most 64
 characters. A name is therefore always a single plain file name: no path can be smuggled in.
