@@ -22,8 +22,9 @@ DATA_TABLES = {
 }
 # 1,700 before the sweep (860 of them in omni_web); jobs/store.py (split: the Job record in jobs/_record.py)
 # and the Queue tab's build (split by job) were reshaped when they were split (161 -> 128); bench and
-# test lines after them (-> 119), then docstrings and messages in ui/, master/ and smaller modules (-> 104).
-LONG_LINES_AT_MOST = 104
+# test lines after them (-> 119), then docstrings and messages in ui/, master/, deliver/ and smaller
+# modules (-> 99).
+LONG_LINES_AT_MOST = 99
 
 
 def _sources() -> list[Path]:

@@ -174,7 +174,8 @@ class AbsClient:
         self._call("POST", f"/api/items/{item_id}/scan")
 
     def find_item(self, library_id: str, rel_path: str) -> str | None:
-        """The id of the library's item at ``rel_path`` (``Author/Series/Title``), None when not there (yet)."""
+        """The id of the library's item at ``rel_path`` (``Author/Series/Title``), None when not there
+        (yet)."""
         doc = self._call(
             "GET", f"/api/libraries/{library_id}/items", params={"limit": 0, "minified": 1}
         ).json()

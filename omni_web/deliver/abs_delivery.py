@@ -291,7 +291,8 @@ def delivery_text(record: DeliveryRecord | None) -> str:
     if record is None:
         return ""
     if record.failed:
-        return f"**Audiobookshelf: not delivered.** {record.error} The book itself is done; Retry sends it again."
+        retry = "The book itself is done; Retry sends it again."
+        return f"**Audiobookshelf: not delivered.** {record.error} {retry}"
     how = "uploaded and scanned" if record.mode == "upload" else "written into the library folder and scanned"
     again = f", rescanned after rebuild {record.deliveries - 1}×" if record.deliveries > 1 else ""
     note = f" {record.error}" if record.error else ""

@@ -51,5 +51,6 @@ def kept_whole(name: str) -> str:
 
 
 def narrator_name(voice: str, model: str) -> str:
-    """The narrator of one version: ``Vivian - Qwen3-TTS 0.6B CustomVoice`` (``model`` alone without a voice)."""
+    """The narrator of one version: ``Vivian - Qwen3-TTS 0.6B CustomVoice`` (``model`` alone without a
+    voice)."""
     return kept_whole(f"{voice} - {model}" if voice.strip() else model)

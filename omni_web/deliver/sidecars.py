@@ -1,4 +1,5 @@
-"""The files a library reads beside the audio: ``metadata.json``, ``<Title>.opf``, ``desc.txt``, ``reader.txt``.
+"""The files a library reads beside the audio: ``metadata.json``, ``<Title>.opf``, ``desc.txt``,
+``reader.txt``.
 
 Audiobookshelf applies its sources in this order, later ones winning (audiobookshelf
 ``server/models/Library.js`` ``defaultMetadataPrecedence``): folder names < audio tags < ``.nfo``

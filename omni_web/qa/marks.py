@@ -69,7 +69,8 @@ def _kinds(alignment: Alignment, t: Thresholds) -> tuple[list[str], dict[int, li
 def mark_text(
     text: str, transcript: str | None, *, lang: str = "en", thresholds: Thresholds = DEFAULT_THRESHOLDS
 ) -> tuple[Mark, ...]:
-    """``text`` (in its spoken form) as runs of marked and unmarked words; one plain run without a transcript."""
+    """``text`` (in its spoken form) as runs of marked and unmarked words; one plain run without a
+    transcript."""
     if not transcript:
         return (Mark(text),)
     alignment = align_transcript(text, transcript, lang=lang)
