@@ -15,6 +15,8 @@ from omni_web.cast import (
     chapter_dialogue,
     split_paragraph,
 )
+from omni_web.cast.names import Gender
+from omni_web.cast.roster import Roster
 from tests.cast_corpus import read_gold, score_novel
 from tests.conftest import DATA_DIR
 
@@ -162,3 +164,50 @@ def test_the_one_called_by_name_in_a_line_is_not_named_its_speaker() -> None:
     # The same turn calling Anna by name is someone else speaking to her: no name above the floor.
     found = said(book_of(KITCHEN, *lines, '"Anna, lay the table."'))
     assert found[2][1] < 0.6
+
+
+def test_a_pronoun_line_its_turn_agrees_with_is_surer_and_one_it_contradicts_falls_under_the_floor() -> None:
+    lines = ['"Is it ready?" asked Anna.', '"Nearly," said Ben.', '"Good," she said.']
+    found = said(book_of(KITCHEN, *lines))
+    assert found[2][0] == "Anna" and found[2][2] == "pronoun"
+    assert found[2][1] >= 0.8  # "she" and Anna's turn pick the same speaker
+    # Clara (who speaks in the chapter) acts before the line, so "she" is Clara; the turn is Anna's.
+    clara = ["Clara came in, and she sat down.", '"Hello," said Clara.']
+    found = said(book_of(*clara, KITCHEN, *lines[:2], 'Clara smiled. "Good," she said.'))
+    assert found[3][0] == "Clara" and found[3][1] < 0.6
+
+
+def test_a_pronoun_goes_to_a_character_who_speaks_before_a_name_that_never_does() -> None:
+    # "Fifth Avenue" passed for a man's name in the roster; only Ben has a tag in the chapter.
+    names = ("Anna", "Ben", "Fifth Avenue")
+    genders = {"Anna": Gender.FEMALE, "Ben": Gender.MALE, "Fifth Avenue": Gender.MALE}
+    roster = Roster(canonical={n: n for n in names}, genders=genders)
+    book = book_of(
+        '"Is it ready?" asked Anna.',
+        '"Nearly," said Ben.',
+        "Anna went out. Fifth Avenue was loud and bright that night.",
+        '"There," he said.',
+    )
+    quotes = chapter_dialogue(book.chapters[0], book_quote_style(book), roster=roster).quotes()
+    assert [q.attribution.speaker for q in quotes] == ["Anna", "Ben", "Ben"]
+
+
+def test_the_grader_reads_the_name_the_cast_shows_and_passes_over_annotation_gaps() -> None:
+    from tests.cast_corpus import Gold, GoldQuote, _characters_of
+
+    names = {
+        "Mr. Beebe": frozenset({"mr. beebe"}),
+        "Minnie Beebe": frozenset({"minnie beebe", "beebe"}),
+        "Josiah Bounderby": frozenset({"josiah bounderby", "mr. bounderby"}),
+        "Bounderby": frozenset({"bounderby"}),  # listed, never speaks
+        "Mike Campbell": frozenset({"mike campbell", "michael"}),
+    }
+    speakers = frozenset({"Mr. Beebe", "Minnie Beebe", "Josiah Bounderby", "Mike Campbell"})
+    quotes = tuple(GoldQuote(((0, 1),), s, "explicit", "") for s in speakers)
+    gold = Gold(quotes, names, False, None, speakers)
+    aliases = {"Beebe": "Mr. Beebe", "Mr. Bounderby": "Bounderby", "Josiah Bounderby": "Bounderby"}
+    roster = Roster(canonical={"Mr. Beebe": "Mr. Beebe", "Bounderby": "Bounderby", "Mike": "Mike", **aliases})
+    assert _characters_of("Mr. Beebe", roster, gold) == {"Mr. Beebe"}  # not his sister, "Beebe"
+    assert _characters_of("Bounderby", roster, gold) == {"Josiah Bounderby"}
+    assert _characters_of("Mike", roster, gold) == {"Mike Campbell"}
+    assert _characters_of("Fifth Avenue", roster, gold) == set()

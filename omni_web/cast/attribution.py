@@ -186,18 +186,23 @@ class _Scene:
         return self.exchange[-1] if self.exchange else None
 
     def pronoun(self, gender: Gender, local: list[str]) -> str | None:
-        """The character of ``gender`` mentioned last; the one who just spoke only if named here."""
+        """The character of ``gender`` mentioned last; the one who just spoke only if named here.
+        Characters a tag names as speaking somewhere in the chapter come first (the place or
+        thing a name was mistaken for never speaks)."""
         if gender is Gender.UNKNOWN:
             return None
+        return self._pronoun_among(gender, local, self.known) or self._pronoun_among(gender, local, None)
+
+    def _pronoun_among(self, gender: Gender, local: list[str], pool: set[str] | None) -> str | None:
         for name in reversed(local):
-            if self.gender(name) is gender:
+            if self.gender(name) is gender and (pool is None or name in pool):
                 return name
         # The one just spoken to, one the narration has named since, the other one of a
         # conversation, then whoever was mentioned last.
         spoken_to = [self.addressee] if self.addressee is not None else []
         talking = [*reversed(self.exchange[-3:]), *reversed(self.recent[-30:])]
         for name in [*spoken_to, *reversed(self.since_spoken), *talking]:
-            if self.gender(name) is gender and name != self.just_spoke:
+            if self.gender(name) is gender and name != self.just_spoke and (pool is None or name in pool):
                 return name
         return None
 

@@ -41,6 +41,10 @@ SPEECH_VERBS = frozenset(
     wondered told warned ordered called resumed persisted pursued assented acknowledged
     ejaculated faltered concluded corrected interposed observed retorted rejoined cried exclaimed
     laughed smiled nodded
+    groaned breathed ventured offered mumbled stuttered spluttered sputtered wailed whimpered
+    snorted sniffed panted mused scoffed jeered drawled croaked squeaked piped chirped grunted
+    barked thundered conceded confessed announced proclaimed commented cautioned objected queried
+    blurted reflected reasoned volunteered echoed hazarded lisped whined fumed raged teased coaxed
     dit répondit demanda reprit ajouta fit cria murmura souffla lança répliqua continua poursuivit
     expliqua interrogea hurla chuchota observa déclara rétorqua soupira pensa
     dijo respondió preguntó contestó exclamó gritó murmuró añadió replicó susurró repuso
@@ -48,7 +52,7 @@ SPEECH_VERBS = frozenset(
     disse chiese rispose gridò
     """.split()
 )
-_MULTIWORD_VERBS = ("went on", "put in", "broke in", "cut in", "called out", "cried out")
+_MULTIWORD_VERBS = tuple("went on|put in|broke in|cut in|called out|cried out|broke out|burst out".split("|"))
 _PRONOUN_GENDER = {
     "he": Gender.MALE,
     "she": Gender.FEMALE,
@@ -98,7 +102,11 @@ _TITLE = r"(?:(?:Mr|Mrs|Ms|Dr|Miss|Mme|Mlle|Captain|Capt|Colonel|Uncle|Aunt|Lady
 _WORD = r"[A-ZÀ-Ý][\w’'\-]*"
 _NAME = rf"(?:(?:the|The)\s+)?{_TITLE}?{_WORD}(?:\s+{_WORD}){{0,2}}"
 _VERB = r"[^\W\d_]+(?:\s+(?:on|in|out))?"
-_ADVERB = r"(?:[^\W\d_]+ly\s+|hastily\s+|again\s+|at\s+last\s+|then\s+|now\s+)?"
+# One adverb, or an auxiliary with one ("Winsett had once said").
+_ADVERB = (
+    r"(?:(?:had|has|would)\s+(?:once\s+|[^\W\d_]+ly\s+)?|[^\W\d_]+ly\s+|hastily\s+|again\s+|at\s+last\s+"
+    r"|then\s+|now\s+)?"
+)
 _LEAD = r"^[\s,;:_\u2014\u2013\-]*"
 _NOUN = r"(?:(?:his|her|their|my|our|the|a|an|its)\s+(?:[a-z][\w\-]*\s+){0,2}?([a-z][\w\-]*))"
 _OWNER = re.compile(r"\b(his|her)\s+(?:[a-z][\w\-]*\s+){0,2}?([a-z][\w\-]*)\b")
