@@ -79,6 +79,20 @@ def test_a_first_person_narrator_says_i_said_and_takes_turns() -> None:
     assert found[1][2] == "narrator" and found[1][1] >= 0.9
 
 
+def test_in_a_first_person_book_the_one_talking_with_a_lone_named_speaker_is_the_narrator() -> None:
+    found = said(
+        book_of(
+            "I had not seen Holmes for a week when I called at his rooms, and I found him at his desk.",
+            "My friend looked up as I came in. I sat down, and I waited while he read.",
+            '"You have been in the country," said Holmes.',
+            '"For a week."',
+            '"And it rained."',
+        )
+    )
+    assert [s for s, _, _ in found] == ["Holmes", FIRST_PERSON_NARRATOR, "Holmes"]
+    assert [r for _, _, r in found] == ["tag", "turns-before", "turns-before"]
+
+
 def test_a_name_called_in_a_quote_says_who_answers() -> None:
     found = said(
         book_of(

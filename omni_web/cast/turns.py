@@ -139,12 +139,14 @@ def _guess(run: list[_Line], at: int, narrator: str | None) -> Attribution | Non
     else:
         return None
     own_turn = (line.turn - near.turn) % 2 == 0
+    if narrator is not None and other is None and near.anchor != narrator:
+        other = narrator  # no one else is named: in a first-person book "I" is the other one
     speaker = near.anchor if own_turn else other
     if speaker is None:
         return None
     far = min(abs(line.turn - x.turn) for x in (*before[:1], *after[:1])) >= _FAR_TURNS
     confidence = TURN_CONFIDENCE[(side, own_turn, far)]
-    if speaker == narrator:
+    if speaker == narrator and own_turn:
         confidence = max(confidence, _NARRATOR_TURN)
     evidence = f"turn-taking: {'its own' if own_turn else 'the other'} turn of {near.anchor}"
     return Attribution(speaker, confidence, evidence, rule=f"turns-{side}")
@@ -158,7 +160,7 @@ def _calls(paragraph: ParagraphSpans, names: Sequence[str]) -> bool:
 
 
 def _unconfirmed(attribution: Attribution | None) -> Attribution | None:
-    if attribution is None or attribution.rule != "turn":
+    if attribution is None or attribution.rule not in ("turn", "narrator-turn"):
         return attribution
     return replace(attribution, confidence=min(attribution.confidence, _UNCONFIRMED_TURN))
 
