@@ -169,6 +169,19 @@ def test_a_take_read_faster_or_slower_is_retaken_for_its_pace(
     assert [store.load(i.key).verdict for i in items[:9]] == [Verdict.PASSED] * 9
 
 
+def test_a_fast_take_of_long_words_is_caught_though_its_words_per_second_look_usual(
+    tmp_path: Path, voices: _Voices, encoder
+) -> None:
+    # Read 1.4 times fast, this list of long words comes out at about the usual words per second.
+    listed = "Alice's Right Foot, Esquire, Hearthrug, near the Fender, with Alice's love."
+    items = [*(_Item(f"k{i}", line) for i, line in enumerate(LINES)), _Item("list", listed)]
+    qa = _qa(tmp_path, encoder, _answer(voices, {("list", 1): ("slt", 1.4)}))
+    for item in items:
+        qa.take(item)
+    first = QaStore(tmp_path).load("list").takes[0]
+    assert FindingKind.PACE in first.kinds and "times faster" in first.reasons, first
+
+
 def test_a_three_voice_cast_catches_a_quote_read_in_the_narrators_voice(
     tmp_path: Path, voices: _Voices, encoder
 ) -> None:
