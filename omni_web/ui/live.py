@@ -38,6 +38,7 @@ from omni_web.ui.widgets import esc
 __all__ = [
     "LIVE_PREFIX",
     "POLL_JS",
+    "QUIET_TRACKERS_JS",
     "digest",
     "job_parts",
     "live_html",
@@ -130,6 +131,24 @@ def mount_live(gradio_app: Any, answer: Callable[[str | None], dict[str, Any]]) 
 
     gradio_app.router.routes.insert(0, Mount(LIVE_PREFIX, app=app))
 
+
+# Runs in the page's <head>, before Gradio's modules (omni_web/ui/login_page.py puts it there): Gradio
+# 6's status tracker (statustracker-*.js) keeps the requestAnimationFrame it found at load and runs a
+# frame loop for its elapsed-time counter while it thinks an event is pending, and on every page one
+# tracker never leaves that state: 60 frames a second for nothing, measured as most of the idle Jobs
+# page's main-thread time. Its frames are asked for once a second instead (the counter shows tenths
+# of a second, but only on the rare event that shows its progress); every other caller is untouched.
+QUIET_TRACKERS_JS = """
+(() => {
+  const frame = window.requestAnimationFrame.bind(window);
+  window.requestAnimationFrame = (callback) => {
+    if ((new Error().stack || '').includes('/statustracker-')) {
+      return setTimeout(() => frame(callback), 1000);
+    }
+    return frame(callback);
+  };
+})();
+"""
 
 # Runs once, on the page (js_on_load of the app's header). A poll in flight is never doubled; a
 # failed one (the app restarting) just waits for the next.

@@ -1,10 +1,12 @@
-"""Gradio's login page, with the username kept after a wrong password.
+"""Gradio's page and login page, with the username kept after a wrong password.
 
 Gradio's own login form (Gradio 6) empties both fields when the server answers 400 to a wrong
 password, so a user types the name again for every try. Gradio has no hook for its login page (the
-``head`` of the app is not sent to it), so the page ``/`` is answered here first: logged in, it is
-Gradio's page as it was; not logged in, it is Gradio's login page with one small script that puts the
-name back after a refused login (the form's own request says what was sent).
+``head`` of the app is not sent to it), so the page ``/`` is answered here first: not logged in, it is
+Gradio's login page with one small script that puts the name back after a refused login (the form's
+own request says what was sent). Both pages get the script that quiets Gradio's status trackers'
+frame loops (omni_web/ui/live.py), which must run before Gradio's modules: the app's ``head`` is
+added by those modules, too late.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.routing import APIRoute
 
 from omni_web.ui.downloads import current_user
+from omni_web.ui.live import QUIET_TRACKERS_JS
 
 __all__ = ["KEEP_USERNAME_JS", "mount_login_page"]
 
@@ -50,15 +53,22 @@ def _is_page_route(route: Any) -> bool:
 
 
 def mount_login_page(gradio_app: Any) -> None:
-    """Answer ``GET /`` before Gradio's own route: its page, plus the script above on the login page."""
+    """Answer ``GET /`` before Gradio's own route: its page or login page with the tracker script, the
+    login page with the script above too."""
     gradio_page = next(route.endpoint for route in gradio_app.router.routes if _is_page_route(route))
 
     def page(request: Request, page: str = "", deep_link: str = "") -> Response:
         user = current_user(gradio_app, request)
         response = gradio_page(request=request, user=user, page=page, deep_link=deep_link)
-        if user is not None or gradio_app.auth is None or not isinstance(response, HTMLResponse):
+        if not isinstance(response, HTMLResponse):
             return response
-        script = f"<script>{KEEP_USERNAME_JS}</script></head>".encode()
-        return HTMLResponse(response.body.replace(b"</head>", script, 1), status_code=response.status_code)
+        # The login page too: a login opens the app in the same document, without a reload.
+        scripts = [QUIET_TRACKERS_JS]
+        if user is None and gradio_app.auth is not None:
+            scripts.append(KEEP_USERNAME_JS)
+        script = "".join(f"<script>{js}</script>" for js in scripts).encode() + b"</head>"
+        headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
+        body = response.body.replace(b"</head>", script, 1)
+        return HTMLResponse(body, status_code=response.status_code, headers=headers)
 
     gradio_app.router.routes.insert(0, APIRoute("/", page, methods=["GET"], include_in_schema=False))
