@@ -129,7 +129,9 @@ CSS = """
 /* Long lists (levels, MP3s, subtitles) are folded under one line each. */
 .ow-fold { margin: 6px 0; }
 .ow-fold > summary { cursor: pointer; padding: 4px 2px; list-style-position: inside; }
-.ow-fold > summary .ow-status { display: inline-flex; padding: 0; }
+/* A fold's head takes the rest of its marker's line and wraps inside it (on a phone it wrapped whole
+   under the marker, which then stood alone above it). */
+.ow-fold > summary .ow-status { display: inline-flex; padding: 0; flex: 1 1 0; min-width: 0; }
 .ow-links { list-style: none; margin: 4px 0; padding: 6px 10px; max-height: 260px; }
 .ow-links li { padding: 2px 0; }
 /* The chapter player: one bar at the foot of the window, wherever the list was scrolled to. */

@@ -1,6 +1,6 @@
 """The app on a phone (390x844) in Debian's chromium through ``webapp.py``: no tab is wider than the
 screen, and nothing inside a tab scrolls sideways (the jobs table did; a job's long title ran under
-the job menu's arrow). A converted book gives the Jobs and Shelf tabs real rows."""
+the job menu's arrow; the Levels fold's marker stood alone on a line above it). A converted book gives the Jobs and Shelf tabs real rows."""
 
 from __future__ import annotations
 
@@ -58,6 +58,16 @@ UNDER_ARROW_JS = """() => {
 }"""
 
 
+# How far below its fold's first line the Levels head starts (0: on the line of the fold's marker;
+# it wrapped under an empty '▸' of its own).
+LEVELS_DROP_JS = """() => {
+  const summary = document.querySelector('#jobs-levels > summary');
+  const head = document.querySelector('#jobs-levels-head');
+  return head.getBoundingClientRect().top - summary.getBoundingClientRect().top
+         - parseFloat(getComputedStyle(summary).paddingTop);
+}"""
+
+
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppProcess]:
     yield from serve_webapp(tmp_path_factory, "browser-phone", {})
@@ -83,6 +93,8 @@ def test_no_tab_is_wider_than_a_phone(page, phone):
         _open_tab(phone, name)
         if name == "Jobs":
             assert phone.evaluate(UNDER_ARROW_JS) <= 1, "the job menu's text runs under its arrow"
+            drop = phone.evaluate(LEVELS_DROP_JS)
+            assert drop < 8, f"the Levels head starts {drop:.0f} px under its fold marker's line"
         shot(phone, f"phone-{name.lower()}")
         found[name] = (phone.evaluate("document.documentElement.scrollWidth"), phone.evaluate(OVERFLOWS_JS))
     wide = {name: v for name, v in found.items() if v[0] > PHONE["width"] + 2 or v[1]}
