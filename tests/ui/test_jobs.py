@@ -118,6 +118,29 @@ def test_a_book_goes_from_upload_to_a_downloadable_m4b(ui_app):
     assert "Hefty Ruby Water" in chapters and "4 of 4 ready" in chapters
 
 
+def _log_in(context, ui_app):
+    """A page of ``context`` logged in to the app."""
+    page = context.new_page()
+    page.goto(ui_app.url)
+    page.locator("input[type=text]").fill(USER)
+    page.locator("input[type=password]").fill(PASSWORD)
+    page.get_by_role("button", name="Login").click()
+    return page
+
+
+def _wait_until_it_stays(page, selector: str) -> None:
+    """Until the element has stayed 5 s: the page's first ticks may send a panel again (same
+    content, new elements), and a click whose element is replaced between press and release goes
+    nowhere."""
+    page.wait_for_function(
+        """(selector) => { const a = document.querySelector(selector);
+        if (!a) { return false; } a.seen = a.seen || Date.now(); return Date.now() - a.seen > 5000; }""",
+        arg=selector,
+        polling=500,
+        timeout=60_000,
+    )
+
+
 @pytest.mark.browser
 def test_the_finished_book_downloads_through_links_not_server_paths(ui_app, browser, tmp_path):
     from tests.ui.browser_kit import VIEWPORT, expect, job_badge, require_chromium, shot, tab
@@ -128,11 +151,7 @@ def test_the_finished_book_downloads_through_links_not_server_paths(ui_app, brow
     m4b = Path(job.result["m4b"])
     context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
     try:
-        page = context.new_page()
-        page.goto(ui_app.url)
-        page.locator("input[type=text]").fill(USER)
-        page.locator("input[type=password]").fill(PASSWORD)
-        page.get_by_role("button", name="Login").click()
+        page = _log_in(context, ui_app)
         tab(page, "Jobs")
         expect(job_badge(page)).to_have_text("done", timeout=60_000)
         panel = page.locator("#jobs-downloads")
@@ -149,14 +168,7 @@ def test_the_finished_book_downloads_through_links_not_server_paths(ui_app, brow
         served = page.request.get(base + panel.locator("#jobs-download").get_attribute("href"))
         assert served.status == 200 and served.body() == m4b.read_bytes()
         # A click on "MP3 files (zip)" downloads one MP3 per chapter, cut from the m4b (no MP3 setting).
-        # The page's first ticks may send the panel again (same content, new elements); a click
-        # whose element is replaced between press and release goes nowhere. Wait until it stays.
-        page.wait_for_function(
-            """() => { const a = document.querySelector('#jobs-download-mp3');
-            if (!a) { return false; } a.seen = a.seen || Date.now(); return Date.now() - a.seen > 5000; }""",
-            polling=500,
-            timeout=60_000,
-        )
+        _wait_until_it_stays(page, "#jobs-download-mp3")
         with page.expect_download(timeout=180_000) as info:
             panel.locator("#jobs-download-mp3").click()
         assert info.value.suggested_filename == f"{m4b.stem} - MP3.zip"
@@ -209,6 +221,42 @@ def test_the_finished_book_downloads_through_links_not_server_paths(ui_app, brow
         assert stranger.request.get(href).status == 401
     finally:
         stranger.close()
+
+
+@pytest.mark.browser
+def test_downloads_never_leave_the_page(ui_app, browser):
+    """Every download link of the Jobs tab and of the Shelf card saves a file and leaves the page
+    where it was: same document (a mark set on it survives), same tab (zip links once reloaded the
+    app onto the Generate tab)."""
+    from tests.ui.browser_kit import VIEWPORT, expect, job_badge, require_chromium, tab
+
+    require_chromium()
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    try:
+        page = _log_in(context, ui_app)
+        tab(page, "Jobs")
+        expect(job_badge(page)).to_have_text("done", timeout=60_000)
+        page.evaluate("() => { window.owStayed = 'here'; }")
+        for tab_name, links in (
+            ("Jobs", page.locator("#jobs-dl-list a")),
+            ("Shelf", page.locator(".ow-shelf-book").filter(has_text="Hefty Water").first.locator(".ow-dl-row a")),
+        ):
+            tab(page, tab_name)
+            expect(links.first).to_be_visible(timeout=30_000)
+            names = links.all_inner_texts()
+            assert len(names) >= 3, names  # the m4b, MP3 files (zip), Download all (zip)
+            for index, name in enumerate(names):
+                link = links.nth(index)
+                _wait_until_it_stays(page, f'[id="{link.get_attribute("id")}"]')
+                with page.expect_download(timeout=180_000) as info:
+                    link.click()
+                assert info.value.failure() is None, (name, info.value.failure())
+                assert page.evaluate("() => window.owStayed") == "here", f"{name!r} reloaded the page"
+                expect(page.get_by_role("tab", name=tab_name, exact=True)).to_have_attribute(
+                    "aria-selected", "true"
+                )
+    finally:
+        context.close()
 
 
 def test_only_output_and_voice_files_are_served(ui_app):
