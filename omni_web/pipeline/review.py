@@ -26,6 +26,7 @@ from omni_web.qa import (
     ChunkRecord,
     FindingKind,
     Mark,
+    QaProgress,
     QaReport,
     QaStore,
     ReportChunk,
@@ -49,6 +50,7 @@ __all__ = [
     "prepare_regenerate",
     "review_rows",
     "rows_for_keys",
+    "qa_so_far",
 ]
 
 # A regenerate's job priority: above any book's (the queue takes higher priorities first), so a
@@ -299,6 +301,16 @@ def rows_for_keys(store: QaStore, keys: tuple[str, ...] | list[str]) -> list[Rev
                 ReviewRow(record.chapter, "", record.chunk, record.text, store.audio_path(key), record)
             )
     return sorted(rows, key=lambda r: (r.chapter, r.chunk))
+
+
+def qa_so_far(store: QaStore, qa: QaProgress) -> QaProgress:
+    """A running job's QA counts with the flagged chunks accepted since it flagged them moved to
+    accepted (the job counts only what it saw; an accept is written to the chunk's record)."""
+    accepted = 0
+    for key in dict.fromkeys(qa.flagged_keys):
+        record = store.load(key)
+        accepted += record is not None and record.verdict is Verdict.ACCEPTED
+    return replace(qa, flagged=max(qa.flagged - accepted, 0), accepted=qa.accepted + accepted)
 
 
 def qa_counts_line(target: ReviewTarget) -> str:

@@ -31,6 +31,7 @@ from omni_web.pipeline.review import (
     open_review,
     prepare_regenerate,
     qa_counts_line,
+    qa_so_far,
     review_rows,
     rows_for_keys,
 )
@@ -82,7 +83,7 @@ def flagged_rows(job: Job, store: QaStore) -> tuple[list[ReviewRow], str, bool]:
         return [], "This job runs without audio QA.", False
     return (
         rows_for_keys(store, qa.flagged_keys),
-        f"{qa.line} so far. Accept works now; regenerate once the job is done.",
+        f"{qa_so_far(store, qa).line} so far. Accept works now; regenerate once the job is done.",
         False,
     )
 
