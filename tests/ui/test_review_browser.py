@@ -118,9 +118,12 @@ def _long_job_running(store: JobStore, book: Path) -> str:
     return long.id
 
 
+@pytest.mark.parametrize("samples_first", [False, True], ids=["in-order", "samples-first"])
 def test_a_regenerate_during_a_long_job_finishes_in_under_a_minute_and_rebuilds_one_chapter(
-    page, reviewed_app
+    page, reviewed_app, samples_first
 ) -> None:
+    """With "Samples first" on too: the fix is no sample of the book's first chapter (it was once a
+    "(sample)" m4b of 1 chapter, queued behind the long book, and the chunk was never fixed)."""
     _app, report, log, store, long_book = reviewed_app
     flagged = [c for c in report.chunks if c.verdict is Verdict.FLAGGED]
     assert flagged
@@ -145,6 +148,11 @@ def test_a_regenerate_during_a_long_job_finishes_in_under_a_minute_and_rebuilds_
     expect(page.locator("#review-text textarea")).to_have_value(first.text)
     shot(page, "jobs-review")
     long_id = _long_job_running(store, long_book)
+    if samples_first:  # turned on as a user does, once the long book runs in full
+        tab(page, "Queue")
+        page.locator("#queue-samples input").check()
+        expect(page.locator("#queue-status")).to_contain_text("samples first on")
+        tab(page, "Jobs")
     started, clicked_at = time.monotonic(), time.time()
     page.locator("#review-regenerate").click()
     status = page.locator("#review-status")
@@ -174,6 +182,7 @@ def test_a_regenerate_during_a_long_job_finishes_in_under_a_minute_and_rebuilds_
     assert long_state is JobState.RUNNING  # it ran beside the long job, not after it
     assert seconds < 60
     assert fix.priority == REGENERATE_PRIORITY  # first in line
+    assert fix.run_kind == "full" and not fix.sample, (fix.run_kind, fix.sample)
     assert fix.params["output_name"] == m4b.parent.name  # the job's own library folder, rebuilt in place
     texts = {c.text for c in report.chunks}
     requests = [json.loads(line)["input"] for line in log.read_text().splitlines()]
