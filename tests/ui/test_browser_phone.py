@@ -1,6 +1,7 @@
 """The app on a phone (390x844) in Debian's chromium through ``webapp.py``: no tab is wider than the
 screen, and nothing inside a tab scrolls sideways (the jobs table did; a job's long title ran under
-the job menu's arrow; the Levels fold's marker stood alone on a line above it). A converted book gives the Jobs and Shelf tabs real rows."""
+the job menu's arrow; the Levels fold's marker stood alone on a line above it). A converted book
+gives the Jobs and Shelf tabs real rows."""
 
 from __future__ import annotations
 

@@ -237,9 +237,10 @@ def test_downloads_never_leave_the_page(ui_app, browser):
         tab(page, "Jobs")
         expect(job_badge(page)).to_have_text("done", timeout=60_000)
         page.evaluate("() => { window.owStayed = 'here'; }")
+        card = page.locator(".ow-shelf-book").filter(has_text="Hefty Water").first
         for tab_name, links in (
             ("Jobs", page.locator("#jobs-dl-list a")),
-            ("Shelf", page.locator(".ow-shelf-book").filter(has_text="Hefty Water").first.locator(".ow-dl-row a")),
+            ("Shelf", card.locator(".ow-dl-row a")),
         ):
             tab(page, tab_name)
             expect(links.first).to_be_visible(timeout=30_000)
