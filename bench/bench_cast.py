@@ -93,7 +93,8 @@ def conversion(book_path: Path, slots: int, latency_s: float, chapters: tuple[in
             efficiency[label] = math.ceil(posts / slots) * latency_s / times[label]
             print(
                 f"  {label:>9}: {len(items)} chunks, {posts} requests, {sum(words) / len(words):.1f} words "
-                f"each on average, converted in {times[label]:.2f} s, batch efficiency {efficiency[label]:.3f}"
+                f"each on average, converted in {times[label]:.2f} s, "
+                f"batch efficiency {efficiency[label]:.3f}"
             )
         print(
             f"  cast / one voice: {times['cast'] / times['one voice']:.2f}x the time (more, shorter "

@@ -349,7 +349,10 @@ def main() -> None:
     parser.add_argument("--efficiency", action="store_true", help="also measure render efficiency (slow)")
     parser.add_argument("--voice-chunks", type=int, default=60, help="chunks for the voice and pace rates")
     parser.add_argument(
-        "--runaway-chunks", type=int, default=300, help="chunks for the runaway slot time (3 % of 100 drew none)"
+        "--runaway-chunks",
+        type=int,
+        default=300,
+        help="chunks for the runaway slot time (3 % of 100 drew none)",
     )
     parser.add_argument(
         "--only-voice", action="store_true", help="only the voice, reading and budget sections"
