@@ -352,7 +352,7 @@ def main() -> None:
         "--runaway-chunks",
         type=int,
         default=300,
-        help="chunks for the runaway slot time (3 % of 100 drew none)",
+        help="chunks for the runaway slot time (3 %% of 100 drew none)",
     )
     parser.add_argument(
         "--only-voice", action="store_true", help="only the voice, reading and budget sections"
