@@ -146,3 +146,13 @@ def test_edits_merge_split_rename_and_hide_and_voices_follow_their_character() -
     again = CastFile.from_yaml(split.to_yaml(), source="test")
     assert again.edits == split.edits and again.characters == split.characters
     assert CastEdits.from_yaml(None, source="t").empty and Roster.empty().resolve("the Hatter") == "Hatter"
+
+
+def test_a_titled_surname_joins_the_full_name_whose_gender_its_given_name_shows() -> None:
+    # As Emma counts them: the surname's forms come first, and only "Emma" has a known gender.
+    counts = {"Mr. Woodhouse": 56, "Emma": 660, "Emma Woodhouse": 2, "Miss Woodhouse": 34, "Woodhouse": 4}
+    genders = {"Emma": Gender.FEMALE, "Mr. Woodhouse": Gender.MALE}
+    canonical = group_names(counts, genders)
+    assert canonical["Miss Woodhouse"] == canonical["Emma Woodhouse"] == canonical["Emma"] == "Emma"
+    assert canonical["Mr. Woodhouse"] == "Mr. Woodhouse"
+    assert canonical["Woodhouse"] == "Woodhouse"  # a bare surname names no one in particular

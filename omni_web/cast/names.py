@@ -226,6 +226,15 @@ def group_names(counts: Mapping[str, int], genders: Mapping[str, Gender] | None 
             by_words.setdefault(words, []).append(name)
     for forms in by_words.values():
         groups.join_same_words(forms)
+    # Twice: a full name learns its gender from the given name joined to it ("Emma" ->
+    # "Emma Woodhouse"), which then picks the titled surname ("Miss Woodhouse").
+    for _ in range(2):
+        _join_parts(groups, by_words)
+    return groups.canonical()
+
+
+def _join_parts(groups: _Groups, by_words: Mapping[tuple[str, ...], list[str]]) -> None:
+    """Join each shorter form to the longer names it ends or begins, where one person."""
     for words, forms in sorted(by_words.items(), key=lambda kv: len(kv[0])):
         at_end = any(_title_key(f) and not set(_title_key(f)) & _GIVEN_NAME_TITLES for f in forms)
         places: dict[str, set[str]] = {}
@@ -240,7 +249,6 @@ def group_names(counts: Mapping[str, int], genders: Mapping[str, Gender] | None 
         targets = {group for found in places.values() for group in found}
         for target in targets:
             groups.join_shorter(forms, target)
-    return groups.canonical()
 
 
 class _Groups:
@@ -328,7 +336,12 @@ class _Groups:
                 self.union(form, target)
                 return
         # No title on the longer name ("Fitzwilliam Darcy"): its gender, else the most used, picks.
+        # A bare surname names no one in particular: a titled form of the right gender alone
+        # ("Miss Woodhouse" beside "Mr." and "Woodhouse") is the full name's.
         fitting = sorted((r for r in roots if self._compatible(r, target)), key=lambda r: -self._weight(r))
+        titled = [r for r in fitting if self._titles(r)]
+        if self.group_gender(target) and len(titled) == 1 and self.group_gender(titled[0]):
+            fitting = titled
         if len(fitting) == 1 or (
             len(fitting) > 1 and self._weight(fitting[0]) >= 3 * self._weight(fitting[1])
         ):
@@ -347,6 +360,9 @@ class _Groups:
         rest = sum(self._weight(t) for t in set(targets)) - (self._weight(fitting[0]) if fitting else 0)
         if fitting and self._weight(fitting[0]) >= 3 * rest:
             self.union(forms[0], fitting[0])
+
+    def _titles(self, root: str) -> set[tuple[str, ...]]:
+        return {_title_key(n) for n in self.counts if self.find(n) == root} - {()}
 
     def _weight(self, root: str) -> int:
         return sum(count for name, count in self.counts.items() if self.find(name) == root)
