@@ -13,6 +13,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -169,8 +170,16 @@ class FarmRegistry:
         return box
 
     def place_all(self) -> tuple[FarmBox, ...]:
-        """:meth:`place` every box, one after another (the book in progress keeps the others)."""
-        return tuple(b for b in (self.place(box.id) for box in self.boxes()) if b is not None)
+        """:meth:`place` every box at once. The farm's model changes when the queue's next book needs
+        another one, so every box is idle then: switched together, each waits one boot, not one per
+        box before it."""
+        boxes = self.boxes()
+        if len(boxes) < 2:
+            placed = [self.place(box.id) for box in boxes]
+        else:
+            with ThreadPoolExecutor(max_workers=len(boxes), thread_name_prefix="farm-place") as pool:
+                placed = list(pool.map(lambda box: self.place(box.id), boxes))
+        return tuple(b for b in placed if b is not None)
 
     def check(self) -> tuple[FarmBox, ...]:
         """Ask each agent how it is; a box that does not answer leaves the router (a split or a

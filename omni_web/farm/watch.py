@@ -1,6 +1,6 @@
 """The farm's steward thread: every few seconds, drop boxes that stopped answering and bring the
-others to the model the app's server group serves (so a model switch of the group switches the
-farm box by box, in join order, while the rest keep rendering)."""
+others to the model the app's server group serves (a model switch of the group switches every
+box at once: the queue's next book, which needs the new model, waits for them all)."""
 
 from __future__ import annotations
 
