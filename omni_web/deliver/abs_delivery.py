@@ -32,6 +32,10 @@ from omni_web.errors import DeliveryError, OmniWebError, internal_error_message
 from omni_web.files import atomic_path, locked, write_atomic
 from omni_web.paths import DataPaths
 
+# How long a delivery waits for Audiobookshelf's scan to show a new book, how often it looks, and
+# after how long it asks for the scan again (a request made while a scan runs is dropped).
+SCAN_WAIT_S, SCAN_POLL_S, SCAN_AGAIN_S = 60.0, 1.0, 5.0
+
 __all__ = [
     "DeliveryRecord",
     "DeliveryStore",
@@ -167,6 +171,8 @@ def deliver_book(
     store: DeliveryStore,
     job_id: str = "",
     client_factory: ClientFactory | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> DeliveryRecord:
     """Deliver one book folder now; returns the stored record (``failed`` with the message on error).
 
@@ -218,6 +224,8 @@ def deliver_book(
                     client.scan_library(library.id)  # the item is not known yet: let a scan find it
             else:
                 note = _scan_new(client, library.id, config.mode)
+                if not note:  # a scan was asked for: the book is delivered once it has found it
+                    item_id = _found_after_scans(client, library.id, rel_path, clock=clock, sleep=sleep)
         record = replace(
             base,
             state="delivered",
@@ -233,6 +241,41 @@ def deliver_book(
             base, state="failed", error=f"Copying the book into the library folder failed: {exc}"
         )
     return store.put(record)
+
+
+def _found_after_scans(
+    client: AbsClient,
+    library_id: str,
+    rel_path: str,
+    *,
+    clock: Callable[[], float],
+    sleep: Callable[[float], None],
+) -> str:
+    """The new item's id once a scan has found it.
+
+    Audiobookshelf answers a scan request made while another scan of the library runs with 200 and
+    does nothing ("Already scanning" in its log: two books delivered a second apart), so the item is
+    looked for, and the scan asked for again, until it shows (:data:`SCAN_WAIT_S` at most).
+
+    Raises:
+        DeliveryError: the item never showed.
+    """
+    deadline = clock() + SCAN_WAIT_S
+    asked = clock()
+    while True:
+        item_id = client.find_item(library_id, rel_path)
+        if item_id:
+            return item_id
+        now = clock()
+        if now > deadline:
+            raise DeliveryError(
+                f"Audiobookshelf took the files of {rel_path} but its library scans did not show the book "
+                f"within {SCAN_WAIT_S:.0f} s. Start a scan of the library in Audiobookshelf, or retry."
+            )
+        if now - asked >= SCAN_AGAIN_S:
+            client.scan_library(library_id)
+            asked = now
+        sleep(SCAN_POLL_S)
 
 
 def _scan_new(client: AbsClient, library_id: str, mode: str) -> str:

@@ -315,3 +315,41 @@ def test_settings_are_owner_only_and_test_lists_libraries(data_paths: DataPaths,
     fake = FakeAbs(tmp_path / "abs")
     with AbsClient("http://abs.lan:13378", fake.token, transport=fake.transport()) as client:
         assert [lib.label for lib in client.libraries()] == ["Audiobooks (book, 1 folder)"]
+
+
+class _Clock:
+    """A clock that moves only when the delivery sleeps."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def test_a_scan_dropped_while_another_runs_is_asked_again_until_the_book_shows(
+    data_paths: DataPaths, fake_server, tmp_path: Path
+) -> None:
+    # Seen with the real Audiobookshelf 2.36 (bench/check_real_audiobookshelf.py): three uploads a
+    # second apart, the second and third scans answered 200 during the first one and dropped.
+    server = fake_server(MODEL, env=FAST)
+    _, result = _convert(data_paths, server, "Vivian", chapters=(1,))
+    folder, root = Path(result["output_dir"]), SETTINGS.output_path(data_paths)
+    for busy, state in ((1, "delivered"), (1000, "failed")):
+        fake = FakeAbs(tmp_path / f"abs-{busy}", watcher=False, busy_scans=busy)
+        config = AbsConfig(
+            enabled=True, url="http://abs.lan:13378", token=fake.token, library=fake.library_id
+        )
+        clock = _Clock()
+        store = DeliveryStore(tmp_path / f"deliveries-{busy}.json")
+        record = deliver_book(
+            config, folder, root, store=store, client_factory=_factory(fake), clock=clock, sleep=clock.sleep
+        )
+        assert record.state == state, record
+        if state == "delivered":
+            assert len(fake.library_scans) == 2 and record.item_id == fake.item_at(record.rel_path)["id"]
+        else:
+            assert "did not show the book" in record.error and fake.items == {}

@@ -292,6 +292,7 @@ class FakeAbs:
     item_scans: list[str] = field(default_factory=list)
     items: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> scanned item
     watcher: bool = True  # the library's folder watcher (off: a new folder waits for a scan)
+    busy_scans: int = 0  # library scan requests answered while "already scanning" (ignored)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def transport(self) -> httpx.MockTransport:
@@ -353,6 +354,10 @@ class FakeAbs:
                 return self._upload(request)
             if method == "POST" and path == f"/api/libraries/{self.library_id}/scan":
                 self.library_scans.append(self.library_id)
+                if self.busy_scans > 0:
+                    # ABS 2.36 while a scan runs: logs "Already scanning" and answers 200, doing nothing.
+                    self.busy_scans -= 1
+                    return httpx.Response(200)
                 for rel in self._book_folders():
                     self._scan(rel)
                 return httpx.Response(200)
