@@ -39,7 +39,6 @@ from omni_web.paths import DataPaths  # noqa: E402
 from omni_web.pipeline import ConvertRequest, run_conversion  # noqa: E402
 from omni_web.settings import Settings  # noqa: E402
 from tests.fakes.sgl_omni import free_port, start_fake_server  # noqa: E402
-from tests.farm.farmkit import wait_for  # noqa: E402
 
 BOOK = ROOT / "tests" / "data" / "hefty-water-series.epub"
 MODEL = "qwen3_tts_0_6b_customvoice"
@@ -92,7 +91,7 @@ class Abs:
         }
         self.log = (work / "abs.log").open("w")
         self.process = subprocess.Popen(argv, cwd=source, env=env, stdout=self.log, stderr=subprocess.STDOUT)
-        wait_for(self._answers, "Audiobookshelf to start (see abs.log)", 60)
+        self._wait_up()
         httpx.post(
             f"{self.url}/init", json={"newRoot": {"username": "root", "password": "pw"}}
         ).raise_for_status()
@@ -101,11 +100,16 @@ class Abs:
         user = login.json()["user"]
         self.token = user.get("accessToken") or user["token"]
 
-    def _answers(self) -> bool:
-        try:
-            return httpx.get(f"{self.url}/status", timeout=2).status_code == 200
-        except httpx.HTTPError:
-            return False
+    def _wait_up(self) -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/status", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("Audiobookshelf did not start (see abs.log)")
 
     def api(self, method: str, path: str, **kwargs: object) -> httpx.Response:
         response = httpx.request(

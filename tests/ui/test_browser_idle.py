@@ -19,9 +19,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.ui.browser_kit import LONG_S, serve_webapp
+from tests.ui.browser_kit import LONG_S, expect, serve_webapp, tab
 from tests.ui.helpers import AppProcess, wait_for
-from tests.ui.test_browser_long_books import generate_and_follow, open_long_book
+from tests.ui.test_browser_long_books import _long_book
 
 pytestmark = pytest.mark.browser
 
@@ -41,8 +41,14 @@ def _metrics(cdp) -> dict[str, float]:
 
 
 def test_the_idle_jobs_page_of_a_running_long_book_keeps_the_main_thread_free(page, app, tmp_path, capsys):
-    open_long_book(page, tmp_path)
-    generate_and_follow(page)
+    book = _long_book(tmp_path / "long-whale.epub")
+    tab(page, "Generate")
+    page.locator("#gen-epub input[type=file]").set_input_files(str(book))
+    expect(page.locator("#gen-book")).to_contain_text("Long Whale", timeout=60_000)
+    page.get_by_role("button", name="All", exact=True).click()
+    page.locator("#gen-generate").click()
+    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true",
+                                                                               timeout=60_000)
     rendering = page.locator("#jobs-detail [data-phase=rendering] .ow-bar-text")
 
     def rendering_started() -> bool:

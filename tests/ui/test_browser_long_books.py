@@ -146,23 +146,6 @@ def _long_book(path: Path) -> Path:
     return make_epub(path, documents, nav=nav, title="Long Whale", author="Test Writer")
 
 
-def open_long_book(page, tmp_path: Path) -> None:
-    """Upload :func:`_long_book` on the Generate tab with every chapter chosen."""
-    book = _long_book(tmp_path / "long-whale.epub")
-    tab(page, "Generate")
-    page.locator("#gen-epub input[type=file]").set_input_files(str(book))
-    expect(page.locator("#gen-book")).to_contain_text("Long Whale", timeout=60_000)
-    page.get_by_role("button", name="All", exact=True).click()
-
-
-def generate_and_follow(page) -> None:
-    """Start the job and wait for the app to open it on the Jobs tab."""
-    page.locator("#gen-generate").click()
-    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute(
-        "aria-selected", "true", timeout=60_000
-    )
-
-
 def _answered_ms(page, click_js: str, done_js: str) -> float:
     """Milliseconds from a click (``click_js``) until ``done_js`` holds, measured in the page."""
     return page.evaluate(f"""() => new Promise((resolve) => {{
@@ -177,9 +160,16 @@ def _answered_ms(page, click_js: str, done_js: str) -> float:
 # two-core machine at load 10, though every wait in it waits for an event.
 @pytest.mark.timeout(1800)
 def test_a_138_chapter_job_page_stays_short_and_quick(page, app, browser, tmp_path):
-    open_long_book(page, tmp_path)
+    book = _long_book(tmp_path / "long-whale.epub")
+    tab(page, "Generate")
+    page.locator("#gen-epub input[type=file]").set_input_files(str(book))
+    expect(page.locator("#gen-book")).to_contain_text("Long Whale", timeout=60_000)
+    page.get_by_role("button", name="All", exact=True).click()
     expect(page.locator("#gen-estimate")).to_contain_text("No book has finished on this machine yet")
-    generate_and_follow(page)
+    page.locator("#gen-generate").click()
+    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute(
+        "aria-selected", "true", timeout=60_000
+    )
     # The managed server is killed mid-render: the job says it waits within 10 s, and goes on.
     rendering = page.locator("#jobs-detail [data-phase=rendering] .ow-bar-text")
 

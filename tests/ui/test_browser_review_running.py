@@ -11,9 +11,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.ui.browser_kit import expect, serve_webapp, shot
+from tests.ui.browser_kit import expect, serve_webapp, shot, tab
 from tests.ui.helpers import AppProcess
-from tests.ui.test_browser_long_books import generate_and_follow, open_long_book
+from tests.ui.test_browser_long_books import _long_book
 
 pytestmark = pytest.mark.browser
 
@@ -28,8 +28,14 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppProcess]:
 
 
 def test_review_and_accept_work_while_the_book_renders(page, tmp_path):
-    open_long_book(page, tmp_path)
-    generate_and_follow(page)
+    book = _long_book(tmp_path / "long-whale.epub")
+    tab(page, "Generate")
+    page.locator("#gen-epub input[type=file]").set_input_files(str(book))
+    expect(page.locator("#gen-book")).to_contain_text("Long Whale", timeout=60_000)
+    page.get_by_role("button", name="All", exact=True).click()
+    page.locator("#gen-generate").click()
+    expect(page.get_by_role("tab", name="Jobs", exact=True)).to_have_attribute("aria-selected", "true",
+                                                                               timeout=60_000)
     page.get_by_text("Review audio QA").click()
     summary = page.locator("#review-summary")
     # Refreshed by hand until the job has flagged a few chunks (each needs its takes first).
