@@ -13,6 +13,7 @@ import logging
 from omni_web.backend.companions import ensure_companion_packages
 from omni_web.book.cache import BookCache
 from omni_web.catalog import CatalogEntry
+from omni_web.farm import farm_in_use
 from omni_web.jobs import JobStore, JobWorker
 from omni_web.lan import ui_urls
 from omni_web.library import (
@@ -42,7 +43,9 @@ def build_server_manager(paths: DataPaths, settings: Settings) -> ServerManager:
     def install_companions(entry: CatalogEntry) -> None:
         ensure_companion_packages(paths, entry)
 
-    return ServerManager(paths, settings, before_start=install_companions)
+    # With a farm token made, one GPU is served behind the router too: boxes join it mid-book.
+    return ServerManager(paths, settings, before_start=install_companions,
+                         router_always=lambda: farm_in_use(paths))
 
 
 def notify_targets(settings: Settings) -> Targets:

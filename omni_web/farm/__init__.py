@@ -9,7 +9,7 @@ keeps the boxes that joined with a farm token and adds their workers to the app'
 from omni_web.farm.agent import AgentOptions, join_farm
 from omni_web.farm.app_api import FARM_PREFIX, build_farm_api, mount_farm
 from omni_web.farm.registry import FarmBox, FarmRegistry
-from omni_web.farm.tokens import farm_token_store
+from omni_web.farm.tokens import farm_in_use, farm_token_store
 from omni_web.farm.view import farm_lines
 from omni_web.farm.watch import FarmWatcher, group_target
 
@@ -20,6 +20,7 @@ __all__ = [
     "FarmRegistry",
     "FarmWatcher",
     "build_farm_api",
+    "farm_in_use",
     "farm_lines",
     "farm_token_store",
     "group_target",

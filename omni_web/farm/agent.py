@@ -22,6 +22,7 @@ import uvicorn
 from omni_web.errors import FarmRefused, ServerError
 from omni_web.farm.agent_api import build_agent_api
 from omni_web.farm.box import BoxGpu, BoxServers
+from omni_web.farm.provision import ensure_backend
 from omni_web.gpu import GpuProbe, probe_gpus
 from omni_web.paths import DataPaths
 from omni_web.server import free_ports
@@ -91,16 +92,18 @@ def join_farm(paths: DataPaths, options: AgentOptions, *, stop: threading.Event,
     Raises:
         FarmRefused: the app did not accept the token (nothing is left running).
         ServerError: the app cannot be reached.
+        InstallError: the backend was missing and pip could not install it.
     """
     paths.ensure()
+    log_path = paths.logs_dir / "farm-agent.log"
+    _log_to(log_path)
+    ensure_backend(paths, say=lambda line: print(line, flush=True))  # a bare box installs it first
     gpus = box_gpus(probe_gpus(nvml), options.gpus)
     advertise = options.advertise_host or reach_host(options.app_url)
     port = options.port or free_ports(options.host, 30090, 1, avoid=set())[0]
     servers = BoxServers(paths, gpus, host=options.host, advertise_host=advertise,
                          first_port=options.worker_port)
     secret = secrets.token_urlsafe(32)
-    log_path = paths.logs_dir / "farm-agent.log"
-    _log_to(log_path)
     api = build_agent_api(servers, secret=secret, log_path=log_path)
     server = uvicorn.Server(uvicorn.Config(api, host=options.host, port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, name="farm-agent-api", daemon=True)

@@ -20,6 +20,7 @@ import httpx
 
 from omni_web.catalog import get_entry
 from omni_web.errors import ServerStartError
+from omni_web.farm.provision import ensure_model
 from omni_web.gpu import GpuInfo
 from omni_web.paths import DataPaths
 from omni_web.server import (
@@ -122,14 +123,18 @@ class BoxServers:
     def serve(self, model_key: str, *, timeout_s: float = 600.0) -> tuple[BoxWorker, ...]:
         """Serve ``model_key`` on every GPU (stopping another model first); returns when all are healthy.
 
+        ``timeout_s`` is for the boot; a model missing from the HF cache is downloaded before it.
+
         Raises:
             ServerStartError: a server died or was not healthy within ``timeout_s`` (all are stopped).
+            DownloadError, GatedModel, DiskFullError: the model could not be fetched.
         """
         with self._lock:
             current = self.workers()
             if current and all(w.model_key == model_key for w in current) and len(current) == len(self._gpus):
                 return current
             self.stop()
+            ensure_model(model_key)  # a box that never served this model fetches it first
             ports = free_ports(self._host, self._first_port, len(self._gpus), avoid=set())
             for gpu, port in zip(self._gpus, ports, strict=True):
                 self._launch(model_key, gpu, port)

@@ -32,6 +32,10 @@ FARM_RECORD_NAME = "farm.json"
 # (router base URL, model key) of the group the farm serves, or None when no group runs.
 RouterTarget = Callable[[], "tuple[str, str] | None"]
 
+# A /serve call covers the box's model download when its HF cache lacks the model (tens of GB on a
+# home line), so it may take hours beyond the boot timeout.
+DOWNLOAD_ALLOWANCE_S = 6 * 3600.0
+
 
 @dataclass(frozen=True, slots=True)
 class FarmBox:
@@ -157,7 +161,8 @@ class FarmRegistry:
         self._save(box)
         try:
             asked = {"model": model_key, "timeout_s": self._timeout_s}
-            status = self.call_agent(box, "POST", "/serve", asked, timeout_s=self._timeout_s + 30)
+            status = self.call_agent(box, "POST", "/serve", asked,
+                                     timeout_s=self._timeout_s + DOWNLOAD_ALLOWANCE_S)
         except ServerError as exc:
             box = replace(box, state="failed", message=str(exc))
             self._save(box)
@@ -190,14 +195,21 @@ class FarmRegistry:
             except ServerError as exc:
                 if box.worker_urls or box.state != "lost":
                     self._unroute(box)
-                    self._save(replace(box, state="lost", worker_urls=(), message=str(exc)))
+                    self._save_unless_changed(box, state="lost", worker_urls=(), message=str(exc))
                 continue
             alive = {str(w["url"]) for w in status.get("workers", ())}
             gone = [u for u in box.worker_urls if u not in alive]
             if gone:
                 self._unroute(box, only=gone)
-                self._save(replace(box, worker_urls=tuple(u for u in box.worker_urls if u in alive)))
+                self._save_unless_changed(box, worker_urls=tuple(u for u in box.worker_urls if u in alive))
         return self.boxes()
+
+    def _save_unless_changed(self, seen: FarmBox, **changes: Any) -> None:
+        """Save ``seen`` with ``changes`` unless a placement changed the box since it was read (the
+        watcher checks and places on two threads; the newer record wins)."""
+        with self._lock:
+            if self.box(seen.id) == seen:
+                self._save(replace(seen, **changes))
 
     def agent_log(self, box_id: str, *, lines: int = 200) -> str:
         """The agent's own log, read over its API."""

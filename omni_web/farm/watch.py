@@ -1,11 +1,16 @@
-"""The farm's steward thread: every few seconds, drop boxes that stopped answering and bring the
-others to the model the app's server group serves (a model switch of the group switches every
-box at once: the queue's next book, which needs the new model, waits for them all)."""
+"""The farm's steward threads: one drops boxes that stopped answering every few seconds, the other
+brings the boxes to the model the app's server group serves (a model switch of the group switches
+every box at once: the queue's next book, which needs the new model, waits for them all).
+
+They are apart because a placement can take long (a box's first boot, or its model download), and
+a box that dies meanwhile must still leave the router within seconds.
+"""
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from omni_web.errors import OmniWebError
 from omni_web.farm.registry import FarmRegistry, RouterTarget
@@ -29,27 +34,32 @@ def group_target(manager: ServerManager) -> RouterTarget:
 
 
 class FarmWatcher:
-    """Runs :meth:`FarmRegistry.check` and :meth:`FarmRegistry.place_all` every ``interval_s``."""
+    """Runs :meth:`FarmRegistry.check` and :meth:`FarmRegistry.place_all` every ``interval_s``,
+    each on a thread of its own."""
 
     def __init__(self, registry: FarmRegistry, *, interval_s: float = 2.0) -> None:
         self._registry = registry
         self._interval_s = interval_s
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="farm-watch", daemon=True)
+        self._threads = [
+            threading.Thread(target=self._every, args=(registry.check,), name="farm-check", daemon=True),
+            threading.Thread(target=self._every, args=(registry.place_all,), name="farm-place", daemon=True),
+        ]
 
     def start(self) -> None:
-        """Start the thread."""
-        self._thread.start()
+        """Start the threads."""
+        for thread in self._threads:
+            thread.start()
 
     def stop(self) -> None:
-        """Stop the thread (a placement under way finishes first)."""
+        """Stop the threads (a placement under way finishes first)."""
         self._stop.set()
-        self._thread.join(timeout=30)
+        for thread in self._threads:
+            thread.join(timeout=30)
 
-    def _run(self) -> None:
+    def _every(self, step: Callable[[], object]) -> None:
         while not self._stop.wait(self._interval_s):
             try:
-                self._registry.check()
-                self._registry.place_all()
+                step()
             except (OmniWebError, OSError, ValueError) as exc:
                 _log.warning("farm watch: %s", exc)

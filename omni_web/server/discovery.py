@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from omni_web.catalog import CatalogEntry, entry_for_repo, get_entry
 from omni_web.client import SpeechClient
-from omni_web.errors import OmniWebError, ServerUnavailable, UnknownModel
-from omni_web.server.status import ServerState
+from omni_web.errors import ForeignServer, OmniWebError, ServerNotRunning, ServerUnavailable, UnknownModel
+from omni_web.server.status import Endpoint, ServerState
 
-__all__ = ["EndpointProbe", "catalog_key_for", "hosted_model_id", "probe_endpoint"]
+__all__ = ["EndpointProbe", "catalog_key_for", "foreign_endpoint", "hosted_model_id", "probe_endpoint"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,3 +107,30 @@ def catalog_key_for(model_ids: Sequence[str]) -> str | None:
         except UnknownModel:
             continue
     return None
+
+
+def foreign_endpoint(entry: CatalogEntry, probe: EndpointProbe, *, remote: bool) -> Endpoint:
+    """The endpoint of a server the app did not start (``remote``: the remote-URL setting), once it
+    is known to answer, host ``entry`` and be healthy.
+
+    Raises:
+        ServerNotRunning: nothing answers, or it is not healthy yet.
+        ForeignServer: it hosts another model.
+    """
+    where = "remote server" if remote else "server (not started by omni-web)"
+    if not probe.reachable:
+        raise ServerNotRunning(
+            f"Nothing answers at the {where} {probe.base_url}. Start it, or fix the URL in Settings "
+            "(CLI: --api-url)."
+        )
+    model_id = hosted_model_id(entry, probe.model_ids)
+    if model_id is None:
+        hosted = ", ".join(probe.model_ids) or "no model it would name"
+        raise ForeignServer(probe.base_url, hosted_model=hosted, wanted_model=entry.key)
+    if not probe.healthy:
+        raise ServerNotRunning(
+            f"The {where} at {probe.base_url} hosts {entry.label} but is not ready "
+            f"(/health: {probe.status or 'no answer'}, HTTP {probe.http_status}). Wait until it "
+            "is healthy, then try again."
+        )
+    return Endpoint(base_url=probe.base_url, model_key=entry.key, model_id=model_id, owned=False)

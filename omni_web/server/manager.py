@@ -21,12 +21,12 @@ from pathlib import Path
 
 from omni_web.catalog import CatalogEntry
 from omni_web.client import SpeechClient
-from omni_web.errors import BootTimeout, ForeignServer, ServerError, ServerNotRunning
+from omni_web.errors import BootTimeout, ServerError
 from omni_web.gpu import GpuProbe, probe_gpus
 from omni_web.paths import DataPaths
 from omni_web.server.boot import LaunchOptions
 from omni_web.server.capacity import worker_batch
-from omni_web.server.discovery import EndpointProbe, hosted_model_id, probe_endpoint
+from omni_web.server.discovery import EndpointProbe, foreign_endpoint, hosted_model_id, probe_endpoint
 from omni_web.server.gpus import GpuSelection, select_gpus
 from omni_web.server.group import ServerGroup, group_pids
 from omni_web.server.lifecycle import ServerLifecycle
@@ -62,6 +62,8 @@ class ServerManager:
             port fails the boot instead of moving the server.
         poll_interval_s: how often the boot wait polls ``/health``.
         probe_timeout_s: timeout of one health or models request.
+        router_always: True when even one GPU is served behind the router (a farm, whose boxes'
+            workers join that router mid-book).
     """
 
     def __init__(
@@ -77,8 +79,10 @@ class ServerManager:
         poll_interval_s: float = 1.0,
         probe_timeout_s: float = 5.0,
         gpu_probe: Callable[[], GpuProbe] = probe_gpus,
+        router_always: Callable[[], bool] = lambda: False,
     ) -> None:
         self._paths = paths
+        self._router_always = router_always
         self._gpu_probe = gpu_probe
         self._settings = settings
         self._client_factory = client_factory
@@ -246,7 +250,7 @@ class ServerManager:
         settings = self.settings
         remote = api_url or settings.remote_url
         if remote:
-            return self._foreign(entry, self._use_foreign(entry, self._probe(remote), remote=True))
+            return self._foreign(entry, foreign_endpoint(entry, self._probe(remote), remote=True))
         if compute_capability is None:
             compute_capability = self._gpu_probe().compute_capability
         spec = self.build_spec(entry, compute_capability=compute_capability, port=port)
@@ -262,7 +266,7 @@ class ServerManager:
         ):
             # No explicit GPU choice: our running group for this model is used as it is.
             selection = GpuSelection(ids=tuple(int(g) if g.isdigit() else 0 for g in running.gpus))
-        if selection.is_group or settings.worker_url_list:
+        if self._wants_group(selection):
             with self._op_lock:
                 self._start_group_locked(spec, selection, timeout_s=timeout_s, on_log=on_log or _ignore)
             endpoint = Endpoint(
@@ -278,7 +282,7 @@ class ServerManager:
             if self._single.owned_record() is None:
                 probe = self._probe(spec.base_url)
                 if probe.reachable:
-                    return self._foreign(entry, self._use_foreign(entry, probe, remote=False))
+                    return self._foreign(entry, foreign_endpoint(entry, probe, remote=False))
             status = self._start_single(spec, timeout_s=timeout_s, on_log=on_log or _ignore)
         model_id = hosted_model_id(entry, status.model_ids) or entry.repo_id
         endpoint = Endpoint(base_url=status.endpoint, model_key=entry.key, model_id=model_id, owned=True,
@@ -290,26 +294,6 @@ class ServerManager:
         return ForeignServing(
             endpoint, patience_s=settings.remote_patience_s, batch=worker_batch(entry, settings)
         )
-
-    @staticmethod
-    def _use_foreign(entry: CatalogEntry, probe: EndpointProbe, *, remote: bool) -> Endpoint:
-        where = "remote server" if remote else "server (not started by omni-web)"
-        if not probe.reachable:
-            raise ServerNotRunning(
-                f"Nothing answers at the {where} {probe.base_url}. Start it, or fix the URL in Settings "
-                "(CLI: --api-url)."
-            )
-        model_id = hosted_model_id(entry, probe.model_ids)
-        if model_id is None:
-            hosted = ", ".join(probe.model_ids) or "no model it would name"
-            raise ForeignServer(probe.base_url, hosted_model=hosted, wanted_model=entry.key)
-        if not probe.healthy:
-            raise ServerNotRunning(
-                f"The {where} at {probe.base_url} hosts {entry.label} but is not ready "
-                f"(/health: {probe.status or 'no answer'}, HTTP {probe.http_status}). Wait until it "
-                "is healthy, then try again."
-            )
-        return Endpoint(base_url=probe.base_url, model_key=entry.key, model_id=model_id, owned=False)
 
     # --- start ----------------------------------------------------------------------------------
 
@@ -345,7 +329,7 @@ class ServerManager:
         spec = self.build_spec(entry, compute_capability=compute_capability, port=port)
         selection = self.gpu_selection(entry, gpus)
         with self._op_lock:
-            if selection.is_group or self.settings.worker_url_list:
+            if self._wants_group(selection):
                 return self._start_group_locked(
                     spec, selection, timeout_s=timeout_s, on_log=on_log or _ignore
                 )
@@ -354,6 +338,10 @@ class ServerManager:
             return self._start_single(spec, timeout_s=timeout_s, on_log=on_log or _ignore)
 
     # --- the group (router + one worker per GPU) ------------------------------------------------
+
+    def _wants_group(self, selection: GpuSelection) -> bool:
+        """Two or more GPUs, remote workers, or a farm need the router in front."""
+        return selection.is_group or bool(self.settings.worker_url_list) or self._router_always()
 
     def _start_group_locked(
         self, spec: ServeSpec, selection: GpuSelection, *, timeout_s: float | None, on_log: LogCallback,

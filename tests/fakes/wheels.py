@@ -28,6 +28,7 @@ def make_wheel(
     *,
     requires: tuple[str, ...] = (),
     scripts: dict[str, str] | None = None,
+    module_source: str | None = None,
 ) -> Path:
     """Write ``<name>-<version>-py3-none-any.whl`` into ``folder`` and return its path.
 
@@ -35,13 +36,15 @@ def make_wheel(
         name: the distribution name (``sglang-omni``); the import package is its underscored form.
         requires: ``Requires-Dist`` lines.
         scripts: console scripts, name → ``module:function`` inside the package.
+        module_source: the package's ``__init__.py`` (default: a ``main`` that prints name and version).
     """
     folder.mkdir(parents=True, exist_ok=True)
     dist = re.sub(r"[-_.]+", "_", name).lower()
     info = f"{dist}-{version}.dist-info"
     files: dict[str, bytes] = {
         f"{dist}/__init__.py": (
-            f'__version__ = "{version}"\n\n\ndef main() -> None:\n    print("{name} {version}")\n'
+            module_source
+            or f'__version__ = "{version}"\n\n\ndef main() -> None:\n    print("{name} {version}")\n'
         ).encode(),
         f"{info}/METADATA": (
             f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"

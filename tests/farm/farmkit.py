@@ -18,15 +18,19 @@ from pathlib import Path
 
 import uvicorn
 
+from omni_web.catalog import CATALOG, SGLANG_OMNI_VERSION
 from omni_web.farm.app_api import build_farm_api
 from omni_web.farm.registry import FarmRegistry
 from omni_web.paths import DataPaths
 from omni_web.server.group import router_argv
 from omni_web.server.router import read_router_health, warm_voice_registry
-from tests.fakes.sgl_omni import free_port, install_fake_sgl_omni
+from tests.fakes.sgl_omni import FAKE_PROGRAM, free_port, install_fake_sgl_omni
+from tests.fakes.wheels import make_wheel
+from tests.ui.helpers import cache_model
 
 __all__ = [
     "AgentProcess",
+    "fake_backend_wheel",
     "FarmApp",
     "RouterProcess",
     "start_agent",
@@ -107,22 +111,42 @@ class AgentProcess:
 
 
 def start_agent(
-    app_url: str, token: str, home: Path, *, gpus: str = "0", env: dict[str, str] | None = None
+    app_url: str, token: str, home: Path, *, gpus: str = "0", env: dict[str, str] | None = None,
+    bare: bool = False,
 ) -> AgentProcess:
-    """``python -m omni_web agent join`` with its own data root holding the fake backend."""
-    install_fake_sgl_omni(DataPaths(root=home).backend_venv)
+    """``python -m omni_web agent join`` with its own data root holding the fake backend (``bare``:
+    nothing; the agent installs the backend itself from the index ``env`` names)."""
+    home.mkdir(parents=True, exist_ok=True)
+    box_env = {"OMNI_WEB_HOME": str(home), "HF_HUB_CACHE": str(home / "hf-cache")}
+    if not bare:  # a box set up earlier: the backend installed and every catalog model downloaded
+        install_fake_sgl_omni(DataPaths(root=home).backend_venv)
+        for entry in CATALOG:
+            cache_model(home / "hf-cache", entry.key)
     log_path = home / "agent-stdout.log"
     argv = [sys.executable, "-m", "omni_web", "agent", "join", app_url, "--token", token, "--gpus", gpus,
             "--host", "127.0.0.1", "--advertise", "127.0.0.1", "--name", home.name,
             # boxes share this machine's ports: each starts its servers on a range of its own
             "--worker-port", str(free_port())]
-    full_env = {**os.environ, "OMNI_WEB_HOME": str(home), **(env or {})}
+    full_env = {**os.environ, **box_env, **(env or {})}
     with open(log_path, "w", encoding="utf-8") as log:
         popen = subprocess.Popen(
             argv, cwd=REPO, env=full_env, stdout=log, stderr=subprocess.STDOUT, text=True,
             start_new_session=True,
         )
     return AgentProcess(popen, home, log_path)
+
+
+def fake_backend_wheel(folder: Path) -> Path:
+    """A ``sglang-omni`` 0.1.9 wheel whose ``sgl-omni`` runs the fake server with this interpreter,
+    for a bare box's agent to pip-install (``PIP_NO_INDEX=1 PIP_FIND_LINKS=folder``)."""
+    source = (
+        '"""sglang-omni stand-in: sgl-omni runs tests/fakes/fake_sgl_omni.py."""\n'
+        "import os, sys\n\n\ndef main() -> None:\n"
+        f"    python, program = {sys.executable!r}, {str(FAKE_PROGRAM)!r}\n"
+        "    os.execv(python, [python, program, *sys.argv[1:]])\n"
+    )
+    return make_wheel(folder, "sglang-omni", SGLANG_OMNI_VERSION, scripts={"sgl-omni": "main"},
+                      module_source=source)
 
 
 @dataclass
