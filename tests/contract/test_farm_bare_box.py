@@ -34,7 +34,9 @@ BOOK = DATA_DIR / "wasteland.epub"
 
 
 @pytest.fixture
-def app_home(data_paths: DataPaths, contract_venv: ContractVenv, monkeypatch: pytest.MonkeyPatch) -> DataPaths:
+def app_home(
+    data_paths: DataPaths, contract_venv: ContractVenv, monkeypatch: pytest.MonkeyPatch
+) -> DataPaths:
     """The app's data root: one fake GPU's backend and the real router; quick fake generations."""
     install_fake_sgl_omni(data_paths.backend_venv)
     install_router(data_paths.backend_venv, contract_venv.python)
