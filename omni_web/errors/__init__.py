@@ -18,7 +18,8 @@ module that meets them, and chained with ``from exc``.
     │   ├── PortTaken               the port is held; names both ports and the remedy
     │   ├── ForeignServer           a server we did not start hosts another model
     │   ├── ServerNotRunning
-    │   └── FarmRefused         an agent's farm token was refused by the app
+    │   ├── FarmRefused         an agent's farm token was refused by the app
+    │   └── FarmBoxNotFound     no farm box (or several) has the id or name given
     ├── SpeechError                 the server answered a speech/voice request with an error
     │   ├── KVCapacityError         "Request requires more tokens than the thinker KV cache…"
     │   ├── UnknownVoice            refused before any request
@@ -119,6 +120,7 @@ from omni_web.errors.models import (
 )
 from omni_web.errors.server import (
     BootTimeout,
+    FarmBoxNotFound,
     FarmRefused,
     ForeignServer,
     PortTaken,
@@ -187,6 +189,7 @@ __all__ = [
     "ServerMisconfigured",
     "ServerNotRunning",
     "FarmRefused",
+    "FarmBoxNotFound",
     "ServerStartError",
     "ServerUnavailable",
     "ServerUnreachable",

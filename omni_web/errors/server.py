@@ -93,3 +93,16 @@ class FarmRefused(ServerError):
             "Make a farm token in the app's Settings (CLI: python -m omni_web farm token create) and "
             "pass it with --token."
         )
+
+
+class FarmBoxNotFound(ServerError):
+    """A farm box was named (by id or name) that is not in the farm, or a name fits several boxes."""
+
+    def __init__(self, ref: str, known: list[str], *, ambiguous: bool = False) -> None:
+        self.ref = ref
+        self.known = known
+        listed = ", ".join(known) or "none has joined"
+        what = f"Several farm boxes are named '{ref}'" if ambiguous else f"No farm box is called '{ref}'"
+        super().__init__(
+            f"{what}. Boxes: {listed}. Name the box by its id (python -m omni_web server status lists them)."
+        )

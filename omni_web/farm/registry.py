@@ -1,9 +1,15 @@
 """The app's side of the farm: boxes that joined with a farm token, and their workers in the router.
 
 The record (``state/farm.json``, owner-only because it holds each agent's call-back secret) lists
-every box: its agent URL, GPUs, model and worker URLs. The app's job store stays the only
-orchestrator and the router the data plane: this class only tells agents what to serve and keeps
-the router's worker list equal to the workers that answer.
+every box: its agent URL, GPUs, model and worker URLs, and what the user decided for it (a model
+it is pinned to, or drained). The app's job store stays the only orchestrator and the router the
+data plane: this class only tells agents what to serve and keeps the router's worker list equal to
+the workers that answer and that the user wants routed.
+
+The app (its watcher and its pages) and a CLI run change the record at the same time, so every
+change re-reads the record under a lock (:func:`omni_web.files.locked`) and changes only its box;
+agents and the router are called outside it, except the quick router calls that must agree with
+the record (a box drained while it booted is never routed when the boot ends).
 """
 
 from __future__ import annotations
@@ -14,14 +20,15 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 import httpx
 
-from omni_web.errors import FarmRefused, ServerError
+from omni_web.catalog import get_entry
+from omni_web.errors import FarmBoxNotFound, FarmRefused, ServerError
 from omni_web.farm.tokens import farm_token_store
-from omni_web.files import write_atomic
+from omni_web.files import locked, write_atomic
 from omni_web.paths import DataPaths
 from omni_web.server import add_worker, drain_worker, remove_worker
 
@@ -36,10 +43,14 @@ RouterTarget = Callable[[], "tuple[str, str] | None"]
 # home line), so it may take hours beyond the boot timeout.
 DOWNLOAD_ALLOWANCE_S = 6 * 3600.0
 
+# States in which a box's workers run its model: "serving" in the router, "standby" outside it
+# (a box pinned to another model than the router's: a warm pool for when the queue needs it).
+_UP_STATES = ("serving", "standby")
+
 
 @dataclass(frozen=True, slots=True)
 class FarmBox:
-    """One box that joined: where its agent listens, its GPUs, and what it serves."""
+    """One box that joined: where its agent listens, its GPUs, what it serves and what the user decided."""
 
     id: str
     name: str
@@ -48,15 +59,26 @@ class FarmBox:
     gpus: tuple[dict[str, Any], ...] = ()
     model_key: str = ""
     worker_urls: tuple[str, ...] = ()
-    state: str = "joined"  # joined | starting | serving | switching | failed | lost
+    # joined | starting | switching | serving | standby | drained | resuming | removing | failed | lost
+    state: str = "joined"
     joined_at: float = 0.0
     message: str = ""
+    pinned_model: str = ""  # "": it follows the server group's model; else it serves this one only
+    drained: bool = False  # the user drained it: nothing places or routes it until resumed
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> FarmBox:
-        """From the record's JSON."""
-        gpus = tuple(data.get("gpus", ()))
-        return cls(**{**data, "gpus": gpus, "worker_urls": tuple(data.get("worker_urls", ()))})
+        """From the record's JSON (rows written before a field existed take its default)."""
+        known = {f.name for f in fields(cls)}
+        row = {key: value for key, value in data.items() if key in known}
+        row["gpus"] = tuple(data.get("gpus", ()))
+        row["worker_urls"] = tuple(data.get("worker_urls", ()))
+        return cls(**row)
+
+    @property
+    def label(self) -> str:
+        """How messages name the box: ``lab-1 (a1b2c3d4)``."""
+        return f"{self.name} ({self.id})"
 
 
 class FarmRegistry:
@@ -88,31 +110,60 @@ class FarmRegistry:
         """The box with ``box_id``, or None."""
         return next((b for b in self.boxes() if b.id == box_id), None)
 
+    def find(self, ref: str) -> FarmBox:
+        """The box whose id or name is ``ref`` (ids first: two boxes may share a host name).
+
+        Raises:
+            FarmBoxNotFound: no box has it, or several boxes have that name.
+        """
+        boxes = self.boxes()
+        by_id = [b for b in boxes if b.id == ref]
+        named = by_id or [b for b in boxes if b.name == ref]
+        if len(named) == 1:
+            return named[0]
+        raise FarmBoxNotFound(ref, [b.label for b in boxes], ambiguous=len(named) > 1)
+
+    def _write(self, box: FarmBox | None, *, drop: str = "") -> None:
+        """Replace (or drop) one row; the caller holds both locks."""
+        kept = [b for b in self.boxes() if b.id not in (drop, box.id if box else "")]
+        rows = [asdict(b) for b in ([*kept, box] if box else kept)]
+        rows.sort(key=lambda row: row["joined_at"])
+        write_atomic(self.path, json.dumps(rows, indent=2) + "\n", mode=0o600)
+
     def _save(self, box: FarmBox | None, *, drop: str = "") -> None:
-        with self._lock:
-            kept = [b for b in self.boxes() if b.id not in (drop, box.id if box else "")]
-            rows = [asdict(b) for b in ([*kept, box] if box else kept)]
-            rows.sort(key=lambda row: row["joined_at"])
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.path, json.dumps(rows, indent=2) + "\n", mode=0o600)
+        with self._lock, locked(self.path):
+            self._write(box, drop=drop)
+
+    def _update(self, box_id: str, change: Callable[[FarmBox], FarmBox | None]) -> FarmBox | None:
+        """Apply ``change`` to the box's current row (None from it drops the row); None if it is gone."""
+        with self._lock, locked(self.path):
+            box = self.box(box_id)
+            if box is None:
+                return None
+            changed = change(box)
+            self._write(changed, drop=box_id)
+            return changed
 
     # --- joining and leaving --------------------------------------------------------------------
 
     def join(self, token: str | None, *, name: str, agent_url: str, secret: str,
              gpus: tuple[dict[str, Any], ...]) -> FarmBox:
-        """Record a box whose agent presented ``token``; a box at the same agent URL is replaced.
+        """Record a box whose agent presented ``token``; a box at the same agent URL is replaced
+        (an agent that restarted: it keeps the pin and drain the user gave it).
 
         Raises:
             FarmRefused: ``token`` is not a live farm token.
         """
         if farm_token_store(self._paths).verify(token) is None:
             raise FarmRefused(agent_url)
-        for old in self.boxes():
-            if old.agent_url == agent_url.rstrip("/"):
-                self._unroute(old)
-                self._save(None, drop=old.id)
         box = FarmBox(id=secrets.token_hex(4), name=name, agent_url=agent_url.rstrip("/"), secret=secret,
                       gpus=tuple(gpus), joined_at=time.time())
+        for old in self.boxes():
+            if old.agent_url == box.agent_url:
+                self._unroute(old)
+                self._save(None, drop=old.id)
+                box = replace(box, pinned_model=old.pinned_model, drained=old.drained,
+                              state="drained" if old.drained else box.state)
         self._save(box)
         return box
 
@@ -129,50 +180,139 @@ class FarmRegistry:
             self._unroute(box)
             self._save(None, drop=box_id)
 
-    def remove(self, box_id: str) -> None:
-        """The user removes a box: drain, remove from the router, ask the agent to stop, forget it."""
-        box = self.box(box_id)
+    # --- what the user decides for a box (Server tab, ``server farm``) ---------------------------
+
+    def drain(self, box_id: str) -> FarmBox:
+        """Drain the box's workers in the router (in-flight requests finish, no new ones come) and
+        keep it out of the farm's placements until :meth:`resume`; its servers keep running.
+
+        Raises:
+            FarmBoxNotFound: no such box.
+        """
+        box = self._mark(box_id, drained=True, state="drained")
+        target = self._target()
+        if target is not None:
+            for url in box.worker_urls:
+                drain_worker(target[0], url)
+        return box
+
+    def resume(self, box_id: str) -> FarmBox:
+        """Undo :meth:`drain`: the next placement (the app's watcher, every few seconds) routes the
+        box again, after a boot if the model it should serve changed meanwhile.
+
+        Raises:
+            FarmBoxNotFound: no such box.
+        """
+        current = self._require(box_id)
+        return self._mark(box_id, drained=False, state="resuming" if current.drained else current.state)
+
+    def pin(self, box_id: str, model_key: str) -> FarmBox:
+        """Pin the box to ``model_key`` (its own pool: it serves that model, and is routed only while
+        the server group serves it too); ``""`` unpins it (it follows the group's model again).
+        The switch itself is the next placement's (the app's watcher).
+
+        Raises:
+            FarmBoxNotFound: no such box.
+            UnknownModel: ``model_key`` is not in the catalog.
+        """
+        if model_key:
+            get_entry(model_key)
+        box = self._require(box_id)
+        return self._update(box_id, lambda current: replace(current, pinned_model=model_key)) or box
+
+    def remove(self, box_id: str) -> FarmBox | None:
+        """The user removes a box: drain, remove from the router, ask the agent to stop, forget it.
+
+        Returns the box as it was (None when it was not in the farm).
+        """
+        box = self._update(box_id, lambda current: replace(current, drained=True, state="removing"))
         if box is None:
-            return
+            return None
         self._unroute(box)
         try:
             self.call_agent(box, "POST", "/stop", timeout_s=30.0)
         except ServerError:
             pass  # an agent that cannot be reached has nothing routed any more either
         self._save(None, drop=box_id)
+        return box
+
+    def _require(self, box_id: str) -> FarmBox:
+        box = self.box(box_id)
+        if box is None:
+            raise FarmBoxNotFound(box_id, [b.label for b in self.boxes()])
+        return box
+
+    def _mark(self, box_id: str, *, drained: bool, state: str) -> FarmBox:
+        self._require(box_id)
+        box = self._update(box_id, lambda current: replace(current, drained=drained, state=state))
+        if box is None:  # it left between the two reads
+            raise FarmBoxNotFound(box_id, [b.label for b in self.boxes()])
+        return box
 
     # --- serving --------------------------------------------------------------------------------
 
+    def group_model(self) -> str:
+        """The model the server group (and so the farm) serves now; ``""`` when no group runs."""
+        target = self._target()
+        return target[1] if target is not None else ""
+
+    def wanted(self, box: FarmBox) -> tuple[str, str | None]:
+        """(model the box should serve, router to route it into or None); ``""`` for no model."""
+        target = self._target()
+        model = box.pinned_model or (target[1] if target is not None else "")
+        router = target[0] if target is not None and target[1] == model and not box.drained else None
+        return model, router
+
     def place(self, box_id: str) -> FarmBox | None:
-        """Make the box serve the farm's model and route its workers; None when there is no target.
+        """Make the box serve the model it should (its pin, else the farm's) and route its workers
+        when the router serves that model; a drained box and a box with nothing to serve stay.
 
         A box already serving another model is drained and switched first.
         """
-        target = self._target()
         box = self.box(box_id)
-        if target is None or box is None:
+        if box is None or box.drained:
             return box
-        router_url, model_key = target
-        if box.model_key == model_key and box.state == "serving":
+        model, router = self.wanted(box)
+        if not model:
             return box
+        if box.model_key == model and box.state in _UP_STATES:
+            if (box.state == "serving") == (router is not None):
+                return box
+            return self._settle(box_id, model, box.worker_urls)  # routed or unrouted, no boot
         self._unroute(box)
-        box = replace(box, state="switching" if box.model_key else "starting", model_key=model_key,
-                      worker_urls=(), message="")
-        self._save(box)
+        starting = "switching" if box.model_key and box.model_key != model else "starting"
+        box = self._update(box_id, lambda current: replace(current, state=starting, model_key=model,
+                                                           worker_urls=(), message=""))
+        if box is None:
+            return None
         try:
-            asked = {"model": model_key, "timeout_s": self._timeout_s}
+            asked = {"model": model, "timeout_s": self._timeout_s}
             status = self.call_agent(box, "POST", "/serve", asked,
                                      timeout_s=self._timeout_s + DOWNLOAD_ALLOWANCE_S)
         except ServerError as exc:
-            box = replace(box, state="failed", message=str(exc))
-            self._save(box)
-            return box
-        urls = tuple(str(w["url"]) for w in status.get("workers", ()))
-        for url in urls:
-            add_worker(router_url, url)
-        box = replace(box, state="serving", worker_urls=urls)
-        self._save(box)
-        return box
+            why = str(exc)
+            return self._update(box_id, lambda current: replace(current, state="failed", message=why))
+        return self._settle(box_id, model, tuple(str(w["url"]) for w in status.get("workers", ())))
+
+    def _settle(self, box_id: str, model: str, urls: tuple[str, ...]) -> FarmBox | None:
+        """Record the box's workers and route them if the record, read again now, still wants it
+        (the user may have drained or removed it while it booted)."""
+
+        def settle(current: FarmBox) -> FarmBox:
+            if current.drained:
+                return replace(current, model_key=model, worker_urls=urls)
+            _model, router = self.wanted(current)
+            if router is None:
+                self._unroute(current, only=[u for u in current.worker_urls if u in urls])
+                return replace(current, model_key=model, worker_urls=urls, state="standby")
+            try:
+                for url in urls:
+                    add_worker(router, url)
+            except ServerError as exc:
+                return replace(current, model_key=model, worker_urls=urls, state="failed", message=str(exc))
+            return replace(current, model_key=model, worker_urls=urls, state="serving", message="")
+
+        return self._update(box_id, settle)
 
     def place_all(self) -> tuple[FarmBox, ...]:
         """:meth:`place` every box at once. The farm's model changes when the queue's next book needs
@@ -201,15 +341,15 @@ class FarmRegistry:
             gone = [u for u in box.worker_urls if u not in alive]
             if gone:
                 self._unroute(box, only=gone)
-                self._save_unless_changed(box, worker_urls=tuple(u for u in box.worker_urls if u in alive))
+            if gone or (box.state == "lost" and box.drained):
+                self._save_unless_changed(box, worker_urls=tuple(u for u in box.worker_urls if u in alive),
+                                          state="drained" if box.drained else box.state)
         return self.boxes()
 
     def _save_unless_changed(self, seen: FarmBox, **changes: Any) -> None:
-        """Save ``seen`` with ``changes`` unless a placement changed the box since it was read (the
-        watcher checks and places on two threads; the newer record wins)."""
-        with self._lock:
-            if self.box(seen.id) == seen:
-                self._save(replace(seen, **changes))
+        """Save ``seen`` with ``changes`` unless the box changed since it was read (the watcher
+        checks and places on two threads, the user drains or pins: the newer record wins)."""
+        self._update(seen.id, lambda current: replace(current, **changes) if current == seen else current)
 
     def agent_log(self, box_id: str, *, lines: int = 200) -> str:
         """The agent's own log, read over its API."""

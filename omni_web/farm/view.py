@@ -33,14 +33,16 @@ def _worker_text(url: str, health: RouterHealth | None) -> str:
 
 
 def farm_lines(boxes: Sequence[FarmBox], health: RouterHealth | None) -> list[str]:
-    """One block per box: its state and model, each GPU, and the worker serving on it."""
+    """One block per box: its state, model and pin, each GPU, and the worker serving on it."""
     if not boxes:
         return []
     lines = [f"Farm: {len(boxes)} box{'es' if len(boxes) != 1 else ''}"]
     for box in boxes:
         joined = time.strftime("%H:%M", time.localtime(box.joined_at))
         model = f" {box.model_key}" if box.model_key else ""
-        lines.append(f"  box {box.name} ({box.agent_url}): {box.state}{model}, joined {joined}")
+        pinned = f", pinned to {box.pinned_model}" if box.pinned_model else ""
+        about = f"{box.state}{model}, joined {joined}, id {box.id}{pinned}"
+        lines.append(f"  box {box.name} ({box.agent_url}): {about}")
         if box.message:
             lines.append(f"    {box.message.splitlines()[0]}")
         urls = list(box.worker_urls)
