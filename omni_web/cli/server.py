@@ -1,4 +1,5 @@
-"""``python -m omni_web server start|stop|status|command``: the managed `sgl-omni serve`.
+"""``python -m omni_web server start|stop|status|command|farm``: the managed `sgl-omni serve` (and
+the farm's boxes: ``server farm``, in :mod:`omni_web.cli.server_farm`).
 
 Exit codes of ``server status``: 0 healthy, 3 stopped (nothing answers), 4 starting, stopping or
 failed (something is there but not ready). The other subcommands exit 0 on success and 1 on an
@@ -13,6 +14,7 @@ import sys
 
 from omni_web.catalog import get_entry, keys
 from omni_web.cli.endpoint import add_endpoint_options, apply_endpoint_options
+from omni_web.cli.server_farm import register_farm
 from omni_web.errors import OmniWebError, SettingsError
 from omni_web.farm import FarmRegistry, farm_lines, group_target
 from omni_web.paths import data_root_from_env
@@ -93,6 +95,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_model(command, required=True)
     _add_endpoint(command)
     command.set_defaults(handler=_command)
+
+    register_farm(commands)
 
 
 def _add_model(parser: argparse.ArgumentParser, *, required: bool) -> None:
