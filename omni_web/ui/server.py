@@ -20,7 +20,7 @@ from omni_web.server import ServerState, ServerStatus
 from omni_web.server.accesslog import fold_access_lines, read_server_log
 from omni_web.server.boot import latest_log_path
 from omni_web.tasks import TaskHandle
-from omni_web.ui import server_group
+from omni_web.ui import server_farm, server_group
 from omni_web.ui.context import TASK_SERVER, OnLoad, UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.labels import model_name
@@ -56,6 +56,7 @@ class ServerRefs:
     timer: gr.Timer
     on_load: OnLoad | None = field(default=None)
     group: server_group.GroupRefs | None = field(default=None)  # GPUs and worker machines
+    farm: server_farm.FarmRefs | None = field(default=None)  # GPU boxes that joined (agent join)
 
 
 def status_html(status: ServerStatus) -> str:
@@ -154,6 +155,7 @@ def build(ctx: UiContext) -> ServerRefs:
                 elem_classes=["ow-mono", "ow-command"],
             )
     group = server_group.build(ctx)
+    farm = server_farm.build(ctx)
     boot_log = gr.Textbox(
         label="Boot log",
         lines=16,
@@ -180,7 +182,7 @@ def build(ctx: UiContext) -> ServerRefs:
         boot_log,
         gr.Timer(_TICK_S),
     )
-    refs = replace(refs, group=group)
+    refs = replace(refs, group=group, farm=farm)
     return replace(refs, on_load=_wire(ctx, refs))
 
 
@@ -250,10 +252,11 @@ def _wire(ctx: UiContext, refs: ServerRefs) -> OnLoad:
     refs.timer.tick(guarded(lambda: live()), None, [refs.status, refs.boot_log], show_progress="hidden",
                     api_name="server_status", concurrency_limit=4)
     group_load, group_outputs = server_group.wire(ctx, refs.group, refs.notice)
+    farm_load, farm_outputs = server_farm.wire(ctx, refs.farm)
 
     def load_all() -> tuple[Any, ...]:
-        return (*load(), *group_load())
+        return (*load(), *group_load(), *guarded(farm_load)())
 
     return OnLoad(load_all, [], [refs.status, refs.boot_log, refs.remote_url, refs.command_model,
                                  refs.command,
-                                 *group_outputs])
+                                 *group_outputs, *farm_outputs])

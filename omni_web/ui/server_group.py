@@ -14,14 +14,13 @@ from typing import Any
 
 import gradio as gr
 
-from omni_web.farm import FarmRegistry, farm_lines, group_target
 from omni_web.server import ServerStatus
 from omni_web.server.gpus import parse_gpu_spec
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.widgets import badge, esc, table
 
-__all__ = ["GroupRefs", "build", "farm_html", "members_html", "wire"]
+__all__ = ["GroupRefs", "build", "members_html", "wire"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +31,6 @@ class GroupRefs:
     worker_urls: gr.Textbox
     save: gr.Button
     found: gr.Markdown
-    farm: gr.HTML  # GPU boxes that joined with a farm token (agent join)
 
 
 def members_html(status: ServerStatus) -> str:
@@ -92,17 +90,7 @@ def build(ctx: UiContext) -> GroupRefs:
                 "and added to the router at the next start.",
             )
         save = gr.Button("Save GPU and worker choice", size="sm", elem_id="server-group-save")
-    farm = gr.HTML(elem_id="server-farm")
-    return GroupRefs(gpus, worker_urls, save, found, farm)
-
-
-def farm_html(ctx: UiContext) -> str:
-    """The farm's boxes → GPUs → workers ("" when no box joined)."""
-    manager = ctx.services.server
-    lines = farm_lines(FarmRegistry(ctx.paths, group_target(manager)).boxes(), manager.group.router_health())
-    if not lines:
-        return ""
-    return f'<div id="server-farm-boxes"><pre>{esc(chr(10).join(lines))}</pre></div>'
+    return GroupRefs(gpus, worker_urls, save, found)
 
 
 def wire(ctx: UiContext, refs: GroupRefs, notice: gr.Markdown) -> tuple[Any, list[Any]]:
@@ -121,8 +109,8 @@ def wire(ctx: UiContext, refs: GroupRefs, notice: gr.Markdown) -> tuple[Any, lis
 
     refs.save.click(save, [refs.gpus, refs.worker_urls], notice, api_name="server_group_save")
 
-    def load() -> tuple[str, str, str, str]:
+    def load() -> tuple[str, str, str]:
         settings = ctx.settings
-        return settings.gpus, settings.worker_urls, _found(ctx), farm_html(ctx)
+        return settings.gpus, settings.worker_urls, _found(ctx)
 
-    return load, [refs.gpus, refs.worker_urls, refs.found, refs.farm]
+    return load, [refs.gpus, refs.worker_urls, refs.found]
