@@ -20,9 +20,10 @@ def test_server_tab_starts_a_group_and_shows_each_worker(tmp_path, contract_venv
         install_router(app.paths.backend_venv, contract_venv.python)
         client = app.client()
         loaded = client.predict(api_name="/server_load")
-        assert loaded[-4:-2] == ("", "")  # GPUs and worker machines: nothing chosen yet
-        assert "NVML sees no GPU" in loaded[-2]
-        assert loaded[-1] == ""  # the farm: no box joined
+        gpus, workers, found, farm = loaded[5:9]  # then the farm's box menu and its timer
+        assert (gpus, workers) == ("", "")  # GPUs and worker machines: nothing chosen yet
+        assert "NVML sees no GPU" in found
+        assert farm == ""  # the farm: no box joined
         with pytest.raises(Exception, match="GPU ids"):
             client.predict("first", "", api_name="/server_group_save")
         saved = client.predict("0,1", "", api_name="/server_group_save")
