@@ -90,8 +90,8 @@ class FarmRefused(ServerError):
         self.app_url = app_url
         super().__init__(
             f"The app at {app_url} refused this box: its farm token is missing, mistyped or revoked. "
-            "Make a farm token in the app's Settings (CLI: python -m omni_web farm token create) and "
-            "pass it with --token."
+            "Make a farm token in the app's Settings (CLI: python -m omni_web token --farm create NAME) "
+            "and pass it with --token (or in OMNI_WEB_FARM_TOKEN)."
         )
 
 

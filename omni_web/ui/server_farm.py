@@ -125,8 +125,18 @@ def wire(ctx: UiContext, refs: FarmRefs) -> tuple[Any, list[Any]]:
     refs.timer.tick(guarded(tick), [refs.boxes, refs.pick], shown, show_progress="hidden",
                     api_name="server_farm_status", concurrency_limit=4)
 
-    def load() -> tuple[Any, ...]:
-        boxes = _registry(ctx).boxes()
-        return (*render(), gr.Timer(active=bool(boxes) or farm_in_use(ctx.paths)))
+    def pinned(box_id: str | None) -> str:
+        """The model menu's value for the picked box: its pin, else "follow the group"."""
+        box = _registry(ctx).box(box_id) if box_id else None
+        return box.pinned_model if box is not None and box.pinned_model else FOLLOW_GROUP
 
-    return load, [*shown, refs.timer]
+    # only a pick by the user: the timer's redraw must not reset a model chosen but not applied yet
+    refs.pick.input(guarded(pinned), [refs.pick], refs.model, api_name="server_farm_pick",
+                    show_progress="hidden")
+
+    def load() -> tuple[Any, ...]:
+        rendered = render()
+        active = bool(_registry(ctx).boxes()) or farm_in_use(ctx.paths)
+        return (*rendered, pinned(rendered[1]["value"]), gr.Timer(active=active))
+
+    return load, [*shown, refs.model, refs.timer]

@@ -26,7 +26,7 @@ def _healthy(client) -> tuple[str, str] | None:
 
 def test_load_shows_stopped_and_the_exact_command(ui_app):
     loaded = ui_app.client().predict(api_name="/server_load")
-    status, boot_log, remote, model, command, gpus, workers, found, farm, pick, _timer = loaded
+    status, boot_log, remote, model, command, gpus, workers, found, farm, pick, _pin, _timer = loaded
     assert gpus == "" and workers == "" and "GPU" in found  # the scale-out choices (tests/contract: a group)
     assert farm == "" and pick["choices"] == []  # no box (tests/ui/test_server_farm.py: boxes that joined)
     port = load_settings(ui_app.paths).server_port

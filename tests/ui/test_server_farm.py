@@ -24,11 +24,20 @@ def farm(ui_app):
 
 
 def test_the_farm_block_lists_the_boxes_to_pick(ui_app, farm) -> None:
-    *_server, farm_html, pick, timer = ui_app.client().predict(api_name="/server_load")
+    *_server, farm_html, pick, pin, timer = ui_app.client().predict(api_name="/server_load")
     assert "Farm: 2 boxes" in farm_html and "box lab-2 (http://127.0.0.1:9): joined" in farm_html
     assert pick == {"choices": [["lab-1 (b1): joined", "b1"], ["lab-2 (b2): joined", "b2"]], "value": "b1",
                     "__type__": "update"}
     assert timer["active"] is True  # the list is redrawn while boxes are there
+    assert pin == FOLLOW_GROUP  # b1 is not pinned
+
+
+def test_picking_a_box_shows_its_pin(ui_app, farm) -> None:
+    farm.pin("b2", OTHER)
+    client = ui_app.client()
+    assert client.predict("b2", api_name="/server_farm_pick") == OTHER
+    assert client.predict("b1", api_name="/server_farm_pick") == FOLLOW_GROUP
+    assert client.predict(api_name="/server_load")[-2] == FOLLOW_GROUP  # b1 comes first
 
 
 def test_drain_resume_pin_and_remove_a_box(ui_app, farm) -> None:
