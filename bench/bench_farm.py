@@ -6,9 +6,12 @@ Rows:
 - efficiency for N boxes: C chunks rendered by omni-web's renderer through the router at the
   concurrency a group uses (GroupCapacity); ideal = ceil(C / (N*B)) * L; speed-up against 1 box;
 - join: seconds from starting `agent join` on a new box, mid-book, to the first request routed to it;
-- kill: a box SIGKILLed (agent and its server) mid-book: chunks lost (missing at the end).
+- kill: a box SIGKILLed (agent and its server) mid-book: chunks lost (missing at the end);
+- switch: the queue's next book needs another model once a book ends: every box is drained,
+  stopped, booted with the new model and routed again (all at once); each box's idle seconds (its
+  first request of the new book minus its last of the old one) against its server's boot time.
 
-    .venv/bin/python bench/bench_farm.py [--chunks 120] [--slots 4] [--latency 0.5]
+    .venv/bin/python bench/bench_farm.py [--chunks 120] [--slots 4] [--latency 0.5] [--boot 5]
 
 Every process is started here and stopped by its own pid. Not a test: it prints numbers.
 """
@@ -19,6 +22,7 @@ import argparse
 import math
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -42,6 +46,8 @@ from omni_web.server.router import read_router_health  # noqa: E402
 from tests.contract.setup_env import ensure_contract_venv  # noqa: E402
 from tests.fakes.sgl_omni import install_router  # noqa: E402
 from tests.farm.farmkit import start_agent, start_farm_app, start_router, wait_for  # noqa: E402
+
+OTHER_MODEL = "qwen3_tts_0_6b_base"  # the queue's next book needs it (switch row)
 
 
 class Farm:
@@ -94,11 +100,12 @@ class Farm:
         self.app.stop()
 
 
-def render(farm: Farm, chunks: int, slots: int, salt: str, cache: Path) -> tuple[float, int]:
+def render(farm: Farm, chunks: int, slots: int, salt: str, cache: Path, *, model: str = MODEL,
+           voice: VoiceChoice | None = None) -> tuple[float, int]:
     """Render ``chunks`` through the farm's router; (wall seconds, chunks missing at the end)."""
     items = generated_items(chunks, 20, salt=salt)
-    entry = get_entry(MODEL)
-    voice = VoiceChoice.speaker("Vivian")
+    entry = get_entry(model)
+    voice = voice or VoiceChoice.speaker("Vivian")
     with SpeechClient(farm.router.url, local_server=False) as client:
 
         def synthesize(item):
@@ -173,6 +180,62 @@ def join_and_kill(args: argparse.Namespace, router_exe: Path, work: Path) -> dic
         farm.stop()
 
 
+class RequestTimes:
+    """Samples each box's request count on a thread: when each request was first seen."""
+
+    def __init__(self, farm: Farm, boxes: int) -> None:
+        self.farm = farm
+        self.times: list[list[float]] = [[] for _ in range(boxes)]
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.done.wait(0.02):
+            now = time.monotonic()
+            for index, seen in enumerate(self.times):
+                seen.extend([now] * (self.farm.routed(index) - len(seen)))
+
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join()
+
+
+def reference_clip(path: Path) -> Path:
+    """Two seconds of a spoken line for the clone model's book (espeak-ng)."""
+    subprocess.run(["espeak-ng", "-w", str(path), "This is the voice the second book is read in."],
+                   check=True, capture_output=True)
+    return path
+
+
+def switch(args: argparse.Namespace, router_exe: Path, work: Path, boxes: int) -> dict:
+    """``boxes`` boxes render a book; the next needs another model: the farm switches and renders it."""
+    env = {**_env(args), "FAKE_SGL_BOOT_DELAY_S": str(args.boot)}
+    farm = Farm(work / "switch", router_exe, env)
+    try:
+        farm.first_box_and_router()
+        for _ in range(boxes - 1):
+            farm.add_box()
+        wait_for(lambda: farm.routable() == boxes, f"{boxes} routable workers", 180)
+        times = RequestTimes(farm, boxes)
+        render(farm, args.chunks, args.slots, f"switch-a-{time.time()}", farm.work / "a")
+        ended = [max(seen) for seen in times.times]
+        switched = time.monotonic()
+        farm.target = (farm.router.url, OTHER_MODEL)  # what the group serves for the queue's next book
+        placed = farm.registry.place_all()  # the farm watcher's step: every box at once
+        switch_s = time.monotonic() - switched
+        clip = reference_clip(farm.work / "narrator.wav")
+        voice = VoiceChoice.clone(clip, "This is the voice the second book is read in.")
+        _wall, missing = render(farm, args.chunks, args.slots, f"switch-b-{time.time()}", farm.work / "b",
+                                model=OTHER_MODEL, voice=voice)
+        times.stop()
+        idle = [min(t for t in seen if t > end) - end for seen, end in zip(times.times, ended, strict=True)]
+        return {"boxes": boxes, "idle": idle, "switch_s": switch_s, "missing": missing,
+                "states": [b.state for b in placed]}
+    finally:
+        farm.stop()
+
+
 def _env(args: argparse.Namespace) -> dict[str, str]:
     return {"FAKE_SGL_SLOTS": str(args.slots), "FAKE_SGL_LATENCY_S": str(args.latency),
             "FAKE_SGL_SECONDS_PER_WORD": "0.01"}
@@ -184,6 +247,7 @@ def main() -> int:
     parser.add_argument("--slots", type=int, default=4)
     parser.add_argument("--latency", type=float, default=0.5)
     parser.add_argument("--boxes", default="1,2,3")
+    parser.add_argument("--boot", type=float, default=5.0, help="the fake server's boot seconds (switch row)")
     args = parser.parse_args()
     venv = ensure_contract_venv()
     with tempfile.TemporaryDirectory(prefix="bench-farm-") as tmp:
@@ -208,6 +272,12 @@ def main() -> int:
         print(f"kill mid-book: box SIGKILLed after {faults['killed_at']} requests; "
               f"{faults['missing']} of {faults['chunks']} chunks lost; "
               f"book finished in {faults['wall']:.1f} s")
+        moved = switch(args, router_exe, work, max(int(n) for n in args.boxes.split(",")))
+        idle = " / ".join(f"{s:.1f}" for s in moved["idle"])
+        print(f"switch: {moved['boxes']} boxes to {OTHER_MODEL} after a book ({moved['states']}); "
+              "placing took "
+              f"{moved['switch_s']:.1f} s; idle per box {idle} s (boot {args.boot:g} s, bar boot + 10 s = "
+              f"{args.boot + 10:g} s); {moved['missing']} chunks of the second book lost")
     return 0
 
 

@@ -13,7 +13,7 @@ import logging
 from omni_web.backend.companions import ensure_companion_packages
 from omni_web.book.cache import BookCache
 from omni_web.catalog import CatalogEntry
-from omni_web.farm import farm_in_use
+from omni_web.farm import FarmRegistry, farm_in_use
 from omni_web.jobs import JobStore, JobWorker
 from omni_web.lan import ui_urls
 from omni_web.library import (
@@ -44,8 +44,10 @@ def build_server_manager(paths: DataPaths, settings: Settings) -> ServerManager:
         ensure_companion_packages(paths, entry)
 
     # With a farm token made, one GPU is served behind the router too: boxes join it mid-book.
+    # Their crashes count for the renderer as its own workers' do (FarmRegistry.worker_crashes).
+    farm = FarmRegistry(paths, lambda: None)
     return ServerManager(paths, settings, before_start=install_companions,
-                         router_always=lambda: farm_in_use(paths))
+                         router_always=lambda: farm_in_use(paths), remote_deaths=farm.worker_crashes)
 
 
 def notify_targets(settings: Settings) -> Targets:

@@ -31,6 +31,7 @@ __all__ = ["AgentOptions", "box_gpus", "join_farm", "reach_host"]
 
 JOIN_PATH = "/farm/v1/join"
 LEAVE_PATH = "/farm/v1/leave"
+TEND_EVERY_S = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +121,8 @@ def join_farm(paths: DataPaths, options: AgentOptions, *, stop: threading.Event,
         log = logging.getLogger("omni_web.farm")
         log.warning("Joined %s as box %s (%s)", options.app_url, box_id, agent_url)
         print(f"Joined {options.app_url} as box {box_id}; serving on {agent_url}", flush=True)
-        stop.wait()
+        while not stop.wait(TEND_EVERY_S):
+            servers.tend()  # crashed servers start again between the app's looks too
         _leave(options, box_id)
     finally:
         servers.stop()

@@ -43,9 +43,12 @@ def build_agent_api(servers: BoxServers, *, secret: str, log_path: Path) -> Fast
                   dependencies=[Depends(require_secret)])
 
     def status() -> dict[str, Any]:
+        servers.tend()  # a server that just died is counted (and started again) before it is reported
         return {
             "gpus": [g.to_json() for g in servers.gpus],
             "workers": [w.to_json() for w in servers.workers()],
+            "crashes": [c.to_json() for c in servers.crashes()],
+            "given_up": {str(gpu): why for gpu, why in servers.given_up().items()},
         }
 
     @api.get("/status")

@@ -9,12 +9,14 @@ object launched are ever signalled.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -36,7 +38,14 @@ from omni_web.server import (
 )
 from omni_web.settings import Settings
 
-__all__ = ["BoxGpu", "BoxServers", "BoxWorker"]
+__all__ = ["MAX_UNPROVEN_RESTARTS", "BoxCrash", "BoxGpu", "BoxServers", "BoxWorker"]
+
+_log = logging.getLogger("omni_web.farm")
+
+# A crashed server is started again on its GPU and port; one whose restarts die this many times in
+# a row before answering healthy is given up (a boot that cannot succeed, not a chunk that kills it:
+# those the app's renderer counts against progress, as for its own servers).
+MAX_UNPROVEN_RESTARTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +82,26 @@ class BoxWorker:
         return dataclasses.asdict(self)
 
 
+@dataclass(frozen=True, slots=True)
+class BoxCrash:
+    """A server of the box that exited without being asked to."""
+
+    gpu: int
+    pid: int
+    model_key: str
+    returncode: int | None
+    at: float
+
+    @property
+    def id(self) -> str:
+        """Unique on the box (a pid is not reused while the agent remembers it)."""
+        return f"{self.gpu}:{self.pid}"
+
+    def to_json(self) -> dict[str, object]:
+        """The JSON the agent sends."""
+        return {**dataclasses.asdict(self), "id": self.id}
+
+
 class BoxServers:
     """Starts one server per GPU for a model, and stops them (lock-guarded; one model at a time).
 
@@ -98,8 +127,12 @@ class BoxServers:
         self._advertise = advertise_host
         self._first_port = first_port
         self._clock = clock
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # one serve, stop or tend at a time
+        self._table = threading.Lock()  # the tables below, read without waiting for a boot
         self._running: dict[int, tuple[BoxWorker, subprocess.Popen[bytes]]] = {}
+        self._crashes: list[BoxCrash] = []
+        self._unproven: dict[int, int] = {}  # GPU -> restarts in a row not yet seen healthy
+        self._given_up: dict[int, str] = {}  # GPU -> why its server is no longer restarted
 
     @property
     def gpus(self) -> tuple[BoxGpu, ...]:
@@ -108,8 +141,61 @@ class BoxServers:
 
     def workers(self) -> tuple[BoxWorker, ...]:
         """The servers started here whose process is still alive."""
-        with self._lock:
+        with self._table:
             return tuple(w for w, popen in self._running.values() if popen.poll() is None)
+
+    def crashes(self) -> tuple[BoxCrash, ...]:
+        """Every server exit that was not asked for, oldest first."""
+        with self._table:
+            return tuple(self._crashes)
+
+    def given_up(self) -> dict[int, str]:
+        """GPUs whose server is no longer restarted, and why."""
+        with self._table:
+            return dict(self._given_up)
+
+    def tend(self) -> tuple[BoxCrash, ...]:
+        """Start again, on its GPU and port, each server that exited by itself; the crashes seen now.
+
+        A restart that answers healthy clears its GPU's count; :data:`MAX_UNPROVEN_RESTARTS`
+        restarts in a row that never do give the GPU up (it stays down, and ``given_up`` says why).
+        While a serve or stop runs (a boot, a download) nothing is done: that call owns the servers.
+        """
+        if not self._lock.acquire(blocking=False):
+            return ()
+        try:
+            with self._table:
+                running = list(self._running.items())
+            seen = []
+            for index, (worker, popen) in running:
+                if popen.poll() is None:
+                    if self._unproven.get(index) and _healthy(worker.url):
+                        self._unproven[index] = 0
+                    continue
+                crash = BoxCrash(index, worker.pid, worker.model_key, popen.returncode, time.time())
+                with self._table:
+                    self._crashes.append(crash)
+                seen.append(crash)
+                self._restart(worker, crash)
+            return tuple(seen)
+        finally:
+            self._lock.release()
+
+    def _restart(self, worker: BoxWorker, crash: BoxCrash) -> None:
+        unproven = self._unproven.get(crash.gpu, 0)
+        if unproven >= MAX_UNPROVEN_RESTARTS:
+            why = (f"The server on GPU {crash.gpu} exited {unproven + 1} times in a row before answering "
+                   f"healthy; it is left down. Its log: {worker.log_path}")
+            with self._table:
+                del self._running[crash.gpu]
+                self._given_up[crash.gpu] = why
+            _log.warning("%s", why)
+            return
+        self._unproven[crash.gpu] = unproven + 1
+        _log.warning("The server on GPU %s (pid %s) exited with %s; starting it again on its port",
+                     crash.gpu, crash.pid, crash.returncode)
+        gpu = next(g for g in self._gpus if g.index == crash.gpu)
+        self._launch(worker.model_key, gpu, int(urlsplit(worker.url).port or 0))
 
     def spec_for(self, model_key: str, gpu: BoxGpu, port: int) -> ServeSpec:
         """The spec a start of ``model_key`` on ``gpu`` uses (the same planner as the app's box)."""
@@ -134,6 +220,9 @@ class BoxServers:
             if current and all(w.model_key == model_key for w in current) and len(current) == len(self._gpus):
                 return current
             self.stop()
+            self._unproven.clear()
+            with self._table:
+                self._given_up.clear()
             ensure_model(model_key)  # a box that never served this model fetches it first
             ports = free_ports(self._host, self._first_port, len(self._gpus), avoid=set())
             for gpu, port in zip(self._gpus, ports, strict=True):
@@ -158,7 +247,8 @@ class BoxServers:
         popen = launch(argv, log_path=log_path, env_extra=env, cwd=self._paths.root)
         url = f"http://{self._advertise}:{port}"
         worker = BoxWorker(gpu.index, model_key, url, popen.pid, str(log_path))
-        self._running[gpu.index] = (worker, popen)
+        with self._table:
+            self._running[gpu.index] = (worker, popen)
 
     def _wait_healthy(self, deadline: float) -> None:
         waiting = dict(self._running)
@@ -180,7 +270,7 @@ class BoxServers:
 
     def stop(self, grace_s: float = 10.0) -> int:
         """Stop every server started here (SIGTERM to its group, then SIGKILL); returns how many."""
-        with self._lock:
+        with self._lock, self._table:
             running = list(self._running.values())
             self._running.clear()
         for _worker, popen in running:

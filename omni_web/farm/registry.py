@@ -65,6 +65,7 @@ class FarmBox:
     message: str = ""
     pinned_model: str = ""  # "": it follows the server group's model; else it serves this one only
     drained: bool = False  # the user drained it: nothing places or routes it until resumed
+    crashes: int = 0  # its servers' exits that nobody asked for (the agent started them again)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> FarmBox:
@@ -341,10 +342,29 @@ class FarmRegistry:
             gone = [u for u in box.worker_urls if u not in alive]
             if gone:
                 self._unroute(box, only=gone)
-            if gone or (box.state == "lost" and box.drained):
+            crashes = len(status.get("crashes", ()))
+            given_up = " ".join(str(why) for why in dict(status.get("given_up", {})).values())
+            if gone or (box.state == "lost" and box.drained) or crashes != box.crashes or (
+                given_up and given_up != box.message
+            ):
                 self._save_unless_changed(box, worker_urls=tuple(u for u in box.worker_urls if u in alive),
-                                          state="drained" if box.drained else box.state)
+                                          state="drained" if box.drained else box.state, crashes=crashes,
+                                          message=given_up or box.message)
         return self.boxes()
+
+    def worker_crashes(self) -> list[str]:
+        """An id for every crash of any box's servers (box, GPU, pid), asked of the agents now: a
+        renderer counts them as it counts its own workers' deaths, so a chunk that kills every
+        server it is sent to is found once, not once per box. A box that does not answer adds none
+        (the check drops it from the router)."""
+        found = []
+        for box in self.boxes():
+            try:
+                status = self.call_agent(box, "GET", "/status", timeout_s=3.0)
+            except ServerError:
+                continue
+            found += [f"{box.id}:{crash['id']}" for crash in status.get("crashes", ())]
+        return found
 
     def _save_unless_changed(self, seen: FarmBox, **changes: Any) -> None:
         """Save ``seen`` with ``changes`` unless the box changed since it was read (the watcher

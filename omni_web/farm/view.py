@@ -41,7 +41,8 @@ def farm_lines(boxes: Sequence[FarmBox], health: RouterHealth | None) -> list[st
         joined = time.strftime("%H:%M", time.localtime(box.joined_at))
         model = f" {box.model_key}" if box.model_key else ""
         pinned = f", pinned to {box.pinned_model}" if box.pinned_model else ""
-        about = f"{box.state}{model}, joined {joined}, id {box.id}{pinned}"
+        crashed = f", {box.crashes} server crash{'es' if box.crashes != 1 else ''}" if box.crashes else ""
+        about = f"{box.state}{model}, joined {joined}, id {box.id}{pinned}{crashed}"
         lines.append(f"  box {box.name} ({box.agent_url}): {about}")
         if box.message:
             lines.append(f"    {box.message.splitlines()[0]}")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import shlex
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from omni_web.catalog import CatalogEntry
@@ -64,6 +64,8 @@ class ServerManager:
         probe_timeout_s: timeout of one health or models request.
         router_always: True when even one GPU is served behind the router (a farm, whose boxes'
             workers join that router mid-book).
+        remote_deaths: ids of the deaths of workers another machine runs for the group (a farm box's
+            agent restarts them); a group's renderer counts them as crashes like its own.
     """
 
     def __init__(
@@ -80,9 +82,11 @@ class ServerManager:
         probe_timeout_s: float = 5.0,
         gpu_probe: Callable[[], GpuProbe] = probe_gpus,
         router_always: Callable[[], bool] = lambda: False,
+        remote_deaths: Callable[[], Iterable[str]] = tuple,
     ) -> None:
         self._paths = paths
         self._router_always = router_always
+        self._remote_deaths = remote_deaths
         self._gpu_probe = gpu_probe
         self._settings = settings
         self._client_factory = client_factory
@@ -236,7 +240,8 @@ class ServerManager:
         gpus: str | None = None,
         api_url: str | None = None,
     ) -> Serving:
-        """A :class:`~omni_web.server.serving.Serving` that hosts ``entry``, starting or restarting ours if needed.
+        """A :class:`~omni_web.server.serving.Serving` that hosts ``entry``, starting or restarting ours
+        if needed.
 
         ``api_url`` (CLI ``--api-url``) or the remote-URL setting names a foreign server to use.
         ``gpus`` (``all`` or ids like ``0,2``; default: the setting) picks the GPUs; two or more,
@@ -409,12 +414,14 @@ class ServerManager:
         return self._group.revive(spec, timeout_s=self.settings.start_timeout_s, on_log=on_log or _ignore,
                                   guard=self._life.unless_stopped)
 
-    def dead_group_workers(self) -> list[int]:
-        """Pids of our group's managed workers whose process is gone (not yet started again)."""
+    def dead_group_workers(self) -> list[int | str]:
+        """Pids of our group's managed workers whose process is gone (not yet started again), and the
+        ids of the deaths of remote workers."""
         record = self._group.record()
         if record is None:
             return []
-        return [w.record.pid for w in record.workers if not record_matches_process(w.record)]
+        local = [w.record.pid for w in record.workers if not record_matches_process(w.record)]
+        return [*local, *self._remote_deaths()]
 
     def _stop_group(self, *, grace_s: float) -> bool:
         self._life.transition(ServerState.STOPPING)

@@ -138,7 +138,8 @@ def read_router_health(base_url: str, *, timeout_s: float = _TIMEOUT_S) -> Route
 
 
 def add_worker(router_url: str, worker_url: str, *, timeout_s: float = _TIMEOUT_S) -> None:
-    """``POST /workers {"url": worker_url}``; a worker the router already has is fine.
+    """``POST /workers {"url": worker_url}``; a worker the router already has is enabled again (the
+    voice owner cannot be removed, only drained: back at its URL after a switch, it must take work).
 
     Raises:
         ServerError: the router refused it (its own message is quoted).
@@ -152,6 +153,13 @@ def add_worker(router_url: str, worker_url: str, *, timeout_s: float = _TIMEOUT_
         return
     text = response.text[:300]
     if response.status_code == 409 or "already" in text.lower():
+        try:
+            httpx.put(f"{router_url.rstrip('/')}/workers/{worker_id(worker_url)}", json={"disabled": False},
+                      timeout=timeout_s)
+        except httpx.HTTPError as exc:
+            raise ServerError(
+                f"Cannot reach the router at {router_url} to enable {worker_url}: {exc}"
+            ) from exc
         return
     raise ServerError(
         f"The router at {router_url} refused the worker {worker_url} (HTTP {response.status_code}: {text})."

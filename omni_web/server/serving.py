@@ -73,8 +73,8 @@ class Owner(Protocol):
         """Raise ServerNotRunning when the user stopped the server (read under the manager's lock)."""
         ...  # pragma: no cover
 
-    def dead_group_workers(self) -> list[int]:
-        """Pids of our group's workers whose process is gone."""
+    def dead_group_workers(self) -> list[int | str]:
+        """Pids of our group's workers whose process is gone, and ids of remote workers' deaths."""
         ...  # pragma: no cover
 
     def revive_group_workers(self, *, on_log: Callable[[str], None] | None = None) -> list[str]:
@@ -328,7 +328,7 @@ class GroupServing(_Base):
         self._read = read
         self._clock = clock
         self._deaths_lock = threading.Lock()
-        self._dead: set[int] = set()  # pids of managed workers seen dead (each counts once)
+        self._dead: set[int | str] = set()  # deaths seen (a pid, or a remote death's id): each counts once
         self._counted = 0
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
@@ -405,6 +405,9 @@ class GroupServing(_Base):
                 log.exception("Reviving the group's workers failed")
 
     def _started(self) -> None:
+        self._note_deaths()  # deaths before this job (a farm box's earlier crashes) are not its own
+        with self._deaths_lock:
+            self._counted = len(self._dead)
         self._thread = threading.Thread(target=self._run, name="omni-group-watch", daemon=True)
         self._thread.start()
 
