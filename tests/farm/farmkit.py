@@ -126,7 +126,7 @@ def start_agent(
     argv = [sys.executable, "-m", "omni_web", "agent", "join", app_url, "--token", token, "--gpus", gpus,
             "--host", "127.0.0.1", "--advertise", "127.0.0.1", "--name", home.name,
             # boxes share this machine's ports: each starts its servers on a range of its own
-            "--worker-port", str(free_port())]
+            "--worker-port", str(free_port()), "--port", str(free_port())]
     full_env = {**os.environ, **box_env, **(env or {})}
     with open(log_path, "w", encoding="utf-8") as log:
         popen = subprocess.Popen(
