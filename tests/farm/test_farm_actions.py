@@ -127,8 +127,11 @@ def test_a_drained_box_takes_no_requests_and_stays_out_until_resumed(farm: Agent
     assert "was not drained" in farm_action(farm, "resume", "b1")
 
 
-def test_a_box_drained_while_it_boots_is_not_routed_when_the_boot_ends(farm: Agents, router: Router) -> None:
-    farm.during_serve = lambda box: farm.drain(box.id) if box.id == "b1" else None
+def test_a_box_drained_while_it_boots_is_not_routed_when_the_boot_ends(
+    farm: Agents, router: Router, target: list
+) -> None:
+    cli = FarmRegistry(farm._paths, lambda: target[0])  # another process's view: the same record
+    farm.during_serve = lambda box: cli.drain(box.id) if box.id == "b1" else None
     farm.place_all()
     assert router.routable() == {_url("b2", MODEL)}
     assert (farm.box("b1").state, farm.box("b1").worker_urls) == ("drained", (_url("b1", MODEL),))
