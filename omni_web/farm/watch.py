@@ -3,7 +3,9 @@ brings the boxes to the model the app's server group serves (a model switch of t
 every box at once: the queue's next book, which needs the new model, waits for them all).
 
 They are apart because a placement can take long (a box's first boot, or its model download), and
-a box that dies meanwhile must still leave the router within seconds.
+a box that dies meanwhile must still leave the router within seconds. For the same reason each box
+is placed on a thread of its own: one box's boot must not hold back another box's placement (one
+that joined, was resumed or pinned to another model meanwhile).
 """
 
 from __future__ import annotations
@@ -34,16 +36,17 @@ def group_target(manager: ServerManager) -> RouterTarget:
 
 
 class FarmWatcher:
-    """Runs :meth:`FarmRegistry.check` and :meth:`FarmRegistry.place_all` every ``interval_s``,
-    each on a thread of its own."""
+    """Runs :meth:`FarmRegistry.check` every ``interval_s`` on a thread, and every ``interval_s``
+    places each box that is not being placed already, on a thread per box."""
 
     def __init__(self, registry: FarmRegistry, *, interval_s: float = 2.0) -> None:
         self._registry = registry
         self._interval_s = interval_s
         self._stop = threading.Event()
+        self._placing: dict[str, threading.Thread] = {}  # box id -> its placement (the place loop's own)
         self._threads = [
             threading.Thread(target=self._every, args=(registry.check,), name="farm-check", daemon=True),
-            threading.Thread(target=self._every, args=(registry.place_all,), name="farm-place", daemon=True),
+            threading.Thread(target=self._every, args=(self._place_each,), name="farm-place", daemon=True),
         ]
 
     def start(self) -> None:
@@ -54,7 +57,7 @@ class FarmWatcher:
     def stop(self) -> None:
         """Stop the threads (a placement under way finishes first)."""
         self._stop.set()
-        for thread in self._threads:
+        for thread in [*self._threads, *self._placing.values()]:
             thread.join(timeout=30)
 
     def _every(self, step: Callable[[], object]) -> None:
@@ -63,3 +66,21 @@ class FarmWatcher:
                 step()
             except (OmniWebError, OSError, ValueError) as exc:
                 _log.warning("farm watch: %s", exc)
+
+    def _place_each(self) -> None:
+        """Start a placement for every box that has none under way (a model switch of the group
+        still switches every box at once: all start in the same round)."""
+        self._placing = {box_id: t for box_id, t in self._placing.items() if t.is_alive()}
+        for box in self._registry.boxes():
+            if box.id in self._placing:
+                continue
+            thread = threading.Thread(target=self._place, args=(box.id,), name=f"farm-place-{box.id}",
+                                      daemon=True)
+            self._placing[box.id] = thread
+            thread.start()
+
+    def _place(self, box_id: str) -> None:
+        try:
+            self._registry.place(box_id)
+        except (OmniWebError, OSError, ValueError) as exc:
+            _log.warning("farm watch: placing box %s: %s", box_id, exc)

@@ -7,6 +7,7 @@ that keeps its worker list, so each test can say which workers take requests.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,9 +16,10 @@ import pytest
 
 import omni_web.farm.registry as registry_module
 from omni_web.errors import FarmBoxNotFound, UnknownModel
-from omni_web.farm import farm_action, farm_token_store
+from omni_web.farm import FarmWatcher, farm_action, farm_token_store
 from omni_web.farm.registry import FarmBox, FarmRegistry
 from omni_web.paths import DataPaths
+from tests.farm.farmkit import wait_for
 
 MODEL, OTHER = "qwen3_tts_0_6b_customvoice", "qwen3_tts_0_6b_base"
 ROUTER = "http://router:8000"
@@ -216,3 +218,30 @@ def test_a_drained_box_that_was_lost_comes_back_drained(farm: Agents, router: Ro
     farm.check()
     farm.place_all()
     assert farm.box("b1").state == "drained" and router.routable() == {_url("b2", MODEL)}
+
+
+def test_a_long_boot_of_one_box_does_not_hold_back_another_box(farm: Agents, router: Router) -> None:
+    farm.place_all()
+    farm.drain("b2")
+    farm.pin("b1", OTHER)
+    booting, release = threading.Event(), threading.Event()
+
+    def slow_boot(box: FarmBox) -> None:
+        if box.id == "b1":
+            booting.set()
+            release.wait(60)
+
+    farm.during_serve = slow_boot
+    watcher = FarmWatcher(farm, interval_s=0.05)
+    watcher.start()
+    try:
+        assert booting.wait(30)
+        farm.resume("b2")  # resumed while b1 boots OTHER: routed again without waiting for that boot
+        wait_for(lambda: farm.box("b2").state == "serving", "the resumed box to be placed", 30)
+        assert router.routable() == {_url("b2", MODEL)} and farm.box("b1").state == "switching"
+        release.set()
+        wait_for(lambda: farm.box("b1").state == "standby", "the pinned box to finish its boot", 30)
+        assert farm.calls.count(("b1", "/serve")) == 2  # once for MODEL, once for OTHER: not again meanwhile
+    finally:
+        release.set()
+        watcher.stop()
