@@ -13,7 +13,7 @@ import pytest
 
 from omni_web.catalog import get_entry
 from omni_web.client import SpeechClient, SpeechRequest, VoiceChoice
-from omni_web.farm import FarmRegistry, farm_token_store
+from omni_web.farm import FarmRegistry, farm_action, farm_token_store
 from omni_web.paths import DataPaths
 from omni_web.server.router import read_router_health
 from tests.contract.setup_env import ContractVenv
@@ -104,5 +104,51 @@ def test_a_box_told_another_model_is_drained_and_switched(farm, tmp_path: Path) 
         routed = {w.url for w in read_router_health(router.url).workers}
         assert switched.worker_urls[0] in routed
         assert old_url == switched.worker_urls[0] or old_url not in routed
+    finally:
+        agent.stop()
+
+
+def _speak(router: RouterProcess, times: int) -> None:
+    with SpeechClient(router.url, local_server=False) as client:
+        for n in range(times):
+            request = SpeechRequest(text=f"Line {n} of the book.", voice=VoiceChoice.speaker("Vivian"))
+            assert client.speech(get_entry(MODEL), request).audio[:4] == b"RIFF"
+
+
+def test_drain_resume_pin_and_remove_a_box_in_the_real_router(farm, tmp_path: Path) -> None:
+    app, router, target = farm
+    secret = farm_token_store(app.registry._paths).create("lab")[1]
+    agent = start_agent(app.url, secret, tmp_path / "box1", gpus="0")
+    try:
+        box = _serving_box(app)
+        url = box.worker_urls[0]
+        wait_for(lambda: url in _worker_urls(router), "the box's worker to be routable", 60)
+        assert farm_action(app.registry, "drain", box.name).startswith(f"Drained box {box.name}")
+        seen = read_router_health(router.url).worker(url)
+        assert seen is not None and seen.disabled and not seen.routable
+        app.registry.place_all()  # the watcher's round leaves a drained box alone
+        _speak(router, 6)
+        assert read_router_health(router.url).worker(url).routed_requests == seen.routed_requests
+        farm_action(app.registry, "resume", box.id)
+        assert app.registry.place(box.id).state == "serving"
+        wait_for(lambda: url in _worker_urls(router), "the resumed worker to be routable again", 60)
+
+        farm_action(app.registry, "pin", box.id, OTHER)  # a pool of OTHER: booted outside the router
+        pinned = app.registry.place(box.id)
+        assert (pinned.state, pinned.model_key) == ("standby", OTHER)
+        assert pinned.worker_urls[0] not in {w.url for w in read_router_health(router.url).workers}
+        models = httpx.get(f"{pinned.worker_urls[0]}/v1/models", timeout=10).json()
+        assert any("Base" in m["id"] for m in models["data"])
+        target.value = (router.url, OTHER)  # the group serves OTHER: the pool is routed, no boot
+        routed = app.registry.place(box.id)
+        assert routed.state == "serving" and routed.worker_urls == pinned.worker_urls
+        wait_for(lambda: routed.worker_urls[0] in _worker_urls(router), "the pool's worker to be routable", 60)
+
+        farm_action(app.registry, "remove", box.id)
+        assert routed.worker_urls[0] not in {w.url for w in read_router_health(router.url).workers}
+        assert app.registry.boxes() == ()
+        with pytest.raises(httpx.HTTPError):
+            httpx.get(f"{routed.worker_urls[0]}/health", timeout=5)
+        assert agent.popen.poll() is None  # removed, not killed: the agent can join again
     finally:
         agent.stop()
