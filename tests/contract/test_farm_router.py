@@ -142,7 +142,8 @@ def test_drain_resume_pin_and_remove_a_box_in_the_real_router(farm, tmp_path: Pa
         target.value = (router.url, OTHER)  # the group serves OTHER: the pool is routed, no boot
         routed = app.registry.place(box.id)
         assert routed.state == "serving" and routed.worker_urls == pinned.worker_urls
-        wait_for(lambda: routed.worker_urls[0] in _worker_urls(router), "the pool's worker to be routable", 60)
+        pool_url = routed.worker_urls[0]
+        wait_for(lambda: pool_url in _worker_urls(router), "the pool's worker to be routable", 60)
 
         farm_action(app.registry, "remove", box.id)
         assert routed.worker_urls[0] not in {w.url for w in read_router_health(router.url).workers}
