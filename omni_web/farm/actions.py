@@ -32,7 +32,11 @@ def _resume(registry: FarmRegistry, box: FarmBox) -> str:
 
 
 def _remove(registry: FarmRegistry, box: FarmBox) -> str:
-    registry.remove(box.id)
+    removed = registry.remove(box.id) or box
+    if removed.message:
+        return (f"Removed box {box.label}: its workers left the router, but its agent could not be told to "
+                f"stop its servers ({removed.message.rstrip('.')}). If they still run, stop the agent on the "
+                "box (Ctrl+C, or systemctl --user stop omni-web-agent): it stops them.")
     return (f"Removed box {box.label}: its workers left the router and its agent stopped its servers. "
             "The agent itself still runs on the box: stop it there (Ctrl+C, or systemctl --user stop "
             "omni-web-agent), or run agent join again to bring the box back.")

@@ -224,18 +224,20 @@ class FarmRegistry:
     def remove(self, box_id: str) -> FarmBox | None:
         """The user removes a box: drain, remove from the router, ask the agent to stop, forget it.
 
-        Returns the box as it was (None when it was not in the farm).
+        Returns the box as it was forgotten, state "removed" (None when it was not in the farm); its
+        message says why its agent did not stop its servers when it could not be told to.
         """
         box = self._update(box_id, lambda current: replace(current, drained=True, state="removing"))
         if box is None:
             return None
         self._unroute(box)
+        why = ""
         try:
             self.call_agent(box, "POST", "/stop", timeout_s=30.0)
-        except ServerError:
-            pass  # an agent that cannot be reached has nothing routed any more either
+        except ServerError as exc:
+            why = str(exc)  # an agent that cannot be reached has nothing routed any more either
         self._save(None, drop=box_id)
-        return box
+        return replace(box, state="removed", message=why)
 
     def _require(self, box_id: str) -> FarmBox:
         box = self.box(box_id)

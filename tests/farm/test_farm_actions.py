@@ -146,9 +146,10 @@ def test_remove_drains_stops_the_agent_and_forgets_the_box(farm: Agents, router:
     assert ("b2", "/stop") in farm.calls and "b2" not in farm.serving
     assert router.workers == {_url("b1", MODEL): True}
     assert [b.id for b in farm.boxes()] == ["b1"]
-    farm.down.add("b1")  # an agent that cannot be reached is forgotten all the same
-    farm_action(farm, "remove", "b1")
+    farm.down.add("b1")  # an agent that cannot be reached is forgotten all the same, and the message says so
+    message = farm_action(farm, "remove", "b1")
     assert farm.boxes() == () and router.workers == {}
+    assert "could not be told to stop its servers (The agent of box lab-1 does not answer)" in message
 
 
 def test_boxes_are_named_by_id_or_name(farm: Agents, router: Router) -> None:
