@@ -142,7 +142,8 @@ class FarmRegistry:
             if box is None:
                 return None
             changed = change(box)
-            self._write(changed, drop=box_id)
+            if changed != box:  # the watcher's checks mostly change nothing: no rewrite then
+                self._write(changed, drop=box_id)
             return changed
 
     # --- joining and leaving --------------------------------------------------------------------

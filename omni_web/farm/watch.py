@@ -57,7 +57,9 @@ class FarmWatcher:
     def stop(self) -> None:
         """Stop the threads (a placement under way finishes first)."""
         self._stop.set()
-        for thread in [*self._threads, *self._placing.values()]:
+        for thread in self._threads:
+            thread.join(timeout=30)
+        for thread in list(self._placing.values()):  # the place loop, which changes it, has ended
             thread.join(timeout=30)
 
     def _every(self, step: Callable[[], object]) -> None:
