@@ -299,14 +299,16 @@ class FarmRegistry:
         return self._settle(box_id, model, tuple(str(w["url"]) for w in status.get("workers", ())))
 
     def _settle(self, box_id: str, model: str, urls: tuple[str, ...]) -> FarmBox | None:
-        """Record the box's workers and route them if the record, read again now, still wants it
-        (the user may have drained or removed it while it booted)."""
+        """Record the box's workers and route them if the record and the target, read again now,
+        still want it (the user may have drained, removed or re-pinned it while it booted, or the
+        group switched model); otherwise the next placement does what is wanted now."""
 
         def settle(current: FarmBox) -> FarmBox:
             if current.drained:
                 return replace(current, model_key=model, worker_urls=urls)
-            _model, router = self.wanted(current)
-            if router is None:
+            wanted, router = self.wanted(current)
+            # a pin or a group switch meanwhile: never route workers into a router of another model
+            if router is None or wanted != model:
                 self._unroute(current, only=[u for u in current.worker_urls if u in urls])
                 return replace(current, model_key=model, worker_urls=urls, state="standby")
             try:

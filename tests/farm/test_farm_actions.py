@@ -139,6 +139,21 @@ def test_a_box_drained_while_it_boots_is_not_routed_when_the_boot_ends(
     assert (farm.box("b1").state, farm.box("b1").worker_urls) == ("drained", (_url("b1", MODEL),))
 
 
+def test_a_box_whose_wanted_model_changed_while_it_booted_is_not_routed_with_the_old_one(
+    farm: Agents, router: Router, target: list
+) -> None:
+    def switch_group(box: FarmBox) -> None:
+        target[0] = (ROUTER, OTHER)  # the queue's next book needs OTHER while b1 boots MODEL
+
+    farm.during_serve = switch_group
+    farm.place("b1")
+    assert router.workers == {} and _serves(farm)["b1"] == ("standby", MODEL)
+    farm.during_serve = lambda _box: None
+    farm.place_all()
+    assert _serves(farm) == {"b1": ("serving", OTHER), "b2": ("serving", OTHER)}
+    assert router.routable() == {_url("b1", OTHER), _url("b2", OTHER)}
+
+
 def test_remove_drains_stops_the_agent_and_forgets_the_box(farm: Agents, router: Router) -> None:
     farm.place_all()
     message = farm_action(farm, "remove", "lab-2")
