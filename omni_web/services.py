@@ -28,7 +28,7 @@ from omni_web.library import (
     split_urls,
 )
 from omni_web.paths import DataPaths
-from omni_web.server import ServerManager
+from omni_web.server import RemoteFleet, ServerManager
 from omni_web.settings import Settings, load_settings, save_settings
 from omni_web.voices.on_server import ServerVoices
 
@@ -44,10 +44,11 @@ def build_server_manager(paths: DataPaths, settings: Settings) -> ServerManager:
         ensure_companion_packages(paths, entry)
 
     # With a farm token made, one GPU is served behind the router too: boxes join it mid-book.
-    # Their crashes count for the renderer as its own workers' do (FarmRegistry.worker_crashes).
+    # Their crashes count for the renderer as its own workers' do; with GPUs "none" they are all of it.
     farm = FarmRegistry(paths, lambda: None)
-    return ServerManager(paths, settings, before_start=install_companions,
-                         router_always=lambda: farm_in_use(paths), remote_deaths=farm.worker_crashes)
+    fleet = RemoteFleet(in_use=lambda: farm_in_use(paths), deaths=farm.worker_crashes,
+                        serve=lambda entry: farm.serve_unrouted(entry.key))
+    return ServerManager(paths, settings, before_start=install_companions, fleet=fleet)
 
 
 def notify_targets(settings: Settings) -> Targets:

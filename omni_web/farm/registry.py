@@ -320,6 +320,32 @@ class FarmRegistry:
 
         return self._update(box_id, settle)
 
+    def serve_unrouted(self, model_key: str) -> list[str]:
+        """Every box that may serve ``model_key`` (not drained, not pinned to another) serves it now,
+        all at once; returns their worker URLs, which a group with no GPU of its own starts its
+        router with. Each box waits on standby until that router exists; the watcher routes it then.
+        """
+
+        def serve(box: FarmBox) -> tuple[str, ...]:
+            try:
+                asked = {"model": model_key, "timeout_s": self._timeout_s}
+                status = self.call_agent(box, "POST", "/serve", asked,
+                                         timeout_s=self._timeout_s + DOWNLOAD_ALLOWANCE_S)
+            except ServerError as exc:
+                why = str(exc)
+                self._update(box.id, lambda current: replace(current, state="failed", message=why))
+                return ()
+            urls = tuple(str(w["url"]) for w in status.get("workers", ()))
+            self._update(box.id, lambda current: replace(current, state="standby", model_key=model_key,
+                                                         worker_urls=urls, message=""))
+            return urls
+
+        boxes = [b for b in self.boxes() if not b.drained and b.pinned_model in ("", model_key)]
+        if not boxes:
+            return []
+        with ThreadPoolExecutor(max_workers=len(boxes), thread_name_prefix="farm-serve") as pool:
+            return [url for urls in pool.map(serve, boxes) for url in urls]
+
     def place_all(self) -> tuple[FarmBox, ...]:
         """:meth:`place` every box at once. The farm's model changes when the queue's next book needs
         another one, so every box is idle then: switched together, each waits one boot, not one per

@@ -9,6 +9,7 @@
 
 from omni_web.server.boot import new_log_path, write_log_header
 from omni_web.server.discovery import EndpointProbe, hosted_model_id, probe_endpoint
+from omni_web.server.fleet import RemoteFleet
 from omni_web.server.gpus import parse_gpu_spec
 from omni_web.server.manager import ServerManager
 from omni_web.server.process import launch, log_tail, terminate_group
@@ -21,6 +22,7 @@ from omni_web.server.workers import free_ports
 __all__ = [
     "Endpoint",
     "EndpointProbe",
+    "RemoteFleet",
     "RouterHealth",
     "ServeSpec",
     "ServerManager",

@@ -1,4 +1,5 @@
-"""Which GPUs a start uses: ``all`` (the default) or explicit ids such as ``0,2``.
+"""Which GPUs a start uses: ``all`` (the default), explicit ids such as ``0,2``, or ``none`` (a
+machine without a GPU that serves through its farm's boxes).
 
 ``all`` means every GPU NVML lists that has room for the model, where "room" is the catalog's
 ``min_vram_gb`` against the card's total memory (the same rule as the fit hints). Explicit ids are
@@ -23,12 +24,18 @@ _IDS_RE = re.compile(r"^\s*\d+(\s*,\s*\d+)*\s*$")
 
 
 def parse_gpu_spec(spec: str | None) -> tuple[int, ...] | None:
-    """``""``/``"all"`` → None (let NVML decide); ``"0,2"`` → ``(0, 2)``; anything else is refused."""
+    """``""``/``"all"`` → None (let NVML decide); ``"0,2"`` → ``(0, 2)``; ``"none"`` → ``()``;
+    anything else is refused."""
     text = (spec or "").strip().lower()
     if text in ("", "all"):
         return None
+    if text == "none":
+        return ()
     if not _IDS_RE.match(text):
-        raise SettingsError(f"GPU selection '{spec}' is not understood: write all, or GPU ids like 0,2.")
+        raise SettingsError(
+            f"GPU selection '{spec}' is not understood: write all, GPU ids like 0,2, or none (serve only "
+            "through the farm's boxes)."
+        )
     ids = tuple(dict.fromkeys(int(part) for part in text.split(",")))
     return ids
 
@@ -81,6 +88,8 @@ def select_gpus(spec: str | None, entry: CatalogEntry, probe: GpuProbe) -> GpuSe
                 ),
             )
         return GpuSelection(ids=(0,), warnings=(probe.warning,) if probe.warning else ())
+    if not wanted:
+        return GpuSelection(ids=(), explicit=True)
     warnings = []
     if not probe.gpus:
         warnings.append(

@@ -147,7 +147,7 @@ class ServerGroup:
         """
         self._preflight(spec)
         remotes = [check_remote_worker(url, spec.entry) for url in remote_urls]
-        if self._launch.before_start is not None:
+        if self._launch.before_start is not None and gpus:  # (the model's companions, for local workers)
             self._launch.before_start(spec.entry)
         deadline = self._launch.clock() + timeout_s
         ports = free_ports(_WORKER_HOST, spec.port + 1, len(gpus), avoid={spec.port})

@@ -16,17 +16,18 @@ from __future__ import annotations
 import shlex
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 from omni_web.catalog import CatalogEntry
 from omni_web.client import SpeechClient
-from omni_web.errors import BootTimeout, ServerError
+from omni_web.errors import BootTimeout, ServerError, ServerStartError
 from omni_web.gpu import GpuProbe, probe_gpus
 from omni_web.paths import DataPaths
 from omni_web.server.boot import LaunchOptions
 from omni_web.server.capacity import worker_batch
 from omni_web.server.discovery import EndpointProbe, foreign_endpoint, hosted_model_id, probe_endpoint
+from omni_web.server.fleet import RemoteFleet
 from omni_web.server.gpus import GpuSelection, select_gpus
 from omni_web.server.group import ServerGroup, group_pids
 from omni_web.server.lifecycle import ServerLifecycle
@@ -62,10 +63,7 @@ class ServerManager:
             port fails the boot instead of moving the server.
         poll_interval_s: how often the boot wait polls ``/health``.
         probe_timeout_s: timeout of one health or models request.
-        router_always: True when even one GPU is served behind the router (a farm, whose boxes'
-            workers join that router mid-book).
-        remote_deaths: ids of the deaths of workers another machine runs for the group (a farm box's
-            agent restarts them); a group's renderer counts them as crashes like its own.
+        fleet: other machines' workers for the group (a farm): see :class:`RemoteFleet`.
     """
 
     def __init__(
@@ -81,12 +79,10 @@ class ServerManager:
         poll_interval_s: float = 1.0,
         probe_timeout_s: float = 5.0,
         gpu_probe: Callable[[], GpuProbe] = probe_gpus,
-        router_always: Callable[[], bool] = lambda: False,
-        remote_deaths: Callable[[], Iterable[str]] = tuple,
+        fleet: RemoteFleet | None = None,
     ) -> None:
         self._paths = paths
-        self._router_always = router_always
-        self._remote_deaths = remote_deaths
+        self._fleet = fleet or RemoteFleet()
         self._gpu_probe = gpu_probe
         self._settings = settings
         self._client_factory = client_factory
@@ -136,13 +132,8 @@ class ServerManager:
         (``SGLANG_OMNI_STRICT_PORT=1`` when ``strict_port``) in front, for a start by hand.
         """
         line = shell_command(build_argv(spec, sgl_omni=self.sgl_omni))
-        if with_env and self._single.strict_port:
-            line = (
-                " ".join(f"{name}={shlex.quote(value)}" for name, value in STRICT_PORT_ENV.items())
-                + " "
-                + line
-            )
-        return line
+        env = STRICT_PORT_ENV.items() if with_env and self._single.strict_port else ()
+        return " ".join([*(f"{name}={shlex.quote(value)}" for name, value in env), line])
 
     # --- queries --------------------------------------------------------------------------------
 
@@ -346,7 +337,8 @@ class ServerManager:
 
     def _wants_group(self, selection: GpuSelection) -> bool:
         """Two or more GPUs, remote workers, or a farm need the router in front."""
-        return selection.is_group or bool(self.settings.worker_url_list) or self._router_always()
+        return (selection.is_group or not selection.ids or bool(self.settings.worker_url_list)
+                or self._fleet.in_use())
 
     def _start_group_locked(
         self, spec: ServeSpec, selection: GpuSelection, *, timeout_s: float | None, on_log: LogCallback,
@@ -360,6 +352,14 @@ class ServerManager:
         settings = self.settings
         remotes = settings.worker_url_list
         timeout = settings.start_timeout_s if timeout_s is None else timeout_s
+        if not selection.ids:  # no GPU of this machine: the farm's boxes are the group's workers
+            remotes = [*remotes, *self._fleet.serve(spec.entry)]
+            if not remotes:
+                raise ServerStartError(
+                    f"This machine serves no GPU (GPUs: none in Settings) and no farm box or worker URL "
+                    f"serves {spec.model_label}. Join a GPU box (python -m omni_web agent join "
+                    "APP_URL --token T) or pick GPUs in Settings."
+                )
         with self._life.lock:  # the Stop flag and the group's cancel, cleared together
             self._life.arm(unless_stopped=unless_stopped)
             self._group.arm()
@@ -421,7 +421,7 @@ class ServerManager:
         if record is None:
             return []
         local = [w.record.pid for w in record.workers if not record_matches_process(w.record)]
-        return [*local, *self._remote_deaths()]
+        return [*local, *self._fleet.deaths()]
 
     def _stop_group(self, *, grace_s: float) -> bool:
         self._life.transition(ServerState.STOPPING)

@@ -49,7 +49,7 @@ def test_explicit_ids_are_honoured_even_where_nvml_sees_nothing() -> None:
     partial = select_gpus("0,3", ENTRY, GpuProbe("550", (_gpu(0, 24),)))
     assert partial.ids == (0, 3) and any("does not list GPU 3" in w for w in partial.warnings)
     assert parse_gpu_spec(" 2, 0 ,2") == (2, 0)
-    with pytest.raises(SettingsError, match="all, or GPU ids"):
+    with pytest.raises(SettingsError, match="write all, GPU ids like 0,2, or none"):
         parse_gpu_spec("first")
 
 
