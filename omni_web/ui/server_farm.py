@@ -1,5 +1,5 @@
 """Server tab, farm part: the GPU boxes that joined (boxes → GPUs → workers) and what the user does
-to one of them: Drain, Resume, Remove, or pin it to a model (Switch model).
+to one of them: Drain, Resume, Remove, pin it to a model (Switch model), or read its agent's log.
 
 A thin layer over :func:`omni_web.farm.farm_action` (the CLI's ``server farm`` runs the same); the
 app's farm watcher does the slow part (a boot) within seconds, and a timer, running only once the
@@ -40,6 +40,8 @@ class FarmRefs:
     switch: gr.Button
     notice: gr.Markdown
     timer: gr.Timer
+    show_log: gr.Button
+    log: gr.Textbox  # the picked box's agent log, shown once asked for
 
 
 def _registry(ctx: UiContext) -> FarmRegistry:
@@ -69,6 +71,8 @@ def build(ctx: UiContext) -> FarmRefs:
                                allow_custom_value=True)  # its choices come with the page load
             drain = gr.Button("Drain", size="sm", elem_id="server-farm-drain", scale=0, min_width=100)
             resume = gr.Button("Resume", size="sm", elem_id="server-farm-resume", scale=0, min_width=100)
+            show_log = gr.Button("Agent log", size="sm", elem_id="server-farm-show-log", scale=0,
+                                 min_width=100)
             remove = gr.Button("Remove", variant="stop", size="sm", elem_id="server-farm-remove", scale=0,
                                min_width=100)
         with gr.Row(equal_height=True):
@@ -84,9 +88,11 @@ def build(ctx: UiContext) -> FarmRefs:
             )
             switch = gr.Button("Switch model", size="sm", elem_id="server-farm-switch", scale=0,
                                min_width=140)
+        log = gr.Textbox(label="Agent log", lines=12, max_lines=12, interactive=False, visible=False,
+                         autoscroll=True, elem_id="server-farm-log", elem_classes=["ow-log"])
     notice = gr.Markdown(elem_id="server-farm-notice")  # outside: "Removed ..." stays when the list empties
     return FarmRefs(boxes, controls, pick, drain, resume, remove, model, switch, notice,
-                    gr.Timer(_TICK_S, active=False))
+                    gr.Timer(_TICK_S, active=False), show_log, log)
 
 
 def wire(ctx: UiContext, refs: FarmRefs) -> tuple[Any, list[Any]]:
@@ -115,6 +121,16 @@ def wire(ctx: UiContext, refs: FarmRefs) -> tuple[Any, list[Any]]:
                      api_name=f"server_farm_{action}", concurrency_limit=1, concurrency_id="server-farm")
     refs.switch.click(guarded(switch), [refs.pick, refs.model], outputs, api_name="server_farm_pin",
                       concurrency_limit=1, concurrency_id="server-farm")
+
+    def agent_log(box_id: str | None) -> Any:
+        if not box_id:
+            raise gr.Error("Pick a box first (the list shows the boxes that joined).")
+        registry = _registry(ctx)
+        text = registry.agent_log(registry.find(box_id).id)
+        return gr.update(value=text or "(the agent's log is empty)", visible=True)
+
+    refs.show_log.click(guarded(agent_log), [refs.pick], refs.log, api_name="server_farm_log",
+                        concurrency_limit=2)
 
     def tick(current: str | None, picked: str | None) -> tuple[Any, ...]:
         rendered = render(picked)

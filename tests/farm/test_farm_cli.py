@@ -24,12 +24,14 @@ class _Agent(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         type(self).asked.append(f"{self.command} {self.path} {self.headers.get('Authorization')}")
-        body = b'{"gpus": [], "workers": []}'
+        body = b'{"gpus": [], "workers": []}' if self.command == "POST" else b'{"text": "Joined the farm\\n"}'
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    do_GET = do_POST  # noqa: N815 - http.server's name (GET /log)
 
     def log_message(self, *_args: object) -> None:
         return
@@ -73,6 +75,15 @@ def test_drain_resume_and_pin_change_the_box_and_status_shows_it(home: FarmRegis
     assert (resumed.drained, resumed.state, resumed.pinned_model) == (False, "resuming", MODEL)
     assert main(["server", "farm", "pin", "lab-1"]) == 0
     assert "no longer pinned" in capsys.readouterr().out and home.box("b1").pinned_model == ""
+
+
+def test_log_prints_the_agents_log_or_says_it_does_not_answer(home: FarmRegistry, agent, capsys) -> None:
+    _url, asked = agent
+    assert main(["server", "farm", "log", "lab-2"]) == 0
+    assert capsys.readouterr().out == "Joined the farm\n"
+    assert asked == ["GET /log?lines=200 Bearer s2"]
+    assert main(["server", "farm", "log", "lab-1"]) == 1
+    assert "The agent of box lab-1 (http://127.0.0.1:9) does not answer" in capsys.readouterr().err
 
 
 def test_remove_tells_the_agent_to_stop_and_forgets_the_box(home: FarmRegistry, agent, capsys) -> None:

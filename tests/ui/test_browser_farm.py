@@ -65,6 +65,8 @@ def _pin_drain_and_remove(page, registry: FarmRegistry, box_id: str) -> None:
     expect(notice).to_contain_text(f"Drained box gpu-box-1 ({box_id})")
     expect(farm).to_contain_text(f"box gpu-box-1 ({registry.box(box_id).agent_url}): drained")
     assert registry.box(box_id).drained and all(_answers(url) for url in urls)  # drained, not stopped
+    page.locator("#server-farm-show-log").click()  # the agent's own log, read over its API
+    expect(page.locator("#server-farm-log textarea")).to_have_value(re.compile(rf"Joined .* as box {box_id}"))
     page.locator("#server-farm-remove").click()
     expect(notice).to_contain_text(f"Removed box gpu-box-1 ({box_id})")
     expect(farm).to_have_count(0)

@@ -66,6 +66,8 @@ def test_an_action_without_a_box_or_on_a_box_gone_says_what_to_do(ui_app, farm) 
         client.predict(None, api_name="/server_farm_drain")
     with pytest.raises(AppError, match="No farm box is called .*b9.*Boxes: lab-1 \\(b1\\), lab-2"):
         client.predict("b9", api_name="/server_farm_drain")
+    with pytest.raises(AppError, match=r"The agent of box lab-1 \(http://127.0.0.1:9\) does not answer"):
+        client.predict("b1", api_name="/server_farm_log")
 
 
 def test_the_timer_runs_only_once_the_farm_is_in_use(ui_app) -> None:
