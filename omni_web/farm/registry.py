@@ -30,7 +30,7 @@ from omni_web.errors import FarmBoxNotFound, FarmRefused, ServerError
 from omni_web.farm.tokens import farm_token_store
 from omni_web.files import locked, write_atomic
 from omni_web.paths import DataPaths
-from omni_web.server import add_worker, drain_worker, remove_worker
+from omni_web.server import add_worker, drain_worker, read_router_health, remove_worker
 
 __all__ = ["FARM_RECORD_NAME", "FarmBox", "FarmRegistry", "RouterTarget"]
 
@@ -350,6 +350,7 @@ class FarmRegistry:
         """:meth:`place` every box at once. The farm's model changes when the queue's next book needs
         another one, so every box is idle then: switched together, each waits one boot, not one per
         box before it."""
+        self._route_missing()
         boxes = self.boxes()
         if len(boxes) < 2:
             placed = [self.place(box.id) for box in boxes]
@@ -357,6 +358,24 @@ class FarmRegistry:
             with ThreadPoolExecutor(max_workers=len(boxes), thread_name_prefix="farm-place") as pool:
                 placed = list(pool.map(lambda box: self.place(box.id), boxes))
         return tuple(b for b in placed if b is not None)
+
+    def _route_missing(self) -> None:
+        """Route again the serving boxes' workers the router does not list: it restarted, or the
+        group started a new one for the same model (their boxes need no switch, so no placement
+        would add them)."""
+        target = self._target()
+        health = read_router_health(target[0]) if target is not None else None
+        if health is None:
+            return
+        listed = {w.url for w in health.workers}
+        for box in self.boxes():
+            router = self.wanted(box)[1] if box.state == "serving" else None
+            for url in box.worker_urls if router is not None else ():
+                if url not in listed:
+                    try:
+                        add_worker(router, url)
+                    except ServerError:
+                        pass  # the next round tries again
 
     def check(self) -> tuple[FarmBox, ...]:
         """Ask each agent how it is; a box that does not answer leaves the router (a split or a

@@ -14,7 +14,7 @@ from omni_web.server.gpus import parse_gpu_spec
 from omni_web.server.manager import ServerManager
 from omni_web.server.process import launch, log_tail, terminate_group
 from omni_web.server.record import ServerRecord, load_record, record_matches_process
-from omni_web.server.router import RouterHealth, add_worker, drain_worker, remove_worker
+from omni_web.server.router import RouterHealth, add_worker, drain_worker, read_router_health, remove_worker
 from omni_web.server.spec import ServeSpec, build_argv, build_serve_spec, shell_command
 from omni_web.server.status import Endpoint, ServerState, ServerStatus
 from omni_web.server.workers import free_ports
@@ -41,6 +41,7 @@ __all__ = [
     "new_log_path",
     "parse_gpu_spec",
     "probe_endpoint",
+    "read_router_health",
     "record_matches_process",
     "remove_worker",
     "shell_command",

@@ -153,3 +153,26 @@ def test_drain_resume_pin_and_remove_a_box_in_the_real_router(farm, tmp_path: Pa
         assert agent.popen.poll() is None  # removed, not killed: the agent can join again
     finally:
         agent.stop()
+
+
+def test_a_new_router_for_the_same_model_gets_the_serving_boxes_again(farm, contract_venv, fake_server,
+                                                                      tmp_path: Path) -> None:
+    app, _router, target = farm
+    secret = farm_token_store(app.registry._paths).create("lab")[1]
+    agent = start_agent(app.url, secret, tmp_path / "box1", gpus="0")
+    fresh = None
+    try:
+        box = _serving_box(app)
+        # The group's router restarted (a new process, here on a new port) with only its own worker.
+        local = fake_server(MODEL)
+        (tmp_path / "router2").mkdir()
+        fresh = start_router(install_router(tmp_path / "router2-venv", contract_venv.python), [local.base_url],
+                             tmp_path / "router2")
+        target.value = (fresh.url, MODEL)
+        app.registry.place_all()
+        wait_for(lambda: box.worker_urls[0] in _worker_urls(fresh), "the box's worker in the new router", 60)
+        assert app.registry.box(box.id).state == "serving"
+    finally:
+        agent.stop()
+        if fresh is not None:
+            fresh.stop()
