@@ -15,7 +15,7 @@ from omni_web.cast import (
     chapter_dialogue,
     split_paragraph,
 )
-from omni_web.cast.names import Gender
+from omni_web.cast.names import Gender, clean_name
 from omni_web.cast.roster import Roster
 from tests.cast_corpus import read_gold, score_novel
 from tests.conftest import DATA_DIR
@@ -225,3 +225,15 @@ def test_the_grader_reads_the_name_the_cast_shows_and_passes_over_annotation_gap
     assert _characters_of("Bounderby", roster, gold) == {"Josiah Bounderby"}
     assert _characters_of("Mike", roster, gold) == {"Mike Campbell"}
     assert _characters_of("Fifth Avenue", roster, gold) == set()
+
+
+def test_a_title_s_full_stop_ends_no_sentence_so_the_speaker_keeps_it() -> None:
+    found = said(
+        book_of(
+            "Mr. Bennet read by the fire, and he did not look up. Mrs. Bennet came in, and she sat down.",
+            'The girls stared at their father. Mrs. Bennet said only, "Nonsense, nonsense!"',
+            'He turned a page. Mrs. Bennet began again, "It is too bad."',
+        )
+    )
+    assert [name for name, _, _ in found] == ["Mrs. Bennet", "Mrs. Bennet"]
+    assert clean_name("Anne Mrs") == "Anne"  # a title after a name starts another name

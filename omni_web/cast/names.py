@@ -23,11 +23,13 @@ from dataclasses import dataclass
 __all__ = [
     "Age",
     "Gender",
+    "NOT_A_SENTENCE_END",
     "age_guess",
     "Vocabulary",
     "clean_name",
     "group_names",
     "name_words",
+    "sentence_break",
     "title_gender",
     "title_of",
 ]
@@ -86,6 +88,18 @@ _OPENERS = frozenset(
     das""".split()
 )
 _WORD_RE = re.compile(r"[^\W\d_][\w’'\-.]*")
+# Abbreviations whose full stop ends no sentence ("Mrs. Bennet said", "Mr. J. Smith"); "I." does.
+_ABBREVIATIONS = "Mr Mrs Ms Dr St Mme Mlle Messrs Capt Col Gen Rev Prof Hon Lt Sgt Jr Sr".split()
+NOT_A_SENTENCE_END = "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS) + r"(?<!\b[A-HJ-Z]\.)"
+
+
+def sentence_break(ends: str = ".!?") -> re.Pattern[str]:
+    """The space after a sentence that ends in one of ``ends``, an abbreviation's full stop not
+    counted: split at it and "Mrs. Bennet said only," stays one sentence, its speaker whole."""
+    return re.compile(rf"(?<=[{re.escape(ends)}]){NOT_A_SENTENCE_END}\s+")
+
+
+_VOCABULARY_BREAK = sentence_break(".!?;:\"“”‘’")
 
 
 def title_of(word: str) -> str | None:
@@ -146,7 +160,7 @@ class Vocabulary:
         capitalised: Counter[str] = Counter()
         lower: Counter[str] = Counter()
         for text in texts:
-            for sentence in re.split(r"(?<=[.!?;:\"“”‘’])\s+", text):
+            for sentence in _VOCABULARY_BREAK.split(text):
                 words = _WORD_RE.findall(sentence)
                 for word in words[1:]:
                     word = word.rstrip(".")
@@ -170,6 +184,11 @@ def clean_name(raw: str, vocabulary: Vocabulary | None = None) -> str | None:
     words = re.split(r"--|\u2014|\u2013", raw)[0].strip().strip(",;:’'\"_").split()
     while words and _is_opener(words[0], vocabulary):
         words.pop(0)
+    # A title after a name starts another name ("Anne Mrs. Rachel" as a capitalised run): cut there.
+    for k in range(1, len(words)):
+        if title_of(words[k]) is not None and title_of(words[k - 1]) is None:
+            del words[k:]
+            break
     if not words:
         return None
     last = words[-1]

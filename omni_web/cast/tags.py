@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from omni_web.cast.names import Gender
+from omni_web.cast.names import NOT_A_SENTENCE_END, Gender, sentence_break
 
 __all__ = [
     "SPEECH_VERBS",
@@ -120,7 +120,9 @@ _NOUN_AFTER = re.compile(rf"{_LEAD}(?:({_VERB})\s+{_NOUN}|{_NOUN}\s+{_ADVERB}({_
 _NAME_VERB_BEFORE = re.compile(rf"({_NAME})\s+{_ADVERB}({_VERB})\s*[,:]?\s*_?$")
 _VERB_NAME_BEFORE = re.compile(rf"({_VERB})\s+({_NAME})\s*[,:]?\s*_?$")
 _PRONOUN_BEFORE = re.compile(rf"(?:^|[.!?;]\s+|,\s+)([A-Za-z]+)\s+{_ADVERB}({_VERB})\s*[,:]?\s*_?$")
-_SENTENCE_START = re.compile(rf"(?:^|[.!?;:]\s+)({_NAME})\b")
+_SENTENCE_START = re.compile(rf"(?:^|[.!?;:]{NOT_A_SENTENCE_END}\s+)({_NAME})\b")
+_BREAK = sentence_break(".!?")
+_BREAK_OR_SEMICOLON = sentence_break(".!?;")
 # What may follow a speaker's name in "said the Hatter …": punctuation, or one of these words. A
 # lowercase noun there ("cried the Court pages") means the capital word was an adjective.
 _AFTER_NAME_RE = re.compile(
@@ -214,7 +216,7 @@ def tag_before(narration: str, resolve: Resolve) -> Tag | None:
         if found is not None:
             return found
     # "Alice considered a little, and then said “The fourth.”": a named subject and a verb at the end.
-    sentence = re.split(r"[.!?]\s+", tail)[-1]
+    sentence = _BREAK.split(tail)[-1]
     words = sentence.rstrip(" ,:_").split()
     if words and is_speech_verb(words[-1]):
         subject = _SENTENCE_START.search(sentence)
@@ -249,7 +251,7 @@ def lead_in(narration: str, resolve: Resolve) -> Tag | None:
     tail = narration[-300:]
     if not _LEAD_IN_END.search(tail):
         return None
-    sentence = re.split(r"(?<=[.!?;])\s+", tail.strip())[-1]
+    sentence = _BREAK_OR_SEMICOLON.split(tail.strip())[-1]
     if not _speaks(sentence) and not re.search(r"\b(?:by|from)\s+\S+\s*[,:]?\s*_?$", sentence):
         return None
     by = _BY_NAME.search(sentence)
@@ -278,7 +280,7 @@ def sentence_subjects(narration: str, resolve: Resolve) -> list[str]:
 
 def last_sentence_subject(narration: str, resolve: Resolve) -> str | None:
     """The character the narration's last sentence opens with ("Alice sighed wearily.")."""
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+", narration.strip()) if s]
+    sentences = [s for s in _BREAK.split(narration.strip()) if s]
     if not sentences:
         return None
     match = _SENTENCE_START.match(sentences[-1])
