@@ -44,8 +44,15 @@ from omni_web.render import render_chunks  # noqa: E402
 from omni_web.server.capacity import GroupCapacity  # noqa: E402
 from omni_web.server.router import read_router_health  # noqa: E402
 from tests.contract.setup_env import ensure_contract_venv  # noqa: E402
+from tests.fakes.fake_hf_hub import FakeHub, FakeRepo  # noqa: E402
 from tests.fakes.sgl_omni import install_router  # noqa: E402
-from tests.farm.farmkit import start_agent, start_farm_app, start_router, wait_for  # noqa: E402
+from tests.farm.farmkit import (  # noqa: E402
+    fake_backend_wheel,
+    start_agent,
+    start_farm_app,
+    start_router,
+    wait_for,
+)
 
 OTHER_MODEL = "qwen3_tts_0_6b_base"  # the queue's next book needs it (switch row)
 
@@ -68,10 +75,12 @@ class Farm:
     def request_log(self, index: int) -> Path:
         return self.work / f"box{index}-requests.jsonl"
 
-    def add_box(self):
+    def add_box(self, *, bare_env: dict[str, str] | None = None):
+        """A box set up earlier, or (``bare_env``: where pip and the hub are) one with nothing on it."""
         index = len(self.agents)
-        env = {**self.env, "FAKE_SGL_REQUEST_LOG": str(self.request_log(index))}
-        agent = start_agent(self.app.url, self.secret, self.work / f"box{index}", gpus="0", env=env)
+        env = {**self.env, **(bare_env or {}), "FAKE_SGL_REQUEST_LOG": str(self.request_log(index))}
+        agent = start_agent(self.app.url, self.secret, self.work / f"box{index}", gpus="0", env=env,
+                            bare=bare_env is not None)
         self.agents.append(agent)
         return agent
 
@@ -144,7 +153,8 @@ def efficiency(n_boxes: int, args: argparse.Namespace, router_exe: Path, work: P
 
 
 def join_and_kill(args: argparse.Namespace, router_exe: Path, work: Path) -> dict:
-    """One box renders; a second joins mid-book (timed) and is killed once it has work."""
+    """One box renders; a bare box joins mid-book (timed: it installs the backend and downloads the
+    model first), then a set-up one joins (timed) and is killed once it has work."""
     farm = Farm(work / "faults", router_exe, _env(args))
     watcher = FarmWatcher(farm.registry, interval_s=1.0)
     result: dict = {}
@@ -161,17 +171,25 @@ def join_and_kill(args: argparse.Namespace, router_exe: Path, work: Path) -> dic
 
         threading.Thread(target=run, daemon=True).start()
         wait_for(lambda: farm.routed(0) >= args.slots, "box 0 to get work", 60)
+        with FakeHub([FakeRepo(get_entry(MODEL).repo_id, {"config.json": b'{"model_type": "tts"}'})]) as hub:
+            wheels = fake_backend_wheel(farm.work / "wheels")
+            bare = farm.work / "box1"
+            joined = time.monotonic()
+            farm.add_box(bare_env={"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels.parent),
+                                   "HF_ENDPOINT": hub.url, "HF_HUB_CACHE": str(bare / "hf-cache")})
+            wait_for(lambda: farm.routed(1) > 0, "the bare box 1 to get a request", 300)
+            result["bare_join_s"] = time.monotonic() - joined
         joined = time.monotonic()
         agent = farm.add_box()
-        wait_for(lambda: farm.routed(1) > 0, "box 1 to get a request", 180)
+        wait_for(lambda: farm.routed(2) > 0, "box 2 to get a request", 180)
         result["join_s"] = time.monotonic() - joined
-        wait_for(lambda: farm.routed(1) >= 3 * args.slots, "box 1 to be busy", 120)
-        box = next(b for b in farm.registry.boxes() if b.agent_url and b.name == "box1")
+        wait_for(lambda: farm.routed(2) >= 3 * args.slots, "box 2 to be busy", 120)
+        box = next(b for b in farm.registry.boxes() if b.agent_url and b.name == "box2")
         pids = [w["pid"] for w in farm.registry.call_agent(box, "GET", "/status", timeout_s=5)["workers"]]
         for pid in pids:
             os.killpg(pid, signal.SIGKILL)  # a power cut: the server and the agent at once
         os.killpg(agent.popen.pid, signal.SIGKILL)
-        result["killed_at"] = farm.routed(1)
+        result["killed_at"] = farm.routed(2)
         wait_for(done.is_set, "the book to finish", 600)
         result["chunks"] = chunks
         return result
@@ -268,7 +286,10 @@ def main() -> int:
                   f"{speed:>8}  "
                   f"{' / '.join(map(str, r['routed'])):<18} {r['missing']:>4}   efficiency vs 1 box: {batch}")
         faults = join_and_kill(args, router_exe, work)
-        print(f"join mid-book: {faults['join_s']:.1f} s from `agent join` to its first routed request")
+        print(f"join mid-book, bare box: {faults['bare_join_s']:.1f} s from `agent join` to its first routed "
+              "request (venv made, backend pip-installed, model downloaded, server booted)")
+        print(f"join mid-book, set-up box: {faults['join_s']:.1f} s from `agent join` to its first routed "
+              "request")
         print(f"kill mid-book: box SIGKILLed after {faults['killed_at']} requests; "
               f"{faults['missing']} of {faults['chunks']} chunks lost; "
               f"book finished in {faults['wall']:.1f} s")
