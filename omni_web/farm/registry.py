@@ -350,7 +350,7 @@ class FarmRegistry:
         """:meth:`place` every box at once. The farm's model changes when the queue's next book needs
         another one, so every box is idle then: switched together, each waits one boot, not one per
         box before it."""
-        self._route_missing()
+        self.route_missing()
         boxes = self.boxes()
         if len(boxes) < 2:
             placed = [self.place(box.id) for box in boxes]
@@ -359,23 +359,19 @@ class FarmRegistry:
                 placed = list(pool.map(lambda box: self.place(box.id), boxes))
         return tuple(b for b in placed if b is not None)
 
-    def _route_missing(self) -> None:
+    def route_missing(self) -> None:
         """Route again the serving boxes' workers the router does not list: it restarted, or the
         group started a new one for the same model (their boxes need no switch, so no placement
-        would add them)."""
+        would add them). One ``/health`` of the router; each box is settled under the record's lock,
+        so a box drained or re-pinned meanwhile is not routed."""
         target = self._target()
         health = read_router_health(target[0]) if target is not None else None
         if health is None:
             return
         listed = {w.url for w in health.workers}
         for box in self.boxes():
-            router = self.wanted(box)[1] if box.state == "serving" else None
-            for url in box.worker_urls if router is not None else ():
-                if url not in listed:
-                    try:
-                        add_worker(router, url)
-                    except ServerError:
-                        pass  # the next round tries again
+            if box.state == "serving" and not box.drained and not set(box.worker_urls) <= listed:
+                self._settle(box.id, box.model_key, box.worker_urls)
 
     def check(self) -> tuple[FarmBox, ...]:
         """Ask each agent how it is; a box that does not answer leaves the router (a split or a

@@ -70,8 +70,10 @@ class FarmWatcher:
                 _log.warning("farm watch: %s", exc)
 
     def _place_each(self) -> None:
-        """Start a placement for every box that has none under way (a model switch of the group
-        still switches every box at once: all start in the same round)."""
+        """Route again what a restarted router lost, then start a placement for every box that has
+        none under way (a model switch of the group still switches every box at once: all start
+        in the same round)."""
+        self._registry.route_missing()
         self._placing = {box_id: t for box_id, t in self._placing.items() if t.is_alive()}
         for box in self._registry.boxes():
             if box.id in self._placing:

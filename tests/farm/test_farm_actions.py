@@ -10,6 +10,7 @@ import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -44,6 +45,9 @@ class Router:
 
     def routable(self) -> set[str]:
         return {url for url, ok in self.workers.items() if ok}
+
+    def health(self, _router: str, **_options: object) -> SimpleNamespace:
+        return SimpleNamespace(workers=[SimpleNamespace(url=url) for url in self.workers])
 
 
 class Agents(FarmRegistry):
@@ -80,6 +84,7 @@ def router(monkeypatch) -> Router:
     monkeypatch.setattr(registry_module, "add_worker", fake.add)
     monkeypatch.setattr(registry_module, "drain_worker", fake.drain)
     monkeypatch.setattr(registry_module, "remove_worker", fake.remove)
+    monkeypatch.setattr(registry_module, "read_router_health", fake.health)
     return fake
 
 
@@ -261,3 +266,20 @@ def test_a_long_boot_of_one_box_does_not_hold_back_another_box(farm: Agents, rou
     finally:
         release.set()
         watcher.stop()
+
+
+def test_the_watcher_routes_serving_boxes_again_when_the_group_restarted_its_router(
+    farm: Agents, router: Router
+) -> None:
+    farm.place_all()
+    farm.drain("b2")
+    router.workers.clear()  # the router died and the group started a new one with its own workers
+    asked = len(farm.calls)
+    watcher = FarmWatcher(farm, interval_s=0.05)
+    watcher.start()
+    try:
+        wait_for(lambda: router.routable() == {_url("b1", MODEL)}, "b1's worker to be routed again", 30)
+    finally:
+        watcher.stop()
+    assert [c for c in farm.calls[asked:] if c[1] == "/serve"] == []  # no boot: added back as it was
+    assert _serves(farm) == {"b1": ("serving", MODEL), "b2": ("drained", MODEL)}  # b2 stays out
