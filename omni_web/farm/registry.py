@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -150,8 +151,9 @@ class FarmRegistry:
 
     def join(self, token: str | None, *, name: str, agent_url: str, secret: str,
              gpus: tuple[dict[str, Any], ...]) -> FarmBox:
-        """Record a box whose agent presented ``token``; a box at the same agent URL is replaced
-        (an agent that restarted: it keeps the pin and drain the user gave it).
+        """Record a box whose agent presented ``token``; a box at the same agent URL, or a lost one
+        of the same name on the same host (an agent that restarted, perhaps on another port after a
+        reboot), is replaced: it keeps the pin and drain the user gave it.
 
         Raises:
             FarmRefused: ``token`` is not a live farm token.
@@ -160,8 +162,11 @@ class FarmRegistry:
             raise FarmRefused(agent_url)
         box = FarmBox(id=secrets.token_hex(4), name=name, agent_url=agent_url.rstrip("/"), secret=secret,
                       gpus=tuple(gpus), joined_at=time.time())
+        host = urlsplit(box.agent_url).hostname
         for old in self.boxes():
-            if old.agent_url == box.agent_url:
+            if old.agent_url == box.agent_url or (
+                old.state == "lost" and old.name == name and urlsplit(old.agent_url).hostname == host
+            ):
                 self._unroute(old)
                 self._save(None, drop=old.id)
                 box = replace(box, pinned_model=old.pinned_model, drained=old.drained,

@@ -283,3 +283,19 @@ def test_the_watcher_routes_serving_boxes_again_when_the_group_restarted_its_rou
         watcher.stop()
     assert [c for c in farm.calls[asked:] if c[1] == "/serve"] == []  # no boot: added back as it was
     assert _serves(farm) == {"b1": ("serving", MODEL), "b2": ("drained", MODEL)}  # b2 stays out
+
+
+def test_a_lost_box_back_on_another_port_is_the_same_box(farm: Agents, router: Router) -> None:
+    """An agent that restarted after a reboot may listen on another port: it is the box that was
+    lost (same name, same host), with the pin the user gave it, not a second box."""
+    _token, secret = farm_token_store(farm._paths).create("lab")
+    farm.pin("b1", OTHER)
+    farm.down.add("b1")
+    farm.check()
+    assert farm.box("b1").state == "lost"
+    again = farm.join(secret, name="lab-1", agent_url="http://10.0.0.1:30091", secret="new", gpus=())
+    assert again.pinned_model == OTHER
+    assert [b.name for b in farm.boxes()] == ["lab-2", "lab-1"]
+    # A box of the same name on another host, or one still answering, stays a box of its own.
+    other = farm.join(secret, name="lab-2", agent_url="http://10.0.0.9:30090", secret="s2", gpus=())
+    assert len(farm.boxes()) == 3 and other.pinned_model == ""
