@@ -30,6 +30,7 @@ from omni_web.server import free_ports
 __all__ = ["AgentOptions", "box_gpus", "join_farm", "reach_host"]
 
 JOIN_PATH = "/farm/v1/join"
+CHECK_PATH = "/farm/v1/check"
 LEAVE_PATH = "/farm/v1/leave"
 TEND_EVERY_S = 0.5
 
@@ -75,6 +76,18 @@ def _post(url: str, token: str, body: dict[str, object]) -> httpx.Response:
         ) from exc
 
 
+def _check_token(options: AgentOptions) -> None:
+    try:
+        response = httpx.get(options.app_url.rstrip("/") + CHECK_PATH, timeout=30.0,
+                             headers={"Authorization": f"Bearer {options.token}"})
+    except httpx.HTTPError as exc:
+        raise ServerError(
+            f"Cannot reach the app at {options.app_url}: {exc}. Check the URL and that the app runs."
+        ) from exc
+    if response.status_code in (401, 403):
+        raise FarmRefused(options.app_url)
+
+
 def _register(options: AgentOptions, agent_url: str, secret: str, gpus: Sequence[BoxGpu]) -> str:
     body = {"name": options.name or socket.gethostname(), "agent_url": agent_url, "secret": secret,
             "gpus": [g.to_json() for g in gpus]}
@@ -98,6 +111,7 @@ def join_farm(paths: DataPaths, options: AgentOptions, *, stop: threading.Event,
     paths.ensure()
     log_path = paths.logs_dir / "farm-agent.log"
     _log_to(log_path)
+    _check_token(options)  # before a bare box spends an hour on the backend and the model
     ensure_backend(paths, say=lambda line: print(line, flush=True))  # a bare box installs it first
     gpus = box_gpus(probe_gpus(nvml), options.gpus)
     advertise = options.advertise_host or reach_host(options.app_url)

@@ -16,6 +16,7 @@ from starlette.routing import Mount
 
 from omni_web.errors import FarmRefused
 from omni_web.farm.registry import FarmRegistry
+from omni_web.farm.tokens import farm_token_store
 
 __all__ = ["FARM_PREFIX", "JoinIn", "LeaveIn", "build_farm_api", "mount_farm"]
 
@@ -61,6 +62,14 @@ def build_farm_api(registry: FarmRegistry) -> FastAPI:
                                    daemon=True)
         placing.start()
         return {"box_id": box.id}
+
+    @api.get("/check")
+    def check(secret: FarmToken) -> dict[str, bool]:
+        # Asked before a bare box installs the backend: a mistyped token fails in a second, not
+        # after a 10 GB download.
+        if farm_token_store(registry.paths).verify(secret) is None:
+            raise HTTPException(status_code=401, detail={"message": "Not a live farm token."})
+        return {"ok": True}
 
     @api.post("/leave")
     def leave(body: LeaveIn, secret: FarmToken) -> dict[str, str]:

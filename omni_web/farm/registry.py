@@ -98,6 +98,11 @@ class FarmRegistry:
         self._lock = threading.RLock()
 
     @property
+    def paths(self) -> DataPaths:
+        """The app's data root."""
+        return self._paths
+
+    @property
     def path(self):  # noqa: ANN201 - a Path
         """The record file."""
         return self._paths.state_dir / FARM_RECORD_NAME

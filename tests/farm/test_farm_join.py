@@ -42,6 +42,22 @@ def test_an_agent_without_a_valid_token_is_refused(farm_app: FarmApp, tmp_path: 
     assert farm_app.registry.boxes() == ()
 
 
+def test_a_bare_box_with_a_wrong_token_is_refused_before_it_installs_anything(
+    farm_app: FarmApp, tmp_path: Path
+) -> None:
+    farm_token_store(farm_app.registry._paths).create("lab")
+    home = tmp_path / "bare-box"
+    # pip may not reach any index: an install attempt would fail with pip's message, not the refusal
+    agent = start_agent(farm_app.url, "ow_mistyped", home, bare=True, env={"PIP_NO_INDEX": "1"})
+    try:
+        assert agent.popen.wait(timeout=60) == 1
+    finally:
+        agent.stop()
+    assert "refused this box" in agent.output()
+    assert not DataPaths(root=home).backend_venv.exists()
+    assert farm_app.registry.boxes() == ()
+
+
 def test_a_joined_box_serves_the_model_it_is_told(farm_app: FarmApp, tmp_path: Path) -> None:
     _token, secret = farm_token_store(farm_app.registry._paths).create("lab")
     agent = start_agent(farm_app.url, secret, tmp_path / "box1", gpus="0,1")
