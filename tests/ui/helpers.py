@@ -169,7 +169,36 @@ def start_webapp(
     log_path: Path,
     timeout_s: float = 90.0,
 ) -> AppProcess:
-    """Launch ``webapp.py`` like a user does and wait until it printed its URLs and answers HTTP."""
+    """Launch ``webapp.py`` like a user does and wait until it printed its URLs and answers HTTP.
+
+    A port taken between ``free_port()`` and the app's bind (another test's server took it) is
+    replaced by another free one, twice at most; the returned app's ``url`` has the port used.
+    """
+    for attempt in range(3):
+        try:
+            return _start_webapp(paths, port=port, host=host, env=env, args=args, log_path=log_path,
+                                 timeout_s=timeout_s)
+        except _PortTaken:
+            if attempt == 2:
+                raise
+            port = free_port()
+    raise AssertionError("unreachable")
+
+
+class _PortTaken(AssertionError):
+    """webapp.py exited because its port was taken."""
+
+
+def _start_webapp(
+    paths: DataPaths,
+    *,
+    port: int,
+    host: str,
+    env: Mapping[str, str] | None,
+    args: tuple[str, ...],
+    log_path: Path,
+    timeout_s: float,
+) -> AppProcess:
     child_env = {
         **os.environ,
         "OMNI_WEB_HOME": str(paths.root),
@@ -195,7 +224,10 @@ def start_webapp(
 
     def ready() -> bool:
         if process.poll() is not None:
-            raise AssertionError(f"webapp.py exited with {process.returncode}:\n{app.output()[-4000:]}")
+            output = app.output()
+            taken = "Cannot find empty port" in output or "address already in use" in output
+            failure = _PortTaken if taken else AssertionError
+            raise failure(f"webapp.py exited with {process.returncode}:\n{output[-4000:]}")
         if "omni-web is running" not in app.output():
             return False
         try:
