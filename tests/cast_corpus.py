@@ -275,7 +275,8 @@ def _characters_of(name: str, roster: Roster, gold: Gold) -> set[str]:
     annotation never lets speak are passed over where a speaker fits too (PDNC lists some surnames,
     "Norris", "Bounderby", as characters of their own with no line). A name no list holds
     ("Mike", whose list has "Mike Campbell" and "Michael") is the one speaker with that word in a
-    name of theirs.
+    name of theirs, or with most such words ("May Welland" is "Miss Welland", whose list has "May
+    Wellend", not "Mr. Welland").
     """
     if roster.first_person and name == roster.narrator and gold.narrator is not None:
         return {gold.narrator}
@@ -287,11 +288,12 @@ def _characters_of(name: str, roster: Roster, gold: Gold) -> set[str]:
     if found:
         return found
     words = {word for form in forms for word in form.split()} - _NOT_NAME_WORDS
-    return {
-        main
+    shared = {
+        main: len(words & {word for form in gold.names.get(main, ()) for word in form.split()})
         for main in gold.speakers
-        if words & {word for form in gold.names.get(main, ()) for word in form.split()}
     }
+    most = max(shared.values(), default=0)
+    return {main for main, count in shared.items() if count and count == most}
 
 
 def score_novel(

@@ -16,7 +16,9 @@ from omni_web.cast import (
     edit_characters,
     find_characters,
 )
-from omni_web.cast.names import Vocabulary, clean_name, group_names
+from omni_web.cast.name_groups import group_names
+from omni_web.cast.names import Vocabulary, clean_name
+from omni_web.cast.roster import pronoun_genders
 
 
 def book_of(*paragraphs: str) -> Book:
@@ -156,3 +158,71 @@ def test_a_titled_surname_joins_the_full_name_whose_gender_its_given_name_shows(
     assert canonical["Miss Woodhouse"] == canonical["Emma Woodhouse"] == canonical["Emma"] == "Emma"
     assert canonical["Mr. Woodhouse"] == "Mr. Woodhouse"
     assert canonical["Woodhouse"] == "Woodhouse"  # a bare surname names no one in particular
+
+
+def test_a_titled_surname_shared_by_a_family_joins_the_one_full_name_its_title_fits() -> None:
+    # As Mansfield Park counts them: "Mr." is Henry, "Miss" is Mary; the Admiral and "Mrs." stay apart.
+    groups = grouped(
+        {
+            "Mr. Crawford": 16,
+            "Crawford": 36,
+            "Miss Crawford": 152,
+            "Mrs. Crawford": 2,
+            "Henry": 16,
+            "Henry Crawford": 24,
+            "Mary": 44,
+            "Mary Crawford": 5,
+            "Admiral Crawford": 3,
+        },
+        {"Henry": Gender.MALE, "Mary": Gender.FEMALE, "Crawford": Gender.MALE},
+    )
+    assert frozenset({"Mr. Crawford", "Crawford", "Henry", "Henry Crawford"}) in groups
+    assert frozenset({"Miss Crawford", "Mary", "Mary Crawford"}) in groups
+    assert frozenset({"Admiral Crawford"}) in groups and frozenset({"Mrs. Crawford"}) in groups
+    # A given name shared by two full names goes to the one the book writes far more often.
+    groups = grouped({"Jane": 60, "Jane Fairfax": 50, "Miss Jane Bates": 1, "Miss Bates": 100})
+    assert frozenset({"Jane", "Jane Fairfax"}) in groups
+
+
+def test_a_father_and_son_two_sisters_or_a_wife_are_never_guessed_into_one() -> None:
+    # Hard Times: "Mr. Gradgrind" beside two men of the name, his son "Tom" among them.
+    canonical = group_names(
+        {"Mr. Gradgrind": 464, "Mrs. Gradgrind": 64, "Thomas Gradgrind": 28, "Tom": 324, "Tom Gradgrind": 3},
+        {"Tom": Gender.MALE, "Thomas Gradgrind": Gender.MALE},
+    )
+    assert canonical["Mr. Gradgrind"] != canonical["Tom"]
+    # Sense and Sensibility: "Miss Marianne" is the younger sister, so "Miss Dashwood" is not her;
+    # "Mrs. John Dashwood" is John's wife, not "Mrs. Dashwood".
+    canonical = group_names(
+        {
+            "Miss Dashwood": 8,
+            "Mrs. Dashwood": 64,
+            "Marianne": 364,
+            "Marianne Dashwood": 2,
+            "Miss Marianne": 1,
+            "John": 30,
+            "John Dashwood": 8,
+            "Mrs. John Dashwood": 4,
+        },
+        {"Marianne": Gender.FEMALE, "John": Gender.MALE, "John Dashwood": Gender.MALE},
+    )
+    assert canonical["Miss Dashwood"] == "Miss Dashwood" and canonical["Marianne Dashwood"] == "Marianne"
+    assert canonical["Mrs. Dashwood"] == "Mrs. Dashwood"
+    # The Age of Innocence: the narration's "he" after "May Welland" does not make her Mr. Welland.
+    canonical = group_names(
+        {"Mr. Welland": 4, "Mrs. Welland": 88, "Miss Welland": 4, "May Welland": 21, "May": 28},
+        {"May Welland": Gender.MALE},
+    )
+    assert canonical["Mr. Welland"] == "Mr. Welland" and canonical["May"] == "May Welland"
+
+
+def test_a_pronoun_after_a_name_as_an_object_gives_it_no_gender() -> None:
+    narration = [
+        "Archer looked at May, and he smiled.",
+        "Archer turned to May; he was tired.",
+        "Tom spoke to May, and he left.",
+        "May sat down, and she smiled.",
+        "May laughed, and she looked away.",
+    ]
+    genders = pronoun_genders(narration, ["May", "Archer"])
+    assert genders == {"May": Gender.FEMALE, "Archer": Gender.MALE}

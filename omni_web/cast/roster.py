@@ -16,7 +16,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from omni_web.cast.names import Gender, Vocabulary, clean_name, group_names, name_words, title_gender
+from omni_web.cast.name_groups import group_names
+from omni_web.cast.names import Gender, Vocabulary, clean_name, name_words, title_gender
 
 __all__ = ["FIRST_PERSON_NARRATOR", "Roster", "first_person_share", "group_forms", "pronoun_genders"]
 
@@ -31,6 +32,10 @@ _FEMALE = frozenset("she hers herself".split())
 _PRONOUN_RE = re.compile(r"\b(he|his|himself|she|hers|herself)\b", re.IGNORECASE)
 _FIRST_PERSON_RE = re.compile(r"\b(?:I|me|my|myself|mine)\b")
 _WORDS_RE = re.compile(r"\b\w+\b")
+# Words before a name that make it an object ("looked at May, and he"): the pronoun is the subject's.
+_OBJECT_RE = re.compile(
+    r"\b(?:at|to|with|for|of|on|upon|from|by|about|towards?|than|saw|asked|told|met|left|like)\s+$"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +111,8 @@ def pronoun_genders(narration: Sequence[str], forms: Iterable[str]) -> dict[str,
             following = _PRONOUN_RE.search(tail)
             if following is None or len(re.findall(r"[.!?]\s", tail[: following.start()])) > 1:
                 continue  # none in this sentence or the next: it may point at someone else
+            if _OBJECT_RE.search(text, max(0, match.start() - 12), match.start()):
+                continue  # "looked at May, and he": the name is an object, the pronoun the subject
             word = following.group(1).casefold()
             gender = Gender.MALE if word in _MALE else Gender.FEMALE
             votes.setdefault(match.group(1), Counter())[gender] += 1

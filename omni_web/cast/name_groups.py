@@ -1,0 +1,293 @@
+"""Joining the forms of one character's name ("Mr. Darcy", "Darcy", "Fitzwilliam Darcy").
+
+:func:`group_names` joins the forms of one character ("Dorian", "Dorian Gray"; "Pooh",
+"Winnie-the-Pooh"; "Miss Crawford", "Mary Crawford") and keeps apart forms that a title says are
+two people ("Mr. Bennet", "Mrs. Bennet"), a father and son or two sisters who share a surname, and a
+wife and the woman whose given name her husband's shares ("Mrs. John Dashwood", "Mrs. Dashwood").
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+
+from omni_web.cast.names import GIVEN_NAME_TITLES, Gender, name_words, title_gender, title_key
+
+__all__ = ["group_names"]
+
+
+def group_names(counts: Mapping[str, int], genders: Mapping[str, Gender] | None = None) -> dict[str, str]:
+    """Each name's canonical form: the most used form of the group it belongs to.
+
+    Args:
+        counts: every form found, with how often it was found (speaker tags and mentions).
+        genders: a form's gender as the book's pronouns show it, where known.
+
+    A form joins the forms with the same words and at most one title ("Darcy", "Mr. Darcy"), and
+    a shorter form joins the longer forms that end or begin with it ("Darcy" -> "Fitzwilliam
+    Darcy"; "Pooh" -> "Winnie-the-Pooh", "Pooh Bear") when they are one person: forms with titles
+    of two genders, or two people sharing the word in one place ("Elizabeth Bennet", "Jane
+    Bennet"), keep it apart unless its gender or its use picks one of them.
+    """
+    groups = _Groups(counts, genders or {})
+    by_words: dict[tuple[str, ...], list[str]] = {}
+    for name in counts:
+        words = name_words(name)
+        if words:
+            by_words.setdefault(words, []).append(name)
+    for forms in by_words.values():
+        groups.join_same_words(forms)
+    # Twice: a full name learns its gender from the given name joined to it ("Emma" ->
+    # "Emma Woodhouse"), which then picks the titled surname ("Miss Woodhouse").
+    for _ in range(2):
+        _join_parts(groups, by_words)
+    return groups.canonical()
+
+
+def _join_parts(groups: _Groups, by_words: Mapping[tuple[str, ...], list[str]]) -> None:
+    """Join each shorter form to the longer names it ends or begins, where one person."""
+    for words, forms in sorted(by_words.items(), key=lambda kv: len(kv[0])):
+        titles = {title_key(f) for f in forms} - {()}
+        at_end = any(not set(t) & GIVEN_NAME_TITLES for t in titles)
+        places: dict[str, set[str]] = {}
+        uses: Counter[str] = Counter()  # target -> how often the longer names with the words are used
+        for longer, longer_forms in by_words.items():
+            if len(longer) <= len(words):
+                continue
+            place = _place(longer, words, at_end_only=at_end)
+            if place:
+                target = groups.find(longer_forms[0])
+                places.setdefault(place, set()).add(target)
+                uses[target] += sum(groups.counts[f] for f in longer_forms)
+        if any(len(found) > 1 for found in places.values()):
+            # "Bennet" ends both "Elizabeth Bennet" and "Jane Bennet"
+            groups.join_titled(forms, list(uses))
+            groups.join_most_written(forms, uses)
+            continue
+        targets = {group for found in places.values() for group in found}
+        for target in targets:
+            groups.join_shorter(forms, target)
+
+
+class _Groups:
+    """Union-find over name forms, with the gender checks of :func:`group_names`."""
+
+    def __init__(self, counts: Mapping[str, int], genders: Mapping[str, Gender]) -> None:
+        self.counts = counts
+        self.genders = genders
+        self.parent = {name: name for name in counts}
+
+    def find(self, name: str) -> str:
+        while self.parent[name] != name:
+            self.parent[name] = self.parent[self.parent[name]]
+            name = self.parent[name]
+        return name
+
+    def gender(self, name: str) -> Gender:
+        by_title = title_gender(name)
+        return by_title if by_title is not Gender.UNKNOWN else self.genders.get(name, Gender.UNKNOWN)
+
+    def group_gender(self, root: str) -> set[Gender]:
+        return {self.gender(n) for n in self.counts if self.find(n) == root} - {Gender.UNKNOWN}
+
+    def union(self, a: str, b: str) -> None:
+        self.parent[self.find(a)] = self.find(b)
+
+    def join_same_words(self, forms: list[str]) -> None:
+        """ "Darcy" and "Mr. Darcy" are one; "Mr. Bennet" and "Mrs. Bennet" are two, and a bare
+        "Darcy" beside "Mr./Miss/Mrs. Darcy" joins the one its gender, else its dominance, picks."""
+        titled: dict[tuple[str, ...], list[str]] = {}
+        bare = [f for f in forms if not title_key(f)]
+        for form in forms:
+            if title_key(form):
+                titled.setdefault(title_key(form), []).append(form)
+        for same in titled.values():
+            for form in same[1:]:
+                self.union(form, same[0])
+        people = [same[0] for same in titled.values()]
+        if not bare:
+            return
+        for form in bare[1:]:
+            self.union(form, bare[0])
+        if len(people) == 1 and self._compatible(bare[0], people[0]):
+            self.union(bare[0], people[0])
+        elif len(people) > 1:
+            mine = self.gender(bare[0])
+            fitting = [
+                p for p in people if mine is Gender.UNKNOWN or self.gender(p) in (mine, Gender.UNKNOWN)
+            ]
+            fitting.sort(key=lambda p: -sum(self.counts[f] for f in titled[title_key(p)]))
+            # Its gender, else a title used five times as often, picks ("Willoughby": Mr., not Mrs.).
+            ratio = 3 if mine is not Gender.UNKNOWN else 5
+            if len(fitting) == 1 or (
+                len(fitting) > 1
+                and self._dominates(titled[title_key(fitting[0])], titled[title_key(fitting[1])], ratio)
+            ):
+                self.union(bare[0], fitting[0])
+
+    def _dominates(self, first: list[str], second: list[str], ratio: int = 3) -> bool:
+        return sum(self.counts[f] for f in first) >= ratio * sum(self.counts[f] for f in second)
+
+    def _compatible(self, form: str, other: str) -> bool:
+        mine = self.group_gender(self.find(form))
+        theirs = self.group_gender(self.find(other))
+        return not (mine and theirs and mine != theirs)
+
+    def join_shorter(self, forms: list[str], target: str) -> None:
+        """Join the shorter ``forms`` to the longer name's group ``target`` where one person."""
+        roots = {self.find(f) for f in forms}
+        target_titles = {title_key(n) for n in self.counts if self.find(n) == target} - {()}
+        if len(roots) == 1:
+            # "Mr. Beebe" is not "Minnie Beebe": a titled surname joins a full name when the book
+            # gives that name the same title ("Mr. Fitzwilliam Darcy") or the same gender.
+            root = next(iter(roots))
+            titles = {title_key(n) for n in self.counts if self.find(n) == root} - {()}
+            same = bool(self.group_gender(target)) and self.group_gender(target) == self.group_gender(root)
+            given = all(set(t) <= GIVEN_NAME_TITLES for t in titles)  # "Miss Rose" is "Rose Maylie"
+            if (not titles or given or titles & target_titles or same) and self._compatible(forms[0], target):
+                self.union(forms[0], target)
+            return
+        # Two titled people share the word ("Miss Miller", "Mrs. Miller"): the title the longer
+        # name carries ("Miss Daisy Miller") picks one.
+        for form in forms:
+            if title_key(form) in target_titles and self._compatible(form, target):
+                self.union(form, target)
+                return
+        # No title on the longer name ("Fitzwilliam Darcy"): its gender, else the most used, picks.
+        # A bare surname names no one in particular: a titled form of the right gender alone
+        # ("Miss Woodhouse" beside "Mr." and "Woodhouse") is the full name's.
+        # A titled one only where the full name's gender is unknown or its titles or given name show
+        # it ("Mr. Welland" is not "May Welland", however often the narration's "he" follows her name).
+        sure = self._sure_gender(target) if self.group_gender(target) else set()
+        fitting = sorted(
+            (
+                r for r in roots
+                if self._compatible(r, target)
+                and (not self._titles(r) or not self.group_gender(target) or self.group_gender(r) == sure)
+            ),
+            key=lambda r: -self._weight(r),
+        )
+        titled = [r for r in fitting if self._titles(r)]
+        if self.group_gender(target) and len(titled) == 1 and self.group_gender(titled[0]):
+            fitting = titled
+        if len(fitting) == 1 or (
+            len(fitting) > 1 and self._weight(fitting[0]) >= 3 * self._weight(fitting[1])
+        ):
+            self.union(fitting[0], target)
+
+    def join_titled(self, forms: list[str], targets: list[str]) -> None:
+        """A titled surname shared by several full names joins one of them, where one fits.
+
+        One person under the word: the full name of their gender used three times as often as the
+        rest ("Mr. Sikes" -> "Bill Sikes", not the once-named "William Sikes"). Several ("Mr.",
+        "Mrs.", "Miss Crawford"): each joins the one full name that carries their title too ("Mrs.
+        Lynde" -> "Mrs. Rachel Lynde"), or, for "Mr." and "Miss", the only one of their gender
+        ("Miss Crawford" -> "Mary Crawford"); a father and son or two sisters ("Mr. Gradgrind",
+        "Tom Gradgrind", "Thomas Gradgrind") leave it alone, and a wife is never guessed by gender
+        ("Mrs. Bennet" is not "Elizabeth Bennet")."""
+        roots = {self.find(f) for f in forms}
+        if len(roots) == 1:
+            self._join_dominant(forms, targets)
+            return
+        for root in roots - set(targets):  # not one who has joined a full name already
+            titles = {title_key(f) for f in forms if self.find(f) == root} - {()}
+            fitting = [
+                t for t in set(targets)
+                if t != root and self._compatible(root, t) and not self._other_titles(t, titles)
+            ]
+            same = [t for t in fitting if titles & self._titles(t)]
+            gender = self.group_gender(root)
+            if titles and not titles & {("miss",)} and len(same) == 1 and not self._his(same[0], titles):
+                self.union(root, same[0])
+            elif titles and not titles - {("mr",), ("miss",)} and len(gender) == 1:
+                # Only theirs where none of the others might be of their gender too.
+                maybe = [t for t in fitting if not self._sure_gender(t) and self.group_gender(t) <= gender]
+                fitting = [t for t in fitting if self._sure_gender(t) == gender]
+                if len(fitting) == 1 and not maybe and not self._miss_given(fitting[0], titles):
+                    self.union(root, fitting[0])
+
+    def _join_dominant(self, forms: list[str], targets: list[str]) -> None:
+        if not any(title_key(f) for f in forms):
+            return
+        fitting = sorted(
+            (t for t in set(targets) if self._compatible(forms[0], t) and self.group_gender(t)),
+            key=lambda t: -self._weight(t),
+        )
+        rest = sum(self._weight(t) for t in set(targets)) - (self._weight(fitting[0]) if fitting else 0)
+        if fitting and self._weight(fitting[0]) >= 3 * rest:
+            self.union(forms[0], fitting[0])
+
+    def join_most_written(self, forms: list[str], uses: Mapping[str, int]) -> None:
+        """A bare given name shared by several full names joins the one the book writes three times
+        as often as the rest ("Jane" -> "Jane Fairfax" 50 times, not "Miss Jane Bates" once)."""
+        roots = {self.find(f) for f in forms}
+        if len(roots) != 1 or self._titles(next(iter(roots))):
+            return
+        root = next(iter(roots))
+        fitting = sorted((t for t in uses if t != root and self._compatible(root, t)), key=lambda t: -uses[t])
+        if fitting and uses[fitting[0]] >= 3 * sum(uses[t] for t in uses if t != fitting[0]):
+            self.union(root, fitting[0])
+
+    def _other_titles(self, target: str, titles: set[tuple[str, ...]]) -> bool:
+        """The target carries a title other than ``titles`` ("Admiral Crawford", "Sir Walter Elliot"
+        for "Mr.")."""
+        return bool(self._titles(target) - titles)
+
+    def _his(self, target: str, titles: set[tuple[str, ...]]) -> bool:
+        """A "Mrs." full name with a man's given name is his wife ("Mrs. John Dashwood", beside
+        "Mrs. Dashwood" his stepmother)."""
+        given = {name_words(n)[0] for n in self.counts if self.find(n) == target and len(name_words(n)) > 1}
+        return ("mrs",) in titles and any(
+            g in self.counts and self.group_gender(self.find(g)) == {Gender.MALE} for g in given
+        )
+
+    def _miss_given(self, target: str, titles: set[tuple[str, ...]]) -> bool:
+        """The target's given name is also written after "Miss" alone ("Miss Marianne"): a younger
+        sister, not "Miss Dashwood"."""
+        given = {name_words(n)[0] for n in self.counts if self.find(n) == target and len(name_words(n)) > 1}
+        return ("miss",) in titles and any(
+            title_key(n) == ("miss",) and name_words(n)[:1] == (g,) and len(name_words(n)) == 1
+            for n in self.counts
+            for g in given
+        )
+
+    def _sure_gender(self, root: str) -> set[Gender]:
+        """A group's gender from its titles and its given name alone ("Mary": she), not from the
+        pronouns after a full name, which are often someone else's ("Ellen Mingott ... he")."""
+        return {
+            self.gender(n)
+            for n in self.counts
+            if self.find(n) == root and (title_key(n) or len(name_words(n)) == 1)
+        } - {Gender.UNKNOWN}
+
+    def _titles(self, root: str) -> set[tuple[str, ...]]:
+        return {title_key(n) for n in self.counts if self.find(n) == root} - {()}
+
+    def _weight(self, root: str) -> int:
+        return sum(count for name, count in self.counts.items() if self.find(name) == root)
+
+    def canonical(self) -> dict[str, str]:
+        members: dict[str, list[str]] = {}
+        for name in self.counts:
+            members.setdefault(self.find(name), []).append(name)
+        result: dict[str, str] = {}
+        for forms in members.values():
+            # The most used form, or a fuller one used nearly as often ("Fir Tree" over "Tree").
+            top = max(self.counts[f] for f in forms)
+            best = max(
+                (f for f in forms if 3 * self.counts[f] >= top),
+                key=lambda f: (len(name_words(f)), self.counts[f], len(f), f),
+            )
+            for form in forms:
+                result[form] = best
+        return result
+
+
+def _place(longer: tuple[str, ...], shorter: tuple[str, ...], *, at_end_only: bool) -> str:
+    """Where ``shorter`` sits in ``longer``: "end" ("Darcy" in "Fitzwilliam Darcy"), "start"
+    ("Dorian" in "Dorian Gray") or "" (not there). A word that goes with a surname's title
+    ("Colonel Fitzwilliam") only ends a longer name."""
+    n = len(shorter)
+    if longer[-n:] == shorter:
+        return "end"
+    return "start" if not at_end_only and longer[:n] == shorter else ""
