@@ -14,7 +14,7 @@ from huggingface_hub import constants as hf_constants
 
 from omni_web.catalog import get_entry
 from omni_web.client import VoiceChoice
-from omni_web.farm import FarmRegistry, FarmWatcher, farm_token_store, group_target
+from omni_web.farm import farm_token_store
 from omni_web.farm.box import MAX_UNPROVEN_RESTARTS, BoxGpu, BoxServers
 from omni_web.paths import DataPaths
 from omni_web.pipeline import ConvertRequest, convert_served
@@ -22,9 +22,9 @@ from omni_web.server.router import read_router_health
 from omni_web.services import build_server_manager
 from omni_web.settings import Settings
 from tests.conftest import DATA_DIR
-from tests.contract.setup_env import ContractVenv
-from tests.fakes.sgl_omni import free_port, install_fake_sgl_omni, install_router
-from tests.farm.farmkit import AgentProcess, start_agent, start_farm_app, wait_for
+from tests.contract.test_router_group import group_home  # noqa: F401 - the fixture
+from tests.fakes.sgl_omni import free_port, install_fake_sgl_omni
+from tests.farm.farmkit import farm_beside, start_agent, wait_for
 from tests.test_serving_faults import check_book_without, poison_phrase
 from tests.ui.helpers import cache_model
 
@@ -81,52 +81,30 @@ def test_a_crashed_server_starts_again_on_its_port_and_a_boot_loop_is_given_up(
     assert "exited 4 times in a row before answering healthy" in box_servers.given_up()[0]
 
 
-@pytest.fixture
-def app_home(
-    data_paths: DataPaths, contract_venv: ContractVenv, monkeypatch: pytest.MonkeyPatch
-) -> DataPaths:
-    install_fake_sgl_omni(data_paths.backend_venv)
-    install_router(data_paths.backend_venv, contract_venv.python)
-    monkeypatch.setenv("FAKE_SGL_SECONDS_PER_WORD", "0.004")
-    monkeypatch.setenv("FAKE_SGL_SLOTS", "2")
-    monkeypatch.setenv("FAKE_SGL_LATENCY_S", "0.05")
-    return data_paths
-
-
 def test_a_poison_chunk_is_found_once_for_the_farm_and_the_book_is_delivered(
-    app_home: DataPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    group_home: DataPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # noqa: F811
 ) -> None:
-    secret = farm_token_store(app_home).create("lab")[1]
+    monkeypatch.setenv("FAKE_SGL_SLOTS", "2")
+    secret = farm_token_store(group_home).create("lab")[1]
     settings = Settings(server_port=free_port(), gpus="0", start_timeout_s=120.0, qa_level="off",
                         concurrency=2)
-    manager = build_server_manager(app_home, settings)
+    manager = build_server_manager(group_home, settings)
     request = ConvertRequest(book_path=HEFTY, model_key=MODEL, voice=VoiceChoice.speaker("Vivian"))
     item, phrase = poison_phrase(request, manager.settings, index=12)
     monkeypatch.setenv("FAKE_SGL_CRASH_ON_TEXT", phrase)  # the app's worker and both boxes' inherit it
     serving = manager.ensure_serving(get_entry(MODEL))
-    registry = FarmRegistry(app_home, group_target(manager))
-    app = start_farm_app(registry)
-    watcher = FarmWatcher(registry, interval_s=0.5)
-    watcher.start()
-    agents: list[AgentProcess] = []
-    try:
-        agents += [start_agent(app.url, secret, tmp_path / f"box{n}") for n in range(2)]
+    with farm_beside(group_home, manager) as farm:
+        farm.agents += [start_agent(farm.app.url, secret, tmp_path / f"box{n}") for n in range(2)]
         wait_for(lambda: _routable(serving.endpoint.base_url) == 3, "both boxes to be routed", 120)
-        result = convert_served(request, serving, paths=app_home, settings=manager.settings)
+        result = convert_served(request, serving, paths=group_home, settings=manager.settings)
         check_book_without(result, item)  # the book is delivered without that one chunk, named
-        box_crashes = len(registry.worker_crashes())
+        box_crashes = len(farm.registry.worker_crashes())
         local_crashes = len(serving.revived)
         # Two crashes in a row set it aside and alone it fails after two more as the first chunk after
         # a restart: a handful in all, counted alike on the app's worker and the boxes' (without the
         # boxes' crashes counted it took 11 here, each box's retries killing servers on their own).
         assert 2 <= box_crashes + local_crashes <= 6, (box_crashes, local_crashes)
         wait_for(lambda: _routable(serving.endpoint.base_url) == 3, "every crashed server to be back", 120)
-    finally:
-        for agent in agents:
-            agent.stop()
-        watcher.stop()
-        app.stop()
-        manager.stop()
 
 
 def _routable(router_url: str) -> int:

@@ -166,8 +166,8 @@ def test_a_new_router_for_the_same_model_gets_the_serving_boxes_again(farm, cont
         # The group's router restarted (a new process, here on a new port) with only its own worker.
         local = fake_server(MODEL)
         (tmp_path / "router2").mkdir()
-        fresh = start_router(install_router(tmp_path / "router2-venv", contract_venv.python), [local.base_url],
-                             tmp_path / "router2")
+        router_exe = install_router(tmp_path / "router2-venv", contract_venv.python)
+        fresh = start_router(router_exe, [local.base_url], tmp_path / "router2")
         target.value = (fresh.url, MODEL)
         app.registry.place_all()
         wait_for(lambda: box.worker_urls[0] in _worker_urls(fresh), "the box's worker in the new router", 60)

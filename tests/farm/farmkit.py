@@ -12,7 +12,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +22,9 @@ import uvicorn
 from omni_web.catalog import CATALOG, SGLANG_OMNI_VERSION
 from omni_web.farm.app_api import build_farm_api
 from omni_web.farm.registry import FarmRegistry
+from omni_web.farm.watch import FarmWatcher, group_target
 from omni_web.paths import DataPaths
+from omni_web.server import ServerManager
 from omni_web.server.group import router_argv
 from omni_web.server.router import read_router_health, warm_voice_registry
 from tests.fakes.sgl_omni import FAKE_PROGRAM, free_port, install_fake_sgl_omni
@@ -30,6 +33,8 @@ from tests.ui.helpers import cache_model
 
 __all__ = [
     "AgentProcess",
+    "AppFarm",
+    "farm_beside",
     "fake_backend_wheel",
     "FarmApp",
     "RouterProcess",
@@ -134,6 +139,34 @@ def start_agent(
             start_new_session=True,
         )
     return AgentProcess(popen, home, log_path)
+
+
+@dataclass
+class AppFarm:
+    """The farm beside a server manager's group, as webapp.py wires it: registry, ``/farm/v1`` and
+    watcher; the agents a test starts go into ``agents`` to be stopped with it."""
+
+    registry: FarmRegistry
+    app: FarmApp
+    agents: list[AgentProcess]
+
+
+@contextmanager
+def farm_beside(paths: DataPaths, manager: ServerManager) -> Iterator[AppFarm]:
+    """Serve the farm of ``manager``'s group; on exit stop the agents, the farm and the manager."""
+    registry = FarmRegistry(paths, group_target(manager))
+    app = start_farm_app(registry)
+    watcher = FarmWatcher(registry, interval_s=0.5)
+    watcher.start()
+    farm = AppFarm(registry, app, [])
+    try:
+        yield farm
+    finally:
+        for agent in farm.agents:
+            agent.stop()
+        watcher.stop()
+        app.stop()
+        manager.stop()
 
 
 def fake_backend_wheel(folder: Path) -> Path:
