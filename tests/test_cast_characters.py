@@ -98,8 +98,9 @@ def test_forms_of_one_name_are_one_character_and_two_titled_people_stay_two() ->
     assert frozenset({"Dorian", "Dorian Gray"}) in groups
     assert frozenset({"Pooh", "Winnie-the-Pooh", "Pooh Bear"}) in groups
     assert frozenset({"Daisy", "Miss Daisy Miller", "Daisy Miller", "Miss Miller"}) in groups
-    for alone in ("Mr. Bennet", "Mrs. Bennet", "Bennet", "Mrs. Miller", "Miss Darcy", "Colonel Fitzwilliam"):
+    for alone in ("Mrs. Bennet", "Mrs. Miller", "Miss Darcy", "Colonel Fitzwilliam"):
         assert frozenset({alone}) in groups, alone
+    assert frozenset({"Mr. Bennet", "Bennet"}) in groups  # a bare surname is the man's
     assert (
         frozenset({"Elizabeth", "Elizabeth Bennet"}) in groups
         and frozenset({"Jane", "Jane Bennet"}) in groups
@@ -156,8 +157,7 @@ def test_a_titled_surname_joins_the_full_name_whose_gender_its_given_name_shows(
     genders = {"Emma": Gender.FEMALE, "Mr. Woodhouse": Gender.MALE}
     canonical = group_names(counts, genders)
     assert canonical["Miss Woodhouse"] == canonical["Emma Woodhouse"] == canonical["Emma"] == "Emma"
-    assert canonical["Mr. Woodhouse"] == "Mr. Woodhouse"
-    assert canonical["Woodhouse"] == "Woodhouse"  # a bare surname names no one in particular
+    assert canonical["Mr. Woodhouse"] == canonical["Woodhouse"] == "Mr. Woodhouse"  # the man's
 
 
 def test_a_titled_surname_shared_by_a_family_joins_the_one_full_name_its_title_fits() -> None:
@@ -226,3 +226,34 @@ def test_a_pronoun_after_a_name_as_an_object_gives_it_no_gender() -> None:
     ]
     genders = pronoun_genders(narration, ["May", "Archer"])
     assert genders == {"May": Gender.FEMALE, "Archer": Gender.MALE}
+
+
+def test_a_bare_surname_is_the_man_s_and_a_bare_title_the_one_person_who_carries_it() -> None:
+    canonical = group_names(
+        {
+            "Willoughby": 60,
+            "Mr. Willoughby": 8,
+            "Mrs. Willoughby": 2,
+            "Sparsit": 20,
+            "Mr. Sparsit": 2,
+            "Mrs. Sparsit": 556,
+            "Henry": 64,
+            "Henry Tilney": 12,
+            "Eleanor": 32,
+            "Eleanor Tilney": 3,
+            "Tilney": 7,
+            "Colonel": 6,
+            "Colonel Brandon": 40,
+            "Captain": 5,
+            "Captain Wentworth": 30,
+            "Captain Harville": 20,
+        },
+        {"Henry": Gender.MALE, "Eleanor": Gender.FEMALE},
+    )
+    assert canonical["Willoughby"] == "Willoughby" == canonical["Mr. Willoughby"]
+    assert canonical["Mrs. Willoughby"] == "Mrs. Willoughby"
+    # ...unless the only man of the name is one the book hardly names ("Mr. Sparsit", long dead).
+    assert canonical["Sparsit"] == canonical["Mrs. Sparsit"]
+    assert canonical["Tilney"] == canonical["Henry Tilney"] == "Henry"
+    assert canonical["Colonel"] == canonical["Colonel Brandon"]
+    assert canonical["Captain"] == "Captain"  # two captains: neither

@@ -41,6 +41,7 @@ def group_names(counts: Mapping[str, int], genders: Mapping[str, Gender] | None 
     # "Emma Woodhouse"), which then picks the titled surname ("Miss Woodhouse").
     for _ in range(2):
         _join_parts(groups, by_words)
+    groups.join_bare_titles()
     return groups.canonical()
 
 
@@ -117,8 +118,15 @@ class _Groups:
                 p for p in people if mine is Gender.UNKNOWN or self.gender(p) in (mine, Gender.UNKNOWN)
             ]
             fitting.sort(key=lambda p: -sum(self.counts[f] for f in titled[title_key(p)]))
-            # Its gender, else a title used five times as often, picks ("Willoughby": Mr., not Mrs.).
-            ratio = 3 if mine is not Gender.UNKNOWN else 5
+            # Its gender picks, else it is a man's, as a bare surname is in these novels ("Willoughby":
+            # Mr., not Mrs.), else a title used five times as often.
+            # A man named far less than a woman of the name ("Mr. Sparsit", long dead) is not it.
+            men = [p for p in fitting if title_gender(p) is Gender.MALE]
+            if men and not self._dominates(titled[title_key(fitting[0])], titled[title_key(men[0])], 5):
+                fitting = men if mine is Gender.UNKNOWN else fitting
+            else:
+                men = []
+            ratio = 3 if mine is not Gender.UNKNOWN or men else 5
             if len(fitting) == 1 or (
                 len(fitting) > 1
                 and self._dominates(titled[title_key(fitting[0])], titled[title_key(fitting[1])], ratio)
@@ -186,11 +194,13 @@ class _Groups:
         "Tom Gradgrind", "Thomas Gradgrind") leave it alone, and a wife is never guessed by gender
         ("Mrs. Bennet" is not "Elizabeth Bennet")."""
         roots = {self.find(f) for f in forms}
-        if len(roots) == 1:
+        if len(roots) == 1 and any(title_key(f) for f in forms):
             self._join_dominant(forms, targets)
             return
         for root in roots - set(targets):  # not one who has joined a full name already
             titles = {title_key(f) for f in forms if self.find(f) == root} - {()}
+            if not titles and self.group_gender(root) <= {Gender.MALE}:
+                titles = {("mr",)}  # a bare surname is a man's ("Tilney" -> "Henry Tilney")
             fitting = [
                 t for t in set(targets)
                 if t != root and self._compatible(root, t) and not self._other_titles(t, titles)
@@ -199,12 +209,26 @@ class _Groups:
             gender = self.group_gender(root)
             if titles and not titles & {("miss",)} and len(same) == 1 and not self._his(same[0], titles):
                 self.union(root, same[0])
-            elif titles and not titles - {("mr",), ("miss",)} and len(gender) == 1:
+            elif titles and not titles - {("mr",), ("miss",)} and len(gender | titles_gender(titles)) == 1:
+                gender = gender | titles_gender(titles)
                 # Only theirs where none of the others might be of their gender too.
                 maybe = [t for t in fitting if not self._sure_gender(t) and self.group_gender(t) <= gender]
                 fitting = [t for t in fitting if self._sure_gender(t) == gender]
                 if len(fitting) == 1 and not maybe and not self._miss_given(fitting[0], titles):
                     self.union(root, fitting[0])
+
+    def join_bare_titles(self) -> None:
+        """A title alone ("the Colonel", "Mademoiselle") is the one named person who carries it
+        ("Colonel Fussell"), where the book names only one."""
+        for form in self.counts:
+            title = title_key(form)
+            if name_words(form) or len(title) != 1:
+                continue
+            holders = {
+                self.find(n) for n in self.counts if name_words(n) and title[0] in title_key(n)
+            } - {self.find(form)}
+            if len(holders) == 1 and self._compatible(form, next(iter(holders))):
+                self.union(form, next(iter(holders)))
 
     def _join_dominant(self, forms: list[str], targets: list[str]) -> None:
         if not any(title_key(f) for f in forms):
@@ -281,6 +305,11 @@ class _Groups:
             for form in forms:
                 result[form] = best
         return result
+
+
+def titles_gender(titles: set[tuple[str, ...]]) -> set[Gender]:
+    """The genders ``titles`` show ({("mr",)} -> male)."""
+    return {title_gender(" ".join(t)) for t in titles} - {Gender.UNKNOWN}
 
 
 def _place(longer: tuple[str, ...], shorter: tuple[str, ...], *, at_end_only: bool) -> str:
