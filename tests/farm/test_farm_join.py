@@ -14,7 +14,7 @@ import pytest
 from omni_web.farm.registry import FarmBox, FarmRegistry
 from omni_web.farm.tokens import farm_token_store
 from omni_web.paths import DataPaths
-from tests.farm.farmkit import FarmApp, start_agent, start_farm_app, wait_for
+from tests.farm.farmkit import REPO, FarmApp, start_agent, start_farm_app, wait_for
 
 MODEL = "qwen3_tts_0_6b_customvoice"
 
@@ -103,3 +103,16 @@ def test_server_status_lists_the_farm_boxes_gpus_and_workers(tmp_path: Path) -> 
     assert f"  box lab-1 (http://10.0.0.5:30090): serving {MODEL}, joined " in done.stdout
     assert "    GPU 0: RTX 4090, cc 8.9, 24.0 GiB" in lines
     assert "      worker http://10.0.0.5:30100: not in the router" in lines
+
+
+def test_the_join_script_runs_the_agent_from_the_repository(farm_app: FarmApp, tmp_path: Path) -> None:
+    """scripts/join.sh (for a box with only a clone): the venv is there, so it goes straight on to
+    agent join, which reads the token from OMNI_WEB_FARM_TOKEN; a wrong one is refused."""
+    farm_token_store(farm_app.registry._paths).create("lab")
+    env = {**os.environ, "OMNI_WEB_HOME": str(tmp_path / "box"), "OMNI_WEB_FARM_TOKEN": "ow_mistyped",
+           "PIP_NO_INDEX": "1", "PYTHON": sys.executable}
+    done = subprocess.run(["bash", str(REPO / "scripts" / "join.sh"), farm_app.url], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "refused this box" in done.stdout + done.stderr
+    assert farm_app.registry.boxes() == ()
