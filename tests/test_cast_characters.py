@@ -257,3 +257,26 @@ def test_a_bare_surname_is_the_man_s_and_a_bare_title_the_one_person_who_carries
     assert canonical["Tilney"] == canonical["Henry Tilney"] == "Henry"
     assert canonical["Colonel"] == canonical["Colonel Brandon"]
     assert canonical["Captain"] == "Captain"  # two captains: neither
+
+
+def test_old_stephen_his_wife_s_title_and_a_man_the_book_names_often_join_his_full_name() -> None:
+    canonical = group_names(
+        {
+            "Stephen": 184,
+            "Old Stephen": 4,
+            "Stephen Blackpool": 28,
+            "Charles": 104,
+            "Charles Wilcox": 4,
+            "Mrs. Charles": 2,
+            "Thorpe": 32,
+            "Mr. Thorpe": 7,
+            "Mrs. Thorpe": 20,
+            "Miss Thorpe": 20,
+            "John Thorpe": 16,
+        },
+        {"Stephen": Gender.MALE, "Charles": Gender.MALE, "Thorpe": Gender.MALE, "John Thorpe": Gender.MALE},
+    )
+    assert canonical["Old Stephen"] == canonical["Stephen Blackpool"] == "Stephen"
+    assert canonical["Charles Wilcox"] == "Charles" != canonical["Mrs. Charles"]
+    assert canonical["Mr. Thorpe"] == canonical["Thorpe"] == canonical["John Thorpe"]
+    assert len({canonical["Mrs. Thorpe"], canonical["Miss Thorpe"], canonical["Thorpe"]}) == 3

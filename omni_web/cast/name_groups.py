@@ -48,7 +48,11 @@ def group_names(counts: Mapping[str, int], genders: Mapping[str, Gender] | None 
 def _join_parts(groups: _Groups, by_words: Mapping[tuple[str, ...], list[str]]) -> None:
     """Join each shorter form to the longer names it ends or begins, where one person."""
     for words, forms in sorted(by_words.items(), key=lambda kv: len(kv[0])):
-        titles = {title_key(f) for f in forms} - {()}
+        # A surname's title on the form ("Mr. Fielding") keeps it at a longer name's end; one that
+        # is not the bare form's person ("Mrs. Charles", his wife) does not.
+        bare = [f for f in forms if not title_key(f)]
+        mine = [f for f in forms if not bare or groups.find(f) == groups.find(bare[0])]
+        titles = {title_key(f) for f in mine} - {()}
         at_end = any(not set(t) & GIVEN_NAME_TITLES for t in titles)
         places: dict[str, set[str]] = {}
         uses: Counter[str] = Counter()  # target -> how often the longer names with the words are used
@@ -165,13 +169,20 @@ class _Groups:
         # A bare surname names no one in particular: a titled form of the right gender alone
         # ("Miss Woodhouse" beside "Mr." and "Woodhouse") is the full name's.
         # A titled one only where the full name's gender is unknown or its titles or given name show
-        # it ("Mr. Welland" is not "May Welland", however often the narration's "he" follows her name).
+        # it, or they are a man or woman the book names often beside the others of the name ("Mr.
+        # Thorpe" is "John Thorpe"; "Mr. Welland", named 4 times beside "Mrs. Welland" 88 times,
+        # is not "May Welland", however often the narration's "he" follows her name).
         sure = self._sure_gender(target) if self.group_gender(target) else set()
         fitting = sorted(
             (
                 r for r in roots
                 if self._compatible(r, target)
-                and (not self._titles(r) or not self.group_gender(target) or self.group_gender(r) == sure)
+                and (
+                    not self._titles(r)
+                    or not self.group_gender(target)
+                    or self.group_gender(r) == sure
+                    or not any(self._weight(o) >= 3 * self._weight(r) for o in roots - {r})
+                )
             ),
             key=lambda r: -self._weight(r),
         )

@@ -63,7 +63,7 @@ _FEMALE_TITLES = frozenset(
 )
 _NEUTRAL_TITLES = frozenset("dr doctor professor prof judge old young little cousin grandfather".split())
 # Titles written before a given name as well as a surname ("Sir Walter", "Miss Elizabeth").
-GIVEN_NAME_TITLES = frozenset("sir lady miss master don donna dame".split())
+GIVEN_NAME_TITLES = frozenset("sir lady miss master don donna dame old young little aunt uncle".split())
 # Titles that never stand for a person alone.
 _ADDRESS_ONLY = frozenset(
     "mr mrs ms m mme mlle mister miss master herr frau señor señora signor signora".split()
