@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.ui.browser_kit import LONG_S, expect, open_page, serve_webapp, shot, tab, upload_test_book
 from tests.ui.helpers import AppProcess
@@ -45,8 +46,17 @@ def _open_tab(phone, name: str) -> None:
     if shown.is_visible():
         shown.click()
     else:
-        phone.locator(".overflow-menu > button").first.click()
-        phone.locator(".overflow-dropdown").get_by_role("button", name=name, exact=True).click()
+        # The menu button toggles: a click that lands while a redraw closes the menu leaves it shut,
+        # so it is clicked again until the entry shows (the full run once waited 30 s on a shut menu).
+        entry = phone.locator(".overflow-dropdown").get_by_role("button", name=name, exact=True)
+        for _attempt in range(3):
+            phone.locator(".overflow-menu > button").first.click()
+            try:
+                entry.wait_for(state="visible", timeout=10_000)
+                break
+            except PlaywrightTimeoutError:
+                continue
+        entry.click()
     expect(phone.locator(f"#tab-{name.lower()}")).to_be_visible()
 
 
