@@ -299,14 +299,21 @@ class FarmRegistry:
                                                            worker_urls=(), message=""))
         if box is None:
             return None
+        urls = self._ask_to_serve(box, model)
+        return self.box(box_id) if urls is None else self._settle(box_id, model, urls)
+
+    def _ask_to_serve(self, box: FarmBox, model: str) -> tuple[str, ...] | None:
+        """The box's worker URLs once its agent serves ``model``; None (the box marked failed, with
+        the agent's answer) when it could not."""
         try:
             asked = {"model": model, "timeout_s": self._timeout_s}
             status = self.call_agent(box, "POST", "/serve", asked,
                                      timeout_s=self._timeout_s + DOWNLOAD_ALLOWANCE_S)
         except ServerError as exc:
             why = str(exc)
-            return self._update(box_id, lambda current: replace(current, state="failed", message=why))
-        return self._settle(box_id, model, tuple(str(w["url"]) for w in status.get("workers", ())))
+            self._update(box.id, lambda current: replace(current, state="failed", message=why))
+            return None
+        return tuple(str(w["url"]) for w in status.get("workers", ()))
 
     def _settle(self, box_id: str, model: str, urls: tuple[str, ...]) -> FarmBox | None:
         """Record the box's workers and route them if the record and the target, read again now,
@@ -337,15 +344,9 @@ class FarmRegistry:
         """
 
         def serve(box: FarmBox) -> tuple[str, ...]:
-            try:
-                asked = {"model": model_key, "timeout_s": self._timeout_s}
-                status = self.call_agent(box, "POST", "/serve", asked,
-                                         timeout_s=self._timeout_s + DOWNLOAD_ALLOWANCE_S)
-            except ServerError as exc:
-                why = str(exc)
-                self._update(box.id, lambda current: replace(current, state="failed", message=why))
+            urls = self._ask_to_serve(box, model_key)
+            if urls is None:
                 return ()
-            urls = tuple(str(w["url"]) for w in status.get("workers", ()))
             self._update(box.id, lambda current: replace(current, state="standby", model_key=model_key,
                                                          worker_urls=urls, message=""))
             return urls
