@@ -41,6 +41,7 @@ __all__ = [
     "QUIET_TRACKERS_JS",
     "digest",
     "job_parts",
+    "jobs_mark",
     "live_html",
     "mount_live",
     "poll_answer",
@@ -56,10 +57,17 @@ def digest(value: Any) -> str:
     return hashlib.sha1(repr(value).encode()).hexdigest()[:16]  # noqa: S324 - a change marker
 
 
-def live_html(part: str, html: str, *, job: str = "") -> str:
+def jobs_mark(jobs: list[Job], queue_paused: bool) -> str:
+    """The marker of the list of jobs and their states: a change makes the page run the Jobs tab's
+    own render."""
+    return digest(([(j.id, j.state.value) for j in jobs], queue_paused))
+
+
+def live_html(part: str, html: str, *, job: str = "", jobs: str = "") -> str:
     """``html`` in the wrapper the poll replaces (``part`` is the component's elem_id; ``job`` the
-    selected job's id, which the poll asks about)."""
+    selected job's id, which the poll asks about; ``jobs`` the :func:`jobs_mark` it was drawn for)."""
     mark = f' data-job="{esc(job)}"' if job else ""
+    mark += f' data-jobs="{esc(jobs)}"' if jobs else ""
     return f'<div class="ow-live" data-part="{esc(part)}"{mark}>{html}</div>'
 
 
@@ -81,10 +89,9 @@ def job_parts(jobs: list[Job], positions: dict[str, int], job: Job | None, *, ou
             "jobs-chapters": chapters_html(job),
             "jobs-levels-box": job_levels_html(job),
         }
-    return {
-        part: live_html(part, html, job=job.id if job is not None and part == "jobs-detail" else "")
-        for part, html in parts.items()
-    }
+    marks = {"jobs-detail": {"job": job.id} if job is not None else {},
+             "jobs-table": {"jobs": jobs_mark(jobs, queue_paused)}}
+    return {part: live_html(part, html, **marks.get(part, {})) for part, html in parts.items()}
 
 
 def poll_answer(
@@ -108,11 +115,10 @@ def poll_answer(
         remote_url=settings.remote_url,
         queue_paused=library.queue.paused,
     )
-    states = [(j.id, j.state.value) for j in jobs]
     soft = (len(readalong_chapters(job)), delivery_mark(paths, job.id)) if job is not None else None
     return {
         "title": title(jobs[:50]),
-        "jobs": digest((states, library.queue.paused)),
+        "jobs": jobs_mark(jobs, library.queue.paused),
         "soft": digest(soft),
         "server": digest(server_identity()),
         "parts": parts,
@@ -162,6 +168,11 @@ if (!window.__owLive) {
   const hash = (s) => { let h = 0; for (let i = 0; i < s.length; i++) { h = (h * 31 + s.charCodeAt(i)) | 0; } return h; };
   const selected = () => { const el = document.querySelector('#jobs-detail .ow-live[data-job]');
     return el ? el.getAttribute('data-job') : ''; };
+  // The jobs the table on the page was drawn for: the page's first render can predate the first
+  // answer (a job queued in between), and a trigger click can be dropped while one is pending.
+  const drawn = () => { const el = document.querySelector('#jobs-table .ow-live[data-jobs]');
+    return el ? el.getAttribute('data-jobs') : ''; };
+  let asked = ''; let askedAt = 0;
   // The first answer only records what the page's own render drew; later ones replace what changed.
   const patch = (part, html) => {
     const box = document.querySelector('#' + part + ' .ow-live[data-part="' + part + '"]');
@@ -180,9 +191,14 @@ if (!window.__owLive) {
       const a = await r.json();
       if (a.title) { document.title = a.title; }
       const now = Date.now();
-      const jobsChanged = seen.jobs !== undefined && seen.jobs !== a.jobs;
+      const stale = drawn() !== '' && drawn() !== a.jobs && (asked !== a.jobs || now - askedAt > 10000);
+      const jobsChanged = (seen.jobs !== undefined && seen.jobs !== a.jobs) || stale;
       const softChanged = seen.soft !== undefined && seen.soft !== a.soft;
-      if (jobsChanged) { click('JOBS'); click('NOTIFY'); softAt = now; seen.soft = a.soft; }
+      if (jobsChanged) {
+        click('JOBS'); asked = a.jobs; askedAt = now;
+        if (seen.jobs !== a.jobs) { click('NOTIFY'); }
+        softAt = now; seen.soft = a.soft;
+      }
       else if (softChanged && now - softAt > 20000) { click('JOBS'); softAt = now; seen.soft = a.soft; }
       else if (job) { for (const [part, html] of Object.entries(a.parts)) { patch(part, html); } }
       if (seen.server !== undefined && seen.server !== a.server) { click('MENUS'); }

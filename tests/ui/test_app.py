@@ -127,3 +127,5 @@ def test_the_page_poll_answers_behind_the_login_with_what_changed(ui_app):
         first["jobs"] == again["jobs"] and first["server"] == again["server"]
     )  # nothing changed: same marks
     assert 'data-part="jobs-table"' in first["parts"]["jobs-table"]
+    # The table says which jobs it was drawn for, so a page drawn before the first answer catches up.
+    assert f'data-jobs="{first["jobs"]}"' in first["parts"]["jobs-table"]
