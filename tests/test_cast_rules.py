@@ -15,7 +15,7 @@ from omni_web.cast import (
     chapter_dialogue,
     split_paragraph,
 )
-from omni_web.cast.names import Gender, clean_name
+from omni_web.cast.names import Gender, Vocabulary, clean_name
 from omni_web.cast.roster import Roster
 from tests.cast_corpus import read_gold, score_novel
 from tests.conftest import DATA_DIR
@@ -237,3 +237,28 @@ def test_a_title_s_full_stop_ends_no_sentence_so_the_speaker_keeps_it() -> None:
     )
     assert [name for name, _, _ in found] == ["Mrs. Bennet", "Mrs. Bennet"]
     assert clean_name("Anne Mrs") == "Anne"  # a title after a name starts another name
+
+
+def test_places_languages_and_sentence_adverbs_never_speak() -> None:
+    # Each failed on the rules before: "asked in English" named a speaker "English"; a place was a
+    # name wherever it came up ("by Budapest", "…, Spain"); "Luckily" opened sentences as a name.
+    book = book_of(
+        "Mr. Hale came up from London in the evening. He had been in London a week, and London "
+        "had tired him. Luckily the train was quick. Luckily he slept on it.",
+        "Later, in London, Mr. Hale sat down with Mrs. Thornton.",
+        'She asked in English, "Where have you been?"',
+        "Mrs. Thornton had come from London too. London was where he had met her.",
+        '"In town," he said.',
+        "The clock struck. " * 60,
+        '"Good night," said Mr. Hale.',
+        '"Good night," said Mrs. Thornton.',
+    )
+    found = said(book)
+    assert [s for s, _, _ in found][:2] == ["Mrs. Thornton", "Mr. Hale"], found
+    roster = book_roster(book)
+    assert not {"London", "English", "Luckily"} & roster.names, roster.names
+    # A name no tag made a speaker is taken as one where it comes up ("…, Spain." called as a name).
+    assert roster.resolve("London") is None and roster.resolve("Mr. Hale") == "Mr. Hale"
+    assert clean_name("Luckily Margaret", Vocabulary.of(["He left. Luckily it rained.", "Margaret stayed."])) == (
+        "Margaret"
+    )

@@ -124,7 +124,7 @@ def book_roster(
     for text in narration:
         for match in _CAPITALISED_RE.finditer(text):
             form = clean_name(match.group(0), vocabulary)
-            if form is None or form in tagged:
+            if form is None or form in tagged or vocabulary.is_place(form):
                 continue
             (mentioned if set(name_words(form)) & words else others)[form] += 1
     # A name only the narration uses counts when it comes back or is made of speakers' words: a

@@ -12,7 +12,9 @@ Joining the forms of one character is :mod:`.name_groups`' work.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -86,7 +88,15 @@ _OPENERS = frozenset(
     part volume il elle ils elles on le la les un une et mais puis él ella el los las er sie es der die
     das""".split()
 )
+# Adjectives of a people or a language: "the English" are many, "in French" is how, never who.
+_NATIONALITIES = frozenset(
+    """english french german italian spanish russian american irish scotch scottish welsh british dutch
+    greek latin chinese japanese indian polish austrian swiss belgian portuguese turkish swedish danish
+    norwegian hungarian egyptian arabic european african asiatic oriental eurasian hindu moslem basque
+    basques""".split()
+)
 _WORD_RE = re.compile(r"[^\W\d_][\w’'\-.]*")
+_PLACE_PREPOSITIONS = frozenset("in into through across near toward towards from".split())
 # Abbreviations whose full stop ends no sentence ("Mrs. Bennet said", "Mr. J. Smith"); "I." does.
 _ABBREVIATIONS = "Mr Mrs Ms Dr St Mme Mlle Messrs Capt Col Gen Rev Prof Hon Lt Sgt Jr Sr".split()
 NOT_A_SENTENCE_END = "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS) + r"(?<!\b[A-HJ-Z]\.)"
@@ -152,27 +162,47 @@ class Vocabulary:
 
     capitalised: Mapping[str, int]  # folded word -> times written capitalised after a sentence's start
     lower: Mapping[str, int]  # folded word -> times written in lower case
+    placed: Mapping[str, int] = dataclasses.field(default_factory=dict)  # of those, after "in", "from", …
 
     @classmethod
     def of(cls, texts: Iterable[str]) -> Vocabulary:
         """Count the words of the book's paragraphs."""
         capitalised: Counter[str] = Counter()
         lower: Counter[str] = Counter()
+        placed: Counter[str] = Counter()
         for text in texts:
             for sentence in _VOCABULARY_BREAK.split(text):
                 words = _WORD_RE.findall(sentence)
-                for word in words[1:]:
+                for before, word in itertools.pairwise(words):
                     word = word.rstrip(".")
                     if word[:1].isupper():
                         capitalised[word.casefold()] += 1
+                        placed[word.casefold()] += before in _PLACE_PREPOSITIONS
                     elif word[:1].islower():
                         lower[word] += 1
-        return cls(dict(capitalised), dict(lower))
+        return cls(dict(capitalised), dict(lower), dict(placed))
+
+    def is_place(self, name: str) -> bool:
+        """True when the book writes the name's first word after "in", "into", "from", … at least a
+        quarter of the times it capitalises it ("in London", "from Spain", "in English"): a place or
+        a language. On the tuning novels characters come after these words 1-3 % of the time (one,
+        20 %), places 25-100 %."""
+        words = name_words(name)
+        if not words:
+            return False
+        folded = words[0].casefold()
+        placed = self.placed.get(folded, 0)
+        return placed >= 2 and 4 * placed >= self.capitalised.get(folded, 0)
 
     def is_word(self, word: str) -> bool:
-        """True when the book writes ``word`` in lower case more often than as a name."""
+        """True when the book writes ``word`` in lower case more often than as a name, or never
+        capitalises it inside a sentence while writing it in lower case, or it is such an adverb
+        ("Luckily", "Somehow" and "Lastly" only ever open sentences)."""
         folded = word.casefold().rstrip(".")
-        return self.lower.get(folded, 0) > max(1, self.capitalised.get(folded, 0))
+        lower, capitalised = self.lower.get(folded, 0), self.capitalised.get(folded, 0)
+        if capitalised == 0 and (lower > 0 or (folded.endswith("ly") and len(folded) > 4)):
+            return True
+        return lower > max(1, capitalised)
 
 
 def clean_name(raw: str, vocabulary: Vocabulary | None = None) -> str | None:
@@ -188,7 +218,7 @@ def clean_name(raw: str, vocabulary: Vocabulary | None = None) -> str | None:
         if title_of(words[k]) is not None and title_of(words[k - 1]) is None:
             del words[k:]
             break
-    if not words:
+    if not words or (len(words) == 1 and words[0].casefold().strip(",.;:") in _NATIONALITIES):
         return None
     last = words[-1]
     if last.endswith(("’s", "'s", "’", "'")):

@@ -67,6 +67,8 @@ class Roster:
         found = self.canonical.get(name)
         if found is None and self.canonical:
             found = self.canonical.get(_casefold_key(self.canonical).get(name.casefold(), ""), None)
+        if found is None and self.vocabulary is not None and self.vocabulary.is_place(name):
+            return None  # "from London", "in English": a place or a language no tag made a speaker
         found = found or name
         return None if found.casefold() in self.hidden else found
 

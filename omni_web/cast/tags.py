@@ -140,6 +140,13 @@ def is_speech_verb(words: str) -> bool:
     return folded in _MULTIWORD_VERBS or folded.split()[0] in SPEECH_VERBS
 
 
+def _speaks_to_name(verb: str) -> bool:
+    """A verb a speaker's name may follow ("said", "broke in"); "said in English" names a language,
+    and "cried out to Bill" whom they speak to."""
+    folded = verb.casefold()
+    return is_speech_verb(verb) and (" " not in folded or folded in _MULTIWORD_VERBS)
+
+
 def _name_ends(text: str, end: int) -> bool:
     return bool(_AFTER_NAME_RE.match(text, end))
 
@@ -168,7 +175,7 @@ def tag_after(narration: str, resolve: Resolve) -> Tag | None:
     """The tag that opens the narration right after a quote, if any."""
     head = narration[:120]
     match = _VERB_NAME_AFTER.match(head)
-    if match and is_speech_verb(match.group(1)) and _name_ends(head, match.end(2)):
+    if match and _speaks_to_name(match.group(1)) and _name_ends(head, match.end(2)):
         name = resolve(match.group(2))
         if name is not None:
             return Tag(TagKind.NAME, match.group(2), match.group(1), name=name)
@@ -206,7 +213,7 @@ def tag_before(narration: str, resolve: Resolve) -> Tag | None:
         if name is not None:
             return Tag(TagKind.NAME, match.group(1), match.group(2), name=name, before=True)
     match = _VERB_NAME_BEFORE.search(tail)
-    if match and is_speech_verb(match.group(1)):
+    if match and _speaks_to_name(match.group(1)):
         name = resolve(match.group(2))
         if name is not None:
             return Tag(TagKind.NAME, match.group(2), match.group(1), name=name, before=True)
