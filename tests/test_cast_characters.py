@@ -280,3 +280,18 @@ def test_old_stephen_his_wife_s_title_and_a_man_the_book_names_often_join_his_fu
     assert canonical["Charles Wilcox"] == "Charles" != canonical["Mrs. Charles"]
     assert canonical["Mr. Thorpe"] == canonical["Thorpe"] == canonical["John Thorpe"]
     assert len({canonical["Mrs. Thorpe"], canonical["Miss Thorpe"], canonical["Thorpe"]}) == 3
+
+
+def test_a_family_named_in_the_plural_is_no_one_and_keeps_the_given_name_with_its_man() -> None:
+    # "the Newland Archers" began with "Newland" too, so "Newland" stayed a character of its own.
+    book = book_of(
+        "The Newland Archers dined late. The Newland Archers always dined late, and the Allens knew it.",
+        '"We are late," said Newland Archer.',
+        '"We are always late," said Newland Archer.',
+        '"Then hurry," said Mrs. Allen.',
+        '"I am hurrying," said Newland.',
+        "The Allens waited in the hall. The Allens were never late.",
+    )
+    roster = book_roster(book)
+    assert roster.resolve("Newland") == "Newland Archer"
+    assert not {"Newland Archers", "Allens"} & roster.names, roster.names

@@ -134,7 +134,10 @@ def book_roster(
     # mean, even if no tag names them (a place is not followed by "she").
     frequent = [f for f, n in others.items() if n >= 2]
     counts.update({f: others[f] for f in pronoun_genders(narration, frequent)})
-    canonical, genders = group_forms(counts, narration)
+    # "The Newland Archers", "the Allens": a family, not one of its people, and no tag names them.
+    families = {f for f in counts if f.endswith("s") and f[:-1] in counts and f not in tagged}
+    people = Counter({f: n for f, n in counts.items() if f not in families})
+    canonical, genders = group_forms(people, narration)
     first_person = first_person_share(narration) >= 0.008
     roster = Roster(canonical=canonical, genders=genders, vocabulary=vocabulary, first_person=first_person)
     return edits.apply(roster) if edits is not None else roster
