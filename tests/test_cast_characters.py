@@ -295,3 +295,15 @@ def test_a_family_named_in_the_plural_is_no_one_and_keeps_the_given_name_with_it
     roster = book_roster(book)
     assert roster.resolve("Newland") == "Newland Archer"
     assert not {"Newland Archers", "Allens"} & roster.names, roster.names
+
+
+def test_a_word_ending_several_names_joins_the_character_the_book_names_most() -> None:
+    male = Gender.MALE
+    bear = grouped({"Pooh": 616, "Bear": 28, "Pooh Bear": 4, "Edward Bear": 2, "Floating Bear": 4},
+                   {"Pooh": male, "Bear": male, "Edward Bear": male, "Floating Bear": male})
+    assert frozenset({"Pooh", "Pooh Bear", "Bear"}) in bear
+    # A given name is not pulled by the surname's weight: "John" is the boy John Andrew, whom the
+    # book names less than the man it calls "Beaver".
+    john = grouped({"John": 84, "Beaver": 73, "John Beaver": 6, "John Andrew": 3},
+                   {"John": male, "Beaver": male, "John Beaver": male, "John Andrew": male})
+    assert not any({"John", "Beaver"} <= group for group in john), john

@@ -67,7 +67,7 @@ def _join_parts(groups: _Groups, by_words: Mapping[tuple[str, ...], list[str]]) 
         if any(len(found) > 1 for found in places.values()):
             # "Bennet" ends both "Elizabeth Bennet" and "Jane Bennet"
             groups.join_titled(forms, list(uses))
-            groups.join_most_written(forms, uses)
+            groups.join_most_written(forms, uses, ends_only=set(places) == {"end"})
             continue
         targets = {group for found in places.values() for group in found}
         for target in targets:
@@ -252,16 +252,27 @@ class _Groups:
         if fitting and self._weight(fitting[0]) >= 3 * rest:
             self.union(forms[0], fitting[0])
 
-    def join_most_written(self, forms: list[str], uses: Mapping[str, int]) -> None:
+    def join_most_written(
+        self, forms: list[str], uses: Mapping[str, int], *, ends_only: bool = False
+    ) -> None:
         """A bare given name shared by several full names joins the one the book writes three times
-        as often as the rest ("Jane" -> "Jane Fairfax" 50 times, not "Miss Jane Bates" once)."""
+        as often as the rest ("Jane" -> "Jane Fairfax" 50 times, not "Miss Jane Bates" once).
+
+        A word that only ends the longer names ("Bear": "Pooh Bear", "Edward Bear", "Floating
+        Bear") may also join the one whose character the book names three times as often as the
+        others' in all ("Pooh"); a given name may not ("John" of "John Beaver", the man the book
+        calls "Beaver", is "John Andrew")."""
         roots = {self.find(f) for f in forms}
         if len(roots) != 1 or self._titles(next(iter(roots))):
             return
         root = next(iter(roots))
-        fitting = sorted((t for t in uses if t != root and self._compatible(root, t)), key=lambda t: -uses[t])
-        if fitting and uses[fitting[0]] >= 3 * sum(uses[t] for t in uses if t != fitting[0]):
-            self.union(root, fitting[0])
+        candidates = [t for t in uses if t != root and self._compatible(root, t)]
+        weights = [uses] + ([{t: self._weight(t) for t in uses}] if ends_only else [])
+        for weight in weights:
+            fitting = sorted(candidates, key=lambda t: -weight[t])
+            if fitting and weight[fitting[0]] >= 3 * sum(weight[t] for t in uses if t != fitting[0]):
+                self.union(root, fitting[0])
+                return
 
     def _other_titles(self, target: str, titles: set[tuple[str, ...]]) -> bool:
         """The target carries a title other than ``titles`` ("Admiral Crawford", "Sir Walter Elliot"
