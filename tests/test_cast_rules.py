@@ -259,6 +259,21 @@ def test_places_languages_and_sentence_adverbs_never_speak() -> None:
     assert not {"London", "English", "Luckily"} & roster.names, roster.names
     # A name no tag made a speaker is taken as one where it comes up ("…, Spain." called as a name).
     assert roster.resolve("London") is None and roster.resolve("Mr. Hale") == "Mr. Hale"
-    assert clean_name("Luckily Margaret", Vocabulary.of(["He left. Luckily it rained.", "Margaret stayed."])) == (
-        "Margaret"
+    vocabulary = Vocabulary.of(["He left. Luckily it rained.", "Margaret stayed."])
+    assert clean_name("Luckily Margaret", vocabulary) == "Margaret"
+
+
+def test_a_pronoun_after_its_verb_is_a_tag_too() -> None:
+    # "said he" was read as a subject "said" and a verb "he": no tag, and the line went by position.
+    found = said(
+        book_of(
+            '"Good morning," said Miss Price.',
+            '"Good morning," said Mr. Bertram.',
+            "Mr. Crawford came in at that moment. Mr. Crawford looked at them both with a smile.",
+            '"You are early," said he.',
+            '"We are always early," cried she.',
+            '"Not always," said Mr. Crawford.',
+        )
     )
+    expected = [("Mr. Crawford", "pronoun"), ("Miss Price", "pronoun")]
+    assert [(s, r) for s, _, r in found][2:4] == expected, found

@@ -116,6 +116,7 @@ _NAME_VERB_AFTER = re.compile(rf"{_LEAD}({_NAME})\s+{_ADVERB}({_VERB})\b")
 _PRONOUN_AFTER = re.compile(
     rf"{_LEAD}(?:([^\W\d_]+)\s+{_ADVERB}({_VERB})\b|({_VERB})\s+([^\W\d_]+)\b|([^\W\d_]+)-(?:t-)?([^\W\d_]+)\b)"
 )
+_VERB_PRONOUN_AFTER = re.compile(rf"{_LEAD}({_VERB})\s+([^\W\d_]+)\b")
 _NOUN_AFTER = re.compile(rf"{_LEAD}(?:({_VERB})\s+{_NOUN}|{_NOUN}\s+{_ADVERB}({_VERB})\b)")
 _NAME_VERB_BEFORE = re.compile(rf"({_NAME})\s+{_ADVERB}({_VERB})\s*[,:]?\s*_?$")
 _VERB_NAME_BEFORE = re.compile(rf"({_VERB})\s+({_NAME})\s*[,:]?\s*_?$")
@@ -192,6 +193,10 @@ def tag_after(narration: str, resolve: Resolve) -> Tag | None:
             else ((match.group(4), match.group(3)) if match.group(3) else (match.group(6), match.group(5)))
         )
         found = _pronoun_tag(word, verb) if word and verb else None
+        if found is None and match.group(1):
+            # "said he": the first alternative read "said" as the subject and "he" as the verb.
+            inverted = _VERB_PRONOUN_AFTER.match(head)
+            found = _pronoun_tag(inverted.group(2), inverted.group(1)) if inverted else None
         if found is not None:
             return found
     match = _NOUN_AFTER.match(head)
@@ -220,6 +225,8 @@ def tag_before(narration: str, resolve: Resolve) -> Tag | None:
     match = _PRONOUN_BEFORE.search(tail)
     if match:
         found = _pronoun_tag(match.group(1), match.group(2), before=True)
+        if found is None:  # "… said he:" read the other way round
+            found = _pronoun_tag(match.group(2), match.group(1), before=True)
         if found is not None:
             return found
     # "Alice considered a little, and then said “The fourth.”": a named subject and a verb at the end.
