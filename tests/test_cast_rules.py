@@ -277,3 +277,20 @@ def test_a_pronoun_after_its_verb_is_a_tag_too() -> None:
     )
     expected = [("Mr. Crawford", "pronoun"), ("Miss Price", "pronoun")]
     assert [(s, r) for s, _, r in found][2:4] == expected, found
+
+
+def test_whose_reply_it_was_and_a_title_alone_name_the_speaker() -> None:
+    found = said(
+        book_of(
+            '"Good morning," said Dr. Bull.',
+            '"Good morning," said Miss Price.',
+            "Dr. Bull sat down. Dr. Renard came in later, and stood by the door.",
+            '"Is it late?" asked the Doctor.',
+            "The clock struck. " * 60,
+            '"It is never too late," was Miss Price\'s reply.',
+            '"Then we wait," admonished Dr. Bull.',
+            '"Nor too early," was her answer.',
+        )
+    )
+    assert [s for s, _, _ in found][2:] == ["Dr. Bull", "Miss Price", "Dr. Bull", "Miss Price"], found
+    assert [r for _, _, r in found][2:] == ["tag", "tag", "tag", "pronoun"], found

@@ -230,16 +230,20 @@ class _Groups:
 
     def join_bare_titles(self) -> None:
         """A title alone ("the Colonel", "Mademoiselle") is the one named person who carries it
-        ("Colonel Fussell"), where the book names only one."""
+        ("Colonel Fussell"), where the book names only one, or one ten times as often as the others
+        ("the Doctor": Dr. Bull, not Dr. Renard named four times)."""
         for form in self.counts:
             title = title_key(form)
             if name_words(form) or len(title) != 1:
                 continue
-            holders = {
-                self.find(n) for n in self.counts if name_words(n) and title[0] in title_key(n)
-            } - {self.find(form)}
-            if len(holders) == 1 and self._compatible(form, next(iter(holders))):
-                self.union(form, next(iter(holders)))
+            holders = sorted(
+                {self.find(n) for n in self.counts if name_words(n) and title[0] in title_key(n)}
+                - {self.find(form)},
+                key=lambda root: -self._weight(root),
+            )
+            others = sum(self._weight(root) for root in holders[1:])
+            if holders and self._weight(holders[0]) >= 10 * others and self._compatible(form, holders[0]):
+                self.union(form, holders[0])
 
     def _join_dominant(self, forms: list[str], targets: list[str]) -> None:
         if not any(title_key(f) for f in forms):

@@ -71,6 +71,8 @@ _ADDRESS_ONLY = frozenset(
     "mr mrs ms m mme mlle mister miss master herr frau señor señora signor signora".split()
 )
 TITLES = _MALE_TITLES | _FEMALE_TITLES | _NEUTRAL_TITLES
+# Titles that name no one alone ("the Doctor", "the Professor" do; "Mr.", "Old" do not).
+_NOT_ALONE = _ADDRESS_ONLY | frozenset("dr prof old young little cousin".split())
 # Words that open a sentence or a tag and are never a name by themselves, whatever the book.
 _OPENERS = frozenset(
     """i he she it they we you me him her us them the a an but and then there this that these those what
@@ -226,7 +228,7 @@ def clean_name(raw: str, vocabulary: Vocabulary | None = None) -> str | None:
     words[-1] = last.rstrip(".") if title_of(last) is None else last
     if all(title_of(w) is not None for w in words):
         # "the Queen", "the Captain" name someone; "Mr." or "Old" alone do not.
-        bare = len(words) == 1 and title_of(words[0]) not in _NEUTRAL_TITLES | _ADDRESS_ONLY
+        bare = len(words) == 1 and title_of(words[0]) not in _NOT_ALONE
         return " ".join(words) if bare else None
     if any(
         w[:1].islower()
@@ -249,5 +251,6 @@ def _is_opener(word: str, vocabulary: Vocabulary | None) -> bool:
 
 def title_key(name: str) -> tuple[str, ...]:
     """The titles of a name, Mr/Mister and Mrs/Mistress read alike."""
-    same = {"mister": "mr", "mistress": "mrs", "madame": "mme", "mademoiselle": "mlle", "capt": "captain"}
+    same = {"mister": "mr", "mistress": "mrs", "madame": "mme", "mademoiselle": "mlle", "capt": "captain",
+            "doctor": "dr", "prof": "professor"}
     return tuple(same.get(t, t) for t in (title_of(w) for w in name.split()) if t is not None)

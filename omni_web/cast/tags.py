@@ -40,7 +40,8 @@ SPEECH_VERBS = frozenset(
     responded stammered gasped moaned hissed rejoined shrieked bellowed sang sneered chuckled
     wondered told warned ordered called resumed persisted pursued assented acknowledged
     ejaculated faltered concluded corrected interposed observed retorted rejoined cried exclaimed
-    laughed smiled nodded
+    laughed smiled nodded asserted quavered entreated bawled exploded promised blustered supplied confided
+    assured stated admonished
     groaned breathed ventured offered mumbled stuttered spluttered sputtered wailed whimpered
     snorted sniffed panted mused scoffed jeered drawled croaked squeaked piped chirped grunted
     barked thundered conceded confessed announced proclaimed commented cautioned objected queried
@@ -115,6 +116,11 @@ _VERB_NAME_AFTER = re.compile(rf"{_LEAD}({_VERB})\s+({_NAME})")
 _NAME_VERB_AFTER = re.compile(rf"{_LEAD}({_NAME})\s+{_ADVERB}({_VERB})\b")
 _PRONOUN_AFTER = re.compile(
     rf"{_LEAD}(?:([^\W\d_]+)\s+{_ADVERB}({_VERB})\b|({_VERB})\s+([^\W\d_]+)\b|([^\W\d_]+)-(?:t-)?([^\W\d_]+)\b)"
+)
+# "“…” was Edmund’s only reply", "“…” was her answer": the one whose reply it is speaks.
+_REPLY_AFTER = re.compile(
+    rf"{_LEAD}(?:was|came)\s+(?:({_NAME})[’']s|(his|her|my))\s+(?:[a-z]+\s+){{0,2}}?"
+    r"(?:reply|answer|response|rejoinder|retort|remark|comment|exclamation|cry|observation|greeting)\b"
 )
 _VERB_PRONOUN_AFTER = re.compile(rf"{_LEAD}({_VERB})\s+([^\W\d_]+)\b")
 _NOUN_AFTER = re.compile(rf"{_LEAD}(?:({_VERB})\s+{_NOUN}|{_NOUN}\s+{_ADVERB}({_VERB})\b)")
@@ -199,6 +205,11 @@ def tag_after(narration: str, resolve: Resolve) -> Tag | None:
             found = _pronoun_tag(inverted.group(2), inverted.group(1)) if inverted else None
         if found is not None:
             return found
+    match = _REPLY_AFTER.match(head)
+    if match and match.group(1) and resolve(match.group(1)) is not None:
+        return Tag(TagKind.NAME, match.group(1), "reply", name=resolve(match.group(1)))
+    if match and match.group(2):
+        return _pronoun_tag({"his": "he", "her": "she", "my": "I"}[match.group(2)], "said")
     match = _NOUN_AFTER.match(head)
     if match:
         verb, noun = (match.group(1), match.group(2)) if match.group(1) else (match.group(4), match.group(3))
