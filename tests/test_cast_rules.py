@@ -294,3 +294,19 @@ def test_whose_reply_it_was_and_a_title_alone_name_the_speaker() -> None:
     )
     assert [s for s, _, _ in found][2:] == ["Dr. Bull", "Miss Price", "Dr. Bull", "Miss Price"], found
     assert [r for _, _, r in found][2:] == ["tag", "tag", "tag", "pronoun"], found
+
+
+def test_narration_ending_in_a_colon_or_dash_leads_into_the_next_paragraph_s_quote() -> None:
+    found = said(
+        book_of(
+            '"Good morning," said Captain Wentworth.',
+            '"Good morning," said Mrs. Musgrove.',
+            '"Are you going?" said Captain Wentworth.',
+            "There was a pause. Mrs. Musgrove, exerting herself, said--",
+            '"We must be decided, and without the loss of another minute."',
+            "Captain Wentworth looked at the sea a long time, and then he exclaimed:",
+            '"Then let us go."',
+        )
+    )
+    assert [s for s, _, _ in found][3:] == ["Mrs. Musgrove", "Captain Wentworth"], found
+    assert all(c >= 0.6 and r != "turn" for _, c, r in found[3:]), found

@@ -68,6 +68,9 @@ CONFIDENCE = {
 # further on (two speakers 60 %, more 50 %), or across narration (30 %).
 _TURN_FRESH, _TURN_SETTLED, _TURN_LATER, _TURN_CROWDED, _TURN_AFTER_NARRATION = 0.6, 0.78, 0.6, 0.5, 0.3
 _SCENE_WORDS = 150  # narration this long between quotes ends the exchange
+# A paragraph of narration ending like this leads into the quote that opens the next one
+# ("Captain Wentworth, exerting himself, said--", "Mrs. Honeychurch exclaimed:").
+_LEADS_INTO_QUOTE = re.compile(r"(?::|--|[\u2014\u2013])\s*_?\s*$")
 _ADDRESS_RE = r"(?:turning|turned|said|says|replied|answered|cried|called|whispered|spoke)\s+to\s+"
 _NOT_NAMES_ALONE = frozenset(
     """I He She It They We You The A An But And Then There This That These Those What Why How When Where
@@ -143,6 +146,7 @@ class _Scene:
         self.narration_words = 0
         self.just_spoke: str | None = None  # the speaker of the paragraph right before, if it spoke
         self.since_spoken: list[str] = []  # characters the narration named since the last speech
+        self.lead = ""  # the paragraph right before, narration that ends leading into a quote ("… said:")
 
     def mentions(self, text: str) -> list[str]:
         """Characters named in ``text``, in order."""
@@ -165,6 +169,7 @@ class _Scene:
         self.since_spoken.extend(named)
         self.narration_words += len(text.split())
         self.just_spoke = None
+        self.lead = text if _LEADS_INTO_QUOTE.search(text) else ""
         if self.narration_words > _SCENE_WORDS:
             self.exchange, self.addressee, self.turns, self.previous = [], None, 0, None
 
@@ -180,6 +185,7 @@ class _Scene:
         self.addressee = addressee if addressee != speaker else None
         self.just_spoke = speaker
         self.since_spoken = []
+        self.lead = ""
 
     @property
     def last_speaker(self) -> str | None:
@@ -283,6 +289,8 @@ def _quote_tags(paragraph: ParagraphSpans, scene: _Scene) -> list[Attribution | 
             continue
         after = spans[k + 1].text if k + 1 < len(spans) and not spans[k + 1].is_dialogue else ""
         before = spans[k - 1].text if k > 0 and not spans[k - 1].is_dialogue else ""
+        if k == 0 and not before:
+            before = scene.lead
         guess = None
         tag = tag_after(after, scene.resolve) if after else None
         if tag is not None:
