@@ -206,8 +206,9 @@ def tag_after(narration: str, resolve: Resolve) -> Tag | None:
         if found is not None:
             return found
     match = _REPLY_AFTER.match(head)
-    if match and match.group(1) and resolve(match.group(1)) is not None:
-        return Tag(TagKind.NAME, match.group(1), "reply", name=resolve(match.group(1)))
+    replier = resolve(match.group(1)) if match and match.group(1) else None
+    if replier is not None:
+        return Tag(TagKind.NAME, match.group(1), "reply", name=replier)
     if match and match.group(2):
         return _pronoun_tag({"his": "he", "her": "she", "my": "I"}[match.group(2)], "said")
     match = _NOUN_AFTER.match(head)

@@ -196,7 +196,7 @@ if (!window.__owLive) {
       const softChanged = seen.soft !== undefined && seen.soft !== a.soft;
       if (jobsChanged) {
         click('JOBS'); asked = a.jobs; askedAt = now;
-        if (seen.jobs !== a.jobs) { click('NOTIFY'); }
+        if (seen.jobs !== undefined && seen.jobs !== a.jobs) { click('NOTIFY'); }
         softAt = now; seen.soft = a.soft;
       }
       else if (softChanged && now - softAt > 20000) { click('JOBS'); softAt = now; seen.soft = a.soft; }
