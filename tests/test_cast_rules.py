@@ -310,3 +310,43 @@ def test_narration_ending_in_a_colon_or_dash_leads_into_the_next_paragraph_s_quo
     )
     assert [s for s, _, _ in found][3:] == ["Mrs. Musgrove", "Captain Wentworth"], found
     assert all(c >= 0.6 and r != "turn" for _, c, r in found[3:]), found
+
+
+def test_a_run_with_no_name_tag_takes_its_turns_from_its_pronoun_lines() -> None:
+    # After narration a new run starts with no name tag at all: "she said" places Anna and
+    # "he said" Ben, and the untagged lines between them alternate.
+    run = ['"Is it ready?" she said.', '"Nearly."', '"Good."', '"Sit down then," he said.']
+    before = ['"Morning," said Ben.', "Anna did not look up. She turned a page of her book."]
+    found = said(book_of(KITCHEN, *before, *run))
+    assert [s for s, _, _ in found] == ["Ben", "Anna", "Ben", "Anna", "Ben"]
+    assert [r for _, _, r in found][2:4] == ["turns-soft", "turns-soft"]
+    assert all(c >= 0.6 for _, c, _ in found)
+
+
+def test_a_pronoun_never_means_the_one_its_quote_calls_by_name() -> None:
+    # Mr. Barnes is the man named last, but the line calls him by name: "he" is the other man.
+    found = said(
+        book_of(
+            "Mr. Barnes sat at the table with Mr. Gorton and Mr. Harris.",
+            '"Is it late?" asked Mr. Barnes.',
+            '"Not yet," said Mr. Harris.',
+            '"Then I will stay," said Mr. Gorton.',
+            "Mr. Harris went to the bar and came back to Mr. Barnes.",
+            '"Have a drink, Mr. Barnes," he said.',
+        )
+    )
+    assert found[3][:1] == ("Mr. Harris",) and found[3][2] == "pronoun" and found[3][1] >= 0.6
+
+
+def test_a_given_name_tells_the_gender_the_pronouns_never_show() -> None:
+    # Nothing in the narration says "he" after "Michael": only his name shows he is a man.
+    found = said(
+        book_of(
+            "Brett sat at the table, and she was looking at the street.",
+            '"Where is everyone?" said Brett.',
+            '"Gone to the fight," said Michael.',
+            "Brett looked at the street, and then at Michael.",
+            '"Hello, Brett," he said.',
+        )
+    )
+    assert found[2][:1] == ("Michael",) and found[2][2] == "pronoun" and found[2][1] >= 0.6

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from omni_web.cast.names import Gender, name_words, title_of
 from omni_web.cast.roster import Roster
+from omni_web.cast.scene import PRONOUN_CONFIDENCE, Scene
 from omni_web.cast.spans import ParagraphSpans
 from omni_web.cast.tags import (
     SPEECH_VERBS,
@@ -52,7 +53,7 @@ __all__ = [
 CONFIDENCE = {
     "tag": 0.95,  # "said Ahab": 96 % right
     "narrator": 0.95,  # "I said" in a first-person book: 99 %
-    "narrator-turn": 0.35,  # the narrator's turn in an exchange, by position alone: 35 %
+    "narrator-turn": 0.65,  # the narrator's turn in an exchange, by position alone: 66 %
     "tag-before": 0.8,  # "Alice said, “…”": 80 %
     "actor": 0.7,  # "Alice sighed. “…”": 71 %
     "continued": 0.7,  # a quote going on from the paragraph before: 68 %
@@ -67,10 +68,6 @@ CONFIDENCE = {
 # Turn-taking by how the exchange stands: right after a tagged line (61 %), one line on (79 %),
 # further on (two speakers 60 %, more 50 %), or across narration (30 %).
 _TURN_FRESH, _TURN_SETTLED, _TURN_LATER, _TURN_CROWDED, _TURN_AFTER_NARRATION = 0.6, 0.78, 0.6, 0.5, 0.3
-_SCENE_WORDS = 150  # narration this long between quotes ends the exchange
-# A paragraph of narration ending like this leads into the quote that opens the next one
-# ("Captain Wentworth, exerting himself, said--", "Mrs. Honeychurch exclaimed:").
-_LEADS_INTO_QUOTE = re.compile(r"(?::|--|[\u2014\u2013])\s*_?\s*$")
 _ADDRESS_RE = r"(?:turning|turned|said|says|replied|answered|cried|called|whispered|spoke)\s+to\s+"
 _NOT_NAMES_ALONE = frozenset(
     """I He She It They We You The A An But And Then There This That These Those What Why How When Where
@@ -120,102 +117,10 @@ def speaker_after(narration: str, resolve: Callable[[str], str | None] | None = 
     return Attribution(None, 0.0, "pronoun")
 
 
-class _Scene:
-    """What the reader of a chapter remembers: who was mentioned, who talks, who was spoken to."""
-
-    def __init__(self, roster: Roster | None, known: set[str]) -> None:
-        self.roster = roster
-        self.resolve = roster.resolve if roster is not None else canonical_name
-        forms = set(roster.canonical) if roster is not None and roster.canonical else set(known)
-        forms = {f for f in forms if f and f[0].isupper() and len(f) > 1}
-        self.forms_re = (
-            re.compile(
-                r"(?<![\w’'])("
-                + "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
-                + r")(?![\w’'])"
-            )
-            if forms
-            else None
-        )
-        self.known = known
-        self.recent: list[str] = []
-        self.exchange: list[str] = []
-        self.turns = 0
-        self.previous: Attribution | None = None
-        self.addressee: str | None = None
-        self.narration_words = 0
-        self.just_spoke: str | None = None  # the speaker of the paragraph right before, if it spoke
-        self.since_spoken: list[str] = []  # characters the narration named since the last speech
-        self.lead = ""  # the paragraph right before, narration that ends leading into a quote ("… said:")
-
-    def mentions(self, text: str) -> list[str]:
-        """Characters named in ``text``, in order."""
-        if self.forms_re is None:
-            return []
-        found = []
-        for match in self.forms_re.finditer(text):
-            name = self.resolve(match.group(1))
-            if name is not None:
-                found.append(name)
-        return found
-
-    def gender(self, name: str) -> Gender:
-        return self.roster.gender(name) if self.roster is not None else Gender.UNKNOWN
-
-    def narrated(self, text: str) -> None:
-        """A paragraph of narration only: its names are remembered; a long stretch ends the scene."""
-        named = self.mentions(text)
-        self.recent.extend(named)
-        self.since_spoken.extend(named)
-        self.narration_words += len(text.split())
-        self.just_spoke = None
-        self.lead = text if _LEADS_INTO_QUOTE.search(text) else ""
-        if self.narration_words > _SCENE_WORDS:
-            self.exchange, self.addressee, self.turns, self.previous = [], None, 0, None
-
-    def spoke(self, speaker: str | None, addressee: str | None, *, tagged: bool) -> None:
-        """A paragraph of speech ended: its speaker takes the turn."""
-        self.narration_words = 0
-        if speaker is not None:
-            if speaker in self.exchange:
-                self.exchange.remove(speaker)
-            self.exchange.append(speaker)
-            self.recent.append(speaker)
-        self.turns = 0 if tagged else self.turns + 1
-        self.addressee = addressee if addressee != speaker else None
-        self.just_spoke = speaker
-        self.since_spoken = []
-        self.lead = ""
-
-    @property
-    def last_speaker(self) -> str | None:
-        return self.exchange[-1] if self.exchange else None
-
-    def pronoun(self, gender: Gender, local: list[str]) -> str | None:
-        """The character of ``gender`` mentioned last; the one who just spoke only if named here.
-        Characters a tag names as speaking somewhere in the chapter come first (the place or
-        thing a name was mistaken for never speaks)."""
-        if gender is Gender.UNKNOWN:
-            return None
-        return self._pronoun_among(gender, local, self.known) or self._pronoun_among(gender, local, None)
-
-    def _pronoun_among(self, gender: Gender, local: list[str], pool: set[str] | None) -> str | None:
-        for name in reversed(local):
-            if self.gender(name) is gender and (pool is None or name in pool):
-                return name
-        # The one just spoken to, one the narration has named since, the other one of a
-        # conversation, then whoever was mentioned last.
-        spoken_to = [self.addressee] if self.addressee is not None else []
-        talking = [*reversed(self.exchange[-3:]), *reversed(self.recent[-30:])]
-        for name in [*spoken_to, *reversed(self.since_spoken), *talking]:
-            if self.gender(name) is gender and name != self.just_spoke and (pool is None or name in pool):
-                return name
-        return None
-
-
 def _tag_attribution(
-    tag: Tag, scene: _Scene, local: list[str], *, rule: str = "", quoted: list[str] | None = None
+    tag: Tag, scene: Scene, local: list[str], *, rule: str = "", quote: str = ""
 ) -> Attribution | None:
+    quoted = scene.mentions(quote) if quote else []
     if tag.kind is TagKind.NAME:
         rule = rule or ("tag-before" if tag.before else "tag")
         return Attribution(tag.name, CONFIDENCE[rule], f"{tag.verb} {tag.words}", rule=rule)
@@ -227,16 +132,21 @@ def _tag_attribution(
             roster.narrator, CONFIDENCE["narrator"], f"{tag.words} {tag.verb}", rule="narrator"
         )
     if tag.kind is TagKind.NOUN:
-        relative = _relative(tag, scene, local + (quoted or []))
+        relative = _relative(tag, scene, local + quoted)
         if relative is not None:
             return Attribution(
                 relative, CONFIDENCE["relative"], f"{tag.verb} {tag.words} -> {relative}", rule="relative"
             )
     rule = rule + "-pronoun" if rule else ("pronoun" if tag.kind is TagKind.PRONOUN else "noun")
-    name = scene.pronoun(tag.gender, local)
-    return (
-        Attribution(name, CONFIDENCE[rule], f"{tag.words} {tag.verb} -> {name}", rule=rule) if name else None
-    )
+    called = frozenset(n for n in quoted if _called(quote, n, scene))
+    referent = scene.pronoun(tag.gender, local, called)
+    if referent is None:
+        return None
+    confidence = CONFIDENCE[rule]
+    if rule == "pronoun":
+        confidence = PRONOUN_CONFIDENCE[(referent.source, min(referent.among, 3))]
+    evidence = f"{tag.words} {tag.verb} -> {referent.name} ({referent.source}, of {referent.among})"
+    return Attribution(referent.name, confidence, evidence, rule=rule)
 
 
 # "his wife" is Mrs. Bennet when "his" is Mr. Bennet: the role, the title it goes with, its gender.
@@ -251,7 +161,7 @@ _RELATIVES = {
 }
 
 
-def _relative(tag: Tag, scene: _Scene, around: list[str]) -> str | None:
+def _relative(tag: Tag, scene: Scene, around: list[str]) -> str | None:
     """The character a possessive noun tag names ("cried his wife" -> Mrs. Bennet): the wife,
     husband, mother or father who shares a surname with the last character "his"/"her" can mean."""
     owner_word, _, noun = tag.words.rpartition(" ")
@@ -260,7 +170,8 @@ def _relative(tag: Tag, scene: _Scene, around: list[str]) -> str | None:
     title, gender = _RELATIVES[noun]
     owner_gender = Gender.MALE if owner_word == "his" else Gender.FEMALE
     owners = [n for n in reversed(around) if scene.gender(n) is owner_gender]
-    owner = owners[0] if owners else scene.pronoun(owner_gender, [])
+    referent = scene.pronoun(owner_gender, [])
+    owner = owners[0] if owners else referent.name if referent is not None else None
     if owner is None:
         return None
     surnames = {
@@ -277,7 +188,7 @@ def _relative(tag: Tag, scene: _Scene, around: list[str]) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def _quote_tags(paragraph: ParagraphSpans, scene: _Scene) -> list[Attribution | None]:
+def _quote_tags(paragraph: ParagraphSpans, scene: Scene) -> list[Attribution | None]:
     """Each quote's attribution from its own tag (None where it has none that resolves)."""
     spans = paragraph.spans
     found: list[Attribution | None] = []
@@ -294,20 +205,22 @@ def _quote_tags(paragraph: ParagraphSpans, scene: _Scene) -> list[Attribution | 
         guess = None
         tag = tag_after(after, scene.resolve) if after else None
         if tag is not None:
-            guess = _tag_attribution(tag, scene, local, quoted=scene.mentions(span.text))
+            guess = _tag_attribution(tag, scene, local, quote=span.text)
         if guess is None and before:
             tag = tag_before(before, scene.resolve)
-            guess = _tag_attribution(tag, scene, local) if tag is not None else None
+            guess = _tag_attribution(tag, scene, local, quote=span.text) if tag is not None else None
             if guess is None:
                 tag = lead_in(before, scene.resolve)
-                guess = _tag_attribution(tag, scene, local, rule="lead-in") if tag is not None else None
+                guess = (
+                    _tag_attribution(tag, scene, local, rule="lead-in", quote=span.text)
+                    if tag is not None
+                    else None
+                )
         found.append(guess)
     return found
 
 
-def _paragraph_speaker(
-    paragraph: ParagraphSpans, row: list[Attribution | None], scene: _Scene
-) -> Attribution:
+def _paragraph_speaker(paragraph: ParagraphSpans, row: list[Attribution | None], scene: Scene) -> Attribution:
     """One speaker for the paragraph's quotes that have no tag of their own."""
     spans = paragraph.spans
     first = next(span for span in spans if span.is_dialogue)
@@ -321,10 +234,10 @@ def _paragraph_speaker(
             f"same paragraph as {best.evidence}",
             rule="paragraph",
         )
-    if first.continued and previous is not None and previous.speaker is not None:
+    if first.continued and previous is not None:
         return Attribution(
-            previous.speaker,
-            min(previous.confidence, CONFIDENCE["continued"]),
+            previous[0],
+            min(previous[1], CONFIDENCE["continued"]),
             "continued quote",
             rule="continued",
         )
@@ -340,7 +253,7 @@ def _paragraph_speaker(
     return _turn(scene)
 
 
-def _turn(scene: _Scene) -> Attribution:
+def _turn(scene: Scene) -> Attribution:
     """The one spoken to, else the speaker before the last one of a two-person exchange."""
     last = scene.last_speaker
     if scene.addressee is not None and scene.addressee != last:
@@ -360,13 +273,12 @@ def _turn(scene: _Scene) -> Attribution:
     other = scene.exchange[-2]
     if scene.roster is not None and scene.roster.first_person and other == scene.roster.narrator:
         # The narrator's turn, by position alone: right only about a third of the time.
-        return Attribution(
-            other, min(confidence, CONFIDENCE["narrator-turn"]), "turn-taking", rule="narrator-turn"
-        )
+        confidence = _TURN_AFTER_NARRATION if scene.narration_words else CONFIDENCE["narrator-turn"]
+        return Attribution(other, confidence, "turn-taking", rule="narrator-turn")
     return Attribution(other, confidence, "turn-taking", rule="turn")
 
 
-def _addressee(paragraph: ParagraphSpans, speaker: str | None, scene: _Scene) -> str | None:
+def _addressee(paragraph: ParagraphSpans, speaker: str | None, scene: Scene) -> str | None:
     """Whom the paragraph's speaker speaks to: "turning to X", or a name called in the quote."""
     for span in paragraph.spans:
         if span.is_dialogue:
@@ -384,7 +296,7 @@ def _addressee(paragraph: ParagraphSpans, speaker: str | None, scene: _Scene) ->
     return None
 
 
-def _called(quote: str, name: str, scene: _Scene) -> bool:
+def _called(quote: str, name: str, scene: Scene) -> bool:
     """Whether ``name`` is called out in the quote ("Lizzy, come here", "…, my dear Jane!")."""
     for match in scene.forms_re.finditer(quote) if scene.forms_re is not None else ():
         if scene.resolve(match.group(1)) != name:
@@ -434,9 +346,10 @@ def attribute_speakers(
     ``roster``: the book's characters (:func:`~omni_web.cast.characters.book_roster`): names are
     given in their one form, and pronouns resolve by the characters' genders.
     """
-    scene = _Scene(roster, set())
+    scene = Scene(roster, set(), canonical_name)
     explicit = [_quote_tags(p, scene) for p in paragraphs]
-    scene = _Scene(roster, {a.speaker for row in explicit for a in row if a is not None and a.speaker})
+    speakers = {a.speaker for row in explicit for a in row if a is not None and a.speaker}
+    scene = Scene(roster, speakers, canonical_name)
     result: list[list[Attribution | None]] = []
     for paragraph in paragraphs:
         if not paragraph.has_dialogue:
@@ -448,10 +361,10 @@ def attribute_speakers(
         out = _fill(paragraph, row, speaker)
         for span in paragraph.spans:
             if not span.is_dialogue:
-                scene.recent.extend(scene.mentions(span.text))
+                scene.remember(scene.mentions(span.text))
         result.append(out)
         last = next((a for a in reversed(out) if a is not None), None)
-        scene.previous = last
+        scene.previous = (last.speaker, last.confidence) if last is not None and last.speaker else None
         who = last.speaker if last is not None else None
         tagged = any(a is not None and a.rule in ("tag", "tag-before", "narrator") for a in out)
         scene.spoke(who, _addressee(paragraph, who, scene), tagged=tagged)

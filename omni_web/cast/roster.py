@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from omni_web.cast.given_names import given_name_gender
 from omni_web.cast.name_groups import group_names
 from omni_web.cast.names import Gender, Vocabulary, clean_name, name_words, title_gender
 
@@ -134,10 +135,13 @@ def group_forms(
     canonical = group_names(counts, by_pronoun)
     votes: dict[str, Counter[Gender]] = {}
     for form, target in canonical.items():
+        count = max(1, counts.get(form, 1))
         gender = title_gender(form)
-        weight = 3 if gender is not Gender.UNKNOWN else 1
-        gender = gender if gender is not Gender.UNKNOWN else by_pronoun.get(form, Gender.UNKNOWN)
         if gender is not Gender.UNKNOWN:
-            votes.setdefault(target, Counter())[gender] += weight * max(1, counts.get(form, 1))
+            votes.setdefault(target, Counter())[gender] += 3 * count
+            continue
+        for gender, weight in ((by_pronoun.get(form, Gender.UNKNOWN), 1), (given_name_gender(form), 2)):
+            if gender is not Gender.UNKNOWN:
+                votes.setdefault(target, Counter())[gender] += weight * count
     genders = {target: counted.most_common(1)[0][0] for target, counted in votes.items()}
     return canonical, genders
