@@ -315,12 +315,23 @@ class FarmRegistry:
             return None
         return tuple(str(w["url"]) for w in status.get("workers", ()))
 
-    def _settle(self, box_id: str, model: str, urls: tuple[str, ...]) -> FarmBox | None:
+    def _settle(
+        self, box_id: str, model: str, urls: tuple[str, ...], *, returning: bool = False
+    ) -> FarmBox | None:
         """Record the box's workers and route them if the record and the target, read again now,
         still want it (the user may have drained, removed or re-pinned it while it booted, or the
-        group switched model); otherwise the next placement does what is wanted now."""
+        group switched model); otherwise the next placement does what is wanted now.
+
+        ``returning``: ``urls`` are workers the agent started again after a crash, added to the
+        box's others, and only while the box is still up on ``model`` (a placement under way owns it).
+        """
 
         def settle(current: FarmBox) -> FarmBox:
+            nonlocal urls
+            if returning:
+                if current.state not in _UP_STATES or current.model_key != model:
+                    return current
+                urls = current.worker_urls + tuple(u for u in urls if u not in current.worker_urls)
             if current.drained:
                 return replace(current, model_key=model, worker_urls=urls)
             wanted, router = self.wanted(current)
@@ -407,6 +418,12 @@ class FarmRegistry:
                 self._save_unless_changed(box, worker_urls=tuple(u for u in box.worker_urls if u in alive),
                                           state="drained" if box.drained else box.state, crashes=crashes,
                                           message=given_up or box.message)
+            # A look between a crash and its restart saw the worker gone and dropped it; the agent
+            # runs it again at its URL, so it is taken back (nothing else would route it again).
+            back = tuple(str(w["url"]) for w in status.get("workers", ())
+                         if w.get("model_key") == box.model_key and str(w["url"]) not in box.worker_urls)
+            if back and box.state in _UP_STATES:
+                self._settle(box.id, box.model_key, back, returning=True)
         return self.boxes()
 
     def worker_crashes(self) -> list[str]:

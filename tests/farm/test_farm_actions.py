@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -58,6 +59,7 @@ class Agents(FarmRegistry):
         self.calls: list[tuple[str, str]] = []
         self.serving: dict[str, str] = {}  # box id -> model its servers run
         self.down: set[str] = set()
+        self.between_crash_and_restart: set[str] = set()  # boxes whose worker died and is not back yet
         self.during_serve: Callable[[FarmBox], None] = lambda _box: None
 
     def call_agent(self, box: FarmBox, method: str, path: str, body: dict[str, Any] | None = None, *,
@@ -71,7 +73,9 @@ class Agents(FarmRegistry):
         elif path == "/stop":
             self.serving.pop(box.id, None)
         model = self.serving.get(box.id)
-        return {"workers": [{"url": _url(box.id, model), "gpu": 0}] if model else []}
+        if not model or box.id in self.between_crash_and_restart:
+            return {"workers": []}
+        return {"workers": [{"url": _url(box.id, model), "gpu": 0, "model_key": model}]}
 
 
 def _url(box_id: str, model: str) -> str:
@@ -299,3 +303,31 @@ def test_a_lost_box_back_on_another_port_is_the_same_box(farm: Agents, router: R
     # A box of the same name on another host, or one still answering, stays a box of its own.
     other = farm.join(secret, name="lab-2", agent_url="http://10.0.0.9:30090", secret="s2", gpus=())
     assert len(farm.boxes()) == 3 and other.pinned_model == ""
+
+
+def test_a_worker_seen_gone_between_its_crash_and_its_restart_is_routed_again(
+    farm: Agents, router: Router
+) -> None:
+    farm.place_all()
+    farm.drain("b2")
+    farm.between_crash_and_restart.add("b1")
+    farm.check()
+    assert router.routable() == set()  # a dead worker leaves the router at once
+    farm.between_crash_and_restart.clear()  # the agent started it again on its port
+    farm.check()
+    assert router.routable() == {_url("b1", MODEL)}
+    assert farm.box("b1").worker_urls == (_url("b1", MODEL),)
+    assert _serves(farm) == {"b1": ("serving", MODEL), "b2": ("drained", MODEL)}  # b2 stays out
+
+
+def test_a_restarted_worker_is_not_taken_back_into_a_box_that_switches_model(
+    farm: Agents, router: Router
+) -> None:
+    farm.place_all()
+    farm.between_crash_and_restart.add("b1")
+    farm.check()
+    farm._update("b1", lambda box: replace(box, state="switching", model_key=OTHER, worker_urls=()))
+    farm.between_crash_and_restart.clear()
+    farm.check()
+    assert _url("b1", MODEL) not in router.workers  # the placement under way owns the box now
+    assert farm.box("b1").state == "switching"
