@@ -9,13 +9,15 @@ import signal
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from huggingface_hub import constants as hf_constants
 
 from omni_web.catalog import get_entry
-from omni_web.client import VoiceChoice
+from omni_web.client import SpeechRequest, VoiceChoice
+from omni_web.client.requests import build_speech_payload
 from omni_web.farm import farm_token_store
-from omni_web.farm.box import MAX_UNPROVEN_RESTARTS, BoxGpu, BoxServers
+from omni_web.farm.box import MAX_UNPROVEN_RESTARTS, BoxGpu, BoxServers, BoxWorker
 from omni_web.paths import DataPaths
 from omni_web.pipeline import ConvertRequest, convert_served
 from omni_web.server.router import read_router_health
@@ -79,6 +81,39 @@ def test_a_crashed_server_starts_again_on_its_port_and_a_boot_loop_is_given_up(
     assert len(box_servers.crashes()) == 2 + MAX_UNPROVEN_RESTARTS  # two kills, then every failed restart
     assert box_servers.workers() == ()
     assert "exited 4 times in a row before answering healthy" in box_servers.given_up()[0]
+
+
+def test_a_server_a_poison_chunk_kills_after_each_restart_is_never_given_up(
+    box_servers: BoxServers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a loaded box the router sees a restart healthy and hands it the retried poison chunk
+    before the agent's own probe looks: the restart answered, so it does not count toward giving up."""
+    monkeypatch.setenv("FAKE_SGL_CRASH_ON_TEXT", "an unsayable line")
+    box_servers.serve(MODEL, timeout_s=60)
+    for _ in range(MAX_UNPROVEN_RESTARTS + 2):
+        assert box_servers.given_up() == {}
+        (worker,) = box_servers.workers()
+        _poison(box_servers, worker)
+        assert [c.pid for c in box_servers.tend()] == [worker.pid]  # the agent looks only now
+    assert box_servers.given_up() == {}
+    assert len(box_servers.crashes()) == MAX_UNPROVEN_RESTARTS + 2
+
+
+def _poison(box_servers: BoxServers, worker: BoxWorker) -> None:
+    """Probe ``worker`` healthy as the router would, then send it the chunk that kills it."""
+    wait_for(lambda: _answers_healthy(worker.url), "the server to answer healthy (the router's probe)", 60)
+    request = SpeechRequest(text="Now an unsayable line.", voice=VoiceChoice.speaker("Vivian"))
+    body = build_speech_payload(get_entry(MODEL), request, inline_reference=True)
+    with pytest.raises(httpx.TransportError):  # it dies without an answer
+        httpx.post(f"{worker.url}/v1/audio/speech", json=body, timeout=30)
+    wait_for(lambda: worker not in box_servers.workers(), "the poison chunk to kill it", 30)
+
+
+def _answers_healthy(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/health", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def test_a_poison_chunk_is_found_once_for_the_farm_and_the_book_is_delivered(
