@@ -18,7 +18,7 @@ from omni_web.cast import (
 )
 from omni_web.cast.name_groups import group_names
 from omni_web.cast.names import Vocabulary, clean_name
-from omni_web.cast.roster import pronoun_genders
+from omni_web.cast.roster import group_forms, pronoun_genders
 
 
 def book_of(*paragraphs: str) -> Book:
@@ -307,3 +307,21 @@ def test_a_word_ending_several_names_joins_the_character_the_book_names_most() -
     john = grouped({"John": 84, "Beaver": 73, "John Beaver": 6, "John Andrew": 3},
                    {"John": male, "Beaver": male, "John Beaver": male, "John Andrew": male})
     assert not any({"John", "Beaver"} <= group for group in john), john
+
+
+def test_a_short_given_name_joins_the_full_one_the_book_writes_with_it() -> None:
+    counts = {"Sikes": 700, "Bill Sikes": 4, "Mr. William Sikes": 4, "Mike": 90, "Michael": 40, "Jim": 5}
+    canonical = group_names({**counts, "James Vane": 30, "Lady Catherine": 50, "Kitty": 60}, {})
+    assert canonical["Bill Sikes"] == canonical["Mr. William Sikes"]
+    assert canonical["Mike"] == canonical["Michael"]
+    assert canonical["Jim"] == canonical["James Vane"]
+    # "Lady Catherine" is someone else: "Kitty" is not made "Catherine".
+    assert canonical["Kitty"] != canonical["Lady Catherine"]
+
+
+def test_a_given_name_joins_a_full_name_to_the_titled_form_of_its_sex() -> None:
+    # No pronoun follows "Emma Woodhouse": her given name shows she is Miss, not Mr., Woodhouse.
+    counts = {"Mr. Woodhouse": 56, "Emma Woodhouse": 2, "Miss Woodhouse": 34, "Woodhouse": 4}
+    canonical, genders = group_forms(counts, [])
+    assert canonical["Emma Woodhouse"] == canonical["Miss Woodhouse"] != canonical["Mr. Woodhouse"]
+    assert genders[canonical["Emma Woodhouse"]] is Gender.FEMALE

@@ -73,3 +73,56 @@ def given_name_gender(name: str) -> Gender:
     if first in _FEMALE:
         return Gender.FEMALE
     return Gender.UNKNOWN
+
+
+# Short forms of given names, each for the one full name it is nearly always short for. Not "Tom":
+# a son called Tom is the rule where the father is Thomas (Hard Times, Mansfield Park).
+_SHORT_FORMS = {
+    "Mike": "Michael",
+    "Mick": "Michael",
+    "Jim": "James",
+    "Jimmy": "James",
+    "Jem": "James",
+    "Bill": "William",
+    "Billy": "William",
+    "Willie": "William",
+    "Bob": "Robert",
+    "Bobby": "Robert",
+    "Dick": "Richard",
+    "Charley": "Charles",
+    "Charlie": "Charles",
+    "Ned": "Edward",
+    "Teddy": "Edward",
+    "Fred": "Frederick",
+    "Freddy": "Frederick",
+    "Sam": "Samuel",
+    "Ben": "Benjamin",
+    "Joe": "Joseph",
+    "Nick": "Nicholas",
+    "Tony": "Anthony",
+    "Frank": "Francis",
+    "Harry": "Henry",
+    "Lizzy": "Elizabeth",
+    "Lizzie": "Elizabeth",
+    "Betsy": "Elizabeth",
+    "Polly": "Mary",
+    "Molly": "Mary",
+    "Peggy": "Margaret",
+    "Meg": "Margaret",
+    "Maggie": "Margaret",
+    "Sally": "Sarah",
+    "Sophy": "Sophia",
+    "Josie": "Josephine",
+    "Fanny": "Frances",
+    "Kitty": "Catherine",
+    "Nelly": "Ellen",
+    "Nell": "Ellen",
+    "Jenny": "Jane",
+    "Sissy": "Cecilia",
+    "Rachael": "Rachel",
+}
+
+
+def full_given_name(word: str) -> str | None:
+    """The full given name a short form stands for ("Bill" -> "William"), else None."""
+    return _SHORT_FORMS.get(word)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
+from omni_web.cast.given_names import full_given_name
 from omni_web.cast.names import GIVEN_NAME_TITLES, Gender, name_words, title_gender, title_key
 
 __all__ = ["group_names"]
@@ -32,7 +33,7 @@ def group_names(counts: Mapping[str, int], genders: Mapping[str, Gender] | None 
     groups = _Groups(counts, genders or {})
     by_words: dict[tuple[str, ...], list[str]] = {}
     for name in counts:
-        words = name_words(name)
+        words = _full_words(name_words(name), counts)
         if words:
             by_words.setdefault(words, []).append(name)
     for forms in by_words.values():
@@ -43,6 +44,24 @@ def group_names(counts: Mapping[str, int], genders: Mapping[str, Gender] | None 
         _join_parts(groups, by_words)
     groups.join_bare_titles()
     return groups.canonical()
+
+
+def _full_words(words: tuple[str, ...], counts: Mapping[str, int]) -> tuple[str, ...]:
+    """A name's words with a short given name made full where the book writes that full name:
+    with the same surname ("Bill Sikes" -> William Sikes, as in "Mr. William Sikes"), alone ("Mike"
+    -> Michael), or for a short name alone, in the one full name it begins ("Jim" -> James Vane)."""
+    if not words or (full := full_given_name(words[0])) is None:
+        return words
+    if any(title_key(form) and name_words(form) == (full,) for form in counts):
+        return words  # "Sir Thomas", "Lady Catherine": the full name is someone else's (Tom, Kitty)
+    longer = (full, *words[1:])
+    written = {name_words(form) for form in counts}
+    if longer in written:
+        return longer
+    if len(words) == 1:
+        begun = {w for w in written if len(w) > 1 and w[0] == full}
+        return begun.pop() if len(begun) == 1 else words
+    return words
 
 
 def _join_parts(groups: _Groups, by_words: Mapping[tuple[str, ...], list[str]]) -> None:

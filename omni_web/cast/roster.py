@@ -132,7 +132,11 @@ def group_forms(
 ) -> tuple[dict[str, str], dict[str, Gender]]:
     """Canonical names for ``counts``' forms and each character's gender (titles, then pronouns)."""
     by_pronoun = pronoun_genders(narration, counts)
-    canonical = group_names(counts, by_pronoun)
+    # A given name tells the gender of a form the pronouns do not show ("Newland Archer", not
+    # "Janey Archer", is the man "Archer" means).
+    by_name = {form: given_name_gender(form) for form in counts if title_gender(form) is Gender.UNKNOWN}
+    genders = {form: g for form, g in by_name.items() if g is not Gender.UNKNOWN} | by_pronoun
+    canonical = group_names(counts, genders)
     votes: dict[str, Counter[Gender]] = {}
     for form, target in canonical.items():
         count = max(1, counts.get(form, 1))
