@@ -36,7 +36,7 @@ from omni_web.server import (
     terminate_group,
     write_log_header,
 )
-from omni_web.server.accesslog import answered_ok
+from omni_web.server.bootlog import came_up
 from omni_web.settings import Settings
 
 __all__ = ["MAX_UNPROVEN_RESTARTS", "BoxCrash", "BoxGpu", "BoxServers", "BoxWorker"]
@@ -46,8 +46,8 @@ _log = logging.getLogger("omni_web.farm")
 # A crashed server is started again on its GPU and port; one whose restarts die this many times in
 # a row before answering healthy is given up (a boot that cannot succeed, not a chunk that kills it:
 # those the app's renderer counts against progress, as for its own servers). A restart is proven by
-# the agent's own probe or by its log showing it answered anyone 200: on a loaded box the router may
-# see it healthy and hand it a poison chunk before the agent's next look.
+# the agent's probe, or by its log showing it came up (listened, warmup not failed): the router may
+# hand a restart the retried poison chunk the moment it listens, before anyone probes it healthy.
 MAX_UNPROVEN_RESTARTS = 3
 
 
@@ -160,7 +160,7 @@ class BoxServers:
     def tend(self) -> tuple[BoxCrash, ...]:
         """Start again, on its GPU and port, each server that exited by itself; the crashes seen now.
 
-        A restart that answers healthy (to the agent's probe, or to anyone as its log shows) clears
+        A restart that answers the agent's probe healthy, or whose log shows it came up, clears
         its GPU's count; :data:`MAX_UNPROVEN_RESTARTS` restarts in a row that never do give the GPU
         up (it stays down, and ``given_up`` says why).
         While a serve or stop runs (a boot, a download) nothing is done: that call owns the servers.
@@ -177,8 +177,8 @@ class BoxServers:
                         self._unproven[index] = 0
                     continue
                 crash = BoxCrash(index, worker.pid, worker.model_key, popen.returncode, time.time())
-                if self._unproven.get(index) and _answered_ok(Path(worker.log_path)):
-                    self._unproven[index] = 0  # it was up: a request killed it, not its boot
+                if self._unproven.get(index) and _came_up(Path(worker.log_path)):
+                    self._unproven[index] = 0  # it was up: its work killed it, not its boot
                 with self._table:
                     self._crashes.append(crash)
                 seen.append(crash)
@@ -284,9 +284,9 @@ class BoxServers:
         return len(running)
 
 
-def _answered_ok(log_path: Path) -> bool:
+def _came_up(log_path: Path) -> bool:
     try:
-        return answered_ok(log_path.read_text(encoding="utf-8", errors="replace"))
+        return came_up(log_path.read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return False
 

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-__all__ = ["answered_ok", "fold_access_lines", "is_access_line", "read_server_log"]
+__all__ = ["fold_access_lines", "is_access_line", "read_server_log"]
 
 _ACCESS_RE = re.compile(
     r'^(?:INFO:\s+)?\S+:\d+ - "(?P<method>[A-Z]+) (?P<path>\S+) HTTP/[\d.]+" (?P<status>\d{3})\b'
@@ -21,16 +21,6 @@ _ACCESS_RE = re.compile(
 def is_access_line(line: str) -> bool:
     """True for a uvicorn access line (one HTTP request)."""
     return _ACCESS_RE.match(line.strip()) is not None
-
-
-def answered_ok(text: str) -> bool:
-    """True when the log ``text`` has an access line with status 200: the server was up and answered
-    someone (a health probe of the router's, a speech request), whoever asked."""
-    for line in text.splitlines():
-        match = _ACCESS_RE.match(line.strip())
-        if match is not None and match["status"] == "200":
-            return True
-    return False
 
 
 def fold_access_lines(text: str) -> str:

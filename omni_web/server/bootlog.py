@@ -14,11 +14,21 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["BootLogWatcher", "PortEvent", "parse_port_event"]
+__all__ = ["BootLogWatcher", "PortEvent", "came_up", "parse_port_event"]
 
 _FALLBACK_RE = re.compile(r"Using port (\d+) instead\.")
 _IN_USE_RE = re.compile(r"Port (\d+) is already in use on (\S+?)\.?$")
 _STRICT_RE = re.compile(r"port (\d+) is already in use on (\S+) and SGLANG_OMNI_STRICT_PORT=1")
+
+
+_LISTENING = "Uvicorn running on http"  # uvicorn's line once the port listens, after the models load
+_WARMUP_FAILED = "Server warmup failed"  # sglang-omni's, when its warmup request to itself fails
+
+
+def came_up(log_text: str) -> bool:
+    """True when one start's log shows the server got through its boot: its port listened (the
+    models loaded) and its warmup did not fail. A crash after that is the work's, not the boot's."""
+    return _LISTENING in log_text and _WARMUP_FAILED not in log_text
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from huggingface_hub import constants as hf_constants
 from omni_web.catalog import get_entry
 from omni_web.client import SpeechRequest, VoiceChoice
 from omni_web.client.requests import build_speech_payload
-from omni_web.farm import farm_token_store
+from omni_web.farm import FarmRegistry, farm_token_store
 from omni_web.farm.box import MAX_UNPROVEN_RESTARTS, BoxGpu, BoxServers, BoxWorker
 from omni_web.paths import DataPaths
 from omni_web.pipeline import ConvertRequest, convert_served
@@ -86,34 +86,39 @@ def test_a_crashed_server_starts_again_on_its_port_and_a_boot_loop_is_given_up(
 def test_a_server_a_poison_chunk_kills_after_each_restart_is_never_given_up(
     box_servers: BoxServers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """On a loaded box the router sees a restart healthy and hands it the retried poison chunk
-    before the agent's own probe looks: the restart answered, so it does not count toward giving up."""
+    """On a loaded box the router hands a restart the retried poison chunk the moment it listens
+    (its view of that URL still says healthy), before anyone, the agent included, saw it healthy:
+    the restart came up, so its crash does not count toward giving the GPU up."""
     monkeypatch.setenv("FAKE_SGL_CRASH_ON_TEXT", "an unsayable line")
     box_servers.serve(MODEL, timeout_s=60)
+    monkeypatch.setenv("FAKE_SGL_WARMUP_S", "300")  # every restart listens but never answers healthy
+    seen = []
     for _ in range(MAX_UNPROVEN_RESTARTS + 2):
         assert box_servers.given_up() == {}
         (worker,) = box_servers.workers()
-        _poison(box_servers, worker)
+        seen.append(_poison(box_servers, worker))
         assert [c.pid for c in box_servers.tend()] == [worker.pid]  # the agent looks only now
+    assert seen == [200] + [503] * (MAX_UNPROVEN_RESTARTS + 1)  # no restart was ever seen healthy
     assert box_servers.given_up() == {}
     assert len(box_servers.crashes()) == MAX_UNPROVEN_RESTARTS + 2
 
 
-def _poison(box_servers: BoxServers, worker: BoxWorker) -> None:
-    """Probe ``worker`` healthy as the router would, then send it the chunk that kills it."""
-    wait_for(lambda: _answers_healthy(worker.url), "the server to answer healthy (the router's probe)", 60)
+def _poison(box_servers: BoxServers, worker: BoxWorker) -> int:
+    """Send ``worker`` the chunk that kills it as soon as it listens; the status its /health gave."""
+    status = wait_for(lambda: _health_status(worker.url), "the server to listen", 60)
     request = SpeechRequest(text="Now an unsayable line.", voice=VoiceChoice.speaker("Vivian"))
     body = build_speech_payload(get_entry(MODEL), request, inline_reference=True)
     with pytest.raises(httpx.TransportError):  # it dies without an answer
         httpx.post(f"{worker.url}/v1/audio/speech", json=body, timeout=30)
     wait_for(lambda: worker not in box_servers.workers(), "the poison chunk to kill it", 30)
+    return int(status)
 
 
-def _answers_healthy(url: str) -> bool:
+def _health_status(url: str) -> int | None:
     try:
-        return httpx.get(f"{url}/health", timeout=5).status_code == 200
+        return httpx.get(f"{url}/health", timeout=5).status_code
     except httpx.HTTPError:
-        return False
+        return None
 
 
 def test_a_poison_chunk_is_found_once_for_the_farm_and_the_book_is_delivered(
@@ -140,7 +145,18 @@ def test_a_poison_chunk_is_found_once_for_the_farm_and_the_book_is_delivered(
         # a full run under load; without the boxes' crashes counted it took 11, each box's retries
         # killing servers on their own).
         assert 2 <= box_crashes + local_crashes <= 8, (box_crashes, local_crashes)
-        wait_for(lambda: _routable(serving.endpoint.base_url) == 3, "every crashed server to be back", 120)
+        try:
+            wait_for(lambda: _routable(serving.endpoint.base_url) == 3, "every crashed server to be back",
+                     120)
+        except AssertionError as exc:  # say which one stayed out, and what its box says of it
+            raise AssertionError(f"{exc}: {_farm_state(serving.endpoint.base_url, farm.registry)}") from None
+
+
+def _farm_state(router_url: str, registry: FarmRegistry) -> str:
+    health = read_router_health(router_url, timeout_s=2)
+    workers = [(w.url, w.health_state, w.routable) for w in health.workers] if health else "no answer"
+    boxes = [(b.name, b.state, b.worker_urls, b.crashes, b.message) for b in registry.boxes()]
+    return f"router workers {workers}; boxes {boxes}"
 
 
 def _routable(router_url: str) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from omni_web.server.bootlog import BootLogWatcher, parse_port_event
+from omni_web.server.bootlog import BootLogWatcher, came_up, parse_port_event
 
 # The exact lines sglang-omni 0.1.9 writes (API doc 1.5).
 IN_USE = (
@@ -49,3 +49,14 @@ def test_watcher_sees_the_strict_refusal(tmp_path) -> None:
 
 def test_watcher_on_a_missing_file_returns_nothing(tmp_path) -> None:
     assert BootLogWatcher(tmp_path / "absent.log").poll(final=True) == []
+
+
+def test_a_start_came_up_once_its_port_listened_and_its_warmup_did_not_fail() -> None:
+    loading = "Pipeline 'qwen3_tts' started (1 GPU(s))\nINFO:     Application startup complete.\n"
+    listening = loading + "INFO:     Uvicorn running on http://0.0.0.0:8100 (Press CTRL+C to quit)\n"
+    assert not came_up(loading)  # died while loading: a boot that did not succeed
+    assert not came_up("Process pipeline died during startup (exit code 1)\nStartup failure detail:\n")
+    died = "ERROR Stage process(es) died: pipeline (exit code -11)\n"
+    assert came_up(listening + died)  # up and serving: its work killed it, not its boot
+    failed = "ERROR Server warmup failed, stopping the server: RuntimeError('Server warmup failed')"
+    assert not came_up(listening + failed + "\n")
