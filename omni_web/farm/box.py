@@ -29,6 +29,7 @@ from omni_web.server import (
     ServeSpec,
     build_argv,
     build_serve_spec,
+    came_up,
     free_ports,
     launch,
     log_tail,
@@ -36,7 +37,6 @@ from omni_web.server import (
     terminate_group,
     write_log_header,
 )
-from omni_web.server.bootlog import came_up
 from omni_web.settings import Settings
 
 __all__ = ["MAX_UNPROVEN_RESTARTS", "BoxCrash", "BoxGpu", "BoxServers", "BoxWorker"]

@@ -8,6 +8,7 @@
 """
 
 from omni_web.server.boot import new_log_path, write_log_header
+from omni_web.server.bootlog import came_up
 from omni_web.server.discovery import EndpointProbe, hosted_model_id, probe_endpoint
 from omni_web.server.fleet import RemoteFleet
 from omni_web.server.gpus import parse_gpu_spec
@@ -32,6 +33,7 @@ __all__ = [
     "add_worker",
     "build_argv",
     "build_serve_spec",
+    "came_up",
     "drain_worker",
     "free_ports",
     "hosted_model_id",
