@@ -350,3 +350,22 @@ def test_a_given_name_tells_the_gender_the_pronouns_never_show() -> None:
         )
     )
     assert found[2][:1] == ("Michael",) and found[2][2] == "pronoun" and found[2][1] >= 0.6
+
+
+def test_a_describing_word_before_the_name_and_a_paragraph_ending_in_said_name_the_speaker() -> None:
+    found = said(
+        book_of(
+            "Lucy and Mr. Beebe walked to the church with Cecil. Lucy was tired, and Cecil was cross.",
+            '"It is hot," said Cecil.',
+            '"We all have our limitations," said wise Lucy.',
+            '"Some of us more than others," responded the ingenious Mr. Beebe.',
+            "They were all astonished; and Cecil, who could by no means wish for so long a walk, said,",
+            '"Is it far?"',
+        )
+    )
+    assert [(s, r) for s, _, r in found] == [
+        ("Cecil", "tag"),
+        ("Lucy", "tag"),
+        ("Mr. Beebe", "tag"),
+        ("Cecil", "lead-in"),
+    ]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from omni_web.cast.names import Gender
 from omni_web.cast.roster import Roster
+from omni_web.cast.tags import is_speech_verb
 
 __all__ = ["PRONOUN_CONFIDENCE", "Referent", "Scene"]
 
@@ -39,6 +40,12 @@ _SCENE_WORDS = 150  # narration this long between quotes ends the exchange
 # A paragraph of narration ending like this leads into the quote that opens the next one
 # ("Captain Wentworth, exerting himself, said--", "Mrs. Honeychurch exclaimed:").
 _LEADS_INTO_QUOTE = re.compile(r"(?::|--|[\u2014\u2013])\s*_?\s*$")
+
+
+def _ends_in_speech_verb(text: str) -> bool:
+    """Whether narration ends on a speech verb and a comma ("…, immediately said,")."""
+    match = re.search(r"([^\W\d_]+)\s*,\s*_?\s*$", text)
+    return match is not None and is_speech_verb(match.group(1))
 
 
 class Scene:
@@ -97,7 +104,7 @@ class Scene:
         self.since_spoken.extend(named)
         self.narration_words += len(text.split())
         self.just_spoke = None
-        self.lead = text if _LEADS_INTO_QUOTE.search(text) else ""
+        self.lead = text if _LEADS_INTO_QUOTE.search(text) or _ends_in_speech_verb(text) else ""
         if self.narration_words > _SCENE_WORDS:
             self.exchange, self.addressee, self.turns, self.previous = [], None, 0, None
 

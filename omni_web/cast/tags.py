@@ -113,6 +113,16 @@ _NOUN = r"(?:(?:his|her|their|my|our|the|a|an|its)\s+(?:[a-z][\w\-]*\s+){0,2}?([
 _OWNER = re.compile(r"\b(his|her)\s+(?:[a-z][\w\-]*\s+){0,2}?([a-z][\w\-]*)\b")
 
 _VERB_NAME_AFTER = re.compile(rf"{_LEAD}({_VERB})\s+({_NAME})")
+# "said wise Lucy", "responded the ingenious Giovanelli": a describing word before the name.
+_VERB_DESCRIBED_NAME_AFTER = re.compile(
+    rf"{_LEAD}({_VERB})\s+(?:(?:the|poor|old|little)\s+)?([a-z][\w\-]*)\s+"
+    rf"({_TITLE}?{_WORD}(?:\s+{_WORD}){{0,2}})"
+)
+_NOT_DESCRIBING = frozenset(
+    """to at in on with for from of by and but or as that this not so then now again once only also quite
+    very up down out over into upon after before when while if he she it they i we you his her their
+    its my our your a an the no yes""".split()
+)
 _NAME_VERB_AFTER = re.compile(rf"{_LEAD}({_NAME})\s+{_ADVERB}({_VERB})\b")
 _PRONOUN_AFTER = re.compile(
     rf"{_LEAD}(?:([^\W\d_]+)\s+{_ADVERB}({_VERB})\b|({_VERB})\s+([^\W\d_]+)\b|([^\W\d_]+)-(?:t-)?([^\W\d_]+)\b)"
@@ -186,6 +196,16 @@ def tag_after(narration: str, resolve: Resolve) -> Tag | None:
         name = resolve(match.group(2))
         if name is not None:
             return Tag(TagKind.NAME, match.group(2), match.group(1), name=name)
+    match = _VERB_DESCRIBED_NAME_AFTER.match(head)
+    if (
+        match
+        and _speaks_to_name(match.group(1))
+        and match.group(2) not in _NOT_DESCRIBING
+        and _name_ends(head, match.end(3))
+    ):
+        name = resolve(match.group(3))
+        if name is not None:
+            return Tag(TagKind.NAME, match.group(3), match.group(1), name=name)
     match = _NAME_VERB_AFTER.match(head)
     if match and is_speech_verb(match.group(2)):
         name = resolve(match.group(1))
