@@ -369,3 +369,15 @@ def test_a_describing_word_before_the_name_and_a_paragraph_ending_in_said_name_t
         ("Mr. Beebe", "tag"),
         ("Cecil", "lead-in"),
     ]
+
+
+def test_a_name_s_lowercase_particles_belong_to_it() -> None:
+    found = said(
+        book_of(
+            "Mr. van der Luyden and Mrs. van der Luyden received Archer in the drawing-room.",
+            '"I had no idea," Mr. van der Luyden continued, "that things had come to such a pass."',
+            '"Nor had I," said Mrs. van der Luyden.',
+        )
+    )
+    assert [s for s, _, _ in found][:1] == ["Mr. van der Luyden"]
+    assert found[-1][0] == "Mrs. van der Luyden"

@@ -27,8 +27,11 @@ __all__ = ["Character", "book_roster", "find_characters"]
 _SAMPLE_MIN_WORDS = 5
 _SAMPLE_MAX_WORDS = 30
 # Capitalised runs of the narration, titles kept ("Mrs. Bennet", "Winnie-the-Pooh", "Fitzwilliam Darcy").
+# A name's lowercase particles ("Mr. van der Luyden", "Catherine de Bourgh") belong to it.
+_PARTICLES = r"(?:(?:de|van|von|der|den|du|le|la)\s+){1,2}"
 _CAPITALISED_RE = re.compile(
-    r"(?:(?:Mr|Mrs|Ms|Dr|Mme|Mlle|St)\.\s+)?[A-ZÀ-Ý][\w’'\-]*(?:\s+(?:(?:de|van|von)\s+)?[A-ZÀ-Ý][\w’'\-]*){0,2}"
+    rf"(?:(?:Mr|Mrs|Ms|Dr|Mme|Mlle|St)\.\s+(?:{_PARTICLES})?)?[A-ZÀ-Ý][\w’'\-]*"
+    rf"(?:\s+(?:{_PARTICLES})?[A-ZÀ-Ý][\w’'\-]*){{0,2}}"
 )
 
 

@@ -233,7 +233,7 @@ def clean_name(raw: str, vocabulary: Vocabulary | None = None) -> str | None:
     if any(
         w[:1].islower()
         and title_of(w) is None
-        and w not in ("de", "van", "von", "la", "le", "du", "di", "the")
+        and w not in ("de", "van", "von", "der", "den", "la", "le", "du", "di", "the")
         for w in words
     ):
         return None

@@ -101,7 +101,8 @@ class Tag:
 
 _TITLE = r"(?:(?:Mr|Mrs|Ms|Dr|Miss|Mme|Mlle|Captain|Capt|Colonel|Uncle|Aunt|Lady|Lord|Sir|King|Queen|Father|Mother)\.?\s+)"
 _WORD = r"[A-ZÀ-Ý][\w’'\-]*"
-_NAME = rf"(?:(?:the|The)\s+)?{_TITLE}?{_WORD}(?:\s+{_WORD}){{0,2}}"
+_PARTICLES = r"(?:(?:de|van|von|der|den|du|le|la)\s+){1,2}"  # "Mr. van der Luyden"
+_NAME = rf"(?:(?:the|The)\s+)?{_TITLE}?(?:{_PARTICLES})?{_WORD}(?:\s+(?:{_PARTICLES})?{_WORD}){{0,2}}"
 _VERB = r"[^\W\d_]+(?:\s+(?:on|in|out))?"
 # One adverb, or an auxiliary with one ("Winsett had once said").
 _ADVERB = (
