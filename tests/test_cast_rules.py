@@ -381,3 +381,8 @@ def test_a_name_s_lowercase_particles_belong_to_it() -> None:
     )
     assert [s for s, _, _ in found][:1] == ["Mr. van der Luyden"]
     assert found[-1][0] == "Mrs. van der Luyden"
+
+
+def test_a_quote_after_a_name_tag_in_its_paragraph_is_that_speaker_s() -> None:
+    found = said(book_of(KITCHEN, '"Is it ready?" asked Anna. "I am hungry."'))
+    assert found[1][:1] == ("Anna",) and found[1][1] >= 0.6 and found[1][2] == "paragraph"
