@@ -67,7 +67,7 @@ TURN_CONFIDENCE = {
     ("before", False, True, "differ"): 0.11,  # 11 % (55)
     ("before", False, True, "none"): 0.45,  # 45 % (20, near or far)
     ("after", True, False, "agree"): 0.83,  # 83 % (174)
-    ("after", True, False, "differ"): 0.6,  # 60 % (239)
+    ("after", True, False, "differ"): 0.57,  # 60 % (239); 54 % on the held-out novels
     ("after", True, False, "none"): 0.72,  # 72 % (145)
     ("after", True, True, "agree"): 0.84,  # 84 % (57)
     ("after", True, True, "differ"): 0.65,  # 65 % (92)
