@@ -207,18 +207,18 @@ def _guess(
     if speaker is None:
         return None
     far = min(abs(line.turn - x.turn) for x in (*before[:1], *after[:1])) >= _FAR_TURNS
-    agreement = (
-        "unread" if not read else "none" if forward is None else "agree" if forward == speaker else "differ"
-    )
-    confidence = TURN_CONFIDENCE[(side, own_turn, far, agreement)]
-    if speaker == narrator and own_turn:
-        confidence = max(confidence, _NARRATOR_TURN)
     evidence = f"turn-taking: {'its own' if own_turn else 'the other'} turn of {near.anchor}"
     if soft:
         confidence = SOFT_TURN_CONFIDENCE.get((side, own_turn, far), SOFT_TURN_CONFIDENCE[side])
         return Attribution(
             speaker, confidence, f"{evidence} (by {near.anchor}'s untagged line)", rule="turns-soft"
         )
+    agreement = (
+        "unread" if not read else "none" if forward is None else "agree" if forward == speaker else "differ"
+    )
+    confidence = TURN_CONFIDENCE[(side, own_turn, far, agreement)]
+    if speaker == narrator and own_turn:
+        confidence = max(confidence, _NARRATOR_TURN)
     return Attribution(speaker, confidence, evidence, rule=f"turns-{side}")
 
 
