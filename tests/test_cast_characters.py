@@ -325,3 +325,21 @@ def test_a_given_name_joins_a_full_name_to_the_titled_form_of_its_sex() -> None:
     canonical, genders = group_forms(counts, [])
     assert canonical["Emma Woodhouse"] == canonical["Miss Woodhouse"] != canonical["Mr. Woodhouse"]
     assert genders[canonical["Emma Woodhouse"]] is Gender.FEMALE
+
+
+def test_a_given_name_joins_its_full_name_though_the_pronouns_after_it_are_someone_else_s() -> None:
+    # "Frances looked at Robert, and he…": the "he" after "Frances" is mostly the man she talks to.
+    canonical = group_names(
+        {"Frances": 36, "Frances Clyne": 4, "Robert Cohn": 60, "Cohn": 200},
+        {"Frances": Gender.MALE, "Frances Clyne": Gender.FEMALE, "Cohn": Gender.MALE},
+    )
+    assert canonical["Frances"] == canonical["Frances Clyne"] != canonical["Cohn"]
+
+
+def test_a_title_and_a_given_name_join_the_full_name_with_that_title_and_given_name() -> None:
+    # Anne of Green Gables writes "Mrs. Rachel" far more often than "Mrs. Rachel Lynde".
+    canonical = group_names({"Mrs. Rachel": 56, "Mrs. Rachel Lynde": 12, "Mrs. Lynde": 24, "Thomas Lynde": 4}, {})
+    assert canonical["Mrs. Rachel"] == canonical["Mrs. Rachel Lynde"] == canonical["Mrs. Lynde"]
+    # "Mrs. Warrington Wilcox" is Warrington's wife: "Mrs. Warrington" is not a given name's.
+    canonical = group_names({"Mrs. Warrington": 12, "Mrs. Warrington Wilcox": 2, "Mr. Wilcox": 300}, {})
+    assert canonical["Mrs. Warrington"] != canonical["Mrs. Warrington Wilcox"]

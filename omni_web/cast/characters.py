@@ -18,6 +18,7 @@ from omni_web.book import Book, Chapter, count_words, normalize_text
 from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE, book_quote_style, chapter_dialogue
 from omni_web.cast.edits import CastEdits
 from omni_web.cast.names import Age, Gender, Vocabulary, age_guess, clean_name, name_words
+from omni_web.cast.narrator_name import narrator_forms
 from omni_web.cast.roster import Roster, first_person_share, group_forms, pronoun_genders
 from omni_web.cast.spans import QuoteStyle
 
@@ -113,12 +114,20 @@ def book_roster(
     style = style or book_quote_style(book, chosen)
     narration = _narration(chosen, style)
     vocabulary = Vocabulary.of(block.text for chapter in chosen for block in chapter.blocks)
-    bare = Roster(vocabulary=vocabulary)
+    first_person = first_person_share(narration) >= 0.008
+    bare = Roster(vocabulary=vocabulary, first_person=first_person)
     tagged: Counter[str] = Counter()
+    lines: list[tuple[bool, list[str]]] = []  # speaking paragraphs: the narrator's own?, their quotes
     for chapter in chosen:
-        for quote in chapter_dialogue(chapter, style, roster=bare).quotes():
-            if quote.attribution.speaker is not None and quote.attribution.confidence >= 0.8:
-                tagged[quote.attribution.speaker] += 1
+        dialogue = chapter_dialogue(chapter, style, roster=bare)
+        for paragraph, row in zip(dialogue.paragraphs, dialogue.attributions, strict=True):
+            quotes = [span.text for span in paragraph.spans if span.is_dialogue]
+            if quotes:
+                lines.append((any(a is not None and a.rule == "narrator" for a in row), quotes))
+            for attribution in row:
+                speaker = attribution.speaker if attribution is not None else None
+                if speaker is not None and attribution.confidence >= 0.8 and speaker != bare.narrator:
+                    tagged[speaker] += 1
     # A tag's form weighs more than a mention's: the character's name is the one their lines go by.
     counts: Counter[str] = Counter({form: 4 * n for form, n in tagged.items()})
     words = {w for name in tagged for w in name_words(name)}
@@ -141,7 +150,11 @@ def book_roster(
     families = {f for f in counts if f.endswith("s") and f[:-1] in counts and f not in tagged}
     people = Counter({f: n for f, n in counts.items() if f not in families})
     canonical, genders = group_forms(people, narration)
-    first_person = first_person_share(narration) >= 0.008
+    if first_person:
+        # The narrator's name, from what the others call them ("You must come, Jake.").
+        for form in narrator_forms(lines, tagged, vocabulary):
+            for other in [f for f, name in canonical.items() if name == canonical.get(form)] or [form]:
+                canonical[other] = bare.narrator
     roster = Roster(canonical=canonical, genders=genders, vocabulary=vocabulary, first_person=first_person)
     return edits.apply(roster) if edits is not None else roster
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from omni_web.cast.given_names import full_given_name
+from omni_web.cast.given_names import full_given_name, given_name_gender
 from omni_web.cast.names import GIVEN_NAME_TITLES, Gender, name_words, title_gender, title_key
 
 __all__ = ["group_names"]
@@ -78,7 +78,12 @@ def _join_parts(groups: _Groups, by_words: Mapping[tuple[str, ...], list[str]]) 
         for longer, longer_forms in by_words.items():
             if len(longer) <= len(words):
                 continue
-            place = _place(longer, words, at_end_only=at_end)
+            # "Mrs. Rachel" begins "Mrs. Rachel Lynde": the same title before the same given name
+            # (not "Mrs. Warrington" of "Mrs. Warrington Wilcox", Warrington's wife).
+            same_title = given_name_gender(words[0]) is not Gender.UNKNOWN and any(
+                title_key(f) in titles for f in longer_forms
+            )
+            place = _place(longer, words, at_end_only=at_end and not same_title)
             if place:
                 target = groups.find(longer_forms[0])
                 places.setdefault(place, set()).add(target)
@@ -156,6 +161,24 @@ class _Groups:
             ):
                 self.union(bare[0], fitting[0])
 
+    def _given_name_of(self, form: str, target: str) -> bool:
+        """``form`` is a given name alone, of the target's gender, that begins the forms making at
+        least half of the target's uses: "Frances" is "Frances Clyne" though the narration's "he"
+        after "Frances" is mostly the man she talks to ("John" is not "Mr. Knightley")."""
+        words = name_words(form)
+        gender = given_name_gender(form)
+        return (
+            len(words) == 1
+            and not title_key(form)
+            and gender is not Gender.UNKNOWN
+            and gender in self.group_gender(target)
+            and 2 * sum(self.counts[n] for n in self._begun(words, target)) >= self._weight(target)
+        )
+
+    def _begun(self, words: tuple[str, ...], target: str) -> list[str]:
+        """The target's forms that begin with ``words`` ("Frances Clyne" for "Frances")."""
+        return [n for n in self.counts if self.find(n) == target and name_words(n)[: len(words)] == words]
+
     def _dominates(self, first: list[str], second: list[str], ratio: int = 3) -> bool:
         return sum(self.counts[f] for f in first) >= ratio * sum(self.counts[f] for f in second)
 
@@ -175,7 +198,8 @@ class _Groups:
             titles = {title_key(n) for n in self.counts if self.find(n) == root} - {()}
             same = bool(self.group_gender(target)) and self.group_gender(target) == self.group_gender(root)
             given = all(set(t) <= GIVEN_NAME_TITLES for t in titles)  # "Miss Rose" is "Rose Maylie"
-            if (not titles or given or titles & target_titles or same) and self._compatible(forms[0], target):
+            fits = self._compatible(forms[0], target) or self._given_name_of(forms[0], target)
+            if (not titles or given or titles & target_titles or same) and fits:
                 self.union(forms[0], target)
             return
         # Two titled people share the word ("Miss Miller", "Mrs. Miller"): the title the longer
