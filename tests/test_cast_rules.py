@@ -132,6 +132,22 @@ def test_a_name_a_tag_gives_a_speaker_is_never_the_narrator_s() -> None:
     assert book_roster(book).aliases(FIRST_PERSON_NARRATOR) == ()
 
 
+def test_she_said_is_the_woman_who_just_spoke_when_no_other_woman_is_fresh_in_mind() -> None:
+    found = said(
+        book_of(
+            "Mary went home early that night, and she took a cab. Mary was tired, and she slept.",
+            "Tony walked by the river. He was tired.",
+            "The rain began, and Tony went into the cafe.",
+            "The cafe was warm and full of smoke. The waiter brought coffee.",
+            "Tony sat down by the window and waited.",
+            '"There you are," Lucy said.',
+            'She looked at him, her glass raised. "Don\'t look like that," she said.',
+        )
+    )
+    # Mary was named five paragraphs ago; Lucy is the one talking, and says it again.
+    assert found[-1][0] == "Lucy" and found[-1][1] >= 0.6, found
+
+
 def test_a_name_called_in_a_quote_says_who_answers() -> None:
     found = said(
         book_of(

@@ -140,7 +140,7 @@ def _tag_attribution(
             )
     rule = rule + "-pronoun" if rule else ("pronoun" if tag.kind is TagKind.PRONOUN else "noun")
     called = frozenset(n for n in quoted if _called(quote, n, scene))
-    referent = scene.pronoun(tag.gender, local, called)
+    referent = scene.pronoun(tag.gender, local, called, again=tag.kind is TagKind.PRONOUN)
     if referent is None:
         return None
     if rule == "pronoun":
