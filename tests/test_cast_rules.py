@@ -235,7 +235,7 @@ def test_the_one_called_by_name_in_a_line_is_not_named_its_speaker() -> None:
     assert found[2][1] < 0.6
 
 
-def test_a_pronoun_line_its_turn_agrees_with_is_surer_and_one_it_contradicts_falls_under_the_floor() -> None:
+def test_a_pronoun_line_its_turn_agrees_with_is_surer_than_one_it_contradicts() -> None:
     lines = ['"Is it ready?" asked Anna.', '"Nearly," said Ben.', '"Good," she said.']
     found = said(book_of(KITCHEN, *lines))
     assert found[2][0] == "Anna" and found[2][2] == "pronoun"
@@ -243,7 +243,8 @@ def test_a_pronoun_line_its_turn_agrees_with_is_surer_and_one_it_contradicts_fal
     # Clara (who speaks in the chapter) acts before the line, so "she" is Clara; the turn is Anna's.
     clara = ["Clara came in, and she sat down.", '"Hello," said Clara.']
     found = said(book_of(*clara, KITCHEN, *lines[:2], 'Clara smiled. "Good," she said.'))
-    assert found[3][0] == "Clara" and found[3][1] < 0.6
+    # Against its turn a pronoun tag is right 67 % of the time (tuning novels): named, less surely.
+    assert found[3] == ("Clara", 0.66, "pronoun"), found
 
 
 def test_a_pronoun_goes_to_a_character_who_speaks_before_a_name_that_never_does() -> None:
