@@ -148,6 +148,23 @@ def test_she_said_is_the_woman_who_just_spoke_when_no_other_woman_is_fresh_in_mi
     assert found[-1][0] == "Lucy" and found[-1][1] >= 0.6, found
 
 
+def test_where_someone_speaks_twice_the_lines_other_rules_placed_keep_the_turns() -> None:
+    found = said(
+        book_of(
+            *COUPLE[:3],
+            '"You are late," said Tony.',
+            '"The roads were bad," she said.',
+            '"Were they?"',
+            'Margaret laughed, and she shook her head. "Very bad."',
+            'Margaret looked at the fire. "And the rain never stopped."',
+            '"It stopped here," said Tony.',
+        )
+    )
+    # Tony's two tags are an odd number of turns apart (Margaret spoke twice), so they do not place
+    # "Were they?"; Margaret's lines on each side of it do, and the turn order agrees: Tony's.
+    assert found[2] == ("Tony", 0.68, "turns-soft"), found
+
+
 def test_a_name_called_in_a_quote_says_who_answers() -> None:
     found = said(
         book_of(
