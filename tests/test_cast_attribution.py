@@ -14,6 +14,9 @@ from omni_web.cast import (
     find_characters,
     split_paragraphs,
 )
+from omni_web.cast.attribution import canonical_name
+from omni_web.cast.names import Gender
+from omni_web.cast.tags import TagKind, tag_after
 from tests.conftest import DATA_DIR
 
 ALICE = DATA_DIR / "pg11-alice.epub"
@@ -106,6 +109,18 @@ def test_explicit_forms_and_their_confidence() -> None:
         ("Starbuck", tag),
         ("Stubb", before),
     ]
+
+
+def test_a_tag_s_name_or_noun_may_be_followed_by_when_and_how_it_was_said() -> None:
+    # Mansfield Park: "said Edmund the next day, after thinking some time on the subject himself."
+    tag = tag_after(" said Edmund the next day, after thinking.", canonical_name)
+    assert tag is not None and tag.name == "Edmund"
+    # The noun is the phrase's last one before the rest: "the old man in a low voice" is a man.
+    for narration in (" said the old man in a low voice.", " said the old gentleman thoughtfully."):
+        tag = tag_after(narration, canonical_name)
+        assert tag is not None and tag.kind is TagKind.NOUN and tag.gender is Gender.MALE, narration
+    # A capital word before a lowercase noun is an adjective, not a speaker.
+    assert tag_after(" cried the Court pages.", canonical_name) is None
 
 
 def test_an_exchange_of_bare_quotes_takes_turns_until_the_scene_changes() -> None:

@@ -134,6 +134,9 @@ _REPLY_AFTER = re.compile(
     r"(?:reply|answer|response|rejoinder|retort|remark|comment|exclamation|cry|observation|greeting)\b"
 )
 _VERB_PRONOUN_AFTER = re.compile(rf"{_LEAD}({_VERB})\s+([^\W\d_]+)\b")
+_VERB_NOUN_PHRASE_AFTER = re.compile(
+    rf"{_LEAD}({_VERB})\s+(?:his|her|their|my|our|the|a|an|its)\s+((?:[a-z][\w\-]*\s+){{0,2}}[a-z][\w\-]*)"
+)
 _NOUN_AFTER = re.compile(rf"{_LEAD}(?:({_VERB})\s+{_NOUN}|{_NOUN}\s+{_ADVERB}({_VERB})\b)")
 _NAME_VERB_BEFORE = re.compile(rf"({_NAME})\s+{_ADVERB}({_VERB})\s*[,:]?\s*_?$")
 _VERB_NAME_BEFORE = re.compile(rf"({_VERB})\s+({_NAME})\s*[,:]?\s*_?$")
@@ -146,7 +149,8 @@ _BREAK_OR_SEMICOLON = sentence_break(".!?;")
 _AFTER_NAME_RE = re.compile(
     r"\s*(?:$|[^\w\s]|(?:and|in|with|as|to|at|who|whose|which|from|after|before|for|again|then|while|but|"
     r"when|once|still|now|quite|very|too|so|not|also|aloud|softly|slowly|sadly|gravely|angrily|at|"
-    r"presently|instantly|eagerly|coldly|warmly|gaily|quickly|quietly|laughing|smiling|turning|looking)\b|\w+ly\b)"
+    r"presently|instantly|eagerly|coldly|warmly|gaily|quickly|quietly|laughing|smiling|turning|looking|"
+    r"the|a|his|her|their|on|over|upon|into|through|without|under|across|by)\b|\w+ly\b)"
 )
 
 Resolve = Callable[[str], "str | None"]
@@ -232,13 +236,33 @@ def tag_after(narration: str, resolve: Resolve) -> Tag | None:
         return Tag(TagKind.NAME, match.group(1), "reply", name=replier)
     if match and match.group(2):
         return _pronoun_tag({"his": "he", "her": "she", "my": "I"}[match.group(2)], "said")
+    phrase = _verb_noun_phrase(head)
     match = _NOUN_AFTER.match(head)
-    if match:
+    if phrase is not None:
+        verb, noun = phrase
+    elif match:
         verb, noun = (match.group(1), match.group(2)) if match.group(1) else (match.group(4), match.group(3))
+    else:
+        verb = noun = ""
+    if match or phrase:
         if verb and noun and is_speech_verb(verb) and _noun_gender(noun) is not Gender.UNKNOWN:
             owner = _OWNER.search(match.group(0))
             words = f"{owner.group(1)} {noun}" if owner and owner.group(2) == noun else noun
             return Tag(TagKind.NOUN, words, verb, gender=_noun_gender(noun))
+    return None
+
+
+def _verb_noun_phrase(head: str) -> tuple[str, str] | None:
+    """The verb and the noun of "said the old man, …": the last noun of a sex in the phrase that a
+    pause or a word that may follow a speaker ends ("the old man in a low voice": man, not old)."""
+    match = _VERB_NOUN_PHRASE_AFTER.match(head)
+    if match is None:
+        return None
+    words = list(re.finditer(r"[a-z][\w\-]*", match.group(2)))
+    for word in reversed(words):
+        gendered = _noun_gender(word.group(0)) is not Gender.UNKNOWN
+        if gendered and _name_ends(head, match.start(2) + word.end()):
+            return match.group(1), word.group(0)
     return None
 
 
