@@ -97,7 +97,7 @@ def test_whole_book_labelled_keeps_every_chapter_byte_identical(alice) -> None:
         run = label_book(book, ChatClient(url, model="fake"), names, concurrency=3)
     asked = sum(len(asked_quotes(body["messages"][1]["content"])) for body in fake.received)
     assert run.windows == len(fake.received) >= 10 and run.fell_back == 0
-    assert len(run.labels.labels) == asked > 100
+    assert len(run.labels.labels) == asked > 50  # the quotes the rules leave under the floor
     assert run.usage.requests == run.windows and run.usage.prompt_tokens > 0
     style = book_quote_style(book)
     changed = 0

@@ -165,6 +165,19 @@ def test_where_someone_speaks_twice_the_lines_other_rules_placed_keep_the_turns(
     assert found[2] == ("Tony", 0.68, "turns-soft"), found
 
 
+def test_a_pronoun_leading_into_the_next_paragraph_s_quote_names_its_speaker() -> None:
+    found = said(
+        book_of(
+            *COUPLE[:3],
+            '"You are late," said Tony.',
+            "Margaret did not answer at once. She put down her cup, turned to him again, and said,",
+            '"The roads were bad."',
+        )
+    )
+    # A lead-in with a pronoun is right 62 % of the time on the corpus: named.
+    assert found[-1] == ("Margaret", 0.62, "lead-in-pronoun"), found
+
+
 def test_a_name_called_in_a_quote_says_who_answers() -> None:
     found = said(
         book_of(
