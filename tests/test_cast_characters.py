@@ -216,6 +216,24 @@ def test_a_father_and_son_two_sisters_or_a_wife_are_never_guessed_into_one() -> 
     assert canonical["Mr. Welland"] == "Mr. Welland" and canonical["May"] == "May Welland"
 
 
+def test_miss_and_the_surname_is_the_only_daughter_the_book_calls_miss_by_her_full_name() -> None:
+    # Daisy Miller: "Miss Daisy" is no younger sister's name where the book writes "Miss Daisy Miller".
+    canonical = group_names(
+        {
+            "Daisy": 300,
+            "Mrs. Miller": 116,
+            "Miss Miller": 72,
+            "Miss Daisy": 44,
+            "Miss Daisy Miller": 20,
+            "Daisy Miller": 8,
+            "Randolph Miller": 1,
+        },
+        {"Daisy": Gender.FEMALE, "Daisy Miller": Gender.FEMALE, "Randolph Miller": Gender.MALE},
+    )
+    assert canonical["Miss Miller"] == canonical["Miss Daisy Miller"] == canonical["Daisy"] == "Daisy"
+    assert canonical["Mrs. Miller"] == "Mrs. Miller"
+
+
 def test_a_pronoun_after_a_name_as_an_object_gives_it_no_gender() -> None:
     narration = [
         "Archer looked at May, and he smiled.",

@@ -336,8 +336,10 @@ class _Groups:
 
     def _miss_given(self, target: str, titles: set[tuple[str, ...]]) -> bool:
         """The target's given name is also written after "Miss" alone ("Miss Marianne"): a younger
-        sister, not "Miss Dashwood"."""
-        given = {name_words(n)[0] for n in self.counts if self.find(n) == target and len(name_words(n)) > 1}
+        sister, not "Miss Dashwood". Not where the book writes the full name after "Miss" too ("Miss
+        Daisy Miller"): that is the title of the only daughter, given name or not."""
+        full = [n for n in self.counts if self.find(n) == target and len(name_words(n)) > 1]
+        given = {name_words(n)[0] for n in full} - {name_words(n)[0] for n in full if title_key(n) == ("miss",)}
         return ("miss",) in titles and any(
             title_key(n) == ("miss",) and name_words(n)[:1] == (g,) and len(name_words(n)) == 1
             for n in self.counts
