@@ -335,6 +335,10 @@ def test_a_short_given_name_joins_the_full_one_the_book_writes_with_it() -> None
     assert canonical["Jim"] == canonical["James Vane"]
     # "Lady Catherine" is someone else: "Kitty" is not made "Catherine".
     assert canonical["Kitty"] != canonical["Lady Catherine"]
+    # The Picture of Dorian Gray: "King James" of history does not keep "Jim Vane" from "James Vane".
+    vanes = {"James Vane": 16, "Jim Vane": 8, "Jim": 3, "King James": 1, "Sibyl Vane": 14}
+    canonical = group_names(vanes, {})
+    assert canonical["Jim"] == canonical["Jim Vane"] == canonical["James Vane"] != canonical["King James"]
 
 
 def test_a_given_name_joins_a_full_name_to_the_titled_form_of_its_sex() -> None:

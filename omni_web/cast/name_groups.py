@@ -52,10 +52,15 @@ def _full_words(words: tuple[str, ...], counts: Mapping[str, int]) -> tuple[str,
     -> Michael), or for a short name alone, in the one full name it begins ("Jim" -> James Vane)."""
     if not words or (full := full_given_name(words[0])) is None:
         return words
+    written = {name_words(form) for form in counts}
+    # The book's own full name with the surname: "Jim Vane" is "James Vane" beside a "King James",
+    # and "Jim", beginning "Jim Vane" only, is he too.
+    own = [w for w in written if len(w) > 1 and w[0] == words[0]] if len(words) == 1 else [words]
+    if len(own) == 1 and len(own[0]) > 1 and (full, *own[0][1:]) in written:
+        return (full, *own[0][1:])
     if any(title_key(form) and name_words(form) == (full,) for form in counts):
         return words  # "Sir Thomas", "Lady Catherine": the full name is someone else's (Tom, Kitty)
     longer = (full, *words[1:])
-    written = {name_words(form) for form in counts}
     if longer in written:
         return longer
     if len(words) == 1:
