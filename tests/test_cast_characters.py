@@ -234,6 +234,21 @@ def test_miss_and_the_surname_is_the_only_daughter_the_book_calls_miss_by_her_fu
     assert canonical["Mrs. Miller"] == "Mrs. Miller"
 
 
+def test_a_given_name_alone_tells_a_sister_from_the_man_the_surname_means() -> None:
+    # The Age of Innocence: "he" follows "Janey" where she talks to her brother; her name says she is
+    # no man, so "Archer" is "Newland Archer", and "Janey Archer" is still Janey.
+    male, female = Gender.MALE, Gender.FEMALE
+    counts = {"Archer": 364, "Mrs. Archer": 144, "Janey": 32, "Newland": 16, "Newland Archer": 4}
+    genders = {"Archer": male, "Janey": male, "Newland": male, "Newland Archer": male}
+    canonical = group_names(
+        {**counts, "Janey Archer": 4, "May Archer": 4},
+        {**genders, "Janey Archer": female, "May Archer": female},  # theirs by the given name
+    )
+    assert canonical["Newland"] == canonical["Newland Archer"] == canonical["Archer"] == "Archer"
+    assert canonical["Janey Archer"] == canonical["Janey"] == "Janey"
+    assert canonical["Mrs. Archer"] == "Mrs. Archer" and canonical["May Archer"] == "May Archer"
+
+
 def test_a_pronoun_after_a_name_as_an_object_gives_it_no_gender() -> None:
     narration = [
         "Archer looked at May, and he smiled.",

@@ -49,7 +49,7 @@ _FEMALE = frozenset(
     Elinor Eliza Elizabeth Ella Ellen Elsie Emily Emma Esther Ethel Eugenia Eva Evie Fanny
     Fannie Flora Florence Frances Frieda Georgiana Georgina Gertrude Grace Gwendolen Hannah
     Harriet Hattie Helen Helena Henrietta Hester Hetty Honoria Ida Irene Isabel Isabella
-    Isabelle Ivy Jane Janet Jennie Jenny Jessie Joan Josephine Josie Judith Julia Juley Juliet
+    Isabelle Ivy Jane Janet Janey Jennie Jenny Jessie Joan Josephine Josie Judith Julia Juley Juliet
     Kate Katharine Katherine Kathleen Katie Kitty Laura Lavinia Lena Letitia Lettice Lila Lilian
     Lillian Lily Liza Lizzie Lizzy Lottie Louisa Louise Lucia Lucinda Lucy Lydia Mabel Madeleine
     Madge Maggie Margaret Margery Maria Marian Marianne Marie Marjorie Martha Mary Matilda Maud

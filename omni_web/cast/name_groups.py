@@ -224,7 +224,7 @@ class _Groups:
         fitting = sorted(
             (
                 r for r in roots
-                if self._compatible(r, target)
+                if (self._compatible(r, target) or self._given_name_of(r, target))
                 and (
                     not self._titles(r)
                     or not self.group_gender(target)
@@ -355,10 +355,16 @@ class _Groups:
         """A group's gender from its titles and its given name alone ("Mary": she), not from the
         pronouns after a full name, which are often someone else's ("Ellen Mingott ... he")."""
         return {
-            self.gender(n)
+            self._alone_gender(n)
             for n in self.counts
             if self.find(n) == root and (title_key(n) or len(name_words(n)) == 1)
         } - {Gender.UNKNOWN}
+
+    def _alone_gender(self, name: str) -> Gender:
+        """A form's gender by its title, else by its given name ("Janey", though "he" follows her
+        name where she talks to her brother), else by the pronouns after it."""
+        by_name = given_name_gender(name) if not title_key(name) else Gender.UNKNOWN
+        return by_name if by_name is not Gender.UNKNOWN else self.gender(name)
 
     def _titles(self, root: str) -> set[tuple[str, ...]]:
         return {title_key(n) for n in self.counts if self.find(n) == root} - {()}
