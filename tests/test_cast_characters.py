@@ -249,6 +249,15 @@ def test_a_given_name_alone_tells_a_sister_from_the_man_the_surname_means() -> N
     assert canonical["Mrs. Archer"] == "Mrs. Archer" and canonical["May Archer"] == "May Archer"
 
 
+def test_pronouns_alone_do_not_keep_a_word_from_the_one_name_it_is_part_of() -> None:
+    # Alice: "she" follows "Rabbit" where Alice is near, "he" follows "White Rabbit"; one rabbit.
+    canonical = group_names(
+        {"Rabbit": 48, "White Rabbit": 28, "Alice": 1500},
+        {"Rabbit": Gender.FEMALE, "White Rabbit": Gender.MALE, "Alice": Gender.FEMALE},
+    )
+    assert canonical["Rabbit"] == canonical["White Rabbit"] != canonical["Alice"]
+
+
 def test_a_pronoun_after_a_name_as_an_object_gives_it_no_gender() -> None:
     narration = [
         "Archer looked at May, and he smiled.",

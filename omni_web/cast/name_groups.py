@@ -166,6 +166,10 @@ class _Groups:
             ):
                 self.union(bare[0], fitting[0])
 
+    @staticmethod
+    def _given_gender(form: str) -> bool:
+        return given_name_gender(form) is not Gender.UNKNOWN
+
     def _given_name_of(self, form: str, target: str) -> bool:
         """``form`` is a given name alone, of the target's gender, that begins the forms making at
         least half of the target's uses: "Frances" is "Frances Clyne" though the narration's "he"
@@ -203,7 +207,10 @@ class _Groups:
             titles = {title_key(n) for n in self.counts if self.find(n) == root} - {()}
             same = bool(self.group_gender(target)) and self.group_gender(target) == self.group_gender(root)
             given = all(set(t) <= GIVEN_NAME_TITLES for t in titles)  # "Miss Rose" is "Rose Maylie"
-            fits = self._compatible(forms[0], target) or self._given_name_of(forms[0], target)
+            # Pronouns alone, after either form, do not keep a word from the one name it is part of
+            # ("Rabbit ... she", "White Rabbit ... he"); a given name or a title does.
+            loose = not (titles or self._sure_gender(target)) and not self._given_gender(forms[0])
+            fits = self._compatible(forms[0], target) or self._given_name_of(forms[0], target) or loose
             if (not titles or given or titles & target_titles or same) and fits:
                 self.union(forms[0], target)
             return
