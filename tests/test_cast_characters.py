@@ -258,6 +258,15 @@ def test_pronouns_alone_do_not_keep_a_word_from_the_one_name_it_is_part_of() -> 
     assert canonical["Rabbit"] == canonical["White Rabbit"] != canonical["Alice"]
 
 
+def test_a_girl_s_pet_name_tells_her_from_her_father_of_the_surname() -> None:
+    # Hard Times: "Sissy" is a girl's name, so "Jupe ... she" is Sissy Jupe, not "Signor Jupe".
+    narration = ["Jupe came in, and she sat down.", "Jupe looked up; she smiled."]
+    counts = {"Sissy": 232, "Sissy Jupe": 4, "Jupe": 3, "Signor Jupe": 2}
+    canonical, genders = group_forms(counts, narration)
+    assert canonical["Jupe"] == canonical["Sissy Jupe"] == "Sissy" != canonical["Signor Jupe"]
+    assert genders["Sissy"] is Gender.FEMALE
+
+
 def test_a_pronoun_after_a_name_as_an_object_gives_it_no_gender() -> None:
     narration = [
         "Archer looked at May, and he smiled.",

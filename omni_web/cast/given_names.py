@@ -56,7 +56,7 @@ _FEMALE = frozenset(
     Maude May Meg Melanie Mildred Millie Minnie Miriam Molly Nan Nancy Nell Nellie Nelly Nora
     Olive Olivia Pamela Patience Pauline Peggy Penelope Phoebe Polly Priscilla Prudence Rachael
     Rachel Rebecca Rhoda Rosa Rosalind Rose Rosie Ruth Sadie Sally Sara Sarah Sophia Sophie
-    Sophy Susan Susanna Susie Sybil Tess Theresa Tilly Trixie Ursula Victoria Violet Virginia
+    Sissy Sophy Susan Susanna Susie Sybil Tess Theresa Tilly Trixie Ursula Victoria Violet Virginia
     Winifred
     """.split()
 )
