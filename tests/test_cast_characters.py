@@ -267,6 +267,16 @@ def test_a_girl_s_pet_name_tells_her_from_her_father_of_the_surname() -> None:
     assert genders["Sissy"] is Gender.FEMALE
 
 
+def test_a_clergyman_is_mr_too() -> None:
+    # Night and Day: "Mr. Datchet" is "Reverend Wyndham Datchet", Mary's father; an admiral is not "Mr.".
+    counts = {"Mary Datchet": 36, "Mr. Datchet": 12, "Reverend Wyndham Datchet": 4, "Miss Datchet": 4}
+    genders = {"Mary Datchet": Gender.FEMALE, "Mr. Datchet": Gender.MALE}
+    canonical = group_names({**counts, "Mrs. Datchet": 1}, genders)
+    assert canonical["Mr. Datchet"] == canonical["Reverend Wyndham Datchet"] != canonical["Mary Datchet"]
+    canonical = group_names({"Mr. Croft": 12, "Admiral Frederick Croft": 4, "Mary Croft": 30}, genders)
+    assert canonical["Mr. Croft"] != canonical["Admiral Frederick Croft"]
+
+
 def test_a_pronoun_after_a_name_as_an_object_gives_it_no_gender() -> None:
     narration = [
         "Archer looked at May, and he smiled.",

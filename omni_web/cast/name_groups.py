@@ -335,8 +335,9 @@ class _Groups:
 
     def _other_titles(self, target: str, titles: set[tuple[str, ...]]) -> bool:
         """The target carries a title other than ``titles`` ("Admiral Crawford", "Sir Walter Elliot"
-        for "Mr.")."""
-        return bool(self._titles(target) - titles)
+        for "Mr."); a clergyman is "Mr." too ("Reverend Wyndham Datchet")."""
+        clergy = {("reverend",), ("rev",)} if ("mr",) in titles else set()
+        return bool(self._titles(target) - titles - clergy)
 
     def _his(self, target: str, titles: set[tuple[str, ...]]) -> bool:
         """A "Mrs." full name with a man's given name is his wife ("Mrs. John Dashwood", beside
