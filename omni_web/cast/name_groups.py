@@ -99,7 +99,7 @@ def _join_parts(groups: _Groups, by_words: Mapping[tuple[str, ...], list[str]]) 
             groups.join_most_written(forms, uses, ends_only=set(places) == {"end"})
             continue
         targets = {group for found in places.values() for group in found}
-        for target in targets:
+        for target in sorted(targets, key=lambda t: (-uses[t], t)):
             groups.join_shorter(forms, target)
 
 
@@ -150,7 +150,7 @@ class _Groups:
             fitting = [
                 p for p in people if mine is Gender.UNKNOWN or self.gender(p) in (mine, Gender.UNKNOWN)
             ]
-            fitting.sort(key=lambda p: -sum(self.counts[f] for f in titled[title_key(p)]))
+            fitting.sort(key=lambda p: (-sum(self.counts[f] for f in titled[title_key(p)]), p))
             # Its gender picks, else it is a man's, as a bare surname is in these novels ("Willoughby":
             # Mr., not Mrs.), else a title used five times as often.
             # A man named far less than a woman of the name ("Mr. Sparsit", long dead) is not it.
@@ -239,7 +239,7 @@ class _Groups:
                     or not any(self._weight(o) >= 3 * self._weight(r) for o in roots - {r})
                 )
             ),
-            key=lambda r: -self._weight(r),
+            key=lambda r: (-self._weight(r), r),
         )
         titled = [r for r in fitting if self._titles(r)]
         if self.group_gender(target) and len(titled) == 1 and self.group_gender(titled[0]):
@@ -263,12 +263,12 @@ class _Groups:
         if len(roots) == 1 and any(title_key(f) for f in forms):
             self._join_dominant(forms, targets)
             return
-        for root in roots - set(targets):  # not one who has joined a full name already
+        for root in sorted(roots - set(targets)):  # not one who has joined a full name already
             titles = {title_key(f) for f in forms if self.find(f) == root} - {()}
             if not titles and self.group_gender(root) <= {Gender.MALE}:
                 titles = {("mr",)}  # a bare surname is a man's ("Tilney" -> "Henry Tilney")
             fitting = [
-                t for t in set(targets)
+                t for t in sorted(set(targets))
                 if t != root and self._compatible(root, t) and not self._other_titles(t, titles)
             ]
             same = [t for t in fitting if titles & self._titles(t)]
@@ -294,7 +294,7 @@ class _Groups:
             holders = sorted(
                 {self.find(n) for n in self.counts if name_words(n) and title[0] in title_key(n)}
                 - {self.find(form)},
-                key=lambda root: -self._weight(root),
+                key=lambda root: (-self._weight(root), root),
             )
             others = sum(self._weight(root) for root in holders[1:])
             if holders and self._weight(holders[0]) >= 10 * others and self._compatible(form, holders[0]):
@@ -305,7 +305,7 @@ class _Groups:
             return
         fitting = sorted(
             (t for t in set(targets) if self._compatible(forms[0], t) and self.group_gender(t)),
-            key=lambda t: -self._weight(t),
+            key=lambda t: (-self._weight(t), t),
         )
         rest = sum(self._weight(t) for t in set(targets)) - (self._weight(fitting[0]) if fitting else 0)
         if fitting and self._weight(fitting[0]) >= 3 * rest:
@@ -328,7 +328,7 @@ class _Groups:
         candidates = [t for t in uses if t != root and self._compatible(root, t)]
         weights = [uses] + ([{t: self._weight(t) for t in uses}] if ends_only else [])
         for weight in weights:
-            fitting = sorted(candidates, key=lambda t: -weight[t])
+            fitting = sorted(candidates, key=lambda t: (-weight[t], t))
             if fitting and weight[fitting[0]] >= 3 * sum(weight[t] for t in uses if t != fitting[0]):
                 self.union(root, fitting[0])
                 return
