@@ -217,13 +217,17 @@ def wire_cast_sheet(ctx: UiContext, refs: CastSheetRefs, *, book: gr.State, mode
     """Connect the sheet to the loaded book and the model picker, and draw its play buttons."""
     outputs = [refs.auto, refs.sheet, refs.review, refs.quote, refs.speaker, refs.version]
     render = guarded(lambda state, key, version: _render(ctx, state, key, version))
-    book.change(render, [book, model, refs.version], outputs, api_name="cast_sheet", concurrency_limit=4)
-    model.change(render, [book, model, refs.version], outputs, api_visibility="private")
+    # One queue for everything that redraws the sheet, taken in order: a redraw started before the
+    # user ticked "auto" can no longer land after the ticked one and draw the sheet as it was.
+    serial = {"concurrency_id": "cast-sheet", "concurrency_limit": 1}
+    book.change(render, [book, model, refs.version], outputs, api_name="cast_sheet", **serial)
+    model.change(render, [book, model, refs.version], outputs, api_visibility="private", **serial)
     refs.auto.input(
         guarded(lambda state, key, on, version: _set_auto(ctx, state, key, on, version)),
         [book, model, refs.auto, refs.version],
         outputs,
         api_name="cast_auto",
+        **serial,
     )
     refs.llm.click(
         guarded(lambda state, key, version: _run_llm(ctx, state, key, version)),
@@ -237,6 +241,7 @@ def wire_cast_sheet(ctx: UiContext, refs: CastSheetRefs, *, book: gr.State, mode
         [book, model, refs.quote, refs.speaker, refs.version],
         [*outputs, refs.notice],
         api_name="cast_review_assign",
+        **serial,
     )
 
     with refs.play:
