@@ -100,6 +100,8 @@ def test_explicit_forms_and_their_confidence() -> None:
             "“Aye,” Starbuck said quietly.",
             "“Where?” asked Starbuck.",
             "Stubb said: “Here.”",
+            "“My dear Ahab,” Stubb expostulated, “I never thought it would interest you.”",
+            "“Not here,” Flask interjected.",
         ]
     )
     tag, before = CONFIDENCE["tag"], CONFIDENCE["tag-before"]
@@ -108,6 +110,9 @@ def test_explicit_forms_and_their_confidence() -> None:
         ("Starbuck", tag),
         ("Starbuck", tag),
         ("Stubb", before),
+        ("Stubb", tag),
+        ("Stubb", before),
+        ("Flask", tag),
     ]
 
 

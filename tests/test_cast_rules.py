@@ -93,6 +93,70 @@ def test_in_a_first_person_book_the_one_talking_with_a_lone_named_speaker_is_the
     assert [r for _, _, r in found] == ["tag", "turns-before", "turns-before"]
 
 
+def test_after_a_beat_of_the_narrators_narration_the_other_one_goes_on() -> None:
+    found = said(
+        book_of(
+            "I had not seen Brett for a week when I called at the hotel, and I found her in the bar.",
+            "She was sitting alone. I sat down, and I ordered two drinks from the waiter.",
+            '"You look tired," Brett said.',
+            '"I am," I said.',
+            '"Give me a cigarette."',
+            "I lit the cigarette.",
+            '"He learned his English as a waiter in Gib."',
+            '"Yes."',
+            '"He wanted to marry me, finally."',
+            '"Really?" I said.',
+        )
+    )
+    # Brett asks, the narrator lights it, and Brett goes on (not the narrator, by turns).
+    me = FIRST_PERSON_NARRATOR
+    assert [s for s, _, _ in found] == ["Brett", me, "Brett", "Brett", me, "Brett", me]
+    assert found[4][1] >= 0.6, found  # the narrator's "Yes." is named, by its turn before "I said"
+
+
+def test_the_narrator_going_to_someone_named_starts_a_talk_with_them() -> None:
+    found = said(
+        book_of(
+            "I had not seen Montoya for a week when I called at the hotel, and I found him at his desk.",
+            "He was writing. Bill was with me, and I waited while he wrote, and so did Bill.",
+            '"How did your friends like the bulls?" Montoya said.',
+            '"Fine," I said.',
+            '"Good," Montoya said.',
+            "I went up-stairs. Bill was in his room standing on the balcony looking out at the square.",
+            '"Where\'s Cohn?" I said.',
+            '"Up-stairs in his room."',
+            '"How does he feel?"',
+            '"Like hell, naturally."',
+        )
+    )
+    me = FIRST_PERSON_NARRATOR
+    assert [s for s, _, _ in found][3:] == [me, "Bill", me, "Bill"], found
+
+
+def test_a_third_person_book_with_a_storyteller_who_says_i_said_has_a_narrator() -> None:
+    # Enough narration that three "I said" tags are not a first-person book's share of "I".
+    frame = [
+        *[
+            "Winnie-the-Pooh lived in a forest all by himself under the name of Sanders, long ago.",
+            "Christopher Robin came down the stairs, bump, bump, bump, on the back of his head.",
+            "Pooh was a bear of very little brain, and he lived under the name over the door in gold.",
+        ]
+        * 9,
+        '"What about a story?" said Christopher Robin.',
+        '"What about a story?" I said.',
+        '"Could you very sweetly tell Winnie-the-Pooh one?"',
+        '"I suppose I could," I said.',
+        '"What sort of stories does he like?"',
+        '"About himself," said Christopher Robin.',
+        '"Oh, I see," I said.',
+    ]
+    assert book_roster(book_of(*frame)).first_person
+    found = said(book_of(*frame))
+    assert [found[i][0] for i in (1, 3, 6)] == [FIRST_PERSON_NARRATOR] * 3
+    # One "I thought" in a book told in the third person is not a narrator.
+    assert not book_roster(book_of(*frame[:29])).first_person
+
+
 def test_a_first_person_narrator_is_known_by_the_name_the_others_call_them() -> None:
     book = book_of(
         "I had not seen Holmes for a week when I called at his rooms, and I found him at his desk.",

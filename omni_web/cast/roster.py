@@ -24,9 +24,6 @@ __all__ = ["FIRST_PERSON_NARRATOR", "Roster", "first_person_share", "group_forms
 
 # The label of the first-person narrator's quotes ("I said") when the book never names them.
 FIRST_PERSON_NARRATOR = "Narrator"
-# A first-person book's narration says "I"/"my"/"me" this often per word (measured: first-person
-# novels 1.5-4 %, third-person ones under 0.4 % outside quotes).
-_FIRST_PERSON_SHARE = 0.008
 # "him" and "her" are left out: after a name they are mostly someone else ("Darcy looked at her").
 _MALE = frozenset("he his himself".split())
 _FEMALE = frozenset("she hers herself".split())

@@ -40,6 +40,7 @@ PRONOUN_CONFIDENCE = {
 }
 _FRESH_PARAGRAPHS = 3  # a character named this many paragraphs back is still in mind
 _SCENE_WORDS = 150  # narration this long between quotes ends the exchange
+_NARRATOR_ACTS = re.compile(r"\bI\b")  # a first-person narrator in the narration ("I went up-stairs")
 # A paragraph of narration ending like this leads into the quote that opens the next one
 # ("Captain Wentworth, exerting himself, said--", "Mrs. Honeychurch exclaimed:").
 _LEADS_INTO_QUOTE = re.compile(r"(?::|--|[\u2014\u2013])\s*_?\s*$")
@@ -110,6 +111,13 @@ class Scene:
         self.lead = text if _LEADS_INTO_QUOTE.search(text) or _ends_in_speech_verb(text) else ""
         if self.narration_words > _SCENE_WORDS:
             self.exchange, self.addressee, self.turns, self.previous = [], None, 0, None
+        narrator = self.roster.narrator if self.roster is not None and self.roster.first_person else None
+        others = set(named) - {narrator}
+        if narrator is not None and len(others) == 1 and others.isdisjoint(self.exchange[-2:]):
+            if _NARRATOR_ACTS.search(text):
+                # "I went up-stairs. Bill was in his room": the narrator talks with Bill now, and
+                # as after any beat of narration the other one speaks first.
+                self.exchange, self.addressee, self.turns, self.previous = [*others, narrator], None, 0, None
 
     def spoke(self, speaker: str | None, addressee: str | None, *, tagged: bool) -> None:
         """A paragraph of speech ended: its speaker takes the turn."""

@@ -46,6 +46,9 @@ SPEECH_VERBS = frozenset(
     snorted sniffed panted mused scoffed jeered drawled croaked squeaked piped chirped grunted
     barked thundered conceded confessed announced proclaimed commented cautioned objected queried
     blurted reflected reasoned volunteered echoed hazarded lisped whined fumed raged teased coaxed
+    questioned interjected remonstrated expostulated speculated acquiesced reassured argued quoted
+    pronounced complained begged reported appealed implored uttered reiterated proposed commanded
+    screeched demurred vociferated
     dit répondit demanda reprit ajouta fit cria murmura souffla lança répliqua continua poursuivit
     expliqua interrogea hurla chuchota observa déclara rétorqua soupira pensa
     dijo respondió preguntó contestó exclamó gritó murmuró añadió replicó susurró repuso
