@@ -536,3 +536,15 @@ def test_a_name_s_lowercase_particles_belong_to_it() -> None:
 def test_a_quote_after_a_name_tag_in_its_paragraph_is_that_speaker_s() -> None:
     found = said(book_of(KITCHEN, '"Is it ready?" asked Anna. "I am hungry."'))
     assert found[1][:1] == ("Anna",) and found[1][1] >= 0.6 and found[1][2] == "paragraph"
+
+
+def test_a_title_alone_is_the_one_character_the_book_gives_it() -> None:
+    found = said(
+        book_of(
+            "Colonel Fussell came in from the garden. Colonel Fussell was tired, and he sat by the fire.",
+            "Margaret stood at the window. She did not turn round, and her hands were folded.",
+            '"Thanks so much," said Margaret.',
+            'The Colonel said gallantly: "I do not expect there is much to forgive."',
+        )
+    )
+    assert found[-1][0] == "Colonel Fussell", found

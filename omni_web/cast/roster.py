@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from omni_web.cast.given_names import given_name_gender
 from omni_web.cast.name_groups import group_names
-from omni_web.cast.names import Gender, Vocabulary, clean_name, name_words, title_gender
+from omni_web.cast.names import Gender, Vocabulary, clean_name, name_words, title_gender, title_key
 
 __all__ = ["FIRST_PERSON_NARRATOR", "Roster", "first_person_share", "group_forms", "pronoun_genders"]
 
@@ -67,8 +67,18 @@ class Roster:
             found = self.canonical.get(_casefold_key(self.canonical).get(name.casefold(), ""), None)
         if found is None and self.vocabulary is not None and self.vocabulary.is_place(name):
             return None  # "from London", "in English": a place or a language no tag made a speaker
+        if found is None and not name_words(name):
+            found = self._title_holder(name)
         found = found or name
         return None if found.casefold() in self.hidden else found
+
+    def _title_holder(self, title: str) -> str | None:
+        """The one character the book names with ``title`` ("the Colonel": "Colonel Fussell")."""
+        key = title_key(title)
+        if len(key) != 1:
+            return None
+        holders = {name for form, name in self.canonical.items() if key[0] in title_key(form)}
+        return holders.pop() if len(holders) == 1 else None
 
     def gender(self, name: str) -> Gender:
         """A character's gender (unknown when the book does not show it)."""
