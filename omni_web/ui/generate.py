@@ -238,10 +238,11 @@ def _wire(ctx: UiContext, refs: GenerateRefs) -> GenerateRefs:
     refs.epub.change(upload, [refs.epub, refs.book], [refs.book, refs.header, refs.cover, refs.chapters,
                                                       refs.notice, refs.epub],
                      api_name="book_upload", concurrency_limit=4)
-    refs.select_all.click(pick_chapters("all"), [refs.book], refs.chapters, api_visibility="private")
-    refs.select_defaults.click(pick_chapters("defaults"), [refs.book], refs.chapters,
-                               api_visibility="private")
-    refs.select_none.click(lambda: [], None, refs.chapters, api_visibility="private")
+    # One queue, in order, for the three buttons: "None" then "All" must end with all checked.
+    picks = {"api_visibility": "private", "concurrency_limit": 1, "concurrency_id": "chapter-pick"}
+    refs.select_all.click(pick_chapters("all"), [refs.book], refs.chapters, **picks)
+    refs.select_defaults.click(pick_chapters("defaults"), [refs.book], refs.chapters, **picks)
+    refs.select_none.click(lambda: [], None, refs.chapters, **picks)
     for trigger in (refs.chapters.change, refs.model.change):
         trigger(guarded(lambda book, chapters, key: estimate_html(ctx, book, chapters, key)),
                 [refs.book, refs.chapters, refs.model], refs.estimate, api_visibility="private",
