@@ -218,6 +218,17 @@ def _first_window_grows(controller: InFlightController, clock: list[float], star
         controller.answered(ticket, 1.0)
 
 
+def test_a_burst_refused_out_of_order_caps_at_what_the_server_held() -> None:
+    # 16 sent at once to a server that holds 12: under load the third one sent arrives last and is
+    # refused with 15 still out, then three more. The cap is the 12 held, not the 2 sent before it.
+    clock = [0.0]
+    controller = InFlightController(16, clock=lambda: clock[0])
+    tickets = [controller.sent() for _ in range(16)]
+    for index in (2, 15, 14, 13):
+        controller.refused(tickets[index])
+    assert controller() == controller.state().limit == 12, controller.history
+
+
 def test_a_ramped_raise_is_sent_a_few_more_per_answer_and_a_refusal_stops_it() -> None:
     # Behind a router the renderer's threads send a raise at once: a doubling that overflows the
     # workers' queues is refused as many times as it overshot (16 on the real router). Ramped, the

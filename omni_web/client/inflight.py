@@ -333,7 +333,9 @@ class InFlightController:
             # The queue was full with this many in flight: never send as many again. Refused while
             # raising, the number before the raise is the one known to fit: behind a router the
             # workers' queues fill unevenly, and stepping down one refusal at a time cost several.
-            cap = ticket.in_flight - 1
+            # The ones still out were at the server with it, not the ones sent before it: sent in a
+            # burst, requests arrive in any order (the third sent may come after twelve others).
+            cap = self._in_flight
             if self._phase is Phase.RAISING and self._before_raise:
                 cap = min(cap, self._before_raise)
             self._ceiling = max(1, min(self._ceiling, cap))
