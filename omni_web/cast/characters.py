@@ -25,13 +25,13 @@ from omni_web.cast.tags import TagKind, tag_after
 
 __all__ = ["Character", "book_roster", "find_characters"]
 
-# A sample line long enough to judge a voice by, short enough to hear at once.
 # A first-person book's narration says "I"/"my"/"me" this often per word (measured: first-person
 # novels 1.5-4 %, third-person ones under 0.4 % outside quotes).
 _FIRST_PERSON_SHARE = 0.008
 # Paragraphs with "I said" that make a narrator of a book told in the third person (the corpus:
 # Winnie-the-Pooh's frame has 10, the other 23 third-person novels 0 or 1).
 _FRAME_LINES = 3
+# A sample line long enough to judge a voice by, short enough to hear at once.
 _SAMPLE_MIN_WORDS = 5
 _SAMPLE_MAX_WORDS = 30
 # Capitalised runs of the narration, titles kept ("Mrs. Bennet", "Winnie-the-Pooh", "Fitzwilliam Darcy").

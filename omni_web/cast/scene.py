@@ -101,7 +101,8 @@ class Scene:
         self.seen.update((name, self.paragraphs) for name in names)
 
     def narrated(self, text: str) -> None:
-        """A paragraph of narration only: its names are remembered; a long stretch ends the scene."""
+        """A paragraph of narration only: its names are remembered; a long stretch ends the scene,
+        and a first-person narrator with one new person named starts a talk with them."""
         named = self.mentions(text)
         self.paragraphs += 1
         self.remember(named)
@@ -111,13 +112,14 @@ class Scene:
         self.lead = text if _LEADS_INTO_QUOTE.search(text) or _ends_in_speech_verb(text) else ""
         if self.narration_words > _SCENE_WORDS:
             self.exchange, self.addressee, self.turns, self.previous = [], None, 0, None
-        narrator = self.roster.narrator if self.roster is not None and self.roster.first_person else None
+        if self.roster is None or not self.roster.first_person or not _NARRATOR_ACTS.search(text):
+            return
+        narrator = self.roster.narrator
         others = set(named) - {narrator}
-        if narrator is not None and len(others) == 1 and others.isdisjoint(self.exchange[-2:]):
-            if _NARRATOR_ACTS.search(text):
-                # "I went up-stairs. Bill was in his room": the narrator talks with Bill now, and
-                # as after any beat of narration the other one speaks first.
-                self.exchange, self.addressee, self.turns, self.previous = [*others, narrator], None, 0, None
+        if len(others) == 1 and others.isdisjoint(self.exchange[-2:]):
+            # "I went up-stairs. Bill was in his room": the narrator talks with Bill now, and as
+            # after any beat of narration the other one speaks first.
+            self.exchange, self.addressee, self.turns, self.previous = [*others, narrator], None, 0, None
 
     def spoke(self, speaker: str | None, addressee: str | None, *, tagged: bool) -> None:
         """A paragraph of speech ended: its speaker takes the turn."""
