@@ -47,16 +47,18 @@ def _open_tab(phone, name: str) -> None:
         shown.click()
     else:
         # The menu button toggles: a click that lands while a redraw closes the menu leaves it shut,
-        # so it is clicked again until the entry shows (the full run once waited 30 s on a shut menu).
+        # and a redraw may shut it again before the entry is clicked, so open-and-pick is retried
+        # whole (full runs waited 30 s on a shut menu, before and after the entry showed).
         entry = phone.locator(".overflow-dropdown").get_by_role("button", name=name, exact=True)
-        for _attempt in range(3):
+        for attempt in range(5):
             phone.locator(".overflow-menu > button").first.click()
             try:
                 entry.wait_for(state="visible", timeout=10_000)
+                entry.click(timeout=10_000)
                 break
             except PlaywrightTimeoutError:
-                continue
-        entry.click()
+                if attempt == 4:
+                    raise
     expect(phone.locator(f"#tab-{name.lower()}")).to_be_visible()
 
 
