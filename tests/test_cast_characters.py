@@ -415,6 +415,46 @@ def test_a_title_and_a_given_name_join_the_full_name_with_that_title_and_given_n
     assert canonical["Mrs. Warrington"] != canonical["Mrs. Warrington Wilcox"]
 
 
+def test_a_full_name_s_given_name_outweighs_the_pronouns_after_it() -> None:
+    # Mansfield Park: "Fanny Price ... he" is mostly her brother William, who she talks to.
+    narration = [f"Fanny Price looked at William, and he {verb}." for verb in ("smiled", "left", "sat")]
+    canonical, genders = group_forms({"Fanny": 440, "Fanny Price": 7, "Mr. Price": 10}, narration)
+    assert canonical["Fanny Price"] == canonical["Fanny"] != canonical["Mr. Price"]
+    assert genders[canonical["Fanny"]] is Gender.FEMALE
+    # A word alone goes by its pronouns though it is a given name too: "Bertram" is a surname here.
+    narration = [f"Bertram came in, and she {verb}." for verb in ("smiled", "left", "sat")]
+    _, genders = group_forms({"Bertram": 13, "Lady Bertram": 72}, narration)
+    assert genders["Lady Bertram"] is Gender.FEMALE
+
+
+def test_a_daughter_s_full_name_is_not_her_mother_s_title() -> None:
+    # The Age of Innocence: "May Welland" is Miss Welland, never Mrs. Welland, her mother.
+    counts = {"Mrs. Welland": 108, "Mr. Welland": 24, "May Welland": 21, "Welland": 14, "May": 36}
+    genders = {"Mr. Welland": Gender.MALE, "May Welland": Gender.FEMALE, "Welland": Gender.MALE}
+    canonical = group_names({**counts, "Miss Welland": 4}, genders)
+    assert canonical["May Welland"] == canonical["May"] != canonical["Mrs. Welland"]
+    # No daughter of the name: the wife is the one woman written with it ("Mary Cavendish").
+    cavendish = {"Mrs. Cavendish": 40, "Cavendish": 2, "Mary Cavendish": 12, "Mary": 20, "John Cavendish": 4}
+    canonical = group_names({**cavendish, "Lawrence Cavendish": 4, "Mr. Cavendish": 1}, {})
+    assert canonical["Mrs. Cavendish"] == canonical["Mary"] != canonical["John Cavendish"]
+    # With a daughter of the name, the wife is never guessed: "Mrs. Bennet" is not Elizabeth.
+    bennets = {"Mrs. Bennet": 172, "Mr. Bennet": 76, "Miss Bennet": 16, "Elizabeth Bennet": 2}
+    canonical = group_names({**bennets, "Elizabeth": 796, "Miss Lydia Bennet": 1, "Lydia": 40}, {})
+    assert canonical["Mrs. Bennet"] == "Mrs. Bennet" != canonical["Elizabeth Bennet"]
+
+
+def test_a_rank_and_the_plain_address_of_its_sex_on_one_name_are_one_person() -> None:
+    # "Countess Olenska" is "Madame Olenska"; "Count Olenski" would be "Monsieur", not she.
+    counts = {"Madame Olenska": 136, "Countess Olenska": 4, "Ellen Olenska": 19, "Ellen": 9}
+    canonical = group_names(counts, {"Ellen Olenska": Gender.FEMALE, "Ellen": Gender.FEMALE})
+    assert len(set(canonical.values())) == 1
+    canonical = group_names({"Madame Olenska": 136, "Count Olenska": 4}, {})
+    assert canonical["Madame Olenska"] != canonical["Count Olenska"]
+    # Two plain addresses of her sex: which one the countess is, the name does not say.
+    canonical = group_names({"Madame Rey": 30, "Lady Rey": 20, "Countess Rey": 4}, {})
+    assert len(set(canonical.values())) == 3
+
+
 _GROUP_IN_A_NEW_PROCESS = """
 import json
 from omni_web.cast.name_groups import group_names

@@ -118,8 +118,13 @@ class _Groups:
         return name
 
     def gender(self, name: str) -> Gender:
-        by_title = title_gender(name)
-        return by_title if by_title is not Gender.UNKNOWN else self.genders.get(name, Gender.UNKNOWN)
+        """A form's gender by its title, else a full name's by its given name, which outweighs the
+        pronouns after it, often another's ("Fanny Price ... he", her brother), else by those
+        pronouns: a word alone may be a surname ("Bertram ... she", Lady Bertram)."""
+        for known in (title_gender(name), given_name_gender(name) if len(name_words(name)) > 1 else None):
+            if known not in (None, Gender.UNKNOWN):
+                return known
+        return self.genders.get(name, Gender.UNKNOWN)
 
     def group_gender(self, root: str) -> set[Gender]:
         return {self.gender(n) for n in self.counts if self.find(n) == root} - {Gender.UNKNOWN}
@@ -138,7 +143,8 @@ class _Groups:
         for same in titled.values():
             for form in same[1:]:
                 self.union(form, same[0])
-        people = [same[0] for same in titled.values()]
+        self._join_rank(titled)
+        people = [same[0] for same in titled.values() if self.find(same[0]) == same[0]]
         if not bare:
             return
         for form in bare[1:]:
@@ -165,6 +171,17 @@ class _Groups:
                 and self._dominates(titled[title_key(fitting[0])], titled[title_key(fitting[1])], ratio)
             ):
                 self.union(bare[0], fitting[0])
+
+    def _join_rank(self, titled: Mapping[tuple[str, ...], list[str]]) -> None:
+        """A rank and the plain address of its gender on one name are one person ("Countess
+        Olenska", "Madame Olenska"), where the name has one of each."""
+        ranked = [t for t in titled if len(t) == 1 and t[0] in _RANKS]
+        plain = [t for t in titled if len(t) == 1 and t[0] in _PLAIN_ADDRESS]
+        for rank in ranked:
+            gender = title_gender(rank[0])
+            same = [t for t in plain if title_gender(t[0]) is gender]
+            if len(same) == 1 and sum(title_gender(t[0]) is gender for t in ranked) == 1:
+                self.union(titled[rank][0], titled[same[0]][0])
 
     @staticmethod
     def _given_gender(form: str) -> bool:
@@ -228,6 +245,10 @@ class _Groups:
         # Thorpe" is "John Thorpe"; "Mr. Welland", named 4 times beside "Mrs. Welland" 88 times,
         # is not "May Welland", however often the narration's "he" follows her name).
         sure = self._sure_gender(target) if self.group_gender(target) else set()
+        if any(("miss",) in self._titles(r) for r in roots):
+            # A daughter of the name ("Miss Welland") is the one her given name is written with,
+            # not her mother ("May Welland" is not "Mrs. Welland").
+            roots = {r for r in roots if ("mrs",) not in self._titles(r)}
         fitting = sorted(
             (
                 r for r in roots
@@ -275,7 +296,7 @@ class _Groups:
             gender = self.group_gender(root)
             if titles and not titles & {("miss",)} and len(same) == 1 and not self._his(same[0], titles):
                 self.union(root, same[0])
-            elif titles and not titles - {("mr",), ("miss",)} and len(gender | titles_gender(titles)) == 1:
+            elif titles and not titles - self._by_gender(forms) and len(gender | titles_gender(titles)) == 1:
                 gender = gender | titles_gender(titles)
                 # Only theirs where none of the others might be of their gender too.
                 maybe = [t for t in fitting if not self._sure_gender(t) and self.group_gender(t) <= gender]
@@ -332,6 +353,15 @@ class _Groups:
             if fitting and weight[fitting[0]] >= 3 * sum(weight[t] for t in uses if t != fitting[0]):
                 self.union(root, fitting[0])
                 return
+
+    @staticmethod
+    def _by_gender(forms: list[str]) -> set[tuple[str, ...]]:
+        """The titles a full name's gender alone may give: "Mr." and "Miss", and "Mrs." where the
+        name has no "Miss" (no daughter she might be: "Mrs. Cavendish" is Mary Cavendish, "Mrs.
+        Bennet" is not Elizabeth Bennet, Miss Bennet's sister)."""
+        if any(title_key(f) == ("miss",) for f in forms):
+            return {("mr",), ("miss",)}
+        return {("mr",), ("miss",), ("mrs",)}
 
     def _other_titles(self, target: str, titles: set[tuple[str, ...]]) -> bool:
         """The target carries a title other than ``titles`` ("Admiral Crawford", "Sir Walter Elliot"
@@ -395,6 +425,11 @@ class _Groups:
             for form in forms:
                 result[form] = best
         return result
+
+
+# Ranks of the nobility, and the addresses that stand for them in talk ("Madame" for a countess).
+_RANKS = frozenset("count countess duke duchess baron baroness marquis marchioness prince princess".split())
+_PLAIN_ADDRESS = frozenset("mme monsieur m lady lord".split())
 
 
 def titles_gender(titles: set[tuple[str, ...]]) -> set[Gender]:
