@@ -455,6 +455,43 @@ def test_a_rank_and_the_plain_address_of_its_sex_on_one_name_are_one_person() ->
     assert len(set(canonical.values())) == 3
 
 
+def test_miss_and_the_surname_alone_is_the_eldest_daughter_or_the_aunt_of_the_name() -> None:
+    # Pride and Prejudice: "Miss Bennet" is Jane, whom the book never calls "Miss Jane".
+    counts = {"Miss Bennet": 16, "Jane": 216, "Elizabeth": 796, "Lydia": 40, "Mrs. Bennet": 172}
+    genders = {"Jane": Gender.FEMALE, "Elizabeth": Gender.FEMALE, "Lydia": Gender.FEMALE}
+    pairs = {("Jane", "Bennet"), ("Elizabeth", "Bennet"), ("Miss", "Elizabeth"), ("Lydia", "Bennet")}
+    canonical = group_names(counts, genders, pairs | {("Miss", "Lydia")})
+    assert canonical["Miss Bennet"] == "Jane" != canonical["Mrs. Bennet"]
+    # Two sisters the book never calls "Miss" and a given name: which one, it does not say.
+    assert group_names(counts, genders, pairs)["Miss Bennet"] == "Miss Bennet"
+    # Sense and Sensibility: the one sister written with the surname is "Miss Marianne", the younger.
+    counts = {"Miss Dashwood": 8, "Marianne": 464, "Elinor": 924}
+    pairs = {("Marianne", "Dashwood"), ("Miss", "Marianne")}
+    assert group_names(counts, {}, pairs)["Miss Dashwood"] == "Miss Dashwood"
+    # Anne of Green Gables: "Aunt Josephine" is Miss Barry, not her niece Diana Barry; and "Josie",
+    # who is Josie Pye, is not the Josephine her name is short for.
+    counts = {"Miss Barry": 20, "Miss Josephine Barry": 8, "Diana": 300, "Diana Barry": 6, "Mrs. Barry": 20}
+    pairs = {("Diana", "Barry"), ("Josephine", "Barry"), ("Miss", "Josephine"), ("Aunt", "Josephine")}
+    canonical = group_names({**counts, "Josie": 20, "Josie Pye": 8}, {}, pairs)
+    assert canonical["Miss Barry"] == "Miss Josephine Barry" != canonical["Diana"]
+    assert canonical["Josie"] == "Josie Pye"
+
+
+def test_the_book_s_talk_tells_which_sister_is_miss_and_the_surname() -> None:
+    # Only the talk writes "Jane Bennet", and only the narration calls Elizabeth "Miss Elizabeth".
+    book = book_of(
+        '"I have a great regard for Jane Bennet," said Miss Bingley.',
+        "Miss Elizabeth and Jane walked in. Elizabeth Bennet smiled, and she sat down.",
+        '"Come in," said Jane.',
+        '"Thank you," said Elizabeth.',
+        '"It is late," said Miss Bennet.',
+        '"It is," said Jane.',
+        '"Very late," said Elizabeth.',
+    )
+    roster = book_roster(book)
+    assert roster.resolve("Miss Bennet") == roster.resolve("Jane") != roster.resolve("Elizabeth")
+
+
 _GROUP_IN_A_NEW_PROCESS = """
 import json
 from omni_web.cast.name_groups import group_names

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from omni_web.book import Book, Chapter, count_words, normalize_text
 from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE, book_quote_style, chapter_dialogue
 from omni_web.cast.edits import CastEdits
-from omni_web.cast.names import Age, Gender, Vocabulary, age_guess, clean_name, name_words
+from omni_web.cast.names import Age, Gender, Vocabulary, age_guess, clean_name, name_pairs, name_words
 from omni_web.cast.narrator_name import narrator_forms
 from omni_web.cast.roster import Roster, first_person_share, group_forms, pronoun_genders
 from omni_web.cast.spans import ParagraphSpans, QuoteStyle
@@ -170,7 +170,8 @@ def book_roster(
     # "The Newland Archers", "the Allens": a family, not one of its people, and no tag names them.
     families = {f for f in counts if f.endswith("s") and f[:-1] in counts and f not in tagged}
     people = Counter({f: n for f, n in counts.items() if f not in families})
-    canonical, genders = group_forms(people, narration)
+    texts = (block.text for chapter in chosen for block in chapter.blocks)
+    canonical, genders = group_forms(people, narration, name_pairs(texts))
     # A book told in the third person by someone who talks with its people now and then ("'What
     # about a story?' I said.") has a narrator too; one "I thought" is a slip of the parser.
     first_person = told_by_i or narrator_lines >= _FRAME_LINES

@@ -9,7 +9,7 @@ wife and the woman whose given name her husband's shares ("Mrs. John Dashwood", 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from omni_web.cast.given_names import full_given_name, given_name_gender
 from omni_web.cast.names import GIVEN_NAME_TITLES, Gender, name_words, title_gender, title_key
@@ -17,12 +17,19 @@ from omni_web.cast.names import GIVEN_NAME_TITLES, Gender, name_words, title_gen
 __all__ = ["group_names"]
 
 
-def group_names(counts: Mapping[str, int], genders: Mapping[str, Gender] | None = None) -> dict[str, str]:
+def group_names(
+    counts: Mapping[str, int],
+    genders: Mapping[str, Gender] | None = None,
+    pairs: Collection[tuple[str, str]] = (),
+) -> dict[str, str]:
     """Each name's canonical form: the most used form of the group it belongs to.
 
     Args:
         counts: every form found, with how often it was found (speaker tags and mentions).
         genders: a form's gender as the book's pronouns show it, where known.
+        pairs: two capitalised words the book writes side by side anywhere, its talk too ("Jane
+            Bennet", "Miss Elizabeth"): which sisters carry a surname, and which go by "Miss" and
+            their given name.
 
     A form joins the forms with the same words and at most one title ("Darcy", "Mr. Darcy"), and
     a shorter form joins the longer forms that end or begin with it ("Darcy" -> "Fitzwilliam
@@ -43,6 +50,7 @@ def group_names(counts: Mapping[str, int], genders: Mapping[str, Gender] | None 
     for _ in range(2):
         _join_parts(groups, by_words)
     groups.join_bare_titles()
+    groups.join_eldest_daughter(pairs)
     return groups.canonical()
 
 
@@ -58,6 +66,8 @@ def _full_words(words: tuple[str, ...], counts: Mapping[str, int]) -> tuple[str,
     own = [w for w in written if len(w) > 1 and w[0] == words[0]] if len(words) == 1 else [words]
     if len(own) == 1 and len(own[0]) > 1 and (full, *own[0][1:]) in written:
         return (full, *own[0][1:])
+    if len(words) == 1 and own:
+        return words  # "Josie" is Josie Pye, not the "Josephine Barry" her full name would begin
     if any(title_key(form) and name_words(form) == (full,) for form in counts):
         return words  # "Sir Thomas", "Lady Catherine": the full name is someone else's (Tom, Kitty)
     longer = (full, *words[1:])
@@ -201,6 +211,11 @@ class _Groups:
             and 2 * sum(self.counts[n] for n in self._begun(words, target)) >= self._weight(target)
         )
 
+    def _given_name_word(self, form: str, target: str) -> bool:
+        """``form``'s word begins one of the target's full names ("Miss Rose" of "Rose Maylie")."""
+        given = {name_words(n)[0] for n in self.counts if self.find(n) == target and len(name_words(n)) > 1}
+        return name_words(form)[:1] != () and name_words(form)[0] in given
+
     def _begun(self, words: tuple[str, ...], target: str) -> list[str]:
         """The target's forms that begin with ``words`` ("Frances Clyne" for "Frances")."""
         return [n for n in self.counts if self.find(n) == target and name_words(n)[: len(words)] == words]
@@ -228,7 +243,9 @@ class _Groups:
             # ("Rabbit ... she", "White Rabbit ... he"); a given name or a title does.
             loose = not (titles or self._sure_gender(target)) and not self._given_gender(forms[0])
             fits = self._compatible(forms[0], target) or self._given_name_of(forms[0], target) or loose
-            if (not titles or given or titles & target_titles or same) and fits:
+            # "Miss Bennet" is not Elizabeth Bennet, whom the book calls "Miss Elizabeth".
+            younger = self._miss_given(target, titles) and not self._given_name_word(forms[0], target)
+            if (not titles or given or titles & target_titles or same) and fits and not younger:
                 self.union(forms[0], target)
             return
         # Two titled people share the word ("Miss Miller", "Mrs. Miller"): the title the longer
@@ -320,6 +337,41 @@ class _Groups:
             others = sum(self._weight(root) for root in holders[1:])
             if holders and self._weight(holders[0]) >= 10 * others and self._compatible(form, holders[0]):
                 self.union(form, holders[0])
+
+    def join_eldest_daughter(self, pairs: Collection[tuple[str, str]]) -> None:
+        """ "Miss Bennet" alone is the eldest daughter: of the women whose given name the book writes
+        with the surname ("Jane Bennet", "Elizabeth Bennet"), the one it never calls "Miss" and her
+        given name, as it does her younger sisters ("Miss Elizabeth"). An aunt of the name, unmarried,
+        goes before her nieces ("Aunt Josephine" is Miss Barry, not Diana Barry)."""
+        for form in self.counts:
+            if title_key(form) != ("miss",) or len(words := name_words(form)) != 1:
+                continue
+            if any(len(name_words(n)) > 1 for n in self.counts if self.find(n) == self.find(form)):
+                continue  # joined to a full name already
+            women = self._women_of(words[0], pairs, self.find(form))
+            aunts = {root for given, root in women.items() if ("Aunt", given) in pairs}
+            eldest = aunts or {root for given, root in women.items() if ("Miss", given) not in pairs}
+            if len(eldest) == 1:
+                self.union(form, eldest.pop())
+
+    def _women_of(self, surname: str, pairs: Collection[tuple[str, str]], own: str) -> dict[str, str]:
+        """The women's given names the book writes before ``surname``, with their groups: a given
+        name alone ("Jane") or a full name ("Miss Josephine Barry") of an unmarried woman."""
+        women: dict[str, str] = {}
+        for name in self.counts:
+            words = name_words(name)
+            root = self.find(name)
+            if (
+                len(words) in (1, 2)
+                and words[1:] in ((), (surname,))
+                and (words[0], surname) in pairs
+                and given_name_gender(words[0]) is Gender.FEMALE
+                and not set(title_key(name)) - {"miss"}
+                and root != own
+                and self._sure_gender(root) <= {Gender.FEMALE}
+            ):
+                women[words[0]] = root
+        return women
 
     def _join_dominant(self, forms: list[str], targets: list[str]) -> None:
         if not any(title_key(f) for f in forms):

@@ -28,6 +28,7 @@ __all__ = [
     "age_guess",
     "Vocabulary",
     "clean_name",
+    "name_pairs",
     "name_words",
     "sentence_break",
     "title_gender",
@@ -156,6 +157,15 @@ def name_words(name: str) -> tuple[str, ...]:
             if part and part[0].isupper():
                 words.append(part)
     return tuple(words)
+
+
+# Two capitalised words side by side, overlapping ("Miss Jane Bennet": Miss Jane, Jane Bennet).
+_PAIR_RE = re.compile(r"(?<![\w’'-])([A-Z][a-z’'-]+)(?=\s+([A-Z][a-z’'-]+)(?![\w’'-]))")
+
+
+def name_pairs(texts: Iterable[str]) -> set[tuple[str, str]]:
+    """The capitalised words ``texts`` write side by side ("Jane Bennet", "Miss Elizabeth")."""
+    return {(match.group(1), match.group(2)) for text in texts for match in _PAIR_RE.finditer(text)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from omni_web.cast.given_names import given_name_gender
@@ -135,15 +135,16 @@ def pronoun_genders(narration: Sequence[str], forms: Iterable[str]) -> dict[str,
 
 
 def group_forms(
-    counts: Mapping[str, int], narration: Sequence[str]
+    counts: Mapping[str, int], narration: Sequence[str], pairs: Collection[tuple[str, str]] = ()
 ) -> tuple[dict[str, str], dict[str, Gender]]:
-    """Canonical names for ``counts``' forms and each character's gender (titles, then pronouns)."""
+    """Canonical names for ``counts``' forms and each character's gender (titles, then pronouns);
+    ``pairs`` are the capitalised words the book writes side by side (see :func:`group_names`)."""
     by_pronoun = pronoun_genders(narration, counts)
     # A given name tells the gender of a form the pronouns do not show ("Newland Archer", not
     # "Janey Archer", is the man "Archer" means).
     by_name = {form: given_name_gender(form) for form in counts if title_gender(form) is Gender.UNKNOWN}
     genders = {form: g for form, g in by_name.items() if g is not Gender.UNKNOWN} | by_pronoun
-    canonical = group_names(counts, genders)
+    canonical = group_names(counts, genders, pairs)
     votes: dict[str, Counter[Gender]] = {}
     for form, target in canonical.items():
         count = max(1, counts.get(form, 1))
