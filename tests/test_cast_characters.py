@@ -477,6 +477,27 @@ def test_miss_and_the_surname_alone_is_the_eldest_daughter_or_the_aunt_of_the_na
     assert canonical["Josie"] == "Josie Pye"
 
 
+def test_a_given_name_and_a_surname_the_book_writes_together_once_are_one_man() -> None:
+    # A Passage to India: "Cyril Fielding" once, in talk; else "Cyril" or "Fielding".
+    counts = {"Fielding": 356, "Mr. Fielding": 16, "Cyril": 10, "Mrs. Fielding": 1}
+    counts |= {"Ruth": 8, "Mr. Wilcox": 40}
+    genders = {"Fielding": Gender.MALE, "Cyril": Gender.MALE, "Ruth": Gender.MALE}
+    pairs = {("Cyril", "Fielding"), ("Ruth", "Wilcox")}
+    canonical = group_names(counts, genders, pairs)
+    assert canonical["Cyril"] == canonical["Mr. Fielding"] != canonical["Mrs. Fielding"]
+    # A woman's given name is no man's, whatever "he" follows it; "Mrs." is left to its own rules.
+    assert canonical["Ruth"] != canonical["Mr. Wilcox"]
+    # Another man of the name written with it ("George Fielding"): which one, the book does not say.
+    canonical = group_names({**counts, "George": 12}, genders, pairs | {("George", "Fielding")})
+    assert canonical["Cyril"] != canonical["Fielding"] != canonical["George"]
+
+
+def test_a_cousin_and_a_fraulein_are_titles() -> None:
+    # Howards End: "Cousin Frieda" is Frieda Mosebach, whom the book calls "Fraulein Mosebach".
+    counts = {"Fraulein Mosebach": 36, "Frieda": 16, "Cousin Frieda": 1, "Frieda Mosebach": 2}
+    assert len(set(group_names(counts, {}).values())) == 1
+
+
 def test_the_book_s_talk_tells_which_sister_is_miss_and_the_surname() -> None:
     # Only the talk writes "Jane Bennet", and only the narration calls Elizabeth "Miss Elizabeth".
     book = book_of(

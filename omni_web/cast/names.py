@@ -61,12 +61,14 @@ _MALE_TITLES = frozenset(
 )
 _FEMALE_TITLES = frozenset(
     """mrs mistress miss ms mme madame mlle mademoiselle madam lady aunt mother queen princess duchess
-    countess baroness dame sister frau fräulein señora señorita signora donna nurse granny grandmother
-    empress""".split()
+    countess baroness dame sister frau fräulein fraulein señora señorita signora donna nurse granny
+    grandmother empress""".split()
 )
 _NEUTRAL_TITLES = frozenset("dr doctor professor prof judge old young little cousin grandfather".split())
 # Titles written before a given name as well as a surname ("Sir Walter", "Miss Elizabeth").
-GIVEN_NAME_TITLES = frozenset("sir lady miss master don donna dame old young little aunt uncle".split())
+GIVEN_NAME_TITLES = frozenset(
+    "sir lady miss master don donna dame old young little aunt uncle cousin".split()
+)
 # Titles that never stand for a person alone.
 _ADDRESS_ONLY = frozenset(
     "mr mrs ms m mme mlle mister miss master herr frau señor señora signor signora".split()
@@ -262,5 +264,5 @@ def _is_opener(word: str, vocabulary: Vocabulary | None) -> bool:
 def title_key(name: str) -> tuple[str, ...]:
     """The titles of a name, Mr/Mister and Mrs/Mistress read alike."""
     same = {"mister": "mr", "mistress": "mrs", "madame": "mme", "mademoiselle": "mlle", "capt": "captain",
-            "doctor": "dr", "prof": "professor"}
+            "doctor": "dr", "prof": "professor", "fraulein": "fräulein"}
     return tuple(same.get(t, t) for t in (title_of(w) for w in name.split()) if t is not None)

@@ -1,0 +1,431 @@
+"""Union-find over the forms of characters' names, with the checks that keep two people apart.
+
+:class:`NameGroups` holds which forms are one person and the joins :func:`group_names` runs on
+them: forms with the same words, titled surnames, given names, bare titles, and the joins the
+book's own pairs of words show (an eldest daughter, a given name written with its surname).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+from omni_web.cast.given_names import given_name_gender
+from omni_web.cast.names import GIVEN_NAME_TITLES, Gender, name_words, title_gender, title_key
+
+__all__ = ["NameGroups", "titles_gender"]
+
+
+class NameGroups:
+    """Union-find over name forms, with the gender checks of :func:`group_names`."""
+
+    def __init__(self, counts: Mapping[str, int], genders: Mapping[str, Gender]) -> None:
+        self.counts = counts
+        self.genders = genders
+        self.parent = {name: name for name in counts}
+
+    def find(self, name: str) -> str:
+        while self.parent[name] != name:
+            self.parent[name] = self.parent[self.parent[name]]
+            name = self.parent[name]
+        return name
+
+    def gender(self, name: str) -> Gender:
+        """A form's gender by its title, else a full name's by its given name, which outweighs the
+        pronouns after it, often another's ("Fanny Price ... he", her brother), else by those
+        pronouns: a word alone may be a surname ("Bertram ... she", Lady Bertram)."""
+        for known in (title_gender(name), given_name_gender(name) if len(name_words(name)) > 1 else None):
+            if known not in (None, Gender.UNKNOWN):
+                return known
+        return self.genders.get(name, Gender.UNKNOWN)
+
+    def group_gender(self, root: str) -> set[Gender]:
+        return {self.gender(n) for n in self.counts if self.find(n) == root} - {Gender.UNKNOWN}
+
+    def union(self, a: str, b: str) -> None:
+        self.parent[self.find(a)] = self.find(b)
+
+    def join_same_words(self, forms: list[str]) -> None:
+        """ "Darcy" and "Mr. Darcy" are one; "Mr. Bennet" and "Mrs. Bennet" are two, and a bare
+        "Darcy" beside "Mr./Miss/Mrs. Darcy" joins the one its gender, else its dominance, picks."""
+        titled: dict[tuple[str, ...], list[str]] = {}
+        bare = [f for f in forms if not title_key(f)]
+        for form in forms:
+            if title_key(form):
+                titled.setdefault(title_key(form), []).append(form)
+        for same in titled.values():
+            for form in same[1:]:
+                self.union(form, same[0])
+        self._join_rank(titled)
+        people = [same[0] for same in titled.values() if self.find(same[0]) == same[0]]
+        if not bare:
+            return
+        for form in bare[1:]:
+            self.union(form, bare[0])
+        if len(people) == 1 and self._compatible(bare[0], people[0]):
+            self.union(bare[0], people[0])
+        elif len(people) > 1:
+            mine = self.gender(bare[0])
+            fitting = [
+                p for p in people if mine is Gender.UNKNOWN or self.gender(p) in (mine, Gender.UNKNOWN)
+            ]
+            fitting.sort(key=lambda p: (-sum(self.counts[f] for f in titled[title_key(p)]), p))
+            # Its gender picks, else it is a man's, as a bare surname is in these novels ("Willoughby":
+            # Mr., not Mrs.), else a title used five times as often.
+            # A man named far less than a woman of the name ("Mr. Sparsit", long dead) is not it.
+            men = [p for p in fitting if title_gender(p) is Gender.MALE]
+            if men and not self._dominates(titled[title_key(fitting[0])], titled[title_key(men[0])], 5):
+                fitting = men if mine is Gender.UNKNOWN else fitting
+            else:
+                men = []
+            ratio = 3 if mine is not Gender.UNKNOWN or men else 5
+            if len(fitting) == 1 or (
+                len(fitting) > 1
+                and self._dominates(titled[title_key(fitting[0])], titled[title_key(fitting[1])], ratio)
+            ):
+                self.union(bare[0], fitting[0])
+
+    def _join_rank(self, titled: Mapping[tuple[str, ...], list[str]]) -> None:
+        """A rank and the plain address of its gender on one name are one person ("Countess
+        Olenska", "Madame Olenska"), where the name has one of each."""
+        ranked = [t for t in titled if len(t) == 1 and t[0] in _RANKS]
+        plain = [t for t in titled if len(t) == 1 and t[0] in _PLAIN_ADDRESS]
+        for rank in ranked:
+            gender = title_gender(rank[0])
+            same = [t for t in plain if title_gender(t[0]) is gender]
+            if len(same) == 1 and sum(title_gender(t[0]) is gender for t in ranked) == 1:
+                self.union(titled[rank][0], titled[same[0]][0])
+
+    @staticmethod
+    def _given_gender(form: str) -> bool:
+        return given_name_gender(form) is not Gender.UNKNOWN
+
+    def _given_name_of(self, form: str, target: str) -> bool:
+        """``form`` is a given name alone, of the target's gender, that begins the forms making at
+        least half of the target's uses: "Frances" is "Frances Clyne" though the narration's "he"
+        after "Frances" is mostly the man she talks to ("John" is not "Mr. Knightley")."""
+        words = name_words(form)
+        gender = given_name_gender(form)
+        return (
+            len(words) == 1
+            and not title_key(form)
+            and gender is not Gender.UNKNOWN
+            and gender in self.group_gender(target)
+            and 2 * sum(self.counts[n] for n in self._begun(words, target)) >= self._weight(target)
+        )
+
+    def _given_name_word(self, form: str, target: str) -> bool:
+        """``form``'s word begins one of the target's full names ("Miss Rose" of "Rose Maylie")."""
+        given = {name_words(n)[0] for n in self.counts if self.find(n) == target and len(name_words(n)) > 1}
+        return name_words(form)[:1] != () and name_words(form)[0] in given
+
+    def _begun(self, words: tuple[str, ...], target: str) -> list[str]:
+        """The target's forms that begin with ``words`` ("Frances Clyne" for "Frances")."""
+        return [n for n in self.counts if self.find(n) == target and name_words(n)[: len(words)] == words]
+
+    def _dominates(self, first: list[str], second: list[str], ratio: int = 3) -> bool:
+        return sum(self.counts[f] for f in first) >= ratio * sum(self.counts[f] for f in second)
+
+    def _compatible(self, form: str, other: str) -> bool:
+        mine = self.group_gender(self.find(form))
+        theirs = self.group_gender(self.find(other))
+        return not (mine and theirs and mine != theirs)
+
+    def join_shorter(self, forms: list[str], target: str) -> None:
+        """Join the shorter ``forms`` to the longer name's group ``target`` where one person."""
+        roots = {self.find(f) for f in forms}
+        target_titles = {title_key(n) for n in self.counts if self.find(n) == target} - {()}
+        if len(roots) == 1:
+            # "Mr. Beebe" is not "Minnie Beebe": a titled surname joins a full name when the book
+            # gives that name the same title ("Mr. Fitzwilliam Darcy") or the same gender.
+            root = next(iter(roots))
+            titles = {title_key(n) for n in self.counts if self.find(n) == root} - {()}
+            same = bool(self.group_gender(target)) and self.group_gender(target) == self.group_gender(root)
+            given = all(set(t) <= GIVEN_NAME_TITLES for t in titles)  # "Miss Rose" is "Rose Maylie"
+            # Pronouns alone, after either form, do not keep a word from the one name it is part of
+            # ("Rabbit ... she", "White Rabbit ... he"); a given name or a title does.
+            loose = not (titles or self._sure_gender(target)) and not self._given_gender(forms[0])
+            fits = self._compatible(forms[0], target) or self._given_name_of(forms[0], target) or loose
+            # "Miss Bennet" is not Elizabeth Bennet, whom the book calls "Miss Elizabeth".
+            younger = self._miss_given(target, titles) and not self._given_name_word(forms[0], target)
+            if (not titles or given or titles & target_titles or same) and fits and not younger:
+                self.union(forms[0], target)
+            return
+        # Two titled people share the word ("Miss Miller", "Mrs. Miller"): the title the longer
+        # name carries ("Miss Daisy Miller") picks one.
+        for form in forms:
+            if title_key(form) in target_titles and self._compatible(form, target):
+                self.union(form, target)
+                return
+        # No title on the longer name ("Fitzwilliam Darcy"): its gender, else the most used, picks.
+        # A bare surname names no one in particular: a titled form of the right gender alone
+        # ("Miss Woodhouse" beside "Mr." and "Woodhouse") is the full name's.
+        # A titled one only where the full name's gender is unknown or its titles or given name show
+        # it, or they are a man or woman the book names often beside the others of the name ("Mr.
+        # Thorpe" is "John Thorpe"; "Mr. Welland", named 4 times beside "Mrs. Welland" 88 times,
+        # is not "May Welland", however often the narration's "he" follows her name).
+        sure = self._sure_gender(target) if self.group_gender(target) else set()
+        if any(("miss",) in self._titles(r) for r in roots):
+            # A daughter of the name ("Miss Welland") is the one her given name is written with,
+            # not her mother ("May Welland" is not "Mrs. Welland").
+            roots = {r for r in roots if ("mrs",) not in self._titles(r)}
+        fitting = sorted(
+            (
+                r for r in roots
+                if (self._compatible(r, target) or self._given_name_of(r, target))
+                and (
+                    not self._titles(r)
+                    or not self.group_gender(target)
+                    or self.group_gender(r) == sure
+                    or not any(self._weight(o) >= 3 * self._weight(r) for o in roots - {r})
+                )
+            ),
+            key=lambda r: (-self._weight(r), r),
+        )
+        titled = [r for r in fitting if self._titles(r)]
+        if self.group_gender(target) and len(titled) == 1 and self.group_gender(titled[0]):
+            fitting = titled
+        if len(fitting) == 1 or (
+            len(fitting) > 1 and self._weight(fitting[0]) >= 3 * self._weight(fitting[1])
+        ):
+            self.union(fitting[0], target)
+
+    def join_titled(self, forms: list[str], targets: list[str]) -> None:
+        """A titled surname shared by several full names joins one of them, where one fits.
+
+        One person under the word: the full name of their gender used three times as often as the
+        rest ("Mr. Sikes" -> "Bill Sikes", not the once-named "William Sikes"). Several ("Mr.",
+        "Mrs.", "Miss Crawford"): each joins the one full name that carries their title too ("Mrs.
+        Lynde" -> "Mrs. Rachel Lynde"), or, for "Mr." and "Miss", the only one of their gender
+        ("Miss Crawford" -> "Mary Crawford"); a father and son or two sisters ("Mr. Gradgrind",
+        "Tom Gradgrind", "Thomas Gradgrind") leave it alone, and a wife is never guessed by gender
+        ("Mrs. Bennet" is not "Elizabeth Bennet")."""
+        roots = {self.find(f) for f in forms}
+        if len(roots) == 1 and any(title_key(f) for f in forms):
+            self._join_dominant(forms, targets)
+            return
+        for root in sorted(roots - set(targets)):  # not one who has joined a full name already
+            titles = {title_key(f) for f in forms if self.find(f) == root} - {()}
+            if not titles and self.group_gender(root) <= {Gender.MALE}:
+                titles = {("mr",)}  # a bare surname is a man's ("Tilney" -> "Henry Tilney")
+            fitting = [
+                t for t in sorted(set(targets))
+                if t != root and self._compatible(root, t) and not self._other_titles(t, titles)
+            ]
+            same = [t for t in fitting if titles & self._titles(t)]
+            gender = self.group_gender(root)
+            if titles and not titles & {("miss",)} and len(same) == 1 and not self._his(same[0], titles):
+                self.union(root, same[0])
+            elif titles and not titles - self._by_gender(forms) and len(gender | titles_gender(titles)) == 1:
+                gender = gender | titles_gender(titles)
+                # Only theirs where none of the others might be of their gender too.
+                maybe = [t for t in fitting if not self._sure_gender(t) and self.group_gender(t) <= gender]
+                fitting = [t for t in fitting if self._sure_gender(t) == gender]
+                if len(fitting) == 1 and not maybe and not self._miss_given(fitting[0], titles):
+                    self.union(root, fitting[0])
+
+    def join_bare_titles(self) -> None:
+        """A title alone ("the Colonel", "Mademoiselle") is the one named person who carries it
+        ("Colonel Fussell"), where the book names only one, or one ten times as often as the others
+        ("the Doctor": Dr. Bull, not Dr. Renard named four times)."""
+        for form in self.counts:
+            title = title_key(form)
+            if name_words(form) or len(title) != 1:
+                continue
+            holders = sorted(
+                {self.find(n) for n in self.counts if name_words(n) and title[0] in title_key(n)}
+                - {self.find(form)},
+                key=lambda root: (-self._weight(root), root),
+            )
+            others = sum(self._weight(root) for root in holders[1:])
+            if holders and self._weight(holders[0]) >= 10 * others and self._compatible(form, holders[0]):
+                self.union(form, holders[0])
+
+    def join_eldest_daughter(self, pairs: Collection[tuple[str, str]]) -> None:
+        """ "Miss Bennet" alone is the eldest daughter: of the women whose given name the book writes
+        with the surname ("Jane Bennet", "Elizabeth Bennet"), the one it never calls "Miss" and her
+        given name, as it does her younger sisters ("Miss Elizabeth"). An aunt of the name, unmarried,
+        goes before her nieces ("Aunt Josephine" is Miss Barry, not Diana Barry)."""
+        for form in self.counts:
+            if title_key(form) != ("miss",) or len(words := name_words(form)) != 1:
+                continue
+            if any(len(name_words(n)) > 1 for n in self.counts if self.find(n) == self.find(form)):
+                continue  # joined to a full name already
+            women = self._women_of(words[0], pairs, self.find(form))
+            aunts = {root for given, root in women.items() if ("Aunt", given) in pairs}
+            eldest = aunts or {root for given, root in women.items() if ("Miss", given) not in pairs}
+            if len(eldest) == 1:
+                self.union(form, eldest.pop())
+
+    def join_given_and_surname(self, pairs: Collection[tuple[str, str]]) -> None:
+        """A given name and a surname, each a character of its own with no full name, are one where
+        the book writes them together and each with no other of that sex ("Cyril Fielding" once
+        in its talk: "Cyril" is Mr. Fielding). A "Mrs." or "Miss" is left to the rules above."""
+        alone = self._single_word_groups()
+        given = {
+            r: words
+            for r, words in alone.items()
+            if given_name_gender(words[0]) is not Gender.UNKNOWN and not self._titles(r)
+        }
+        surnames = {
+            r: words
+            for r, words in alone.items()
+            if r not in given and not self._titles(r) & {("mrs",), ("miss",)} and len(set(words)) == 1
+        }
+
+        def gender(root: str) -> set[Gender]:
+            return {given_name_gender(given[root][0])} if root in given else self.group_gender(root)
+
+        def matches(root: str, others: Mapping[str, tuple[str, ...]], first: bool) -> list[str]:
+            word = alone[root][0]
+            return [
+                o for o, words in others.items()
+                if ((word, words[0]) if first else (words[0], word)) in pairs and gender(o) == gender(root)
+            ]
+
+        for root in list(given):
+            found = matches(root, surnames, first=True)
+            if len(found) == 1 and matches(found[0], given, first=False) == [root]:
+                self.union(root, found[0])
+
+    def _single_word_groups(self) -> dict[str, tuple[str, ...]]:
+        """Each group named by one word only ("Cyril", "Fielding" with "Mr. Fielding"): its words."""
+        words: dict[str, set[str]] = {}
+        for name in self.counts:
+            words.setdefault(self.find(name), set()).update(
+                name_words(name) if len(name_words(name)) == 1 else ("", "")
+            )
+        return {r: tuple(sorted(w)) for r, w in words.items() if len(w) == 1 and "" not in w}
+
+    def _women_of(self, surname: str, pairs: Collection[tuple[str, str]], own: str) -> dict[str, str]:
+        """The women's given names the book writes before ``surname``, with their groups: a given
+        name alone ("Jane") or a full name ("Miss Josephine Barry") of an unmarried woman."""
+        women: dict[str, str] = {}
+        for name in self.counts:
+            words = name_words(name)
+            root = self.find(name)
+            if (
+                len(words) in (1, 2)
+                and words[1:] in ((), (surname,))
+                and (words[0], surname) in pairs
+                and given_name_gender(words[0]) is Gender.FEMALE
+                and not set(title_key(name)) - {"miss"}
+                and root != own
+                and self._sure_gender(root) <= {Gender.FEMALE}
+            ):
+                women[words[0]] = root
+        return women
+
+    def _join_dominant(self, forms: list[str], targets: list[str]) -> None:
+        if not any(title_key(f) for f in forms):
+            return
+        fitting = sorted(
+            (t for t in set(targets) if self._compatible(forms[0], t) and self.group_gender(t)),
+            key=lambda t: (-self._weight(t), t),
+        )
+        rest = sum(self._weight(t) for t in set(targets)) - (self._weight(fitting[0]) if fitting else 0)
+        if fitting and self._weight(fitting[0]) >= 3 * rest:
+            self.union(forms[0], fitting[0])
+
+    def join_most_written(
+        self, forms: list[str], uses: Mapping[str, int], *, ends_only: bool = False
+    ) -> None:
+        """A bare given name shared by several full names joins the one the book writes three times
+        as often as the rest ("Jane" -> "Jane Fairfax" 50 times, not "Miss Jane Bates" once).
+
+        A word that only ends the longer names ("Bear": "Pooh Bear", "Edward Bear", "Floating
+        Bear") may also join the one whose character the book names three times as often as the
+        others' in all ("Pooh"); a given name may not ("John" of "John Beaver", the man the book
+        calls "Beaver", is "John Andrew")."""
+        roots = {self.find(f) for f in forms}
+        if len(roots) != 1 or self._titles(next(iter(roots))):
+            return
+        root = next(iter(roots))
+        candidates = [t for t in uses if t != root and self._compatible(root, t)]
+        weights = [uses] + ([{t: self._weight(t) for t in uses}] if ends_only else [])
+        for weight in weights:
+            fitting = sorted(candidates, key=lambda t: (-weight[t], t))
+            if fitting and weight[fitting[0]] >= 3 * sum(weight[t] for t in uses if t != fitting[0]):
+                self.union(root, fitting[0])
+                return
+
+    @staticmethod
+    def _by_gender(forms: list[str]) -> set[tuple[str, ...]]:
+        """The titles a full name's gender alone may give: "Mr." and "Miss", and "Mrs." where the
+        name has no "Miss" (no daughter she might be: "Mrs. Cavendish" is Mary Cavendish, "Mrs.
+        Bennet" is not Elizabeth Bennet, Miss Bennet's sister)."""
+        if any(title_key(f) == ("miss",) for f in forms):
+            return {("mr",), ("miss",)}
+        return {("mr",), ("miss",), ("mrs",)}
+
+    def _other_titles(self, target: str, titles: set[tuple[str, ...]]) -> bool:
+        """The target carries a title other than ``titles`` ("Admiral Crawford", "Sir Walter Elliot"
+        for "Mr."); a clergyman is "Mr." too ("Reverend Wyndham Datchet")."""
+        clergy = {("reverend",), ("rev",)} if ("mr",) in titles else set()
+        return bool(self._titles(target) - titles - clergy)
+
+    def _his(self, target: str, titles: set[tuple[str, ...]]) -> bool:
+        """A "Mrs." full name with a man's given name is his wife ("Mrs. John Dashwood", beside
+        "Mrs. Dashwood" his stepmother)."""
+        given = {name_words(n)[0] for n in self.counts if self.find(n) == target and len(name_words(n)) > 1}
+        return ("mrs",) in titles and any(
+            g in self.counts and self.group_gender(self.find(g)) == {Gender.MALE} for g in given
+        )
+
+    def _miss_given(self, target: str, titles: set[tuple[str, ...]]) -> bool:
+        """The target's given name is also written after "Miss" alone ("Miss Marianne"): a younger
+        sister, not "Miss Dashwood". Not where the book writes the full name after "Miss" too ("Miss
+        Daisy Miller"): that is the title of the only daughter, given name or not."""
+        full = [n for n in self.counts if self.find(n) == target and len(name_words(n)) > 1]
+        given = {name_words(n)[0] for n in full} - {name_words(n)[0] for n in full if title_key(n) == ("miss",)}
+        return ("miss",) in titles and any(
+            title_key(n) == ("miss",) and name_words(n)[:1] == (g,) and len(name_words(n)) == 1
+            for n in self.counts
+            for g in given
+        )
+
+    def _sure_gender(self, root: str) -> set[Gender]:
+        """A group's gender from its titles and its given name alone ("Mary": she), not from the
+        pronouns after a full name, which are often someone else's ("Ellen Mingott ... he")."""
+        return {
+            self._alone_gender(n)
+            for n in self.counts
+            if self.find(n) == root and (title_key(n) or len(name_words(n)) == 1)
+        } - {Gender.UNKNOWN}
+
+    def _alone_gender(self, name: str) -> Gender:
+        """A form's gender by its title, else by its given name ("Janey", though "he" follows her
+        name where she talks to her brother), else by the pronouns after it."""
+        by_name = given_name_gender(name) if not title_key(name) else Gender.UNKNOWN
+        return by_name if by_name is not Gender.UNKNOWN else self.gender(name)
+
+    def _titles(self, root: str) -> set[tuple[str, ...]]:
+        return {title_key(n) for n in self.counts if self.find(n) == root} - {()}
+
+    def _weight(self, root: str) -> int:
+        return sum(count for name, count in self.counts.items() if self.find(name) == root)
+
+    def canonical(self) -> dict[str, str]:
+        members: dict[str, list[str]] = {}
+        for name in self.counts:
+            members.setdefault(self.find(name), []).append(name)
+        result: dict[str, str] = {}
+        for forms in members.values():
+            # The most used form, or a fuller one used nearly as often ("Fir Tree" over "Tree").
+            top = max(self.counts[f] for f in forms)
+            best = max(
+                (f for f in forms if 3 * self.counts[f] >= top),
+                key=lambda f: (len(name_words(f)), self.counts[f], len(f), f),
+            )
+            for form in forms:
+                result[form] = best
+        return result
+
+
+# Ranks of the nobility, and the addresses that stand for them in talk ("Madame" for a countess).
+_RANKS = frozenset("count countess duke duchess baron baroness marquis marchioness prince princess".split())
+_PLAIN_ADDRESS = frozenset("mme monsieur m lady lord".split())
+
+
+def titles_gender(titles: set[tuple[str, ...]]) -> set[Gender]:
+    """The genders ``titles`` show ({("mr",)} -> male)."""
+    return {title_gender(" ".join(t)) for t in titles} - {Gender.UNKNOWN}
