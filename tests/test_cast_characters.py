@@ -492,6 +492,22 @@ def test_a_given_name_and_a_surname_the_book_writes_together_once_are_one_man() 
     assert canonical["Cyril"] != canonical["Fielding"] != canonical["George"]
 
 
+def test_a_name_and_its_pet_form_are_one_person() -> None:
+    # The Sport of the Gods: "Kit" is Kitty Hamilton, "Skaggsy" is Mr. Skaggs.
+    counts = {"Kitty": 64, "Kit": 4, "Kitty Hamilton": 2, "Mr. Skaggs": 30, "Skaggsy": 6, "Skaggs": 3}
+    canonical, genders = group_forms(counts, [])
+    assert canonical["Kit"] == canonical["Kitty Hamilton"] == "Kitty"
+    assert genders["Kitty"] is Gender.FEMALE
+    assert canonical["Skaggsy"] == canonical["Skaggs"] == "Mr. Skaggs"
+    # Their full names say two families; two pet forms of one name say nothing.
+    counts = {"Tom": 40, "Tommy": 20, "Tom Gradgrind": 4, "Tommy Traddles": 4, "Jo": 10, "Joey": 5, "Joie": 5}
+    canonical = group_names(counts, {})
+    assert canonical["Tom"] != canonical["Tommy"] and len({canonical[n] for n in ("Jo", "Joey", "Joie")}) == 3
+    # A man's title and a woman's keep them apart.
+    canonical = group_names({"Mr. Will": 10, "Miss Willy": 10}, {})
+    assert canonical["Mr. Will"] != canonical["Miss Willy"]
+
+
 def test_a_cousin_and_a_fraulein_are_titles() -> None:
     # Howards End: "Cousin Frieda" is Frieda Mosebach, whom the book calls "Fraulein Mosebach".
     counts = {"Fraulein Mosebach": 36, "Frieda": 16, "Cousin Frieda": 1, "Frieda Mosebach": 2}

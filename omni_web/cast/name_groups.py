@@ -53,6 +53,7 @@ def group_names(
     groups.join_bare_titles()
     groups.join_eldest_daughter(pairs)
     groups.join_given_and_surname(pairs)
+    groups.join_pet_names()
     return groups.canonical()
 
 

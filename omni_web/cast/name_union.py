@@ -7,6 +7,7 @@ book's own pairs of words show (an eldest daughter, a given name written with it
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Mapping
 
 from omni_web.cast.given_names import given_name_gender
@@ -287,6 +288,32 @@ class NameGroups:
             if len(found) == 1 and matches(found[0], given, first=False) == [root]:
                 self.union(root, found[0])
 
+    def join_pet_names(self) -> None:
+        """A name and its pet form, each one word, are one person where neither has another
+        ("Kit", "Kitty"; "Skaggs", "Skaggsy"), unless their full names say two families."""
+        words = {name_words(n)[0]: n for n in self.counts if len(name_words(n)) == 1}
+        pets: dict[str, list[str]] = {}
+        for word in words:
+            for pet in _pet_forms(word):
+                if pet in words:
+                    pets.setdefault(word, []).append(pet)
+        petted = Counter(pet for found in pets.values() for pet in found)
+        for word, found in pets.items():
+            if len(found) != 1 or petted[found[0]] != 1:
+                continue
+            short, pet = self.find(words[word]), self.find(words[found[0]])
+            # Their titles' sexes, not their given names': "Kit" is a man's name in the list, and
+            # Kitty's too.
+            sexes = [titles_gender(self._titles(short)), titles_gender(self._titles(pet))]
+            surnames = [self._surnames(short), self._surnames(pet)]
+            if short == pet or (all(sexes) and sexes[0] != sexes[1]):
+                continue
+            if not all(surnames) or surnames[0] & surnames[1]:
+                self.union(short, pet)
+
+    def _surnames(self, root: str) -> set[str]:
+        return {name_words(n)[-1] for n in self.counts if self.find(n) == root and len(name_words(n)) > 1}
+
     def _single_word_groups(self) -> dict[str, tuple[str, ...]]:
         """Each group named by one word only ("Cyril", "Fielding" with "Mr. Fielding"): its words."""
         words: dict[str, set[str]] = {}
@@ -424,6 +451,12 @@ class NameGroups:
 # Ranks of the nobility, and the addresses that stand for them in talk ("Madame" for a countess).
 _RANKS = frozenset("count countess duke duchess baron baroness marquis marchioness prince princess".split())
 _PLAIN_ADDRESS = frozenset("mme monsieur m lady lord".split())
+
+
+def _pet_forms(word: str) -> list[str]:
+    """The pet forms of a name: "Kit" -> "Kitty", "Kity", "Kitie", "Kitey"."""
+    stems = [word, word + word[-1]] if word[-1] not in "aeiouy" else [word]
+    return [stem + end for stem in stems for end in ("y", "ie", "ey")]
 
 
 def titles_gender(titles: set[tuple[str, ...]]) -> set[Gender]:
