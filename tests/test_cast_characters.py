@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -506,6 +507,25 @@ def test_a_name_and_its_pet_form_are_one_person() -> None:
     # A man's title and a woman's keep them apart.
     canonical = group_names({"Mr. Will": 10, "Miss Willy": 10}, {})
     assert canonical["Mr. Will"] != canonical["Miss Willy"]
+
+
+def test_a_bare_surname_is_the_man_whose_full_name_the_book_writes_most() -> None:
+    # The Sport of the Gods: "Oakley" is Maurice Oakley (24 times in full), not his brother Frank
+    # (twice in full, though "Frank" alone is his most used name).
+    oakleys = {"Oakley": 32, "Mrs. Oakley": 16, "Maurice Oakley": 18, "Frank Oakley": 1, "Frank": 60}
+    genders = {"Oakley": Gender.MALE, "Maurice Oakley": Gender.MALE, "Frank": Gender.MALE}
+    pairs = Counter({("Maurice", "Oakley"): 24, ("Frank", "Oakley"): 2})
+    canonical = group_names(oakleys, genders, pairs)
+    assert canonical["Oakley"] == "Maurice Oakley" != canonical["Frank"]
+    assert canonical["Mrs. Oakley"] == "Mrs. Oakley"
+    # Written about as often: which man, the book does not say.
+    pairs = Counter({("Maurice", "Oakley"): 4, ("Frank", "Oakley"): 2})
+    assert group_names(oakleys, genders, pairs)["Oakley"] == "Oakley"
+    # Howards End: "Mr. Wilcox" is the father the book never names in full, not his son Charles.
+    counts = {"Mr. Wilcox": 332, "Mrs. Wilcox": 100, "Charles Wilcox": 8, "Charles": 150, "Paul Wilcox": 1}
+    pairs = Counter({("Charles", "Wilcox"): 7, ("Paul", "Wilcox"): 1})
+    canonical = group_names(counts, {"Charles": Gender.MALE, "Paul Wilcox": Gender.MALE}, pairs)
+    assert canonical["Mr. Wilcox"] == "Mr. Wilcox" != canonical["Charles"]
 
 
 def test_a_cousin_and_a_fraulein_are_titles() -> None:

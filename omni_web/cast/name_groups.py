@@ -29,8 +29,8 @@ def group_names(
         counts: every form found, with how often it was found (speaker tags and mentions).
         genders: a form's gender as the book's pronouns show it, where known.
         pairs: two capitalised words the book writes side by side anywhere, its talk too ("Jane
-            Bennet", "Miss Elizabeth"): which sisters carry a surname, and which go by "Miss" and
-            their given name.
+            Bennet", "Miss Elizabeth"), with how often where counted: which sisters carry a
+            surname, which go by "Miss" and their given name, which man a bare surname means.
 
     A form joins the forms with the same words and at most one title ("Darcy", "Mr. Darcy"), and
     a shorter form joins the longer forms that end or begin with it ("Darcy" -> "Fitzwilliam
@@ -38,7 +38,7 @@ def group_names(
     of two genders, or two people sharing the word in one place ("Elizabeth Bennet", "Jane
     Bennet"), keep it apart unless its gender or its use picks one of them.
     """
-    groups = NameGroups(counts, genders or {})
+    groups = NameGroups(counts, genders or {}, Counter(pairs))
     by_words: dict[tuple[str, ...], list[str]] = {}
     for name in counts:
         words = _full_words(name_words(name), counts)
@@ -51,8 +51,8 @@ def group_names(
     for _ in range(2):
         _join_parts(groups, by_words)
     groups.join_bare_titles()
-    groups.join_eldest_daughter(pairs)
-    groups.join_given_and_surname(pairs)
+    groups.join_eldest_daughter()
+    groups.join_given_and_surname()
     groups.join_pet_names()
     return groups.canonical()
 

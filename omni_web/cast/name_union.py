@@ -8,7 +8,7 @@ book's own pairs of words show (an eldest daughter, a given name written with it
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 
 from omni_web.cast.given_names import given_name_gender
 from omni_web.cast.names import GIVEN_NAME_TITLES, Gender, name_words, title_gender, title_key
@@ -19,9 +19,12 @@ __all__ = ["NameGroups", "titles_gender"]
 class NameGroups:
     """Union-find over name forms, with the gender checks of :func:`group_names`."""
 
-    def __init__(self, counts: Mapping[str, int], genders: Mapping[str, Gender]) -> None:
+    def __init__(
+        self, counts: Mapping[str, int], genders: Mapping[str, Gender], pairs: Mapping[tuple[str, str], int]
+    ) -> None:
         self.counts = counts
         self.genders = genders
+        self.pairs = pairs
         self.parent = {name: name for name in counts}
 
     def find(self, name: str) -> str:
@@ -223,6 +226,24 @@ class NameGroups:
                 fitting = [t for t in fitting if self._sure_gender(t) == gender]
                 if len(fitting) == 1 and not maybe and not self._miss_given(fitting[0], titles):
                     self.union(root, fitting[0])
+                elif not self._titles(root) and titles == {("mr",)} and not self._given_gender(root):
+                    self._join_most_written_man(root, fitting + maybe)
+
+    def _join_most_written_man(self, root: str, men: list[str]) -> None:
+        """A bare surname is the man whose full name the book writes three times as often as the
+        other men's of the name ("Oakley": Maurice Oakley 24 times, Frank twice). Not its "Mr.":
+        the father the book never names in full ("Mr. Wilcox", not his son Charles Wilcox)."""
+        surname = name_words(root)[-1:]
+        written = {
+            man: sum(
+                self.pairs.get((given, surname[0]), 0)
+                for given in {name_words(n)[0] for n in self.counts if self.find(n) == man}
+            )
+            for man in set(men)
+        }
+        ranked = sorted(written, key=lambda man: (-written[man], man))
+        if surname and ranked and written[ranked[0]] >= 3 * max(1, sum(written[m] for m in ranked[1:])):
+            self.union(root, ranked[0])
 
     def join_bare_titles(self) -> None:
         """A title alone ("the Colonel", "Mademoiselle") is the one named person who carries it
@@ -241,7 +262,7 @@ class NameGroups:
             if holders and self._weight(holders[0]) >= 10 * others and self._compatible(form, holders[0]):
                 self.union(form, holders[0])
 
-    def join_eldest_daughter(self, pairs: Collection[tuple[str, str]]) -> None:
+    def join_eldest_daughter(self) -> None:
         """ "Miss Bennet" alone is the eldest daughter: of the women whose given name the book writes
         with the surname ("Jane Bennet", "Elizabeth Bennet"), the one it never calls "Miss" and her
         given name, as it does her younger sisters ("Miss Elizabeth"). An aunt of the name, unmarried,
@@ -251,13 +272,13 @@ class NameGroups:
                 continue
             if any(len(name_words(n)) > 1 for n in self.counts if self.find(n) == self.find(form)):
                 continue  # joined to a full name already
-            women = self._women_of(words[0], pairs, self.find(form))
-            aunts = {root for given, root in women.items() if ("Aunt", given) in pairs}
-            eldest = aunts or {root for given, root in women.items() if ("Miss", given) not in pairs}
+            women = self._women_of(words[0], self.find(form))
+            aunts = {root for given, root in women.items() if ("Aunt", given) in self.pairs}
+            eldest = aunts or {root for given, root in women.items() if ("Miss", given) not in self.pairs}
             if len(eldest) == 1:
                 self.union(form, eldest.pop())
 
-    def join_given_and_surname(self, pairs: Collection[tuple[str, str]]) -> None:
+    def join_given_and_surname(self) -> None:
         """A given name and a surname, each a character of its own with no full name, are one where
         the book writes them together and each with no other of that sex ("Cyril Fielding" once
         in its talk: "Cyril" is Mr. Fielding). A "Mrs." or "Miss" is left to the rules above."""
@@ -280,7 +301,8 @@ class NameGroups:
             word = alone[root][0]
             return [
                 o for o, words in others.items()
-                if ((word, words[0]) if first else (words[0], word)) in pairs and gender(o) == gender(root)
+                if ((word, words[0]) if first else (words[0], word)) in self.pairs
+                and gender(o) == gender(root)
             ]
 
         for root in list(given):
@@ -323,7 +345,7 @@ class NameGroups:
             )
         return {r: tuple(sorted(w)) for r, w in words.items() if len(w) == 1 and "" not in w}
 
-    def _women_of(self, surname: str, pairs: Collection[tuple[str, str]], own: str) -> dict[str, str]:
+    def _women_of(self, surname: str, own: str) -> dict[str, str]:
         """The women's given names the book writes before ``surname``, with their groups: a given
         name alone ("Jane") or a full name ("Miss Josephine Barry") of an unmarried woman."""
         women: dict[str, str] = {}
@@ -333,7 +355,7 @@ class NameGroups:
             if (
                 len(words) in (1, 2)
                 and words[1:] in ((), (surname,))
-                and (words[0], surname) in pairs
+                and (words[0], surname) in self.pairs
                 and given_name_gender(words[0]) is Gender.FEMALE
                 and not set(title_key(name)) - {"miss"}
                 and root != own

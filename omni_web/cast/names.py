@@ -165,9 +165,9 @@ def name_words(name: str) -> tuple[str, ...]:
 _PAIR_RE = re.compile(r"(?<![\w’'-])([A-Z][a-z’'-]+)(?=\s+([A-Z][a-z’'-]+)(?![\w’'-]))")
 
 
-def name_pairs(texts: Iterable[str]) -> set[tuple[str, str]]:
-    """The capitalised words ``texts`` write side by side ("Jane Bennet", "Miss Elizabeth")."""
-    return {(match.group(1), match.group(2)) for text in texts for match in _PAIR_RE.finditer(text)}
+def name_pairs(texts: Iterable[str]) -> Counter[tuple[str, str]]:
+    """The capitalised words ``texts`` write side by side ("Jane Bennet", "Miss Elizabeth"), counted."""
+    return Counter((match.group(1), match.group(2)) for text in texts for match in _PAIR_RE.finditer(text))
 
 
 @dataclass(frozen=True, slots=True)
