@@ -31,6 +31,7 @@ from omni_web.catalog import VoiceMode, get_entry
 from omni_web.client import VoiceKind
 from omni_web.errors import BookError, VoiceError
 from omni_web.preview import preview_cast_line
+from omni_web.ui.cast_names import CastNameRefs, alias_choices, build_cast_names, name_choices, name_edits
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.player import read_wav
@@ -58,6 +59,7 @@ class CastRefs:
     hear: gr.Button
     audio: gr.Audio
     notice: gr.Markdown
+    names: CastNameRefs
 
 
 def build_cast_panel() -> CastRefs:
@@ -79,6 +81,7 @@ def build_cast_panel() -> CastRefs:
         with gr.Row():
             assign = gr.Button("Give the character this voice", size="sm", elem_id="cast-assign")
             hear = gr.Button("Hear the character", size="sm", elem_id="cast-hear")
+        names = build_cast_names()
         audio = gr.Audio(label="Cast preview", interactive=False, autoplay=True, elem_id="cast-audio")
         notice = gr.Markdown(elem_id="cast-notice")
     return CastRefs(
@@ -93,6 +96,7 @@ def build_cast_panel() -> CastRefs:
         hear,
         audio,
         notice,
+        names,
     )
 
 
@@ -129,24 +133,29 @@ def _key_of(spec: VoiceSpec | None, options: list[VoiceOption]) -> str:
 
 
 def _render(ctx: UiContext, state: dict | None, model_key: str, keep: str | None = None) -> tuple[Any, ...]:
-    """Checkbox, dialogue menu, table, character menu, voice menu, and the two description boxes."""
+    """Checkbox, dialogue menu, table, character menu, voice menu, the two description boxes, and
+    the names row's menus (see :func:`name_choices`)."""
     if not state:
         empty = gr.update(choices=[], value=None)
-        return False, empty, "", empty, empty, gr.update(visible=False), gr.update(visible=False)
+        blank = (False, empty, "", empty, empty, gr.update(visible=False), gr.update(visible=False))
+        return *blank, *name_choices([], None, [])
     book = _book(ctx, state)
     cast = load_cast_file(saved_cast_path(ctx.paths, book))
     design = get_entry(model_key).voice_mode is VoiceMode.INSTRUCTIONS
     options = [] if design else _options(ctx, model_key)
-    people = find_characters(book, min_confidence=cast.min_confidence)[:_LISTED]
+    people = find_characters(book, min_confidence=cast.min_confidence, edits=cast.edits)[:_LISTED]
     voices = cast.voices_for(get_entry(model_key))  # a person's choices and the app's picks for the model
-    rows = [[p.name, str(p.quotes), _voice_label(voices, p.name), f"“{p.sample[:120]}”"] for p in people]
+    rows = [
+        [p.name, ", ".join(p.aliases), str(p.quotes), _voice_label(voices, p.name), f"“{p.sample[:120]}”"]
+        for p in people
+    ]
     rows += [
-        [name, "0", spec.label, "(mapped; not found)"]
+        [name, "", "0", spec.label, "(mapped; not found)"]
         for name, spec in cast.characters.items()
         if name not in {p.name for p in people}
     ]
     html = (
-        table(["Character", "Quotes", "Voice", "Sample line"], rows)
+        table(["Character", "Also called", "Quotes", "Voice", "Sample line"], rows)
         if rows
         else "No quoted speech with a speaker was found in this book."
     )
@@ -166,6 +175,7 @@ def _render(ctx: UiContext, state: dict | None, model_key: str, keep: str | None
         ),
         gr.update(visible=design, value=_instructions(cast.characters.get(chosen or ""))),
         gr.update(visible=design, value=_instructions(cast.dialogue)),
+        *name_choices(people, chosen, cast.edits.hidden),
     )
 
 
@@ -226,10 +236,14 @@ def _assign(
     )
 
 
-def _pick(ctx: UiContext, state: dict | None, model_key: str, name: str | None) -> tuple[Any, str]:
+def _pick(
+    ctx: UiContext, state: dict | None, model_key: str, name: str | None, aliases: dict[str, list[str]]
+) -> tuple[Any, ...]:
+    """The voice of the character picked, and the names row's menus for them."""
     cast = load_cast_file(saved_cast_path(ctx.paths, _book(ctx, state))) if state else CastFile()
     spec = cast.characters.get(name or "")
-    return gr.update(value=_key_of(spec, _options(ctx, model_key))), _instructions(spec)
+    voice = gr.update(value=_key_of(spec, _options(ctx, model_key)))
+    return voice, _instructions(spec), gr.update(value=None), alias_choices(aliases, name)
 
 
 def _hear(ctx: UiContext, state: dict | None, model_key: str, name: str | None) -> tuple[Any, str]:
@@ -266,6 +280,10 @@ def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr
         refs.voice,
         refs.instructions,
         refs.dialogue_instructions,
+        refs.names.same_as,
+        refs.names.alias,
+        refs.names.hidden,
+        refs.names.aliases,
     ]
     render = guarded(lambda state, key: _render(ctx, state, key))
     picked = guarded(
@@ -290,11 +308,12 @@ def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr
     for event in (refs.dialogue_instructions.submit, refs.dialogue_instructions.blur):
         event(described, [book, model, refs.dialogue_instructions], outputs, api_visibility="private")
     refs.character.input(
-        guarded(lambda state, key, name: _pick(ctx, state, key, name)),
-        [book, model, refs.character],
-        [refs.voice, refs.instructions],
+        guarded(lambda state, key, name, aliases: _pick(ctx, state, key, name, aliases)),
+        [book, model, refs.character, refs.names.aliases],
+        [refs.voice, refs.instructions, refs.names.same_as, refs.names.alias],
         api_visibility="private",
     )
+    _wire_names(ctx, refs, book=book, model=model, outputs=outputs)
     refs.assign.click(
         guarded(lambda *values: _assign(ctx, *values)),
         [book, model, refs.character, refs.voice, refs.instructions],
@@ -309,3 +328,26 @@ def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr
         concurrency_limit=1,
         concurrency_id="gpu-server",
     )
+
+
+def _wire_names(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr.Dropdown, outputs: list) -> None:
+    """The names row: each edit is saved, said in the notice, and the panel drawn again with it."""
+    names = refs.names
+    redraw = guarded(lambda state, key, keep: _render(ctx, state, key, keep=keep))
+
+    def edit(action: str) -> Callable[..., str]:
+        def handler(state: dict | None, *values: str | None) -> str:
+            return name_edits(lambda change: _save(ctx, state, change))[action](*values)
+
+        return guarded(handler)
+
+    for button, action, inputs in (
+        (names.merge, "merge", [refs.character, names.same_as]),
+        (names.rename, "rename", [refs.character, names.new_name]),
+        (names.split, "split", [refs.character, names.alias]),
+        (names.hide, "hide", [refs.character]),
+        (names.unhide, "unhide", [names.hidden]),
+    ):
+        done = button.click(edit(action), [book, *inputs], refs.notice, api_name=f"cast_{action}")
+        keep = names.new_name if action == "rename" else refs.character
+        done.success(redraw, [book, model, keep], outputs, api_visibility="private")

@@ -55,3 +55,21 @@ def test_cast_screen_lists_characters_and_a_third_voice_is_heard(page, app) -> N
     log = Path(app.log_path).parent / "requests.jsonl"  # beside webapp.log (see the app fixture)
     sent = [json.loads(line) for line in log.read_text().splitlines()]
     assert sent[-1]["voice"] == "Eric"  # the character's own voice, not the narrator's or the dialogue's
+
+
+def test_two_names_of_one_person_are_merged_on_the_cast_screen(page, app) -> None:  # noqa: F811
+    upload_test_book(page, "pg11-alice.epub", "Alice")
+    page.locator("#cast-panel").get_by_text("Cast: dialogue and characters").click()
+    characters = page.locator("#cast-characters")
+    expect(characters).to_contain_text("Frog-Footman", timeout=60_000)
+    _pick(page, "cast-character", "Footman")
+    page.locator("#cast-names").get_by_text("Names: one person under two names").click()
+    _pick(page, "cast-same-as", "Frog-Footman")
+    page.locator("#cast-merge").click()
+    expect(page.locator("#cast-notice")).to_contain_text("Footman is Frog-Footman now", timeout=30_000)
+    # One row for him now, his other name beside it; the same edit the CLI's --merge saves.
+    first = characters.locator("tr td:first-child")
+    expect(first.filter(has_text=re.compile(r"^Footman$"))).to_have_count(0, timeout=30_000)
+    row = characters.locator("tr").filter(has=page.locator("td:first-child", has_text="Frog-Footman"))
+    expect(row.locator("td").nth(1)).to_have_text("Footman")
+    shot(page, "generate-cast-names")

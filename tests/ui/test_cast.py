@@ -4,6 +4,7 @@ line heard in its own voice on the running server, and Generate queueing the cas
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,7 @@ def test_cast_panel_maps_characters_and_plays_a_mapped_voice(ui_app, tmp_path: P
 
     use, dialogue, *_ = client.predict(MODEL, "speaker:Ryan", api_name="/cast_dialogue")
     assert use is True and dialogue["value"] == "speaker:Ryan"
-    *_, listing, character, voice, _, _, notice = client.predict(
+    _, _, listing, character, voice, *_, notice = client.predict(
         MODEL, "Hatter", "speaker:Eric", "", api_name="/cast_assign")
     assert "Hatter" in notice and "Eric" in notice and voice["value"] == "speaker:Eric"
     saved = load_cast_file(saved_cast_path(ui_app.paths, load_book(ALICE)))
@@ -82,12 +83,53 @@ def test_a_voice_design_model_describes_each_voice_in_words(ui_app) -> None:
     client = ui_app.client()
     client.predict(api_name="/generate_load")
     client.predict(handle_file(ALICE), api_name="/book_upload")
-    _, dialogue, _, _, voice, instructions, dialogue_text = client.predict(design, api_name="/cast_panel")
+    _, dialogue, _, _, voice, instructions, dialogue_text, *_ = client.predict(design, api_name="/cast_panel")
     assert dialogue["visible"] is False and voice["visible"] is False
     assert instructions["visible"] is True and dialogue_text["visible"] is True
-    *_, listing, _, _, instructions, _, notice = client.predict(
+    _, _, listing, _, _, instructions, *_, notice = client.predict(
         design, "Queen", None, "A shrill, imperious voice.", api_name="/cast_assign")
     assert "Queen" in notice and instructions["value"] == "A shrill, imperious voice."
     saved = load_cast_file(saved_cast_path(ui_app.paths, load_book(ALICE)))
     assert saved.characters["Queen"].instructions == "A shrill, imperious voice."
     assert "designed: A shrill, imperious voice." in listing
+
+
+def _row(listing: str, name: str) -> str:
+    return next((r for r in listing.split("<tr>") if r.startswith(f"<td>{name}</td>")), "")
+
+
+def test_the_names_row_merges_renames_splits_and_hides_characters_as_the_cli_does(ui_app) -> None:
+    client = ui_app.client()
+    client.predict(api_name="/generate_load")
+    client.predict(handle_file(ALICE), api_name="/book_upload")
+    _, _, listing, _, _, _, _, same_as, alias, hidden = client.predict(MODEL, api_name="/cast_panel")
+    hare = int(re.findall(r"<td>(\d+)</td>", _row(listing, "March Hare"))[0])
+    hatter = int(re.findall(r"<td>(\d+)</td>", _row(listing, "Hatter"))[0])
+    assert "Hatter" in [label for label, _ in same_as["choices"]] and not hidden["choices"]
+    client.predict(MODEL, "Hatter", "speaker:Eric", "", api_name="/cast_assign")
+
+    # The March Hare is the Hatter now: one row, his lines counted together, and the CLI's edit saved.
+    notice = client.predict("March Hare", "Hatter", api_name="/cast_merge")
+    assert "March Hare" in notice and "Hatter" in notice
+    _, _, listing, *_ = client.predict(MODEL, api_name="/cast_panel")
+    assert not _row(listing, "March Hare") and "March Hare" in _row(listing, "Hatter")
+    assert f"<td>{hare + hatter}</td>" in _row(listing, "Hatter")
+    saved = load_cast_file(saved_cast_path(ui_app.paths, load_book(ALICE)))
+    assert saved.edits.merges == {"March Hare": "Hatter"}
+
+    # Split off again; renamed, the Hatter keeps his voice; a hidden name leaves the list till shown.
+    client.predict("Hatter", "March Hare", api_name="/cast_split")
+    assert f"<td>{hare}</td>" in _row(client.predict(MODEL, api_name="/cast_panel")[2], "March Hare")
+    client.predict("Hatter", "Mad Hatter", api_name="/cast_rename")
+    client.predict("Dormouse", api_name="/cast_hide")
+    _, _, listing, *_, hidden = client.predict(MODEL, api_name="/cast_panel")
+    assert "Eric" in _row(listing, "Mad Hatter") and not _row(listing, "Hatter")
+    assert not _row(listing, "Dormouse") and [c[0] for c in hidden["choices"]] == ["Dormouse"]
+    saved = load_cast_file(saved_cast_path(ui_app.paths, load_book(ALICE)))
+    assert saved.edits.renames == {"Hatter": "Mad Hatter"} and saved.edits.hidden == ("Dormouse",)
+    assert saved.characters["Mad Hatter"].name == "Eric"
+    client.predict("Dormouse", api_name="/cast_unhide")
+    assert _row(client.predict(MODEL, api_name="/cast_panel")[2], "Dormouse")
+
+    with pytest.raises(AppError, match="Pick a character, then the character it is the same person as"):
+        client.predict("Alice", None, api_name="/cast_merge")
