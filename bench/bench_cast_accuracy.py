@@ -70,6 +70,11 @@ def _table(title: str, score: NovelScore) -> None:
         f"({_pct(score.narrator_right, score.narrator_quotes).strip()})"
     )
     print(f"characters named right: {score.characters}; under 2+ names: {len(score.split_characters)}")
+    print(
+        f"merges offered on the cast screen: {score.hints}, {score.hints_right} of them one person "
+        f"({_pct(score.hints_right, score.hints).strip()}); "
+        f"characters under 2+ names with the merge offered: {score.hinted_splits}"
+    )
 
 
 def _calibration(score: NovelScore) -> None:

@@ -102,6 +102,9 @@ class NovelScore:
     narrator_right: int = 0
     characters: int = 0  # annotated characters the rules named right at least once
     split_characters: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    hints: int = 0  # pairs of speakers the cast offers to merge (Roster.likely_same)
+    hints_right: int = 0  # of them, pairs that are one annotated character
+    hinted_splits: int = 0  # split characters with a hint between two of their names
 
     def add(self, other: NovelScore) -> None:
         for mine, theirs in (
@@ -117,6 +120,9 @@ class NovelScore:
         self.narrator_right += other.narrator_right
         self.characters += other.characters
         self.split_characters.extend(other.split_characters)
+        self.hints += other.hints
+        self.hints_right += other.hints_right
+        self.hinted_splits += other.hinted_splits
 
 
 def ensure_corpus(cache: Path, source: str = PDNC_URL) -> Path:
@@ -308,6 +314,7 @@ def score_novel(
     starts = [q.start for q in quotes]
     score = NovelScore()
     names_used: dict[str, set[str]] = {}
+    speakers: set[str] = set()
     for item in gold.quotes:
         kinds = ("all", item.kind)
         for kind in kinds:
@@ -328,6 +335,7 @@ def score_novel(
         score.by_rule[(attribution.rule or _rule(attribution.evidence), right)] += 1
         if attribution.confidence < min_confidence:
             continue
+        speakers.add(attribution.speaker)
         for kind in kinds:
             score.named[kind] += 1
             score.right[kind] += right
@@ -338,7 +346,21 @@ def score_novel(
     score.split_characters = [
         (main, tuple(sorted(used))) for main, used in names_used.items() if len(used) > 1
     ]
+    _grade_hints(score, roster, gold, speakers)
     return score
+
+
+def _grade_hints(score: NovelScore, roster: Roster, gold: Gold, speakers: set[str]) -> None:
+    """How many of the cast's merge hints between speakers are one person, and which splits they cover."""
+    hinted = {frozenset((a, b)) for a in speakers for b in roster.likely_same(a) if b in speakers}
+    score.hints = len(hinted)
+    for pair in hinted:
+        first, second = (_characters_of(name, roster, gold) for name in pair)
+        score.hints_right += len(first) == 1 and first == second
+    score.hinted_splits = sum(
+        any(frozenset((a, b)) in hinted for a in used for b in used if a != b)
+        for _, used in score.split_characters
+    )
 
 
 def _rule(evidence: str) -> str:

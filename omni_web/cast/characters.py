@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from omni_web.book import Book, Chapter, count_words, normalize_text
 from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE, book_quote_style, chapter_dialogue
 from omni_web.cast.edits import CastEdits
+from omni_web.cast.name_hints import likely_same
 from omni_web.cast.names import Age, Gender, Vocabulary, age_guess, clean_name, name_pairs, name_words
 from omni_web.cast.narrator_name import narrator_forms
 from omni_web.cast.roster import Roster, first_person_share, group_forms, pronoun_genders
@@ -62,6 +63,7 @@ class Character:
     age: Age = Age.UNKNOWN
     narrator: bool = False
     hidden: bool = False
+    maybe: tuple[str, ...] = ()  # characters this one may be under another name, for the user to merge
 
     @property
     def id(self) -> str:
@@ -170,8 +172,9 @@ def book_roster(
     # "The Newland Archers", "the Allens": a family, not one of its people, and no tag names them.
     families = {f for f in counts if f.endswith("s") and f[:-1] in counts and f not in tagged}
     people = Counter({f: n for f, n in counts.items() if f not in families})
-    texts = (block.text for chapter in chosen for block in chapter.blocks)
-    canonical, genders = group_forms(people, narration, name_pairs(texts))
+    pairs = name_pairs(block.text for chapter in chosen for block in chapter.blocks)
+    canonical, genders = group_forms(people, narration, pairs)
+    likely = likely_same(canonical, genders, people, pairs)
     # A book told in the third person by someone who talks with its people now and then ("'What
     # about a story?' I said.") has a narrator too; one "I thought" is a slip of the parser.
     first_person = told_by_i or narrator_lines >= _FRAME_LINES
@@ -180,7 +183,9 @@ def book_roster(
         for form in narrator_forms(lines, tagged, vocabulary):
             for other in [f for f, name in canonical.items() if name == canonical.get(form)] or [form]:
                 canonical[other] = bare.narrator
-    roster = Roster(canonical=canonical, genders=genders, vocabulary=vocabulary, first_person=first_person)
+    roster = Roster(
+        canonical=canonical, genders=genders, vocabulary=vocabulary, first_person=first_person, likely=likely
+    )
     return edits.apply(roster) if edits is not None else roster
 
 
@@ -233,6 +238,7 @@ def find_characters(
             gender=roster.gender(name),
             age=age_guess(roster.aliases(name) + (name,)),
             narrator=name == roster.narrator and roster.first_person,
+            maybe=roster.likely_same(name),
         )
         for name in counts
         if counts[name] >= min_quotes

@@ -42,7 +42,8 @@ class Roster:
 
     ``canonical`` maps a cleaned form ("Darcy") to its character's name ("Mr. Darcy"); ``genders``
     maps a character's name to its gender; ``first_person`` is True when the narration says "I";
-    ``narrator`` is the first-person narrator's label (a name the user gave, or ``"Narrator"``).
+    ``narrator`` is the first-person narrator's label (a name the user gave, or ``"Narrator"``);
+    ``likely`` maps a character to those it may be under another name (see :mod:`.name_hints`).
     """
 
     canonical: Mapping[str, str] = field(default_factory=dict)
@@ -51,6 +52,7 @@ class Roster:
     first_person: bool = False
     narrator: str = FIRST_PERSON_NARRATOR
     hidden: frozenset[str] = frozenset()
+    likely: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def empty(cls) -> Roster:
@@ -88,6 +90,17 @@ class Roster:
         """The other forms of ``name`` the book uses, most words first."""
         forms = [form for form, target in self.canonical.items() if target == name and form != name]
         return tuple(sorted(forms, key=lambda f: (-len(f.split()), f)))
+
+    def likely_same(self, name: str) -> tuple[str, ...]:
+        """The characters ``name`` may be under another name, as the roster names them now (the
+        user's merges and renames laid over); either side of a hint names the other."""
+        found: list[str] = []
+        for character, others in self.likely.items():
+            mine = self.canonical.get(character, character)
+            theirs = [self.canonical.get(o, o) for o in others]
+            found += theirs if mine == name else [mine] if name in theirs else []
+        hidden = self.hidden | {name.casefold()}
+        return tuple(dict.fromkeys(c for c in found if c.casefold() not in hidden))
 
     @property
     def names(self) -> frozenset[str]:

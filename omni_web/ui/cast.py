@@ -31,7 +31,7 @@ from omni_web.catalog import VoiceMode, get_entry
 from omni_web.client import VoiceKind
 from omni_web.errors import BookError, VoiceError
 from omni_web.preview import preview_cast_line
-from omni_web.ui.cast_names import CastNameRefs, alias_choices, build_cast_names, name_choices, name_edits
+from omni_web.ui.cast_names import CastNameRefs, build_cast_names, name_choices, name_edits, picked
 from omni_web.ui.context import UiContext
 from omni_web.ui.errors import guarded
 from omni_web.ui.player import read_wav
@@ -237,13 +237,13 @@ def _assign(
 
 
 def _pick(
-    ctx: UiContext, state: dict | None, model_key: str, name: str | None, aliases: dict[str, list[str]]
+    ctx: UiContext, state: dict | None, model_key: str, name: str | None, names: dict[str, dict]
 ) -> tuple[Any, ...]:
     """The voice of the character picked, and the names row's menus for them."""
     cast = load_cast_file(saved_cast_path(ctx.paths, _book(ctx, state))) if state else CastFile()
     spec = cast.characters.get(name or "")
     voice = gr.update(value=_key_of(spec, _options(ctx, model_key)))
-    return voice, _instructions(spec), gr.update(value=None), alias_choices(aliases, name)
+    return voice, _instructions(spec), *picked(names, name)
 
 
 def _hear(ctx: UiContext, state: dict | None, model_key: str, name: str | None) -> tuple[Any, str]:
@@ -283,7 +283,8 @@ def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr
         refs.names.same_as,
         refs.names.alias,
         refs.names.hidden,
-        refs.names.aliases,
+        refs.names.hints,
+        refs.names.names,
     ]
     render = guarded(lambda state, key: _render(ctx, state, key))
     picked = guarded(
@@ -308,8 +309,8 @@ def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr
     for event in (refs.dialogue_instructions.submit, refs.dialogue_instructions.blur):
         event(described, [book, model, refs.dialogue_instructions], outputs, api_visibility="private")
     refs.character.input(
-        guarded(lambda state, key, name, aliases: _pick(ctx, state, key, name, aliases)),
-        [book, model, refs.character, refs.names.aliases],
+        guarded(lambda state, key, name, names: _pick(ctx, state, key, name, names)),
+        [book, model, refs.character, refs.names.names],
         [refs.voice, refs.instructions, refs.names.same_as, refs.names.alias],
         api_visibility="private",
     )

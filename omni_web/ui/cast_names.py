@@ -35,13 +35,15 @@ class CastNameRefs:
     hide: gr.Button
     hidden: gr.Dropdown
     unhide: gr.Button
-    aliases: gr.State  # the listed characters' other names, for the alias menu without a new pass
+    hints: gr.Markdown  # characters that may be one person, for the user to merge or leave
+    names: gr.State  # the listed characters' other names and hints, for the menus without a new pass
 
 
 def build_cast_names() -> CastNameRefs:
     """Create the row (call inside the cast panel, below its character menu)."""
     with gr.Accordion("Names: one person under two names, a wrong name, a word that is no one",
                       open=False, elem_id="cast-names"):
+        hints = gr.Markdown(elem_id="cast-hints")
         same_as, merge = _menu_and_button(
             "Same person as", "cast-same-as", "The character picked above is this one under another name.",
             "Merge into that character", "cast-merge",
@@ -59,7 +61,9 @@ def build_cast_names() -> CastNameRefs:
             hidden = gr.Dropdown(label="Hidden names", elem_id="cast-hidden", interactive=True,
                                  info="Their quotes are read by the dialogue voice.")
             unhide = gr.Button("Show again", size="sm", elem_id="cast-unhide")
-    return CastNameRefs(same_as, merge, new_name, rename, alias, split, hide, hidden, unhide, gr.State({}))
+    return CastNameRefs(
+        same_as, merge, new_name, rename, alias, split, hide, hidden, unhide, hints, gr.State({})
+    )
 
 
 def _menu_and_button(label: str, menu_id: str, info: str, action: str, button_id: str) -> tuple[Any, Any]:
@@ -70,23 +74,43 @@ def _menu_and_button(label: str, menu_id: str, info: str, action: str, button_id
     return menu, button
 
 
-def name_choices(
-    people: Sequence[Character], chosen: str | None, hidden: Sequence[str]
-) -> tuple[Any, Any, Any, dict[str, list[str]]]:
-    """The menus for ``chosen``: the characters to merge into, its other names, the hidden names; and
-    every listed character's other names (kept for :func:`alias_choices`)."""
-    aliases = {p.name: list(p.aliases) for p in people}
+def name_choices(people: Sequence[Character], chosen: str | None, hidden: Sequence[str]) -> tuple[Any, ...]:
+    """The menus for ``chosen`` (the characters to merge into, the one it may be first; its other
+    names; the hidden names), the hints, and every listed character's names (see :func:`picked`)."""
+    names = {p.name: {"aliases": list(p.aliases), "maybe": list(p.maybe)} for p in people}
     return (
-        gr.update(choices=[p.name for p in people], value=None),
-        alias_choices(aliases, chosen),
+        gr.update(choices=[p.name for p in people], value=_first_maybe(names, chosen)),
+        picked(names, chosen)[1],
         gr.update(choices=list(hidden), value=None),
-        aliases,
+        _hints(people),
+        names,
     )
 
 
-def alias_choices(aliases: Mapping[str, Sequence[str]], chosen: str | None) -> Any:
-    """The alias menu for the character ``chosen``."""
-    return gr.update(choices=list(aliases.get(chosen or "", ())), value=None)
+def picked(names: Mapping[str, Mapping[str, list[str]]], chosen: str | None) -> tuple[Any, Any]:
+    """The merge and alias menus for the character ``chosen``."""
+    aliases = names.get(chosen or "", {}).get("aliases", [])
+    return gr.update(value=_first_maybe(names, chosen)), gr.update(choices=list(aliases), value=None)
+
+
+def _first_maybe(names: Mapping[str, Mapping[str, list[str]]], chosen: str | None) -> str | None:
+    maybe = [m for m in names.get(chosen or "", {}).get("maybe", []) if m in names]
+    return maybe[0] if maybe else None
+
+
+def _hints(people: Sequence[Character]) -> str:
+    """ "Maybe one person": each listed character with the listed ones it may be, once per pair."""
+    listed = {p.name for p in people}
+    seen: set[frozenset[str]] = set()
+    lines = []
+    for person in people:
+        others = [m for m in person.maybe if m in listed and frozenset((person.name, m)) not in seen]
+        seen.update(frozenset((person.name, m)) for m in others)
+        if others:
+            lines.append(f"- **{esc(person.name)}** may be {' or '.join(esc(o) for o in others)}")
+    if not lines:
+        return ""
+    return "Maybe one person under two names (pick one above, then merge):\n" + "\n".join(lines)
 
 
 def name_edits(save: Save) -> dict[str, Callable[..., str]]:
