@@ -36,6 +36,9 @@ def test_cast_lists_characters_and_saves_a_mapping_a_series_can_reuse(
     assert "english-double" in listed.stdout and "(not saved yet)" in listed.stdout
     assert {"Alice", "Hatter", "Dormouse", "Gryphon"} <= set(rows)
     assert int(rows["Hatter"].split()[1]) >= 20 and "“" in rows["Hatter"]
+    # Two rows the rules could not join are offered, with the flag that joins them.
+    offer = "maybe the same person as: Frog-Footman or Fish-Footman (--merge 'Footman=Frog-Footman')"
+    assert offer in listed.stdout
 
     mapped = run(
         data_paths,

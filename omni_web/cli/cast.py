@@ -304,6 +304,11 @@ def _listing(book: Book, cast: CastFile, args: argparse.Namespace, path: Path) -
         lines.append(f"{person.name:<24} {person.quotes:>6}  {_who(person):<14} {voice:<20} “{sample}”")
         if person.aliases:
             lines.append(f"{'':<24} {'':>6}  also: {', '.join(person.aliases)}")
+        if person.maybe:
+            lines.append(
+                f"{'':<24} {'':>6}  maybe the same person as: {' or '.join(person.maybe)} "
+                f"(--merge '{person.name}={person.maybe[0]}')"
+            )
     for name, spec in cast.characters.items():
         if name.casefold() not in listed:
             lines.append(
