@@ -75,6 +75,10 @@ def _table(title: str, score: NovelScore) -> None:
         f"({_pct(score.hints_right, score.hints).strip()}); "
         f"characters under 2+ names with the merge offered: {score.hinted_splits}"
     )
+    print(
+        f"speakers with a merge set for them when picked: {score.offers}, "
+        f"{score.offers_right} of them to the same person ({_pct(score.offers_right, score.offers).strip()})"
+    )
 
 
 def _calibration(score: NovelScore) -> None:

@@ -105,6 +105,8 @@ class NovelScore:
     hints: int = 0  # pairs of speakers the cast offers to merge (Roster.likely_same)
     hints_right: int = 0  # of them, pairs that are one annotated character
     hinted_splits: int = 0  # split characters with a hint between two of their names
+    offers: int = 0  # speakers with a merge offered first on the cast screen (another speaker)
+    offers_right: int = 0  # of them, offers of the same annotated character
 
     def add(self, other: NovelScore) -> None:
         for mine, theirs in (
@@ -123,6 +125,8 @@ class NovelScore:
         self.hints += other.hints
         self.hints_right += other.hints_right
         self.hinted_splits += other.hinted_splits
+        self.offers += other.offers
+        self.offers_right += other.offers_right
 
 
 def ensure_corpus(cache: Path, source: str = PDNC_URL) -> Path:
@@ -350,13 +354,20 @@ def score_novel(
     return score
 
 
+def _one_person(names: Iterable[str], roster: Roster, gold: Gold) -> bool:
+    first, second = (_characters_of(name, roster, gold) for name in names)
+    return len(first) == 1 and first == second
+
+
 def _grade_hints(score: NovelScore, roster: Roster, gold: Gold, speakers: set[str]) -> None:
     """How many of the cast's merge hints between speakers are one person, and which splits they cover."""
     hinted = {frozenset((a, b)) for a in speakers for b in roster.likely_same(a) if b in speakers}
     score.hints = len(hinted)
-    for pair in hinted:
-        first, second = (_characters_of(name, roster, gold) for name in pair)
-        score.hints_right += len(first) == 1 and first == second
+    score.hints_right = sum(_one_person(pair, roster, gold) for pair in hinted)
+    for speaker in speakers:
+        offered = [b for b in roster.likely_same(speaker) if b in speakers][:1]
+        score.offers += bool(offered)
+        score.offers_right += bool(offered) and _one_person((speaker, *offered), roster, gold)
     score.hinted_splits = sum(
         any(frozenset((a, b)) in hinted for a in used for b in used if a != b)
         for _, used in score.split_characters

@@ -35,7 +35,7 @@ def test_a_wife_is_offered_the_full_names_with_her_title_only() -> None:
     canonical = {f: f for f in names}
     genders = {n: FEMALE for n in names[:4]} | {"Mingott": MALE}
     counts = dict.fromkeys(names, 10) | {"Mrs. Manson Mingott": 13}
-    pairs = Counter({("Catherine", "Mingott"): 2, ("Lovell", "Mingott"): 14})
+    pairs = Counter({("Catherine", "Mingott"): 2, ("Manson", "Mingott"): 21, ("Lovell", "Mingott"): 14})
     likely = likely_same(canonical, genders, counts, pairs)
     assert likely["Mrs. Mingott"] == ("Mrs. Manson Mingott", "Mrs. Lovell Mingott")
     # A bare surname of unknown sex ("Young Hamilton") is anyone of the family: nothing offered.
@@ -52,3 +52,14 @@ def test_a_titled_given_name_and_a_given_name_alone_are_no_surname_hint() -> Non
     genders = {"Willoughby": MALE, "Sir John": MALE, "Frieda": FEMALE, "Margaret": FEMALE}
     pairs = Counter({("John", "Willoughby"): 3})
     assert likely_same(canonical, genders, dict.fromkeys(canonical, 5), pairs) == {}
+
+
+def test_the_man_the_book_writes_with_the_surname_most_is_offered_first() -> None:
+    # The Sport of the Gods: "Hamilton" is Berry (14 times "Berry Hamilton") before Joe (4), though
+    # "Joe" alone is named more often.
+    canonical = {"Hamilton": "Hamilton", "Berry Hamilton": "Berry Hamilton", "Joe": "Joe"}
+    canonical["Joe Hamilton"] = "Joe"
+    genders = dict.fromkeys(("Hamilton", "Berry Hamilton", "Joe"), MALE)
+    counts = {"Hamilton": 8, "Berry Hamilton": 8, "Joe": 60, "Joe Hamilton": 3}
+    pairs = Counter({("Berry", "Hamilton"): 14, ("Joe", "Hamilton"): 4})
+    assert likely_same(canonical, genders, counts, pairs) == {"Hamilton": ("Berry Hamilton", "Joe")}

@@ -57,8 +57,11 @@ def likely_same(
             and any(_carries(f, surname, pairs) and (not wife or title_key(f) in wife) for f in theirs)
             and not (("miss",) in own_titles and {title_key(f) for f in theirs} & _WIVES)
         ]
+        # The one the book writes with the surname most first ("Hamilton": Berry Hamilton 14 times,
+        # Joe Hamilton 4), then the most named: the cast screen offers the first for the merge.
+        written = {c: sum(pairs.get((given, surname), 0) for given in _given_words(forms[c])) for c in found}
         if found:
-            likely[character] = tuple(sorted(found, key=lambda c: (-weight[c], c))[:_MOST])
+            likely[character] = tuple(sorted(found, key=lambda c: (-written[c], -weight[c], c))[:_MOST])
     return likely
 
 
@@ -71,6 +74,11 @@ def _surname_alone(forms: list[str]) -> str | None:
     if given_name_gender(word[0]) is not Gender.UNKNOWN and not titles & _SURNAME_TITLES:
         return None  # "Frank", "Cousin Cassandra": a given name, not a surname
     return word[0]
+
+
+def _given_words(forms: list[str]) -> set[str]:
+    """The first words of a character's forms ("Berry" of "Berry Hamilton")."""
+    return {name_words(form)[0] for form in forms if name_words(form)}
 
 
 def _carries(form: str, surname: str, pairs: Mapping[tuple[str, str], int]) -> bool:
