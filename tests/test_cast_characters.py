@@ -528,6 +528,14 @@ def test_a_bare_surname_is_the_man_whose_full_name_the_book_writes_most() -> Non
     assert canonical["Mr. Wilcox"] == "Mr. Wilcox" != canonical["Charles"]
 
 
+def test_a_police_rank_is_a_title() -> None:
+    # The Man Who Was Thursday: "Inspector Ratcliffe" is "Ratcliffe", and "the Inspector" is he.
+    counts = {"Inspector Ratcliffe": 16, "Ratcliffe": 60, "Mr. Ratcliffe": 1, "Inspector": 4, "Syme": 300}
+    canonical = group_names(counts, {"Ratcliffe": Gender.MALE, "Syme": Gender.MALE})
+    assert canonical["Inspector Ratcliffe"] == canonical["Ratcliffe"] == canonical["Inspector"]
+    assert canonical["Ratcliffe"] != canonical["Syme"]
+
+
 def test_a_cousin_and_a_fraulein_are_titles() -> None:
     # Howards End: "Cousin Frieda" is Frieda Mosebach, whom the book calls "Fraulein Mosebach".
     counts = {"Fraulein Mosebach": 36, "Frieda": 16, "Cousin Frieda": 1, "Frieda Mosebach": 2}

@@ -64,7 +64,10 @@ _FEMALE_TITLES = frozenset(
     countess baroness dame sister frau fräulein fraulein señora señorita signora donna nurse granny
     grandmother empress""".split()
 )
-_NEUTRAL_TITLES = frozenset("dr doctor professor prof judge old young little cousin grandfather".split())
+_NEUTRAL_TITLES = frozenset(
+    """dr doctor professor prof judge old young little cousin grandfather inspector constable
+    superintendent""".split()
+)
 # Titles written before a given name as well as a surname ("Sir Walter", "Miss Elizabeth").
 GIVEN_NAME_TITLES = frozenset(
     "sir lady miss master don donna dame old young little aunt uncle cousin".split()
