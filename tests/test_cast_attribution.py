@@ -16,7 +16,7 @@ from omni_web.cast import (
 )
 from omni_web.cast.attribution import canonical_name
 from omni_web.cast.names import Gender
-from omni_web.cast.tags import TagKind, tag_after
+from omni_web.cast.tags import TagKind, tag_after, tag_before
 from tests.conftest import DATA_DIR
 
 ALICE = DATA_DIR / "pg11-alice.epub"
@@ -126,6 +126,18 @@ def test_a_tag_s_name_or_noun_may_be_followed_by_when_and_how_it_was_said() -> N
         assert tag is not None and tag.kind is TagKind.NOUN and tag.gender is Gender.MALE, narration
     # A capital word before a lowercase noun is an adjective, not a speaker.
     assert tag_after(" cried the Court pages.", canonical_name) is None
+
+
+def test_a_name_just_before_a_closing_verb_is_its_subject_not_the_sentence_s_first() -> None:
+    # Hard Times: the late Mr. Sparsit opens the sentence; Mrs. Sparsit is the one who "called".
+    sparsit = "Mr. Sparsit, deceased, had been by the mother's side what Mrs. Sparsit still called "
+    tag = tag_before(sparsit, canonical_name)
+    assert tag is not None and tag.name == "Mrs. Sparsit" and tag.verb == "called"
+    # A name before "and" is an object: the sentence's subject said it.
+    tag = tag_before("Philip turned to Miss Abbott and said ", canonical_name)
+    assert tag is not None and tag.name == "Philip"
+    tag = tag_before("Alice considered a little, and then said ", canonical_name)
+    assert tag is not None and tag.name == "Alice"
 
 
 def test_an_exchange_of_bare_quotes_takes_turns_until_the_scene_changes() -> None:

@@ -144,6 +144,9 @@ _NOUN_AFTER = re.compile(rf"{_LEAD}(?:({_VERB})\s+{_NOUN}|{_NOUN}\s+{_ADVERB}({_
 _NAME_VERB_BEFORE = re.compile(rf"({_NAME})\s+{_ADVERB}({_VERB})\s*[,:]?\s*_?$")
 _VERB_NAME_BEFORE = re.compile(rf"({_VERB})\s+({_NAME})\s*[,:]?\s*_?$")
 _PRONOUN_BEFORE = re.compile(rf"(?:^|[.!?;]\s+|,\s+)([A-Za-z]+)\s+{_ADVERB}({_VERB})\s*[,:]?\s*_?$")
+_NAME_WORD_VERB = re.compile(
+    rf"\b({_NAME})\s+(?:(?:still|then|now|again|also|once|[a-z]+ly)\s+)?[a-z]+\s*[,:]?\s*_?$"
+)
 _SENTENCE_START = re.compile(rf"(?:^|[.!?;:]{NOT_A_SENTENCE_END}\s+)({_NAME})\b")
 _BREAK = sentence_break(".!?")
 _BREAK_OR_SEMICOLON = sentence_break(".!?;")
@@ -293,10 +296,11 @@ def tag_before(narration: str, resolve: Resolve) -> Tag | None:
     sentence = _BREAK.split(tail)[-1]
     words = sentence.rstrip(" ,:_").split()
     if words and is_speech_verb(words[-1]):
-        subject = _SENTENCE_START.search(sentence)
-        if subject is not None:
-            name = resolve(subject.group(1))
-            if name is not None:
+        # A name just before the verb is its subject, not the sentence's first ("Mr. Sparsit, deceased,
+        # ... had been what Mrs. Sparsit still called “a Powler.”").
+        for subject in (_NAME_WORD_VERB.search(sentence), _SENTENCE_START.search(sentence)):
+            name = resolve(subject.group(1)) if subject is not None else None
+            if subject is not None and name is not None:
                 return Tag(TagKind.NAME, subject.group(1), words[-1], name=name, before=True)
     return None
 
