@@ -454,6 +454,15 @@ def test_a_rank_and_the_plain_address_of_its_sex_on_one_name_are_one_person() ->
     # Two plain addresses of her sex: which one the countess is, the name does not say.
     canonical = group_names({"Madame Rey": 30, "Lady Rey": 20, "Countess Rey": 4}, {})
     assert len(set(canonical.values())) == 3
+    # The Age of Innocence: with no foreign or noble address, the English one ("Mrs. Manson" is the
+    # Marchioness Manson); "Mrs. Manson Mingott" is another woman's name.
+    counts = {"Mrs. Manson": 8, "Marchioness Manson": 6, "Mrs. Manson Mingott": 13, "Marchioness": 5}
+    canonical = group_names(counts, {})
+    assert canonical["Mrs. Manson"] == canonical["Marchioness Manson"] == canonical["Marchioness"]
+    assert canonical["Mrs. Manson Mingott"] == "Mrs. Manson Mingott"
+    # A rank's own address goes first: "Mrs. Rey" beside "Madame Rey" is not the Countess.
+    canonical = group_names({"Madame Rey": 30, "Mrs. Rey": 20, "Countess Rey": 4}, {})
+    assert canonical["Countess Rey"] == canonical["Madame Rey"] != canonical["Mrs. Rey"]
 
 
 def test_miss_and_the_surname_alone_is_the_eldest_daughter_or_the_aunt_of_the_name() -> None:

@@ -90,12 +90,15 @@ class NameGroups:
 
     def _join_rank(self, titled: Mapping[tuple[str, ...], list[str]]) -> None:
         """A rank and the plain address of its gender on one name are one person ("Countess
-        Olenska", "Madame Olenska"), where the name has one of each."""
+        Olenska", "Madame Olenska"), where the name has one of each; with no such address, the
+        English one ("Marchioness Manson", "Mrs. Manson")."""
         ranked = [t for t in titled if len(t) == 1 and t[0] in _RANKS]
-        plain = [t for t in titled if len(t) == 1 and t[0] in _PLAIN_ADDRESS]
         for rank in ranked:
             gender = title_gender(rank[0])
-            same = [t for t in plain if title_gender(t[0]) is gender]
+            of_gender = [t for t in titled if len(t) == 1 and title_gender(t[0]) is gender]
+            same = [t for t in of_gender if t[0] in _PLAIN_ADDRESS] or [
+                t for t in of_gender if t[0] in ("mr", "mrs")
+            ]
             if len(same) == 1 and sum(title_gender(t[0]) is gender for t in ranked) == 1:
                 self.union(titled[rank][0], titled[same[0]][0])
 
@@ -471,7 +474,10 @@ class NameGroups:
 
 
 # Ranks of the nobility, and the addresses that stand for them in talk ("Madame" for a countess).
-_RANKS = frozenset("count countess duke duchess baron baroness marquis marchioness prince princess".split())
+_RANKS = frozenset(
+    """count countess duke duchess baron baroness marquis marquess marchioness viscount viscountess
+    prince princess""".split()
+)
 _PLAIN_ADDRESS = frozenset("mme monsieur m lady lord".split())
 
 

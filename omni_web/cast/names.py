@@ -57,12 +57,12 @@ class Age(enum.StrEnum):
 _MALE_TITLES = frozenset(
     """mr mister sir lord master monsieur m uncle father king prince duke count baron colonel captain
     capt major general admiral sergeant lieutenant herr señor signor don brother abbé abbe reverend
-    rev parson squire earl emperor""".split()
+    rev parson squire earl emperor marquis marquess viscount""".split()
 )
 _FEMALE_TITLES = frozenset(
     """mrs mistress miss ms mme madame mlle mademoiselle madam lady aunt mother queen princess duchess
     countess baroness dame sister frau fräulein fraulein señora señorita signora donna nurse granny
-    grandmother empress""".split()
+    grandmother empress marchioness viscountess""".split()
 )
 _NEUTRAL_TITLES = frozenset(
     """dr doctor professor prof judge old young little cousin grandfather inspector constable
