@@ -7,31 +7,45 @@ repository). Each novel is read the product's way (``load_book`` -> ``book_roste
 accuracy (right speaker among all quotes), precision (right among named), by tag kind (explicit:
 "said Ahab"; pronoun/noun: "he said", "his wife cried"; none: no tag), the first-person narrator's
 quotes, and characters named under two or more names. ``--llm URL`` runs the LLM pass on the
-quotes the rules leave below the floor first (``omni_web.cast.labeller``) and grades the result.
+quotes the rules leave below the floor first (``omni_web.cast.labeller``), after its question of
+which characters are listed twice (``omni_web.cast.alias_llm``), and grades the result.
+``--alias-oracle`` asks that question of an answerer that knows the annotation (in-process, no
+LLM): the ceiling the alias pass can reach with every answer right, which measures what the
+prompt lists and the merges do, not any model.
 
     .venv/bin/python bench/bench_cast_accuracy.py [--novels Emma,Persuasion] [--set tune|held-out|all]
         [--cache DIR] [--source URL_OR_PATH] [--floor 0.6] [--calibration] [--llm URL --llm-model NAME]
+        [--alias-oracle]
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import functools
+import json
+import re
 import sys
 import time
 from pathlib import Path
+
+import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from omni_web.book import load_book  # noqa: E402
-from omni_web.cast import BookLabels, find_characters  # noqa: E402
+from omni_web.cast import BookLabels, CastEdits, book_roster, find_characters  # noqa: E402
+from omni_web.cast.alias_llm import join_aliases  # noqa: E402
+from omni_web.cast.characters import Character  # noqa: E402
 from omni_web.cast.labeller import label_book  # noqa: E402
 from omni_web.llm import ChatClient, LlmUsage  # noqa: E402
 from tests.cast_corpus import (  # noqa: E402
     HELD_OUT,
     PDNC_URL,
+    Gold,
     NovelScore,
+    characters_of,
     ensure_corpus,
     found_quotes,
     novel_dirs,
@@ -114,6 +128,9 @@ def main() -> None:
     )
     parser.add_argument("--llm-model", default="", help="the model name the endpoint serves")
     parser.add_argument("--llm-concurrency", type=int, default=4, help="LLM requests at once")
+    parser.add_argument(
+        "--alias-oracle", action="store_true", help="the alias question answered from the annotation"
+    )
     parser.add_argument("--split-names", action="store_true", help="list the characters under 2+ names")
     args = parser.parse_args()
     if args.llm:
@@ -129,15 +146,16 @@ def main() -> None:
     started = time.perf_counter()
     for folder in folders:
         gold = read_gold(folder, first_person=first_person.get(folder.name))
-        labels = None
-        if args.llm:
-            labels, cost = _llm_labels(folder / "novel_text.txt", args)
+        labels, edits = None, CastEdits()
+        if args.llm or args.alias_oracle:
+            labels, edits, cost = _llm_pass(folder / "novel_text.txt", args, gold)
             usage = usage.plus(cost)
+        roster_of = functools.partial(book_roster, edits=edits)
         score = score_novel(
             folder / "novel_text.txt",
             gold,
             min_confidence=args.floor,
-            found=found_quotes(folder / "novel_text.txt", labels=labels),
+            found=found_quotes(folder / "novel_text.txt", labels=labels, roster_of=roster_of),
         )
         total.add(score)
         if folder.name in HELD_OUT:
@@ -162,22 +180,56 @@ def main() -> None:
         print(f"\nLLM cost: {usage.summary}")
 
 
-def _llm_labels(path: Path, args: argparse.Namespace) -> tuple[BookLabels, LlmUsage]:
-    """The LLM pass over one novel, as the product runs it (the rules' characters, the floor)."""
+def _llm_pass(
+    path: Path, args: argparse.Namespace, gold: Gold
+) -> tuple[BookLabels | None, CastEdits, LlmUsage]:
+    """The LLM pass over one novel, as the product runs it (the rules' characters, the floor): the
+    characters listed twice merged, then the unsure quotes labelled (not with the oracle)."""
     book = load_book(path)
-    names = [c.name for c in find_characters(book, min_confidence=args.floor)]
+    people = find_characters(book, min_confidence=args.floor)
+    if args.alias_oracle:
+        client = ChatClient("http://oracle", transport=httpx.MockTransport(_oracle(book, people, gold)))
+    else:
+        client = ChatClient(args.llm, model=args.llm_model, timeout_s=300)
+    aliases = join_aliases(book, client, people, CastEdits())
+    if args.per_novel and aliases.joined:
+        print(f"  {path.parent.name}: joined " + "; ".join(f"{a} = {b}" for a, b in aliases.joined))
+    if args.alias_oracle:
+        return None, aliases.edits, aliases.usage
     run = label_book(
         book,
-        ChatClient(args.llm, model=args.llm_model, timeout_s=300),
-        names,
+        client,
+        [c.name for c in find_characters(book, min_confidence=args.floor, edits=aliases.edits)],
         min_confidence=args.floor,
         concurrency=args.llm_concurrency,
+        edits=aliases.edits,
     )
     if args.per_novel:
         print(
             f"  {path.parent.name}: LLM {run.usage.summary}; {run.fell_back}/{run.windows} windows fell back"
         )
-    return run.labels, run.usage
+    return run.labels, aliases.edits, aliases.usage.plus(run.usage)
+
+
+def _oracle(book, people: list[Character], gold: Gold):
+    """A chat endpoint, in-process, that answers the alias question from the annotation: the listed
+    characters that stand for one annotated speaker, grouped."""
+    chapters = list(book.chapters)
+    roster = book_roster(book, chapters)
+    by_speaker: dict[str, list[str]] = {}
+    for n, person in enumerate(people, start=1):
+        found = characters_of(person.name, roster, gold)
+        if len(found) == 1:
+            by_speaker.setdefault(found.pop(), []).append(f"C{n}")
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        user = json.loads(request.content)["messages"][1]["content"]
+        listed = set(re.findall(r"^(C\d+): ", user, flags=re.M))
+        groups = [ids for ids in by_speaker.values() if len(ids) > 1 and set(ids) <= listed]
+        content = json.dumps({"same": groups})
+        return httpx.Response(200, json={"choices": [{"message": {"content": content}}], "usage": {}})
+
+    return answer
 
 
 if __name__ == "__main__":

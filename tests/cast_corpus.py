@@ -277,7 +277,7 @@ def _speaking(characters: set[str], gold: Gold) -> set[str]:
     return characters & gold.speakers or characters
 
 
-def _characters_of(name: str, roster: Roster, gold: Gold) -> set[str]:
+def characters_of(name: str, roster: Roster, gold: Gold) -> set[str]:
     """The annotated characters a predicted character stands for.
 
     The name the cast shows decides first ("Mr. Beebe" is Mr. Beebe, though the cast also knows him
@@ -333,7 +333,7 @@ def score_novel(
         attribution = match.attribution
         if attribution.speaker is None:
             continue
-        matches = _characters_of(attribution.speaker, roster, gold)
+        matches = characters_of(attribution.speaker, roster, gold)
         right = matches == {item.speaker}
         score.by_confidence[(round(attribution.confidence, 2), right)] += 1
         score.by_rule[(attribution.rule or _rule(attribution.evidence), right)] += 1
@@ -355,7 +355,7 @@ def score_novel(
 
 
 def _one_person(names: Iterable[str], roster: Roster, gold: Gold) -> bool:
-    first, second = (_characters_of(name, roster, gold) for name in names)
+    first, second = (characters_of(name, roster, gold) for name in names)
     return len(first) == 1 and first == second
 
 

@@ -246,7 +246,7 @@ def test_cast_auto_and_the_llm_pass_from_the_command_line(data_paths: DataPaths,
     from omni_web.cast.review import book_labels
     from omni_web.settings import Settings, save_settings
     from tests.epub_builder import make_epub, xhtml
-    from tests.fakes.fake_chat import FakeChat, labels_answer, serve_fake_chat
+    from tests.fakes.fake_chat import FakeChat, alias_groups, labels_answer, serve_fake_chat
     from tests.test_cast_pipeline import PEQUOD
 
     unsure = [
@@ -263,7 +263,12 @@ def test_cast_auto_and_the_llm_pass_from_the_command_line(data_paths: DataPaths,
     assert load_cast_file(saved_cast_path(data_paths, book)).auto
     refused = run(data_paths, "cast", str(book_path), "--llm")
     assert refused.returncode != 0 and "No LLM endpoint is set" in refused.stderr
-    fake = FakeChat(answer=labels_answer("C1"))
+    label = labels_answer("C1")
+
+    def answer(user: str) -> str:  # asked who is listed twice: Starbuck is Stubb (a merge to tell and save)
+        return label(user) if "Label these" in user else alias_groups(user, ("Stubb", "Starbuck"))
+
+    fake = FakeChat(answer=answer)
     with serve_fake_chat(fake) as url:
         save_settings(data_paths, Settings(llm_url=url))
         labelled = run(data_paths, "cast", str(book_path), "--llm")
@@ -271,4 +276,6 @@ def test_cast_auto_and_the_llm_pass_from_the_command_line(data_paths: DataPaths,
     assert (
         "LLM labels:" in labelled.stdout and "request" in labelled.stdout and "to review" in labelled.stdout
     )
+    assert "merged them: Starbuck is Stubb (undo one with --split NAME)" in labelled.stdout
+    assert dict(load_cast_file(saved_cast_path(data_paths, book)).edits.merges) == {"Starbuck": "Stubb"}
     assert len(fake.received) >= 1 and book_labels(data_paths, book).labels

@@ -357,7 +357,7 @@ def test_a_pronoun_goes_to_a_character_who_speaks_before_a_name_that_never_does(
 
 
 def test_the_grader_reads_the_name_the_cast_shows_and_passes_over_annotation_gaps() -> None:
-    from tests.cast_corpus import Gold, GoldQuote, _characters_of
+    from tests.cast_corpus import Gold, GoldQuote, characters_of
 
     names = {
         "Mr. Beebe": frozenset({"mr. beebe"}),
@@ -371,10 +371,10 @@ def test_the_grader_reads_the_name_the_cast_shows_and_passes_over_annotation_gap
     gold = Gold(quotes, names, False, None, speakers)
     aliases = {"Beebe": "Mr. Beebe", "Mr. Bounderby": "Bounderby", "Josiah Bounderby": "Bounderby"}
     roster = Roster(canonical={"Mr. Beebe": "Mr. Beebe", "Bounderby": "Bounderby", "Mike": "Mike", **aliases})
-    assert _characters_of("Mr. Beebe", roster, gold) == {"Mr. Beebe"}  # not his sister, "Beebe"
-    assert _characters_of("Bounderby", roster, gold) == {"Josiah Bounderby"}
-    assert _characters_of("Mike", roster, gold) == {"Mike Campbell"}
-    assert _characters_of("Fifth Avenue", roster, gold) == set()
+    assert characters_of("Mr. Beebe", roster, gold) == {"Mr. Beebe"}  # not his sister, "Beebe"
+    assert characters_of("Bounderby", roster, gold) == {"Josiah Bounderby"}
+    assert characters_of("Mike", roster, gold) == {"Mike Campbell"}
+    assert characters_of("Fifth Avenue", roster, gold) == set()
 
 
 def test_a_title_s_full_stop_ends_no_sentence_so_the_speaker_keeps_it() -> None:

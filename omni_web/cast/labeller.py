@@ -66,6 +66,7 @@ class LabelRun:
     windows: int
     fell_back: int
     errors: tuple[str, ...] = ()
+    joined: tuple[tuple[str, str], ...] = ()  # (name, into): characters the LLM said are one person
 
 
 def _unsure(dialogue: ChapterDialogue, min_confidence: float) -> list[tuple[int, int, bool, str]]:

@@ -9,9 +9,10 @@ the next render re-renders only the chunks whose speaker changed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from omni_web.book import Book
+from omni_web.cast.alias_llm import join_aliases
 from omni_web.cast.characters import book_roster, find_characters
 from omni_web.cast.dialogue import book_quote_style, chapter_dialogue
 from omni_web.cast.labeller import LabelRun, label_book
@@ -24,13 +25,21 @@ from omni_web.cast.labels import (
     quote_hash,
     relabelled,
 )
-from omni_web.cast.store import load_cast_file, saved_cast_path
+from omni_web.cast.store import edit_characters, load_cast_file, saved_cast_path
 from omni_web.errors import CastError
 from omni_web.llm import ChatClient
 from omni_web.paths import DataPaths
 from omni_web.settings import Settings
 
-__all__ = ["ReviewQuote", "assign_quote", "book_labels", "cast_names", "review_list", "run_llm_pass"]
+__all__ = [
+    "ReviewQuote",
+    "assign_quote",
+    "book_labels",
+    "cast_names",
+    "joined_summary",
+    "review_list",
+    "run_llm_pass",
+]
 
 _CONTEXT_CHARS = 160
 
@@ -73,7 +82,8 @@ def run_llm_pass(
     client: ChatClient | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> LabelRun:
-    """Label the book's unsure quotes with the LLM set in Settings and save the labels.
+    """Join the characters listed twice and label the book's unsure quotes with the LLM set in
+    Settings; save the merges with the cast and the labels beside it.
 
     Raises:
         SettingsError: no LLM endpoint is set.
@@ -81,6 +91,12 @@ def run_llm_pass(
     chat = client or ChatClient.from_settings(settings)
     path = labels_path(saved_cast_path(paths, book))
     cast = load_cast_file(saved_cast_path(paths, book))
+    people = find_characters(book, min_confidence=cast.min_confidence, edits=cast.edits)
+    aliases = join_aliases(book, chat, people, cast.edits)
+    for name, into in aliases.joined:
+        cast = edit_characters(cast, merge=([name], into))  # voices follow, as in the cast screen's merge
+    if aliases.joined:
+        cast.save(saved_cast_path(paths, book))
     run = label_book(
         book,
         chat,
@@ -92,7 +108,18 @@ def run_llm_pass(
         progress=progress,
     )
     run.labels.save(path)
-    return run
+    errors = (aliases.error,) if aliases.error else ()
+    usage = aliases.usage.plus(run.usage)
+    return replace(run, usage=usage, errors=errors + run.errors, joined=aliases.joined)
+
+
+def joined_summary(run: LabelRun, undo: str) -> str:
+    """The characters the pass found listed twice, in words, and ``undo``, how to split one again
+    ("" when none)."""
+    if not run.joined:
+        return ""
+    pairs = "; ".join(f"{name} is {into}" for name, into in run.joined)
+    return f"The LLM found characters listed twice and merged them: {pairs} ({undo})."
 
 
 def review_list(paths: DataPaths, book: Book, *, limit: int = 200) -> list[ReviewQuote]:

@@ -25,7 +25,7 @@ from omni_web.cast import (
     saved_cast_path,
 )
 from omni_web.cast.autocast import ready_cast_file
-from omni_web.cast.review import book_labels, review_list, run_llm_pass
+from omni_web.cast.review import book_labels, joined_summary, review_list, run_llm_pass
 from omni_web.catalog import CatalogEntry
 from omni_web.client import VoiceChoice
 from omni_web.errors import BookNotFound, CastError
@@ -350,6 +350,9 @@ def _cast(args: argparse.Namespace) -> int:
             f"LLM labels: {len(run.labels.labels)} saved ({run.usage.summary}); "
             f"{run.fell_back} of {run.windows} windows kept the rules' labels"
         )
+        if run.joined:
+            print(joined_summary(run, "undo one with --split NAME"))
+            cast = load_cast_file(path)
         print(f"Quotes still below the floor (to review): {len(review_list(paths, book, limit=100_000))}")
     print(_listing(book, cast, args, path))
     return 0

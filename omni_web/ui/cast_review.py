@@ -20,7 +20,7 @@ from omni_web.book import Book
 from omni_web.cast import find_characters, load_cast_file, saved_cast_path
 from omni_web.cast.autocast import ready_cast_file
 from omni_web.cast.persona_llm import describer
-from omni_web.cast.review import assign_quote, cast_names, review_list, run_llm_pass
+from omni_web.cast.review import assign_quote, cast_names, joined_summary, review_list, run_llm_pass
 from omni_web.catalog import get_entry
 from omni_web.errors import BookError, VoiceError
 from omni_web.preview import preview_cast_line
@@ -168,14 +168,14 @@ def _set_auto(
 def _run_llm(ctx: UiContext, state: dict | None, model_key: str, version: float) -> tuple[Any, ...]:
     run = run_llm_pass(ctx.paths, _book(ctx, state), ctx.settings)
     fell = (
-        f"; {run.fell_back} of {run.windows} windows kept the rules' labels ({run.errors[0]})"
+        f"; {run.fell_back} of {run.windows} windows kept the rules' labels ({run.errors[-1]})"
         if run.fell_back
         else ""
     )
     told = (
         f"The LLM labelled the unsure quotes: {len(run.labels.labels)} labels saved "
-        f"({run.usage.summary}){fell}."
-    )
+        f"({run.usage.summary}){fell}. {joined_summary(run, 'split any that is wrong on the Names row')}"
+    ).strip()
     return (*_render(ctx, state, model_key, version), told)
 
 

@@ -66,6 +66,13 @@ def asked_quotes(user: str) -> list[int]:
     return [int(n) for n in match.group(1).split(",")] if match else []
 
 
+def alias_groups(user: str, *groups: tuple[str, ...]) -> str:
+    """An alias answer naming ``groups`` of characters (by name) as one person each, by the ids
+    the prompt gives them ("C3: Footman; ..."); a name the prompt does not list is left out."""
+    ids = dict((name, f"C{n}") for n, name in re.findall(r"^C(\d+): ([^;\n]+)", user, flags=re.M))
+    return json.dumps({"same": [[ids[name] for name in group if name in ids] for group in groups]})
+
+
 def labels_answer(
     speaker: str = "C1", delivery: str = "neutral", confidence: float = 0.9
 ) -> Callable[[str], str]:

@@ -1,6 +1,7 @@
 """The cast sheet in a real browser: voices picked for Alice's main characters with one box, a
 character's line heard from the running (fake) server in the voice picked for them, the LLM pass
-against a fake chat server with its cost told, and the review list worked through with one click."""
+against a fake chat server with its cost told and the characters it found listed twice merged, and
+the review list worked through with one click."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 
 from omni_web.paths import DataPaths
 from omni_web.settings import load_settings, save_settings
-from tests.fakes.fake_chat import FakeChat, asked_quotes, serve_fake_chat
+from tests.fakes.fake_chat import FakeChat, alias_groups, asked_quotes, serve_fake_chat
 from tests.ui.browser_kit import LONG_S, expect, serve_webapp, shot, tab, upload_test_book
 from tests.ui.helpers import AppProcess
 
@@ -22,7 +23,10 @@ pytestmark = pytest.mark.browser
 
 
 def _cautious(user: str) -> str:
-    """A labeller sure of every other quote it is asked about (Alice, C1), unsure of the rest."""
+    """A labeller sure of every other quote it is asked about (Alice, C1), unsure of the rest; asked
+    who is listed twice, the Footman and the Frog-Footman."""
+    if "Label these quotes" not in user:
+        return alias_groups(user, ("Footman", "Frog-Footman"))
     return json.dumps({"labels": [{"quote": n, "speaker": "C1", "confidence": 0.9 if k % 2 else 0.3,
                                    "delivery": "neutral"} for k, n in enumerate(asked_quotes(user))]})
 
@@ -79,6 +83,7 @@ def test_cast_sheet_picks_voices_plays_a_line_labels_with_the_llm_and_reviews(pa
     page.locator("#cast-llm-run").click()
     expect(notice).to_contain_text("The LLM labelled the unsure quotes", timeout=120_000)
     expect(notice).to_contain_text("requests")
+    expect(notice).to_contain_text("merged them: Frog-Footman is Footman")
     fake, _ = chat
     assert fake.received and fake.received[0]["model"] == "fake-7b"
     labelled = _to_review(page)
