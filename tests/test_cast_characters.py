@@ -472,8 +472,16 @@ def test_miss_and_the_surname_alone_is_the_eldest_daughter_or_the_aunt_of_the_na
     pairs = {("Jane", "Bennet"), ("Elizabeth", "Bennet"), ("Miss", "Elizabeth"), ("Lydia", "Bennet")}
     canonical = group_names(counts, genders, pairs | {("Miss", "Lydia")})
     assert canonical["Miss Bennet"] == "Jane" != canonical["Mrs. Bennet"]
-    # Two sisters the book never calls "Miss" and a given name: which one, it does not say.
+    # Two sisters the book never calls "Miss" and a given name: which one, it does not say...
     assert group_names(counts, genders, pairs)["Miss Bennet"] == "Miss Bennet"
+    # ...unless it writes one with the surname three times as often (Pride and Prejudice: "Miss
+    # Lucas" is Charlotte Lucas, written 8 times, not Maria, twice).
+    lucases = {"Miss Lucas": 24, "Charlotte": 70, "Maria": 20, "Charlotte Lucas": 5, "Lady Lucas": 11}
+    written = Counter({("Charlotte", "Lucas"): 8, ("Maria", "Lucas"): 2})
+    canonical = group_names(lucases, {}, written)
+    assert canonical["Miss Lucas"] == canonical["Charlotte Lucas"] != canonical["Maria"]
+    written[("Maria", "Lucas")] = 3
+    assert group_names(lucases, {}, written)["Miss Lucas"] == "Miss Lucas"
     # Sense and Sensibility: the one sister written with the surname is "Miss Marianne", the younger.
     counts = {"Miss Dashwood": 8, "Marianne": 464, "Elinor": 924}
     pairs = {("Marianne", "Dashwood"), ("Miss", "Marianne")}

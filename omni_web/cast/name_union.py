@@ -268,8 +268,9 @@ class NameGroups:
     def join_eldest_daughter(self) -> None:
         """ "Miss Bennet" alone is the eldest daughter: of the women whose given name the book writes
         with the surname ("Jane Bennet", "Elizabeth Bennet"), the one it never calls "Miss" and her
-        given name, as it does her younger sisters ("Miss Elizabeth"). An aunt of the name, unmarried,
-        goes before her nieces ("Aunt Josephine" is Miss Barry, not Diana Barry)."""
+        given name, as it does her younger sisters ("Miss Elizabeth"), and, of two such, the one it
+        writes with the surname three times as often. An aunt of the name, unmarried, goes before
+        her nieces ("Aunt Josephine" is Miss Barry, not Diana Barry)."""
         for form in self.counts:
             if title_key(form) != ("miss",) or len(words := name_words(form)) != 1:
                 continue
@@ -278,8 +279,13 @@ class NameGroups:
             women = self._women_of(words[0], self.find(form))
             aunts = {root for given, root in women.items() if ("Aunt", given) in self.pairs}
             eldest = aunts or {root for given, root in women.items() if ("Miss", given) not in self.pairs}
-            if len(eldest) == 1:
-                self.union(form, eldest.pop())
+            written = Counter({root: self.pairs.get((given, words[0]), 0) for given, root in women.items()})
+            ranked = sorted(eldest, key=lambda root: (-written[root], root))
+            # Two daughters the book never calls "Miss" and their given name: the one it writes with
+            # the surname three times as often ("Miss Lucas": Charlotte Lucas 8 times, Maria twice).
+            rest = sum(written[root] for root in ranked[1:])
+            if ranked and (len(ranked) == 1 or written[ranked[0]] >= 3 * rest):
+                self.union(form, ranked[0])
 
     def join_given_and_surname(self) -> None:
         """A given name and a surname, each a character of its own with no full name, are one where
