@@ -86,12 +86,21 @@ def test_merges_saved_voices_follow_and_a_man_and_a_woman_are_never_joined(alice
     assert label_prompts and not any(": Frog-Footman\n" in p for p in label_prompts)
 
 
-def test_the_users_split_wins_over_the_next_pass(alice, tmp_path) -> None:
+def test_the_users_choices_win_over_the_pass(alice, tmp_path) -> None:
     book, people = alice
     mine = CastEdits().split("Frog-Footman")
     with serve_fake_chat(FakeChat(answer=_aliases_then_labels(("Footman", "Frog-Footman")))) as url:
         run = join_aliases(book, ChatClient(url), people, mine)
     assert run.joined == () and run.edits == mine
+    # A character the user merged into keeps its name, though another in the group has more lines.
+    mine = CastEdits().merge(["Crab"], "Eaglet")
+    people = find_characters(book, edits=mine)
+    lines = {p.name: p.quotes for p in people}
+    assert lines["Eaglet"] < lines["Lory"]
+    with serve_fake_chat(FakeChat(answer=_aliases_then_labels(("Lory", "Eaglet")))) as url:
+        run = join_aliases(book, ChatClient(url), people, mine)
+    assert run.joined == (("Lory", "Eaglet"),)
+    assert dict(run.edits.merges) == {"Crab": "Eaglet", "Lory": "Eaglet"}
     paths = DataPaths(tmp_path)
     path = saved_cast_path(paths, book)
     edit_characters(CastFile(book="Alice"), hide="Five").save(path)

@@ -7,8 +7,9 @@ One request sends the cast (each character's names, gender, lines and where the 
 them); the endpoint answers with **groups of ids only**, ``{"same": [["C2", "C9"]]}``, read as
 strictly as the labeller's labels. The groups become merges in the cast's edits, so the cast
 screen shows them and the user can split any of them again; the user's own choices win (a name
-they split, hid or merged is never touched), and a group that mixes a man and a woman, or names
-the first-person narrator, is refused. A malformed answer or a failed request changes nothing.
+they split off or hid is never merged, a character they merged into or renamed keeps its name),
+and a group that mixes a man and a woman, or names the first-person narrator, is refused. A
+malformed answer or a failed request changes nothing.
 """
 
 from __future__ import annotations
@@ -113,14 +114,22 @@ def parse_aliases(answer: str, people: Sequence[Character]) -> list[list[Charact
 
 
 def _refused(group: Sequence[Character], edits: CastEdits) -> bool:
-    """A group the user's choices or the book's genders rule out."""
-    touched = {n.casefold() for n in (*edits.splits, *edits.hidden, *edits.merges, *edits.merges.values())}
+    """A group the user's choices or the book's genders rule out: a name the user split off or
+    hid, a man with a woman, the narrator."""
+    mine = {n.casefold() for n in (*edits.splits, *edits.hidden)}
     genders = {p.gender for p in group} - {Gender.UNKNOWN}
     return (
         len(genders) > 1
         or any(p.narrator or p.hidden for p in group)
-        or any(name.casefold() in touched for p in group for name in (p.name, *p.aliases))
+        or any(name.casefold() in mine for p in group for name in (p.name, *p.aliases))
     )
+
+
+def _main(group: Sequence[Character], edits: CastEdits) -> Character:
+    """The character the others join: one the user merged into or renamed keeps its name, else the
+    one with the most lines."""
+    chosen = {n.casefold() for n in (*edits.merges.values(), *edits.renames.values())}
+    return max(group, key=lambda p: (p.name.casefold() in chosen, p.quotes, p.words, p.name))
 
 
 def join_aliases(
@@ -146,7 +155,7 @@ def join_aliases(
     for group in groups:
         if _refused(group, edits):
             continue
-        main = max(group, key=lambda p: (p.quotes, p.words, p.name))
+        main = _main(group, edits)
         others = [p.name for p in group if p is not main]
         edits = edits.merge(others, main.name)
         joined += [(name, main.name) for name in others]
