@@ -186,7 +186,7 @@ def _llm_pass(
     """The LLM pass over one novel, as the product runs it (the rules' characters, the floor): the
     characters listed twice merged, then the unsure quotes labelled (not with the oracle)."""
     book = load_book(path)
-    people = find_characters(book, min_confidence=args.floor)
+    people = find_characters(book, min_confidence=args.floor, min_quotes=1)
     if args.alias_oracle:
         client = ChatClient("http://oracle", transport=httpx.MockTransport(_oracle(book, people, gold)))
     else:

@@ -603,3 +603,11 @@ def test_the_same_names_group_the_same_way_in_every_run() -> None:
     canonical = json.loads(results.pop())
     assert canonical["Sillerton"] == canonical["Sillerton Jackson"] == "Mr. Jackson"
     assert canonical["Emerson Sillerton"] == "Emerson Sillerton"
+
+
+def test_a_name_in_small_capitals_is_the_name_the_book_writes_elsewhere() -> None:
+    # Hard Times: a chapter opens "MR. JAMES HARTHOUSE passed a whole night and a day ...".
+    counts = {"Mr. James Harthouse": 92, "Mr. Harthouse": 84, "JAMES HARTHOUSE": 3, "CHAPTER XIV": 2}
+    canonical = group_names(counts, {"Mr. James Harthouse": Gender.MALE})
+    assert canonical["JAMES HARTHOUSE"] == canonical["Mr. Harthouse"] == "Mr. James Harthouse"
+    assert canonical["CHAPTER XIV"] == "CHAPTER XIV"  # written so nowhere else: left alone

@@ -40,8 +40,9 @@ def group_names(
     """
     groups = NameGroups(counts, genders or {}, Counter(pairs))
     by_words: dict[tuple[str, ...], list[str]] = {}
+    written = {name_words(name) for name in counts}
     for name in counts:
-        words = _full_words(name_words(name), counts)
+        words = _full_words(_in_small_capitals(name_words(name), written), counts)
         if words:
             by_words.setdefault(words, []).append(name)
     for forms in by_words.values():
@@ -55,6 +56,16 @@ def group_names(
     groups.join_given_and_surname()
     groups.join_pet_names()
     return groups.canonical()
+
+
+def _in_small_capitals(words: tuple[str, ...], written: Collection[tuple[str, ...]]) -> tuple[str, ...]:
+    """A name in capitals as the book writes it elsewhere: "MR. JAMES HARTHOUSE passed a whole
+    night", a chapter's opening words in small capitals, is "James Harthouse". Only where it is
+    written so ("CHAPTER XIV" stays as it is)."""
+    if not words or not all(w.isupper() for w in words):
+        return words
+    titled = tuple(w.title() for w in words)
+    return titled if titled in written else words
 
 
 def _full_words(words: tuple[str, ...], counts: Mapping[str, int]) -> tuple[str, ...]:

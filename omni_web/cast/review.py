@@ -91,7 +91,8 @@ def run_llm_pass(
     chat = client or ChatClient.from_settings(settings)
     path = labels_path(saved_cast_path(paths, book))
     cast = load_cast_file(saved_cast_path(paths, book))
-    people = find_characters(book, min_confidence=cast.min_confidence, edits=cast.edits)
+    # One-line characters too: a name used once may be a main one's ("Ruth", Mrs. Wilcox).
+    people = find_characters(book, min_confidence=cast.min_confidence, edits=cast.edits, min_quotes=1)
     aliases = join_aliases(book, chat, people, cast.edits)
     for name, into in aliases.joined:
         cast = edit_characters(cast, merge=([name], into))  # voices follow, as in the cast screen's merge
