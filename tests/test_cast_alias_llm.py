@@ -12,7 +12,8 @@ import pytest
 
 from omni_web.book import load_book
 from omni_web.cast import CastFile, VoiceSpec, find_characters, saved_cast_path
-from omni_web.cast.alias_llm import alias_prompt, join_aliases, parse_aliases
+from omni_web.cast.alias_llm import MAX_LISTED, alias_prompt, join_aliases, parse_aliases
+from omni_web.cast.characters import Character
 from omni_web.cast.edits import CastEdits
 from omni_web.cast.review import run_llm_pass
 from omni_web.cast.store import edit_characters, load_cast_file
@@ -58,6 +59,10 @@ def test_groups_are_read_strictly(alice) -> None:
     names = [[p.name for p in group] for group in parse_aliases(f"```json\n{answer}\n```", people)]
     # Ids off the list, groups of one and a character in two groups (C3) are dropped.
     assert names == [[people[15].name, people[23].name]] == [["Footman", "Frog-Footman"]]
+    # Some models answer with the names as listed; a name not listed is dropped.
+    answer = '{"same": [["footman", "Frog-Footman", "The Footman"]]}'
+    groups = parse_aliases(answer, people)
+    assert [[p.name for p in group] for group in groups] == [["Footman", "Frog-Footman"]]
     for bad in ("no JSON here", '{"labels": []}', '{"same": "C1 C2"}', "{not json}"):
         with pytest.raises(LlmUnusableAnswer):
             parse_aliases(bad, people)
@@ -139,3 +144,16 @@ def test_an_endpoint_that_is_down_changes_nothing(alice) -> None:
     run = join_aliases(book, ChatClient(url, timeout_s=5), people, CastEdits())
     assert run.joined == () and run.edits == CastEdits() and run.usage.failures == 1
     assert "Cannot reach the chat endpoint" in run.error
+
+
+def test_a_cast_of_hundreds_sends_the_ones_with_most_lines(alice) -> None:
+    book, _ = alice
+    crowd = [Character(f"Guest {n}", n + 1, 10, "Hello.", 1) for n in range(400)]
+    groups = (("Guest 399", "Guest 398"), ("Guest 0", "Guest 397"))  # Guest 0 is not listed
+    fake = FakeChat(answer=lambda user: alias_groups(user, *groups))
+    with serve_fake_chat(fake) as url:
+        run = join_aliases(book, ChatClient(url), crowd, CastEdits())
+    user = fake.received[0]["messages"][1]["content"]
+    listed = re.findall(r"^C\d+: (Guest \d+);", user, flags=re.M)
+    assert len(listed) == MAX_LISTED and listed[0] == "Guest 399" and "Guest 0" not in listed
+    assert run.joined == (("Guest 398", "Guest 399"),)

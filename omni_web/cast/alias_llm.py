@@ -26,7 +26,7 @@ from omni_web.cast.names import Gender
 from omni_web.errors import LlmError, LlmUnusableAnswer
 from omni_web.llm import ChatClient, LlmUsage
 
-__all__ = ["AliasRun", "alias_prompt", "join_aliases", "parse_aliases"]
+__all__ = ["MAX_LISTED", "AliasRun", "alias_prompt", "join_aliases", "parse_aliases"]
 
 _SYSTEM = (
     "You help cast an audiobook. The characters listed were found by rules that keep apart names "
@@ -37,6 +37,9 @@ _SYSTEM = (
     '(or {"same": []} when no one is listed twice).'
 )
 _MENTION_CHARS = 200  # the sentence where the book first names a character, cut to this
+# Most lines first: the corpus's novels list 8-50 characters (about 2,900 tokens at most); a cast
+# of hundreds would not fit a small model's context.
+MAX_LISTED = 150
 _SAMPLE_CHARS = 120
 
 
@@ -84,9 +87,9 @@ def alias_prompt(book: Book, people: Sequence[Character]) -> tuple[str, str]:
 
 
 def parse_aliases(answer: str, people: Sequence[Character]) -> list[list[Character]]:
-    """The groups of one person in an answer, each of two or more listed characters.
-
-    A character in two groups, an id not on the list and a group of one are dropped.
+    """The groups of one person in an answer, each of two or more listed characters (by id, or by
+    name as listed). A character in two groups, an id or name not on the list and a group of one
+    are dropped.
 
     Raises:
         LlmUnusableAnswer: no JSON object with a "same" list.
@@ -102,15 +105,20 @@ def parse_aliases(answer: str, people: Sequence[Character]) -> list[list[Charact
         raise LlmUnusableAnswer('The LLM\'s answer has no "same" list.')
     found: list[list[Character]] = []
     for group in groups:
-        members = {
-            int(m.group(1))
-            for item in (group if isinstance(group, list) else [])
-            if (m := re.fullmatch(r"[Cc](\d+)", str(item).strip())) and 1 <= int(m.group(1)) <= len(people)
-        }
+        members = {_listed(item, people) for item in (group if isinstance(group, list) else [])} - {None}
         if len(members) > 1:
-            found.append([people[n - 1] for n in sorted(members)])
+            found.append([people[n] for n in sorted(members)])
     twice = {p.name for group in found for p in group if sum(p in g for g in found) > 1}
     return [group for group in found if not twice & {p.name for p in group}]
+
+
+def _listed(item: object, people: Sequence[Character]) -> int | None:
+    """The list index an answer's item means: an id ("C3"), or a listed name as some models answer."""
+    text = str(item).strip()
+    match = re.fullmatch(r"[Cc](\d+)", text)
+    if match:
+        return int(match.group(1)) - 1 if 1 <= int(match.group(1)) <= len(people) else None
+    return next((n for n, p in enumerate(people) if p.name.casefold() == text.casefold()), None)
 
 
 def _refused(group: Sequence[Character], edits: CastEdits) -> bool:
@@ -140,6 +148,7 @@ def join_aliases(
     Each group joins the character with the most lines. A request that fails or an answer that
     is not understood leaves the edits as they were (``error`` says why).
     """
+    people = sorted(people, key=lambda p: -p.quotes)[:MAX_LISTED]
     if len(people) < 2:
         return AliasRun(edits, (), LlmUsage())
     system, user = alias_prompt(book, people)
