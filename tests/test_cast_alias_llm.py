@@ -97,6 +97,13 @@ def test_the_users_choices_win_over_the_pass(alice, tmp_path) -> None:
     with serve_fake_chat(FakeChat(answer=_aliases_then_labels(("Footman", "Frog-Footman")))) as url:
         run = join_aliases(book, ChatClient(url), people, mine)
     assert run.joined == () and run.edits == mine
+    # A book never cast before: the merges make its cast file, named after the book.
+    paths = DataPaths(tmp_path / "fresh")
+    with serve_fake_chat(FakeChat(answer=_aliases_then_labels(("Footman", "Frog-Footman")))) as url:
+        run_llm_pass(paths, book, Settings(llm_url=url))
+    fresh = load_cast_file(saved_cast_path(paths, book))
+    assert fresh.book == "Alice's Adventures in Wonderland"
+    assert dict(fresh.edits.merges) == {"Frog-Footman": "Footman"}
     # A character the user merged into keeps its name, though another in the group has more lines.
     mine = CastEdits().merge(["Crab"], "Eaglet")
     people = find_characters(book, edits=mine)

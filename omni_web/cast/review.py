@@ -97,7 +97,9 @@ def run_llm_pass(
     for name, into in aliases.joined:
         cast = edit_characters(cast, merge=([name], into))  # voices follow, as in the cast screen's merge
     if aliases.joined:
-        cast.save(saved_cast_path(paths, book))
+        replace(cast, book=cast.book or book.metadata.title or book.source_path.stem).save(
+            saved_cast_path(paths, book)
+        )
     run = label_book(
         book,
         chat,
