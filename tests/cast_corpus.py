@@ -37,6 +37,7 @@ from omni_web.cast import (
     chapter_dialogue,
 )
 from omni_web.cast.labels import BookLabels, relabelled
+from omni_web.cast.reply_hints import answered_as
 
 __all__ = [
     "HELD_OUT",
@@ -237,11 +238,13 @@ def found_quotes(
     style = book_quote_style(book, chapters)
     roster = roster_of(book, chapters, style=style)
     found: list[FoundQuote] = []
+    said = []
     cursor = 0
     for chapter in chapters:
         dialogue = chapter_dialogue(chapter, style, roster=roster)
         if labels is not None:
             dialogue = relabelled(dialogue, labels.for_chapter(chapter.index))
+        said.append(dialogue.quotes())
         for paragraph, row in zip(dialogue.paragraphs, dialogue.attributions, strict=True):
             block = "".join(span.text for span in paragraph.spans)
             flat_block, block_where = _collapsed(block)
@@ -257,7 +260,7 @@ def found_quotes(
                 if first > last:
                     continue
                 found.append(FoundQuote(where[at + first], where[at + last] + 1, attribution))
-    return found, roster
+    return found, roster.with_likely(answered_as(said, roster))  # the hints the cast screen offers
 
 
 def _match(found: Sequence[FoundQuote], starts: Sequence[int], span: tuple[int, int]) -> FoundQuote | None:

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 
-from omni_web.cast import Gender
+from omni_web.book import load_book
+from omni_web.cast import Gender, find_characters
+from omni_web.cast.attribution import Attribution
+from omni_web.cast.dialogue import Quote
 from omni_web.cast.name_hints import likely_same
+from omni_web.cast.reply_hints import answered_as
 from omni_web.cast.roster import Roster
+from tests.epub_builder import make_epub, xhtml
 
 FEMALE, MALE = Gender.FEMALE, Gender.MALE
 
@@ -63,3 +68,63 @@ def test_the_man_the_book_writes_with_the_surname_most_is_offered_first() -> Non
     counts = {"Hamilton": 8, "Berry Hamilton": 8, "Joe": 60, "Joe Hamilton": 3}
     pairs = Counter({("Berry", "Hamilton"): 14, ("Joe", "Hamilton"): 4})
     assert likely_same(canonical, genders, counts, pairs) == {"Hamilton": ("Berry Hamilton", "Joe")}
+
+
+def _quote(text: str, speaker: str | None, rule: str = "tag") -> Quote:
+    return Quote(0, text, Attribution(speaker, 0.95 if speaker else 0.0, rule, rule=rule))
+
+
+def test_the_one_who_answers_to_a_name_is_offered_as_that_character() -> None:
+    # Oliver Twist: "Fagin" is called, and "said the Jew" answers, though the two never talk.
+    canonical = {f: f for f in ("Fagin", "Jew", "Oliver", "Sikes", "Nancy")}
+    genders = dict.fromkeys(("Fagin", "Jew", "Oliver", "Sikes"), MALE) | {"Nancy": FEMALE}
+    roster = Roster(canonical=canonical, genders=genders)
+    scene = [
+        _quote("Fagin, my dear, where is the boy?", "Oliver"),
+        _quote("Gone to bed, my dear,", "Jew"),
+        _quote("Where is he, Fagin?", "Sikes"),
+        _quote("Safe,", "Jew"),
+        _quote("You hear me, Fagin!", None, "turn"),
+        _quote("I hear,", "Jew"),
+    ]
+    assert answered_as([scene], roster) == {"Fagin": ("Jew",)}
+    assert roster.with_likely(answered_as([scene], roster)).likely_same("Jew") == ("Fagin",)
+    # Fewer than three answers, or someone else answering half the time: nothing.
+    assert answered_as([scene[:4]], roster) == {}
+    # Answered 3 times by the Jew, twice by Sikes, twice by Oliver:
+    others = [_quote("Fagin!", "Nancy"), _quote("What?", "Sikes")] * 2
+    others += [_quote("Fagin!", "Nancy"), _quote("Eh?", "Oliver")] * 2
+    assert answered_as([scene, others], roster) == {}
+    # Two who answer each other are two people, however often one answers to the other's name.
+    talk = [_quote("Come,", "Fagin"), _quote("No,", "Jew")] * 4
+    assert answered_as([scene, talk], roster) == {}
+    # A man never answers to a woman's name.
+    nancy = [_quote(q.text.replace("Fagin", "Nancy"), q.attribution.speaker) for q in scene]
+    assert answered_as([nancy], roster) == {}
+
+
+def test_two_given_names_or_one_family_are_never_offered() -> None:
+    # Pride and Prejudice: Elizabeth answers when Jane is called; Hard Times: the father when Tom is.
+    canonical = {f: f for f in ("Jane", "Elizabeth", "Tom", "Mr. Gradgrind", "Louisa")}
+    canonical |= {"Tom Gradgrind": "Tom", "Gradgrind": "Mr. Gradgrind"}
+    roster = Roster(canonical=canonical, genders={"Tom": MALE, "Mr. Gradgrind": MALE})
+    for called, answer in (("Jane", "Elizabeth"), ("Tom", "Mr. Gradgrind")):
+        scene = [_quote(f"{called}, come here.", "Louisa"), _quote("Coming,", answer)] * 3
+        assert answered_as([scene], roster) == {}
+
+
+def test_the_cast_lists_the_one_who_answers_to_a_name_as_maybe_that_character(tmp_path) -> None:
+    paras = [
+        "“Fagin, my dear, where is the boy?” asked Oliver.", "“Gone to bed, my dear,” said the Jew.",
+        "The fire burned low in the grate.",
+        "“Where is he, Fagin?” asked Sikes.", "“Safe,” said the Jew.",
+        "Nobody spoke for a while.",
+        "“Do you hear me, Fagin?” asked Nancy.", "“I hear,” said the Jew.",
+        "The clock struck ten.",
+        "“Hush,” said Fagin.", "“Why?” asked Oliver.", "“The watch,” said Fagin.",
+    ]
+    body = "<h1>Chapter One</h1>" + "".join(f"<p>{p}</p>" for p in paras)
+    book = load_book(make_epub(tmp_path / "den.epub", (("c1.xhtml", xhtml(body)),), title="The Den"))
+    people = {c.name: c for c in find_characters(book)}
+    assert people["Jew"].maybe == ("Fagin",) and people["Fagin"].maybe == ("Jew",)
+    assert people["Oliver"].maybe == ()

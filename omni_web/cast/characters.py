@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from omni_web.book import Book, Chapter, count_words, normalize_text
-from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE, book_quote_style, chapter_dialogue
+from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE, Quote, book_quote_style, chapter_dialogue
 from omni_web.cast.edits import CastEdits
 from omni_web.cast.name_hints import likely_same
 from omni_web.cast.names import Age, Gender, Vocabulary, age_guess, clean_name, name_pairs, name_words
 from omni_web.cast.narrator_name import narrator_forms
+from omni_web.cast.reply_hints import answered_as
 from omni_web.cast.roster import Roster, first_person_share, group_forms, pronoun_genders
 from omni_web.cast.spans import ParagraphSpans, QuoteStyle
 from omni_web.cast.tags import TagKind, tag_after
@@ -215,8 +216,10 @@ def find_characters(
     words: Counter[str] = Counter()
     samples: dict[str, str] = {}
     first: dict[str, int] = {}
+    said: list[list[Quote]] = []
     for chapter in chosen:
-        for quote in chapter_dialogue(chapter, style, roster=roster).quotes():
+        said.append(chapter_dialogue(chapter, style, roster=roster).quotes())
+        for quote in said[-1]:
             name = quote.attribution.speaker
             if name is None or quote.attribution.confidence < min_confidence:
                 continue
@@ -227,6 +230,7 @@ def find_characters(
             current = samples.get(name)
             if current is None or _sample_score(text) > _sample_score(current):
                 samples[name] = text
+    roster = roster.with_likely(answered_as(said, roster))
     people = [
         Character(
             name,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from omni_web.cast.given_names import given_name_gender
 from omni_web.cast.name_groups import group_names
@@ -90,6 +90,13 @@ class Roster:
         """The other forms of ``name`` the book uses, most words first."""
         forms = [form for form, target in self.canonical.items() if target == name and form != name]
         return tuple(sorted(forms, key=lambda f: (-len(f.split()), f)))
+
+    def with_likely(self, more: Mapping[str, Sequence[str]]) -> Roster:
+        """The roster with ``more`` characters it may be under another name (after the rules')."""
+        likely = {name: tuple(others) for name, others in self.likely.items()}
+        for name, others in more.items():
+            likely[name] = tuple(dict.fromkeys((*likely.get(name, ()), *others)))
+        return replace(self, likely=likely)
 
     def likely_same(self, name: str) -> tuple[str, ...]:
         """The characters ``name`` may be under another name, as the roster names them now (the
