@@ -51,6 +51,9 @@ def test_the_prompt_lists_each_character_with_names_gender_lines_and_first_menti
     assert "first named: " in user.split(f"C{rabbit}: ")[1].split("\nC")[0]
     assert "Rabbit" in user.split(f"C{rabbit}: ")[1].split("first named: ")[1].splitlines()[0]
     assert len(re.findall(r"^C\d+: ", user, flags=re.M)) == len(people)
+    # The rules' hints go with it, by id: the Footman may be the Frog-Footman.
+    ids = {p.name: f"C{n}" for n, p in enumerate(people, start=1)}
+    assert f"{ids['Footman']}: Footman; male; 12 lines; may be {ids['Frog-Footman']}\n" in user
 
 
 def test_groups_are_read_strictly(alice) -> None:

@@ -72,13 +72,17 @@ def alias_prompt(book: Book, people: Sequence[Character]) -> tuple[str, str]:
     """The system and user messages: the book, then one line per character."""
     text = "\n".join(block.text for chapter in book.chapters for block in chapter.blocks)
     authors = ", ".join(book.metadata.authors) or "unknown"
+    ids = {person.name: f"C{n}" for n, person in enumerate(people, start=1)}
     lines = []
     for n, person in enumerate(people, start=1):
         also = f"; also called {', '.join(person.aliases[:6])}" if person.aliases else ""
         gender = f"; {person.gender.value}" if person.gender is not Gender.UNKNOWN else ""
         mention = _first_mention(text, person)
+        # The rules' own hints ("Miss Lucas": Charlotte or Maria?), for the model to settle.
+        maybe = [ids[name] for name in person.maybe if name in ids]
         lines.append(
             f"C{n}: {person.name}{also}{gender}; {person.quotes} lines"
+            + (f"; may be {' or '.join(maybe)}" if maybe else "")
             + (f"\n    first named: {mention}" if mention else "")
             + f"\n    says: “{person.sample[:_SAMPLE_CHARS]}”"
         )
