@@ -67,7 +67,7 @@ def build_cast_sheet() -> CastSheetRefs:
         play = gr.Column(elem_id="cast-sheet-play")
         version = gr.Number(value=0, visible=False)
         with gr.Row():
-            llm = gr.Button("Label unsure quotes with the LLM", size="sm", elem_id="cast-llm-run")
+            llm = gr.Button("LLM: join names, label unsure quotes", size="sm", elem_id="cast-llm-run")
         review = gr.HTML(elem_id="cast-review")
         with gr.Row():
             quote = gr.Dropdown(label="Quote", elem_id="cast-review-quote", interactive=True)
