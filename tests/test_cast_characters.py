@@ -482,10 +482,21 @@ def test_miss_and_the_surname_alone_is_the_eldest_daughter_or_the_aunt_of_the_na
     assert canonical["Miss Lucas"] == canonical["Charlotte Lucas"] != canonical["Maria"]
     written[("Maria", "Lucas")] = 3
     assert group_names(lucases, {}, written)["Miss Lucas"] == "Miss Lucas"
-    # Sense and Sensibility: the one sister written with the surname is "Miss Marianne", the younger.
+    # Sense and Sensibility: the one sister written with the surname is "Miss Marianne", the younger
+    # of "the Miss Dashwoods".
     counts = {"Miss Dashwood": 8, "Marianne": 464, "Elinor": 924}
-    pairs = {("Marianne", "Dashwood"), ("Miss", "Marianne")}
+    pairs = {("Marianne", "Dashwood"), ("Miss", "Marianne"), ("Miss", "Dashwoods")}
     assert group_names(counts, {}, pairs)["Miss Dashwood"] == "Miss Dashwood"
+    # Oliver Twist: "Miss Maylie" is Rose Maylie, the only daughter of the name, though the servants
+    # call her "Miss Rose"; with "the Miss Maylies" written, she might be a younger sister.
+    maylies = {"Miss Maylie": 24, "Rose": 372, "Rose Maylie": 20, "Miss Rose": 1, "Mrs. Maylie": 152}
+    maylies |= {"Harry Maylie": 12, "Mr. Maylie": 4, "Maylie": 1}
+    genders = {"Rose": Gender.FEMALE, "Rose Maylie": Gender.FEMALE, "Harry Maylie": Gender.MALE}
+    written = Counter({("Rose", "Maylie"): 7, ("Miss", "Rose"): 5, ("Harry", "Maylie"): 6})
+    canonical = group_names(maylies, genders, written)
+    assert canonical["Miss Maylie"] == canonical["Rose"] != canonical["Mrs. Maylie"]
+    written[("Miss", "Maylies")] = 1
+    assert group_names(maylies, genders, written)["Miss Maylie"] == "Miss Maylie"
     # Anne of Green Gables: "Aunt Josephine" is Miss Barry, not her niece Diana Barry; and "Josie",
     # who is Josie Pye, is not the Josephine her name is short for.
     counts = {"Miss Barry": 20, "Miss Josephine Barry": 8, "Diana": 300, "Diana Barry": 6, "Mrs. Barry": 20}

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Collection, Mapping
 
 from omni_web.cast.given_names import full_given_name, given_name_gender
+from omni_web.cast.name_daughters import join_eldest_daughter
 from omni_web.cast.name_union import NameGroups
 from omni_web.cast.names import GIVEN_NAME_TITLES, Gender, name_words, title_key
 
@@ -52,7 +53,7 @@ def group_names(
     for _ in range(2):
         _join_parts(groups, by_words)
     groups.join_bare_titles()
-    groups.join_eldest_daughter()
+    join_eldest_daughter(groups)
     groups.join_given_and_surname()
     groups.join_pet_names()
     return groups.canonical()

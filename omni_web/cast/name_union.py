@@ -2,7 +2,8 @@
 
 :class:`NameGroups` holds which forms are one person and the joins :func:`group_names` runs on
 them: forms with the same words, titled surnames, given names, bare titles, and the joins the
-book's own pairs of words show (an eldest daughter, a given name written with its surname).
+book's own pairs of words show (a given name written with its surname; the eldest daughter is in
+:mod:`.name_daughters`).
 """
 
 from __future__ import annotations
@@ -150,7 +151,7 @@ class NameGroups:
             given = all(set(t) <= GIVEN_NAME_TITLES for t in titles)  # "Miss Rose" is "Rose Maylie"
             # Pronouns alone, after either form, do not keep a word from the one name it is part of
             # ("Rabbit ... she", "White Rabbit ... he"); a given name or a title does.
-            loose = not (titles or self._sure_gender(target)) and not self._given_gender(forms[0])
+            loose = not (titles or self.sure_gender(target)) and not self._given_gender(forms[0])
             fits = self._compatible(forms[0], target) or self._given_name_of(forms[0], target) or loose
             # "Miss Bennet" is not Elizabeth Bennet, whom the book calls "Miss Elizabeth".
             younger = self._miss_given(target, titles) and not self._given_name_word(forms[0], target)
@@ -170,7 +171,7 @@ class NameGroups:
         # it, or they are a man or woman the book names often beside the others of the name ("Mr.
         # Thorpe" is "John Thorpe"; "Mr. Welland", named 4 times beside "Mrs. Welland" 88 times,
         # is not "May Welland", however often the narration's "he" follows her name).
-        sure = self._sure_gender(target) if self.group_gender(target) else set()
+        sure = self.sure_gender(target) if self.group_gender(target) else set()
         if any(("miss",) in self._titles(r) for r in roots):
             # A daughter of the name ("Miss Welland") is the one her given name is written with,
             # not her mother ("May Welland" is not "Mrs. Welland").
@@ -225,8 +226,8 @@ class NameGroups:
             elif titles and not titles - self._by_gender(forms) and len(gender | titles_gender(titles)) == 1:
                 gender = gender | titles_gender(titles)
                 # Only theirs where none of the others might be of their gender too.
-                maybe = [t for t in fitting if not self._sure_gender(t) and self.group_gender(t) <= gender]
-                fitting = [t for t in fitting if self._sure_gender(t) == gender]
+                maybe = [t for t in fitting if not self.sure_gender(t) and self.group_gender(t) <= gender]
+                fitting = [t for t in fitting if self.sure_gender(t) == gender]
                 if len(fitting) == 1 and not maybe and not self._miss_given(fitting[0], titles):
                     self.union(root, fitting[0])
                 elif not self._titles(root) and titles == {("mr",)} and not self._given_gender(root):
@@ -264,28 +265,6 @@ class NameGroups:
             others = sum(self._weight(root) for root in holders[1:])
             if holders and self._weight(holders[0]) >= 10 * others and self._compatible(form, holders[0]):
                 self.union(form, holders[0])
-
-    def join_eldest_daughter(self) -> None:
-        """ "Miss Bennet" alone is the eldest daughter: of the women whose given name the book writes
-        with the surname ("Jane Bennet", "Elizabeth Bennet"), the one it never calls "Miss" and her
-        given name, as it does her younger sisters ("Miss Elizabeth"), and, of two such, the one it
-        writes with the surname three times as often. An aunt of the name, unmarried, goes before
-        her nieces ("Aunt Josephine" is Miss Barry, not Diana Barry)."""
-        for form in self.counts:
-            if title_key(form) != ("miss",) or len(words := name_words(form)) != 1:
-                continue
-            if any(len(name_words(n)) > 1 for n in self.counts if self.find(n) == self.find(form)):
-                continue  # joined to a full name already
-            women = self._women_of(words[0], self.find(form))
-            aunts = {root for given, root in women.items() if ("Aunt", given) in self.pairs}
-            eldest = aunts or {root for given, root in women.items() if ("Miss", given) not in self.pairs}
-            written = Counter({root: self.pairs.get((given, words[0]), 0) for given, root in women.items()})
-            ranked = sorted(eldest, key=lambda root: (-written[root], root))
-            # Two daughters the book never calls "Miss" and their given name: the one it writes with
-            # the surname three times as often ("Miss Lucas": Charlotte Lucas 8 times, Maria twice).
-            rest = sum(written[root] for root in ranked[1:])
-            if ranked and (len(ranked) == 1 or written[ranked[0]] >= 3 * rest):
-                self.union(form, ranked[0])
 
     def join_given_and_surname(self) -> None:
         """A given name and a surname, each a character of its own with no full name, are one where
@@ -353,25 +332,6 @@ class NameGroups:
                 name_words(name) if len(name_words(name)) == 1 else ("", "")
             )
         return {r: tuple(sorted(w)) for r, w in words.items() if len(w) == 1 and "" not in w}
-
-    def _women_of(self, surname: str, own: str) -> dict[str, str]:
-        """The women's given names the book writes before ``surname``, with their groups: a given
-        name alone ("Jane") or a full name ("Miss Josephine Barry") of an unmarried woman."""
-        women: dict[str, str] = {}
-        for name in self.counts:
-            words = name_words(name)
-            root = self.find(name)
-            if (
-                len(words) in (1, 2)
-                and words[1:] in ((), (surname,))
-                and (words[0], surname) in self.pairs
-                and given_name_gender(words[0]) is Gender.FEMALE
-                and not set(title_key(name)) - {"miss"}
-                and root != own
-                and self._sure_gender(root) <= {Gender.FEMALE}
-            ):
-                women[words[0]] = root
-        return women
 
     def _join_dominant(self, forms: list[str], targets: list[str]) -> None:
         if not any(title_key(f) for f in forms):
@@ -441,7 +401,7 @@ class NameGroups:
             for g in given
         )
 
-    def _sure_gender(self, root: str) -> set[Gender]:
+    def sure_gender(self, root: str) -> set[Gender]:
         """A group's gender from its titles and its given name alone ("Mary": she), not from the
         pronouns after a full name, which are often someone else's ("Ellen Mingott ... he")."""
         return {
