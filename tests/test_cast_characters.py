@@ -25,6 +25,7 @@ from omni_web.cast import (
 from omni_web.cast.name_groups import group_names
 from omni_web.cast.names import Vocabulary, clean_name
 from omni_web.cast.roster import group_forms, pronoun_genders
+from omni_web.errors import CastError
 
 
 def book_of(*paragraphs: str) -> Book:
@@ -155,6 +156,9 @@ def test_edits_merge_split_rename_and_hide_and_voices_follow_their_character() -
     again = CastFile.from_yaml(split.to_yaml(), source="test")
     assert again.edits == split.edits and again.characters == split.characters
     assert CastEdits.from_yaml(None, source="t").empty and Roster.empty().resolve("the Hatter") == "Hatter"
+    with pytest.raises(CastError, match="Lizzy is that character already"):
+        CastEdits().merge(["lizzy", " "], "Lizzy")
+    assert CastEdits().merge(["Lizzy", "Eliza"], "Lizzy").merges == {"Eliza": "Lizzy"}
 
 
 def test_a_titled_surname_joins_the_full_name_whose_gender_its_given_name_shows() -> None:

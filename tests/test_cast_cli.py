@@ -82,6 +82,11 @@ def test_cast_lists_characters_and_saves_a_mapping_a_series_can_reuse(
 
     bad = run(data_paths, "cast", str(sequel), "--set", "nobody")
     assert bad.returncode == 1 and "NAME=VOICE" in bad.stderr
+    # A character merged into itself is said to be so, not taken as a silent no-op; nothing is saved.
+    before = saved_cast_path(data_paths, load_book(sequel)).read_bytes()
+    itself = run(data_paths, "cast", str(sequel), "--merge", "Hatter=hatter")
+    assert itself.returncode == 1 and "hatter is that character already" in itself.stderr
+    assert saved_cast_path(data_paths, load_book(sequel)).read_bytes() == before
 
 
 def requests_of(log: Path) -> list[dict]:

@@ -35,10 +35,16 @@ class CastEdits:
         return not (self.merges or self.renames or self.splits or self.hidden)
 
     def merge(self, names: Sequence[str], into: str) -> CastEdits:
-        """``names`` (any of their forms) are the character ``into``."""
+        """``names`` (any of their forms) are the character ``into``.
+
+        Raises:
+            CastError: no character to merge into, or no name other than it.
+        """
         target = into.strip()
         if not target:
             raise CastError("Say which character to merge into, e.g. --merge 'Lizzy=Elizabeth'.")
+        if all(name.strip().casefold() in ("", target.casefold()) for name in names):
+            raise CastError(f"{target} is that character already: give the other name it goes by.")
         merges = {k: v for k, v in self.merges.items() if k.casefold() not in {n.casefold() for n in names}}
         for name in names:
             if name.strip() and name.strip().casefold() != target.casefold():

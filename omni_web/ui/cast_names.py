@@ -119,8 +119,6 @@ def name_edits(save: Save) -> dict[str, Callable[..., str]]:
     def merge(name: str | None, into: str | None) -> str:
         if not name or not into:
             raise CastError("Pick a character, then the character it is the same person as.")
-        if name.casefold() == into.casefold():
-            raise CastError(f"{name} is that character already: pick the other name it goes by.")
         save(lambda cast: edit_characters(cast, merge=([name], into)))
         return f"**{esc(name)}** is {esc(into)} now: their lines and names are one character's."
 
