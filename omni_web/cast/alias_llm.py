@@ -14,7 +14,6 @@ malformed answer or a failed request changes nothing.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from omni_web.cast.characters import Character
 from omni_web.cast.edits import CastEdits
 from omni_web.cast.names import Gender
 from omni_web.errors import LlmError, LlmUnusableAnswer
-from omni_web.llm import ChatClient, LlmUsage
+from omni_web.llm import ChatClient, LlmUsage, json_in_answer
 
 __all__ = ["MAX_LISTED", "AliasRun", "alias_prompt", "join_aliases", "parse_aliases"]
 
@@ -96,14 +95,9 @@ def parse_aliases(answer: str, people: Sequence[Character]) -> list[list[Charact
     are dropped.
 
     Raises:
-        LlmUnusableAnswer: no JSON object with a "same" list.
+        LlmUnusableAnswer: no JSON object, or none with a "same" list.
     """
-    body = re.sub(r"^\s*```(?:json)?\s*|\s*```\s*$", "", answer.strip())
-    start, end = body.find("{"), body.rfind("}")
-    try:
-        data = json.loads(body[start : end + 1]) if 0 <= start < end else None
-    except ValueError as exc:
-        raise LlmUnusableAnswer(f"The LLM's answer is not valid JSON ({exc}).") from exc
+    data = json_in_answer(answer)
     groups = data.get("same") if isinstance(data, dict) else None
     if not isinstance(groups, list):
         raise LlmUnusableAnswer('The LLM\'s answer has no "same" list.')

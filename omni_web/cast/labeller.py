@@ -10,7 +10,6 @@ back from the endpoint, so nothing it says can change what is read aloud.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -23,7 +22,7 @@ from omni_web.cast.edits import CastEdits
 from omni_web.cast.labels import LLM, BookLabels, QuoteLabel, quote_hash, relabelled
 from omni_web.delivery_cues import DELIVERIES
 from omni_web.errors import LlmError, LlmUnusableAnswer
-from omni_web.llm import ChatClient, LlmUsage
+from omni_web.llm import ChatClient, LlmUsage, json_in_answer
 
 __all__ = [
     "LabelRun",
@@ -161,20 +160,6 @@ def window_prompt(window: Window, characters: Sequence[str]) -> tuple[str, str]:
     return _SYSTEM, f"Characters:\n{roster}\n\nText:\n{window.text}\n\nLabel these quotes: {asked}"
 
 
-def _json_object(text: str) -> object:
-    body = re.sub(r"^\s*```(?:json)?\s*|\s*```\s*$", "", text.strip())
-    try:
-        return json.loads(body)
-    except ValueError:
-        start, end = body.find("{"), body.rfind("}")
-        if start < 0 or end <= start:
-            raise LlmUnusableAnswer("The LLM's answer holds no JSON object.") from None
-        try:
-            return json.loads(body[start : end + 1])
-        except ValueError as exc:
-            raise LlmUnusableAnswer(f"The LLM's answer is not valid JSON ({exc}).") from exc
-
-
 def _items(data: object) -> list[object]:
     if isinstance(data, dict) and isinstance(data.get("labels"), list):
         return list(data["labels"])
@@ -201,7 +186,7 @@ def parse_labels(answer: str, window: Window, characters: Sequence[str]) -> list
         LlmUnusableAnswer: no JSON, no label list, or not one usable label.
     """
     found: dict[int, QuoteLabel] = {}
-    for item in _items(_json_object(answer)):
+    for item in _items(json_in_answer(answer)):
         if not isinstance(item, dict):
             continue
         try:

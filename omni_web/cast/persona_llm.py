@@ -8,15 +8,14 @@ usable about, or an endpoint that fails, keeps the persona the book's words give
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 
 from omni_web.book import Book
 from omni_web.cast.casting import Persona, guess_personas
 from omni_web.cast.characters import Character
-from omni_web.errors import LlmError
-from omni_web.llm import ChatClient
+from omni_web.errors import LlmError, LlmUnusableAnswer
+from omni_web.llm import ChatClient, json_in_answer
 from omni_web.settings import Settings
 
 __all__ = ["describer", "llm_personas"]
@@ -41,11 +40,9 @@ def _prompt(book: Book, people: Sequence[Character]) -> str:
 
 
 def _parsed(text: str) -> list[dict]:
-    body = re.sub(r"^\s*```(?:json)?\s*|\s*```\s*$", "", text.strip())
-    start, end = body.find("{"), body.rfind("}")
     try:
-        data = json.loads(body[start : end + 1]) if start >= 0 and end > start else {}
-    except ValueError:
+        data = json_in_answer(text)
+    except LlmUnusableAnswer:
         return []
     items = data.get("characters") if isinstance(data, dict) else None
     return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []

@@ -55,7 +55,7 @@ def answered_as(chapters: Iterable[Sequence[Quote]], roster: Roster) -> dict[str
             for called in {roster.canonical[m.group(1)] for m in calls.finditer(line.text)}:
                 if called not in (second.speaker, first.speaker):
                     answered[(called, second.speaker)] += 1
-    per_called = Counter()
+    per_called: Counter[str] = Counter()
     for (called, _), count in answered.items():
         per_called[called] += count
     found: dict[str, tuple[str, ...]] = {}

@@ -83,7 +83,7 @@ def test_cast_sheet_picks_voices_plays_a_line_labels_with_the_llm_and_reviews(pa
     page.locator("#cast-llm-run").click()
     expect(notice).to_contain_text("The LLM labelled the unsure quotes", timeout=120_000)
     expect(notice).to_contain_text("requests")
-    expect(notice).to_contain_text("merged them: Frog-Footman is Footman")
+    expect(notice).to_contain_text("merged them: Frog-Footman is Footman", timeout=60_000)
     fake, _ = chat
     assert fake.received and fake.received[0]["model"] == "fake-7b"
     labelled = _to_review(page)
