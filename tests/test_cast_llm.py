@@ -116,6 +116,43 @@ def test_whole_book_labelled_keeps_every_chapter_byte_identical(alice) -> None:
             if q.attribution.evidence == "labelled by llm"} == {names[0]}
 
 
+def _thinking(answer, *, opened: bool = True):
+    """``answer`` after the reasoning a thinking model writes into its answer when its server has
+    no reasoning parser: drafts with braces of their own, the opening tag left in the prompt by
+    some chat templates."""
+
+    def think(user: str) -> str:
+        drafts = 'Quote 3: {"speaker": "C2"? } no, {the Hatter}.'
+        return ("<think>\n" if opened else "") + drafts + "\n</think>\n\n" + answer(user)
+
+    return think
+
+
+@pytest.mark.parametrize("opened", [True, False], ids=["think-tags", "closing-tag-only"])
+def test_a_thinking_models_reasoning_is_read_past(alice, opened) -> None:
+    book, names = alice
+    fake = FakeChat(answer=_thinking(labels_answer("C1"), opened=opened))
+    with serve_fake_chat(fake) as url:
+        run = label_book(book, ChatClient(url), names, concurrency=2)
+    asked = sum(len(asked_quotes(body["messages"][1]["content"])) for body in fake.received)
+    assert run.fell_back == 0 and len(run.labels.labels) == asked > 50
+    assert {label.speaker for label in run.labels.labels} == {names[0]}
+
+
+def test_reasoning_cut_off_before_the_answer_is_said_so() -> None:
+    """The Settings test and the labeller read past a thinking model's reasoning, and say what to
+    do when its answer is nothing but reasoning (cut off by its token limit)."""
+    ok = FakeChat(answer=_thinking(lambda user: '{"ok": true}', opened=False))
+    with serve_fake_chat(ok) as url:
+        assert ChatClient(url, model="qwen3-8b").probe().startswith("qwen3-8b answered in")
+    cut = FakeChat(answer=lambda user: '<think>\nThe user wants {"ok": true}. So I should')
+    with serve_fake_chat(cut) as url, pytest.raises(LlmUnusableAnswer, match="all reasoning.*thinking off"):
+        ChatClient(url).probe()
+    wrong = FakeChat(answer=lambda user: '{"ok": false}')
+    with serve_fake_chat(wrong) as url, pytest.raises(LlmUnusableAnswer, match="wrong JSON"):
+        ChatClient(url).probe()
+
+
 @pytest.mark.parametrize("answer", [
     lambda user: "Sorry, I cannot help with that.",
     lambda user: '{"labels": "C1 everywhere"}',

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from omni_web.errors import LlmError, LlmUnreachable, LlmUnusableAnswer, SettingsError, exception_detail
+from omni_web.llm.answers import json_in_answer
 from omni_web.settings import Settings
 
 __all__ = ["ChatAnswer", "ChatClient", "LlmUsage", "chat_url"]
@@ -97,10 +98,14 @@ class ChatClient:
             LlmError: as :meth:`complete`, or the answer is not the JSON asked for.
         """
         answer = self.complete('Answer with the JSON object {"ok": true} and nothing else.', "Are you there?")
-        if '"ok"' not in answer.text.replace(" ", ""):
+        try:
+            why = "" if json_in_answer(answer.text) == {"ok": True} else "wrong JSON"
+        except LlmUnusableAnswer as exc:
+            why = str(exc)
+        if why:
             raise LlmUnusableAnswer(
                 f"The model at {chat_url(self.url)} answered, but not with the JSON asked for "
-                f"({answer.text[:80]!r}). "
+                f"({answer.text[:80]!r}; {why}). "
                 "Labels need a model that follows JSON instructions (an instruct model, 7B or larger).",
                 url=chat_url(self.url),
             )
