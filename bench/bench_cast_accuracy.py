@@ -87,7 +87,7 @@ def _table(title: str, score: NovelScore) -> None:
     print(
         f"merges offered on the cast screen: {score.hints}, {score.hints_right} of them one person "
         f"({_pct(score.hints_right, score.hints).strip()}); "
-        f"characters under 2+ names with the merge offered: {score.hinted_splits}"
+        f"characters under 2+ names with the merge offered: {len(score.hinted_splits)}"
     )
     print(
         f"speakers with a merge set for them when picked: {score.offers}, "
@@ -169,7 +169,8 @@ def main() -> None:
             )
         if args.split_names:
             for main, used in score.split_characters:
-                print(f"  {folder.name}: {main} <- {', '.join(used)}")
+                offered = "  (merge offered)" if main in score.hinted_splits else ""
+                print(f"  {folder.name}: {main} <- {', '.join(used)}{offered}")
     print(f"\n{len(folders)} novels in {time.perf_counter() - started:.0f} s, floor {args.floor}")
     _table(f"all {len(folders)} novels", total)
     if held.quotes["all"] and held.quotes["all"] != total.quotes["all"]:

@@ -105,7 +105,7 @@ class NovelScore:
     split_characters: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     hints: int = 0  # pairs of speakers the cast offers to merge (Roster.likely_same)
     hints_right: int = 0  # of them, pairs that are one annotated character
-    hinted_splits: int = 0  # split characters with a hint between two of their names
+    hinted_splits: list[str] = field(default_factory=list)  # split characters with a hint between two names
     offers: int = 0  # speakers with a merge offered first on the cast screen (another speaker)
     offers_right: int = 0  # of them, offers of the same annotated character
 
@@ -125,7 +125,7 @@ class NovelScore:
         self.split_characters.extend(other.split_characters)
         self.hints += other.hints
         self.hints_right += other.hints_right
-        self.hinted_splits += other.hinted_splits
+        self.hinted_splits.extend(other.hinted_splits)
         self.offers += other.offers
         self.offers_right += other.offers_right
 
@@ -371,10 +371,11 @@ def _grade_hints(score: NovelScore, roster: Roster, gold: Gold, speakers: set[st
         offered = [b for b in roster.likely_same(speaker) if b in speakers][:1]
         score.offers += bool(offered)
         score.offers_right += bool(offered) and _one_person((speaker, *offered), roster, gold)
-    score.hinted_splits = sum(
-        any(frozenset((a, b)) in hinted for a in used for b in used if a != b)
-        for _, used in score.split_characters
-    )
+    score.hinted_splits = [
+        main
+        for main, used in score.split_characters
+        if any(frozenset((a, b)) in hinted for a in used for b in used if a != b)
+    ]
 
 
 def _rule(evidence: str) -> str:
