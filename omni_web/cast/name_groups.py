@@ -8,13 +8,14 @@ wife and the woman whose given name her husband's shares ("Mrs. John Dashwood", 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Collection, Mapping
 
 from omni_web.cast.given_names import full_given_name, given_name_gender
 from omni_web.cast.name_daughters import join_eldest_daughter
 from omni_web.cast.name_union import NameGroups
-from omni_web.cast.names import GIVEN_NAME_TITLES, Gender, name_words, title_key
+from omni_web.cast.names import GIVEN_NAME_TITLES, Gender, name_words, title_key, title_of
 
 __all__ = ["group_names"]
 
@@ -48,6 +49,7 @@ def group_names(
             by_words.setdefault(words, []).append(name)
     for forms in by_words.values():
         groups.join_same_words(forms)
+    _join_spellings(groups)
     # Twice: a full name learns its gender from the given name joined to it ("Emma" ->
     # "Emma Woodhouse"), which then picks the titled surname ("Miss Woodhouse").
     for _ in range(2):
@@ -57,6 +59,19 @@ def group_names(
     groups.join_given_and_surname()
     groups.join_pet_names()
     return groups.canonical()
+
+
+def _join_spellings(groups: NameGroups) -> None:
+    """One name spelt with and without a hyphen or a space ("Guernsey-man", "Guernseyman";
+    "Dough-Boy", "Doughboy") is one person, its titles the same."""
+    spelt: dict[tuple[tuple[str, ...], str], str] = {}
+    for name in groups.counts:
+        rest = "".join(w for w in name.split() if title_of(w) is None)
+        if rest.isupper():
+            continue  # a name in capitals is read by _in_small_capitals
+        key = (title_key(name), re.sub(r"[\W_]", "", rest).casefold())
+        if key[1]:
+            groups.union(name, spelt.setdefault(key, name))
 
 
 def _in_small_capitals(words: tuple[str, ...], written: Collection[tuple[str, ...]]) -> tuple[str, ...]:

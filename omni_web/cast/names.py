@@ -103,6 +103,17 @@ _NATIONALITIES = frozenset(
     norwegian hungarian egyptian arabic european african asiatic oriental eurasian hindu moslem basque
     basques""".split()
 )
+# Words that name no one who speaks in a novel's quotes: the interjections "Good God!", "Heavens!"
+# and "Thank Heaven," read as a name called.
+_INTERJECTIONS = frozenset("god heaven heavens goodness gracious jove jesus christ providence".split())
+# A contraction of a pronoun or a verb is no name: "I’ll", "Don’t", "It’s"; "Ahab’s" is a name's.
+_CONTRACTED = re.compile(r"[’'](?:ll|m|ve|d|re|t)$|n[’']t$", re.IGNORECASE)
+# A place, not a person: "Cape Horn", "Mount Vernon"; "the Indian Ocean", "Fleet Street".
+_PLACE_FIRST = frozenset("cape mount mt lake fort isle".split())
+_PLACE_LAST = frozenset(
+    """ocean sea river street square road avenue island islands bay gardens abbey cathedral mountains
+    channel strait straits harbour harbor valley station""".split()
+)
 _WORD_RE = re.compile(r"[^\W\d_][\w’'\-.]*")
 _PLACE_PREPOSITIONS = frozenset("in into through across near toward towards from".split())
 # Abbreviations whose full stop ends no sentence ("Mrs. Bennet said", "Mr. J. Smith"); "I." does.
@@ -237,6 +248,8 @@ def clean_name(raw: str, vocabulary: Vocabulary | None = None) -> str | None:
             break
     if not words or (len(words) == 1 and words[0].casefold().strip(",.;:") in _NATIONALITIES):
         return None
+    if _is_place(words):
+        return None
     last = words[-1]
     if last.endswith(("’s", "'s", "’", "'")):
         return None  # a possessive ("the Rabbit’s voice") names whose something, not a speaker
@@ -255,10 +268,22 @@ def clean_name(raw: str, vocabulary: Vocabulary | None = None) -> str | None:
     return " ".join(words)
 
 
+def _is_place(words: list[str]) -> bool:
+    """A name with no title that a place's word begins or ends: "Cape Horn", "Fleet Street"; "Cape"
+    alone ("round the Cape")."""
+    if any(title_of(w) is not None for w in words):
+        return False
+    first, last = words[0].casefold(), words[-1].casefold().strip(",.;:")
+    return first == "cape" or (len(words) > 1 and (first in _PLACE_FIRST or last in _PLACE_LAST))
+
+
 def _is_opener(word: str, vocabulary: Vocabulary | None) -> bool:
     folded = word.casefold().strip(",.;:")
-    if folded in ("the", "a", "an") or folded in _OPENERS:
+    if folded in ("the", "a", "an") or folded in _OPENERS or folded in _INTERJECTIONS:
         return True
+    stem, _, ending = folded.replace("’", "'").partition("'")
+    if _CONTRACTED.search(folded) or (ending == "s" and stem in _OPENERS):
+        return True  # "I’ll", "Can’t"; "It’s", "That’s", "Here’s"
     if title_of(word) is not None:
         return False
     return vocabulary is not None and vocabulary.is_word(word)

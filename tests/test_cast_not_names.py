@@ -1,0 +1,46 @@
+"""Words that are no one: a contraction ("I’ll"), an oath ("Good God!"), a place ("Cape Horn"),
+and one name's two spellings ("Guernsey-man", "Guernseyman"), on Moby-Dick (a book outside the
+annotated corpus the rules are tuned on) and in small."""
+
+from __future__ import annotations
+
+import pytest
+
+from omni_web.book import load_book
+from omni_web.cast import find_characters
+from omni_web.cast.name_groups import group_names
+from omni_web.cast.names import clean_name
+from tests.conftest import DATA_DIR
+
+MOBY_DICK = DATA_DIR / "corpus" / "epub" / "moby-dick.epub"
+
+
+@pytest.fixture(scope="module")
+def moby_dick_cast():
+    return find_characters(load_book(MOBY_DICK))
+
+
+def test_contractions_oaths_and_places_are_no_names() -> None:
+    for word in ("I’ll", "I'm", "Don’t", "Can't", "It’s", "That's", "Here’s", "God", "Heavens"):
+        assert clean_name(word) is None, word
+    for place in ("Cape Horn", "Cape", "Mount Vernon", "the Indian Ocean", "Fleet Street", "Rhode Island"):
+        assert clean_name(place) is None, place
+    # A name's own apostrophe, a possessive's owner and a titled surname are still names.
+    assert [clean_name(n) for n in ("O’Brien", "D'Arcy", "Mrs. Lane", "Captain Street", "Ahab")] == [
+        "O’Brien", "D'Arcy", "Mrs. Lane", "Captain Street", "Ahab"]
+
+
+def test_one_name_spelt_with_and_without_a_hyphen_is_one_person() -> None:
+    canonical = group_names(
+        {"Guernsey-man": 9, "Guernseyman": 2, "Dough-Boy": 2, "Doughboy": 1, "Mr. Boy": 3}
+    )
+    assert canonical["Guernseyman"] == canonical["Guernsey-man"] == "Guernsey-man"
+    assert canonical["Doughboy"] == "Dough-Boy" and canonical["Mr. Boy"] == "Mr. Boy"
+
+
+def test_moby_dick_lists_its_people_and_none_of_those_words(moby_dick_cast) -> None:
+    names = {n for person in moby_dick_cast for n in (person.name, *person.aliases)}
+    assert not names & {"I’ll", "God", "Cape", "Cape Horn", "Indian Ocean"}
+    assert {"Ahab", "Starbuck", "Stubb", "Flask", "Queequeg", "Peleg", "Bildad"} <= names
+    guernsey = [p for p in moby_dick_cast if {"Guernsey-man", "Guernseyman"} & {p.name, *p.aliases}]
+    assert len(guernsey) == 1 and {"Guernsey-man", "Guernseyman"} <= {guernsey[0].name, *guernsey[0].aliases}
