@@ -1,6 +1,7 @@
-"""Words that are no one: a contraction ("I’ll"), an oath ("Good God!"), a place ("Cape Horn"),
-and one name's two spellings ("Guernsey-man", "Guernseyman"), on Moby-Dick (a book outside the
-annotated corpus the rules are tuned on) and in small."""
+"""Words that are no one: a contraction ("I’ll"), an oath ("Good God!"), a place ("Cape Horn");
+and forms that are one: a name's two spellings ("Guernsey-man", "Guernseyman"), a name cut short
+("Tink", "Tinker Bell"). On Moby-Dick and Peter Pan (books outside the annotated corpus the rules
+are tuned on) and in small."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from omni_web.cast.names import clean_name
 from tests.conftest import DATA_DIR
 
 MOBY_DICK = DATA_DIR / "corpus" / "epub" / "moby-dick.epub"
+PETER_PAN = DATA_DIR / "corpus" / "txt" / "pg16.txt"
 
 
 @pytest.fixture(scope="module")
@@ -44,3 +46,18 @@ def test_moby_dick_lists_its_people_and_none_of_those_words(moby_dick_cast) -> N
     assert {"Ahab", "Starbuck", "Stubb", "Flask", "Queequeg", "Peleg", "Bildad"} <= names
     guernsey = [p for p in moby_dick_cast if {"Guernsey-man", "Guernseyman"} & {p.name, *p.aliases}]
     assert len(guernsey) == 1 and {"Guernsey-man", "Guernseyman"} <= {guernsey[0].name, *guernsey[0].aliases}
+
+
+def test_a_name_cut_short_is_the_one_longer_name_it_begins() -> None:
+    canonical = group_names({"Tinker Bell": 29, "Tink": 55, "Will": 9, "Willoughby Smith": 4})
+    assert canonical["Tink"] == canonical["Tinker Bell"]
+    assert canonical["Will"] == "Will"  # a given name of its own
+    two = group_names({"Tink": 5, "Tinker Bell": 3, "Tinkerton Jones": 3})
+    assert two["Tink"] == "Tink"  # two names begin so: whose is it?
+
+
+def test_peter_pan_lists_tinker_bell_once() -> None:
+    cast = find_characters(load_book(PETER_PAN))
+    fairy = [p for p in cast if {"Tink", "Tinker Bell"} & {p.name, *p.aliases}]
+    assert len(fairy) == 1 and {"Tink", "Tinker Bell"} <= {fairy[0].name, *fairy[0].aliases}
+    assert fairy[0].quotes >= 15

@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping
 from omni_web.cast.given_names import full_given_name, given_name_gender
 from omni_web.cast.name_daughters import join_eldest_daughter
 from omni_web.cast.name_union import NameGroups
-from omni_web.cast.names import GIVEN_NAME_TITLES, Gender, name_words, title_key, title_of
+from omni_web.cast.names import GIVEN_NAME_TITLES, Gender, name_words, title_gender, title_key, title_of
 
 __all__ = ["group_names"]
 
@@ -58,7 +58,29 @@ def group_names(
     join_eldest_daughter(groups)
     groups.join_given_and_surname()
     groups.join_pet_names()
+    _join_clipped(groups)
     return groups.canonical()
+
+
+def _join_clipped(groups: NameGroups) -> None:
+    """A word cut from the given name of one longer name is that one's ("Tink", "Tinker Bell"),
+    where the word is no given name of its own ("Will" is not Willoughby) and no other name
+    begins so. Titles' sexes must agree; pronouns, often another's, are not asked."""
+    begun: dict[str, set[str]] = {}
+    for name in groups.counts:
+        words = name_words(name)
+        if len(words) > 1:
+            for end in range(4, len(words[0])):
+                begun.setdefault(words[0][:end], set()).add(groups.find(name))
+    for name in groups.counts:
+        words = name_words(name)
+        if len(words) != 1 or given_name_gender(words[0]) is not Gender.UNKNOWN:
+            continue
+        roots = begun.get(words[0], set())
+        if len(roots) == 1 and (root := next(iter(roots))) != groups.find(name):
+            sexes = {title_gender(form) for form in groups.counts if groups.find(form) in (root, groups.find(name))}
+            if len(sexes - {Gender.UNKNOWN}) < 2:
+                groups.union(name, root)
 
 
 def _join_spellings(groups: NameGroups) -> None:
