@@ -77,10 +77,12 @@ def _join_clipped(groups: NameGroups) -> None:
         if len(words) != 1 or given_name_gender(words[0]) is not Gender.UNKNOWN:
             continue
         roots = begun.get(words[0], set())
-        if len(roots) == 1 and (root := next(iter(roots))) != groups.find(name):
-            sexes = {title_gender(form) for form in groups.counts if groups.find(form) in (root, groups.find(name))}
-            if len(sexes - {Gender.UNKNOWN}) < 2:
-                groups.union(name, root)
+        if len(roots) != 1 or (root := next(iter(roots))) == groups.find(name):
+            continue
+        both = (root, groups.find(name))
+        sexes = {title_gender(form) for form in groups.counts if groups.find(form) in both}
+        if len(sexes - {Gender.UNKNOWN}) < 2:
+            groups.union(name, root)
 
 
 def _join_spellings(groups: NameGroups) -> None:
