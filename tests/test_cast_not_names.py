@@ -1,7 +1,8 @@
 """Words that are no one: a contraction ("I’ll"), an oath ("Good God!"), a place ("Cape Horn");
-and forms that are one: a name's two spellings ("Guernsey-man", "Guernseyman"), a name cut short
-("Tink", "Tinker Bell"). On Moby-Dick and Peter Pan (books outside the annotated corpus the rules
-are tuned on) and in small."""
+forms that are one: a name's two spellings ("Guernsey-man", "Guernseyman"), a name cut short
+("Tink", "Tinker Bell"); and two that are not: a "Mrs." and the "Miss" of her name. On Moby-Dick,
+Peter Pan and The Little Colonel's Hero (books outside the annotated corpus the rules are tuned
+on) and in small."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from tests.conftest import DATA_DIR
 
 MOBY_DICK = DATA_DIR / "corpus" / "epub" / "moby-dick.epub"
 PETER_PAN = DATA_DIR / "corpus" / "txt" / "pg16.txt"
+LITTLE_COLONEL = DATA_DIR / "corpus" / "txt" / "pg15122.txt"
 
 
 @pytest.fixture(scope="module")
@@ -61,3 +63,18 @@ def test_peter_pan_lists_tinker_bell_once() -> None:
     fairy = [p for p in cast if {"Tink", "Tinker Bell"} & {p.name, *p.aliases}]
     assert len(fairy) == 1 and {"Tink", "Tinker Bell"} <= {fairy[0].name, *fairy[0].aliases}
     assert fairy[0].quotes >= 15
+
+
+def test_a_mrs_is_not_the_girl_her_name_s_miss_is() -> None:
+    counts = {"Mrs. Walton": 80, "Walton": 6, "Allison": 36, "Miss Allison": 28, "Allison Walton": 2}
+    pairs = [("Miss", "Allison"), ("Allison", "Walton"), ("Mrs", "Walton")]
+    canonical = group_names(counts, pairs=pairs)
+    assert canonical["Allison Walton"] == canonical["Miss Allison"] == "Allison"
+    assert canonical["Walton"] == "Mrs. Walton"
+
+
+def test_the_little_colonel_s_hero_keeps_allison_from_her_mother() -> None:
+    cast = find_characters(load_book(LITTLE_COLONEL))
+    mother = next(p for p in cast if "Mrs. Walton" in (p.name, *p.aliases))
+    assert not {"Allison", "Miss Allison"} & {mother.name, *mother.aliases}
+    assert any("Miss Allison" in (p.name, *p.aliases) for p in cast if p is not mother)

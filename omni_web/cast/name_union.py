@@ -155,7 +155,8 @@ class NameGroups:
             fits = self._compatible(forms[0], target) or self._given_name_of(forms[0], target) or loose
             # "Miss Bennet" is not Elizabeth Bennet, whom the book calls "Miss Elizabeth".
             younger = self._miss_given(target, titles) and not self._given_name_word(forms[0], target)
-            if (not titles or given or titles & target_titles or same) and fits and not younger:
+            wed = self._wed(root, target)
+            if (not titles or given or titles & target_titles or same) and fits and not younger and not wed:
                 self.union(forms[0], target)
             return
         # Two titled people share the word ("Miss Miller", "Mrs. Miller"): the title the longer
@@ -176,6 +177,7 @@ class NameGroups:
             # A daughter of the name ("Miss Welland") is the one her given name is written with,
             # not her mother ("May Welland" is not "Mrs. Welland").
             roots = {r for r in roots if ("mrs",) not in self._titles(r)}
+        roots = {r for r in roots if not self._wed(r, target)}
         fitting = sorted(
             (
                 r for r in roots
@@ -415,6 +417,15 @@ class NameGroups:
         name where she talks to her brother), else by the pronouns after it."""
         by_name = given_name_gender(name) if not title_key(name) else Gender.UNKNOWN
         return by_name if by_name is not Gender.UNKNOWN else self.gender(name)
+
+    def _wed(self, root: str, target: str) -> bool:
+        """A "Mrs." and a "Miss" are two women: "Mrs. Walton" is not Allison Walton, the girl the
+        book calls "Miss Allison", her daughter, whichever joins the full name first."""
+        given = {name_words(n)[0] for n in self.counts if self.find(n) == target and len(name_words(n)) > 1}
+        theirs = {t for key in self._titles(target) for t in key}
+        theirs |= {"miss"} if any(("Miss", g) in self.pairs for g in given) else set()
+        mine = {t for key in self._titles(root) for t in key}
+        return ("mrs" in mine and "miss" in theirs) or ("miss" in mine and "mrs" in theirs)
 
     def _titles(self, root: str) -> set[tuple[str, ...]]:
         return {title_key(n) for n in self.counts if self.find(n) == root} - {()}
