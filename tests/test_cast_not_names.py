@@ -1,4 +1,5 @@
-"""Words that are no one: a contraction ("I’ll"), an oath ("Good God!"), a place ("Cape Horn");
+"""Words that are no one: a contraction ("I’ll"), an oath ("Good God!"), a place ("Cape Horn"), a
+body ("the Company");
 forms that are one: a name's two spellings ("Guernsey-man", "Guernseyman"), a name cut short
 ("Tink", "Tinker Bell"); and two that are not: a "Mrs." and the "Miss" of her name. On Moby-Dick,
 Peter Pan and The Little Colonel's Hero (books outside the annotated corpus the rules are tuned
@@ -29,6 +30,8 @@ def test_contractions_oaths_and_places_are_no_names() -> None:
         assert clean_name(word) is None, word
     for place in ("Cape Horn", "Cape", "Mount Vernon", "the Indian Ocean", "Fleet Street", "Rhode Island"):
         assert clean_name(place) is None, place
+    for body in ("the Company", "Society", "the Government"):  # "the Company ... he" (Heart of Darkness)
+        assert clean_name(body) is None, body
     # A name's own apostrophe, a possessive's owner and a titled surname are still names.
     assert [clean_name(n) for n in ("O’Brien", "D'Arcy", "Mrs. Lane", "Captain Street", "Ahab")] == [
         "O’Brien", "D'Arcy", "Mrs. Lane", "Captain Street", "Ahab"]

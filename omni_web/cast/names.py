@@ -114,6 +114,11 @@ _PLACE_LAST = frozenset(
     """ocean sea river street square road avenue island islands bay gardens abbey cathedral mountains
     channel strait straits harbour harbor valley station""".split()
 )
+# A body, not a person: "the Company" is followed by "he" in Heart of Darkness, but never speaks.
+_INSTITUTIONS = frozenset(
+    """company society government council committee ministry parliament corporation administration
+    association department embassy university college bank navy army""".split()
+)
 _WORD_RE = re.compile(r"[^\W\d_][\w’'\-.]*")
 _PLACE_PREPOSITIONS = frozenset("in into through across near toward towards from".split())
 # Abbreviations whose full stop ends no sentence ("Mrs. Bennet said", "Mr. J. Smith"); "I." does.
@@ -248,7 +253,7 @@ def clean_name(raw: str, vocabulary: Vocabulary | None = None) -> str | None:
             break
     if not words or (len(words) == 1 and words[0].casefold().strip(",.;:") in _NATIONALITIES):
         return None
-    if _is_place(words):
+    if _is_place(words) or (len(words) == 1 and words[0].casefold().strip(",.;:") in _INSTITUTIONS):
         return None
     last = words[-1]
     if last.endswith(("’s", "'s", "’", "'")):
