@@ -12,8 +12,9 @@ import pytest
 from omni_web.book import load_book
 from omni_web.cast import find_characters
 from omni_web.cast.name_groups import group_names
-from omni_web.cast.names import clean_name
+from omni_web.cast.names import Vocabulary, clean_name
 from tests.conftest import DATA_DIR
+from tests.test_cast_characters import book_of
 
 MOBY_DICK = DATA_DIR / "corpus" / "epub" / "moby-dick.epub"
 PETER_PAN = DATA_DIR / "corpus" / "txt" / "pg16.txt"
@@ -30,6 +31,8 @@ def test_contractions_oaths_and_places_are_no_names() -> None:
         assert clean_name(word) is None, word
     for place in ("Cape Horn", "Cape", "Mount Vernon", "the Indian Ocean", "Fleet Street", "Rhode Island"):
         assert clean_name(place) is None, place
+    # "Baker", a word the book writes in lower case, would leave "Street" alone.
+    assert clean_name("Baker Street", Vocabulary.of(["The baker came."])) is None
     for body in ("the Company", "Society", "the Government"):  # "the Company ... he" (Heart of Darkness)
         assert clean_name(body) is None, body
     # A name's own apostrophe, a possessive's owner and a titled surname are still names.
@@ -81,3 +84,17 @@ def test_the_little_colonel_s_hero_keeps_allison_from_her_mother() -> None:
     mother = next(p for p in cast if "Mrs. Walton" in (p.name, *p.aliases))
     assert not {"Allison", "Miss Allison"} & {mother.name, *mother.aliases}
     assert any("Miss Allison" in (p.name, *p.aliases) for p in cast if p is not mother)
+
+
+def test_saint_in_a_name_keeps_it_whole() -> None:
+    """ "Lord St. Simon" (The Adventures of Sherlock Holmes) was cut at "St.": "Lord St" and
+    "Simon", two characters, neither his name."""
+    lines = [
+        '"Pray take a seat," said Holmes.',
+        '"It is a delicate matter," said Lord St. Simon, glancing at the door.',
+        '"I understand," said Holmes. Lord St. Simon bowed and sat down.',
+        '"Then I shall begin," said Lord St. Simon.',
+    ]
+    cast = find_characters(book_of(*lines), min_quotes=1)
+    assert {p.name for p in cast} == {"Holmes", "Lord St. Simon"}
+    assert next(p for p in cast if p.name == "Lord St. Simon").quotes == 2

@@ -18,7 +18,16 @@ from omni_web.book import Book, Chapter, count_words, normalize_text
 from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE, Quote, book_quote_style, chapter_dialogue
 from omni_web.cast.edits import CastEdits
 from omni_web.cast.name_hints import likely_same
-from omni_web.cast.names import Age, Gender, Vocabulary, age_guess, clean_name, name_pairs, name_words
+from omni_web.cast.names import (
+    NAME_PARTICLES,
+    Age,
+    Gender,
+    Vocabulary,
+    age_guess,
+    clean_name,
+    name_pairs,
+    name_words,
+)
 from omni_web.cast.narrator_name import narrator_forms
 from omni_web.cast.reply_hints import answered_as
 from omni_web.cast.roster import Roster, first_person_share, group_forms, pronoun_genders
@@ -38,7 +47,7 @@ _SAMPLE_MIN_WORDS = 5
 _SAMPLE_MAX_WORDS = 30
 # Capitalised runs of the narration, titles kept ("Mrs. Bennet", "Winnie-the-Pooh", "Fitzwilliam Darcy").
 # A name's lowercase particles ("Mr. van der Luyden", "Catherine de Bourgh") belong to it.
-_PARTICLES = r"(?:(?:de|van|von|der|den|du|le|la)\s+){1,2}"
+_PARTICLES = NAME_PARTICLES
 _CAPITALISED_RE = re.compile(
     rf"(?:(?:Mr|Mrs|Ms|Dr|Mme|Mlle|St)\.\s+(?:{_PARTICLES})?)?[A-ZÀ-Ý][\w’'\-]*"
     rf"(?:\s+(?:{_PARTICLES})?[A-ZÀ-Ý][\w’'\-]*){{0,2}}"

@@ -112,7 +112,8 @@ _CONTRACTED = re.compile(r"[’'](?:ll|m|ve|d|re|t)$|n[’']t$", re.IGNORECASE)
 _PLACE_FIRST = frozenset("cape mount mt lake fort isle".split())
 _PLACE_LAST = frozenset(
     """ocean sea river street square road avenue island islands bay gardens abbey cathedral mountains
-    channel strait straits harbour harbor valley station""".split()
+    channel strait straits harbour harbor valley station farm manor grange cottage hotel inn park
+    bridge""".split()
 )
 # A body, not a person: "the Company" is followed by "he" in Heart of Darkness, but never speaks.
 _INSTITUTIONS = frozenset(
@@ -121,6 +122,9 @@ _INSTITUTIONS = frozenset(
 )
 _WORD_RE = re.compile(r"[^\W\d_][\w’'\-.]*")
 _PLACE_PREPOSITIONS = frozenset("in into through across near toward towards from".split())
+# Small words inside a name, and "St." ("Mr. van der Luyden", "Lord St. Simon"), for patterns
+# that find names in the text.
+NAME_PARTICLES = r"(?:(?:de|van|von|der|den|du|le|la|St\.)\s+){1,2}"
 # Abbreviations whose full stop ends no sentence ("Mrs. Bennet said", "Mr. J. Smith"); "I." does.
 _ABBREVIATIONS = "Mr Mrs Ms Dr St Mme Mlle Messrs Capt Col Gen Rev Prof Hon Lt Sgt Jr Sr".split()
 NOT_A_SENTENCE_END = "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS) + r"(?<!\b[A-HJ-Z]\.)"
@@ -244,6 +248,8 @@ def clean_name(raw: str, vocabulary: Vocabulary | None = None) -> str | None:
     Titles stay whole ("Mrs. Bennet", "Mlle. Reisz"); a name that is only openers or titles is None.
     """
     words = re.split(r"--|\u2014|\u2013", raw)[0].strip().strip(",;:’'\"_").split()
+    if len(words) > 1 and _is_place(words):
+        return None  # before "Baker", a word the book writes in lower case, is cut off "Baker Street"
     while words and _is_opener(words[0], vocabulary):
         words.pop(0)
     # A title after a name starts another name ("Anne Mrs. Rachel" as a capitalised run): cut there.

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from omni_web.cast.names import NOT_A_SENTENCE_END, Gender, sentence_break
+from omni_web.cast.names import NAME_PARTICLES, NOT_A_SENTENCE_END, Gender, sentence_break
 
 __all__ = [
     "SPEECH_VERBS",
@@ -104,7 +104,7 @@ class Tag:
 
 _TITLE = r"(?:(?:Mr|Mrs|Ms|Dr|Miss|Mme|Mlle|Captain|Capt|Colonel|Uncle|Aunt|Lady|Lord|Sir|King|Queen|Father|Mother)\.?\s+)"
 _WORD = r"[A-ZÀ-Ý][\w’'\-]*"
-_PARTICLES = r"(?:(?:de|van|von|der|den|du|le|la)\s+){1,2}"  # "Mr. van der Luyden"
+_PARTICLES = NAME_PARTICLES
 _NAME = rf"(?:(?:the|The)\s+)?{_TITLE}?(?:{_PARTICLES})?{_WORD}(?:\s+(?:{_PARTICLES})?{_WORD}){{0,2}}"
 _VERB = r"[^\W\d_]+(?:\s+(?:on|in|out))?"
 # One adverb, or an auxiliary with one ("Winsett had once said").
