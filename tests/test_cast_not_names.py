@@ -12,7 +12,7 @@ import pytest
 from omni_web.book import load_book
 from omni_web.cast import find_characters
 from omni_web.cast.name_groups import group_names
-from omni_web.cast.names import Vocabulary, clean_name
+from omni_web.cast.names import Gender, Vocabulary, clean_name
 from tests.conftest import DATA_DIR
 from tests.test_cast_characters import book_of
 
@@ -29,7 +29,7 @@ def moby_dick_cast():
 def test_contractions_oaths_and_places_are_no_names() -> None:
     for word in ("I’ll", "I'm", "Don’t", "Can't", "It’s", "That's", "Here’s", "God", "Heavens"):
         assert clean_name(word) is None, word
-    for place in ("Cape Horn", "Cape", "Mount Vernon", "the Indian Ocean", "Fleet Street", "Rhode Island"):
+    for place in ("Cape Horn", "Cape", "Mount Vernon", "the Indian Ocean", "Fleet-street", "Rhode Island"):
         assert clean_name(place) is None, place
     # "Baker", a word the book writes in lower case, would leave "Street" alone.
     assert clean_name("Baker Street", Vocabulary.of(["The baker came."])) is None
@@ -98,3 +98,13 @@ def test_saint_in_a_name_keeps_it_whole() -> None:
     cast = find_characters(book_of(*lines), min_quotes=1)
     assert {p.name for p in cast} == {"Holmes", "Lord St. Simon"}
     assert next(p for p in cast if p.name == "Lord St. Simon").quotes == 2
+
+
+def test_a_french_given_name_tells_the_daughter_from_her_father() -> None:
+    """A Tale of Two Cities: the pronouns after "Lucie Manette" are her father's ("he"); her given
+    name says she is "Miss Manette", not "Doctor Manette"."""
+    counts = {"Doctor Manette": 40, "Miss Manette": 8, "Lucie Manette": 5, "Lucie": 88, "Little Lucie": 2}
+    by_pronoun = {"Doctor Manette": Gender.MALE, "Miss Manette": Gender.MALE, "Lucie Manette": Gender.MALE}
+    canonical = group_names(counts, by_pronoun)
+    assert canonical["Miss Manette"] == canonical["Lucie Manette"] == canonical["Lucie"]
+    assert canonical["Doctor Manette"] == "Doctor Manette"

@@ -36,7 +36,8 @@ _MALE = frozenset(
     Roger Roland Ronald Roy Rudolf Rudolph Rufus Rupert Sam Sammy Samuel Saul Sebastian Seth
     Sidney Silas Simeon Simon Sol Solomon Stephen Steve Steven Stuart Sydney Ted Teddy Terence
     Theo Theodore Thomas Timothy Tobias Toby Tom Tommy Tony Victor Vincent Wallace Walter Wat
-    Wilfred Wilfrid Will Willie William Willy Wolfgang Zachary
+    Wilfred Wilfrid Will Willie William Willy Wolfgang Zachary Quincey Quincy Jarvis Alexei
+    Sergei Nikolai Pyotr Jacques Jean-Baptiste Henri Étienne Gaspard Armand Raoul Marius
     """.split()
 )
 _FEMALE = frozenset(
@@ -57,7 +58,8 @@ _FEMALE = frozenset(
     Olive Olivia Pamela Patience Pauline Peggy Penelope Phoebe Polly Priscilla Prudence Rachael
     Rachel Rebecca Rhoda Rosa Rosalind Rose Rosie Ruth Sadie Sally Sara Sarah Sophia Sophie
     Sissy Sophy Susan Susanna Susie Sybil Tess Theresa Tilly Trixie Ursula Victoria Violet Virginia
-    Winifred
+    Winifred Lucie Lucile Lucille Mina Nina Vera Olga Sonia Sonya Natasha Tatiana Hermione
+    Philippa Wilhelmina Effie Nettie Jessica Gwendoline Mathilde Jeanne Colette Yvonne Cosette
     """.split()
 )
 

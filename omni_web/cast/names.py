@@ -284,6 +284,9 @@ def _is_place(words: list[str]) -> bool:
     alone ("round the Cape")."""
     if any(title_of(w) is not None for w in words):
         return False
+    words = [part for word in words for part in word.split("-") if part]  # "Fleet-street"
+    if not words:
+        return False
     first, last = words[0].casefold(), words[-1].casefold().strip(",.;:")
     return first == "cape" or (len(words) > 1 and (first in _PLACE_FIRST or last in _PLACE_LAST))
 
