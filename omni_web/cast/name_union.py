@@ -56,7 +56,7 @@ class NameGroups:
         bare = [f for f in forms if not title_key(f)]
         for form in forms:
             if title_key(form):
-                titled.setdefault(title_key(form), []).append(form)
+                titled.setdefault(_rank_key(form), []).append(form)
         for same in titled.values():
             for form in same[1:]:
                 self.union(form, same[0])
@@ -73,19 +73,19 @@ class NameGroups:
             fitting = [
                 p for p in people if mine is Gender.UNKNOWN or self.gender(p) in (mine, Gender.UNKNOWN)
             ]
-            fitting.sort(key=lambda p: (-sum(self.counts[f] for f in titled[title_key(p)]), p))
+            fitting.sort(key=lambda p: (-sum(self.counts[f] for f in titled[_rank_key(p)]), p))
             # Its gender picks, else it is a man's, as a bare surname is in these novels ("Willoughby":
             # Mr., not Mrs.), else a title used five times as often.
             # A man named far less than a woman of the name ("Mr. Sparsit", long dead) is not it.
             men = [p for p in fitting if title_gender(p) is Gender.MALE]
-            if men and not self._dominates(titled[title_key(fitting[0])], titled[title_key(men[0])], 5):
+            if men and not self._dominates(titled[_rank_key(fitting[0])], titled[_rank_key(men[0])], 5):
                 fitting = men if mine is Gender.UNKNOWN else fitting
             else:
                 men = []
             ratio = 3 if mine is not Gender.UNKNOWN or men else 5
             if len(fitting) == 1 or (
                 len(fitting) > 1
-                and self._dominates(titled[title_key(fitting[0])], titled[title_key(fitting[1])], ratio)
+                and self._dominates(titled[_rank_key(fitting[0])], titled[_rank_key(fitting[1])], ratio)
             ):
                 self.union(bare[0], fitting[0])
 
@@ -456,6 +456,14 @@ _RANKS = frozenset(
     prince princess""".split()
 )
 _PLAIN_ADDRESS = frozenset("mme monsieur m lady lord".split())
+
+
+_ACADEMIC = {("professor",): ("dr",)}
+
+
+def _rank_key(form: str) -> tuple[str, ...]:
+    """A form's titles, one person's alike: "Dr. Van Helsing" is "Professor Van Helsing"."""
+    return _ACADEMIC.get(title_key(form), title_key(form))
 
 
 def _pet_forms(word: str) -> list[str]:
