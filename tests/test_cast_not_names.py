@@ -35,7 +35,11 @@ def test_contractions_oaths_and_places_are_no_names() -> None:
     assert clean_name("Baker Street", Vocabulary.of(["The baker came."])) is None
     for body in ("the Company", "Society", "the Government"):  # "the Company ... he" (Heart of Darkness)
         assert clean_name(body) is None, body
-    # A name's own apostrophe, a possessive's owner and a titled surname are still names.
+    # Dracula's chapter headings and a vocative run: "Jonathan Harker's Journal" was a man, named
+    # beside "Jonathan Harker", and kept "Harker" from joining him.
+    assert clean_name("Jonathan Harker's Journal") is None
+    assert clean_name("Jonathan I") == "Jonathan"
+    # A name's own apostrophe and a titled surname are still names.
     assert [clean_name(n) for n in ("O’Brien", "D'Arcy", "Mrs. Lane", "Captain Street", "Ahab")] == [
         "O’Brien", "D'Arcy", "Mrs. Lane", "Captain Street", "Ahab"]
 

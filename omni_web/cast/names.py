@@ -261,9 +261,12 @@ def clean_name(raw: str, vocabulary: Vocabulary | None = None) -> str | None:
         return None
     if _is_place(words) or (len(words) == 1 and words[0].casefold().strip(",.;:") in _INSTITUTIONS):
         return None
+    if any(w.endswith(("’s", "'s", "’", "'")) for w in words):
+        # A possessive ("the Rabbit’s voice", "Jonathan Harker's Journal") names whose something.
+        return None
+    while len(words) > 1 and words[-1] == "I":
+        words.pop()  # "Jonathan I" of "Jonathan, I ..." in a capitalised run
     last = words[-1]
-    if last.endswith(("’s", "'s", "’", "'")):
-        return None  # a possessive ("the Rabbit’s voice") names whose something, not a speaker
     words[-1] = last.rstrip(".") if title_of(last) is None else last
     if all(title_of(w) is not None for w in words):
         # "the Queen", "the Captain" name someone; "Mr." or "Old" alone do not.
