@@ -120,3 +120,9 @@ def test_doctor_and_professor_of_one_name_are_one_man() -> None:
     canonical = group_names(forms | {"Dr. Seward": 9})
     assert {canonical[f] for f in forms} == {"Van Helsing"}
     assert canonical["Dr. Seward"] == "Dr. Seward"
+
+
+def test_a_short_given_name_is_the_full_one_the_book_writes() -> None:
+    """Dracula: Quincey's "Art" is Arthur Holmwood (16 lines of their own before)."""
+    canonical = group_names({"Arthur": 52, "Art": 8, "Arthur Holmwood": 9})
+    assert canonical["Art"] == canonical["Arthur Holmwood"] == "Arthur"

@@ -37,7 +37,8 @@ _MALE = frozenset(
     Sidney Silas Simeon Simon Sol Solomon Stephen Steve Steven Stuart Sydney Ted Teddy Terence
     Theo Theodore Thomas Timothy Tobias Toby Tom Tommy Tony Victor Vincent Wallace Walter Wat
     Wilfred Wilfrid Will Willie William Willy Wolfgang Zachary Quincey Quincy Jarvis Alexei
-    Sergei Nikolai Pyotr Jacques Jean-Baptiste Henri Étienne Gaspard Armand Raoul Marius
+    Sergei Nikolai Pyotr Jacques Jean-Baptiste Henri Étienne Gaspard Armand Raoul Marius Art
+    Artie Gus
     """.split()
 )
 _FEMALE = frozenset(
@@ -104,6 +105,10 @@ _SHORT_FORMS = {
     "Tony": "Anthony",
     "Frank": "Francis",
     "Harry": "Henry",
+    "Art": "Arthur",
+    "Artie": "Arthur",
+    "Alf": "Alfred",
+    "Gus": "Augustus",
     "Lizzy": "Elizabeth",
     "Lizzie": "Elizabeth",
     "Betsy": "Elizabeth",
