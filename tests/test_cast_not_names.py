@@ -39,6 +39,10 @@ def test_contractions_oaths_and_places_are_no_names() -> None:
     # beside "Jonathan Harker", and kept "Harker" from joining him.
     assert clean_name("Jonathan Harker's Journal") is None
     assert clean_name("Jonathan I") == "Jonathan"
+    # A participle that only opens sentences, as "Luckily" does (A Tale of Two Cities: "Steeping
+    # the towels in the water, ... said, “Now I am ready!”"); a surname in -ing is written mid-sentence.
+    vocabulary = Vocabulary.of(["Steeping the towels, he sat down.", "Then Fielding came in."])
+    assert clean_name("Steeping", vocabulary) is None and clean_name("Fielding", vocabulary) == "Fielding"
     # A name's own apostrophe and a titled surname are still names.
     assert [clean_name(n) for n in ("O’Brien", "D'Arcy", "Mrs. Lane", "Captain Street", "Ahab")] == [
         "O’Brien", "D'Arcy", "Mrs. Lane", "Captain Street", "Ahab"]

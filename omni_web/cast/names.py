@@ -233,11 +233,13 @@ class Vocabulary:
 
     def is_word(self, word: str) -> bool:
         """True when the book writes ``word`` in lower case more often than as a name, or never
-        capitalises it inside a sentence while writing it in lower case, or it is such an adverb
-        ("Luckily", "Somehow" and "Lastly" only ever open sentences)."""
+        capitalises it inside a sentence while writing it in lower case, or it is such an adverb or
+        participle ("Luckily", "Lastly" and "Steeping" only ever open sentences)."""
         folded = word.casefold().rstrip(".")
         lower, capitalised = self.lower.get(folded, 0), self.capitalised.get(folded, 0)
-        if capitalised == 0 and (lower > 0 or (folded.endswith("ly") and len(folded) > 4)):
+        # "Steeping the towels in the water, ... said," opens a sentence as "Luckily" does.
+        opener = (folded.endswith("ly") and len(folded) > 4) or (folded.endswith("ing") and len(folded) > 5)
+        if capitalised == 0 and (lower > 0 or opener):
             return True
         return lower > max(1, capitalised)
 
