@@ -98,6 +98,10 @@ def test_the_one_who_answers_to_a_name_is_offered_as_that_character() -> None:
     # Two who answer each other are two people, however often one answers to the other's name.
     talk = [_quote("Come,", "Fagin"), _quote("No,", "Jew")] * 4
     assert answered_as([scene, talk], roster) == {}
+    # One who calls the other by name is another person (Moby-Dick: Stubb answers when Starbuck
+    # is called, but calls "Starbuck!" himself).
+    calls = [_quote("Fagin, you old fool!", "Jew", "turn")] * 3
+    assert answered_as([scene, calls], roster) == {}
     # A man never answers to a woman's name.
     nancy = [_quote(q.text.replace("Fagin", "Nancy"), q.attribution.speaker) for q in scene]
     assert answered_as([nancy], roster) == {}

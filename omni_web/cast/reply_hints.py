@@ -24,6 +24,7 @@ __all__ = ["answered_as"]
 
 _TAGGED = frozenset({"tag"})  # a line its speaker is named after ("said the Jew")
 _MIN_ANSWERS = 3  # times the name is called and answered by the same other character
+_SURE = 0.6  # the cast's floor: a line whose speaker calls a name
 _MAX_TALK = 2  # tagged lines of the two answering each other, at most (a slip of the tagging)
 _BEFORE_CALL = r"(?:^|[,“\"‘'(—\-_]\s*|\b(?:dear|my|oh|O)\s+)"
 _AFTER_CALL = r"(?=\s*[,!?.;—\-_])"
@@ -31,7 +32,8 @@ _AFTER_CALL = r"(?=\s*[,!?.;—\-_])"
 
 def answered_as(chapters: Iterable[Sequence[Quote]], roster: Roster) -> dict[str, tuple[str, ...]]:
     """Each character called by name whose calls another character answers (tagged by name) at
-    least half the time and three times, where the two never talk to each other: that one.
+    least half the time and three times, where the two never talk to each other (answer each
+    other, or call the other by name): that one.
 
     Args:
         chapters: each chapter's quotes in reading order, attributed.
@@ -46,6 +48,12 @@ def answered_as(chapters: Iterable[Sequence[Quote]], roster: Roster) -> dict[str
     answered: Counter[tuple[str, str]] = Counter()
     talk: Counter[frozenset[str]] = Counter()
     for quotes in chapters:
+        for line in quotes:
+            # One who calls the other by name is not the other ("Starbuck!" in Stubb's lines).
+            speaker = line.attribution.speaker
+            if speaker is not None and line.attribution.confidence >= _SURE:
+                for called in {roster.canonical[m.group(1)] for m in calls.finditer(line.text)}:
+                    talk[frozenset((called, speaker))] += called != speaker
         for line, reply in itertools.pairwise(quotes):
             first, second = line.attribution, reply.attribution
             if second.rule not in _TAGGED or second.speaker is None:
