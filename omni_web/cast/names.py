@@ -104,8 +104,8 @@ _NATIONALITIES = frozenset(
     basques""".split()
 )
 # Words that name no one who speaks in a novel's quotes: the interjections "Good God!", "Heavens!"
-# and "Thank Heaven," read as a name called.
-_INTERJECTIONS = frozenset("god heaven heavens goodness gracious jove jesus christ providence".split())
+# and "Thank Heaven," read as a name called (not "Jesus" or "Christ", who speak in Ben-Hur).
+_INTERJECTIONS = frozenset("god heaven heavens goodness gracious jove providence".split())
 # A contraction of a pronoun or a verb is no name: "I’ll", "Don’t", "It’s"; "Ahab’s" is a name's.
 _CONTRACTED = re.compile(r"[’'](?:ll|m|ve|d|re|t)$|n[’']t$", re.IGNORECASE)
 # A place, not a person: "Cape Horn", "Mount Vernon"; "the Indian Ocean", "Fleet Street".
