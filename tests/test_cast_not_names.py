@@ -130,3 +130,21 @@ def test_a_short_given_name_is_the_full_one_the_book_writes() -> None:
     """Dracula: Quincey's "Art" is Arthur Holmwood (16 lines of their own before)."""
     canonical = group_names({"Arthur": 52, "Art": 8, "Arthur Holmwood": 9})
     assert canonical["Art"] == canonical["Arthur Holmwood"] == "Arthur"
+
+
+def test_tom_sawyer_and_jane_eyre_keep_apart_the_people_who_share_a_name() -> None:
+    # Tom Sawyer: "Joe" is Joe Harper, not Injun Joe; "Polly" is Aunt Polly, not Mary ("Polly"
+    # is a short form of Mary elsewhere).
+    tom = group_names({"Injun Joe": 57, "Joe": 40, "Joe Harper": 10, "Aunt Polly": 31, "Polly": 5, "Mary": 9})
+    assert tom["Joe"] == tom["Joe Harper"] != tom["Injun Joe"]
+    assert tom["Polly"] == tom["Aunt Polly"] != tom["Mary"]
+    # Jane Eyre (its counts and pronouns): "John" is John Reed, not St. John Rivers; Mrs. Reed is
+    # not her daughter Georgiana, whom the book calls "Miss Georgiana".
+    counts = {"St. John": 68, "Mrs. Reed": 44, "Mr. St. John": 28, "John": 18, "Georgiana": 4}
+    counts |= {"John Reed": 4, "Reed": 3, "Mr. Reed": 3, "Georgiana Reed": 1}
+    genders = dict.fromkeys(("St. John", "Mr. St. John", "John", "John Reed", "Mr. Reed"), Gender.MALE)
+    genders |= dict.fromkeys(("Mrs. Reed", "Georgiana"), Gender.FEMALE)
+    pairs = {("Miss", "Georgiana"): 5, ("Georgiana", "Reed"): 2, ("John", "Reed"): 4, ("St", "John"): 90}
+    jane = group_names(counts, genders, pairs)
+    assert jane["John"] == jane["John Reed"] == jane["Mr. Reed"] != jane["St. John"]
+    assert jane["Mrs. Reed"] != jane["Georgiana"] == jane["Georgiana Reed"]

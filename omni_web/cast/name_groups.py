@@ -124,6 +124,8 @@ def _full_words(words: tuple[str, ...], counts: Mapping[str, int]) -> tuple[str,
         return words  # "Josie" is Josie Pye, not the "Josephine Barry" her full name would begin
     if any(title_key(form) and name_words(form) == (full,) for form in counts):
         return words  # "Sir Thomas", "Lady Catherine": the full name is someone else's (Tom, Kitty)
+    if len(words) == 1 and any(set(title_key(f)) & _KIN and name_words(f) == words for f in counts):
+        return words  # "Polly" is Aunt Polly, not her niece Mary (Tom Sawyer)
     longer = (full, *words[1:])
     if longer in written:
         return longer
@@ -131,6 +133,9 @@ def _full_words(words: tuple[str, ...], counts: Mapping[str, int]) -> tuple[str,
         begun = {w for w in written if len(w) > 1 and w[0] == full}
         return begun.pop() if len(begun) == 1 else words
     return words
+
+
+_KIN = frozenset("aunt uncle cousin granny grandmother grandfather".split())
 
 
 def _join_parts(groups: NameGroups, by_words: Mapping[tuple[str, ...], list[str]]) -> None:
@@ -157,6 +162,11 @@ def _join_parts(groups: NameGroups, by_words: Mapping[tuple[str, ...], list[str]
                 target = groups.find(longer_forms[0])
                 places.setdefault(place, set()).add(target)
                 uses[target] += sum(groups.counts[f] for f in longer_forms)
+        if len(words) == 1 and given_name_gender(words[0]) is not Gender.UNKNOWN and len(places) > 1:
+            # A given name alone is the one it begins ("Joe": Joe Harper), not one ending in it
+            # after an epithet ("Injun Joe"), or a saint's name ("St. John").
+            ended = places.pop("end") - places["start"]
+            uses = Counter({t: n for t, n in uses.items() if t not in ended})
         if any(len(found) > 1 for found in places.values()):
             # "Bennet" ends both "Elizabeth Bennet" and "Jane Bennet"
             groups.join_titled(forms, list(uses))

@@ -219,7 +219,10 @@ class NameGroups:
                 titles = {("mr",)}  # a bare surname is a man's ("Tilney" -> "Henry Tilney")
             fitting = [
                 t for t in sorted(set(targets))
-                if t != root and self._compatible(root, t) and not self._other_titles(t, titles)
+                if t != root
+                and self._compatible(root, t)
+                and not self._other_titles(t, titles)
+                and not self._wed(root, t)
             ]
             same = [t for t in fitting if titles & self._titles(t)]
             gender = self.group_gender(root)
