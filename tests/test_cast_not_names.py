@@ -43,6 +43,11 @@ def test_contractions_oaths_and_places_are_no_names() -> None:
     # the towels in the water, ... said, “Now I am ready!”"); a surname in -ing is written mid-sentence.
     vocabulary = Vocabulary.of(["Steeping the towels, he sat down.", "Then Fielding came in."])
     assert clean_name("Steeping", vocabulary) is None and clean_name("Fielding", vocabulary) == "Fielding"
+    # A given name the book also writes as a word, before a surname, is a name's first word
+    # (Tom Sawyer: "said Grace Miller" made "Miller" a character); before a title it opens.
+    words = Vocabulary.of(["Say grace now. Grace was said. You may go, you may stay. Will you? I will."])
+    assert [clean_name(n, words) for n in ("Grace Miller", "May Welland", "Will Mr. Darcy")] == [
+        "Grace Miller", "May Welland", "Mr. Darcy"]
     # A name's own apostrophe and a titled surname are still names.
     assert [clean_name(n) for n in ("O’Brien", "D'Arcy", "Mrs. Lane", "Captain Street", "Ahab")] == [
         "O’Brien", "D'Arcy", "Mrs. Lane", "Captain Street", "Ahab"]

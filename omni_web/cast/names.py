@@ -20,6 +20,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from omni_web.cast.given_name_lists import FEMALE_NAMES, MALE_NAMES
+
 __all__ = [
     "Age",
     "GIVEN_NAME_TITLES",
@@ -252,7 +254,7 @@ def clean_name(raw: str, vocabulary: Vocabulary | None = None) -> str | None:
     words = re.split(r"--|\u2014|\u2013", raw)[0].strip().strip(",;:’'\"_").split()
     if len(words) > 1 and _is_place(words):
         return None  # before "Baker", a word the book writes in lower case, is cut off "Baker Street"
-    while words and _is_opener(words[0], vocabulary):
+    while words and _is_opener(words[0], vocabulary) and not _given_before_surname(words):
         words.pop(0)
     # A title after a name starts another name ("Anne Mrs. Rachel" as a capitalised run): cut there.
     for k in range(1, len(words)):
@@ -282,6 +284,18 @@ def clean_name(raw: str, vocabulary: Vocabulary | None = None) -> str | None:
     ):
         return None
     return " ".join(words)
+
+
+def _given_before_surname(words: list[str]) -> bool:
+    """A given name the book also writes as a word, before a surname: "Grace Miller", "May
+    Welland", "Frank Churchill" are names, though "grace", "may" and "frank" are words."""
+    return (
+        len(words) > 1
+        and words[0] in MALE_NAMES | FEMALE_NAMES
+        and words[1][:1].isupper()
+        and title_of(words[1]) is None
+        and words[0].casefold() not in _OPENERS
+    )
 
 
 def _is_place(words: list[str]) -> bool:
