@@ -115,12 +115,14 @@ _PLACE_FIRST = frozenset("cape mount mt lake fort isle".split())
 _PLACE_LAST = frozenset(
     """ocean sea river street square road avenue island islands bay gardens abbey cathedral mountains
     channel strait straits harbour harbor valley station farm manor grange cottage hotel inn park
-    bridge""".split()
+    bridge heights""".split()
 )
-# A body, not a person: "the Company" is followed by "he" in Heart of Darkness, but never speaks.
+# A body or a place, not a person: "the Company" is followed by "he" in Heart of Darkness, "the
+# City", "the Court" and "the Battery" in Great Expectations, but none of them speaks.
 _INSTITUTIONS = frozenset(
     """company society government council committee ministry parliament corporation administration
-    association department embassy university college bank navy army""".split()
+    association department embassy university college bank navy army city court sessions battery
+    parish county town village church chapel crown""".split()
 )
 _WORD_RE = re.compile(r"[^\W\d_][\w’'\-.]*")
 _PLACE_PREPOSITIONS = frozenset("in into through across near toward towards from".split())
