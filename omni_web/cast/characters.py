@@ -47,10 +47,9 @@ _SAMPLE_MIN_WORDS = 5
 _SAMPLE_MAX_WORDS = 30
 # Capitalised runs of the narration, titles kept ("Mrs. Bennet", "Winnie-the-Pooh", "Fitzwilliam Darcy").
 # A name's lowercase particles ("Mr. van der Luyden", "Catherine de Bourgh") belong to it.
-_PARTICLES = NAME_PARTICLES
 _CAPITALISED_RE = re.compile(
-    rf"(?:(?:Mr|Mrs|Ms|Dr|Mme|Mlle|St)\.\s+(?:{_PARTICLES})?)?[A-ZÀ-Ý][\w’'\-]*"
-    rf"(?:\s+(?:{_PARTICLES})?[A-ZÀ-Ý][\w’'\-]*){{0,2}}"
+    rf"(?:(?:Mr|Mrs|Ms|Dr|Mme|Mlle|St)\.\s+(?:{NAME_PARTICLES})?)?[A-ZÀ-Ý][\w’'\-]*"
+    rf"(?:\s+(?:{NAME_PARTICLES})?[A-ZÀ-Ý][\w’'\-]*){{0,2}}"
 )
 
 

@@ -124,6 +124,9 @@ _INSTITUTIONS = frozenset(
     association department embassy university college bank navy army city court sessions battery
     parish county town village church chapel crown""".split()
 )
+# A word alone that names no one: "the English", "the Company".
+_NOT_ONE_PERSON = _NATIONALITIES | _INSTITUTIONS
+_GIVEN_NAMES = MALE_NAMES | FEMALE_NAMES
 _WORD_RE = re.compile(r"[^\W\d_][\w’'\-.]*")
 _PLACE_PREPOSITIONS = frozenset("in into through across near toward towards from".split())
 # Small words inside a name, and "St." ("Mr. van der Luyden", "Lord St. Simon"), for patterns
@@ -263,9 +266,9 @@ def clean_name(raw: str, vocabulary: Vocabulary | None = None) -> str | None:
         if title_of(words[k]) is not None and title_of(words[k - 1]) is None:
             del words[k:]
             break
-    if not words or (len(words) == 1 and words[0].casefold().strip(",.;:") in _NATIONALITIES):
+    if not words or (len(words) == 1 and words[0].casefold().strip(",.;:") in _NOT_ONE_PERSON):
         return None
-    if _is_place(words) or (len(words) == 1 and words[0].casefold().strip(",.;:") in _INSTITUTIONS):
+    if _is_place(words):
         return None
     if any(w.endswith(("’s", "'s", "’", "'")) for w in words):
         # A possessive ("the Rabbit’s voice", "Jonathan Harker's Journal") names whose something.
@@ -293,7 +296,7 @@ def _given_before_surname(words: list[str]) -> bool:
     Welland", "Frank Churchill" are names, though "grace", "may" and "frank" are words."""
     return (
         len(words) > 1
-        and words[0] in MALE_NAMES | FEMALE_NAMES
+        and words[0] in _GIVEN_NAMES
         and words[1][:1].isupper()
         and title_of(words[1]) is None
         and words[0].casefold() not in _OPENERS

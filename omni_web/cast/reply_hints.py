@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from omni_web.cast.dialogue import Quote
+from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE, Quote
 from omni_web.cast.given_names import given_name_gender
 from omni_web.cast.names import Gender, name_words, title_key
 from omni_web.cast.roster import Roster
@@ -24,7 +24,6 @@ __all__ = ["answered_as"]
 
 _TAGGED = frozenset({"tag"})  # a line its speaker is named after ("said the Jew")
 _MIN_ANSWERS = 3  # times the name is called and answered by the same other character
-_SURE = 0.6  # the cast's floor: a line whose speaker calls a name
 _MAX_TALK = 2  # tagged lines of the two answering each other, at most (a slip of the tagging)
 _BEFORE_CALL = r"(?:^|[,“\"‘'(—\-_]\s*|\b(?:dear|my|oh|O)\s+)"
 _AFTER_CALL = r"(?=\s*[,!?.;—\-_])"
@@ -51,7 +50,7 @@ def answered_as(chapters: Iterable[Sequence[Quote]], roster: Roster) -> dict[str
         for line in quotes:
             # One who calls the other by name is not the other ("Starbuck!" in Stubb's lines).
             speaker = line.attribution.speaker
-            if speaker is not None and line.attribution.confidence >= _SURE:
+            if speaker is not None and line.attribution.confidence >= DEFAULT_MIN_CONFIDENCE:
                 for called in {roster.canonical[m.group(1)] for m in calls.finditer(line.text)}:
                     talk[frozenset((called, speaker))] += called != speaker
         for line, reply in itertools.pairwise(quotes):

@@ -104,8 +104,7 @@ class Tag:
 
 _TITLE = r"(?:(?:Mr|Mrs|Ms|Dr|Miss|Mme|Mlle|Captain|Capt|Colonel|Uncle|Aunt|Lady|Lord|Sir|King|Queen|Father|Mother)\.?\s+)"
 _WORD = r"[A-ZÀ-Ý][\w’'\-]*"
-_PARTICLES = NAME_PARTICLES
-_NAME = rf"(?:(?:the|The)\s+)?{_TITLE}?(?:{_PARTICLES})?{_WORD}(?:\s+(?:{_PARTICLES})?{_WORD}){{0,2}}"
+_NAME = rf"(?:(?:the|The)\s+)?{_TITLE}?(?:{NAME_PARTICLES})?{_WORD}(?:\s+(?:{NAME_PARTICLES})?{_WORD}){{0,2}}"
 _VERB = r"[^\W\d_]+(?:\s+(?:on|in|out))?"
 # One adverb, or an auxiliary with one ("Winsett had once said").
 _ADVERB = (
