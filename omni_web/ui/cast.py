@@ -42,6 +42,7 @@ __all__ = ["CastRefs", "build_cast_panel", "request_cast", "wire_cast_panel"]
 
 _NO_VOICE = ""  # menu value: the dialogue voice (for a character) or the narrator (for the dialogue)
 _LISTED = 40  # characters shown; the rest are rare speakers
+_DIALOGUE_OUTPUTS = 3  # the checkbox, the dialogue menu and the table: what a dialogue voice changes
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,8 +220,10 @@ def _set_use(ctx: UiContext, state: dict | None, use: bool) -> str:
 def _set_dialogue(
     ctx: UiContext, state: dict | None, model_key: str, spec: VoiceSpec | None
 ) -> tuple[Any, ...]:
+    """The checkbox, dialogue menu and table drawn again; the character menus are left alone, so a
+    character picked while this ran stays picked."""
     _save(ctx, state, lambda cast: replace(cast, dialogue=spec, enabled=True if spec else cast.enabled))
-    return _render(ctx, state, model_key)
+    return _render(ctx, state, model_key)[:_DIALOGUE_OUTPUTS]
 
 
 def _assign(
@@ -286,7 +289,7 @@ def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr
         refs.names.hints,
         refs.names.names,
     ]
-    render = guarded(lambda state, key: _render(ctx, state, key))
+    render = guarded(lambda state, key, keep: _render(ctx, state, key, keep=keep))
     picked = guarded(
         lambda state, key, choice: _set_dialogue(
             ctx, state, key, _spec(_option(_options(ctx, key), choice), "")
@@ -297,17 +300,21 @@ def wire_cast_panel(ctx: UiContext, refs: CastRefs, *, book: gr.State, model: gr
             ctx, state, key, VoiceSpec(instructions=text.strip()) if (text or "").strip() else None
         )
     )
-    book.change(render, [book, model], outputs, api_name="cast_panel", concurrency_limit=4)
-    model.change(render, [book, model], outputs, api_visibility="private")
+    # The character picked stays picked when the model changes, or a new book names them too.
+    book.change(render, [book, model, refs.character], outputs, api_name="cast_panel", concurrency_limit=4)
+    model.change(render, [book, model, refs.character], outputs, api_visibility="private")
     refs.use.input(
         guarded(lambda state, use: _set_use(ctx, state, use)),
         [book, refs.use],
         refs.notice,
         api_name="cast_use",
     )
-    refs.dialogue.input(picked, [book, model, refs.dialogue], outputs, api_name="cast_dialogue")
+    dialogue_outputs = outputs[:_DIALOGUE_OUTPUTS]
+    refs.dialogue.input(picked, [book, model, refs.dialogue], dialogue_outputs, api_name="cast_dialogue")
     for event in (refs.dialogue_instructions.submit, refs.dialogue_instructions.blur):
-        event(described, [book, model, refs.dialogue_instructions], outputs, api_visibility="private")
+        event(
+            described, [book, model, refs.dialogue_instructions], dialogue_outputs, api_visibility="private"
+        )
     refs.character.input(
         guarded(lambda state, key, name, names: _pick(ctx, state, key, name, names)),
         [book, model, refs.character, refs.names.names],

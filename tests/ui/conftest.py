@@ -21,7 +21,7 @@ from omni_web.ui import UiContext, build_app, launch_options
 from omni_web.ui.app import mount_page_poll
 from omni_web.ui.downloads import mount_downloads
 from tests.fakes.sgl_omni import free_port
-from tests.ui.helpers import FAST_FAKE_ENV, cache_model, prepare_root
+from tests.ui.helpers import FAST_FAKE_ENV, GRADIO_CLIENT_HTTPX, cache_model, prepare_root
 
 MODEL = "qwen3_tts_0_6b_customvoice"
 USER, PASSWORD = "tester", "s3cret-pass"
@@ -40,7 +40,8 @@ class RunningApp:
     def client(self) -> Client:
         """A fresh gradio_client session, logged in."""
         return Client(
-            self.url, auth=(USER, PASSWORD), verbose=False, download_files=str(self.paths.root / "dl")
+            self.url, auth=(USER, PASSWORD), verbose=False, download_files=str(self.paths.root / "dl"),
+            httpx_kwargs=GRADIO_CLIENT_HTTPX,
         )
 
 

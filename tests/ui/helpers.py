@@ -16,6 +16,7 @@ import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 
+import httpx
 import yaml
 
 from omni_web.catalog import get_entry
@@ -23,6 +24,7 @@ from omni_web.paths import REPO_ROOT, DataPaths
 from tests.fakes.sgl_omni import free_port, install_fake_sgl_omni
 
 __all__ = [
+    "GRADIO_CLIENT_HTTPX",
     "AppProcess",
     "FAST_FAKE_ENV",
     "cache_model",
@@ -31,6 +33,10 @@ __all__ = [
     "table_rows",
     "wait_for",
 ]
+
+# httpx's default 5 s read timeout fails gradio_client's config fetch from an app on a loaded
+# machine; reads stay unbounded (as the client's own result stream has them), the rest bounded.
+GRADIO_CLIENT_HTTPX = {"timeout": httpx.Timeout(60.0, read=None)}
 
 # The fake server answers at once with short audio, so a whole book renders in seconds.
 FAST_FAKE_ENV = {"FAKE_SGL_SECONDS_PER_WORD": "0.02", "FAKE_SGL_WARMUP_S": "0.1", "FAKE_SGL_LATENCY_S": "0"}

@@ -28,6 +28,13 @@ def _login(app: AppProcess) -> tuple[str, str]:
     return match.group(1), match.group(2)
 
 
+def _wait_for_settings_load(page) -> None:
+    """The page's load event fills every Settings field at once, this line among them."""
+    expect(page.locator("#settings-web-port-now")).to_contain_text(
+        "This app is running on port", timeout=60_000
+    )
+
+
 def test_the_shelf_needs_the_login(app) -> None:
     base = app.url.rstrip("/")
     assert httpx.get(f"{base}/opds/", timeout=30).status_code == 401
@@ -41,6 +48,7 @@ def test_settings_test_lists_the_libraries_and_save_keeps_them(page, app, tmp_pa
     fake = FakeAbs(tmp_path / "abs")
     with serve_fake_abs(fake) as url:
         tab(page, "Settings")
+        _wait_for_settings_load(page)  # else the saved (empty) fields could land over what is typed
         page.locator("#settings-abs").get_by_text("Library delivery").click()
         page.locator("#settings-abs-url input, #settings-abs-url textarea").first.fill(url)
         page.locator("#settings-abs-token input").fill(fake.token)
@@ -54,5 +62,6 @@ def test_settings_test_lists_the_libraries_and_save_keeps_them(page, app, tmp_pa
         shot(page, "settings-delivery")
     page.reload()
     tab(page, "Settings")
+    _wait_for_settings_load(page)
     page.locator("#settings-abs").get_by_text("Library delivery").click()
     expect(page.locator("#settings-abs-url input, #settings-abs-url textarea").first).to_have_value(url)

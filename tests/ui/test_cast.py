@@ -26,7 +26,7 @@ def test_cast_panel_maps_characters_and_plays_a_mapped_voice(ui_app, tmp_path: P
     client = ui_app.client()
     client.predict(api_name="/generate_load")
     client.predict(handle_file(ALICE), api_name="/book_upload")
-    use, dialogue, listing, character, voice, *_ = client.predict(MODEL, api_name="/cast_panel")
+    use, dialogue, listing, character, voice, *_ = client.predict(MODEL, None, api_name="/cast_panel")
     assert use is False  # nothing mapped yet
     names = [label for label, _ in character["choices"]]
     assert names[0] == "Alice" and {"Hatter", "March Hare", "Dormouse", "Queen"} <= set(names)
@@ -34,8 +34,12 @@ def test_cast_panel_maps_characters_and_plays_a_mapped_voice(ui_app, tmp_path: P
     assert ("Narrator's voice", "") in [tuple(c) for c in dialogue["choices"]]
     assert "speaker:Ryan" in [key for _, key in dialogue["choices"]]
 
-    use, dialogue, *_ = client.predict(MODEL, "speaker:Ryan", api_name="/cast_dialogue")
-    assert use is True and dialogue["value"] == "speaker:Ryan"
+    # A dialogue voice draws the checkbox, its menu and the table, never the character menus: a
+    # character picked while it ran stays picked.
+    use, dialogue, listing = client.predict(MODEL, "speaker:Ryan", api_name="/cast_dialogue")
+    assert use is True and dialogue["value"] == "speaker:Ryan" and "Hatter" in listing
+    # Drawn again (another model, the same book), the panel keeps the character picked.
+    assert client.predict(MODEL, "Hatter", api_name="/cast_panel")[3]["value"] == "Hatter"
     _, _, listing, character, voice, *_, notice = client.predict(
         MODEL, "Hatter", "speaker:Eric", "", api_name="/cast_assign")
     assert "Hatter" in notice and "Eric" in notice and voice["value"] == "speaker:Eric"
@@ -74,7 +78,7 @@ def test_cast_panel_without_a_book_says_what_to_do(ui_app) -> None:
     client.predict(api_name="/generate_load")
     with pytest.raises(AppError, match="Upload a book first"):
         client.predict(MODEL, None, api_name="/cast_hear")
-    use, _, listing, *_ = client.predict(MODEL, api_name="/cast_panel")
+    use, _, listing, *_ = client.predict(MODEL, None, api_name="/cast_panel")
     assert use is False and listing == ""
 
 
@@ -83,7 +87,8 @@ def test_a_voice_design_model_describes_each_voice_in_words(ui_app) -> None:
     client = ui_app.client()
     client.predict(api_name="/generate_load")
     client.predict(handle_file(ALICE), api_name="/book_upload")
-    _, dialogue, _, _, voice, instructions, dialogue_text, *_ = client.predict(design, api_name="/cast_panel")
+    panel = client.predict(design, None, api_name="/cast_panel")
+    _, dialogue, _, _, voice, instructions, dialogue_text, *_ = panel
     assert dialogue["visible"] is False and voice["visible"] is False
     assert instructions["visible"] is True and dialogue_text["visible"] is True
     _, _, listing, _, _, instructions, *_, notice = client.predict(
@@ -102,7 +107,8 @@ def test_the_names_row_merges_renames_splits_and_hides_characters_as_the_cli_doe
     client = ui_app.client()
     client.predict(api_name="/generate_load")
     client.predict(handle_file(ALICE), api_name="/book_upload")
-    _, _, listing, _, _, _, _, same_as, alias, hidden, hints = client.predict(MODEL, api_name="/cast_panel")
+    panel = client.predict(MODEL, None, api_name="/cast_panel")
+    _, _, listing, _, _, _, _, same_as, alias, hidden, hints = panel
     # Two rows the rules could not join are offered as one person, not joined.
     assert "**Footman** may be Frog-Footman" in hints or "**Frog-Footman** may be Footman" in hints
     hare = int(re.findall(r"<td>(\d+)</td>", _row(listing, "March Hare"))[0])
@@ -113,7 +119,7 @@ def test_the_names_row_merges_renames_splits_and_hides_characters_as_the_cli_doe
     # The March Hare is the Hatter now: one row, his lines counted together, and the CLI's edit saved.
     notice = client.predict("March Hare", "Hatter", api_name="/cast_merge")
     assert "March Hare" in notice and "Hatter" in notice
-    _, _, listing, *_ = client.predict(MODEL, api_name="/cast_panel")
+    _, _, listing, *_ = client.predict(MODEL, None, api_name="/cast_panel")
     assert not _row(listing, "March Hare") and "March Hare" in _row(listing, "Hatter")
     assert f"<td>{hare + hatter}</td>" in _row(listing, "Hatter")
     saved = load_cast_file(saved_cast_path(ui_app.paths, load_book(ALICE)))
@@ -121,17 +127,17 @@ def test_the_names_row_merges_renames_splits_and_hides_characters_as_the_cli_doe
 
     # Split off again; renamed, the Hatter keeps his voice; a hidden name leaves the list till shown.
     client.predict("Hatter", "March Hare", api_name="/cast_split")
-    assert f"<td>{hare}</td>" in _row(client.predict(MODEL, api_name="/cast_panel")[2], "March Hare")
+    assert f"<td>{hare}</td>" in _row(client.predict(MODEL, None, api_name="/cast_panel")[2], "March Hare")
     client.predict("Hatter", "Mad Hatter", api_name="/cast_rename")
     client.predict("Dormouse", api_name="/cast_hide")
-    _, _, listing, *_, hidden, _ = client.predict(MODEL, api_name="/cast_panel")
+    _, _, listing, *_, hidden, _ = client.predict(MODEL, None, api_name="/cast_panel")
     assert "Eric" in _row(listing, "Mad Hatter") and not _row(listing, "Hatter")
     assert not _row(listing, "Dormouse") and [c[0] for c in hidden["choices"]] == ["Dormouse"]
     saved = load_cast_file(saved_cast_path(ui_app.paths, load_book(ALICE)))
     assert saved.edits.renames == {"Hatter": "Mad Hatter"} and saved.edits.hidden == ("Dormouse",)
     assert saved.characters["Mad Hatter"].name == "Eric"
     client.predict("Dormouse", api_name="/cast_unhide")
-    assert _row(client.predict(MODEL, api_name="/cast_panel")[2], "Dormouse")
+    assert _row(client.predict(MODEL, None, api_name="/cast_panel")[2], "Dormouse")
 
     with pytest.raises(AppError, match="Pick a character, then the character it is the same person as"):
         client.predict("Alice", None, api_name="/cast_merge")

@@ -17,7 +17,7 @@ from omni_web.settings import load_settings
 from tests.conftest import DATA_DIR
 from tests.fakes.sgl_omni import free_port
 from tests.ui.conftest import MODEL
-from tests.ui.helpers import cache_model, prepare_root, start_webapp, wait_for
+from tests.ui.helpers import GRADIO_CLIENT_HTTPX, cache_model, prepare_root, start_webapp, wait_for
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ def test_first_start_on_the_lan_prints_urls_and_a_stored_password(root, tmp_path
         assert bad.status_code >= 400
         good = httpx.post(f"{app.url}/login", data={"username": "omni", "password": password}, timeout=30)
         assert good.status_code == 200 and _config_status(app.url, good.cookies) == 200
-        client = Client(app.url, auth=("omni", password), verbose=False)
+        client = Client(app.url, auth=("omni", password), verbose=False, httpx_kwargs=GRADIO_CLIENT_HTTPX)
         assert "stopped" in client.predict(api_name="/server_status")[0]
     finally:
         app.stop()
@@ -53,7 +53,8 @@ def test_first_start_on_the_lan_prints_urls_and_a_stored_password(root, tmp_path
     try:
         assert again.password() is None  # not printed a second time
         assert f"password from {root.credentials_file}" in again.output()
-        assert Client(again.url, auth=("omni", password), verbose=False).predict(api_name="/server_status")
+        assert Client(again.url, auth=("omni", password), verbose=False,
+                      httpx_kwargs=GRADIO_CLIENT_HTTPX).predict(api_name="/server_status")
     finally:
         again.stop()
 
