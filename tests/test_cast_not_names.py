@@ -1,17 +1,20 @@
 """Words that are no one: a contraction ("I’ll"), an oath ("Good God!"), a place ("Cape Horn"), a
-body ("the Company");
-forms that are one: a name's two spellings ("Guernsey-man", "Guernseyman"), a name cut short
-("Tink", "Tinker Bell"); and two that are not: a "Mrs." and the "Miss" of her name. On Moby-Dick,
-Peter Pan and The Little Colonel's Hero (books outside the annotated corpus the rules are tuned
-on) and in small."""
+body ("the Company"); forms that are one: a name's two spellings ("Guernsey-man", "Guernseyman"), a
+name cut short ("Tink", "Tinker Bell"), a name with and without its middle name ("Amy Curtis
+March"); and two that are not: a "Mrs." and the "Miss" of her name, an aunt and her niece. On
+Moby-Dick, Peter Pan, Little Women and The Little Colonel's Hero (books outside the annotated
+corpus the rules are tuned on) and in small."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import pytest
 
 from omni_web.book import load_book
 from omni_web.cast import find_characters
 from omni_web.cast.name_groups import group_names
+from omni_web.cast.name_hints import likely_same
 from omni_web.cast.names import Gender, Vocabulary, clean_name
 from tests.conftest import DATA_DIR
 from tests.test_cast_characters import book_of
@@ -156,3 +159,45 @@ def test_tom_sawyer_and_jane_eyre_keep_apart_the_people_who_share_a_name() -> No
     jane = group_names(counts, genders, pairs)
     assert jane["John"] == jane["John Reed"] == jane["Mr. Reed"] != jane["St. John"]
     assert jane["Mrs. Reed"] != jane["Georgiana"] == jane["Georgiana Reed"]
+
+
+def test_little_women_keeps_aunt_march_from_amy_and_the_professor_is_mr_bhaer() -> None:
+    """Little Women (its counts and pronouns): "Aunt March" joined Amy through "Amy March", and was
+    offered as Amy when kept apart; "Amy March" and "Amy Curtis March" were two names for "Amy" to
+    begin, so she kept neither; "Professor Bhaer" was a row beside "Mr. Bhaer"."""
+    counts = {"Amy": 816, "Mrs. March": 284, "Aunt March": 52, "Mr. March": 28, "March": 12, "Amy March": 2}
+    counts |= {"Miss March": 2, "Amy Curtis March": 2, "Uncle March": 1}
+    counts |= {"Mr. Bhaer": 72, "Bhaer": 5, "Mrs. Bhaer": 4, "Professor Bhaer": 4, "Friedrich Bhaer": 2}
+    genders = dict.fromkeys(("Amy", "Mrs. March", "Aunt March"), Gender.FEMALE)
+    genders |= dict.fromkeys(("Mr. March", "Mr. Bhaer", "Professor Bhaer"), Gender.MALE)
+    pairs = {("Amy", "March"): 2, ("Amy", "Curtis"): 2, ("Curtis", "March"): 2, ("Friedrich", "Bhaer"): 2}
+    pairs |= {("Miss", "March"): 2, ("Miss", "Amy"): 1}
+    canonical = group_names(counts, genders, pairs)
+    amy = canonical["Amy"]
+    assert canonical["Amy March"] == canonical["Amy Curtis March"] == amy != canonical["Aunt March"]
+    assert canonical["Aunt March"] not in {canonical["Mrs. March"], canonical["Mr. March"]}
+    bhaer = ("Mr. Bhaer", "Bhaer", "Professor Bhaer", "Friedrich Bhaer")
+    assert {canonical[f] for f in bhaer} == {"Mr. Bhaer"}
+    people = Counter()
+    for form, count in counts.items():
+        people[canonical[form]] += count
+    offers = likely_same(canonical, {canonical[f]: g for f, g in genders.items()}, people, pairs)
+    assert "Amy" not in offers.get("Aunt March", ()), offers
+    # An uncle's given name is no surname: "Uncle Reggie" is Reggie St Cloud (A Handful of Dust).
+    reggie = group_names({"Reggie": 20, "Uncle Reggie": 3, "Reggie St Cloud": 2})
+    assert reggie["Uncle Reggie"] == reggie["Reggie St Cloud"] == reggie["Reggie"]
+
+
+def test_little_women_lists_aunt_march_apart() -> None:
+    """The same on the book's own sentences, through the product's path."""
+    book = book_of(
+            "“Highty-tighty! Is that the way you take my advice, Miss?” said Aunt March.",
+            "“I shall go to Aunt March to-morrow,” said Amy March.",
+            "“Jo does use such slang words!” said Amy. She laughed.",
+            "“Don’t be cross, Aunt March,” said Amy. She ran off.",
+            "“You have been a good girl, Amy,” said Aunt March. She nodded.",
+            "“My name is Amy Curtis March,” said Amy.",
+    )
+    cast = {c.name: c for c in find_characters(book, min_confidence=0.0)}
+    assert set(cast) == {"Amy March", "Aunt March"}, cast
+    assert cast["Aunt March"].aliases == () and "Amy" in cast["Amy March"].aliases

@@ -34,7 +34,7 @@ MALE_NAMES = frozenset(
     Theo Theodore Thomas Timothy Tobias Toby Tom Tommy Tony Victor Vincent Wallace Walter Wat
     Wilfred Wilfrid Will Willie William Willy Wolfgang Zachary Quincey Quincy Jarvis Alexei
     Sergei Nikolai Pyotr Jacques Jean-Baptiste Henri Étienne Gaspard Armand Raoul Marius Art
-    Artie Gus
+    Artie Gus Friedrich Fritz Heinrich Wilhelm
     """.split()
 )
 FEMALE_NAMES = frozenset(
@@ -57,5 +57,6 @@ FEMALE_NAMES = frozenset(
     Sissy Sophy Susan Susanna Susie Sybil Tess Theresa Tilly Trixie Ursula Victoria Violet Virginia
     Winifred Lucie Lucile Lucille Mina Nina Vera Olga Sonia Sonya Natasha Tatiana Hermione
     Philippa Wilhelmina Effie Nettie Jessica Gwendoline Mathilde Jeanne Colette Yvonne Cosette
+    Sallie Tina Flo Mattie Tillie Addie Aggie Dottie Lulu Mamie
     """.split()
 )

@@ -14,8 +14,17 @@ from collections.abc import Collection, Mapping
 
 from omni_web.cast.given_names import full_given_name, given_name_gender
 from omni_web.cast.name_daughters import join_eldest_daughter
+from omni_web.cast.name_pets import join_pet_names
 from omni_web.cast.name_union import NameGroups
-from omni_web.cast.names import GIVEN_NAME_TITLES, Gender, name_words, title_gender, title_key, title_of
+from omni_web.cast.names import (
+    GIVEN_NAME_TITLES,
+    KIN_TITLES,
+    Gender,
+    name_words,
+    title_gender,
+    title_key,
+    title_of,
+)
 
 __all__ = ["group_names"]
 
@@ -50,6 +59,7 @@ def group_names(
     for forms in by_words.values():
         groups.join_same_words(forms)
     _join_spellings(groups)
+    _join_middle_names(groups, by_words)
     # Twice: a full name learns its gender from the given name joined to it ("Emma" ->
     # "Emma Woodhouse"), which then picks the titled surname ("Miss Woodhouse").
     for _ in range(2):
@@ -57,7 +67,7 @@ def group_names(
     groups.join_bare_titles()
     join_eldest_daughter(groups)
     groups.join_given_and_surname()
-    groups.join_pet_names()
+    join_pet_names(groups)
     _join_clipped(groups)
     return groups.canonical()
 
@@ -83,6 +93,22 @@ def _join_clipped(groups: NameGroups) -> None:
         sexes = {title_gender(form) for form in groups.counts if groups.find(form) in both}
         if len(sexes - {Gender.UNKNOWN}) < 2:
             groups.union(name, root)
+
+
+def _join_middle_names(groups: NameGroups, by_words: Mapping[tuple[str, ...], list[str]]) -> None:
+    """A given name and surname are the one longer name the book writes them around ("Amy March",
+    "Amy Curtis March"), whose titles' sexes agree; else "Amy" would find two names to begin."""
+    for words, forms in by_words.items():
+        if len(words) != 2 or given_name_gender(words[0]) is Gender.UNKNOWN:
+            continue
+        around = [
+            longer for longer in by_words
+            if len(longer) > 2 and (longer[0], longer[-1]) == words
+        ]
+        if len(around) == 1:
+            both = [*forms, *by_words[around[0]]]
+            if len({title_gender(f) for f in both} - {Gender.UNKNOWN}) < 2:
+                groups.union(forms[0], by_words[around[0]][0])
 
 
 def _join_spellings(groups: NameGroups) -> None:
@@ -124,7 +150,7 @@ def _full_words(words: tuple[str, ...], counts: Mapping[str, int]) -> tuple[str,
         return words  # "Josie" is Josie Pye, not the "Josephine Barry" her full name would begin
     if any(title_key(form) and name_words(form) == (full,) for form in counts):
         return words  # "Sir Thomas", "Lady Catherine": the full name is someone else's (Tom, Kitty)
-    if len(words) == 1 and any(set(title_key(f)) & _KIN and name_words(f) == words for f in counts):
+    if len(words) == 1 and any(set(title_key(f)) & KIN_TITLES and name_words(f) == words for f in counts):
         return words  # "Polly" is Aunt Polly, not her niece Mary (Tom Sawyer)
     longer = (full, *words[1:])
     if longer in written:
@@ -134,8 +160,6 @@ def _full_words(words: tuple[str, ...], counts: Mapping[str, int]) -> tuple[str,
         return begun.pop() if len(begun) == 1 else words
     return words
 
-
-_KIN = frozenset("aunt uncle cousin granny grandmother grandfather".split())
 
 
 def _join_parts(groups: NameGroups, by_words: Mapping[tuple[str, ...], list[str]]) -> None:

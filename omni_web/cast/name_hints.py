@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from omni_web.cast.given_names import given_name_gender
-from omni_web.cast.names import Gender, name_words, title_key
+from omni_web.cast.names import KIN_TITLES, Gender, name_words, title_key
 
 __all__ = ["likely_same"]
 
@@ -48,7 +48,8 @@ def likely_same(
         # A wife is offered the full names with her title only ("Mrs. Manson Mingott"), never the
         # daughters whose given names the book writes with hers ("Mrs. Bennet" is not Jane Bennet).
         own_titles = {title_key(f) for f in own}
-        wife = own_titles & _WIVES
+        # An aunt or uncle likewise: "Aunt March" is not Amy March, her niece.
+        wife = own_titles & _WIVES or {t for t in own_titles if set(t) & KIN_TITLES}
         found = [
             other
             for other, theirs in forms.items()

@@ -8,11 +8,10 @@ book's own pairs of words show (a given name written with its surname; the eldes
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 
 from omni_web.cast.given_names import given_name_gender
-from omni_web.cast.names import GIVEN_NAME_TITLES, Gender, name_words, title_gender, title_key
+from omni_web.cast.names import GIVEN_NAME_TITLES, KIN_TITLES, Gender, name_words, title_gender, title_key
 
 __all__ = ["NameGroups", "titles_gender"]
 
@@ -102,6 +101,9 @@ class NameGroups:
             ]
             if len(same) == 1 and sum(title_gender(t[0]) is gender for t in ranked) == 1:
                 self.union(titled[rank][0], titled[same[0]][0])
+        # A doctor or professor is "Mr." in talk ("Professor Bhaer", "Mr. Bhaer").
+        if ("dr",) in titled and ("mr",) in titled:
+            self.union(titled[("dr",)][0], titled[("mr",)][0])
 
     @staticmethod
     def _given_gender(form: str) -> bool:
@@ -140,8 +142,13 @@ class NameGroups:
 
     def join_shorter(self, forms: list[str], target: str) -> None:
         """Join the shorter ``forms`` to the longer name's group ``target`` where one person."""
-        roots = {self.find(f) for f in forms}
         target_titles = {title_key(n) for n in self.counts if self.find(n) == target} - {()}
+        # An aunt of the name is not her niece: "Aunt March" is not "Amy March".
+        kin = any(set(t) & KIN_TITLES for t in target_titles)
+        forms = [f for f in forms if kin or not self._kin_surname(self.find(f))]
+        if not forms:
+            return
+        roots = {self.find(f) for f in forms}
         if len(roots) == 1:
             # "Mr. Beebe" is not "Minnie Beebe": a titled surname joins a full name when the book
             # gives that name the same title ("Mr. Fitzwilliam Darcy") or the same gender.
@@ -173,17 +180,17 @@ class NameGroups:
         # Thorpe" is "John Thorpe"; "Mr. Welland", named 4 times beside "Mrs. Welland" 88 times,
         # is not "May Welland", however often the narration's "he" follows her name).
         sure = self.sure_gender(target) if self.group_gender(target) else set()
-        if any(("miss",) in self._titles(r) for r in roots):
+        if any(("miss",) in self.titles(r) for r in roots):
             # A daughter of the name ("Miss Welland") is the one her given name is written with,
             # not her mother ("May Welland" is not "Mrs. Welland").
-            roots = {r for r in roots if ("mrs",) not in self._titles(r)}
+            roots = {r for r in roots if ("mrs",) not in self.titles(r)}
         roots = {r for r in roots if not self._wed(r, target)}
         fitting = sorted(
             (
                 r for r in roots
                 if (self._compatible(r, target) or self._given_name_of(r, target))
                 and (
-                    not self._titles(r)
+                    not self.titles(r)
                     or not self.group_gender(target)
                     or self.group_gender(r) == sure
                     or not any(self._weight(o) >= 3 * self._weight(r) for o in roots - {r})
@@ -191,7 +198,7 @@ class NameGroups:
             ),
             key=lambda r: (-self._weight(r), r),
         )
-        titled = [r for r in fitting if self._titles(r)]
+        titled = [r for r in fitting if self.titles(r)]
         if self.group_gender(target) and len(titled) == 1 and self.group_gender(titled[0]):
             fitting = titled
         if len(fitting) == 1 or (
@@ -224,7 +231,7 @@ class NameGroups:
                 and not self._other_titles(t, titles)
                 and not self._wed(root, t)
             ]
-            same = [t for t in fitting if titles & self._titles(t)]
+            same = [t for t in fitting if titles & self.titles(t)]
             gender = self.group_gender(root)
             if titles and not titles & {("miss",)} and len(same) == 1 and not self._his(same[0], titles):
                 self.union(root, same[0])
@@ -235,7 +242,7 @@ class NameGroups:
                 fitting = [t for t in fitting if self.sure_gender(t) == gender]
                 if len(fitting) == 1 and not maybe and not self._miss_given(fitting[0], titles):
                     self.union(root, fitting[0])
-                elif not self._titles(root) and titles == {("mr",)} and not self._given_gender(root):
+                elif not self.titles(root) and titles == {("mr",)} and not self._given_gender(root):
                     self._join_most_written_man(root, fitting + maybe)
 
     def _join_most_written_man(self, root: str, men: list[str]) -> None:
@@ -274,17 +281,18 @@ class NameGroups:
     def join_given_and_surname(self) -> None:
         """A given name and a surname, each a character of its own with no full name, are one where
         the book writes them together and each with no other of that sex ("Cyril Fielding" once
-        in its talk: "Cyril" is Mr. Fielding). A "Mrs." or "Miss" is left to the rules above."""
+        in its talk: "Cyril" is Mr. Fielding). A "Mrs." or "Miss" is left to the rules above, and an
+        aunt is not her niece ("Amy March" is not Aunt March)."""
         alone = self._single_word_groups()
         given = {
             r: words
             for r, words in alone.items()
-            if given_name_gender(words[0]) is not Gender.UNKNOWN and not self._titles(r)
+            if given_name_gender(words[0]) is not Gender.UNKNOWN and not self.titles(r)
         }
         surnames = {
             r: words
             for r, words in alone.items()
-            if r not in given and not self._titles(r) & {("mrs",), ("miss",)} and len(set(words)) == 1
+            if r not in given and not self._kin_or_wed(r) and len(set(words)) == 1
         }
 
         def gender(root: str) -> set[Gender]:
@@ -302,32 +310,6 @@ class NameGroups:
             found = matches(root, surnames, first=True)
             if len(found) == 1 and matches(found[0], given, first=False) == [root]:
                 self.union(root, found[0])
-
-    def join_pet_names(self) -> None:
-        """A name and its pet form, each one word, are one person where neither has another
-        ("Kit", "Kitty"; "Skaggs", "Skaggsy"), unless their full names say two families."""
-        words = {name_words(n)[0]: n for n in self.counts if len(name_words(n)) == 1}
-        pets: dict[str, list[str]] = {}
-        for word in words:
-            for pet in _pet_forms(word):
-                if pet in words:
-                    pets.setdefault(word, []).append(pet)
-        petted = Counter(pet for found in pets.values() for pet in found)
-        for word, found in pets.items():
-            if len(found) != 1 or petted[found[0]] != 1:
-                continue
-            short, pet = self.find(words[word]), self.find(words[found[0]])
-            # Their titles' sexes, not their given names': "Kit" is a man's name in the list, and
-            # Kitty's too.
-            sexes = [titles_gender(self._titles(short)), titles_gender(self._titles(pet))]
-            surnames = [self._surnames(short), self._surnames(pet)]
-            if short == pet or (all(sexes) and sexes[0] != sexes[1]):
-                continue
-            if not all(surnames) or surnames[0] & surnames[1]:
-                self.union(short, pet)
-
-    def _surnames(self, root: str) -> set[str]:
-        return {name_words(n)[-1] for n in self.counts if self.find(n) == root and len(name_words(n)) > 1}
 
     def _single_word_groups(self) -> dict[str, tuple[str, ...]]:
         """Each group named by one word only ("Cyril", "Fielding" with "Mr. Fielding"): its words."""
@@ -360,7 +342,7 @@ class NameGroups:
         others' in all ("Pooh"); a given name may not ("John" of "John Beaver", the man the book
         calls "Beaver", is "John Andrew")."""
         roots = {self.find(f) for f in forms}
-        if len(roots) != 1 or self._titles(next(iter(roots))):
+        if len(roots) != 1 or self.titles(next(iter(roots))):
             return
         root = next(iter(roots))
         candidates = [t for t in uses if t != root and self._compatible(root, t)]
@@ -384,7 +366,7 @@ class NameGroups:
         """The target carries a title other than ``titles`` ("Admiral Crawford", "Sir Walter Elliot"
         for "Mr."); a clergyman is "Mr." too ("Reverend Wyndham Datchet")."""
         clergy = {("reverend",), ("rev",)} if ("mr",) in titles else set()
-        return bool(self._titles(target) - titles - clergy)
+        return bool(self.titles(target) - titles - clergy)
 
     def _his(self, target: str, titles: set[tuple[str, ...]]) -> bool:
         """A "Mrs." full name with a man's given name is his wife ("Mrs. John Dashwood", beside
@@ -425,12 +407,29 @@ class NameGroups:
         """A "Mrs." and a "Miss" are two women: "Mrs. Walton" is not Allison Walton, the girl the
         book calls "Miss Allison", her daughter, whichever joins the full name first."""
         given = {name_words(n)[0] for n in self.counts if self.find(n) == target and len(name_words(n)) > 1}
-        theirs = {t for key in self._titles(target) for t in key}
+        theirs = {t for key in self.titles(target) for t in key}
         theirs |= {"miss"} if any(("Miss", g) in self.pairs for g in given) else set()
-        mine = {t for key in self._titles(root) for t in key}
+        mine = {t for key in self.titles(root) for t in key}
         return ("mrs" in mine and "miss" in theirs) or ("miss" in mine and "mrs" in theirs)
 
-    def _titles(self, root: str) -> set[tuple[str, ...]]:
+    def _kin_surname(self, root: str) -> bool:
+        """The group has a kin title before a surname ("Aunt March"), not a given name ("Uncle
+        Reggie", whom the book calls "Reggie St Cloud")."""
+        firsts = {name_words(n)[0] for n in self.counts if len(name_words(n)) > 1}
+        return any(
+            set(title_key(n)) & KIN_TITLES
+            and given_name_gender(word := name_words(n)[-1]) is Gender.UNKNOWN
+            and word not in firsts
+            for n in self.counts
+            if self.find(n) == root and name_words(n)
+        )
+
+    def _kin_or_wed(self, root: str) -> bool:
+        """A "Mrs.", a "Miss" or an aunt: a surname that names one of a family, not the family."""
+        return any(title in {("mrs",), ("miss",)} or set(title) & KIN_TITLES for title in self.titles(root))
+
+    def titles(self, root: str) -> set[tuple[str, ...]]:
+        """The titles the group's forms carry ({("mr",), ("captain",)})."""
         return {title_key(n) for n in self.counts if self.find(n) == root} - {()}
 
     def _weight(self, root: str) -> int:
@@ -467,12 +466,6 @@ _ACADEMIC = {("professor",): ("dr",)}
 def _rank_key(form: str) -> tuple[str, ...]:
     """A form's titles, one person's alike: "Dr. Van Helsing" is "Professor Van Helsing"."""
     return _ACADEMIC.get(title_key(form), title_key(form))
-
-
-def _pet_forms(word: str) -> list[str]:
-    """The pet forms of a name: "Kit" -> "Kitty", "Kity", "Kitie", "Kitey"."""
-    stems = [word, word + word[-1]] if word[-1] not in "aeiouy" else [word]
-    return [stem + end for stem in stems for end in ("y", "ie", "ey")]
 
 
 def titles_gender(titles: set[tuple[str, ...]]) -> set[Gender]:

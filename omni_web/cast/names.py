@@ -26,6 +26,7 @@ __all__ = [
     "Age",
     "GIVEN_NAME_TITLES",
     "Gender",
+    "KIN_TITLES",
     "NOT_A_SENTENCE_END",
     "age_guess",
     "Vocabulary",
@@ -74,6 +75,8 @@ _NEUTRAL_TITLES = frozenset(
 GIVEN_NAME_TITLES = frozenset(
     "sir lady miss master don donna dame old young little aunt uncle cousin".split()
 )
+# Titles that name a relation: "Aunt March" is the girls' aunt, not one of the Marches they are.
+KIN_TITLES = frozenset("aunt uncle cousin granny grandmother grandfather".split())
 # Titles that never stand for a person alone.
 _ADDRESS_ONLY = frozenset(
     "mr mrs ms m mme mlle mister miss master herr frau señor señora signor signora".split()
