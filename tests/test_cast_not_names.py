@@ -15,7 +15,7 @@ from omni_web.book import load_book
 from omni_web.cast import find_characters
 from omni_web.cast.name_groups import group_names
 from omni_web.cast.name_hints import likely_same
-from omni_web.cast.names import Gender, Vocabulary, clean_name
+from omni_web.cast.names import Age, Gender, Vocabulary, age_guess, clean_name
 from tests.conftest import DATA_DIR
 from tests.test_cast_characters import book_of
 
@@ -201,3 +201,21 @@ def test_little_women_lists_aunt_march_apart() -> None:
     cast = {c.name: c for c in find_characters(book, min_confidence=0.0)}
     assert set(cast) == {"Amy March", "Aunt March"}, cast
     assert cast["Aunt March"].aliases == () and "Amy" in cast["Amy March"].aliases
+
+
+def test_a_place_one_goes_to_is_no_one() -> None:
+    """Huckleberry Finn: "Orleans" ("down to Orleans", "below Orleans") was a man of 10 lines; a
+    place one goes to is a place as one is "in" it, and a person one talks to is not."""
+    vocabulary = Vocabulary.of([
+        "He took me down to Orleans. You going to Orleans? The plantation below Orleans was sold.",
+        "I said to Jim it was late. Jim slept. Then Jim went to Orleans.",
+    ])
+    assert vocabulary.is_place("Orleans") and not vocabulary.is_place("Jim")
+
+
+def test_young_is_grown_but_not_long_and_master_is_a_boy() -> None:
+    """A Study in Scarlet: "young Stamford" and "Young Jefferson Hope" were listed as children."""
+    assert age_guess(["Stamford", "Young Stamford"]) is Age.YOUNG
+    assert age_guess(["Young Mr. Brooke"]) is Age.ADULT
+    assert age_guess(["Master Peter", "Peter"]) is Age.CHILD
+    assert age_guess(["Old Fezziwig"]) is Age.OLD

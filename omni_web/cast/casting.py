@@ -102,7 +102,7 @@ def guess_personas(book: Book, people: Sequence[Character]) -> dict[str, Persona
             if words & _OLD
             else "young"
             if words & _YOUNG
-            else ({Age.CHILD: "young", Age.OLD: "old"}.get(person.age) or "adult")
+            else ({Age.CHILD: "young", Age.YOUNG: "young", Age.OLD: "old"}.get(person.age) or "adult")
         )
         found[person.name] = Persona(person.name, gender, age, _describe(gender, age, index))
     return found

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -52,6 +51,7 @@ class Age(enum.StrEnum):
     """A character's age as their titles and the words around their name show it."""
 
     CHILD = "child"
+    YOUNG = "young"  # "young Stamford", "Young Jefferson Hope": grown, but not long
     ADULT = "adult"
     OLD = "old"
     UNKNOWN = "unknown"
@@ -131,7 +131,9 @@ _INSTITUTIONS = frozenset(
 _NOT_ONE_PERSON = _NATIONALITIES | _INSTITUTIONS
 _GIVEN_NAMES = MALE_NAMES | FEMALE_NAMES
 _WORD_RE = re.compile(r"[^\W\d_][\w’'\-.]*")
-_PLACE_PREPOSITIONS = frozenset("in into through across near toward towards from".split())
+_PLACE_PREPOSITIONS = frozenset("in into through across near toward towards from below above beyond".split())
+# "To" after a going: "down to Orleans", "went to Paris" (not "said to Jim").
+_GOING = frozenset("go goes going gone went come comes coming came back down up over off way".split())
 # Small words inside a name, and "St." ("Mr. van der Luyden", "Lord St. Simon"), for patterns
 # that find names in the text.
 NAME_PARTICLES = r"(?:(?:de|van|von|der|den|du|le|la|St\.)\s+){1,2}"
@@ -166,19 +168,22 @@ def title_gender(name: str) -> Gender:
     return Gender.UNKNOWN
 
 
-_CHILD_WORDS = frozenset("master little young baby boy girl kid".split())
+_CHILD_WORDS = frozenset("master little baby boy girl kid".split())
 _OLD_WORDS = frozenset("old granny grandmother grandfather grandpa grandma gaffer elder".split())
 _ADULT_TITLES = TITLES - _CHILD_WORDS - _OLD_WORDS - {"little", "young", "cousin"}
 
 
 def age_guess(forms: Iterable[str]) -> Age:
-    """A character's age from the forms of their name ("Old Pipes": old, "Master Tom": child)."""
+    """A character's age from the forms of their name ("Old Pipes": old, "Master Tom": child,
+    "Young Stamford": young; "Young Mr. Brooke": adult)."""
     words = {w.casefold().rstrip(".") for form in forms for w in form.replace("-", " ").split()}
     if words & _OLD_WORDS:
         return Age.OLD
     if words & _CHILD_WORDS:
         return Age.CHILD
-    return Age.ADULT if words & _ADULT_TITLES else Age.UNKNOWN
+    if words & _ADULT_TITLES:
+        return Age.ADULT
+    return Age.YOUNG if "young" in words else Age.UNKNOWN
 
 
 def name_words(name: str) -> tuple[str, ...]:
@@ -220,11 +225,13 @@ class Vocabulary:
         for text in texts:
             for sentence in _VOCABULARY_BREAK.split(text):
                 words = _WORD_RE.findall(sentence)
-                for before, word in itertools.pairwise(words):
+                for going, before, word in zip(["", *words], words, words[1:], strict=False):
                     word = word.rstrip(".")
                     if word[:1].isupper():
                         capitalised[word.casefold()] += 1
-                        placed[word.casefold()] += before in _PLACE_PREPOSITIONS
+                        placed[word.casefold()] += before in _PLACE_PREPOSITIONS or (
+                            before == "to" and going.casefold() in _GOING
+                        )
                     elif word[:1].islower():
                         lower[word] += 1
         return cls(dict(capitalised), dict(lower), dict(placed))
