@@ -268,6 +268,23 @@ def test_his_wife_is_the_mrs_of_his_name() -> None:
     assert found[0][:1] == ("Mrs. Bennet",) and found[0][2] == "relative"
 
 
+def test_the_count_is_the_one_count_of_the_book() -> None:
+    """The Sun Also Rises: "said the count" is Count Mippipopolous (23 such lines, all right on the
+    annotated corpus); "said the man" is anyone's, and "said the lady" too."""
+    found = said(
+        book_of(
+            '"This is Count Mippipopolous," said Brett.',
+            '"Enchanted," said Count Mippipopolous. He bowed, and he smiled at Jake.',
+            "Jake sat down, and he waited.",
+            '"You are very kind," said the count.',
+            '"Not at all," said the man at the door. "Come in."',
+            '"Thank you," said Jake.',
+        )
+    )
+    assert found[2][:1] == ("Count Mippipopolous",) and found[2][2] == "titled"
+    assert found[3][2] != "titled"
+
+
 def test_a_broken_off_quote_ends_in_its_paragraph() -> None:
     # The dash of "Oliver has—" was lost: the closing mark follows a space.
     book = book_of(

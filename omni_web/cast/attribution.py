@@ -65,6 +65,7 @@ CONFIDENCE = {
     "after-tag": 0.68,  # one after "“…,” said Ahab," in his paragraph ("“…”" goes on): 68 %
     "noun": 0.45,  # "cried the old man": 45 %
     "relative": 0.75,  # "cried his wife" when "his" is Mr. Bennet (Mrs. Bennet): 74 %
+    "titled": 0.75,  # "said the doctor" when one character is "Doctor X" or "Dr. X"
 }
 # Turn-taking by how the exchange stands: right after a tagged line (61 %), one line on (79 %),
 # further on (two speakers 60 %, more 50 %), or across narration (30 %).
@@ -140,6 +141,11 @@ def _tag_attribution(
             return Attribution(
                 relative, CONFIDENCE["relative"], f"{tag.verb} {tag.words} -> {relative}", rule="relative"
             )
+        titled = _titled(tag, scene)
+        if titled is not None:
+            return Attribution(
+                titled, CONFIDENCE["titled"], f"{tag.verb} the {tag.words} -> {titled}", rule="titled"
+            )
     rule = rule + "-pronoun" if rule else ("pronoun" if tag.kind is TagKind.PRONOUN else "noun")
     called = frozenset(n for n in quoted if _called(quote, n, scene))
     referent = scene.pronoun(tag.gender, local, called, again=tag.kind is TagKind.PRONOUN)
@@ -189,6 +195,27 @@ def _relative(tag: Tag, scene: Scene, around: list[str]) -> str | None:
         if name_words(form)[-1:] and name_words(form)[-1] in surnames and title_of(form.split()[0]) == title
     } - {owner}
     found = {n for n in found if scene.gender(n) in (gender, Gender.UNKNOWN)}
+    return found.pop() if len(found) == 1 else None
+
+
+# Nouns that are a rank or a calling: "the lady", "the master", "the father" are anyone's.
+_RANK_NOUNS = frozenset(
+    """doctor captain colonel major general count countess duke duchess king queen prince princess
+    professor inspector judge sergeant lieutenant admiral baron baroness marquis vicar rector""".split()
+)
+
+
+def _titled(tag: Tag, scene: Scene) -> str | None:
+    """The one character the book gives the tag's noun as a title ("said the count" -> Count
+    Mippipopolous; "the doctor" -> Dr. Losberne)."""
+    title = title_of(tag.words) if " " not in tag.words else None
+    if title not in _RANK_NOUNS or scene.roster is None:
+        return None
+    found = {
+        character
+        for form, character in scene.roster.canonical.items()
+        if form.split() and title_of(form.split()[0]) == title
+    }
     return found.pop() if len(found) == 1 else None
 
 

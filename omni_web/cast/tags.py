@@ -77,7 +77,8 @@ _FEMALE_NOUNS = frozenset(
 )
 _MALE_NOUNS = frozenset(
     """husband father brother uncle son nephew boy man gentleman master host king prince duke count
-    lord grandfather lad fellow youth squire captain colonel doctor clergyman vicar rector""".split()
+    lord grandfather lad fellow youth squire captain colonel doctor clergyman vicar rector professor
+    inspector major general judge sergeant lieutenant admiral baron marquis""".split()
 )
 
 
