@@ -15,6 +15,7 @@ from omni_web.book import load_book
 from omni_web.cast import find_characters
 from omni_web.cast.name_groups import group_names
 from omni_web.cast.name_hints import likely_same
+from omni_web.cast.name_written import written_aliases
 from omni_web.cast.names import Age, Gender, Vocabulary, age_guess, clean_name
 from tests.conftest import DATA_DIR
 from tests.test_cast_characters import book_of
@@ -219,3 +220,31 @@ def test_young_is_grown_but_not_long_and_master_is_a_boy() -> None:
     assert age_guess(["Young Mr. Brooke"]) is Age.ADULT
     assert age_guess(["Master Peter", "Peter"]) is Age.CHILD
     assert age_guess(["Old Fezziwig"]) is Age.OLD
+
+
+def test_names_the_book_writes_as_one_person_s_are_one() -> None:
+    """Oliver Twist: "Mr. Bolter" (Noah's alias) and "Jack Dawkins" (the Dodger's name) were rows of
+    their own; Emma's Mrs. Weston was "Miss Taylor that was". The book says so in so many words."""
+    texts = [
+        '"...as a sort of fond way of talking," said Mr. Morris Bolter, late Claypole, turning to Fagin.',
+        "Mr. Claypole, otherwise Bolter, when, by virtue of the compact entered into, went out.",
+        "John Dawkins (otherwise the Artful Dodger), who had followed his venerable friend in, came.",
+        "Mrs. Weston (poor Miss Taylor that was) would suffer. Had the late Mr. Darcy known it? No.",
+        "Mrs. Smith, late of Bath, and Miss Crawford, formerly in town, came in.",
+    ]
+    aliases = written_aliases(texts)
+    assert aliases == {
+        ("Mr. Morris Bolter", "Claypole"), ("Mr. Claypole", "Bolter"),
+        ("John Dawkins", "Artful Dodger"), ("Mrs. Weston", "Miss Taylor"),
+    }
+    counts = {"Noah": 120, "Noah Claypole": 20, "Claypole": 15, "Mr. Claypole": 6, "Mr. Bolter": 12}
+    counts |= {"Morris Bolter": 4, "Bolter": 3, "Charlotte": 40, "Mrs. Bolter": 2, "Dodger": 150}
+    counts |= {"Artful Dodger": 30, "Jack Dawkins": 4, "Mr. John Dawkins": 1, "Mr. Dawkins": 1}
+    genders = {"Noah": Gender.MALE, "Charlotte": Gender.FEMALE, "Dodger": Gender.MALE}
+    canonical = group_names(counts, genders, {("Noah", "Claypole"): 20, ("Morris", "Bolter"): 4}, aliases)
+    assert {canonical[f] for f in ("Noah", "Claypole", "Mr. Bolter", "Morris Bolter")} == {"Noah"}
+    assert canonical["Mrs. Bolter"] != "Noah"  # his "wife" is not him
+    assert {canonical[f] for f in ("Dodger", "Jack Dawkins", "Mr. John Dawkins")} == {"Dodger"}
+    # Without the book's word, they stay apart.
+    apart = group_names(counts, genders, {("Noah", "Claypole"): 20, ("Morris", "Bolter"): 4})
+    assert apart["Mr. Bolter"] != apart["Noah"]

@@ -18,6 +18,7 @@ from omni_web.book import Book, Chapter, count_words, normalize_text
 from omni_web.cast.dialogue import DEFAULT_MIN_CONFIDENCE, Quote, book_quote_style, chapter_dialogue
 from omni_web.cast.edits import CastEdits
 from omni_web.cast.name_hints import likely_same
+from omni_web.cast.name_written import written_aliases
 from omni_web.cast.names import (
     NAME_PARTICLES,
     Age,
@@ -181,8 +182,8 @@ def book_roster(
     # "The Newland Archers", "the Allens": a family, not one of its people, and no tag names them.
     families = {f for f in counts if f.endswith("s") and f[:-1] in counts and f not in tagged}
     people = Counter({f: n for f, n in counts.items() if f not in families})
-    pairs = name_pairs(block.text for chapter in chosen for block in chapter.blocks)
-    canonical, genders = group_forms(people, narration, pairs)
+    texts = [block.text for chapter in chosen for block in chapter.blocks]
+    canonical, genders = group_forms(people, narration, pairs := name_pairs(texts), written_aliases(texts))
     likely = likely_same(canonical, genders, people, pairs)
     # A book told in the third person by someone who talks with its people now and then ("'What
     # about a story?' I said.") has a narrator too; one "I thought" is a slip of the parser.

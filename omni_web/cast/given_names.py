@@ -27,6 +27,8 @@ def given_name_gender(name: str) -> Gender:
 _SHORT_FORMS = {
     "Mike": "Michael",
     "Mick": "Michael",
+    "Jack": "John",
+    "Johnny": "John",
     "Jim": "James",
     "Jimmy": "James",
     "Jem": "James",

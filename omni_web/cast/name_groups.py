@@ -16,6 +16,7 @@ from omni_web.cast.given_names import full_given_name, given_name_gender
 from omni_web.cast.name_daughters import join_eldest_daughter
 from omni_web.cast.name_pets import join_pet_names
 from omni_web.cast.name_union import NameGroups
+from omni_web.cast.name_written import join_written_aliases
 from omni_web.cast.names import (
     GIVEN_NAME_TITLES,
     KIN_TITLES,
@@ -33,6 +34,7 @@ def group_names(
     counts: Mapping[str, int],
     genders: Mapping[str, Gender] | None = None,
     pairs: Collection[tuple[str, str]] = (),
+    aliases: Collection[tuple[str, str]] = (),
 ) -> dict[str, str]:
     """Each name's canonical form: the most used form of the group it belongs to.
 
@@ -42,6 +44,8 @@ def group_names(
         pairs: two capitalised words the book writes side by side anywhere, its talk too ("Jane
             Bennet", "Miss Elizabeth"), with how often where counted: which sisters carry a
             surname, which go by "Miss" and their given name, which man a bare surname means.
+        aliases: two names the book writes as one person's ("Claypole, otherwise Bolter"; see
+            :func:`written_aliases`).
 
     A form joins the forms with the same words and at most one title ("Darcy", "Mr. Darcy"), and
     a shorter form joins the longer forms that end or begin with it ("Darcy" -> "Fitzwilliam
@@ -69,6 +73,7 @@ def group_names(
     groups.join_given_and_surname()
     join_pet_names(groups)
     _join_clipped(groups)
+    join_written_aliases(groups, aliases)
     return groups.canonical()
 
 

@@ -155,16 +155,20 @@ def pronoun_genders(narration: Sequence[str], forms: Iterable[str]) -> dict[str,
 
 
 def group_forms(
-    counts: Mapping[str, int], narration: Sequence[str], pairs: Collection[tuple[str, str]] = ()
+    counts: Mapping[str, int],
+    narration: Sequence[str],
+    pairs: Collection[tuple[str, str]] = (),
+    aliases: Collection[tuple[str, str]] = (),
 ) -> tuple[dict[str, str], dict[str, Gender]]:
     """Canonical names for ``counts``' forms and each character's gender (titles, then pronouns);
-    ``pairs`` are the capitalised words the book writes side by side (see :func:`group_names`)."""
+    ``pairs`` are the capitalised words the book writes side by side, ``aliases`` the names it
+    writes as one person's (see :func:`group_names`)."""
     by_pronoun = pronoun_genders(narration, counts)
     # A given name tells the gender of a form the pronouns do not show ("Newland Archer", not
     # "Janey Archer", is the man "Archer" means).
     by_name = {form: given_name_gender(form) for form in counts if title_gender(form) is Gender.UNKNOWN}
     genders = {form: g for form, g in by_name.items() if g is not Gender.UNKNOWN} | by_pronoun
-    canonical = group_names(counts, genders, pairs)
+    canonical = group_names(counts, genders, pairs, aliases)
     votes: dict[str, Counter[Gender]] = {}
     for form, target in canonical.items():
         count = max(1, counts.get(form, 1))
