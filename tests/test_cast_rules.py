@@ -285,6 +285,23 @@ def test_the_count_is_the_one_count_of_the_book() -> None:
     assert found[3][2] != "titled"
 
 
+def _rank_book(extra: str = "") -> Book:
+    """Huckleberry Finn's way: the king has no name but his rank, and speaks by it."""
+    lines = [f'"Line {n} of mine," says the king. Jim looked at him.' for n in range(5)]
+    lines += [f'"And line {n}," the king says. Jim laughed.' for n in range(4)]
+    return book_of("Jim sat on the raft, and he waited. Jim was tired.", *lines, '"Yes," said Jim.', extra)
+
+
+def test_a_rank_no_one_holds_is_a_character_of_its_own() -> None:
+    found = said(_rank_book())
+    assert [who for who, _, _ in found[:9]] == ["King"] * 9
+    assert all(rule == "titled" for _, _, rule in found[:9])
+    # Where a character holds the rank, even once in talk, the tags are his (Oliver Twist's
+    # "said the doctor" is Mr. Losberne, "Doctor Losberne" once in Giles's talk).
+    held = _rank_book('"When King Ratcliffe came in," said Mr. Ratcliffe. Mr. Ratcliffe sat down.')
+    assert "King" not in {who for who, _, _ in said(held)}
+
+
 def test_a_broken_off_quote_ends_in_its_paragraph() -> None:
     # The dash of "Oliver has—" was lost: the closing mark follows a space.
     book = book_of(

@@ -25,7 +25,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from omni_web.cast.names import Gender, name_words, title_of
+from omni_web.cast.names import Gender, name_words, title_key, title_of
+from omni_web.cast.roles import RANK_NOUNS
 from omni_web.cast.roster import Roster
 from omni_web.cast.scene import PRONOUN_CONFIDENCE, Scene
 from omni_web.cast.spans import ParagraphSpans
@@ -198,23 +199,16 @@ def _relative(tag: Tag, scene: Scene, around: list[str]) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-# Nouns that are a rank or a calling: "the lady", "the master", "the father" are anyone's.
-_RANK_NOUNS = frozenset(
-    """doctor captain colonel major general count countess duke duchess king queen prince princess
-    professor inspector judge sergeant lieutenant admiral baron baroness marquis vicar rector""".split()
-)
-
-
 def _titled(tag: Tag, scene: Scene) -> str | None:
     """The one character the book gives the tag's noun as a title ("said the count" -> Count
     Mippipopolous; "the doctor" -> Dr. Losberne)."""
-    title = title_of(tag.words) if " " not in tag.words else None
-    if title not in _RANK_NOUNS or scene.roster is None:
+    if " " in tag.words or tag.words.casefold() not in RANK_NOUNS or scene.roster is None:
         return None
+    title = title_key(tag.words.title())
     found = {
         character
         for form, character in scene.roster.canonical.items()
-        if form.split() and title_of(form.split()[0]) == title
+        if title_key(form)[:1] == title
     }
     return found.pop() if len(found) == 1 else None
 

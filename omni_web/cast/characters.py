@@ -31,6 +31,7 @@ from omni_web.cast.names import (
 )
 from omni_web.cast.narrator_name import narrator_forms
 from omni_web.cast.reply_hints import answered_as
+from omni_web.cast.roles import role_forms
 from omni_web.cast.roster import Roster, first_person_share, group_forms, pronoun_genders
 from omni_web.cast.spans import ParagraphSpans, QuoteStyle
 from omni_web.cast.tags import TagKind, tag_after
@@ -183,6 +184,8 @@ def book_roster(
     families = {f for f in counts if f.endswith("s") and f[:-1] in counts and f not in tagged}
     people = Counter({f: n for f, n in counts.items() if f not in families})
     texts = [block.text for chapter in chosen for block in chapter.blocks]
+    # "says the king", where no one is "King X": the king is a character (Huckleberry Finn).
+    people.update(role_forms(texts, [*tagged, *mentioned, *others], people))
     canonical, genders = group_forms(people, narration, pairs := name_pairs(texts), written_aliases(texts))
     likely = likely_same(canonical, genders, people, pairs)
     # A book told in the third person by someone who talks with its people now and then ("'What
