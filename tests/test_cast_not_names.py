@@ -248,3 +248,14 @@ def test_names_the_book_writes_as_one_person_s_are_one() -> None:
     # Without the book's word, they stay apart.
     apart = group_names(counts, genders, {("Noah", "Claypole"): 20, ("Morris", "Bolter"): 4})
     assert apart["Mr. Bolter"] != apart["Noah"]
+
+
+def test_a_stray_she_after_a_given_name_does_not_make_a_father_a_woman() -> None:
+    """Great Expectations: "Matthew ... she" (someone else's "she") made Mr. Matthew Pocket's group
+    a woman's, so "Mr. Pocket" (Herbert's father, 52 times) could only be Herbert."""
+    counts = {"Herbert": 300, "Mrs. Pocket": 60, "Mr. Pocket": 52, "Herbert Pocket": 12, "Pocket": 5}
+    counts |= {"Mr. Matthew Pocket": 3, "Matthew": 3, "Mr. Herbert Pocket": 1}
+    genders = {"Herbert": Gender.MALE, "Mr. Pocket": Gender.MALE, "Matthew": Gender.FEMALE}
+    canonical = group_names(counts, genders, {("Herbert", "Pocket"): 13, ("Matthew", "Pocket"): 3})
+    assert canonical["Herbert Pocket"] == canonical["Herbert"] != canonical["Mr. Pocket"]
+    assert canonical["Matthew"] == canonical["Mr. Matthew Pocket"]

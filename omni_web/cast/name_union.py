@@ -37,13 +37,24 @@ class NameGroups:
         """A form's gender by its title, else a full name's by its given name, which outweighs the
         pronouns after it, often another's ("Fanny Price ... he", her brother), else by those
         pronouns: a word alone may be a surname ("Bertram ... she", Lady Bertram)."""
-        for known in (title_gender(name), given_name_gender(name) if len(name_words(name)) > 1 else None):
-            if known not in (None, Gender.UNKNOWN):
-                return known
-        return self.genders.get(name, Gender.UNKNOWN)
+        known = self._firm_gender(name)
+        return known if known is not Gender.UNKNOWN else self.genders.get(name, Gender.UNKNOWN)
 
     def group_gender(self, root: str) -> set[Gender]:
-        return {self.gender(n) for n in self.counts if self.find(n) == root} - {Gender.UNKNOWN}
+        """The group's genders: its titles' and full names', else the pronouns after its forms
+        ("Matthew ... she" does not make "Mr. Matthew Pocket" a woman)."""
+        members = [n for n in self.counts if self.find(n) == root]
+        firm = {self._firm_gender(n) for n in members} - {Gender.UNKNOWN}
+        return firm or {self.gender(n) for n in members} - {Gender.UNKNOWN}
+
+    @staticmethod
+    def _firm_gender(name: str) -> Gender:
+        """A form's gender by its title, else a full name's by its given name ("Mrs. Henry van der
+        Luyden": her title's)."""
+        known = title_gender(name)
+        if known is Gender.UNKNOWN and len(name_words(name)) > 1:
+            known = given_name_gender(name)
+        return known
 
     def union(self, a: str, b: str) -> None:
         self.parent[self.find(a)] = self.find(b)
