@@ -49,13 +49,15 @@ def likely_same(
         # daughters whose given names the book writes with hers ("Mrs. Bennet" is not Jane Bennet).
         own_titles = {title_key(f) for f in own}
         # An aunt or uncle likewise: "Aunt March" is not Amy March, her niece.
-        wife = own_titles & _WIVES or {t for t in own_titles if set(t) & KIN_TITLES}
+        title_only = own_titles & _WIVES or {t for t in own_titles if set(t) & KIN_TITLES}
         found = [
             other
             for other, theirs in forms.items()
             if other != character
             and _compatible(genders.get(character), genders.get(other))
-            and any(_carries(f, surname, pairs) and (not wife or title_key(f) in wife) for f in theirs)
+            and any(
+                _carries(f, surname, pairs) and (not title_only or title_key(f) in title_only) for f in theirs
+            )
             and not (("miss",) in own_titles and {title_key(f) for f in theirs} & _WIVES)
         ]
         # The one the book writes with the surname most first ("Hamilton": Berry Hamilton 14 times,
