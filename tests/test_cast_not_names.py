@@ -259,3 +259,29 @@ def test_a_stray_she_after_a_given_name_does_not_make_a_father_a_woman() -> None
     canonical = group_names(counts, genders, {("Herbert", "Pocket"): 13, ("Matthew", "Pocket"): 3})
     assert canonical["Herbert Pocket"] == canonical["Herbert"] != canonical["Mr. Pocket"]
     assert canonical["Matthew"] == canonical["Mr. Matthew Pocket"]
+
+
+def test_a_wife_by_her_husband_s_name_keeps_his_given_name_his() -> None:
+    """Great Expectations: "Joe Gargery" was a row of its own beside "Joe" (912 uses), because
+    "Joe" also begins "Mrs. Joe Gargery", his wife by his name; "Mrs. Joe" is her, as "Mrs.
+    Charles" is "Mrs. Charles Wilcox" (Howards End)."""
+    counts = {"Joe": 912, "Pip": 500, "Mrs. Joe": 68, "Mrs. Joe Gargery": 2, "Joe Gargery": 2}
+    counts |= {"Charles": 90, "Mrs. Charles": 9, "Mrs. Charles Wilcox": 2, "Charles Wilcox": 8}
+    genders = {"Joe": Gender.MALE, "Pip": Gender.MALE, "Mrs. Joe": Gender.MALE, "Charles": Gender.MALE}
+    canonical = group_names(counts, genders)
+    assert canonical["Joe Gargery"] == canonical["Joe"] != canonical["Mrs. Joe"]
+    assert canonical["Mrs. Joe Gargery"] == canonical["Mrs. Joe"]
+    assert canonical["Mrs. Charles"] == canonical["Mrs. Charles Wilcox"] != canonical["Charles"]
+    assert canonical["Charles Wilcox"] == canonical["Charles"]
+
+
+def test_an_uncle_of_a_surname_no_child_carries_is_its_one_mr() -> None:
+    """Great Expectations: "Uncle Pumblechook" was a row of 16 lines beside Mr. Pumblechook; an
+    uncle is the one "Mr." of his surname, but an aunt whose surname a family of given names
+    carries is not their mother ("Aunt March", "Mrs. March", "Amy March")."""
+    counts = {"Mr. Pumblechook": 208, "Pumblechook": 60, "Uncle Pumblechook": 16}
+    canonical = group_names(counts, dict.fromkeys(counts, Gender.MALE))
+    assert set(canonical.values()) == {"Mr. Pumblechook"}
+    counts = {"Mrs. March": 284, "Aunt March": 52, "Amy March": 2, "Amy": 816}
+    canonical = group_names(counts, dict.fromkeys(counts, Gender.FEMALE))
+    assert canonical["Aunt March"] != canonical["Mrs. March"]

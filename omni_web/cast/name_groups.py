@@ -64,6 +64,7 @@ def group_names(
         groups.join_same_words(forms)
     _join_spellings(groups)
     _join_middle_names(groups, by_words)
+    _join_wives(groups, by_words)
     # Twice: a full name learns its gender from the given name joined to it ("Emma" ->
     # "Emma Woodhouse"), which then picks the titled surname ("Miss Woodhouse").
     for _ in range(2):
@@ -187,6 +188,9 @@ def _join_parts(groups: NameGroups, by_words: Mapping[tuple[str, ...], list[str]
                 title_key(f) in titles for f in longer_forms
             )
             place = _place(longer, words, at_end_only=at_end and not same_title)
+            if place == "start":
+                # "Mrs. Joe Gargery" is Joe's wife: "Joe" begins her husband's name, not hers.
+                longer_forms = [f for f in longer_forms if not _husbands_name(f)] or longer_forms
             if place:
                 target = groups.find(longer_forms[0])
                 places.setdefault(place, set()).add(target)
@@ -204,6 +208,30 @@ def _join_parts(groups: NameGroups, by_words: Mapping[tuple[str, ...], list[str]
         targets = {group for found in places.values() for group in found}
         for target in sorted(targets, key=lambda t: (-uses[t], t)):
             groups.join_shorter(forms, target)
+
+
+def _join_wives(groups: NameGroups, by_words: Mapping[tuple[str, ...], list[str]]) -> None:
+    """"Mrs. Joe" is "Mrs. Joe Gargery" where the book writes one wife by her husband's full name."""
+    wives: dict[str, list[str]] = {}
+    for forms in by_words.values():
+        for form in forms:
+            if _husbands_name(form):
+                wives.setdefault(name_words(form)[0], []).append(form)
+    for forms in by_words.values():
+        for form in forms:
+            longer = wives.get(name_words(form)[0], [])
+            if len(name_words(form)) == 1 and title_gender(form) is Gender.FEMALE and len(longer) == 1:
+                groups.union(form, longer[0])
+
+
+def _husbands_name(form: str) -> bool:
+    """``form`` is a wife's, by her husband's given name ("Mrs. Joe Gargery", "Mrs. John Dashwood")."""
+    words = name_words(form)
+    return (
+        len(words) > 1
+        and title_gender(form) is Gender.FEMALE
+        and given_name_gender(words[0]) is Gender.MALE
+    )
 
 
 def _place(longer: tuple[str, ...], shorter: tuple[str, ...], *, at_end_only: bool) -> str:

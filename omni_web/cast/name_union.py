@@ -115,6 +115,20 @@ class NameGroups:
         # A doctor or professor is "Mr." in talk ("Professor Bhaer", "Mr. Bhaer").
         if ("dr",) in titled and ("mr",) in titled:
             self.union(titled[("dr",)][0], titled[("mr",)][0])
+        self._join_kin(titled)
+
+    def _join_kin(self, titled: Mapping[tuple[str, ...], list[str]]) -> None:
+        """An uncle or aunt of a surname no one of the family carries with a given name is its one
+        "Mr." or "Mrs." ("Uncle Pumblechook"; not "Aunt March" beside Amy March's mother)."""
+        surname = name_words(next(iter(titled.values()))[0]) if titled else ()
+        if len(surname) != 1 or any(
+            len(words := name_words(n)) > 1 and words[-1] == surname[0] for n in self.counts
+        ):
+            return
+        for kin in (t for t in titled if len(t) == 1 and t[0] in ("uncle", "aunt")):
+            plain = ("mr",) if kin == ("uncle",) else ("mrs",)
+            if plain in titled:
+                self.union(titled[kin][0], titled[plain][0])
 
     @staticmethod
     def _given_gender(form: str) -> bool:
