@@ -216,3 +216,20 @@ def test_quoted_titles_and_phrases_are_narration_and_never_characters() -> None:
     book = Book(metadata=BookMetadata(title="Titles"), cover=None, chapters=(chapter,), source_path=ALICE)
     names = {c.name for c in find_characters(book, chapters=[chapter], min_quotes=1)}
     assert names == {"Ahab", "Starbuck"}, names
+
+
+def test_a_speech_over_paragraphs_with_no_known_speaker_is_no_one_s_it_names() -> None:
+    """Great Expectations: Magwitch's story runs over 40 paragraphs, each opening a quote the last
+    left open; "Compeyson, he looks at me" read as a call gave the story to Compeyson."""
+    found = speakers(
+        [
+            "“Dear boy, I am not a going fur to tell you my life like a song.",
+            "“I have been in jail and out of jail.",
+            "“Compeyson, he looks at me very noticing, and I look at him.",
+            "“‘You are out of luck,’ says Compeyson to me.",
+            "“‘Luck changes,’ says Compeyson.”",
+            "The fire burned low.",
+            "“You lie,” said Compeyson.",
+        ]
+    )
+    assert [s for s, _, _ in found[:5]] == [None] * 5, found

@@ -259,7 +259,11 @@ def _paragraph_speaker(paragraph: ParagraphSpans, row: list[Attribution | None],
             f"same paragraph as {best.evidence}",
             rule="paragraph",
         )
-    if first.continued and previous is not None:
+    if first.continued:
+        # A speech going on is its first paragraph's speaker's, unknown where that is unknown: not
+        # the one a name in it seems to call ("Compeyson, he looks at me", Magwitch's story).
+        if previous is None:
+            return Attribution.unknown()
         return Attribution(
             previous[0],
             min(previous[1], CONFIDENCE["continued"]),
