@@ -17,6 +17,7 @@ from omni_web.cast.name_groups import group_names
 from omni_web.cast.name_hints import likely_same
 from omni_web.cast.name_written import written_aliases
 from omni_web.cast.names import Age, Gender, Vocabulary, age_guess, clean_name
+from omni_web.cast.roster import Roster
 from tests.conftest import DATA_DIR
 from tests.test_cast_characters import book_of
 
@@ -285,3 +286,12 @@ def test_an_uncle_of_a_surname_no_child_carries_is_its_one_mr() -> None:
     counts = {"Mrs. March": 284, "Aunt March": 52, "Amy March": 2, "Amy": 816}
     canonical = group_names(counts, dict.fromkeys(counts, Gender.FEMALE))
     assert canonical["Aunt March"] != canonical["Mrs. March"]
+
+
+def test_a_title_no_character_carries_is_no_one() -> None:
+    """Great Expectations: "Lord bless you, I have heard him, … say" inside Wemmick's speech made a
+    character "Lord" of 4 lines; a bare title is the one character who carries it, else no one."""
+    roster = Roster(canonical={"Wemmick": "Wemmick", "Colonel Fussell": "Colonel Fussell"})
+    assert roster.resolve("Lord") is None
+    assert roster.resolve("Colonel") == "Colonel Fussell"
+    assert roster.resolve("Wemmick") == "Wemmick"

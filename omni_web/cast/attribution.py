@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from omni_web.cast.letters import signed_speeches
 from omni_web.cast.names import Gender, name_words, title_key, title_of
 from omni_web.cast.roles import RANK_NOUNS
 from omni_web.cast.roster import Roster
@@ -67,6 +68,7 @@ CONFIDENCE = {
     "noun": 0.45,  # "cried the old man": 45 %
     "relative": 0.75,  # "cried his wife" when "his" is Mr. Bennet (Mrs. Bennet): 74 %
     "titled": 0.75,  # "said the doctor" when one character is "Doctor X" or "Dr. X"
+    "signed": 0.8,  # a speech over paragraphs, signed or named by its teller ("MINA HARKER.")
 }
 # Turn-taking by how the exchange stands: right after a tagged line (61 %), one line on (79 %),
 # further on (two speakers 60 %, more 50 %), or across narration (30 %).
@@ -384,14 +386,20 @@ def attribute_speakers(
     explicit = [_quote_tags(p, scene) for p in paragraphs]
     speakers = {a.speaker for row in explicit for a in row if a is not None and a.speaker}
     scene = Scene(roster, speakers, canonical_name)
+    known = set(roster.canonical.values()) if roster is not None else speakers
+    writers = signed_speeches(paragraphs, scene.resolve, known)
     result: list[list[Attribution | None]] = []
-    for paragraph in paragraphs:
+    for k, paragraph in enumerate(paragraphs):
         if not paragraph.has_dialogue:
             result.append([None] * len(paragraph.spans))
             scene.narrated("".join(span.text for span in paragraph.spans))
             continue
         row = _quote_tags(paragraph, scene)
         speaker = _paragraph_speaker(paragraph, row, scene)
+        if k in writers and speaker.rule != "paragraph":
+            # A letter's signature, or a teller's own name, over the whole of their speech.
+            writer = writers[k]
+            speaker = Attribution(writer, CONFIDENCE["signed"], f"written or told by {writer}", rule="signed")
         out = _fill(paragraph, row, speaker)
         for span in paragraph.spans:
             if not span.is_dialogue:

@@ -160,7 +160,9 @@ def book_roster(
                 narrator_lines += _says_i(paragraph, bare)
             for attribution in row:
                 speaker = attribution.speaker if attribution is not None else None
-                if speaker is not None and attribution.confidence >= 0.8 and speaker != bare.narrator:
+                # A letter's signature is not the form the book's tags give its writer ("DRACULA.").
+                firm = attribution is not None and attribution.confidence >= 0.8
+                if speaker is not None and firm and attribution.rule != "signed" and speaker != bare.narrator:
                     tagged[speaker] += 1
     # A tag's form weighs more than a mention's: the character's name is the one their lines go by.
     counts: Counter[str] = Counter({form: 4 * n for form, n in tagged.items()})

@@ -69,8 +69,11 @@ class Roster:
             found = self.canonical.get(_casefold_key(self.canonical).get(name.casefold(), ""), None)
         if found is None and self.vocabulary is not None and self.vocabulary.is_place(name):
             return None  # "from London", "in English": a place or a language no tag made a speaker
-        if found is None and not name_words(name):
+        if found is None and not name_words(name) and self.canonical:
+            # A title no character of the book carries is no one ("Lord bless you").
             found = self._title_holder(name)
+            if found is None:
+                return None
         found = found or name
         return None if found.casefold() in self.hidden else found
 

@@ -34,7 +34,7 @@ from omni_web.cast.spans import ParagraphSpans
 __all__ = ["TURN_CONFIDENCE", "resolve_turns"]
 
 # Rules firm enough to anchor the turns around them (their share right on the tuning novels).
-_ANCHOR_RULES = frozenset({"tag", "tag-before", "narrator", "relative"})
+_ANCHOR_RULES = frozenset({"tag", "tag-before", "narrator", "relative", "signed"})
 # Rules a parity guess may replace: the forward reader's guesses from position alone.
 _WEAK_RULES = frozenset({"turn", "narrator-turn", ""})
 # A forward turn the tagged lines around it do not confirm (three speakers, or none tagged near).
