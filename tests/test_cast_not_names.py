@@ -295,3 +295,18 @@ def test_a_title_no_character_carries_is_no_one() -> None:
     assert roster.resolve("Lord") is None
     assert roster.resolve("Colonel") == "Colonel Fussell"
     assert roster.resolve("Wemmick") == "Wemmick"
+
+
+def test_a_place_the_book_goes_to_with_the_is_no_one() -> None:
+    """Wuthering Heights: "the Grange" (Thrushcross Grange) was a man of 4 lines; A Room with a View's
+    "Arno" and "the Jolly Cricketers" of The Invisible Man spoke too. "in the", "at the" place a name
+    with no title or given name; not "Sir George Lynn" though the book's inn is "the George"."""
+    vocabulary = Vocabulary.of([
+        "We went to the Grange. Nelly was at the Grange all winter. The Grange stood empty.",
+        "He went into the Jolly Cricketers. He drank at the Jolly Cricketers, said Mr. Marvel.",
+        "Sir George Lynn came in. We dined at the George. Sir George laughed at the George.",
+        "I looked at the Count. The Count smiled. The Count spoke. The Count rose. Then the Count left.",
+    ])
+    assert vocabulary.is_place("Grange") and vocabulary.is_place("Jolly Cricketers")
+    assert not vocabulary.is_place("Sir George Lynn") and not vocabulary.is_place("Count")
+    assert not vocabulary.is_place("Marvel")

@@ -16,7 +16,7 @@ import dataclasses
 import enum
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from omni_web.cast.given_name_lists import FEMALE_NAMES, MALE_NAMES
@@ -208,6 +208,20 @@ def name_pairs(texts: Iterable[str]) -> Counter[tuple[str, str]]:
     return Counter((match.group(1), match.group(2)) for text in texts for match in _PAIR_RE.finditer(text))
 
 
+def _placed(before: Sequence[str]) -> tuple[bool, bool]:
+    """Whether the words before a capitalised word place it ("in London", "went to Orleans"; not
+    "said to Jim"), and whether with "the" between ("at the Grange", "in the Forest"; not "looked
+    at Jane")."""
+    words = list(before)
+    the = bool(words) and words[-1] == "the"
+    if the:
+        words.pop()
+    last = words[-1].casefold() if words else ""
+    placed = last in _PLACE_PREPOSITIONS or (the and last == "at")
+    placed = placed or (last == "to" and len(words) > 1 and words[-2].casefold() in _GOING)
+    return placed and not the, placed and the
+
+
 @dataclass(frozen=True, slots=True)
 class Vocabulary:
     """How a book writes its words: capitalised mid-sentence (a name) or in lower case (a word)."""
@@ -215,6 +229,9 @@ class Vocabulary:
     capitalised: Mapping[str, int]  # folded word -> times written capitalised after a sentence's start
     lower: Mapping[str, int]  # folded word -> times written in lower case
     placed: Mapping[str, int] = dataclasses.field(default_factory=dict)  # of those, after "in", "from", …
+    # ... after "in the", "at the", …: a place by its common name ("the Grange"), not a person's first
+    # word ("at the George" is an inn, "Sir George Lynn" a man).
+    placed_the: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def of(cls, texts: Iterable[str]) -> Vocabulary:
@@ -222,30 +239,34 @@ class Vocabulary:
         capitalised: Counter[str] = Counter()
         lower: Counter[str] = Counter()
         placed: Counter[str] = Counter()
+        placed_the: Counter[str] = Counter()
         for text in texts:
             for sentence in _VOCABULARY_BREAK.split(text):
                 words = _WORD_RE.findall(sentence)
-                for going, before, word in zip(["", *words], words, words[1:], strict=False):
+                for i, word in enumerate(words[1:], start=1):
                     word = word.rstrip(".")
                     if word[:1].isupper():
                         capitalised[word.casefold()] += 1
-                        placed[word.casefold()] += before in _PLACE_PREPOSITIONS or (
-                            before == "to" and going.casefold() in _GOING
-                        )
+                        bare, after_the = _placed(words[max(0, i - 3) : i])
+                        placed[word.casefold()] += bare
+                        placed_the[word.casefold()] += after_the
                     elif word[:1].islower():
                         lower[word] += 1
-        return cls(dict(capitalised), dict(lower), dict(placed))
+        return cls(dict(capitalised), dict(lower), dict(placed), dict(placed_the))
 
     def is_place(self, name: str) -> bool:
         """True when the book writes the name's first word after "in", "into", "from", … at least a
         quarter of the times it capitalises it ("in London", "from Spain", "in English"): a place or
         a language. On the tuning novels characters come after these words 1-3 % of the time (one,
-        20 %), places 25-100 %."""
+        20 %), places 25-100 %. A name with no title or given name counts "in the", "at the" too ("the
+        Grange", "the Jolly Cricketers")."""
         words = name_words(name)
         if not words:
             return False
         folded = words[0].casefold()
         placed = self.placed.get(folded, 0)
+        if not title_key(name) and (len(words) == 1 or words[0] not in _GIVEN_NAMES):
+            placed += self.placed_the.get(folded, 0)
         return placed >= 2 and 4 * placed >= self.capitalised.get(folded, 0)
 
     def is_word(self, word: str) -> bool:
