@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from omni_web.book import Book, Chapter, count_words, normalize_text
@@ -33,6 +33,7 @@ from omni_web.cast.narrator_name import narrator_forms
 from omni_web.cast.reply_hints import answered_as
 from omni_web.cast.roles import role_forms
 from omni_web.cast.roster import Roster, first_person_share, group_forms, pronoun_genders
+from omni_web.cast.sections import section_tellers
 from omni_web.cast.spans import ParagraphSpans, QuoteStyle
 from omni_web.cast.tags import TagKind, tag_after
 
@@ -127,6 +128,22 @@ def _narration(chapters: Sequence[Chapter], style: QuoteStyle) -> list[str]:
     return texts
 
 
+def _name_the_narrator(canonical: dict[str, str], forms: Sequence[str], narrator: str) -> None:
+    """Give the narrator the forms of their name, from what the others call them ("You must
+    come, Jake."), and every form of the same character."""
+    for form in forms:
+        for other in [f for f, name in canonical.items() if name == canonical.get(form)] or [form]:
+            canonical[other] = narrator
+
+
+def _told_in_parts(canonical: Mapping[str, str], chapters: Sequence[Chapter]) -> bool:
+    """Whether two or more of the book's characters tell its parts (Dracula's journals): each
+    part's "I" is its teller, and no one of them is the narrator."""
+    tellers = section_tellers([block.text for block in chapter.blocks] for chapter in chapters)
+    whole = Roster(canonical=canonical, first_person=True, told_in_parts=True)
+    return len({whole.told_by(teller).narrator for teller in tellers} - {whole.narrator}) >= 2
+
+
 def book_roster(
     book: Book,
     chapters: Sequence[Chapter] | None = None,
@@ -193,13 +210,16 @@ def book_roster(
     # A book told in the third person by someone who talks with its people now and then ("'What
     # about a story?' I said.") has a narrator too; one "I thought" is a slip of the parser.
     first_person = told_by_i or narrator_lines >= _FRAME_LINES
-    if told_by_i:
-        # The narrator's name, from what the others call them ("You must come, Jake.").
-        for form in narrator_forms(lines, tagged, vocabulary):
-            for other in [f for f, name in canonical.items() if name == canonical.get(form)] or [form]:
-                canonical[other] = bare.narrator
+    told_in_parts = _told_in_parts(canonical, chosen)
+    if told_by_i and not told_in_parts:
+        _name_the_narrator(canonical, narrator_forms(lines, tagged, vocabulary), bare.narrator)
     roster = Roster(
-        canonical=canonical, genders=genders, vocabulary=vocabulary, first_person=first_person, likely=likely
+        canonical=canonical,
+        genders=genders,
+        vocabulary=vocabulary,
+        first_person=first_person,
+        likely=likely,
+        told_in_parts=told_in_parts,
     )
     return edits.apply(roster) if edits is not None else roster
 

@@ -20,6 +20,7 @@ from omni_web.cast.attribution import Attribution, attribute_speakers
 from omni_web.cast.delivery import labelled, split_label, with_tag_deliveries
 from omni_web.cast.mentions import without_mentions
 from omni_web.cast.roster import Roster
+from omni_web.cast.sections import section_teller
 from omni_web.cast.spans import (
     NO_DIALOGUE,
     ParagraphSpans,
@@ -126,10 +127,13 @@ def chapter_dialogue(chapter: Chapter, style: QuoteStyle, *, roster: Roster | No
     attributions: list[tuple[Attribution | None, ...]] = []
     run: list[int] = []  # block indexes of the current run of paragraphs (between headings)
 
+    teller: str | None = None  # who says "I" in this part of a book told in parts
+
     def flush() -> None:
         texts = [chapter.blocks[i].text for i in run]
         split = [without_mentions(paragraph) for paragraph in split_paragraphs(texts, style)]
-        rows = resolve_turns(split, attribute_speakers(split, roster=roster), roster=roster)
+        told = roster.told_by(teller) if roster is not None else None
+        rows = resolve_turns(split, attribute_speakers(split, roster=told), roster=told)
         for paragraph, row in zip(split, rows, strict=True):
             paragraphs.append(paragraph)
             attributions.append(with_tag_deliveries(paragraph, row))
@@ -138,10 +142,14 @@ def chapter_dialogue(chapter: Chapter, style: QuoteStyle, *, roster: Roster | No
     for index, block in enumerate(chapter.blocks):
         if block.is_heading:
             flush()
+            teller = section_teller(block.text) or teller
             heading = split_paragraph(block.text, NO_DIALOGUE)
             paragraphs.append(heading)
             attributions.append(tuple(None for _ in heading.spans))
         else:
+            if (header := section_teller(block.text)) is not None:
+                flush()
+                teller = header
             run.append(index)
     flush()
     return ChapterDialogue(chapter, tuple(paragraphs), tuple(attributions))

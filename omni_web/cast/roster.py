@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from omni_web.cast.given_names import given_name_gender
 from omni_web.cast.name_groups import group_names
 from omni_web.cast.names import Gender, Vocabulary, clean_name, name_words, title_gender, title_key
+from omni_web.cast.sections import teller_forms
 
 __all__ = ["FIRST_PERSON_NARRATOR", "Roster", "first_person_share", "group_forms", "pronoun_genders"]
 
@@ -43,7 +44,9 @@ class Roster:
     ``canonical`` maps a cleaned form ("Darcy") to its character's name ("Mr. Darcy"); ``genders``
     maps a character's name to its gender; ``first_person`` is True when the narration says "I";
     ``narrator`` is the first-person narrator's label (a name the user gave, or ``"Narrator"``);
-    ``likely`` maps a character to those it may be under another name (see :mod:`.name_hints`).
+    ``likely`` maps a character to those it may be under another name (see :mod:`.name_hints`);
+    ``told_in_parts`` is True for a book whose parts are told by several of its characters (Dracula's
+    journals; see :mod:`.sections`): "I" is the teller of each part.
     """
 
     canonical: Mapping[str, str] = field(default_factory=dict)
@@ -53,6 +56,17 @@ class Roster:
     narrator: str = FIRST_PERSON_NARRATOR
     hidden: frozenset[str] = frozenset()
     likely: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    told_in_parts: bool = False
+
+    def told_by(self, teller: str | None) -> Roster:
+        """This roster for a part of the book told by ``teller`` (a name as a header writes it, one
+        of the book's characters), else itself."""
+        if teller is None or not self.told_in_parts or not self.first_person:
+            return self
+        names = set(self.canonical.values())
+        found = (self.resolve(form) for form in teller_forms(teller))
+        name = next((n for n in found if n is not None and n in names), None)
+        return replace(self, narrator=name) if name is not None else self
 
     @classmethod
     def empty(cls) -> Roster:

@@ -1,0 +1,78 @@
+"""A book told in parts by several of its people (Dracula's journals): "I said" in each part is
+that part's teller, not one narrator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from omni_web.book import BlockKind, Book, BookMetadata, Chapter, TextBlock
+from omni_web.cast import find_characters
+from omni_web.cast.sections import section_teller, teller_forms
+
+
+def test_a_header_names_the_teller_of_its_part() -> None:
+    headers = {
+        "JONATHAN HARKER'S JOURNAL--_continued_": "Jonathan Harker",
+        "CHAPTER XII: DR. SEWARD'S DIARY--continued": "Dr. Seward",
+        "_Dr. Seward's Phonograph Diary, spoken by Van Helsing._": "Dr. Seward",
+        "LETTER, MISS MINA MURRAY TO MISS LUCY WESTENRA.": "Miss Mina Murray",
+        "_Letter from Quincey P. Morris to Hon. Arthur Holmwood._": "Quincey P. Morris",
+        "The Story begun by Walter Hartright (of Clement's Inn, Teacher of Drawing)": "Walter Hartright",
+        "THE NARRATIVE OF HESTER PINHORN": "Hester Pinhorn",
+    }
+    assert {text: section_teller(text) for text in headers} == headers
+    for text in (
+        "the story of my life",
+        "He read his diary.",
+        "Jonathan Harker's journal was found, and the story of that night is told in it at length.",
+        "CHAPTER I",
+    ):
+        assert section_teller(text) is None, text
+    assert teller_forms("Miss Mina Murray") == ["Miss Mina Murray", "Mina Murray"]
+    assert teller_forms("Quincey P. Morris")[-1] == "Quincey Morris"
+
+
+def _chapter(index: int, title: str, paragraphs: list[str]) -> Chapter:
+    blocks = (TextBlock(BlockKind.HEADING, title), *(TextBlock(BlockKind.PARAGRAPH, p) for p in paragraphs))
+    return Chapter(
+        index=index,
+        title=title,
+        blocks=blocks,
+        word_count=sum(len(p.split()) for p in paragraphs),
+        selected_by_default=True,
+        matter_reason="",
+        source_href=f"c{index}.xhtml",
+    )
+
+
+def _journal(other: str, i_lines: list[str]) -> list[str]:
+    paragraphs = [f"I went to see {other}, and I told {other} what I had found. I was tired and I slept."]
+    for line in i_lines:
+        paragraphs += [f'"{line}," I said.', f'"Is it so?" said {other}.', "I said nothing more that night."]
+    return paragraphs
+
+
+def test_i_said_in_each_part_is_its_teller_and_one_teller_is_the_narrator() -> None:
+    harker = _journal("Dr. Seward", ["I saw the Count", "He has no reflection", "The door was locked"])
+    seward = _journal("Jonathan Harker", ["The patient is calm", "I doubt it", "Renfield ate a fly"])
+    book = Book(
+        metadata=BookMetadata(title="Journals"),
+        cover=None,
+        chapters=(
+            _chapter(0, "CHAPTER I: JONATHAN HARKER'S JOURNAL", harker),
+            _chapter(1, "CHAPTER II: DR. SEWARD'S DIARY", seward),
+        ),
+        source_path=Path("journals.txt"),
+    )
+    cast = {c.name: c for c in find_characters(book, min_confidence=0.6)}
+    assert "Narrator" not in cast, cast
+    assert cast["Jonathan Harker"].quotes == 3 + 3 and cast["Dr. Seward"].quotes == 3 + 3, cast
+    # One teller's journal is a first-person book: "I said" is the narrator's.
+    single = Book(
+        metadata=BookMetadata(title="Journal"),
+        cover=None,
+        chapters=(_chapter(0, "CHAPTER I: JONATHAN HARKER'S JOURNAL", harker),),
+        source_path=Path("journal.txt"),
+    )
+    cast = {c.name: c for c in find_characters(single, min_confidence=0.6)}
+    assert cast["Narrator"].quotes == 3 and cast["Dr. Seward"].quotes == 3, cast
