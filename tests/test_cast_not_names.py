@@ -310,3 +310,14 @@ def test_a_place_the_book_goes_to_with_the_is_no_one() -> None:
     assert vocabulary.is_place("Grange") and vocabulary.is_place("Jolly Cricketers")
     assert not vocabulary.is_place("Sir George Lynn") and not vocabulary.is_place("Count")
     assert not vocabulary.is_place("Marvel")
+
+
+def test_a_month_in_a_diary_s_dates_is_no_one() -> None:
+    """Dracula: the Demeter's log ("On 4 August ...", "_3 August._--") made "August" a man of 2 lines."""
+    vocabulary = Vocabulary.of([
+        "_3 August._--At midnight I went to relieve the man. On 4 August, still fog.",
+        "Said the mate, on August 5th, that the Count was aboard.",
+        "Sir George Lynn came in August, and George laughed.",
+    ])
+    assert clean_name("August", vocabulary) is None
+    assert clean_name("George", vocabulary) == "George"

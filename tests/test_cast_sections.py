@@ -3,11 +3,15 @@ that part's teller, not one narrator."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
-from omni_web.book import BlockKind, Book, BookMetadata, Chapter, TextBlock
-from omni_web.cast import find_characters
+from omni_web.book import BlockKind, Book, BookMetadata, Chapter, TextBlock, load_book
+from omni_web.cast import book_quote_style, chapter_dialogue, find_characters
+from omni_web.cast.characters import book_roster
+from omni_web.cast.names import Gender
 from omni_web.cast.sections import section_teller, teller_forms
+from tests.conftest import DATA_DIR
 
 
 def test_a_header_names_the_teller_of_its_part() -> None:
@@ -28,7 +32,7 @@ def test_a_header_names_the_teller_of_its_part() -> None:
         "CHAPTER I",
     ):
         assert section_teller(text) is None, text
-    assert teller_forms("Miss Mina Murray") == ["Miss Mina Murray", "Mina Murray"]
+    assert teller_forms("Miss Mina Murray")[:2] == ["Miss Mina Murray", "Mina Murray"]
     assert teller_forms("Quincey P. Morris")[-1] == "Quincey Morris"
 
 
@@ -76,3 +80,36 @@ def test_i_said_in_each_part_is_its_teller_and_one_teller_is_the_narrator() -> N
     )
     cast = {c.name: c for c in find_characters(single, min_confidence=0.6)}
     assert cast["Narrator"].quotes == 3 and cast["Dr. Seward"].quotes == 3, cast
+
+
+DRACULA = DATA_DIR / "cast" / "dracula-parts" / "dracula-2-6-15.txt"
+
+
+def test_dracula_s_journals_give_i_said_to_their_writers() -> None:
+    """Dracula (Project Gutenberg #345), chapters II, VI and XV: Jonathan Harker's journal, Mina
+    Murray's and Dr. Seward's diary. Each "I said" was the narrator's; "Jonathan Harker" was a
+    place ("a letter from Jonathan"), and a date's "July" a character."""
+    book = load_book(DRACULA)
+    chapters = list(book.chapters)
+    style = book_quote_style(book, chapters)
+    roster = book_roster(book, chapters, style=style)
+    assert roster.told_in_parts
+    tellers = []
+    for chapter in chapters:
+        said = Counter(
+            attribution.speaker
+            for row in chapter_dialogue(chapter, style, roster=roster).attributions
+            for attribution in row
+            if attribution is not None and attribution.rule == "narrator"
+        )
+        tellers.append(said)
+    assert tellers == [
+        Counter({"Jonathan Harker": 7}),
+        Counter({"Mina Murray": 6, "Dr. Seward": 1}),  # Seward's diary between her entries
+        Counter({"Dr. Seward": 12}),
+    ]
+    names = {c.name for c in find_characters(book, chapters=chapters)}
+    assert "Narrator" not in names and "July" not in names, names
+    # A teller the book names only in their header is a person of their given name's sex.
+    assert roster.told_by("Mina Murray").narrator == "Mina Murray"
+    assert roster.gender("Mina Murray") is Gender.FEMALE

@@ -96,7 +96,7 @@ _OPENERS = frozenset(
     thereupon instantly immediately finally hence thus therefore however nevertheless accordingly
     besides moreover anyhow whatever whoever whenever wherever though although unless until till since
     because even also very quite much more most less least such same own good dear poor chapter book
-    monday tuesday wednesday thursday friday saturday sunday january february september october
+    monday tuesday wednesday thursday friday saturday sunday january february july september october
     november december christmas
     part volume il elle ils elles on le la les un une et mais puis él ella el los las er sie es der die
     das""".split()
@@ -131,6 +131,11 @@ _INSTITUTIONS = frozenset(
 _NOT_ONE_PERSON = _NATIONALITIES | _INSTITUTIONS
 _GIVEN_NAMES = MALE_NAMES | FEMALE_NAMES
 _WORD_RE = re.compile(r"[^\W\d_][\w’'\-.]*")
+# A capitalised word after or before a number ("_3 August._", "August 5th"), the number not taken.
+_DATED = re.compile(
+    r"(?<![A-Za-z0-9])\d{1,4}(?:st|nd|rd|th)?\s+([A-Z][a-z]+)\b"
+    r"|\b([A-Z][a-z]+)\.?\s+(?=\d{1,4}(?:st|nd|rd|th)?(?![A-Za-z0-9]))"
+)
 _PLACE_PREPOSITIONS = frozenset("in into through across near toward towards from below above beyond".split())
 # "To" after a going: "down to Orleans", "went to Paris" (not "said to Jim").
 _GOING = frozenset("go goes going gone went come comes coming came back down up over off way".split())
@@ -208,16 +213,18 @@ def name_pairs(texts: Iterable[str]) -> Counter[tuple[str, str]]:
     return Counter((match.group(1), match.group(2)) for text in texts for match in _PAIR_RE.finditer(text))
 
 
-def _placed(before: Sequence[str]) -> tuple[bool, bool]:
+def _placed(before: Sequence[str], word: str) -> tuple[bool, bool]:
     """Whether the words before a capitalised word place it ("in London", "went to Orleans"; not
-    "said to Jim"), and whether with "the" between ("at the Grange", "in the Forest"; not "looked
-    at Jane")."""
+    "said to Jim", nor "a letter from Jonathan"), and whether with "the" between ("at the Grange",
+    "in the Forest"; not "looked at Jane")."""
     words = list(before)
     the = bool(words) and words[-1] == "the"
     if the:
         words.pop()
     last = words[-1].casefold() if words else ""
-    placed = last in _PLACE_PREPOSITIONS or (the and last == "at")
+    placed = (last in _PLACE_PREPOSITIONS and not (last == "from" and word in _GIVEN_NAMES)) or (
+        the and last == "at"
+    )
     placed = placed or (last == "to" and len(words) > 1 and words[-2].casefold() in _GOING)
     return placed and not the, placed and the
 
@@ -232,6 +239,8 @@ class Vocabulary:
     # ... after "in the", "at the", …: a place by its common name ("the Grange"), not a person's first
     # word ("at the George" is an inn, "Sir George Lynn" a man).
     placed_the: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    # folded word -> times written beside a number: a month or a weekday ("4 August", "August 4th")
+    dated: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def of(cls, texts: Iterable[str]) -> Vocabulary:
@@ -240,19 +249,21 @@ class Vocabulary:
         lower: Counter[str] = Counter()
         placed: Counter[str] = Counter()
         placed_the: Counter[str] = Counter()
+        dated: Counter[str] = Counter()
         for text in texts:
+            dated.update((m.group(1) or m.group(2)).casefold() for m in _DATED.finditer(text))
             for sentence in _VOCABULARY_BREAK.split(text):
                 words = _WORD_RE.findall(sentence)
                 for i, word in enumerate(words[1:], start=1):
                     word = word.rstrip(".")
                     if word[:1].isupper():
                         capitalised[word.casefold()] += 1
-                        bare, after_the = _placed(words[max(0, i - 3) : i])
+                        bare, after_the = _placed(words[max(0, i - 3) : i], word)
                         placed[word.casefold()] += bare
                         placed_the[word.casefold()] += after_the
                     elif word[:1].islower():
                         lower[word] += 1
-        return cls(dict(capitalised), dict(lower), dict(placed), dict(placed_the))
+        return cls(dict(capitalised), dict(lower), dict(placed), dict(placed_the), dict(dated))
 
     def is_place(self, name: str) -> bool:
         """True when the book writes the name's first word after "in", "into", "from", … at least a
@@ -279,7 +290,8 @@ class Vocabulary:
         opener = (folded.endswith("ly") and len(folded) > 4) or (folded.endswith("ing") and len(folded) > 5)
         if capitalised == 0 and (lower > 0 or opener):
             return True
-        return lower > max(1, capitalised)
+        dated = self.dated.get(folded, 0)  # "4 August", in a diary's dates: a month, not a man
+        return lower > max(1, capitalised) or (dated >= 2 and 2 * dated >= capitalised)
 
 
 def clean_name(raw: str, vocabulary: Vocabulary | None = None) -> str | None:

@@ -59,13 +59,14 @@ class Roster:
     told_in_parts: bool = False
 
     def told_by(self, teller: str | None) -> Roster:
-        """This roster for a part of the book told by ``teller`` (a name as a header writes it, one
-        of the book's characters), else itself."""
+        """This roster for a part of the book told by ``teller`` (a name as a header writes it)."""
         if teller is None or not self.told_in_parts or not self.first_person:
             return self
         names = set(self.canonical.values())
-        found = (self.resolve(form) for form in teller_forms(teller))
-        name = next((n for n in found if n is not None and n in names), None)
+        forms = teller_forms(teller)
+        found = (self.resolve(form) for form in forms)
+        # One the book names nowhere else is the person as the header names them.
+        name = next((n for n in found if n is not None and n in names), None) or self.resolve(forms[1])
         return replace(self, narrator=name) if name is not None else self
 
     @classmethod
@@ -100,8 +101,12 @@ class Roster:
         return holders.pop() if len(holders) == 1 else None
 
     def gender(self, name: str) -> Gender:
-        """A character's gender (unknown when the book does not show it)."""
-        return self.genders.get(name, title_gender(name))
+        """A character's gender (unknown when the book does not show it): the book's, else its
+        title's, else its given name's (a teller the book names only in a header, "Mina Murray")."""
+        if name in self.genders:
+            return self.genders[name]
+        gender = title_gender(name)
+        return gender if gender is not Gender.UNKNOWN else given_name_gender(name)
 
     def aliases(self, name: str) -> tuple[str, ...]:
         """The other forms of ``name`` the book uses, most words first."""

@@ -64,8 +64,7 @@ def teller_forms(teller: str) -> list[str]:
     ("Miss Mina Murray", "Mina Murray"; "Quincey P. Morris", "Quincey Morris")."""
     words = teller.split()
     plain = [w for w in words if w.rstrip(".").casefold() not in _TITLES] or words
-    forms = [teller, " ".join(plain), f"{plain[0]} {plain[-1]}"]
-    return list(dict.fromkeys(forms))
+    return [teller, " ".join(plain), f"{plain[0]} {plain[-1]}"]
 
 
 def section_tellers(chapter_texts: Iterable[Iterable[str]]) -> set[str]:
