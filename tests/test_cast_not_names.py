@@ -321,3 +321,15 @@ def test_a_month_in_a_diary_s_dates_is_no_one() -> None:
     ])
     assert clean_name("August", vocabulary) is None
     assert clean_name("George", vocabulary) == "George"
+
+
+def test_a_place_s_last_word_is_placed_with_it() -> None:
+    """Wuthering Heights: "Heights" (at Wuthering Heights, to the Heights) was a man of 6 lines; the
+    words after a placed word are placed too, but not a person's ("went to Mr. Beachfield Davis")."""
+    vocabulary = Vocabulary.of([
+        "I went up to Wuthering Heights. I came back to Wuthering Heights. The Heights was cold.",
+        "We went to Mr. Beachfield Davis and then to Mr. Beachfield Davis again. Davis smiled.",
+        "A letter came from Jane Bennet. Then a letter from Jane Bennet. Bennet laughed.",
+    ])
+    assert vocabulary.is_place("Heights")
+    assert not vocabulary.is_place("Davis") and not vocabulary.is_place("Bennet")

@@ -254,11 +254,19 @@ class Vocabulary:
             dated.update((m.group(1) or m.group(2)).casefold() for m in _DATED.finditer(text))
             for sentence in _VOCABULARY_BREAK.split(text):
                 words = _WORD_RE.findall(sentence)
+                run = (False, False)  # how the capitalised run this word goes on was placed
                 for i, word in enumerate(words[1:], start=1):
                     word = word.rstrip(".")
                     if word[:1].isupper():
                         capitalised[word.casefold()] += 1
-                        bare, after_the = _placed(words[max(0, i - 3) : i], word)
+                        going_on = words[i - 1][:1].isupper() and i > 1
+                        # "at Wuthering Heights" places "Heights" too; "to Mr. Bennet" or "from
+                        # Jane Bennet" not "Bennet": a run a title or a given name begins is a person.
+                        if not going_on:
+                            placed_here = _placed(words[max(0, i - 3) : i], word)
+                            person = title_of(word) is not None or word in _GIVEN_NAMES
+                            run = (False, False) if person else placed_here
+                        bare, after_the = run if going_on else placed_here
                         placed[word.casefold()] += bare
                         placed_the[word.casefold()] += after_the
                     elif word[:1].islower():
