@@ -97,3 +97,15 @@ def test_jekyll_s_letter_is_read_by_jekyll_in_the_real_book() -> None:
     ]
     assert signed and {q.attribution.speaker for q in signed} == {"Jekyll"}, signed
     assert signed[0].text.startswith('"My dear Utterson') and "HENRY JEKYLL" in signed[-1].text
+
+
+def test_a_teller_s_surname_is_the_one_character_called_by_a_title_and_it() -> None:
+    """A Tale of Two Cities: Doctor Manette's paper opens "I, Alexandre Manette, unfortunate
+    physician"; the book calls him "Doctor Manette" only, and Lucie Manette by her own name."""
+    paper = [
+        '"I, Alexandre Manette, unfortunate physician, native of Beauvais, write this.',
+        '"I write it at stolen intervals, under every difficulty."',
+    ]
+    assert writers(paper, {"Doctor Manette", "Lucie"}) == dict.fromkeys(range(2), "Doctor Manette")
+    # Two people so called ("Mr. Manette", "Doctor Manette"): no guess.
+    assert writers(paper, {"Doctor Manette", "Mr. Manette"}) == {}

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Collection, Sequence
 
 from omni_web.cast.given_names import given_name_gender
-from omni_web.cast.names import Gender
+from omni_web.cast.names import Gender, title_of
 from omni_web.cast.spans import ParagraphSpans
 
 __all__ = ["signed_speeches"]
@@ -129,7 +129,22 @@ def _character(
         found = resolve(" ".join(candidate))
         if found is not None and found in known:
             return found
+    titled = _titled_holder(words, known)
+    if titled is not None:
+        return titled
     return resolve(" ".join(words)) if unknown_ok else None
+
+
+def _titled_holder(words: Sequence[str], known: Collection[str]) -> str | None:
+    """The one character the book calls by a title and the name's surname alone: "I, Alexandre
+    Manette," is Doctor Manette (Lucie Manette has a given name of her own)."""
+    if len(words) < 2:
+        return None
+    holders = [
+        name for name in known
+        if len(parts := name.split()) == 2 and parts[1] == words[-1] and title_of(parts[0]) is not None
+    ]
+    return holders[0] if len(holders) == 1 else None
 
 
 def _personal(name: str) -> bool:
