@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["section_teller", "section_tellers", "teller_forms", "tellers_of"]
+__all__ = ["section_teller", "section_tellers", "teller_forms"]
 
 _WORD = r"(?:[A-Z][a-z’'\-]+|[A-Z][A-Z’'\-]+|(?:Dr|Mr|Mrs|Miss|DR|MR|MRS|MISS)\.?|[A-Z]\.)"
 _NAME = rf"{_WORD}(?:\s+{_WORD}){{0,3}}"
@@ -32,16 +32,6 @@ _HEADERS = (
 _MAX_WORDS = 14  # a header is a line, not a paragraph that happens to begin "the story of"
 _NOT_NAMES = frozenset("the a an his her my our their this that".split())
 _TITLES = frozenset("miss mrs mr ms hon".split())
-
-
-def tellers_of(texts: Iterable[str]) -> list[str | None]:
-    """The teller named by the last header at or before each text (None before the first)."""
-    tellers: list[str | None] = []
-    current: str | None = None
-    for text in texts:
-        current = section_teller(text) or current
-        tellers.append(current)
-    return tellers
 
 
 def section_teller(text: str) -> str | None:
@@ -69,7 +59,7 @@ def teller_forms(teller: str) -> list[str]:
 
 def section_tellers(chapter_texts: Iterable[Iterable[str]]) -> set[str]:
     """Every teller the chapters' headers name: two or more make a book of several tellers."""
-    return {teller for texts in chapter_texts for teller in tellers_of(texts) if teller is not None}
+    return {teller for texts in chapter_texts for text in texts if (teller := section_teller(text))}
 
 
 def _as_written(word: str) -> str:
