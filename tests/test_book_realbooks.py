@@ -10,7 +10,9 @@ from pathlib import Path
 
 from omni_web.book import load_book
 from omni_web.book.language import detect_language
+from omni_web.book.numbered import numbered_headings
 from omni_web.book.options import ReadOptions, table_lines
+from omni_web.book.plaincontents import is_contents_list
 from omni_web.book.plainmarks import strip_plain_marks
 from omni_web.book.spacing import paragraphs_of, spaced_headings
 
@@ -36,6 +38,37 @@ def test_chapters_from_the_books_own_spacing() -> None:
 
 def test_a_text_without_set_apart_lines_has_no_spaced_chapters() -> None:
     assert not spaced_headings(paragraphs_of("One paragraph.\n\nAnother one.\n\n\nA third one, spaced.\n"))
+
+
+def test_chapters_numbered_by_a_lone_number_under_part_headings() -> None:
+    # Treasure Island's newer Gutenberg text: "PART ONE--..." headings, chapters headed "1", "2", ...
+    prose = " ".join(["word"] * 300)
+    body = "".join(f"\n\n\n{n}\n\nTitle {n}\n\n{prose}" for n in range(1, 6))
+    paragraphs = paragraphs_of(f"PART ONE--The Start{body}")
+    assert [paragraphs[i].lines[0] for i in sorted(numbered_headings(paragraphs))] == list("12345")
+    # Not a numbered list, nor numbers that start over, nor a book whose headings say "Chapter".
+    assert not numbered_headings(paragraphs_of("\n\n".join(f"{n}\n\nA short item." for n in range(1, 9))))
+    again = paragraphs_of(body + body)
+    assert not numbered_headings(again)
+    # Starting again at 1 under each part's heading.
+    assert len(numbered_headings(paragraphs_of(f"PART ONE{body}\n\nPART TWO{body}"))) == 10
+    assert not numbered_headings(paragraphs_of(f"CHAPTER I\n\nTitle{body}\n\nCHAPTER II\n\n{prose}"))
+
+
+def test_a_contents_list_with_page_numbers_is_not_a_chapter() -> None:
+    assert is_contents_list([
+        "16.  NARRATIVE CONTINUED BY THE DOCTOR:",
+        "       HOW THE SHIP WAS ABANDONED . . . . . . 100",
+        "20.  SILVER'S EMBASSY . . . . . . . . . . . . 120",
+        "21.  THE ATTACK     125",
+    ])
+    assert not is_contents_list(["He counted to 100", "and then to 50", "and stopped."])
+    assert not is_contents_list(["THE ATTACK . . . . 125", "THE EMBASSY . . . . 120"])  # pages go back
+    book = load_book(CORPUS / "txt" / "pg120.txt")
+    contents = [c for c in book.chapters if c.matter_reason == "table of contents"]
+    assert len(contents) == 1 and "THE ATTACK" in " ".join(b.text for b in contents[0].blocks)
+    first = next(c for c in book.chapters if c.title.startswith("1."))
+    assert [b.text for b in first.blocks[1:3]] == ["PART ONE--The Old Buccaneer", first.title]
 
 
 def test_tables_read_row_by_row_or_as_a_note() -> None:

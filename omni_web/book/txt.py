@@ -15,8 +15,10 @@ from pathlib import Path
 from omni_web.book.gutenberg import strip_gutenberg
 from omni_web.book.headings import is_chapter_heading, is_named_section, looks_like_title_line
 from omni_web.book.model import Book, BookMetadata
+from omni_web.book.numbered import is_bare_number, numbered_headings
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.parts import Part, book_from_parts, heading, paragraph
+from omni_web.book.plaincontents import gather_contents, is_contents_list
 from omni_web.book.plainmarks import is_unspoken_paragraph, strip_plain_marks
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, read_limited
 from omni_web.book.spacing import CHAPTER_WORDS, paragraphs_of, spaced_headings
@@ -99,7 +101,8 @@ def parts_from_text(body: str) -> list[Part]:
     """
     paragraphs = [p for p in paragraphs_of(body) if not is_unspoken_paragraph(" ".join(p.lines))]
     named = sum(is_chapter_heading(p.lines[0]) for p in paragraphs if len(p.lines) <= 3)
-    spaced = spaced_headings(paragraphs) if named < 2 else frozenset()
+    numbered = numbered_headings(paragraphs)
+    spaced = spaced_headings(paragraphs) if named < 2 and not numbered else frozenset()
     parts: list[Part] = []
     title, blocks, pending_subtitle = "", [], False
     for index, paragraph_ in enumerate(paragraphs):
@@ -117,6 +120,10 @@ def parts_from_text(body: str) -> list[Part]:
             )
             title, blocks, pending_subtitle = "", [], False
             continue
+        if not spaced and is_contents_list(paragraph_.lines):
+            gather_contents(parts, title, blocks, lines)
+            title, blocks, pending_subtitle = "", [], False
+            continue
         if title.endswith(",") and len(blocks) == 1 and len(lines) == 1 and lines[0].isupper():
             # A title in capitals cut after a comma goes on ("…ZACHTMOEDIGHEID," / "OF," / "»'T SOP…").
             title = f"{title} {lines[0]}"
@@ -128,7 +135,7 @@ def parts_from_text(body: str) -> list[Part]:
             blocks = [heading(title)]
             pending_subtitle = False
             continue
-        if index in spaced or (not spaced and _is_heading(lines)):
+        if index in spaced or index in numbered or (not spaced and _is_heading(lines)):
             if title or blocks:
                 parts.append(Part(title=title, blocks=tuple(blocks)))
             title = _join_title(lines)
@@ -158,6 +165,7 @@ def parts_from_text(body: str) -> list[Part]:
 
 # A part this short under the same title as the next is a half-title page, not a chapter.
 HALF_TITLE_WORDS = 40
+_CAPITALS_LINE_WORDS = 10
 
 
 def _half_titles_joined(parts: list[Part]) -> list[Part]:
@@ -176,8 +184,24 @@ def _half_titles_joined(parts: list[Part]) -> list[Part]:
             blocks = (*part.blocks[:1], *page, *part.blocks[1:])
             part = Part(title=part.title, blocks=blocks, types=part.types)
             joined.pop()
+        elif len(joined) > 1 and _leads_into(joined[-1], part):
+            # "PART ONE--The Old Buccaneer" over chapter 1: read as the chapter's opening words.
+            part = Part(title=part.title, blocks=(*joined.pop().blocks, *part.blocks), types=part.types)
         joined.append(part)
     return joined
+
+
+def _leads_into(before: Part, part: Part) -> bool:
+    """A page of headings or short lines in capitals (a part's heading, a half-title) before a chapter."""
+    return (
+        bool(part.title)
+        and not (before.types or part.types)
+        and _words(before) < HALF_TITLE_WORDS
+        and all(
+            block.is_heading or (block.text.isupper() and len(block.text.split()) <= _CAPITALS_LINE_WORDS)
+            for block in before.blocks
+        )
+    )
 
 
 def _bare_continued_title(part: Part) -> bool:
@@ -213,6 +237,6 @@ def _join_title(lines: list[str]) -> str:
     text = " ".join(lines[0].split())
     for line in lines[1:]:
         line = " ".join(line.split())
-        separator = " " if text[-1:] in ".:;!?" else ": "
+        separator = " " if text[-1:] in ".:;!?" else ". " if is_bare_number(text) else ": "
         text = f"{text}{separator}{line}"
     return text
