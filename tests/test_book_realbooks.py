@@ -15,6 +15,7 @@ from omni_web.book.options import ReadOptions, table_lines
 from omni_web.book.plaincontents import is_contents_list
 from omni_web.book.plainmarks import strip_plain_marks
 from omni_web.book.spacing import paragraphs_of, spaced_headings
+from omni_web.book.txt import parts_from_text
 
 CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
 
@@ -53,6 +54,27 @@ def test_chapters_numbered_by_a_lone_number_under_part_headings() -> None:
     # Starting again at 1 under each part's heading.
     assert len(numbered_headings(paragraphs_of(f"PART ONE{body}\n\nPART TWO{body}"))) == 10
     assert not numbered_headings(paragraphs_of(f"CHAPTER I\n\nTitle{body}\n\nCHAPTER II\n\n{prose}"))
+
+
+def test_long_titles_in_capitals_and_numbers_under_the_heading_word() -> None:
+    prose = " ".join(["word"] * 300)
+    # Oliver Twist's titles wrap over two or three lines in capitals under "CHAPTER III."
+    oliver = (
+        f"CHAPTER II.\nTREATS OF OLIVER TWIST'S GROWTH, EDUCATION, AND BOARD\n\n{prose}\n\n\n"
+        "CHAPTER III.\nRELATES HOW OLIVER TWIST WAS VERY NEAR GETTING A PLACE WHICH WOULD NOT\n"
+        f"HAVE BEEN A SINECURE\n\n{prose}\n"
+    )
+    titles = [part.title for part in parts_from_text(oliver)]
+    assert titles == [
+        "CHAPTER II. TREATS OF OLIVER TWIST'S GROWTH, EDUCATION, AND BOARD",
+        "CHAPTER III. RELATES HOW OLIVER TWIST WAS VERY NEAR GETTING A PLACE WHICH WOULD NOT HAVE BEEN"
+        " A SINECURE",
+    ]
+    # The Sun Also Rises sets "CHAPTER" and its number on two lines, under "BOOK I".
+    sun = f"BOOK I\n\n\n\nCHAPTER\n1\n\n\n{prose}\n\n\nCHAPTER\n2\n\n\n{prose}\n"
+    parts = parts_from_text(sun)
+    assert [part.title for part in parts] == ["CHAPTER 1", "CHAPTER 2"]
+    assert parts[0].blocks[0].text == "BOOK I"
 
 
 def test_a_contents_list_with_page_numbers_is_not_a_chapter() -> None:

@@ -23,6 +23,8 @@ def test_a_header_names_the_teller_of_its_part() -> None:
         "_Letter from Quincey P. Morris to Hon. Arthur Holmwood._": "Quincey P. Morris",
         "The Story begun by Walter Hartright (of Clement's Inn, Teacher of Drawing)": "Walter Hartright",
         "THE NARRATIVE OF HESTER PINHORN": "Hester Pinhorn",
+        "16. Narrative Continued by the Doctor: How the Ship Was Abandoned": "Doctor",
+        "19. Narrative Resumed by Jim Hawkins: The Garrison in the Stockade": "Jim Hawkins",
     }
     assert {text: section_teller(text) for text in headers} == headers
     for text in (
@@ -30,6 +32,8 @@ def test_a_header_names_the_teller_of_its_part() -> None:
         "He read his diary.",
         "Jonathan Harker's journal was found, and the story of that night is told in it at length.",
         "CHAPTER I",
+        "The Story of the Three Bears",  # about them, not by them
+        "12. Council of War",
     ):
         assert section_teller(text) is None, text
     assert teller_forms("Miss Mina Murray")[:2] == ["Miss Mina Murray", "Mina Murray"]
@@ -113,3 +117,33 @@ def test_dracula_s_journals_give_i_said_to_their_writers() -> None:
     # A teller the book names only in their header is a person of their given name's sex.
     assert roster.told_by("Mina Murray").narrator == "Mina Murray"
     assert roster.gender("Mina Murray") is Gender.FEMALE
+
+
+TREASURE_ISLAND = DATA_DIR / "corpus" / "txt" / "pg120.txt"
+
+
+def test_treasure_island_s_doctor_tells_his_three_chapters_and_jim_the_rest() -> None:
+    """Treasure Island (Project Gutenberg #120) is Jim Hawkins's story, but its chapters 16 to 18 are
+    headed "Narrative Continued by the Doctor" and chapter 19 "Narrative Resumed by Jim Hawkins".
+    Their "I said" lines were the narrator's: the header's chapter number hid it, and "the Doctor"
+    was not read as a teller."""
+    book = load_book(TREASURE_ISLAND)
+    chapters = [c for c in book.chapters if c.selected_by_default]
+    style = book_quote_style(book, chapters)
+    roster = book_roster(book, chapters, style=style)
+    assert roster.told_in_parts and roster.first_person
+    said: dict[str, Counter[str]] = {}
+    for chapter in chapters:
+        number = chapter.title.split(".")[0]
+        if number in {"15", "16", "17", "18", "19", "22"}:
+            said[number] = Counter(
+                attribution.speaker
+                for row in chapter_dialogue(chapter, style, roster=roster).attributions
+                for attribution in row
+                if attribution is not None and attribution.rule == "narrator"
+            )
+    doctor = said["16"] + said["17"] + said["18"]  # chapter 16 has no "I said"
+    assert set(doctor) == {"Dr. Livesey"} and doctor.total() >= 10, said
+    assert set(said["15"]) == set(said["19"]) == set(said["22"]) == {"Narrator"}, said
+    # Jim is still the book's narrator, under every form of his name.
+    assert roster.resolve("Jim Hawkins") == roster.resolve("Jim") == "Narrator"

@@ -11,7 +11,12 @@ import re
 
 __all__ = [
     "heading_keyword",
-    "is_bare_chapter_label", "is_chapter_heading", "is_named_section", "looks_like_title_line"]
+    "is_bare_chapter_label",
+    "is_bare_keyword",
+    "is_chapter_heading",
+    "is_named_section",
+    "looks_like_title_line",
+]
 
 _NUMBER_WORDS = (
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -34,6 +39,7 @@ _NAMED_RE = re.compile(
     r"(?:pr[ée]face|avertissement|note) (?:de l[’'] ?[ée]diteur|du traducteur))\s*[.:]?$",
     re.IGNORECASE,
 )
+_BARE_KEYWORD_RE = re.compile(rf"^{_KEYWORDS}\.?$", re.IGNORECASE)
 _BARE_ROMAN_RE = re.compile(r"^(?=[IVXLC]{1,7}\.?$)[IVXLC]+\.?$")  # "XII." alone on its line
 _MAX_HEADING_CHARS = 90
 _MAX_TITLE_WORDS = 12
@@ -68,6 +74,11 @@ def is_bare_chapter_label(line: str) -> bool:
     """A numbered heading with no title after the number ("CHAPTER I.", "Stave 3")."""
     match = _NUMBERED_RE.match(" ".join(line.split()))
     return match is not None and not match.group("rest").strip()
+
+
+def is_bare_keyword(line: str) -> bool:
+    """A heading word alone, its number on the next line ("CHAPTER" over "1" in The Sun Also Rises)."""
+    return bool(_BARE_KEYWORD_RE.match(" ".join(line.split())))
 
 
 def is_named_section(line: str) -> bool:

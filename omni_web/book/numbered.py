@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from statistics import median
 from types import MappingProxyType
 
-from omni_web.book.headings import heading_keyword
+from omni_web.book.headings import heading_keyword, looks_like_title_line
 from omni_web.book.spacing import Paragraph
 
-__all__ = ["is_bare_number", "numbered_headings"]
+__all__ = ["is_bare_number", "numbered_headings", "titled_under_numbers"]
 
 _NUMBER_RE = re.compile(r"^(?:(\d{1,3})|([IVXLC]{1,7}))\.?$")
 _MIN_RUN = 3
@@ -62,6 +62,19 @@ def numbered_headings(paragraphs: Sequence[Paragraph]) -> frozenset[int]:
         for start, end in zip(run, run[1:], strict=False)
     ]
     return frozenset(run) if median(words) >= _MIN_MEDIAN_WORDS else frozenset()
+
+
+def titled_under_numbers(paragraphs: Sequence[Paragraph], numbered: frozenset[int]) -> bool:
+    """Whether most of the numbered chapters have a title line under the number (Treasure Island's
+    do; in The Age of Innocence a short first line, '"A party for the Blenkers--the Blenkers?"',
+    is the chapter's first line)."""
+    titled = sum(
+        index + 1 < len(paragraphs)
+        and len(paragraphs[index + 1].lines) == 1
+        and looks_like_title_line(paragraphs[index + 1].lines[0])
+        for index in numbered
+    )
+    return 2 * titled > len(numbered)
 
 
 def _value(line: str) -> int | None:

@@ -13,15 +13,21 @@ import re
 from pathlib import Path
 
 from omni_web.book.gutenberg import strip_gutenberg
-from omni_web.book.headings import is_chapter_heading, is_named_section, looks_like_title_line
+from omni_web.book.headings import (
+    is_bare_chapter_label,
+    is_bare_keyword,
+    is_chapter_heading,
+    is_named_section,
+    looks_like_title_line,
+)
 from omni_web.book.model import Book, BookMetadata
-from omni_web.book.numbered import is_bare_number, numbered_headings
+from omni_web.book.numbered import is_bare_number, numbered_headings, titled_under_numbers
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.parts import Part, book_from_parts, heading, paragraph
 from omni_web.book.plaincontents import gather_contents, is_contents_list
 from omni_web.book.plainmarks import is_unspoken_paragraph, strip_plain_marks
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, read_limited
-from omni_web.book.spacing import CHAPTER_WORDS, paragraphs_of, spaced_headings
+from omni_web.book.spacing import CHAPTER_WORDS, Paragraph, paragraphs_of, spaced_headings
 from omni_web.book.text import text_key
 from omni_web.languages import LANGUAGE_NAMES
 
@@ -99,9 +105,12 @@ def parts_from_text(body: str) -> list[Part]:
     Headings are lines that name a chapter ("CHAPTER I.", "Part One"); a book with fewer than two
     of them is cut where its own spacing sets a short line apart (:mod:`omni_web.book.spacing`).
     """
-    paragraphs = [p for p in paragraphs_of(body) if not is_unspoken_paragraph(" ".join(p.lines))]
+    paragraphs = [
+        _number_joined(p) for p in paragraphs_of(body) if not is_unspoken_paragraph(" ".join(p.lines))
+    ]
     named = sum(is_chapter_heading(p.lines[0]) for p in paragraphs if len(p.lines) <= 3)
     numbered = numbered_headings(paragraphs)
+    subtitled = titled_under_numbers(paragraphs, numbered)
     spaced = spaced_headings(paragraphs) if named < 2 and not numbered else frozenset()
     parts: list[Part] = []
     title, blocks, pending_subtitle = "", [], False
@@ -140,7 +149,7 @@ def parts_from_text(body: str) -> list[Part]:
                 parts.append(Part(title=title, blocks=tuple(blocks)))
             title = _join_title(lines)
             blocks = [heading(title)]
-            pending_subtitle = len(lines) == 1 and not spaced
+            pending_subtitle = len(lines) == 1 and not spaced and (index not in numbered or subtitled)
             continue
         if (
             pending_subtitle
@@ -166,6 +175,8 @@ def parts_from_text(body: str) -> list[Part]:
 # A part this short under the same title as the next is a half-title page, not a chapter.
 HALF_TITLE_WORDS = 40
 _CAPITALS_LINE_WORDS = 10
+_MAX_TITLE_LINES = 6
+_WRAPPED_LINE_CHARS = 50
 
 
 def _half_titles_joined(parts: list[Part]) -> list[Part]:
@@ -184,8 +195,8 @@ def _half_titles_joined(parts: list[Part]) -> list[Part]:
             blocks = (*part.blocks[:1], *page, *part.blocks[1:])
             part = Part(title=part.title, blocks=blocks, types=part.types)
             joined.pop()
-        elif len(joined) > 1 and _leads_into(joined[-1], part):
-            # "PART ONE--The Old Buccaneer" over chapter 1: read as the chapter's opening words.
+        elif joined and (len(joined) > 1 or joined[0].title) and _leads_into(joined[-1], part):
+            # "PART ONE--The Old Buccaneer" over chapter 1 opens it (a title page stays apart).
             part = Part(title=part.title, blocks=(*joined.pop().blocks, *part.blocks), types=part.types)
         joined.append(part)
     return joined
@@ -211,9 +222,21 @@ def _bare_continued_title(part: Part) -> bool:
 
 
 def _is_heading(lines: list[str]) -> bool:
-    return (
-        is_chapter_heading(lines[0]) and len(lines) <= 3 and all(looks_like_title_line(x) for x in lines[1:])
-    )
+    if not is_chapter_heading(lines[0]):
+        return False
+    if len(lines) <= 3 and all(looks_like_title_line(x) for x in lines[1:]):
+        return True
+    # "CHAPTER X." over a long title in capitals wrapped over lines, as Oliver Twist's are.
+    wrapped_capitals = len(lines) <= _MAX_TITLE_LINES and all(x.isupper() for x in lines[1:])
+    return wrapped_capitals and is_bare_chapter_label(lines[0])
+
+
+def _number_joined(paragraph: Paragraph) -> Paragraph:
+    """ "CHAPTER" over "1" (The Sun Also Rises) as the one line "CHAPTER 1"."""
+    lines = paragraph.lines
+    if len(lines) >= 2 and is_bare_keyword(lines[0]) and is_bare_number(lines[1]):
+        return Paragraph(gap=paragraph.gap, lines=(f"{lines[0]} {lines[1]}", *lines[2:]))
+    return paragraph
 
 
 def _front_joined(parts: list[Part]) -> list[Part]:
@@ -235,8 +258,10 @@ def _ends_sentence(line: str) -> bool:
 
 def _join_title(lines: list[str]) -> str:
     text = " ".join(lines[0].split())
-    for line in lines[1:]:
+    for before, line in zip(lines, lines[1:], strict=False):
         line = " ".join(line.split())
         separator = " " if text[-1:] in ".:;!?" else ". " if is_bare_number(text) else ": "
+        if before is not lines[0] and len(before) >= _WRAPPED_LINE_CHARS:
+            separator = " "  # a long title wrapped onto the next line goes on there
         text = f"{text}{separator}{line}"
     return text

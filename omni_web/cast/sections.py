@@ -23,12 +23,14 @@ _HEADERS = (
     re.compile(rf"^[\W_]*(?i:from\s+)?(?i:the\s+)?(?P<name>{_NAME})['’](?i:s)\s+{_KINDS}\b"),
     # "Letter, Mina Murray to Lucy Westenra.", "Letter from Quincey P. Morris to Hon. Arthur Holmwood."
     re.compile(rf"^[\W_]*(?i:letter),?\s+(?i:from\s+)?(?P<name>{_NAME})\s+(?i:to)\b"),
-    # "The Story begun by Walter Hartright", "The Narrative of Hester Pinhorn"
+    # "The Story begun by Walter Hartright", "The Narrative of Hester Pinhorn", "Narrative Continued
+    # by the Doctor" (Treasure Island's chapters 16 to 18)
     re.compile(
-        rf"^[\W_]*(?i:the\s+)?(?i:story|narrative|statement|account)\s+(?:[a-z]+\s+)?(?i:by|of)\s+"
-        rf"(?P<name>{_NAME})"
+        rf"^[\W_]*(?i:the\s+)?(?i:story|narrative|statement|account)\s+(?:(?i:[a-z]+)\s+)?"
+        rf"(?:(?i:by)\s+(?:the\s+)?|(?i:of)\s+)(?P<name>{_NAME})"
     ),
 )
+_NUMBER = re.compile(r"^(?:(?i:chapter)\s+)?(?:\d+|[IVXLC]+)\.?\s+")  # "16. ", "CHAPTER XVI. "
 _MAX_WORDS = 14  # a header is a line, not a paragraph that happens to begin "the story of"
 _NOT_NAMES = frozenset("the a an his her my our their this that".split())
 _TITLES = frozenset("miss mrs mr ms hon".split())
@@ -39,7 +41,7 @@ def section_teller(text: str) -> str | None:
     JONATHAN HARKER'S JOURNAL--continued" -> "Jonathan Harker"), else None."""
     if len(text.split()) > _MAX_WORDS:
         return None
-    for part in [text, *text.split(":")[1:]]:
+    for part in [_NUMBER.sub("", text), *text.split(":")[1:]]:
         for header in _HEADERS:
             match = header.match(part.strip())
             if match is not None:
