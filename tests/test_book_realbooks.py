@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from omni_web.book import load_book
+from omni_web.book.headings import is_chapter_heading, is_part_heading
 from omni_web.book.language import detect_language
 from omni_web.book.numbered import numbered_headings
 from omni_web.book.options import ReadOptions, table_lines
@@ -75,6 +76,28 @@ def test_long_titles_in_capitals_and_numbers_under_the_heading_word() -> None:
     parts = parts_from_text(sun)
     assert [part.title for part in parts] == ["CHAPTER 1", "CHAPTER 2"]
     assert parts[0].blocks[0].text == "BOOK I"
+
+
+def test_headings_by_ordinal_word() -> None:
+    for line in ("FIRST ACT", "SECOND ACT", "CHAPTER THE LAST"):
+        assert is_chapter_heading(line), line
+    assert is_part_heading("Book the Second--the Golden Thread") and not is_part_heading("CHAPTER XLII.")
+    for prose in ("First book I ever read", "Act the fool", "Part of the reason was this"):
+        assert not is_chapter_heading(prose), prose
+    # A Tale of Two Cities: parts named by their word, chapters only by their spacing.
+    prose = " ".join(["word"] * 300)
+    gap = "\n\n\n\n\n"
+    lines = [
+        "A TALE OF TWO CITIES", "Book the First--Recalled to Life", "I. The Period", prose,
+        "II. The Mail", prose, "Book the Second--the Golden Thread", "I. Five Years Later", prose,
+        "II. A Sight", prose, "Book the Third--the Track of a Storm", "I. In Secret", prose,
+    ]
+    tale = gap.join(lines) + "\n"
+    parts = parts_from_text(tale)
+    assert [part.title for part in parts] == [
+        "", "I. The Period", "II. The Mail", "I. Five Years Later", "II. A Sight", "I. In Secret"
+    ]
+    assert parts[3].blocks[0].text == "Book the Second--the Golden Thread"
 
 
 def test_a_contents_list_with_page_numbers_is_not_a_chapter() -> None:

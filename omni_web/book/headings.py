@@ -15,6 +15,7 @@ __all__ = [
     "is_bare_keyword",
     "is_chapter_heading",
     "is_named_section",
+    "is_part_heading",
     "looks_like_title_line",
 ]
 
@@ -31,7 +32,16 @@ _NUMBER = (
     + r"))?)"
 )
 _KEYWORDS = r"(?:chapter|chap\.|part|book|volume|vol\.|section|canto|letter|act|scene|stave|fytte|kapitel|chapitre|cap[íi]tulo)"
-_NUMBERED_RE = re.compile(rf"^{_KEYWORDS}\s+{_NUMBER}\b\s*[.:—–-]?\s*(?P<rest>.*)$", re.IGNORECASE)
+# "Chapter 12", "BOOK THE SECOND--THE GOLDEN THREAD"
+_NUMBERED_RE = re.compile(
+    rf"^(?P<keyword>{_KEYWORDS})\s+(?:the\s+)?{_NUMBER}\b\s*[.:—–-]*\s*(?P<rest>.*)$", re.IGNORECASE
+)
+# "FIRST ACT" (The Importance of Being Earnest), "Second Part. The Return"; not "First book I read".
+_ORDINAL_FIRST_RE = re.compile(
+    rf"^(?:{'|'.join(_NUMBER_WORDS[_NUMBER_WORDS.index('first'):])})\s+(?P<keyword>{_KEYWORDS})"
+    r"\s*(?:[.:—–-]+\s*(?P<rest>.*))?$",
+    re.IGNORECASE,
+)
 _NAMED_RE = re.compile(
     r"^(?:prologue|epilogue|preface|foreword|introduction|afterword|postscript|appendix(?:\s+\w{1,4})?|"
     r"conclusion|interlude|author'?s note|l'envoi|"
@@ -41,6 +51,7 @@ _NAMED_RE = re.compile(
 )
 _BARE_KEYWORD_RE = re.compile(rf"^{_KEYWORDS}\.?$", re.IGNORECASE)
 _BARE_ROMAN_RE = re.compile(r"^(?=[IVXLC]{1,7}\.?$)[IVXLC]+\.?$")  # "XII." alone on its line
+_PART_KEYWORDS = frozenset({"part", "book", "volume", "vol"})
 _MAX_HEADING_CHARS = 90
 _MAX_TITLE_WORDS = 12
 
@@ -54,9 +65,9 @@ def is_chapter_heading(line: str, *, allow_bare_roman: bool = False) -> bool:
     text = " ".join(line.split())
     if not text or len(text) > _MAX_HEADING_CHARS:
         return False
-    match = _NUMBERED_RE.match(text)
+    match = _numbered(text)
     if match:
-        rest = match.group("rest")
+        rest = match.group("rest") or ""
         # "Part of the reason was..." is prose: after the number, a title at most, not a sentence.
         return len(rest.split()) <= _MAX_TITLE_WORDS and not rest.endswith((",", ";"))
     if _NAMED_RE.match(text):
@@ -66,14 +77,23 @@ def is_chapter_heading(line: str, *, allow_bare_roman: bool = False) -> bool:
 
 def heading_keyword(line: str) -> str:
     """The word a numbered heading names its level by ("chapter", "act", "scene"), or ""."""
-    match = _NUMBERED_RE.match(" ".join(line.split()))
-    return match.group(0).split()[0].casefold().rstrip(".") if match else ""
+    match = _numbered(" ".join(line.split()))
+    return match.group("keyword").casefold().rstrip(".") if match else ""
+
+
+def is_part_heading(line: str) -> bool:
+    """A heading of a level above chapters: "PART ONE--The Old Buccaneer", "Book the Second"."""
+    return heading_keyword(line) in _PART_KEYWORDS
 
 
 def is_bare_chapter_label(line: str) -> bool:
     """A numbered heading with no title after the number ("CHAPTER I.", "Stave 3")."""
-    match = _NUMBERED_RE.match(" ".join(line.split()))
-    return match is not None and not match.group("rest").strip()
+    match = _numbered(" ".join(line.split()))
+    return match is not None and not (match.group("rest") or "").strip()
+
+
+def _numbered(text: str) -> re.Match[str] | None:
+    return _NUMBERED_RE.match(text) or _ORDINAL_FIRST_RE.match(text)
 
 
 def is_bare_keyword(line: str) -> bool:

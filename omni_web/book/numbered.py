@@ -14,14 +14,13 @@ from collections.abc import Sequence
 from statistics import median
 from types import MappingProxyType
 
-from omni_web.book.headings import heading_keyword, looks_like_title_line
+from omni_web.book.headings import heading_keyword, is_part_heading, looks_like_title_line
 from omni_web.book.spacing import Paragraph
 
 __all__ = ["is_bare_number", "numbered_headings", "titled_under_numbers"]
 
 _NUMBER_RE = re.compile(r"^(?:(\d{1,3})|([IVXLC]{1,7}))\.?$")
 _MIN_RUN = 3
-_PART_WORDS = frozenset({"part", "book", "volume", "vol"})
 _MIN_SHARE = 0.8  # of the book's lone numbers in the run: not a sequence that starts over
 _MIN_MEDIAN_WORDS = 200  # between one heading and the next
 
@@ -48,7 +47,7 @@ def numbered_headings(paragraphs: Sequence[Paragraph]) -> frozenset[int]:
     keywords = [heading_keyword(p.lines[0]) if len(p.lines) <= 3 else "" for p in paragraphs]
     if {"chapter", "chap"} & set(keywords):
         return frozenset()
-    parts = [index for index, keyword in enumerate(keywords) if keyword in _PART_WORDS]
+    parts = [index for index, p in enumerate(paragraphs) if len(p.lines) <= 3 and is_part_heading(p.lines[0])]
     numbers = [
         (index, value)
         for index, paragraph in enumerate(paragraphs)

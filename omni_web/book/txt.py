@@ -18,6 +18,7 @@ from omni_web.book.headings import (
     is_bare_keyword,
     is_chapter_heading,
     is_named_section,
+    is_part_heading,
     looks_like_title_line,
 )
 from omni_web.book.model import Book, BookMetadata
@@ -108,10 +109,13 @@ def parts_from_text(body: str) -> list[Part]:
     paragraphs = [
         _number_joined(p) for p in paragraphs_of(body) if not is_unspoken_paragraph(" ".join(p.lines))
     ]
-    named = sum(is_chapter_heading(p.lines[0]) for p in paragraphs if len(p.lines) <= 3)
+    named = [p.lines[0] for p in paragraphs if len(p.lines) <= 3 and is_chapter_heading(p.lines[0])]
+    # "Book the Second--the Golden Thread" over chapters headed "I. Five Years Later" alone: the
+    # chapters are found by the book's spacing, the parts by their word.
+    parts_only = bool(named) and all(is_part_heading(line) for line in named)
     numbered = numbered_headings(paragraphs)
     subtitled = titled_under_numbers(paragraphs, numbered)
-    spaced = spaced_headings(paragraphs) if named < 2 and not numbered else frozenset()
+    spaced = spaced_headings(paragraphs) if (len(named) < 2 or parts_only) and not numbered else frozenset()
     parts: list[Part] = []
     title, blocks, pending_subtitle = "", [], False
     for index, paragraph_ in enumerate(paragraphs):
@@ -144,7 +148,7 @@ def parts_from_text(body: str) -> list[Part]:
             blocks = [heading(title)]
             pending_subtitle = False
             continue
-        if index in spaced or index in numbered or (not spaced and _is_heading(lines)):
+        if index in spaced or index in numbered or ((not spaced or parts_only) and _is_heading(lines)):
             if title or blocks:
                 parts.append(Part(title=title, blocks=tuple(blocks)))
             title = _join_title(lines)
