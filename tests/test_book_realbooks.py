@@ -14,7 +14,7 @@ from omni_web.book.language import detect_language
 from omni_web.book.numbered import numbered_headings
 from omni_web.book.options import ReadOptions, table_lines
 from omni_web.book.plaincontents import is_contents_list
-from omni_web.book.plainmarks import strip_plain_marks
+from omni_web.book.plainmarks import is_unspoken_paragraph, strip_plain_marks
 from omni_web.book.spacing import paragraphs_of, spaced_headings
 from omni_web.book.txt import parts_from_text
 
@@ -27,6 +27,12 @@ def test_plain_marks_are_not_read() -> None:
     )
     assert strip_plain_marks("[Illustration: A HOUSE] The house stood.") == "The house stood."
     assert strip_plain_marks("snake_case stays apart") == "snake case stays apart"
+    # Monte Cristo's Gutenberg text keeps its pictures' names ("0023m") on lines of their own.
+    text = "the interrupted conversation.\n\n0023m\n\n\n\n“Alas, sir, in the most unexpected manner.”"
+    assert [b.text for p in parts_from_text(text) for b in p.blocks] == [
+        "the interrupted conversation.", "“Alas, sir, in the most unexpected manner.”"
+    ]
+    assert is_unspoken_paragraph("frontispiece.jpg") and not is_unspoken_paragraph("1888")
 
 
 def test_chapters_from_the_books_own_spacing() -> None:

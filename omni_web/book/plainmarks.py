@@ -26,6 +26,9 @@ _LEFTOVER_RE = re.compile(r"[_{}]+")
 _SPACE_RE = re.compile(r"[ \t]+")
 # TeX/LilyPond notation some e-texts carry for their music ("\layout { \context ... }").
 _NOTATION_RE = re.compile(r"\\[a-zA-Z]+\s*[{\[<]")
+# A picture's name left on its own line where the HTML edition shows it: Monte Cristo's "0023m"
+# (0023m.jpg), 439 of them; "frontispiece.jpg".
+_PICTURE_NAME_RE = re.compile(r"^\s*(?:\d{3,6}[a-z]|[\w/-]+\.(?:jpe?g|png|gif|svg))\s*$", re.IGNORECASE)
 
 
 def strip_plain_marks(text: str) -> str:
@@ -40,5 +43,5 @@ def strip_plain_marks(text: str) -> str:
 
 
 def is_unspoken_paragraph(text: str) -> bool:
-    """A paragraph of music notation or typesetting code, not prose."""
-    return len(_NOTATION_RE.findall(text)) >= 2
+    """A paragraph of music notation or typesetting code, or a picture's file name, not prose."""
+    return len(_NOTATION_RE.findall(text)) >= 2 or bool(_PICTURE_NAME_RE.match(text))
