@@ -111,3 +111,59 @@ def test_chapters_command_prints_the_note_after_its_paragraph_with_the_flag(
     assert main(["chapters", str(path), "--text", "2", "--footnotes", "end-of-paragraph"]) == 0
     out = capsys.readouterr().out
     assert f"Note: {_NOTE}" in out and out.index(SPOKEN[0][:30]) < out.index(f"Note: {_NOTE}")
+
+
+# Gutenberg's plain texts (Crime and Punishment, War and Peace, The Brothers Karamazov, words as
+# they have them): the markers in the sentence, each note a paragraph of its own under its label.
+_PLAIN = """CHAPTER I
+
+Then the great hour struck,[*] and every man showed himself in his true colours.
+
+     [*] The emancipation of the serfs in 1861 is meant.
+
+Anna Pávlovna's "At Home" was like the former one, only the novelty she offered her guests this
+time was not Mortemart, but a diplomatist fresh from Berlin. La femme la plus séduisante de
+Pétersbourg, * was also there.
+
+     * The most fascinating woman in Petersburg.
+
+"Cela nous convient à merveille.*(2) Suvórov now, he knew what he was about."
+
+     *(2) That suits us down to the ground.
+
+I am strong,[1] for I've made a decision once for all.
+
+He would *not* go; "*Really*," he said, and went on.
+
+A list of what he took:
+
+* bread
+* a knife
+
+ [1] In Russian, "silen."
+"""
+
+
+def test_plain_text_notes_follow_the_setting_and_their_markers_are_never_read(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text(_PLAIN, encoding="utf-8")
+    skipped = [b.text for c in load_book(path).chapters for b in c.blocks if not b.is_heading]
+    assert skipped == [
+        "Then the great hour struck, and every man showed himself in his true colours.",
+        'Anna Pávlovna\'s "At Home" was like the former one, only the novelty she offered her guests this'
+        " time was not Mortemart, but a diplomatist fresh from Berlin. La femme la plus séduisante de"
+        " Pétersbourg, was also there.",
+        '"Cela nous convient à merveille. Suvórov now, he knew what he was about."',
+        "I am strong, for I've made a decision once for all.",
+        'He would not go; "Really," he said, and went on.',  # asterisks around words are no markers
+        "A list of what he took:",
+        "* bread * a knife",  # a list, though "*" was a marker before it: its lines are not one note
+    ]
+    moved = [b.text for c in load_book(path, options=_MOVED).chapters for b in c.blocks if not b.is_heading]
+    assert [t for t in moved if t.startswith("Note: ")] == [
+        "Note: The emancipation of the serfs in 1861 is meant.",
+        "Note: The most fascinating woman in Petersburg.",
+        "Note: That suits us down to the ground.",
+        'Note: In Russian, "silen."',
+    ]
+    assert moved.index("Note: The emancipation of the serfs in 1861 is meant.") == 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_unspoken_paragraph", "strip_plain_marks"]
+__all__ = ["is_unspoken_paragraph", "strip_bracket_notes", "strip_plain_marks"]
 
 _ITALIC_RE = re.compile(r"(?<![\w_])_(?=\S)([^_]+?)(?<=\S)_(?![\w_])")
 _BOLD_RE = re.compile(r"(?<![\w=])=(?=\S)([^=]+?)(?<=\S)=(?![\w=])")
@@ -19,7 +19,7 @@ _NOTE_MARK_RE = re.compile(r"\{(?:\d{1,3}|[ivxlc]{1,6}|[a-z]|[*†‡]|[a-z]+)\}
 _BRACKET_MARK_RE = re.compile(r"(?<=[^\s\[])\[\d{1,3}\]")
 _BRACKET_NOTE_RE = re.compile(
     r"\[(?:Illustration|Picture|Image|Decoration|Transcriber'?s?'? [Nn]ote|Note Project Gutenberg|Note PG|"
-    r"Sidenote|Footnote mark)\b[^\]]*\]",
+    r"Sidenote|Footnote mark)\b[^\]]{0,2000}\]",
     re.IGNORECASE,
 )
 _LEFTOVER_RE = re.compile(r"[_{}]+")
@@ -40,6 +40,12 @@ def strip_plain_marks(text: str) -> str:
     text = _BRACKET_MARK_RE.sub("", text)
     text = _LEFTOVER_RE.sub(" ", text)
     return _SPACE_RE.sub(" ", text).strip()
+
+
+def strip_bracket_notes(text: str) -> str:
+    """``text`` without its picture and transcriber's notes, over as many lines as they run ("[Illustration:
+    B. Franklin From an engraving by J. Thomson from the" / "original picture by J. A. Duplessis]")."""
+    return _BRACKET_NOTE_RE.sub(" ", text)
 
 
 def is_unspoken_paragraph(text: str) -> bool:

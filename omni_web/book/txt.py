@@ -26,7 +26,8 @@ from omni_web.book.numbered import is_bare_number, numbered_headings, titled_und
 from omni_web.book.options import DEFAULT_OPTIONS, ReadOptions
 from omni_web.book.parts import Part, book_from_parts, heading, paragraph
 from omni_web.book.plaincontents import gather_contents, is_contents_list
-from omni_web.book.plainmarks import is_unspoken_paragraph, strip_plain_marks
+from omni_web.book.plainmarks import is_unspoken_paragraph, strip_bracket_notes, strip_plain_marks
+from omni_web.book.plainnotes import notes_in_place
 from omni_web.book.safety import DEFAULT_LIMITS, ArchiveLimits, read_limited
 from omni_web.book.spacing import CHAPTER_WORDS, Paragraph, paragraphs_of, spaced_headings
 from omni_web.book.text import text_key
@@ -80,7 +81,7 @@ def load_txt(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
     text = decode_text(data).replace("\r\n", "\n").replace("\r", "\n")
     stripped = strip_gutenberg(text)
     body = stripped.body
-    parts = parts_from_text(body)
+    parts = parts_from_text(body, footnotes=options.footnotes)
     title = stripped.title or _first_line_title(parts) or path.stem
     metadata = BookMetadata(
         title=title,
@@ -100,14 +101,16 @@ def _first_line_title(parts: list[Part]) -> str:
     return line if len(line.split()) <= 10 and not line.endswith((".", ",", ";", "!", "?", ":")) else ""
 
 
-def parts_from_text(body: str) -> list[Part]:
+def parts_from_text(body: str, *, footnotes: str = DEFAULT_OPTIONS.footnotes) -> list[Part]:
     """Chapters of a text: heading paragraphs start them; a contents list is a part of its own.
 
     Headings are lines that name a chapter ("CHAPTER I.", "Part One"); a book with fewer than two
     of them is cut where its own spacing sets a short line apart (:mod:`omni_web.book.spacing`).
     """
     paragraphs = [
-        _number_joined(p) for p in paragraphs_of(body) if not is_unspoken_paragraph(" ".join(p.lines))
+        _number_joined(p)
+        for p in notes_in_place(paragraphs_of(strip_bracket_notes(body)), footnotes)
+        if not is_unspoken_paragraph(" ".join(p.lines))
     ]
     named = [p.lines[0] for p in paragraphs if len(p.lines) <= 3 and is_chapter_heading(p.lines[0])]
     # "Book the Second--the Golden Thread" over chapters headed "I. Five Years Later" alone: the
