@@ -394,6 +394,16 @@ def test_a_short_given_name_joins_the_full_one_the_book_writes_with_it() -> None
     assert canonical["Jim"] == canonical["Jim Vane"] == canonical["James Vane"] != canonical["King James"]
 
 
+def test_a_given_name_several_men_carry_is_no_one_s_mr() -> None:
+    # Treasure Island: "John" begins John Silver, John Trelawney and John Hunter; the squire's "Mr.
+    # Trelawney" made "John" his (88 lines of "John", mostly Long John Silver's).
+    counts = {"John": 88, "Silver": 344, "John Silver": 6, "Mr. Trelawney": 24, "John Trelawney": 2,
+              "John Hunter": 1, "Hunter": 10}
+    canonical = group_names(counts, {})
+    assert canonical["Mr. Trelawney"] == canonical["John Trelawney"] != canonical["John"]
+    assert canonical["Silver"] == canonical["John Silver"] and canonical["Hunter"] == canonical["John Hunter"]
+
+
 def test_a_given_name_joins_a_full_name_to_the_titled_form_of_its_sex() -> None:
     # No pronoun follows "Emma Woodhouse": her given name shows she is Miss, not Mr., Woodhouse.
     counts = {"Mr. Woodhouse": 56, "Emma Woodhouse": 2, "Miss Woodhouse": 34, "Woodhouse": 4}

@@ -202,7 +202,7 @@ def _join_parts(groups: NameGroups, by_words: Mapping[tuple[str, ...], list[str]
             uses = Counter({t: n for t, n in uses.items() if t not in ended})
         if any(len(found) > 1 for found in places.values()):
             # "Bennet" ends both "Elizabeth Bennet" and "Jane Bennet"
-            groups.join_titled(forms, list(uses))
+            groups.join_titled(forms, list(uses), given=set(places) == {"start"})
             groups.join_most_written(forms, uses, ends_only=set(places) == {"end"})
             continue
         targets = {group for found in places.values() for group in found}

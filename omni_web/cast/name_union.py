@@ -231,7 +231,7 @@ class NameGroups:
         ):
             self.union(fitting[0], target)
 
-    def join_titled(self, forms: list[str], targets: list[str]) -> None:
+    def join_titled(self, forms: list[str], targets: list[str], *, given: bool = False) -> None:
         """A titled surname shared by several full names joins one of them, where one fits.
 
         One person under the word: the full name of their gender used three times as often as the
@@ -240,14 +240,15 @@ class NameGroups:
         Lynde" -> "Mrs. Rachel Lynde"), or, for "Mr." and "Miss", the only one of their gender
         ("Miss Crawford" -> "Mary Crawford"); a father and son or two sisters ("Mr. Gradgrind",
         "Tom Gradgrind", "Thomas Gradgrind") leave it alone, and a wife is never guessed by gender
-        ("Mrs. Bennet" is not "Elizabeth Bennet")."""
+        ("Mrs. Bennet" is not "Elizabeth Bennet"). A given name that begins them all (``given``: "John"
+        of John Silver, John Trelawney and John Hunter) is no one's surname, nor anyone's "Mr."."""
         roots = {self.find(f) for f in forms}
         if len(roots) == 1 and any(title_key(f) for f in forms):
             self._join_dominant(forms, targets)
             return
         for root in sorted(roots - set(targets)):  # not one who has joined a full name already
             titles = {title_key(f) for f in forms if self.find(f) == root} - {()}
-            if not titles and self.group_gender(root) <= {Gender.MALE}:
+            if not titles and not given and self.group_gender(root) <= {Gender.MALE}:
                 titles = {("mr",)}  # a bare surname is a man's ("Tilney" -> "Henry Tilney")
             fitting = [
                 t for t in sorted(set(targets))
