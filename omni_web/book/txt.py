@@ -60,7 +60,21 @@ def decode_text(data: bytes) -> str:
             return data.decode("cp1252")
         except UnicodeDecodeError:
             pass
+    if best is not None and _paired_curly_quotes(data):
+        # Crime and Punishment's Gutenberg text: cp1252's quotes (0x93, 0x94) in pairs, read by
+        # charset-normalizer as cp852's "ô" and "ö", and every line of talk lost its quote marks.
+        try:
+            return data.decode("cp1252")
+        except UnicodeDecodeError:
+            pass
     return str(best) if best is not None else data.decode("latin-1")
+
+
+def _paired_curly_quotes(data: bytes) -> bool:
+    """Whether ``data`` has Windows-1252's opening and closing double quotes in pairs, as a text
+    written in it has; another code page's letters at those bytes do not pair up so."""
+    opening, closing = data.count(b"\x93"), data.count(b"\x94")
+    return min(opening, closing) >= 10 and abs(opening - closing) <= 0.1 * max(opening, closing)
 
 
 def language_code(name: str) -> str:
