@@ -404,6 +404,28 @@ def test_a_given_name_several_men_carry_is_no_one_s_mr() -> None:
     assert canonical["Silver"] == canonical["John Silver"] and canonical["Hunter"] == canonical["John Hunter"]
 
 
+def test_a_russian_patronymic_tells_the_sex_and_an_initial_its_full_name() -> None:
+    # Crime and Punishment: the narration's "he" after "Raskolnikov" made the mother's one full name,
+    # "Pulcheria Alexandrovna Raskolnikov", his, and her 116 lines with it; "he" after "Alyona
+    # Ivanovna" (the pawnbroker he thinks of) made her a man.
+    narration = [
+        *["Raskolnikov went out, and he walked on."] * 5,
+        *["Alyona Ivanovna looked at him; he was pale."] * 3,
+    ]
+    counts = {
+        "Raskolnikov": 1664, "Pulcheria Alexandrovna": 316, "Pulcheria Alexandrovna Raskolnikov": 1,
+        "Alyona Ivanovna": 4, "Pyotr Petrovitch Luzhin": 2, "Luzhin": 92,
+    }
+    canonical, genders = group_forms(counts, narration)
+    assert canonical["Pulcheria Alexandrovna Raskolnikov"] == canonical["Pulcheria Alexandrovna"]
+    assert canonical["Raskolnikov"] != canonical["Pulcheria Alexandrovna"]
+    assert genders[canonical["Alyona Ivanovna"]] is Gender.FEMALE
+    assert genders[canonical["Pulcheria Alexandrovna"]] is Gender.FEMALE
+    # A letter signed "P. LUZHIN." is Pyotr Petrovitch Luzhin's.
+    roster = Roster(canonical=canonical, genders=genders)
+    assert roster.resolve("P. Luzhin") == canonical["Luzhin"] and roster.resolve("Q. Luzhin") == "Q. Luzhin"
+
+
 def test_a_given_name_joins_a_full_name_to_the_titled_form_of_its_sex() -> None:
     # No pronoun follows "Emma Woodhouse": her given name shows she is Miss, not Mr., Woodhouse.
     counts = {"Mr. Woodhouse": 56, "Emma Woodhouse": 2, "Miss Woodhouse": 34, "Woodhouse": 4}

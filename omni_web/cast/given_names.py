@@ -6,7 +6,7 @@ from __future__ import annotations
 from omni_web.cast.given_name_lists import FEMALE_NAMES, MALE_NAMES
 from omni_web.cast.names import Gender, name_words
 
-__all__ = ["given_name_gender"]
+__all__ = ["given_name_gender", "patronymic_gender"]
 
 
 def given_name_gender(name: str) -> Gender:
@@ -19,6 +19,23 @@ def given_name_gender(name: str) -> Gender:
         return Gender.MALE
     if first in FEMALE_NAMES:
         return Gender.FEMALE
+    return Gender.UNKNOWN
+
+
+# Russian patronymics, as English translations spell them: "Alyona Ivanovna", "Pulcheria
+# Alexandrovna"; "Porfiry Petrovitch", "Alexis Ivanovich".
+_FEMALE_PATRONYMIC = ("ovna", "evna", "ichna")
+_MALE_PATRONYMIC = ("ovitch", "evitch", "ovich", "evich", "ovitsch")
+
+
+def patronymic_gender(name: str) -> Gender:
+    """The gender a Russian patronymic after the given name says ("Alyona Ivanovna": female), else
+    unknown."""
+    for word in name_words(name)[1:]:
+        if word.endswith(_FEMALE_PATRONYMIC):
+            return Gender.FEMALE
+        if word.endswith(_MALE_PATRONYMIC):
+            return Gender.MALE
     return Gender.UNKNOWN
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from omni_web.cast.given_names import given_name_gender
+from omni_web.cast.given_names import given_name_gender, patronymic_gender
 from omni_web.cast.names import GIVEN_NAME_TITLES, KIN_TITLES, Gender, name_words, title_gender, title_key
 
 __all__ = ["NameGroups", "titles_gender"]
@@ -54,6 +54,8 @@ class NameGroups:
         known = title_gender(name)
         if known is Gender.UNKNOWN and len(name_words(name)) > 1:
             known = given_name_gender(name)
+        if known is Gender.UNKNOWN and len(name_words(name)) > 1:
+            known = patronymic_gender(name)  # "Pulcheria Alexandrovna", though "Pulcheria" is unknown
         return known
 
     def union(self, a: str, b: str) -> None:
@@ -416,12 +418,11 @@ class NameGroups:
 
     def sure_gender(self, root: str) -> set[Gender]:
         """A group's gender from its titles and its given name alone ("Mary": she), not from the
-        pronouns after a full name, which are often someone else's ("Ellen Mingott ... he")."""
-        return {
-            self._alone_gender(n)
-            for n in self.counts
-            if self.find(n) == root and (title_key(n) or len(name_words(n)) == 1)
-        } - {Gender.UNKNOWN}
+        pronouns after a full name, which are often someone else's ("Ellen Mingott ... he"), or
+        from a patronymic ("Pulcheria Alexandrovna Raskolnikov" is her son's mother)."""
+        members = [n for n in self.counts if self.find(n) == root]
+        alone = {self._alone_gender(n) for n in members if title_key(n) or len(name_words(n)) == 1}
+        return (alone | {patronymic_gender(n) for n in members}) - {Gender.UNKNOWN}
 
     def _alone_gender(self, name: str) -> Gender:
         """A form's gender by its title, else by its given name ("Janey", though "he" follows her

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from omni_web.cast.given_names import given_name_gender
+from omni_web.cast.given_names import given_name_gender, patronymic_gender
 from omni_web.cast.name_groups import group_names
 from omni_web.cast.names import Gender, Vocabulary, clean_name, name_words, title_gender, title_key
 from omni_web.cast.sections import teller_forms
@@ -82,6 +82,8 @@ class Roster:
         found = self.canonical.get(name)
         if found is None and self.canonical:
             found = self.canonical.get(_casefold_key(self.canonical).get(name.casefold(), ""), None)
+        if found is None and self.canonical:
+            found = self._initialled(name)
         if found is None and self.vocabulary is not None and self.vocabulary.is_place(name):
             return None  # "from London", "in English": a place or a language no tag made a speaker
         if found is None and not name_words(name) and self.canonical:
@@ -91,6 +93,19 @@ class Roster:
                 return None
         found = found or name
         return None if found.casefold() in self.hidden else found
+
+    def _initialled(self, name: str) -> str | None:
+        """The one character whose full name an initial and a surname stand for ("P. Luzhin", as a
+        letter in Crime and Punishment is signed: Pyotr Petrovitch Luzhin)."""
+        words = name_words(name)
+        if len(words) != 2 or len(words[0]) != 1:
+            return None
+        holders = set()
+        for form, character in self.canonical.items():
+            full = name_words(form)
+            if len(full) > 1 and full[-1] == words[1] and len(full[0]) > 1 and full[0][0] == words[0]:
+                holders.add(character)
+        return holders.pop() if len(holders) == 1 else None
 
     def _title_holder(self, title: str) -> str | None:
         """The one character the book names with ``title`` ("the Colonel": "Colonel Fussell")."""
@@ -194,7 +209,9 @@ def group_forms(
     votes: dict[str, Counter[Gender]] = {}
     for form, target in canonical.items():
         count = max(1, counts.get(form, 1))
+        # A title, or a patronymic ("Alyona Ivanovna"), outweighs the pronouns after the name.
         gender = title_gender(form)
+        gender = gender if gender is not Gender.UNKNOWN else patronymic_gender(form)
         if gender is not Gender.UNKNOWN:
             votes.setdefault(target, Counter())[gender] += 3 * count
             continue
