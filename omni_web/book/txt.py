@@ -9,6 +9,7 @@ paragraph of several heading lines is a table of contents, kept apart and not pr
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import re
 from pathlib import Path
 
@@ -104,7 +105,26 @@ def load_txt(path: Path, *, limits: ArchiveLimits = DEFAULT_LIMITS,
         date=stripped.date,
         identifier=stripped.identifier,
     )
-    return book_from_parts(parts, path=path, metadata=metadata, cover=None, source_format="txt")
+    book = book_from_parts(parts, path=path, metadata=metadata, cover=None, source_format="txt")
+    return _front_titled(book, parts, stripped.title)
+
+
+def _front_titled(book: Book, parts: list[Part], book_title: str) -> Book:
+    """The short untitled part read before the first chapter (a title page with a dedication or an
+    epigraph) under the book's title, not "Chapter 1" before Treasure Island's "1. The Old
+    Sea-dog…". A part the matter rules set aside keeps their name ("Title page")."""
+    first = book.chapters[0] if book.chapters else None
+    if (
+        first is None
+        or not book_title
+        or first.matter_reason
+        or parts[0].title
+        or first.blocks != parts[0].blocks
+        or first.word_count >= CHAPTER_WORDS
+    ):
+        return book
+    chapters = (dataclasses.replace(first, title=book_title), *book.chapters[1:])
+    return dataclasses.replace(book, chapters=chapters)
 
 
 def _first_line_title(parts: list[Part]) -> str:
