@@ -38,7 +38,7 @@ def notes_in_place(paragraphs: Sequence[Paragraph], mode: str) -> list[Paragraph
     out: list[Paragraph] = []
     for paragraph in paragraphs:
         body = _BODY_RE.match(paragraph.lines[0])
-        if body is not None and body.group(1) in marked and not _is_list(paragraph, body.group(1)):
+        if body is not None and body.group(1) in marked and not _not_a_note(paragraph, body.group(1)):
             if mode != "skip":
                 text = " ".join((paragraph.lines[0][body.end() :], *paragraph.lines[1:]))
                 out.append(Paragraph(gap=paragraph.gap, lines=(note_paragraph(text),)))
@@ -50,9 +50,9 @@ def notes_in_place(paragraphs: Sequence[Paragraph], mode: str) -> list[Paragraph
     return out
 
 
-def _is_list(paragraph: Paragraph, label: str) -> bool:
-    """Lines that each start with the label: a list's items ("* bread" / "* a knife"), not one note;
-    or asterisks set around words ("*Really*, he said"), not a label."""
+def _not_a_note(paragraph: Paragraph, label: str) -> bool:
+    """A paragraph that starts with a note's label yet is none: lines that each start with it, a
+    list's items ("* bread" / "* a knife"), or asterisks set around words ("*Really*, he said")."""
     text = " ".join(paragraph.lines)
     return sum(line.startswith(label) for line in paragraph.lines) >= 2 or (
         label.startswith("*") and "*" in text[len(label) :].replace("*(", "")

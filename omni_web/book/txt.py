@@ -299,10 +299,10 @@ def _ends_sentence(line: str) -> bool:
 
 def _join_title(lines: list[str]) -> str:
     text = " ".join(lines[0].split())
-    for before, line in zip(lines, lines[1:], strict=False):
+    for index, line in enumerate(lines[1:], start=1):
         line = " ".join(line.split())
         separator = " " if text[-1:] in ".:;!?" else ". " if is_bare_number(text) else ": "
-        if before is not lines[0] and len(before) >= _WRAPPED_LINE_CHARS:
+        if index > 1 and len(lines[index - 1]) >= _WRAPPED_LINE_CHARS:
             separator = " "  # a long title wrapped onto the next line goes on there
         text = f"{text}{separator}{line}"
     return text

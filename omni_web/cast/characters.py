@@ -136,20 +136,18 @@ def _name_the_narrator(canonical: dict[str, str], forms: Sequence[str], narrator
             canonical[other] = narrator
 
 
-def _told_in_parts(canonical: Mapping[str, str], chapters: Sequence[Chapter]) -> bool:
+def _told_in_parts(canonical: Mapping[str, str], tellers: Sequence[set[str]]) -> bool:
     """Whether two or more people tell the book's parts (Dracula's journals; Treasure Island's
     chapters "Narrative Continued by the Doctor" and "Narrative Resumed by Jim Hawkins", Jim being
-    its narrator): each part's "I" is its teller."""
-    tellers = section_tellers([block.text for block in chapter.blocks] for chapter in chapters)
+    its narrator): each part's "I" is its teller. ``tellers``: those each chapter's headers name."""
     whole = Roster(canonical=canonical, first_person=True, told_in_parts=True)
-    return len({whole.told_by(teller).narrator for teller in tellers}) >= 2
+    return len({whole.told_by(teller).narrator for teller in set().union(*tellers)}) >= 2
 
 
-def _mostly_untold(chapters: Sequence[Chapter]) -> bool:
+def _mostly_untold(tellers: Sequence[set[str]]) -> bool:
     """Whether most chapters name no teller: the book has a narrator who hands a few parts to
     others (Treasure Island's three chapters by the Doctor), unlike Dracula's journals."""
-    told = sum(bool(section_tellers([[block.text for block in chapter.blocks]])) for chapter in chapters)
-    return 2 * told < len(chapters)
+    return 2 * sum(bool(named) for named in tellers) < len(tellers)
 
 
 def book_roster(
@@ -218,8 +216,9 @@ def book_roster(
     # A book told in the third person by someone who talks with its people now and then ("'What
     # about a story?' I said.") has a narrator too; one "I thought" is a slip of the parser.
     first_person = told_by_i or narrator_lines >= _FRAME_LINES
-    told_in_parts = _told_in_parts(canonical, chosen)
-    if told_by_i and (not told_in_parts or _mostly_untold(chosen)):
+    tellers = [section_tellers([[block.text for block in chapter.blocks]]) for chapter in chosen]
+    told_in_parts = _told_in_parts(canonical, tellers)
+    if told_by_i and (not told_in_parts or _mostly_untold(tellers)):
         _name_the_narrator(canonical, narrator_forms(lines, tagged, vocabulary), bare.narrator)
     roster = Roster(
         canonical=canonical,

@@ -53,9 +53,9 @@ class NameGroups:
         Luyden": her title's)."""
         known = title_gender(name)
         if known is Gender.UNKNOWN and len(name_words(name)) > 1:
+            # "Pulcheria Alexandrovna": her patronymic, where the given name says nothing.
             known = given_name_gender(name)
-        if known is Gender.UNKNOWN and len(name_words(name)) > 1:
-            known = patronymic_gender(name)  # "Pulcheria Alexandrovna", though "Pulcheria" is unknown
+            known = known if known is not Gender.UNKNOWN else patronymic_gender(name)
         return known
 
     def union(self, a: str, b: str) -> None:
